@@ -1,0 +1,524 @@
+package io.shardingjob.core;
+
+import io.shardingjob.core.config.JobConfiguration;
+import io.shardingjob.core.config.JobConfigurationException;
+import io.shardingjob.core.config.JobConfigurationService;
+import io.shardingjob.core.election.LeaderElection;
+import io.shardingjob.core.execution.FireReport;
+import io.shardingjob.core.execution.ItemExecutor;
+import io.shardingjob.core.execution.RunningMarks;
+import io.shardingjob.core.instance.InstanceId;
+import io.shardingjob.core.instance.InstanceRegistration;
+import io.shardingjob.core.registry.JobCache;
+import io.shardingjob.core.registry.JobNodes;
+import io.shardingjob.core.registry.RegistryUnavailableException;
+import io.shardingjob.core.sharding.Assignment;
+import io.shardingjob.core.sharding.ShardingService;
+import io.shardingjob.core.sharding.strategy.ShardingStrategies;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.framework.state.ConnectionStateListener;
+import org.apache.zookeeper.KeeperException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One job on one instance: registration, election, resharding and fires, with an explicit {@code start()/close()}
+ * lifecycle. This is the class a program without Spring uses; the starter creates one per {@code @ShardedJob}.
+ *
+ * <p>Connection state is handled here and only here:
+ *
+ * <ul>
+ *   <li>SUSPENDED: no new fire starts; the leader latch gives up leadership on its own;
+ *   <li>LOST: the session, and with it this instance's registration and running marks, is gone; still no fire starts;
+ *   <li>RECONNECTED: the registration is re-created by Curator (which raises the reshard flag, so this instance gets
+ *       items again), the assignment is re-read from ZooKeeper, and only then do fires start again.
+ * </ul>
+ *
+ * Race window: a fire that checked the connection an instant before SUSPENDED still starts its items; they carry the
+ * epoch so that the job can fence its own writes.
+ */
+public final class JobCoordinator implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(JobCoordinator.class);
+
+    private enum State {
+        LATENT,
+        STARTED,
+        CLOSED
+    }
+
+    private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
+
+    private final CuratorFramework client;
+
+    private final JobConfiguration local;
+
+    private final String instanceId;
+
+    private final JobNodes nodes;
+
+    private final ShardingStrategies strategies;
+
+    private final ScheduledExecutorService scheduler;
+
+    private final boolean ownsScheduler;
+
+    private final SerialExecutor serial;
+
+    private final Duration startTimeout;
+
+    private final Duration reconcileInterval;
+
+    private final Duration shardingWaitTimeout;
+
+    private final JobCache cache;
+
+    private final JobConfigurationService configurations;
+
+    private final ShardingService sharding;
+
+    private final LeaderElection election;
+
+    private final InstanceRegistration registration;
+
+    private final RunningMarks runningMarks;
+
+    private final FireRunner fireRunner;
+
+    private final ReentrantLock lock = new ReentrantLock();
+
+    private final Condition changed = lock.newCondition();
+
+    private final ConnectionStateListener connectionListener = this::connectionStateChanged;
+
+    private volatile boolean suspended;
+
+    private ScheduledFuture<?> reconcileTask;
+
+    private JobCoordinator(Builder builder) {
+        this.client = builder.client;
+        this.local = builder.configuration;
+        this.instanceId = InstanceId.validate(builder.instanceId);
+        this.nodes = new JobNodes(local.name());
+        this.strategies = builder.strategies;
+        this.ownsScheduler = builder.scheduler == null;
+        this.scheduler = ownsScheduler
+                ? Executors.newSingleThreadScheduledExecutor(runnable -> {
+                    Thread thread = new Thread(runnable, "sharding-" + local.name());
+                    thread.setDaemon(true);
+                    return thread;
+                })
+                : builder.scheduler;
+        this.serial = new SerialExecutor(scheduler);
+        this.startTimeout = builder.startTimeout;
+        this.reconcileInterval = builder.reconcileInterval;
+        this.shardingWaitTimeout = builder.shardingWaitTimeout;
+        this.cache = new JobCache(client, nodes, serial);
+        this.configurations = new JobConfigurationService(client, nodes, cache, local);
+        this.election = new LeaderElection(client, nodes, instanceId, serial, this::leadershipChanged);
+        this.sharding = new ShardingService(
+                client, nodes, cache, configurations::effective, strategies::get, election::isLeader);
+        this.registration = new InstanceRegistration(
+                client, nodes, instanceId, () -> requestReshardQuietly("instance " + instanceId + " registered"));
+        this.runningMarks = new RunningMarks(client, nodes, cache);
+        this.fireRunner = new FireRunner(this, runningMarks);
+    }
+
+    public static Builder builder(CuratorFramework client, JobConfiguration configuration) {
+        return new Builder(client, configuration);
+    }
+
+    /**
+     * Stores or reads the shared configuration, registers this instance, joins the election and asks for a reshard.
+     *
+     * @throws JobConfigurationException when the job's strategy is unknown
+     * @throws RegistryUnavailableException when ZooKeeper does not answer within the start timeout
+     */
+    public void start() {
+        if (strategies.find(local.strategy()).isEmpty()) {
+            throw new JobConfigurationException(
+                    local.name(),
+                    "strategy",
+                    "unknown sharding strategy '" + local.strategy() + "'; known strategies: " + strategies.names());
+        }
+        if (!state.compareAndSet(State.LATENT, State.STARTED)) {
+            throw new IllegalStateException("Job '" + local.name() + "' was already started");
+        }
+        try {
+            createStructure();
+            configurations.publish();
+            cache.addListener(this::registryChanged);
+            cache.start(startTimeout);
+            client.getConnectionStateListenable().addListener(connectionListener);
+            registration.start(startTimeout);
+            if (!cache.exists(nodes.disabledInstance(instanceId))) {
+                election.join();
+            }
+            long interval = reconcileInterval.toMillis();
+            reconcileTask = scheduler.scheduleWithFixedDelay(
+                    () -> serial.execute(this::reconcile), interval, interval, TimeUnit.MILLISECONDS);
+            log.info("Job {} started on instance {}", local.name(), instanceId);
+        } catch (RuntimeException ex) {
+            close();
+            throw ex;
+        } catch (Exception ex) {
+            close();
+            throw new RegistryUnavailableException("Job '" + local.name() + "' could not start", ex);
+        }
+    }
+
+    /**
+     * Leaves cleanly: hands leadership over and deletes this instance's registration at once, so that the others
+     * reshard without waiting for the session to time out.
+     */
+    @Override
+    public void close() {
+        if (state.getAndSet(State.CLOSED) == State.CLOSED) {
+            return;
+        }
+        if (reconcileTask != null) {
+            reconcileTask.cancel(false);
+        }
+        client.getConnectionStateListenable().removeListener(connectionListener);
+        election.close();
+        registration.close();
+        cache.close();
+        if (ownsScheduler) {
+            scheduler.shutdownNow();
+        }
+        signalChange();
+        log.info("Job {} closed on instance {}", local.name(), instanceId);
+    }
+
+    /**
+     * Runs one fire on this instance: the items it owns under the current epoch, minus disabled items and items still
+     * marked running, each on the given executor, and waits for them.
+     */
+    public FireReport fire(ItemExecutor job, Executor itemExecutor) {
+        return fireRunner.fire(job, itemExecutor);
+    }
+
+    /** Runs one fire with every item on the calling thread, one after another. */
+    public FireReport fire(ItemExecutor job) {
+        return fire(job, Runnable::run);
+    }
+
+    public String instanceId() {
+        return instanceId;
+    }
+
+    public String jobName() {
+        return local.name();
+    }
+
+    /** The configuration every instance agrees on: the stored one. */
+    public JobConfiguration configuration() {
+        return configurations.effective();
+    }
+
+    public boolean isStarted() {
+        return state.get() == State.STARTED;
+    }
+
+    /** Whether this instance can start items: started and connected. */
+    public boolean isAvailable() {
+        return isStarted() && !suspended;
+    }
+
+    public boolean isLeader() {
+        return election.isLeader();
+    }
+
+    /** The leader's instance id, from the cache. */
+    public Optional<String> leaderId() {
+        return cache.data(nodes.leaderInstance()).map(data -> new String(data, StandardCharsets.UTF_8));
+    }
+
+    public Assignment assignment() {
+        return sharding.currentAssignment();
+    }
+
+    /** This instance's items under the current assignment. */
+    public List<Integer> localItems() {
+        return assignment().itemsOf(instanceId);
+    }
+
+    public boolean isReshardPending() {
+        return sharding.isReshardPending();
+    }
+
+    /** Every live instance of the job, sorted, disabled ones included. */
+    public List<String> liveInstances() {
+        return cache.children(nodes.instances());
+    }
+
+    public List<String> disabledInstances() {
+        return cache.children(nodes.disabledInstances());
+    }
+
+    public List<Integer> disabledItems() {
+        return cache.children(nodes.disabledItems()).stream()
+                .map(Integer::valueOf)
+                .sorted()
+                .toList();
+    }
+
+    public List<Integer> runningItems() {
+        return List.copyOf(runningMarks.running());
+    }
+
+    /** Asks the leader for a new assignment now. */
+    public void requestReshard() {
+        sharding.requestReshard("requested on " + instanceId);
+    }
+
+    /** Disables an instance for this job: it leaves the election and gets no items. */
+    public void disableInstance(String id) {
+        createQuietly(nodes.disabledInstance(InstanceId.validate(id)));
+    }
+
+    public void enableInstance(String id) {
+        deleteQuietly(nodes.disabledInstance(InstanceId.validate(id)));
+    }
+
+    /** Disables an item: its owner skips it until it is enabled again. */
+    public void disableItem(int item) {
+        createQuietly(nodes.disabledItem(checkItem(item)));
+    }
+
+    public void enableItem(int item) {
+        deleteQuietly(nodes.disabledItem(checkItem(item)));
+    }
+
+    /** Stores a new count; every instance sees it and the leader reshards to it. */
+    public JobConfiguration updateShardingTotalCount(int shardingTotalCount) {
+        try {
+            return configurations.updateShardingTotalCount(shardingTotalCount);
+        } catch (JobConfigurationException ex) {
+            throw ex;
+        } catch (Exception ex) {
+            throw new RegistryUnavailableException("Job '" + local.name() + "': could not store the count", ex);
+        }
+    }
+
+    ShardingService sharding() {
+        return sharding;
+    }
+
+    /**
+     * Waits until no reshard is pending, on a condition signalled by registry events, at most the sharding wait
+     * timeout. A waiter that becomes leader meanwhile stops waiting and reshards itself (the seed's double check).
+     */
+    void awaitSharding() {
+        long remaining = shardingWaitTimeout.toNanos();
+        lock.lock();
+        try {
+            while (sharding.isReshardPending() && !election.isLeader() && isAvailable() && remaining > 0) {
+                remaining = changed.awaitNanos(remaining);
+            }
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        } finally {
+            lock.unlock();
+        }
+        if (sharding.isReshardPending() && election.isLeader()) {
+            sharding.reshardIfNecessary();
+        }
+    }
+
+    private int checkItem(int item) {
+        int total = configuration().shardingTotalCount();
+        if (item < 0 || item >= total) {
+            throw new IllegalArgumentException(
+                    "Job '" + local.name() + "': item " + item + " is outside 0.." + (total - 1));
+        }
+        return item;
+    }
+
+    private void registryChanged(String path) {
+        signalChange();
+        if (!isStarted()) {
+            return;
+        }
+        if (nodes.disabledInstance(instanceId).equals(path)) {
+            if (cache.exists(path)) {
+                log.info("Job {}: instance {} disabled, leaving the election", local.name(), instanceId);
+                election.leave();
+            } else {
+                log.info("Job {}: instance {} enabled, joining the election", local.name(), instanceId);
+                election.join();
+            }
+        }
+        if (election.isLeader()) {
+            reconcile();
+        }
+    }
+
+    private void leadershipChanged(boolean leader) {
+        signalChange();
+        if (leader) {
+            serial.execute(this::reconcile);
+        }
+    }
+
+    /** On the leader: raises the flag if the assignment no longer matches, and reshards while it is up. */
+    private void reconcile() {
+        if (!isAvailable() || !election.isLeader()) {
+            return;
+        }
+        try {
+            if (!sharding.isReshardPending()) {
+                sharding.inconsistency().ifPresent(sharding::requestReshard);
+            }
+            sharding.reshardIfNecessary();
+        } catch (RuntimeException ex) {
+            log.warn("Job {}: reconcile failed, will retry", local.name(), ex);
+        }
+    }
+
+    private void connectionStateChanged(CuratorFramework changedClient, ConnectionState newState) {
+        switch (newState) {
+            case SUSPENDED, LOST -> {
+                suspended = true;
+                log.warn("Job {}: connection {}, no new items start until reconnected", local.name(), newState);
+                signalChange();
+            }
+            case RECONNECTED -> serial.execute(this::resumeAfterReconnect);
+            default -> {}
+        }
+    }
+
+    private void resumeAfterReconnect() {
+        try {
+            // Read the current epoch from the server, not the cache, before starting anything again.
+            client.sync().forPath(nodes.assignment());
+            client.checkExists().forPath(nodes.assignment());
+            suspended = false;
+            log.info("Job {}: reconnected, resuming", local.name());
+            signalChange();
+            reconcile();
+        } catch (Exception ex) {
+            log.warn("Job {}: could not re-read the registry after reconnecting", local.name(), ex);
+        }
+    }
+
+    private void requestReshardQuietly(String reason) {
+        try {
+            sharding.requestReshard(reason);
+        } catch (RuntimeException ex) {
+            log.warn("Job {}: could not request a reshard ({}); the leader's reconcile will", local.name(), reason, ex);
+        }
+    }
+
+    private void signalChange() {
+        lock.lock();
+        try {
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void createStructure() throws Exception {
+        for (String path : List.of(
+                nodes.instances(), nodes.disabledInstances(), nodes.disabledItems(), nodes.running())) {
+            createQuietly(path);
+        }
+    }
+
+    private void createQuietly(String path) {
+        try {
+            client.create().creatingParentsIfNeeded().forPath(path);
+        } catch (KeeperException.NodeExistsException exists) {
+            // Already there: nothing to do.
+        } catch (Exception ex) {
+            throw new RegistryUnavailableException("Job '" + local.name() + "': could not create " + path, ex);
+        }
+    }
+
+    private void deleteQuietly(String path) {
+        try {
+            client.delete().quietly().forPath(path);
+        } catch (Exception ex) {
+            throw new RegistryUnavailableException("Job '" + local.name() + "': could not delete " + path, ex);
+        }
+    }
+
+    /** Settings of a coordinator; only the client and the configuration are required. */
+    public static final class Builder {
+
+        private final CuratorFramework client;
+
+        private final JobConfiguration configuration;
+
+        private String instanceId = InstanceId.ofThisProcess();
+
+        private ShardingStrategies strategies = ShardingStrategies.defaults();
+
+        private ScheduledExecutorService scheduler;
+
+        private Duration startTimeout = Duration.ofSeconds(15);
+
+        private Duration reconcileInterval = Duration.ofSeconds(10);
+
+        private Duration shardingWaitTimeout = Duration.ofSeconds(10);
+
+        private Builder(CuratorFramework client, JobConfiguration configuration) {
+            this.client = Objects.requireNonNull(client, "client");
+            this.configuration = Objects.requireNonNull(configuration, "configuration");
+        }
+
+        /** This instance's id; defaults to {@code host@-@pid}. */
+        public Builder instanceId(String instanceId) {
+            this.instanceId = instanceId;
+            return this;
+        }
+
+        public Builder strategies(ShardingStrategies strategies) {
+            this.strategies = strategies;
+            return this;
+        }
+
+        /** A pool shared by many jobs for coordination work; by default each coordinator has one thread of its own. */
+        public Builder scheduler(ScheduledExecutorService scheduler) {
+            this.scheduler = scheduler;
+            return this;
+        }
+
+        /** How long {@link #start()} waits for ZooKeeper. */
+        public Builder startTimeout(Duration startTimeout) {
+            this.startTimeout = startTimeout;
+            return this;
+        }
+
+        /** How often the leader checks that every item has a live owner. */
+        public Builder reconcileInterval(Duration reconcileInterval) {
+            this.reconcileInterval = reconcileInterval;
+            return this;
+        }
+
+        /** How long a fire waits for a pending reshard before running the assignment it has. */
+        public Builder shardingWaitTimeout(Duration shardingWaitTimeout) {
+            this.shardingWaitTimeout = shardingWaitTimeout;
+            return this;
+        }
+
+        public JobCoordinator build() {
+            return new JobCoordinator(this);
+        }
+    }
+}

@@ -1,0 +1,43 @@
+package io.shardingjob.core;
+
+import java.util.ArrayDeque;
+import java.util.Queue;
+import java.util.concurrent.Executor;
+
+/**
+ * Runs a job's coordination tasks one at a time, in order, on a pool shared by all jobs: thousands of jobs share a
+ * few threads instead of owning one each, and a job never reacts to two registry events at once.
+ */
+final class SerialExecutor implements Executor {
+
+    private final Queue<Runnable> tasks = new ArrayDeque<>();
+
+    private final Executor pool;
+
+    private Runnable active;
+
+    SerialExecutor(Executor pool) {
+        this.pool = pool;
+    }
+
+    @Override
+    public synchronized void execute(Runnable task) {
+        tasks.add(() -> {
+            try {
+                task.run();
+            } finally {
+                scheduleNext();
+            }
+        });
+        if (active == null) {
+            scheduleNext();
+        }
+    }
+
+    private synchronized void scheduleNext() {
+        active = tasks.poll();
+        if (active != null) {
+            pool.execute(active);
+        }
+    }
+}

@@ -1,0 +1,265 @@
+package io.shardingjob.core.config;
+
+import java.time.DateTimeException;
+import java.time.ZoneId;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.regex.Pattern;
+
+/**
+ * The validated, immutable configuration of one job. Build it with {@link #builder(String)}; every invalid value is
+ * rejected with a {@link JobConfigurationException} naming the job and the property.
+ *
+ * @param name the job name, also its ZooKeeper node name
+ * @param cron the schedule, six fields with seconds first, as Spring's {@code CronExpression} reads it
+ * @param timeZone the zone the cron is evaluated in
+ * @param shardingTotalCount how many items each fire is split into
+ * @param itemParameters the optional parameter of each item
+ * @param jobParameter a parameter handed to every item
+ * @param failover whether items of a crashed instance run elsewhere at once
+ * @param misfire whether a fire that arrives while the previous one still runs is made up afterwards
+ * @param monitorExecution whether items are marked running in ZooKeeper while they run
+ * @param strategy the name of the sharding strategy
+ * @param description free text for operators
+ * @param disabled whether the job is paused: it keeps its assignment but runs nothing
+ * @param overwrite whether this configuration replaces the one stored in ZooKeeper at start-up (otherwise the stored
+ *     one wins and differences are logged); not stored itself
+ */
+public record JobConfiguration(
+        String name,
+        String cron,
+        ZoneId timeZone,
+        int shardingTotalCount,
+        ItemParameters itemParameters,
+        String jobParameter,
+        boolean failover,
+        boolean misfire,
+        boolean monitorExecution,
+        String strategy,
+        String description,
+        boolean disabled,
+        boolean overwrite) {
+
+    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]*");
+
+    public JobConfiguration {
+        if (name == null || !NAME.matcher(name).matches()) {
+            throw new JobConfigurationException(
+                    String.valueOf(name),
+                    "name",
+                    "must start with a letter or digit and contain only letters, digits, '.', '_' and '-'");
+        }
+        if (cron == null || cron.isBlank()) {
+            throw new JobConfigurationException(name, "cron", "is required, e.g. '0/10 * * * * *'");
+        }
+        cron = cron.trim();
+        int fields = cron.split("\\s+").length;
+        if (fields != 6) {
+            throw new JobConfigurationException(
+                    name,
+                    "cron",
+                    "'" + cron + "' has " + fields
+                            + " fields; six are needed: second minute hour day-of-month month day-of-week");
+        }
+        Objects.requireNonNull(timeZone, "timeZone");
+        if (shardingTotalCount < 1) {
+            throw new JobConfigurationException(
+                    name, "shardingTotalCount", "must be at least 1, was " + shardingTotalCount);
+        }
+        itemParameters = itemParameters == null ? ItemParameters.none() : itemParameters;
+        // Re-parse so that a record built directly is checked against its own count.
+        itemParameters = ItemParameters.parse(name, itemParameters.toString(), shardingTotalCount);
+        jobParameter = jobParameter == null ? "" : jobParameter;
+        if (strategy == null || strategy.isBlank()) {
+            throw new JobConfigurationException(name, "strategy", "must name a sharding strategy, e.g. 'average'");
+        }
+        strategy = strategy.trim();
+        description = description == null ? "" : description;
+    }
+
+    public static Builder builder(String name) {
+        return new Builder(name);
+    }
+
+    /** A builder holding every value of this configuration, to change some of them. */
+    public Builder toBuilder() {
+        return new Builder(name)
+                .cron(cron)
+                .timeZone(timeZone)
+                .shardingTotalCount(shardingTotalCount)
+                .shardingItemParameters(itemParameters.toString())
+                .jobParameter(jobParameter)
+                .failover(failover)
+                .misfire(misfire)
+                .monitorExecution(monitorExecution)
+                .strategy(strategy)
+                .description(description)
+                .disabled(disabled)
+                .overwrite(overwrite);
+    }
+
+    /**
+     * The stored properties that differ between this configuration and another, as {@code property: this -> other},
+     * for the start-up log. {@code overwrite} is not compared: it is never stored.
+     */
+    public List<String> differencesTo(JobConfiguration other) {
+        List<String> differences = new ArrayList<>();
+        compare(differences, "cron", cron, other.cron);
+        compare(differences, "timeZone", timeZone, other.timeZone);
+        compare(differences, "shardingTotalCount", shardingTotalCount, other.shardingTotalCount);
+        compare(differences, "shardingItemParameters", itemParameters, other.itemParameters);
+        compare(differences, "jobParameter", jobParameter, other.jobParameter);
+        compare(differences, "failover", failover, other.failover);
+        compare(differences, "misfire", misfire, other.misfire);
+        compare(differences, "monitorExecution", monitorExecution, other.monitorExecution);
+        compare(differences, "strategy", strategy, other.strategy);
+        compare(differences, "description", description, other.description);
+        compare(differences, "disabled", disabled, other.disabled);
+        return differences;
+    }
+
+    private static void compare(List<String> differences, String property, Object mine, Object theirs) {
+        if (!Objects.equals(mine, theirs)) {
+            differences.add(property + ": '" + mine + "' -> '" + theirs + "'");
+        }
+    }
+
+    /** Collects values and validates them all in {@link #build()}. */
+    public static final class Builder {
+
+        private final String name;
+
+        private String cron;
+
+        private ZoneId timeZone = ZoneId.systemDefault();
+
+        private String timeZoneText;
+
+        private int shardingTotalCount = 1;
+
+        private String shardingItemParameters = "";
+
+        private String jobParameter = "";
+
+        private boolean failover;
+
+        private boolean misfire = true;
+
+        private boolean monitorExecution = true;
+
+        private String strategy = "average";
+
+        private String description = "";
+
+        private boolean disabled;
+
+        private boolean overwrite;
+
+        private Builder(String name) {
+            this.name = name;
+        }
+
+        public Builder cron(String cron) {
+            this.cron = cron;
+            return this;
+        }
+
+        public Builder timeZone(ZoneId timeZone) {
+            this.timeZone = timeZone;
+            this.timeZoneText = null;
+            return this;
+        }
+
+        /** A zone id such as {@code Asia/Shanghai} or {@code UTC}; checked in {@link #build()}. */
+        public Builder timeZone(String timeZone) {
+            this.timeZoneText = timeZone;
+            return this;
+        }
+
+        public Builder shardingTotalCount(int shardingTotalCount) {
+            this.shardingTotalCount = shardingTotalCount;
+            return this;
+        }
+
+        /** Item parameters in the form {@code 0=Beijing,1=Shanghai}; checked in {@link #build()}. */
+        public Builder shardingItemParameters(String shardingItemParameters) {
+            this.shardingItemParameters = shardingItemParameters;
+            return this;
+        }
+
+        public Builder jobParameter(String jobParameter) {
+            this.jobParameter = jobParameter;
+            return this;
+        }
+
+        public Builder failover(boolean failover) {
+            this.failover = failover;
+            return this;
+        }
+
+        public Builder misfire(boolean misfire) {
+            this.misfire = misfire;
+            return this;
+        }
+
+        public Builder monitorExecution(boolean monitorExecution) {
+            this.monitorExecution = monitorExecution;
+            return this;
+        }
+
+        public Builder strategy(String strategy) {
+            this.strategy = strategy;
+            return this;
+        }
+
+        public Builder description(String description) {
+            this.description = description;
+            return this;
+        }
+
+        public Builder disabled(boolean disabled) {
+            this.disabled = disabled;
+            return this;
+        }
+
+        public Builder overwrite(boolean overwrite) {
+            this.overwrite = overwrite;
+            return this;
+        }
+
+        /** @throws JobConfigurationException naming the job and the first invalid property */
+        public JobConfiguration build() {
+            ZoneId zone = timeZoneText == null ? timeZone : parseZone();
+            if (shardingTotalCount < 1) {
+                throw new JobConfigurationException(
+                        String.valueOf(name), "shardingTotalCount", "must be at least 1, was " + shardingTotalCount);
+            }
+            return new JobConfiguration(
+                    name,
+                    cron,
+                    zone,
+                    shardingTotalCount,
+                    ItemParameters.parse(String.valueOf(name), shardingItemParameters, shardingTotalCount),
+                    jobParameter,
+                    failover,
+                    misfire,
+                    monitorExecution,
+                    strategy,
+                    description,
+                    disabled,
+                    overwrite);
+        }
+
+        private ZoneId parseZone() {
+            try {
+                return ZoneId.of(timeZoneText.trim());
+            } catch (DateTimeException ex) {
+                throw new JobConfigurationException(
+                        String.valueOf(name),
+                        "timeZone",
+                        "'" + timeZoneText + "' is not a zone id such as 'UTC' or 'Asia/Shanghai'");
+            }
+        }
+    }
+}

@@ -1,0 +1,31 @@
+package io.shardingjob.core.execution;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What one fire did on one instance.
+ *
+ * @param jobName the job
+ * @param epoch the assignment epoch the fire ran under (0 when it ran nothing because the job was never sharded)
+ * @param results the items that ran, in item order
+ * @param skipped items this instance owns but did not run, each with the reason (disabled, still running, moved)
+ * @param skipReason why the whole fire ran nothing, or {@code null} when it ran normally
+ */
+public record FireReport(
+        String jobName, long epoch, List<ItemResult> results, Map<Integer, String> skipped, String skipReason) {
+
+    public FireReport {
+        results = List.copyOf(results);
+        skipped = Map.copyOf(skipped);
+    }
+
+    public static FireReport skippedEntirely(String jobName, String reason) {
+        return new FireReport(jobName, 0, List.of(), Map.of(), reason);
+    }
+
+    /** The items that ran, in order. */
+    public List<Integer> items() {
+        return results.stream().map(result -> result.context().item()).toList();
+    }
+}

@@ -1,0 +1,34 @@
+package io.shardingjob.core.execution;
+
+import java.util.List;
+import java.util.stream.Collectors;
+
+/**
+ * What one item of one fire is told about itself.
+ *
+ * @param jobName the job
+ * @param taskId {@code job@-@items@-@READY@-@instance}, naming the fire's items on this instance
+ * @param shardingTotalCount the number of items of the fire
+ * @param item this item, {@code 0..shardingTotalCount-1}
+ * @param itemParameter this item's parameter, empty when it has none
+ * @param jobParameter the job's parameter, empty when it has none
+ * @param epoch the assignment epoch the item runs under; a job can fence its own writes with it, e.g. {@code UPDATE
+ *     ... SET fence = :epoch WHERE fence <= :epoch}
+ * @param instanceId the instance running the item
+ */
+public record ShardingContext(
+        String jobName,
+        String taskId,
+        int shardingTotalCount,
+        int item,
+        String itemParameter,
+        String jobParameter,
+        long epoch,
+        String instanceId) {
+
+    /** The task id of a fire, as Elastic-Job writes it: {@code job@-@0,1,2@-@READY@-@instance}. */
+    public static String taskId(String jobName, List<Integer> items, String instanceId) {
+        return jobName + "@-@" + items.stream().map(String::valueOf).collect(Collectors.joining(","))
+                + "@-@READY@-@" + instanceId;
+    }
+}

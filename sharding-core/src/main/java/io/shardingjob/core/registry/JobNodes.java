@@ -1,0 +1,98 @@
+package io.shardingjob.core.registry;
+
+/**
+ * Every ZooKeeper path of one job, relative to the namespace. This is the only place paths are built; the README's
+ * node layout table is written from it.
+ *
+ * <pre>
+ * /{job}/config                          persistent  the shared job configuration (key=value lines)
+ * /{job}/instances/{instanceId}          ephemeral   a live instance: host, pid, start time
+ * /{job}/leader/election/latch/...       ephemeral   Curator LeaderLatch participants
+ * /{job}/leader/election/instance        ephemeral   the leader's instance id
+ * /{job}/leader/sharding/necessary       persistent  present while a reshard is needed (the flag)
+ * /{job}/leader/sharding/processing      ephemeral   present while the leader writes a new assignment
+ * /{job}/sharding/assignment             persistent  epoch, total and every instance's items
+ * /{job}/disabled/instances/{instanceId} persistent  an operator disabled this instance for the job
+ * /{job}/disabled/items/{item}           persistent  an operator disabled this item
+ * /{job}/running/{item}                  ephemeral   the item runs now: owner instance and epoch
+ * </pre>
+ */
+public final class JobNodes {
+
+    private final String root;
+
+    public JobNodes(String jobName) {
+        this.root = "/" + jobName;
+    }
+
+    public String root() {
+        return root;
+    }
+
+    public String config() {
+        return root + "/config";
+    }
+
+    public String instances() {
+        return root + "/instances";
+    }
+
+    public String instance(String instanceId) {
+        return instances() + "/" + instanceId;
+    }
+
+    public String leaderLatch() {
+        return root + "/leader/election/latch";
+    }
+
+    public String leaderInstance() {
+        return root + "/leader/election/instance";
+    }
+
+    public String reshardNecessary() {
+        return root + "/leader/sharding/necessary";
+    }
+
+    public String reshardProcessing() {
+        return root + "/leader/sharding/processing";
+    }
+
+    public String assignment() {
+        return root + "/sharding/assignment";
+    }
+
+    public String disabledInstances() {
+        return root + "/disabled/instances";
+    }
+
+    public String disabledInstance(String instanceId) {
+        return disabledInstances() + "/" + instanceId;
+    }
+
+    public String disabledItems() {
+        return root + "/disabled/items";
+    }
+
+    public String disabledItem(int item) {
+        return disabledItems() + "/" + item;
+    }
+
+    public String running() {
+        return root + "/running";
+    }
+
+    public String runningItem(int item) {
+        return running() + "/" + item;
+    }
+
+    /** The last segment of a path, e.g. the instance id of an instance node. */
+    public static String name(String path) {
+        return path.substring(path.lastIndexOf('/') + 1);
+    }
+
+    /** The parent of a path, e.g. {@code /job/instances} for an instance node. */
+    public static String parent(String path) {
+        int slash = path.lastIndexOf('/');
+        return slash <= 0 ? "/" : path.substring(0, slash);
+    }
+}

@@ -1,0 +1,105 @@
+package io.shardingjob.core.registry;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * How to reach the ZooKeeper ensemble.
+ *
+ * @param connectString the ensemble, e.g. {@code zk1:2181,zk2:2181,zk3:2181}
+ * @param namespace the root node under which every job lives, so that several applications can share an ensemble
+ * @param sessionTimeout how long ZooKeeper keeps the session of a silent instance; an instance that dies loses its
+ *     items after this long
+ * @param connectionTimeout how long start-up waits for the first connection before failing
+ * @param baseSleepTime the first pause between retries of a failed operation, doubled on every retry
+ * @param maxRetries how many times a failed operation is retried
+ * @param maxSleepTime the longest pause between retries
+ * @param digest optional {@code user:password} for digest authentication; nodes are then created readable and writable
+ *     only by that identity
+ */
+public record RegistryConfiguration(
+        String connectString,
+        String namespace,
+        Duration sessionTimeout,
+        Duration connectionTimeout,
+        Duration baseSleepTime,
+        int maxRetries,
+        Duration maxSleepTime,
+        String digest) {
+
+    public RegistryConfiguration {
+        if (connectString == null || connectString.isBlank()) {
+            throw new IllegalArgumentException("The ZooKeeper connect string is required, e.g. 'localhost:2181'");
+        }
+        if (namespace == null || namespace.isBlank() || namespace.contains("/")) {
+            throw new IllegalArgumentException(
+                    "The ZooKeeper namespace must be a non-empty node name without '/', was '" + namespace + "'");
+        }
+        positive(sessionTimeout, "sessionTimeout");
+        positive(connectionTimeout, "connectionTimeout");
+        positive(baseSleepTime, "baseSleepTime");
+        positive(maxSleepTime, "maxSleepTime");
+        if (maxRetries < 0) {
+            throw new IllegalArgumentException("maxRetries must not be negative, was " + maxRetries);
+        }
+        if (digest != null && (digest.isBlank() || !digest.contains(":"))) {
+            throw new IllegalArgumentException("The digest must be of the form user:password");
+        }
+    }
+
+    /** Defaults: 10 s session, 15 s connection timeout, 3 retries from 1 s up to 3 s, no authentication. */
+    public static RegistryConfiguration of(String connectString, String namespace) {
+        return new RegistryConfiguration(
+                connectString,
+                namespace,
+                Duration.ofSeconds(10),
+                Duration.ofSeconds(15),
+                Duration.ofSeconds(1),
+                3,
+                Duration.ofSeconds(3),
+                null);
+    }
+
+    public RegistryConfiguration withSessionTimeout(Duration sessionTimeout) {
+        return new RegistryConfiguration(
+                connectString,
+                namespace,
+                sessionTimeout,
+                connectionTimeout,
+                baseSleepTime,
+                maxRetries,
+                maxSleepTime,
+                digest);
+    }
+
+    public RegistryConfiguration withConnectionTimeout(Duration connectionTimeout) {
+        return new RegistryConfiguration(
+                connectString,
+                namespace,
+                sessionTimeout,
+                connectionTimeout,
+                baseSleepTime,
+                maxRetries,
+                maxSleepTime,
+                digest);
+    }
+
+    public RegistryConfiguration withDigest(String digest) {
+        return new RegistryConfiguration(
+                connectString,
+                namespace,
+                sessionTimeout,
+                connectionTimeout,
+                baseSleepTime,
+                maxRetries,
+                maxSleepTime,
+                digest);
+    }
+
+    private static void positive(Duration duration, String name) {
+        Objects.requireNonNull(duration, name);
+        if (duration.isNegative() || duration.isZero()) {
+            throw new IllegalArgumentException(name + " must be positive, was " + duration);
+        }
+    }
+}

@@ -1,0 +1,243 @@
+package io.shardingjob.core.sharding;
+
+import io.shardingjob.core.config.JobConfiguration;
+import io.shardingjob.core.registry.JobCache;
+import io.shardingjob.core.registry.JobNodes;
+import io.shardingjob.core.sharding.strategy.ShardingRequest;
+import io.shardingjob.core.sharding.strategy.ShardingResultVerifier;
+import io.shardingjob.core.sharding.strategy.ShardingStrategy;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.BooleanSupplier;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.api.transaction.CuratorOp;
+import org.apache.curator.framework.recipes.cache.ChildData;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.Stat;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The reshard flag and the leader's assignment. Anyone may raise the flag; only the leader clears it, and it does so in
+ * the same multi-operation that writes the new assignment, the new epoch and the removal of state beyond the count, so
+ * that no reader ever sees a half-written assignment.
+ *
+ * <p>The leader reads the flag's version first and deletes the flag only at that version: a trigger that arrives while
+ * it computes (an instance joining, say) bumps the version, the transaction fails and the leader starts over with the
+ * fresh membership. A deposed leader racing a new one fails the same way on the assignment's version. Each reshard
+ * costs a constant number of round trips (a handful of reads and one multi), whatever the item count.
+ */
+public final class ShardingService {
+
+    private static final Logger log = LoggerFactory.getLogger(ShardingService.class);
+
+    private static final int MAX_ATTEMPTS = 5;
+
+    private final CuratorFramework client;
+
+    private final JobNodes nodes;
+
+    private final JobCache cache;
+
+    private final String jobName;
+
+    private final Supplier<JobConfiguration> configuration;
+
+    private final Function<String, ShardingStrategy> strategies;
+
+    private final BooleanSupplier leader;
+
+    private final Object reshardLock = new Object();
+
+    private volatile CachedAssignment cached = new CachedAssignment(-1, Assignment.NONE);
+
+    public ShardingService(
+            CuratorFramework client,
+            JobNodes nodes,
+            JobCache cache,
+            Supplier<JobConfiguration> configuration,
+            Function<String, ShardingStrategy> strategies,
+            BooleanSupplier leader) {
+        this.client = client;
+        this.nodes = nodes;
+        this.cache = cache;
+        this.jobName = JobNodes.name(nodes.root());
+        this.configuration = configuration;
+        this.strategies = strategies;
+        this.leader = leader;
+    }
+
+    /** Raises the flag, or bumps its version if it is already up, so that a leader mid-reshard starts over. */
+    public void requestReshard(String reason) {
+        byte[] data = reason.getBytes(StandardCharsets.UTF_8);
+        try {
+            client.create().orSetData().creatingParentsIfNeeded().forPath(nodes.reshardNecessary(), data);
+            log.debug("Job {}: reshard requested ({})", jobName, reason);
+        } catch (Exception ex) {
+            throw new IllegalStateException("Job '" + jobName + "': could not request a reshard", ex);
+        }
+    }
+
+    public boolean isReshardPending() {
+        return cache.exists(nodes.reshardNecessary());
+    }
+
+    /** The assignment in force, from the local cache. */
+    public Assignment currentAssignment() {
+        Optional<ChildData> node = cache.node(nodes.assignment());
+        if (node.isEmpty()) {
+            return Assignment.NONE;
+        }
+        CachedAssignment current = cached;
+        long modified = node.get().getStat().getMzxid();
+        if (current.mzxid != modified) {
+            current = new CachedAssignment(modified, Assignment.decode(node.get().getData()));
+            cached = current;
+        }
+        return current.assignment;
+    }
+
+    /** The live instances that are not disabled, from the cache, sorted. */
+    public List<String> shardingInstances() {
+        Set<String> disabled = new HashSet<>(cache.children(nodes.disabledInstances()));
+        return cache.children(nodes.instances()).stream()
+                .filter(instance -> !disabled.contains(instance))
+                .toList();
+    }
+
+    /**
+     * Why the cached state needs a reshard even though the flag is down: the count changed, an owner is gone, or a
+     * sharding instance has no entry. Empty when the assignment matches.
+     */
+    public Optional<String> inconsistency() {
+        Assignment assignment = currentAssignment();
+        int total = configuration.get().shardingTotalCount();
+        if (assignment.shardingTotalCount() != total) {
+            return Optional.of("shardingTotalCount is " + total + ", assignment was made for "
+                    + assignment.shardingTotalCount());
+        }
+        Set<String> sharding = Set.copyOf(shardingInstances());
+        if (!sharding.equals(assignment.itemsByInstance().keySet())) {
+            return Optional.of("instances " + sharding + " differ from the assigned "
+                    + assignment.itemsByInstance().keySet());
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * On the leader, writes a new assignment if the flag is up; elsewhere does nothing.
+     *
+     * @return the new assignment, or empty when nothing was written
+     */
+    public Optional<Assignment> reshardIfNecessary() {
+        synchronized (reshardLock) {
+            for (int attempt = 1; attempt <= MAX_ATTEMPTS && leader.getAsBoolean(); attempt++) {
+                try {
+                    return reshardOnce();
+                } catch (KeeperException.BadVersionException
+                        | KeeperException.NoNodeException
+                        | KeeperException.NodeExistsException raced) {
+                    log.debug("Job {}: reshard attempt {} raced with another change, retrying", jobName, attempt);
+                } catch (Exception ex) {
+                    throw new IllegalStateException("Job '" + jobName + "': reshard failed", ex);
+                }
+            }
+            return Optional.empty();
+        }
+    }
+
+    private Optional<Assignment> reshardOnce() throws Exception {
+        Stat flag = client.checkExists().forPath(nodes.reshardNecessary());
+        if (flag == null) {
+            return Optional.empty();
+        }
+        client.create().orSetData().creatingParentsIfNeeded().withMode(CreateMode.EPHEMERAL).forPath(
+                nodes.reshardProcessing());
+        boolean committed = false;
+        try {
+            JobConfiguration config = readConfiguration();
+            List<String> instances = readShardingInstances();
+            Stat assignmentStat = new Stat();
+            Assignment previous = readAssignment(assignmentStat);
+            Assignment next = compute(config, instances, previous);
+            List<CuratorOp> ops = new ArrayList<>();
+            byte[] data = next.encode();
+            ops.add(
+                    previous == Assignment.NONE
+                            ? client.transactionOp().create().forPath(nodes.assignment(), data)
+                            : client.transactionOp()
+                                    .setData()
+                                    .withVersion(assignmentStat.getVersion())
+                                    .forPath(nodes.assignment(), data));
+            ops.add(client.transactionOp().delete().withVersion(flag.getVersion()).forPath(nodes.reshardNecessary()));
+            ops.add(client.transactionOp().delete().forPath(nodes.reshardProcessing()));
+            for (String item : client.getChildren().forPath(nodes.disabledItems())) {
+                if (Integer.parseInt(item) >= config.shardingTotalCount()) {
+                    ops.add(client.transactionOp().delete().forPath(nodes.disabledItems() + "/" + item));
+                }
+            }
+            client.transaction().forOperations(ops);
+            committed = true;
+            log.info(
+                    "Job {}: epoch {} assigns {} items with strategy '{}': {}",
+                    jobName,
+                    next.epoch(),
+                    config.shardingTotalCount(),
+                    config.strategy(),
+                    next.itemsByInstance());
+            return Optional.of(next);
+        } finally {
+            if (!committed) {
+                client.delete().quietly().forPath(nodes.reshardProcessing());
+            }
+        }
+    }
+
+    private Assignment compute(JobConfiguration config, List<String> instances, Assignment previous) {
+        long epoch = previous.epoch() + 1;
+        if (instances.isEmpty()) {
+            return new Assignment(epoch, config.shardingTotalCount(), Map.of());
+        }
+        ShardingStrategy strategy = strategies.apply(config.strategy());
+        ShardingRequest request =
+                new ShardingRequest(jobName, config.shardingTotalCount(), instances, previous.itemsByInstance());
+        Map<String, List<Integer>> result =
+                ShardingResultVerifier.verified(strategy, request, strategy.shard(request));
+        return new Assignment(epoch, config.shardingTotalCount(), result);
+    }
+
+    private JobConfiguration readConfiguration() {
+        // The shared configuration may have changed an instant ago; the cached one is the fallback if it is invalid.
+        try {
+            byte[] data = client.getData().forPath(nodes.config());
+            return io.shardingjob.core.config.JobConfigurationCodec.decode(jobName, data);
+        } catch (Exception ex) {
+            return configuration.get();
+        }
+    }
+
+    private List<String> readShardingInstances() throws Exception {
+        List<String> live = new ArrayList<>(client.getChildren().forPath(nodes.instances()));
+        live.removeAll(client.getChildren().forPath(nodes.disabledInstances()));
+        live.sort(null);
+        return live;
+    }
+
+    private Assignment readAssignment(Stat stat) throws Exception {
+        try {
+            return Assignment.decode(client.getData().storingStatIn(stat).forPath(nodes.assignment()));
+        } catch (KeeperException.NoNodeException none) {
+            return Assignment.NONE;
+        }
+    }
+
+    private record CachedAssignment(long mzxid, Assignment assignment) {}
+}
