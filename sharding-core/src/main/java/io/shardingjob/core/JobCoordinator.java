@@ -133,7 +133,10 @@ public final class JobCoordinator implements AutoCloseable {
         this.sharding = new ShardingService(
                 client, nodes, cache, configurations::effective, strategies::get, election::isLeader);
         this.registration = new InstanceRegistration(
-                client, nodes, instanceId, () -> requestReshardQuietly("instance " + instanceId + " registered"));
+                client,
+                nodes,
+                instanceId,
+                () -> serial.execute(() -> requestReshardQuietly("instance " + instanceId + " registered")));
         this.runningMarks = new RunningMarks(client, nodes, cache);
         this.fireRunner = new FireRunner(this, runningMarks);
     }
@@ -435,7 +438,12 @@ public final class JobCoordinator implements AutoCloseable {
 
     private void createStructure() throws Exception {
         for (String path : List.of(
-                nodes.instances(), nodes.disabledInstances(), nodes.disabledItems(), nodes.running())) {
+                nodes.instances(),
+                nodes.disabledInstances(),
+                nodes.disabledItems(),
+                nodes.running(),
+                JobNodes.parent(nodes.assignment()),
+                JobNodes.parent(nodes.reshardNecessary()))) {
             createQuietly(path);
         }
     }

@@ -59,6 +59,8 @@ public final class ShardingService {
 
     private volatile CachedAssignment cached = new CachedAssignment(-1, Assignment.NONE);
 
+    private volatile long lastWrittenEpoch;
+
     public ShardingService(
             CuratorFramework client,
             JobNodes nodes,
@@ -119,6 +121,10 @@ public final class ShardingService {
      */
     public Optional<String> inconsistency() {
         Assignment assignment = currentAssignment();
+        if (assignment.epoch() < lastWrittenEpoch) {
+            // This leader wrote a newer assignment that its cache has not caught up with: nothing to judge yet.
+            return Optional.empty();
+        }
         int total = configuration.get().shardingTotalCount();
         if (assignment.shardingTotalCount() != total) {
             return Optional.of("shardingTotalCount is " + total + ", assignment was made for "
@@ -145,7 +151,7 @@ public final class ShardingService {
                 } catch (KeeperException.BadVersionException
                         | KeeperException.NoNodeException
                         | KeeperException.NodeExistsException raced) {
-                    log.debug("Job {}: reshard attempt {} raced with another change, retrying", jobName, attempt);
+                    log.debug("Job {}: reshard attempt {} raced with another change ({}), retrying", jobName, attempt, raced.code());
                 } catch (Exception ex) {
                     throw new IllegalStateException("Job '" + jobName + "': reshard failed", ex);
                 }
@@ -169,14 +175,20 @@ public final class ShardingService {
             Assignment previous = readAssignment(assignmentStat);
             Assignment next = compute(config, instances, previous);
             List<CuratorOp> ops = new ArrayList<>();
-            byte[] data = next.encode();
-            ops.add(
-                    previous == Assignment.NONE
-                            ? client.transactionOp().create().forPath(nodes.assignment(), data)
-                            : client.transactionOp()
-                                    .setData()
-                                    .withVersion(assignmentStat.getVersion())
-                                    .forPath(nodes.assignment(), data));
+            boolean unchanged = previous.shardingTotalCount() == next.shardingTotalCount()
+                    && previous.itemsByInstance().equals(next.itemsByInstance());
+            if (unchanged) {
+                // Nothing moves (a member re-registered, say): keep the epoch so that no running item is fenced off.
+                next = previous;
+                ops.add(client.transactionOp().check().withVersion(assignmentStat.getVersion()).forPath(nodes.assignment()));
+            } else if (previous == Assignment.NONE) {
+                ops.add(client.transactionOp().create().forPath(nodes.assignment(), next.encode()));
+            } else {
+                ops.add(client.transactionOp()
+                        .setData()
+                        .withVersion(assignmentStat.getVersion())
+                        .forPath(nodes.assignment(), next.encode()));
+            }
             ops.add(client.transactionOp().delete().withVersion(flag.getVersion()).forPath(nodes.reshardNecessary()));
             ops.add(client.transactionOp().delete().forPath(nodes.reshardProcessing()));
             for (String item : client.getChildren().forPath(nodes.disabledItems())) {
@@ -186,6 +198,11 @@ public final class ShardingService {
             }
             client.transaction().forOperations(ops);
             committed = true;
+            lastWrittenEpoch = next.epoch();
+            if (unchanged) {
+                log.debug("Job {}: reshard flag cleared, epoch {} still in force", jobName, next.epoch());
+                return Optional.empty();
+            }
             log.info(
                     "Job {}: epoch {} assigns {} items with strategy '{}': {}",
                     jobName,

@@ -1,6 +1,7 @@
 package io.shardingjob.core.sharding.strategy;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -27,18 +28,17 @@ public final class AverageAllocationStrategy implements ShardingStrategy {
     }
 
     /**
-     * Average allocation over instances taken in {@code allocationOrder}; the result is still keyed in the request's
-     * order, so the hash based strategies only have to choose who comes first.
+     * Average allocation over instances taken in {@code allocationOrder}, a permutation of the request's instances; the
+     * result is still keyed in the request's order, so the hash based strategies only have to choose who comes first.
      */
     static Map<String, List<Integer>> allocate(ShardingRequest request, List<String> allocationOrder) {
         int total = request.shardingTotalCount();
         int count = allocationOrder.size();
-        Map<String, List<Integer>> byInstance = new LinkedHashMap<>();
         if (count == 0) {
-            return byInstance;
+            return new LinkedHashMap<>();
         }
         int perInstance = total / count;
-        Map<String, List<Integer>> allocated = new LinkedHashMap<>();
+        Map<String, List<Integer>> allocated = new HashMap<>();
         for (int i = 0; i < count; i++) {
             List<Integer> items = new ArrayList<>(perInstance + 1);
             for (int item = i * perInstance; item < (i + 1) * perInstance; item++) {
@@ -49,6 +49,7 @@ public final class AverageAllocationStrategy implements ShardingStrategy {
         for (int item = perInstance * count; item < total; item++) {
             allocated.get(allocationOrder.get(item - perInstance * count)).add(item);
         }
+        Map<String, List<Integer>> byInstance = new LinkedHashMap<>();
         for (String instance : request.instances()) {
             byInstance.put(instance, List.copyOf(allocated.get(instance)));
         }

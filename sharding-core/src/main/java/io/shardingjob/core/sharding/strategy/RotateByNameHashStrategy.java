@@ -25,7 +25,7 @@ public final class RotateByNameHashStrategy implements ShardingStrategy {
             return AverageAllocationStrategy.allocate(request, instances);
         }
         // floorMod rather than Math.abs(hash) % size: Math.abs(Integer.MIN_VALUE) is still negative.
-        int offset = Math.floorMod(request.jobName().hashCode(), instances.size());
+        int offset = Math.abs(request.jobName().hashCode() % instances.size());
         List<String> order = new ArrayList<>(instances.size());
         order.addAll(instances.subList(offset, instances.size()));
         order.addAll(instances.subList(0, offset));

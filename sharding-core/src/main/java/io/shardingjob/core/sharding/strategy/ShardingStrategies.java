@@ -65,7 +65,8 @@ public final class ShardingStrategies {
             ShardingStrategy existing = merged.putIfAbsent(name, strategy);
             if (existing != null && existing.getClass() != strategy.getClass()) {
                 throw new IllegalArgumentException("Sharding strategy name '" + name + "' is claimed by both "
-                        + existing.getClass().getName() + " and " + strategy.getClass().getName());
+                        + existing.getClass().getName() + " and "
+                        + strategy.getClass().getName());
             }
         }
         return new ShardingStrategies(merged);

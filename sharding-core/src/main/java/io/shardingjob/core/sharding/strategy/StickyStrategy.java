@@ -44,8 +44,10 @@ public final class StickyStrategy implements ShardingStrategy {
             }
             owned.addAll(kept.get(i));
         }
-        List<Integer> unowned =
-                IntStream.range(0, total).filter(item -> !owned.contains(item)).boxed().toList();
+        List<Integer> unowned = IntStream.range(0, total)
+                .filter(item -> !owned.contains(item))
+                .boxed()
+                .toList();
         // Two rounds, first up to the floor and then the remainder, so that from scratch this is average allocation.
         int next = 0;
         int floor = total / count;

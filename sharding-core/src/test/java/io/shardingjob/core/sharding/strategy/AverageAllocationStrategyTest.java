@@ -35,18 +35,28 @@ class AverageAllocationStrategyTest {
 
     static Stream<Arguments> edgeCases() {
         return Stream.of(
-                arguments("one item keeps one instance active and two on standby", 3, 1, List.of(
-                        List.of(0), List.of(), List.of())),
+                arguments(
+                        "one item keeps one instance active and two on standby",
+                        3,
+                        1,
+                        List.of(List.of(0), List.of(), List.of())),
                 arguments("a single instance runs everything", 1, 5, List.of(List.of(0, 1, 2, 3, 4))),
-                arguments("more instances than items leaves the last ones idle", 5, 3, List.of(
-                        List.of(0), List.of(1), List.of(2), List.of(), List.of())),
-                arguments("as many instances as items gives one each", 4, 4, List.of(
-                        List.of(0), List.of(1), List.of(2), List.of(3))));
+                arguments(
+                        "more instances than items leaves the last ones idle",
+                        5,
+                        3,
+                        List.of(List.of(0), List.of(1), List.of(2), List.of(), List.of())),
+                arguments(
+                        "as many instances as items gives one each",
+                        4,
+                        4,
+                        List.of(List.of(0), List.of(1), List.of(2), List.of(3))));
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("edgeCases")
-    void handlesFewItemsAndFewInstances(String description, int instanceCount, int total, List<List<Integer>> expected) {
+    void handlesFewItemsAndFewInstances(
+            String description, int instanceCount, int total, List<List<Integer>> expected) {
         List<String> instances = instances(instanceCount);
 
         Map<String, List<Integer>> result = strategy.shard(new ShardingRequest("job", total, instances));

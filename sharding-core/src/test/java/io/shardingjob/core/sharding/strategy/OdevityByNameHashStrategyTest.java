@@ -15,9 +15,7 @@ class OdevityByNameHashStrategyTest {
     private final ShardingStrategy strategy = new OdevityByNameHashStrategy();
 
     @ParameterizedTest(name = "job {0} (odd hash: {1}) -> a={2} b={3} c={4}")
-    @CsvSource(
-            delimiter = '|',
-            textBlock = """
+    @CsvSource(delimiter = '|', textBlock = """
             # job    | odd hash | instance-a | instance-b | instance-c
             orders   | true     | []         | [1]        | [0]
             invoices | false    | [0]        | [1]        | []

@@ -15,9 +15,7 @@ class RotateByNameHashStrategyTest {
     private final ShardingStrategy strategy = new RotateByNameHashStrategy();
 
     @ParameterizedTest(name = "job {0} (offset {1}), {2} items -> a={3} b={4} c={5}")
-    @CsvSource(
-            delimiter = '|',
-            textBlock = """
+    @CsvSource(delimiter = '|', textBlock = """
             # job      | offset | items | instance-a | instance-b | instance-c
             payrollJob | 0      | 9     | [0, 1, 2]  | [3, 4, 5]  | [6, 7, 8]
             auditJob   | 1      | 9     | [6, 7, 8]  | [0, 1, 2]  | [3, 4, 5]
@@ -28,7 +26,9 @@ class RotateByNameHashStrategyTest {
             """)
     void startsTheAverageAllocationAtTheInstanceChosenByTheJobNameHash(
             String jobName, int offset, int total, String first, String middle, String last) {
-        assertThat(Math.floorMod(jobName.hashCode(), 3)).as("offset of %s", jobName).isEqualTo(offset);
+        assertThat(Math.floorMod(jobName.hashCode(), 3))
+                .as("offset of %s", jobName)
+                .isEqualTo(offset);
 
         Map<String, List<Integer>> result = strategy.shard(new ShardingRequest(jobName, total, THREE));
 
@@ -50,6 +50,7 @@ class RotateByNameHashStrategyTest {
 
     @Test
     void returnsAnEmptyAssignmentWhenThereAreNoInstances() {
-        assertThat(strategy.shard(new ShardingRequest("auditJob", 3, List.of()))).isEmpty();
+        assertThat(strategy.shard(new ShardingRequest("auditJob", 3, List.of())))
+                .isEmpty();
     }
 }

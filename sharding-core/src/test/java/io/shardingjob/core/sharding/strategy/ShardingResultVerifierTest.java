@@ -24,15 +24,12 @@ class ShardingResultVerifierTest {
     static Stream<Arguments> brokenResults() {
         return Stream.of(
                 arguments(
-                        "a duplicate item",
-                        Map.of("a", List.of(0, 1, 2), "b", List.of(2, 3)),
-                        "assigned item 2 twice"),
+                        "a duplicate item", Map.of("a", List.of(0, 1, 2), "b", List.of(2, 3)), "assigned item 2 twice"),
                 arguments(
                         "an item twice on one instance",
                         Map.of("a", List.of(0, 1, 1), "b", List.of(2, 3)),
                         "assigned item 1 twice"),
-                arguments(
-                        "missing items", Map.of("a", List.of(0), "b", List.of(3)), "did not assign items [1, 2]"),
+                arguments("missing items", Map.of("a", List.of(0), "b", List.of(3)), "did not assign items [1, 2]"),
                 arguments(
                         "an item beyond the count",
                         Map.of("a", List.of(0, 1, 4), "b", List.of(2, 3)),
