@@ -42,8 +42,7 @@ final class FireRunner {
         if (config.disabled()) {
             return FireReport.skippedEntirely(jobName, "the job is disabled");
         }
-        coordinator.awaitSharding();
-        Assignment assignment = coordinator.assignment();
+        Assignment assignment = coordinator.awaitSharding();
         String instanceId = coordinator.instanceId();
         Map<Integer, String> skipped = new TreeMap<>();
         List<Integer> items = planItems(config, assignment.itemsOf(instanceId), skipped);
@@ -121,11 +120,14 @@ final class FireRunner {
         }
     }
 
-    /** The fencing check right before an item starts: still connected and still the owner under a current epoch. */
+    /**
+     * The fencing check right before an item starts: still connected, and no newer epoch gave the item to someone else.
+     * The cache may still be behind the epoch the fire planned with (this instance just wrote it as leader).
+     */
     private boolean stillOwned(ShardingContext context) {
         Assignment current = coordinator.assignment();
         return coordinator.isAvailable()
-                && (current.epoch() == context.epoch()
+                && (current.epoch() <= context.epoch()
                         || current.itemsOf(context.instanceId()).contains(context.item()));
     }
 }

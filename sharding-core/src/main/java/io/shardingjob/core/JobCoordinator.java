@@ -197,9 +197,10 @@ public final class JobCoordinator implements AutoCloseable {
             reconcileTask.cancel(false);
         }
         client.getConnectionStateListenable().removeListener(connectionListener);
-        election.close();
-        registration.close();
-        cache.close();
+        // Each step is attempted even if an earlier one fails (the client may already be closed).
+        closeQuietly(election, "leader election");
+        closeQuietly(registration, "registration");
+        closeQuietly(cache, "cache");
         if (ownsScheduler) {
             scheduler.shutdownNow();
         }
@@ -325,8 +326,10 @@ public final class JobCoordinator implements AutoCloseable {
     /**
      * Waits until no reshard is pending, on a condition signalled by registry events, at most the sharding wait
      * timeout. A waiter that becomes leader meanwhile stops waiting and reshards itself (the seed's double check).
+     *
+     * @return the assignment the fire runs under
      */
-    void awaitSharding() {
+    Assignment awaitSharding() {
         long remaining = shardingWaitTimeout.toNanos();
         lock.lock();
         try {
@@ -339,8 +342,13 @@ public final class JobCoordinator implements AutoCloseable {
             lock.unlock();
         }
         if (sharding.isReshardPending() && election.isLeader()) {
-            sharding.reshardIfNecessary();
+            // Our own cache may not show what we just wrote yet: use the written assignment directly.
+            Optional<Assignment> written = sharding.reshardIfNecessary();
+            if (written.isPresent()) {
+                return written.get();
+            }
         }
+        return sharding.currentAssignment();
     }
 
     private int checkItem(int item) {
@@ -416,6 +424,14 @@ public final class JobCoordinator implements AutoCloseable {
             reconcile();
         } catch (Exception ex) {
             log.warn("Job {}: could not re-read the registry after reconnecting", local.name(), ex);
+        }
+    }
+
+    private void closeQuietly(AutoCloseable part, String what) {
+        try {
+            part.close();
+        } catch (Exception ex) {
+            log.warn("Job {}: closing the {} failed: {}", local.name(), what, ex.toString());
         }
     }
 

@@ -92,7 +92,7 @@ public final class LeaderElection implements AutoCloseable {
         try {
             left.close(LeaderLatch.CloseMode.SILENT);
         } catch (IOException ex) {
-            log.warn("Closing the leader latch of {} failed", nodes.root(), ex);
+            log.warn("Closing the leader latch of {} failed: {}", nodes.root(), ex.toString());
         }
         if (wasLeader) {
             unpublishLeader();

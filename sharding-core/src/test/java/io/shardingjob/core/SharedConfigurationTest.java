@@ -1,0 +1,100 @@
+package io.shardingjob.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.shardingjob.core.config.JobConfiguration;
+import io.shardingjob.core.config.JobConfigurationCodec;
+import io.shardingjob.core.config.JobConfigurationException;
+import io.shardingjob.core.registry.JobNodes;
+import java.time.Duration;
+import org.apache.curator.framework.CuratorFramework;
+import org.junit.jupiter.api.Test;
+
+/** Which side wins when the local configuration and the one stored in ZooKeeper differ. */
+class SharedConfigurationTest extends ZooKeeperTestSupport {
+
+    private static final JobNodes NODES = new JobNodes("report");
+
+    private static JobConfiguration.Builder report() {
+        return JobConfiguration.builder("report").cron("0 0/5 * * * *").shardingTotalCount(3);
+    }
+
+    @Test
+    void theFirstInstanceStoresItsConfiguration() throws Exception {
+        Instance first = startInstance("a", report().jobParameter("eu").build());
+
+        JobConfiguration stored = JobConfigurationCodec.decode("report", first.client().getData().forPath(NODES.config()));
+
+        assertThat(stored.jobParameter()).isEqualTo("eu");
+        assertThat(first.coordinator().configuration()).isEqualTo(stored);
+    }
+
+    @Test
+    void theStoredConfigurationWinsWhenOverwriteIsOff() throws Exception {
+        startInstance("a", report().build());
+
+        Instance second = startInstance("b", report().shardingTotalCount(7).build());
+
+        assertThat(second.coordinator().configuration().shardingTotalCount()).isEqualTo(3);
+        assertThat(second.coordinator().assignment().shardingTotalCount()).isIn(0, 3);
+    }
+
+    @Test
+    void theLocalConfigurationWinsWhenOverwriteIsOn() throws Exception {
+        Instance first = startInstance("a", report().build());
+
+        startInstance("b", report().shardingTotalCount(7).overwrite(true).build());
+
+        await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
+            assertThat(first.coordinator().configuration().shardingTotalCount()).isEqualTo(7);
+            assertThat(first.coordinator().assignment().shardingTotalCount()).isEqualTo(7);
+        });
+    }
+
+    @Test
+    void anInvalidStoredConfigurationIsIgnoredAndTheLastValidOneStays() throws Exception {
+        Instance first = startInstance("a", report().build());
+        CuratorFramework operator = newClient();
+
+        operator.setData().forPath(NODES.config(), "cron=0 0/5 * * * *\nshardingTotalCount=0\n".getBytes());
+        // A later valid edit proves the cache went past the invalid one.
+        operator.setData().forPath(NODES.config(), "cron=0 0/5 * * * *\nshardingTotalCount=3\njobParameter=after\n".getBytes());
+
+        await().atMost(Duration.ofSeconds(15))
+                .untilAsserted(() -> assertThat(first.coordinator().configuration().jobParameter())
+                        .isEqualTo("after"));
+        assertThat(first.coordinator().configuration().shardingTotalCount()).isEqualTo(3);
+    }
+
+    @Test
+    void anUnknownStrategyFailsStartUpNamingTheJobAndTheProperty() throws Exception {
+        Instance instance = newInstance("a", report().strategy("nearest").build());
+
+        assertThatThrownBy(() -> instance.coordinator().start())
+                .isInstanceOfSatisfying(JobConfigurationException.class, ex -> {
+                    assertThat(ex.jobName()).isEqualTo("report");
+                    assertThat(ex.property()).isEqualTo("strategy");
+                })
+                .hasMessageContaining("nearest")
+                .hasMessageContaining("average");
+        assertThat(instance.client().checkExists().forPath(NODES.config())).isNull();
+    }
+
+    @Test
+    void aSecondJobWithTheSameNameIsRefusedWithoutTouchingTheFirst() throws Exception {
+        Instance first = startInstance("a", report().build());
+        ShardedJobs jobs = new ShardedJobs();
+        jobs.add(first.coordinator());
+
+        Instance duplicate = newInstance("a", report().shardingTotalCount(9).build());
+
+        assertThatThrownBy(() -> jobs.add(duplicate.coordinator()))
+                .isInstanceOfSatisfying(JobConfigurationException.class, ex -> assertThat(ex.property())
+                        .isEqualTo("name"))
+                .hasMessageContaining("report");
+        assertThat(first.coordinator().configuration().shardingTotalCount()).isEqualTo(3);
+        assertThat(jobs.all()).containsExactly(first.coordinator());
+    }
+}

@@ -1,0 +1,96 @@
+package io.shardingjob.core.registry;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.shardingjob.core.JobCoordinator;
+import io.shardingjob.core.config.JobConfiguration;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryOneTime;
+import org.apache.curator.test.TestingServer;
+import org.apache.zookeeper.KeeperException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+class RegistryCenterTest {
+
+    private TestingServer server;
+
+    @BeforeEach
+    void startZooKeeper() throws Exception {
+        server = new TestingServer(true);
+    }
+
+    @AfterEach
+    void stopZooKeeper() throws Exception {
+        server.close();
+    }
+
+    @Test
+    void connectsUnderItsNamespace() throws Exception {
+        try (RegistryCenter registry = new RegistryCenter(RegistryConfiguration.of(server.getConnectString(), "billing"))) {
+            registry.start();
+            registry.client().create().forPath("/probe");
+
+            assertThat(registry.isConnected()).isTrue();
+            assertThat(rawClient().checkExists().forPath("/billing/probe")).isNotNull();
+        }
+    }
+
+    @Test
+    void failsStartUpNamingTheConnectStringWhenZooKeeperIsUnreachable() throws Exception {
+        int freePort;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            freePort = socket.getLocalPort();
+        }
+        RegistryConfiguration unreachable = RegistryConfiguration.of("127.0.0.1:" + freePort, "billing")
+                .withConnectionTimeout(Duration.ofMillis(500));
+        RegistryCenter registry = new RegistryCenter(unreachable);
+
+        assertThatThrownBy(registry::start)
+                .isInstanceOf(RegistryUnavailableException.class)
+                .hasMessageContaining("127.0.0.1:" + freePort)
+                .hasMessageContaining("connect-string");
+    }
+
+    @Test
+    void withADigestOnlyThatIdentityCanReadTheJobsNodes() throws Exception {
+        RegistryConfiguration secured =
+                RegistryConfiguration.of(server.getConnectString(), "secured").withDigest("ops:s3cret");
+        try (RegistryCenter registry = new RegistryCenter(secured)) {
+            registry.start();
+            JobConfiguration job =
+                    JobConfiguration.builder("payroll").cron("0 0 * * * *").build();
+            try (JobCoordinator coordinator = JobCoordinator.builder(registry.client(), job)
+                    .instanceId("a")
+                    .build()) {
+                coordinator.start();
+
+                assertThat(coordinator.configuration().name()).isEqualTo("payroll");
+                assertThatThrownBy(() -> rawClient().getData().forPath("/secured/payroll/config"))
+                        .isInstanceOf(KeeperException.NoAuthException.class);
+            }
+        }
+    }
+
+    @Test
+    void rejectsAnInvalidNamespaceAndDigest() {
+        assertThatThrownBy(() -> RegistryConfiguration.of("localhost:2181", "a/b"))
+                .hasMessageContaining("namespace");
+        assertThatThrownBy(() -> RegistryConfiguration.of("localhost:2181", "ns").withDigest("nocolon"))
+                .hasMessageContaining("user:password");
+        assertThatThrownBy(() -> RegistryConfiguration.of(" ", "ns")).hasMessageContaining("connect string");
+    }
+
+    private CuratorFramework rawClient() throws InterruptedException {
+        CuratorFramework client = CuratorFrameworkFactory.newClient(server.getConnectString(), new RetryOneTime(100));
+        client.start();
+        client.blockUntilConnected(10, TimeUnit.SECONDS);
+        return client;
+    }
+}
