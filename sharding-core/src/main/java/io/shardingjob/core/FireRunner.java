@@ -64,10 +64,10 @@ final class FireRunner {
                     config.jobParameter(),
                     assignment.epoch(),
                     instanceId);
-            running.add(CompletableFuture.supplyAsync(() -> run(job, context, config.monitorExecution()), itemExecutor));
+            running.add(
+                    CompletableFuture.supplyAsync(() -> run(job, context, config.monitorExecution()), itemExecutor));
         }
-        List<ItemResult> results =
-                running.stream().map(CompletableFuture::join).toList();
+        List<ItemResult> results = running.stream().map(CompletableFuture::join).toList();
         return new FireReport(jobName, assignment.epoch(), results, skipped, null);
     }
 

@@ -25,7 +25,9 @@ public final class ShardedJobs implements AutoCloseable {
     public synchronized JobCoordinator add(JobCoordinator job) {
         if (jobs.putIfAbsent(job.jobName(), job) != null) {
             throw new JobConfigurationException(
-                    job.jobName(), "name", "another job of this application already has this name; job names must be unique");
+                    job.jobName(),
+                    "name",
+                    "another job of this application already has this name; job names must be unique");
         }
         return job;
     }

@@ -56,14 +56,16 @@ class ReshardTriggersTest extends ZooKeeperTestSupport {
         Instance a = start("a", "gate");
         Instance b = start("b", "gate");
         try {
-            await().atMost(WITHIN).until(() -> b.coordinator().assignment().itemsOf("b").size() == 2
-                    && !b.coordinator().isReshardPending());
+            await().atMost(WITHIN)
+                    .until(() -> b.coordinator().assignment().itemsOf("b").size() == 2
+                            && !b.coordinator().isReshardPending());
             long epoch = b.coordinator().assignment().epoch();
             gate.close();
             b.coordinator().requestReshard();
             await().atMost(WITHIN).until(gate::hasBlockedCaller);
 
-            CompletableFuture<FireReport> fire = CompletableFuture.supplyAsync(() -> b.coordinator().fire(c -> {}));
+            CompletableFuture<FireReport> fire =
+                    CompletableFuture.supplyAsync(() -> b.coordinator().fire(c -> {}));
             await().atMost(WITHIN).until(() -> b.coordinator().isReshardPending());
             assertThat(fire).isNotDone();
 
@@ -85,8 +87,9 @@ class ReshardTriggersTest extends ZooKeeperTestSupport {
         Instance a = start("a", "average");
         Instance b = start("b", "average");
         try {
-            await().atMost(WITHIN).until(() -> a.coordinator().assignment().itemsByInstance().size() == 2
-                    && !a.coordinator().isReshardPending());
+            await().atMost(WITHIN)
+                    .until(() -> a.coordinator().assignment().itemsByInstance().size() == 2
+                            && !a.coordinator().isReshardPending());
             long epoch = a.coordinator().assignment().epoch();
 
             // An assignment that lost its owner (hand-edited, or left by a crash mid-way): nobody runs items 0..3.

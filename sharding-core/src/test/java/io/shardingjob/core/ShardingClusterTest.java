@@ -11,17 +11,13 @@ import io.shardingjob.core.registry.JobNodes;
 import io.shardingjob.core.sharding.Assignment;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.data.Stat;
@@ -75,9 +71,9 @@ class ShardingClusterTest extends ZooKeeperTestSupport {
         assertThat(beijing.epoch()).isEqualTo(assignment.epoch());
         assertThat(beijing.taskId()).isEqualTo("orderSync@-@0,1,2@-@READY@-@a");
         assertThat(reports).allSatisfy(report -> assertThat(report.results()).allMatch(r -> r.succeeded()));
-        await().atMost(WITHIN).untilAsserted(() -> assertThat(
-                        instances.get(0).coordinator().runningItems())
-                .isEmpty());
+        await().atMost(WITHIN)
+                .untilAsserted(() -> assertThat(instances.get(0).coordinator().runningItems())
+                        .isEmpty());
     }
 
     @Test
@@ -129,7 +125,8 @@ class ShardingClusterTest extends ZooKeeperTestSupport {
                     .findFirst()
                     .orElseThrow()
                     .id();
-            assertThat(instances).allSatisfy(i -> assertThat(i.coordinator().leaderId()).contains(newLeader));
+            assertThat(instances)
+                    .allSatisfy(i -> assertThat(i.coordinator().leaderId()).contains(newLeader));
         });
         String[] survivors = instances.stream().map(Instance::id).toArray(String[]::new);
         assertThat(awaitSettled(instances, 9, survivors).itemsByInstance()).doesNotContainKey(leader.id());
@@ -147,8 +144,9 @@ class ShardingClusterTest extends ZooKeeperTestSupport {
 
         Assignment after = awaitSettled(instances, 4, "a", "b", "c");
         assertThat(after.itemsByInstance()).containsEntry("a", List.of(0, 3));
-        assertThat(instances).allSatisfy(i -> assertThat(i.coordinator().configuration().shardingTotalCount())
-                .isEqualTo(4));
+        assertThat(instances)
+                .allSatisfy(i -> assertThat(i.coordinator().configuration().shardingTotalCount())
+                        .isEqualTo(4));
     }
 
     @Test
@@ -184,7 +182,8 @@ class ShardingClusterTest extends ZooKeeperTestSupport {
         awaitSettled(instances, 9, "a", "b", "c");
 
         instances.get(2).coordinator().disableItem(1);
-        await().atMost(WITHIN).until(() -> instances.get(0).coordinator().disabledItems().contains(1));
+        await().atMost(WITHIN)
+                .until(() -> instances.get(0).coordinator().disabledItems().contains(1));
 
         FireReport report = instances.get(0).coordinator().fire(context -> {});
         assertThat(report.items()).containsExactly(0, 2);
@@ -216,7 +215,8 @@ class ShardingClusterTest extends ZooKeeperTestSupport {
 
         Assignment assignment = awaitSettled(instances, 10, ids);
         assertThat(instances.stream().filter(i -> i.coordinator().isLeader())).hasSize(1);
-        assertThat(assignment.itemsByInstance().values()).allSatisfy(items -> assertThat(items).hasSize(2));
+        assertThat(assignment.itemsByInstance().values())
+                .allSatisfy(items -> assertThat(items).hasSize(2));
     }
 
     @Test
@@ -239,8 +239,9 @@ class ShardingClusterTest extends ZooKeeperTestSupport {
         Assignment after = awaitSettled(instances, 9, "a", "b", "c");
         assertThat(after.itemsOf("c")).isNotEmpty();
         await().atMost(WITHIN)
-                .untilAsserted(() -> assertThat(c.coordinator().fire(context -> {}).items())
-                        .containsExactlyElementsOf(after.itemsOf("c")));
+                .untilAsserted(
+                        () -> assertThat(c.coordinator().fire(context -> {}).items())
+                                .containsExactlyElementsOf(after.itemsOf("c")));
     }
 
     @Test

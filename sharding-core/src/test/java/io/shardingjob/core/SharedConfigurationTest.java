@@ -25,7 +25,8 @@ class SharedConfigurationTest extends ZooKeeperTestSupport {
     void theFirstInstanceStoresItsConfiguration() throws Exception {
         Instance first = startInstance("a", report().jobParameter("eu").build());
 
-        JobConfiguration stored = JobConfigurationCodec.decode("report", first.client().getData().forPath(NODES.config()));
+        JobConfiguration stored =
+                JobConfigurationCodec.decode("report", first.client().getData().forPath(NODES.config()));
 
         assertThat(stored.jobParameter()).isEqualTo("eu");
         assertThat(first.coordinator().configuration()).isEqualTo(stored);
@@ -60,11 +61,13 @@ class SharedConfigurationTest extends ZooKeeperTestSupport {
 
         operator.setData().forPath(NODES.config(), "cron=0 0/5 * * * *\nshardingTotalCount=0\n".getBytes());
         // A later valid edit proves the cache went past the invalid one.
-        operator.setData().forPath(NODES.config(), "cron=0 0/5 * * * *\nshardingTotalCount=3\njobParameter=after\n".getBytes());
+        operator.setData()
+                .forPath(NODES.config(), "cron=0 0/5 * * * *\nshardingTotalCount=3\njobParameter=after\n".getBytes());
 
         await().atMost(Duration.ofSeconds(15))
-                .untilAsserted(() -> assertThat(first.coordinator().configuration().jobParameter())
-                        .isEqualTo("after"));
+                .untilAsserted(
+                        () -> assertThat(first.coordinator().configuration().jobParameter())
+                                .isEqualTo("after"));
         assertThat(first.coordinator().configuration().shardingTotalCount()).isEqualTo(3);
     }
 
@@ -91,8 +94,9 @@ class SharedConfigurationTest extends ZooKeeperTestSupport {
         Instance duplicate = newInstance("a", report().shardingTotalCount(9).build());
 
         assertThatThrownBy(() -> jobs.add(duplicate.coordinator()))
-                .isInstanceOfSatisfying(JobConfigurationException.class, ex -> assertThat(ex.property())
-                        .isEqualTo("name"))
+                .isInstanceOfSatisfying(
+                        JobConfigurationException.class,
+                        ex -> assertThat(ex.property()).isEqualTo("name"))
                 .hasMessageContaining("report");
         assertThat(first.coordinator().configuration().shardingTotalCount()).isEqualTo(3);
         assertThat(jobs.all()).containsExactly(first.coordinator());

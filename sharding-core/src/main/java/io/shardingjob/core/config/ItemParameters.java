@@ -36,7 +36,8 @@ public final class ItemParameters {
             String trimmed = entry.trim();
             int equals = trimmed.indexOf('=');
             if (equals <= 0) {
-                throw invalid(jobName, "'" + trimmed + "' is not of the form item=parameter, as in 0=Beijing,1=Shanghai");
+                throw invalid(
+                        jobName, "'" + trimmed + "' is not of the form item=parameter, as in 0=Beijing,1=Shanghai");
             }
             int item = parseItem(jobName, trimmed.substring(0, equals).trim());
             if (item < 0 || item >= shardingTotalCount) {

@@ -62,7 +62,9 @@ public record JobConfiguration(
                     "'" + cron + "' has " + fields
                             + " fields; six are needed: second minute hour day-of-month month day-of-week");
         }
-        Objects.requireNonNull(timeZone, "timeZone");
+        if (timeZone == null) {
+            throw new JobConfigurationException(name, "timeZone", "is required, e.g. 'UTC' or 'Asia/Shanghai'");
+        }
         if (shardingTotalCount < 1) {
             throw new JobConfigurationException(
                     name, "shardingTotalCount", "must be at least 1, was " + shardingTotalCount);

@@ -2,7 +2,6 @@ package io.shardingjob.core.config;
 
 import java.io.IOException;
 import java.io.StringReader;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Properties;
 
@@ -94,6 +93,7 @@ public final class JobConfigurationCodec {
                 case '\n' -> text.append("\\n");
                 case '\r' -> text.append("\\r");
                 case '\t' -> text.append("\\t");
+                case '\f' -> text.append("\\f");
                 default -> {
                     if (i == 0 && c == ' ') {
                         text.append("\\ ");

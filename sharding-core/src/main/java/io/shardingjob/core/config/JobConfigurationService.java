@@ -58,7 +58,9 @@ public final class JobConfigurationService {
                 stored = client.getData().storingStatIn(stat).forPath(nodes.config());
             } catch (KeeperException.NoNodeException none) {
                 try {
-                    client.create().creatingParentsIfNeeded().forPath(nodes.config(), JobConfigurationCodec.encode(local));
+                    client.create()
+                            .creatingParentsIfNeeded()
+                            .forPath(nodes.config(), JobConfigurationCodec.encode(local));
                     log.info("Job {}: stored its configuration in the registry: {}", local.name(), local);
                     return local;
                 } catch (KeeperException.NodeExistsException raced) {
@@ -117,8 +119,7 @@ public final class JobConfigurationService {
         for (int attempt = 0; attempt < 5; attempt++) {
             Stat stat = new Stat();
             byte[] stored = client.getData().storingStatIn(stat).forPath(nodes.config());
-            JobConfiguration next = JobConfigurationCodec.decode(local.name(), stored)
-                    .toBuilder()
+            JobConfiguration next = JobConfigurationCodec.decode(local.name(), stored).toBuilder()
                     .shardingTotalCount(shardingTotalCount)
                     .build();
             try {
@@ -138,7 +139,10 @@ public final class JobConfigurationService {
         try {
             return Optional.of(JobConfigurationCodec.decode(local.name(), stored));
         } catch (JobConfigurationException ex) {
-            log.error("Job {}: ignoring the invalid configuration stored in ZooKeeper: {}", local.name(), ex.getMessage());
+            log.error(
+                    "Job {}: ignoring the invalid configuration stored in ZooKeeper: {}",
+                    local.name(),
+                    ex.getMessage());
             return Optional.empty();
         }
     }

@@ -119,7 +119,10 @@ public final class LeaderElection implements AutoCloseable {
         String path = nodes.leaderInstance();
         for (int attempt = 0; attempt < 5 && owner.hasLeadership(); attempt++) {
             try {
-                client.create().creatingParentsIfNeeded().withMode(CreateMode.EPHEMERAL).forPath(path, id);
+                client.create()
+                        .creatingParentsIfNeeded()
+                        .withMode(CreateMode.EPHEMERAL)
+                        .forPath(path, id);
                 log.info("Instance {} leads job {}", instanceId, nodes.root().substring(1));
                 return;
             } catch (KeeperException.NodeExistsException exists) {

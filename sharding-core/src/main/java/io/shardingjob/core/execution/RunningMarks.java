@@ -55,7 +55,10 @@ public final class RunningMarks {
         byte[] owner = (instanceId + "\n" + epoch).getBytes(StandardCharsets.UTF_8);
         List<CuratorOp> ops = new ArrayList<>(items.size());
         for (int item : items) {
-            ops.add(client.transactionOp().create().withMode(CreateMode.EPHEMERAL).forPath(nodes.runningItem(item), owner));
+            ops.add(client.transactionOp()
+                    .create()
+                    .withMode(CreateMode.EPHEMERAL)
+                    .forPath(nodes.runningItem(item), owner));
         }
         try {
             client.transaction().forOperations(ops);

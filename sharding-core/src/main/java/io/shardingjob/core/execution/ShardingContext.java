@@ -28,7 +28,7 @@ public record ShardingContext(
 
     /** The task id of a fire, as Elastic-Job writes it: {@code job@-@0,1,2@-@READY@-@instance}. */
     public static String taskId(String jobName, List<Integer> items, String instanceId) {
-        return jobName + "@-@" + items.stream().map(String::valueOf).collect(Collectors.joining(","))
-                + "@-@READY@-@" + instanceId;
+        return jobName + "@-@" + items.stream().map(String::valueOf).collect(Collectors.joining(",")) + "@-@READY@-@"
+                + instanceId;
     }
 }

@@ -68,8 +68,8 @@ public final class InstanceRegistration implements AutoCloseable {
     }
 
     private static byte[] describeThisProcess() {
-        String text = "pid=" + ProcessHandle.current().pid() + "\nprocess=" + ManagementFactory.getRuntimeMXBean().getName()
-                + "\nregisteredAt=" + Instant.now() + "\n";
+        String text = "pid=" + ProcessHandle.current().pid() + "\nprocess="
+                + ManagementFactory.getRuntimeMXBean().getName() + "\nregisteredAt=" + Instant.now() + "\n";
         return text.getBytes(StandardCharsets.UTF_8);
     }
 }

@@ -39,7 +39,8 @@ public final class RegistryCenter implements AutoCloseable {
                 .connectString(configuration.connectString())
                 .namespace(configuration.namespace())
                 .sessionTimeoutMs(Math.toIntExact(configuration.sessionTimeout().toMillis()))
-                .connectionTimeoutMs(Math.toIntExact(configuration.connectionTimeout().toMillis()))
+                .connectionTimeoutMs(
+                        Math.toIntExact(configuration.connectionTimeout().toMillis()))
                 .retryPolicy(new ExponentialBackoffRetry(
                         Math.toIntExact(configuration.baseSleepTime().toMillis()),
                         configuration.maxRetries(),

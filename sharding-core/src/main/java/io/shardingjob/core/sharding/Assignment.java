@@ -125,8 +125,11 @@ public record Assignment(long epoch, int shardingTotalCount, Map<String, List<In
         }
         for (String range : text.split(",")) {
             int dash = range.indexOf('-');
-            int start = Integer.parseInt(range.substring(0, dash < 0 ? range.length() : dash).trim());
-            int end = dash < 0 ? start : Integer.parseInt(range.substring(dash + 1).trim());
+            int start = Integer.parseInt(
+                    range.substring(0, dash < 0 ? range.length() : dash).trim());
+            int end = dash < 0
+                    ? start
+                    : Integer.parseInt(range.substring(dash + 1).trim());
             for (int item = start; item <= end; item++) {
                 items.add(item);
             }

@@ -101,7 +101,8 @@ public final class ShardingService {
         CachedAssignment current = cached;
         long modified = node.get().getStat().getMzxid();
         if (current.mzxid != modified) {
-            current = new CachedAssignment(modified, Assignment.decode(node.get().getData()));
+            current =
+                    new CachedAssignment(modified, Assignment.decode(node.get().getData()));
             cached = current;
         }
         return current.assignment;
@@ -127,8 +128,8 @@ public final class ShardingService {
         }
         int total = configuration.get().shardingTotalCount();
         if (assignment.shardingTotalCount() != total) {
-            return Optional.of("shardingTotalCount is " + total + ", assignment was made for "
-                    + assignment.shardingTotalCount());
+            return Optional.of(
+                    "shardingTotalCount is " + total + ", assignment was made for " + assignment.shardingTotalCount());
         }
         Set<String> sharding = Set.copyOf(shardingInstances());
         if (!sharding.equals(assignment.itemsByInstance().keySet())) {
@@ -151,7 +152,11 @@ public final class ShardingService {
                 } catch (KeeperException.BadVersionException
                         | KeeperException.NoNodeException
                         | KeeperException.NodeExistsException raced) {
-                    log.debug("Job {}: reshard attempt {} raced with another change ({}), retrying", jobName, attempt, raced.code());
+                    log.debug(
+                            "Job {}: reshard attempt {} raced with another change ({}), retrying",
+                            jobName,
+                            attempt,
+                            raced.code());
                 } catch (Exception ex) {
                     throw new IllegalStateException("Job '" + jobName + "': reshard failed", ex);
                 }
@@ -165,8 +170,11 @@ public final class ShardingService {
         if (flag == null) {
             return Optional.empty();
         }
-        client.create().orSetData().creatingParentsIfNeeded().withMode(CreateMode.EPHEMERAL).forPath(
-                nodes.reshardProcessing());
+        client.create()
+                .orSetData()
+                .creatingParentsIfNeeded()
+                .withMode(CreateMode.EPHEMERAL)
+                .forPath(nodes.reshardProcessing());
         boolean committed = false;
         try {
             JobConfiguration config = readConfiguration();
@@ -180,7 +188,10 @@ public final class ShardingService {
             if (unchanged) {
                 // Nothing moves (a member re-registered, say): keep the epoch so that no running item is fenced off.
                 next = previous;
-                ops.add(client.transactionOp().check().withVersion(assignmentStat.getVersion()).forPath(nodes.assignment()));
+                ops.add(client.transactionOp()
+                        .check()
+                        .withVersion(assignmentStat.getVersion())
+                        .forPath(nodes.assignment()));
             } else if (previous == Assignment.NONE) {
                 ops.add(client.transactionOp().create().forPath(nodes.assignment(), next.encode()));
             } else {
@@ -189,7 +200,10 @@ public final class ShardingService {
                         .withVersion(assignmentStat.getVersion())
                         .forPath(nodes.assignment(), next.encode()));
             }
-            ops.add(client.transactionOp().delete().withVersion(flag.getVersion()).forPath(nodes.reshardNecessary()));
+            ops.add(client.transactionOp()
+                    .delete()
+                    .withVersion(flag.getVersion())
+                    .forPath(nodes.reshardNecessary()));
             ops.add(client.transactionOp().delete().forPath(nodes.reshardProcessing()));
             for (String item : client.getChildren().forPath(nodes.disabledItems())) {
                 if (Integer.parseInt(item) >= config.shardingTotalCount()) {
@@ -226,8 +240,7 @@ public final class ShardingService {
         ShardingStrategy strategy = strategies.apply(config.strategy());
         ShardingRequest request =
                 new ShardingRequest(jobName, config.shardingTotalCount(), instances, previous.itemsByInstance());
-        Map<String, List<Integer>> result =
-                ShardingResultVerifier.verified(strategy, request, strategy.shard(request));
+        Map<String, List<Integer>> result = ShardingResultVerifier.verified(strategy, request, strategy.shard(request));
         return new Assignment(epoch, config.shardingTotalCount(), result);
     }
 

@@ -22,8 +22,8 @@ class ItemParametersTest {
         assertThat(parameters.get(0)).isEqualTo("Beijing");
         assertThat(parameters.get(1)).isEqualTo("Shanghai");
         assertThat(parameters.get(2)).isEqualTo("Guangzhou");
-        assertThat(parameters.asMap()).containsExactly(
-                Map.entry(0, "Beijing"), Map.entry(1, "Shanghai"), Map.entry(2, "Guangzhou"));
+        assertThat(parameters.asMap())
+                .containsExactly(Map.entry(0, "Beijing"), Map.entry(1, "Shanghai"), Map.entry(2, "Guangzhou"));
     }
 
     @Test

@@ -113,9 +113,15 @@ class JobConfigurationTest {
 
     @Test
     void usesTheLastTimeZoneGivenWhetherTextOrZoneId() {
-        assertThat(valid().timeZone("Asia/Shanghai").timeZone(ZoneId.of("UTC")).build().timeZone())
+        assertThat(valid().timeZone("Asia/Shanghai")
+                        .timeZone(ZoneId.of("UTC"))
+                        .build()
+                        .timeZone())
                 .isEqualTo(ZoneId.of("UTC"));
-        assertThat(valid().timeZone(ZoneId.of("UTC")).timeZone("Asia/Shanghai").build().timeZone())
+        assertThat(valid().timeZone(ZoneId.of("UTC"))
+                        .timeZone("Asia/Shanghai")
+                        .build()
+                        .timeZone())
                 .isEqualTo(ZoneId.of("Asia/Shanghai"));
     }
 
@@ -132,7 +138,8 @@ class JobConfigurationTest {
     @NullAndEmptySource
     @ValueSource(strings = {"   ", "\t\n"})
     void rejectsAMissingOrBlankCronWithAnExample(String cron) {
-        JobConfigurationException rejection = assertRejected(() -> valid().cron(cron).build(), JOB, "cron");
+        JobConfigurationException rejection =
+                assertRejected(() -> valid().cron(cron).build(), JOB, "cron");
 
         assertThat(rejection).hasMessageContaining("required").hasMessageContaining("0/10 * * * * *");
     }
@@ -147,7 +154,8 @@ class JobConfigurationTest {
                 "0 0 12 * * * * *      | 8",
             })
     void rejectsACronWithoutExactlySixFields(String cron, int fields) {
-        JobConfigurationException rejection = assertRejected(() -> valid().cron(cron).build(), JOB, "cron");
+        JobConfigurationException rejection =
+                assertRejected(() -> valid().cron(cron).build(), JOB, "cron");
 
         assertThat(rejection)
                 .hasMessageContaining("'" + cron + "'")
@@ -260,7 +268,8 @@ class JobConfigurationTest {
                 .containsExactlyInAnyOrder("shardingTotalCount", "cron");
         assertThat(differences)
                 .anySatisfy(difference -> assertThat(difference).contains("3").contains("4"))
-                .anySatisfy(difference -> assertThat(difference).contains("0 0/5 * * * *").contains("0 0 * * * *"));
+                .anySatisfy(difference ->
+                        assertThat(difference).contains("0 0/5 * * * *").contains("0 0 * * * *"));
     }
 
     static Stream<Arguments> singleChanges() {
@@ -288,10 +297,12 @@ class JobConfigurationTest {
         JobConfiguration before = everythingSet();
         JobConfiguration after = edit.apply(before.toBuilder()).build();
 
-        assertThat(before.differencesTo(after)).singleElement().satisfies(difference -> assertThat(property(difference))
-                .isEqualTo(property));
-        assertThat(after.differencesTo(before)).singleElement().satisfies(difference -> assertThat(property(difference))
-                .isEqualTo(property));
+        assertThat(before.differencesTo(after))
+                .singleElement()
+                .satisfies(difference -> assertThat(property(difference)).isEqualTo(property));
+        assertThat(after.differencesTo(before))
+                .singleElement()
+                .satisfies(difference -> assertThat(property(difference)).isEqualTo(property));
     }
 
     @Test

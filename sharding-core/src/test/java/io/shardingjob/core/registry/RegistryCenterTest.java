@@ -33,7 +33,8 @@ class RegistryCenterTest {
 
     @Test
     void connectsUnderItsNamespace() throws Exception {
-        try (RegistryCenter registry = new RegistryCenter(RegistryConfiguration.of(server.getConnectString(), "billing"))) {
+        try (RegistryCenter registry =
+                new RegistryCenter(RegistryConfiguration.of(server.getConnectString(), "billing"))) {
             registry.start();
             registry.client().create().forPath("/probe");
 
@@ -82,7 +83,8 @@ class RegistryCenterTest {
     void rejectsAnInvalidNamespaceAndDigest() {
         assertThatThrownBy(() -> RegistryConfiguration.of("localhost:2181", "a/b"))
                 .hasMessageContaining("namespace");
-        assertThatThrownBy(() -> RegistryConfiguration.of("localhost:2181", "ns").withDigest("nocolon"))
+        assertThatThrownBy(
+                        () -> RegistryConfiguration.of("localhost:2181", "ns").withDigest("nocolon"))
                 .hasMessageContaining("user:password");
         assertThatThrownBy(() -> RegistryConfiguration.of(" ", "ns")).hasMessageContaining("connect string");
     }
