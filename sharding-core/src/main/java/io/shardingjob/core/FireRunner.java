@@ -1,17 +1,22 @@
 package io.shardingjob.core;
 
 import io.shardingjob.core.config.JobConfiguration;
+import io.shardingjob.core.execution.ExecutionListener;
+import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.execution.FireReport;
 import io.shardingjob.core.execution.ItemExecutor;
 import io.shardingjob.core.execution.ItemResult;
+import io.shardingjob.core.execution.RunningMark;
 import io.shardingjob.core.execution.RunningMarks;
 import io.shardingjob.core.execution.ShardingContext;
+import io.shardingjob.core.failover.Orphan;
 import io.shardingjob.core.sharding.Assignment;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
@@ -19,67 +24,120 @@ import java.util.concurrent.Executor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Plans and runs one fire of one job on this instance. */
+/** Plans and runs the items of one job on this instance: fires, misfire re-runs and claimed orphans. */
 final class FireRunner {
 
     private static final Logger log = LoggerFactory.getLogger(FireRunner.class);
 
     private final JobCoordinator coordinator;
 
-    private final RunningMarks runningMarks;
+    private final RunningMarks marks;
 
-    FireRunner(JobCoordinator coordinator, RunningMarks runningMarks) {
+    private final LocalExecutions local;
+
+    private final ExecutionListener listener;
+
+    FireRunner(JobCoordinator coordinator, RunningMarks marks, LocalExecutions local, ExecutionListener listener) {
         this.coordinator = coordinator;
-        this.runningMarks = runningMarks;
+        this.marks = marks;
+        this.local = local;
+        this.listener = listener;
     }
 
-    FireReport fire(ItemExecutor job, Executor itemExecutor) {
+    FireReport fire(ItemExecutor job, Executor executor, ExecutionSource source, Instant fireTime) {
         String jobName = coordinator.jobName();
         if (!coordinator.isAvailable()) {
-            return FireReport.skippedEntirely(jobName, "not connected to ZooKeeper or not started");
+            return FireReport.skippedEntirely(jobName, "not connected to ZooKeeper, or not started");
         }
         JobConfiguration config = coordinator.configuration();
         if (config.disabled()) {
             return FireReport.skippedEntirely(jobName, "the job is disabled");
         }
         Assignment assignment = coordinator.awaitSharding();
-        String instanceId = coordinator.instanceId();
         Map<Integer, String> skipped = new TreeMap<>();
-        List<Integer> items = planItems(config, assignment.itemsOf(instanceId), skipped);
-        if (items.isEmpty()) {
-            return new FireReport(jobName, assignment.epoch(), List.of(), skipped, null);
+        List<Integer> items = plan(config, assignment.itemsOf(coordinator.instanceId()), fireTime, skipped);
+        boolean tracked = tracksMarks(config);
+        long session = coordinator.sessionId();
+        if (tracked && !items.isEmpty()) {
+            items = mark(
+                    items,
+                    new RunningMark(
+                            coordinator.instanceId(),
+                            session,
+                            assignment.epoch(),
+                            fireTime,
+                            assignment.shardingTotalCount(),
+                            source),
+                    skipped);
         }
-        if (config.monitorExecution()) {
-            items = mark(items, assignment.epoch(), skipped);
-        }
-        String taskId = ShardingContext.taskId(jobName, items, instanceId);
-        List<CompletableFuture<ItemResult>> running = new ArrayList<>(items.size());
+        String taskId = ShardingContext.taskId(jobName, items, coordinator.instanceId());
+        List<CompletableFuture<List<ItemResult>>> running = new ArrayList<>(items.size());
         for (int item : items) {
-            ShardingContext context = new ShardingContext(
-                    jobName,
-                    taskId,
-                    assignment.shardingTotalCount(),
-                    item,
-                    config.itemParameters().get(item),
-                    config.jobParameter(),
-                    assignment.epoch(),
-                    instanceId);
-            running.add(
-                    CompletableFuture.supplyAsync(() -> run(job, context, config.monitorExecution()), itemExecutor));
+            ShardingContext context =
+                    context(config, taskId, assignment.shardingTotalCount(), item, assignment.epoch());
+            running.add(CompletableFuture.supplyAsync(
+                    () -> runItem(job, context, source, fireTime, tracked, session, config.misfire()), executor));
         }
-        List<ItemResult> results = running.stream().map(CompletableFuture::join).toList();
+        List<ItemResult> results = running.stream()
+                .map(CompletableFuture::join)
+                .flatMap(List::stream)
+                .toList();
         return new FireReport(jobName, assignment.epoch(), results, skipped, null);
     }
 
-    private List<Integer> planItems(JobConfiguration config, List<Integer> owned, Map<Integer, String> skipped) {
+    /** Runs claimed orphans with the context of the fire they belong to; the claim itself was the fence. */
+    CompletableFuture<Void> runOrphans(List<Orphan> orphans, ItemExecutor job, Executor executor) {
+        JobConfiguration config = coordinator.configuration();
+        long session = coordinator.sessionId();
+        List<CompletableFuture<?>> running = new ArrayList<>();
+        for (Orphan orphan : orphans) {
+            RunningMark dead = orphan.mark();
+            String taskId =
+                    ShardingContext.taskId(coordinator.jobName(), List.of(orphan.item()), coordinator.instanceId());
+            ShardingContext context = context(config, taskId, dead.shardingTotalCount(), orphan.item(), dead.epoch());
+            log.info(
+                    "Job {}: taking over item {} of the fire at {} from {}",
+                    coordinator.jobName(),
+                    orphan.item(),
+                    dead.fireTime(),
+                    dead.instanceId());
+            running.add(CompletableFuture.runAsync(
+                    () -> runItem(job, context, ExecutionSource.FAILOVER, dead.fireTime(), true, session, false),
+                    executor));
+        }
+        return CompletableFuture.allOf(running.toArray(new CompletableFuture<?>[0]));
+    }
+
+    static boolean tracksMarks(JobConfiguration config) {
+        // Failover needs the marks to know what a crash left unfinished, whether or not monitorExecution is on.
+        return config.monitorExecution() || config.failover();
+    }
+
+    private List<Integer> plan(
+            JobConfiguration config, List<Integer> owned, Instant fireTime, Map<Integer, String> skipped) {
         Set<Integer> disabled = new HashSet<>(coordinator.disabledItems());
-        Set<Integer> running = config.monitorExecution() ? runningMarks.running() : Set.of();
+        Map<Integer, String> takenOver = coordinator.failoverOwners();
+        Map<Integer, RunningMark> marked = tracksMarks(config) ? marks.all() : Map.of();
         List<Integer> items = new ArrayList<>(owned.size());
         for (int item : owned) {
+            RunningMark mark = marked.get(item);
             if (disabled.contains(item)) {
                 skipped.put(item, "disabled");
-            } else if (running.contains(item)) {
-                skipped.put(item, "still running");
+            } else if (local.isRunning(item)) {
+                if (config.misfire()) {
+                    local.markMisfired(item, fireTime);
+                    skipped.put(item, "still running; misfired, runs again when it finishes");
+                } else {
+                    skipped.put(item, "still running");
+                }
+            } else if (takenOver.containsKey(item)) {
+                skipped.put(item, "taken over by " + takenOver.get(item) + " until the next reshard");
+            } else if (mark != null) {
+                skipped.put(
+                        item,
+                        marks.isLive(mark)
+                                ? "still running on " + mark.instanceId()
+                                : "left unfinished by " + mark.instanceId() + "; awaiting failover");
             } else {
                 items.add(item);
             }
@@ -87,37 +145,102 @@ final class FireRunner {
         return items;
     }
 
-    private List<Integer> mark(List<Integer> items, long epoch, Map<Integer, String> skipped) {
+    private List<Integer> mark(List<Integer> items, RunningMark mark, Map<Integer, String> skipped) {
         try {
-            List<Integer> marked = runningMarks.mark(items, coordinator.instanceId(), epoch);
-            items.stream().filter(item -> !marked.contains(item)).forEach(item -> skipped.put(item, "still running"));
+            List<Integer> marked = marks.mark(items, mark);
+            items.stream()
+                    .filter(item -> !marked.contains(item))
+                    .forEach(item -> skipped.put(item, "marked elsewhere"));
             return marked;
         } catch (Exception ex) {
-            log.warn("Job {}: could not mark items {} running; skipping this fire", coordinator.jobName(), items, ex);
+            log.warn(
+                    "Job {}: could not mark items {} running; skipping them this fire",
+                    coordinator.jobName(),
+                    items,
+                    ex);
             items.forEach(item -> skipped.put(item, "could not be marked running"));
             return List.of();
         }
     }
 
-    private ItemResult run(ItemExecutor job, ShardingContext context, boolean monitored) {
-        Instant start = Instant.now();
+    private List<ItemResult> runItem(
+            ItemExecutor job,
+            ShardingContext first,
+            ExecutionSource source,
+            Instant fireTime,
+            boolean tracked,
+            long session,
+            boolean misfire) {
+        int item = first.item();
+        if (!local.start(item)) {
+            return List.of();
+        }
+        List<ItemResult> results = new ArrayList<>(1);
+        boolean abandoned = false;
         try {
-            if (!stillOwned(context)) {
-                return new ItemResult(context, start, Instant.now(), new IllegalStateException("item moved"));
+            results.add(runOnce(job, first, source, fireTime));
+            Optional<Instant> missed = misfire ? local.takeMisfired(item) : Optional.empty();
+            // However many fires were missed, the item runs once more, with the context of the latest.
+            while (missed.isPresent() && coordinator.isAvailable()) {
+                Assignment current = coordinator.assignment();
+                if (!current.itemsOf(first.instanceId()).contains(item)) {
+                    break;
+                }
+                ShardingContext again = context(
+                        coordinator.configuration(),
+                        first.taskId(),
+                        current.shardingTotalCount(),
+                        item,
+                        current.epoch());
+                results.add(runOnce(job, again, ExecutionSource.MISFIRE, missed.get()));
+                missed = local.takeMisfired(item);
+            }
+        } finally {
+            abandoned = local.finish(item);
+            if (tracked && !abandoned) {
+                marks.clear(item, session);
+            }
+            // Pool threads are reused: an interrupt meant for this item must not reach the next one.
+            Thread.interrupted();
+        }
+        return results;
+    }
+
+    private ItemResult runOnce(ItemExecutor job, ShardingContext context, ExecutionSource source, Instant fireTime) {
+        Instant start = Instant.now();
+        ItemResult result;
+        try {
+            if (source != ExecutionSource.FAILOVER && !stillOwned(context)) {
+                throw new IllegalStateException("item " + context.item() + " is no longer owned under epoch "
+                        + context.epoch() + "; not started");
             }
             job.execute(context);
-            return new ItemResult(context, start, Instant.now(), null);
+            result = new ItemResult(context, start, Instant.now(), null, source, fireTime);
         } catch (Throwable failure) {
             if (failure instanceof InterruptedException) {
                 Thread.currentThread().interrupt();
             }
-            log.warn("Job {}: item {} failed", context.jobName(), context.item(), failure);
-            return new ItemResult(context, start, Instant.now(), failure);
-        } finally {
-            if (monitored) {
-                runningMarks.clear(context.item());
-            }
+            log.warn("Job {}: item {} failed: {}", context.jobName(), context.item(), failure.toString());
+            result = new ItemResult(context, start, Instant.now(), failure, source, fireTime);
         }
+        try {
+            listener.itemFinished(result);
+        } catch (RuntimeException ex) {
+            log.warn("Job {}: an execution listener failed", context.jobName(), ex);
+        }
+        return result;
+    }
+
+    private ShardingContext context(JobConfiguration config, String taskId, int total, int item, long epoch) {
+        return new ShardingContext(
+                coordinator.jobName(),
+                taskId,
+                total,
+                item,
+                config.itemParameters().get(item),
+                config.jobParameter(),
+                epoch,
+                coordinator.instanceId());
     }
 
     /**

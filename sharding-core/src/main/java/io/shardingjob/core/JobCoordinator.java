@@ -4,9 +4,13 @@ import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.config.JobConfigurationException;
 import io.shardingjob.core.config.JobConfigurationService;
 import io.shardingjob.core.election.LeaderElection;
+import io.shardingjob.core.execution.ExecutionListener;
+import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.execution.FireReport;
 import io.shardingjob.core.execution.ItemExecutor;
 import io.shardingjob.core.execution.RunningMarks;
+import io.shardingjob.core.failover.FailoverService;
+import io.shardingjob.core.failover.Orphan;
 import io.shardingjob.core.instance.InstanceId;
 import io.shardingjob.core.instance.InstanceRegistration;
 import io.shardingjob.core.registry.JobCache;
@@ -17,7 +21,9 @@ import io.shardingjob.core.sharding.ShardingService;
 import io.shardingjob.core.sharding.strategy.ShardingStrategies;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Executor;
@@ -25,6 +31,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -58,6 +65,7 @@ public final class JobCoordinator implements AutoCloseable {
     private enum State {
         LATENT,
         STARTED,
+        STOPPING,
         CLOSED
     }
 
@@ -97,7 +105,23 @@ public final class JobCoordinator implements AutoCloseable {
 
     private final RunningMarks runningMarks;
 
+    private final FailoverService failover;
+
+    private final LocalExecutions executions = new LocalExecutions();
+
     private final FireRunner fireRunner;
+
+    private final ItemExecutor job;
+
+    private final Executor itemExecutor;
+
+    private final Duration shutdownGracePeriod;
+
+    private final boolean interruptOnConnectionLoss;
+
+    private final AtomicBoolean runningOrphans = new AtomicBoolean();
+
+    private volatile ScheduledFuture<?> pendingInterrupt;
 
     private final ReentrantLock lock = new ReentrantLock();
 
@@ -138,7 +162,12 @@ public final class JobCoordinator implements AutoCloseable {
                 instanceId,
                 () -> serial.execute(() -> requestReshardQuietly("instance " + instanceId + " registered")));
         this.runningMarks = new RunningMarks(client, nodes, cache);
-        this.fireRunner = new FireRunner(this, runningMarks);
+        this.failover = new FailoverService(client, nodes, cache, runningMarks);
+        this.job = builder.job;
+        this.itemExecutor = builder.itemExecutor;
+        this.shutdownGracePeriod = builder.shutdownGracePeriod;
+        this.interruptOnConnectionLoss = builder.interruptOnConnectionLoss;
+        this.fireRunner = new FireRunner(this, runningMarks, executions, builder.listener);
     }
 
     public static Builder builder(CuratorFramework client, JobConfiguration configuration) {
@@ -185,17 +214,39 @@ public final class JobCoordinator implements AutoCloseable {
     }
 
     /**
-     * Leaves cleanly: hands leadership over and deletes this instance's registration at once, so that the others
-     * reshard without waiting for the session to time out.
+     * Leaves cleanly: stops starting items, lets running ones finish within the shutdown grace period, hands the ones
+     * still running then to failover, hands leadership over and deletes this instance's registration at once, so that
+     * the others reshard without waiting for the session to time out. Work that completed is never failed over.
      */
     @Override
     public void close() {
-        if (state.getAndSet(State.CLOSED) == State.CLOSED) {
+        if (!state.compareAndSet(State.STARTED, State.STOPPING)) {
+            if (state.getAndSet(State.CLOSED) == State.LATENT) {
+                closeParts();
+            }
             return;
         }
+        signalChange();
+        if (!executions.awaitIdle(shutdownGracePeriod)) {
+            log.warn(
+                    "Job {}: items {} still running after the {} ms grace period; interrupting them and handing them on",
+                    local.name(),
+                    executions.runningItems(),
+                    shutdownGracePeriod.toMillis());
+            executions.abandonAll();
+            executions.awaitIdle(Duration.ofSeconds(1));
+        }
+        handOverLeftovers();
+        state.set(State.CLOSED);
+        closeParts();
+        log.info("Job {} closed on instance {}", local.name(), instanceId);
+    }
+
+    private void closeParts() {
         if (reconcileTask != null) {
             reconcileTask.cancel(false);
         }
+        cancelPendingInterrupt();
         client.getConnectionStateListenable().removeListener(connectionListener);
         // Each step is attempted even if an earlier one fails (the client may already be closed).
         closeQuietly(election, "leader election");
@@ -205,20 +256,60 @@ public final class JobCoordinator implements AutoCloseable {
             scheduler.shutdownNow();
         }
         signalChange();
-        log.info("Job {} closed on instance {}", local.name(), instanceId);
+    }
+
+    /** Marks of items this instance will not finish go to failover (or are dropped) while its session still lives. */
+    private void handOverLeftovers() {
+        try {
+            if (client.getZookeeperClient().isConnected()) {
+                failover.releaseOwnMarks(
+                        instanceId,
+                        sessionId(),
+                        executions.runningItems(),
+                        configuration().failover());
+            }
+        } catch (Exception ex) {
+            log.warn(
+                    "Job {}: could not hand unfinished items on; the leader will reclaim them: {}",
+                    local.name(),
+                    ex.toString());
+        }
     }
 
     /**
-     * Runs one fire on this instance: the items it owns under the current epoch, minus disabled items and items still
-     * marked running, each on the given executor, and waits for them.
+     * Runs one fire on this instance: the items it owns under the current epoch, minus disabled items, items still
+     * running (here: misfired; elsewhere: skipped) and items taken over by failover, each on the given executor, and
+     * waits for them (and for their misfire re-runs).
      */
     public FireReport fire(ItemExecutor job, Executor itemExecutor) {
-        return fireRunner.fire(job, itemExecutor);
+        return fire(job, itemExecutor, ExecutionSource.NORMAL, Instant.now());
     }
 
     /** Runs one fire with every item on the calling thread, one after another. */
     public FireReport fire(ItemExecutor job) {
         return fire(job, Runnable::run);
+    }
+
+    /** Runs one fire with the job and executor given to the builder. */
+    public FireReport fire(ExecutionSource source, Instant fireTime) {
+        if (job == null) {
+            throw new IllegalStateException("Job '" + local.name() + "': no job was given to the builder");
+        }
+        return fire(job, itemExecutor, source, fireTime);
+    }
+
+    /**
+     * Runs one fire.
+     *
+     * @param source {@link ExecutionSource#NORMAL} for a scheduled fire, {@link ExecutionSource#MANUAL} for one an
+     *     operator asked for
+     * @param fireTime the scheduled time of the fire, recorded with every item
+     */
+    public FireReport fire(ItemExecutor job, Executor itemExecutor, ExecutionSource source, Instant fireTime) {
+        FireReport report = fireRunner.fire(job, itemExecutor, source, fireTime);
+        // A busy instance claims orphans as soon as its own items are done.
+        serial.execute(this::claimOrphans);
+        return report;
     }
 
     public String instanceId() {
@@ -238,9 +329,28 @@ public final class JobCoordinator implements AutoCloseable {
         return state.get() == State.STARTED;
     }
 
-    /** Whether this instance can start items: started and connected. */
+    /** Whether this instance can start items: started, not stopping, and connected. */
     public boolean isAvailable() {
         return isStarted() && !suspended;
+    }
+
+    /** The current ZooKeeper session of this instance's client. */
+    long sessionId() {
+        try {
+            return client.getZookeeperClient().getZooKeeper().getSessionId();
+        } catch (Exception ex) {
+            return 0;
+        }
+    }
+
+    /** Items taken over by failover since the last reshard, with the instance that took each. */
+    public Map<Integer, String> failoverOwners() {
+        return failover.owners();
+    }
+
+    /** Items queued for failover and not claimed yet. */
+    public List<Integer> failoverQueue() {
+        return List.copyOf(failover.queue().keySet());
     }
 
     public boolean isLeader() {
@@ -281,8 +391,16 @@ public final class JobCoordinator implements AutoCloseable {
                 .toList();
     }
 
+    /** Items marked running (or planned in a running fire) by any instance, from the cache. */
     public List<Integer> runningItems() {
-        return List.copyOf(runningMarks.running());
+        return List.copyOf(runningMarks.all().keySet());
+    }
+
+    /** Item to the instance whose mark says it runs the item, from the cache. */
+    public Map<Integer, String> runningOwners() {
+        Map<Integer, String> owners = new java.util.TreeMap<>();
+        runningMarks.all().forEach((item, mark) -> owners.put(item, mark.instanceId()));
+        return owners;
     }
 
     /** Asks the leader for a new assignment now. */
@@ -365,6 +483,9 @@ public final class JobCoordinator implements AutoCloseable {
         if (!isStarted()) {
             return;
         }
+        if (path != null && (path.startsWith(nodes.failoverQueue()) || path.startsWith(nodes.running()))) {
+            claimOrphans();
+        }
         if (nodes.disabledInstance(instanceId).equals(path)) {
             if (cache.exists(path)) {
                 log.info("Job {}: instance {} disabled, leaving the election", local.name(), instanceId);
@@ -396,21 +517,109 @@ public final class JobCoordinator implements AutoCloseable {
                 sharding.inconsistency().ifPresent(sharding::requestReshard);
             }
             sharding.reshardIfNecessary();
-        } catch (RuntimeException ex) {
-            log.warn("Job {}: reconcile failed, will retry", local.name(), ex);
+            boolean failoverOn = configuration().failover();
+            failover.reclaimStaleMarks(failoverOn);
+            if (!failoverOn && failover.hasState()) {
+                failover.clearAll();
+            }
+        } catch (Exception ex) {
+            log.warn("Job {}: reconcile failed, will retry: {}", local.name(), ex.toString());
         }
+    }
+
+    /**
+     * Claims and runs orphans while this instance is idle for the job, a fair share at a time, until the queue is
+     * empty: unlike Elastic-Job, which claims one item per pass and can leave one behind until the next fire.
+     */
+    private void claimOrphans() {
+        if (job == null
+                || !isAvailable()
+                || !executions.isIdle()
+                || !configuration().failover()) {
+            return;
+        }
+        int queued = failover.queue().size();
+        if (queued == 0 || !runningOrphans.compareAndSet(false, true)) {
+            return;
+        }
+        int share = (queued + Math.max(1, liveInstances().size()) - 1)
+                / Math.max(1, liveInstances().size());
+        List<Orphan> won = failover.claim(share, instanceId, sessionId());
+        if (won.isEmpty()) {
+            runningOrphans.set(false);
+            return;
+        }
+        fireRunner.runOrphans(won, job, itemExecutor).whenComplete((done, failure) -> {
+            runningOrphans.set(false);
+            serial.execute(this::claimOrphans);
+        });
     }
 
     private void connectionStateChanged(CuratorFramework changedClient, ConnectionState newState) {
         switch (newState) {
-            case SUSPENDED, LOST -> {
+            case SUSPENDED -> {
                 suspended = true;
-                log.warn("Job {}: connection {}, no new items start until reconnected", local.name(), newState);
+                log.warn("Job {}: connection suspended, no new items start until reconnected", local.name());
+                scheduleInterrupt();
                 signalChange();
             }
-            case RECONNECTED -> serial.execute(this::resumeAfterReconnect);
+            case LOST -> {
+                suspended = true;
+                log.warn("Job {}: session lost; this instance owns nothing until it has reconnected", local.name());
+                cancelPendingInterrupt();
+                interruptRunningItems("the session was lost");
+                signalChange();
+            }
+            case RECONNECTED -> {
+                cancelPendingInterrupt();
+                serial.execute(this::resumeAfterReconnect);
+            }
             default -> {}
         }
+    }
+
+    /**
+     * The server may expire a silent session as early as one session timeout after it last heard from us, and
+     * SUSPENDED comes at most two thirds of a session timeout after that, so running items are interrupted a third of
+     * a session timeout after SUSPENDED (less a margin): before any other instance can take them over.
+     */
+    private void scheduleInterrupt() {
+        if (!interruptOnConnectionLoss) {
+            return;
+        }
+        long sessionTimeout = negotiatedSessionTimeoutMillis();
+        long delay = Math.max(0, sessionTimeout / 3 - Math.min(100, sessionTimeout / 10));
+        cancelPendingInterrupt();
+        pendingInterrupt = scheduler.schedule(
+                () -> interruptRunningItems("the connection was lost for a third of the session timeout"),
+                delay,
+                TimeUnit.MILLISECONDS);
+    }
+
+    private void interruptRunningItems(String why) {
+        if (interruptOnConnectionLoss && !executions.isIdle()) {
+            log.warn("Job {}: interrupting items {}: {}", local.name(), executions.runningItems(), why);
+            executions.abandonAll();
+        }
+    }
+
+    private void cancelPendingInterrupt() {
+        ScheduledFuture<?> pending = pendingInterrupt;
+        if (pending != null) {
+            pending.cancel(false);
+        }
+    }
+
+    private long negotiatedSessionTimeoutMillis() {
+        try {
+            int negotiated = client.getZookeeperClient().getZooKeeper().getSessionTimeout();
+            if (negotiated > 0) {
+                return negotiated;
+            }
+        } catch (Exception ex) {
+            // Fall through to the configured value.
+        }
+        return client.getZookeeperClient().getConnectionTimeoutMs();
     }
 
     private void resumeAfterReconnect() {
@@ -418,12 +627,22 @@ public final class JobCoordinator implements AutoCloseable {
             // Read the current epoch from the server, not the cache, before starting anything again.
             client.sync().forPath(nodes.assignment());
             client.checkExists().forPath(nodes.assignment());
+            if (!isStarted()) {
+                return;
+            }
+            // Items interrupted while disconnected left marks under this (surviving) session: hand them on.
+            failover.releaseOwnMarks(
+                    instanceId,
+                    sessionId(),
+                    executions.runningItems(),
+                    configuration().failover());
             suspended = false;
             log.info("Job {}: reconnected, resuming", local.name());
             signalChange();
             reconcile();
+            claimOrphans();
         } catch (Exception ex) {
-            log.warn("Job {}: could not re-read the registry after reconnecting", local.name(), ex);
+            log.warn("Job {}: could not re-read the registry after reconnecting: {}", local.name(), ex.toString());
         }
     }
 
@@ -458,6 +677,8 @@ public final class JobCoordinator implements AutoCloseable {
                 nodes.disabledInstances(),
                 nodes.disabledItems(),
                 nodes.running(),
+                nodes.failoverQueue(),
+                nodes.failoverOwners(),
                 JobNodes.parent(nodes.assignment()),
                 JobNodes.parent(nodes.reshardNecessary()))) {
             createQuietly(path);
@@ -501,6 +722,16 @@ public final class JobCoordinator implements AutoCloseable {
 
         private Duration shardingWaitTimeout = Duration.ofSeconds(10);
 
+        private ItemExecutor job;
+
+        private Executor itemExecutor = Runnable::run;
+
+        private ExecutionListener listener = result -> {};
+
+        private Duration shutdownGracePeriod = Duration.ofSeconds(30);
+
+        private boolean interruptOnConnectionLoss = true;
+
         private Builder(CuratorFramework client, JobConfiguration configuration) {
             this.client = Objects.requireNonNull(client, "client");
             this.configuration = Objects.requireNonNull(configuration, "configuration");
@@ -538,6 +769,37 @@ public final class JobCoordinator implements AutoCloseable {
         /** How long a fire waits for a pending reshard before running the assignment it has. */
         public Builder shardingWaitTimeout(Duration shardingWaitTimeout) {
             this.shardingWaitTimeout = shardingWaitTimeout;
+            return this;
+        }
+
+        /**
+         * The job's code and the executor its items run on. Needed for failover, which runs claimed orphans at once,
+         * outside any fire.
+         */
+        public Builder job(ItemExecutor job, Executor itemExecutor) {
+            this.job = job;
+            this.itemExecutor = itemExecutor;
+            return this;
+        }
+
+        /** Told about every item run on this instance. */
+        public Builder listener(ExecutionListener listener) {
+            this.listener = listener;
+            return this;
+        }
+
+        /** How long {@link #close()} lets running items finish before handing them to failover. */
+        public Builder shutdownGracePeriod(Duration shutdownGracePeriod) {
+            this.shutdownGracePeriod = shutdownGracePeriod;
+            return this;
+        }
+
+        /**
+         * Whether running items are interrupted when the connection is lost long enough that the session may expire,
+         * so that they stop before another instance can take them over. On by default.
+         */
+        public Builder interruptOnConnectionLoss(boolean interruptOnConnectionLoss) {
+            this.interruptOnConnectionLoss = interruptOnConnectionLoss;
             return this;
         }
 

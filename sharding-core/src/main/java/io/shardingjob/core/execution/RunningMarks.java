@@ -2,21 +2,23 @@ package io.shardingjob.core.execution;
 
 import io.shardingjob.core.registry.JobCache;
 import io.shardingjob.core.registry.JobNodes;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
-import java.util.TreeSet;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.transaction.CuratorOp;
-import org.apache.zookeeper.CreateMode;
+import org.apache.curator.framework.recipes.cache.ChildData;
 import org.apache.zookeeper.KeeperException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Ephemeral {@code /{job}/running/{item}} marks, so that no item starts while another instance still runs it. An
- * instance marks all its items of a fire in one multi-operation; the marks vanish with the session if it dies.
+ * The {@code /{job}/running/{item}} marks. An instance marks all its items of a fire in one multi-operation before the
+ * first starts, and removes each mark when its item completes, so that at any moment the marks are exactly the items
+ * planned or running and not yet completed. A mark is <em>live</em> while its session is still the registered session
+ * of its instance; a mark whose session is gone is an orphan left by a crash.
  */
 public final class RunningMarks {
 
@@ -34,31 +36,46 @@ public final class RunningMarks {
         this.cache = cache;
     }
 
-    /** The items marked running by any instance, from the cache. */
-    public Set<Integer> running() {
-        Set<Integer> items = new TreeSet<>();
+    /** Every mark, by item, from the cache. */
+    public Map<Integer, RunningMark> all() {
+        Map<Integer, RunningMark> marks = new TreeMap<>();
         for (String name : cache.children(nodes.running())) {
-            items.add(Integer.parseInt(name));
+            cache.data(nodes.running() + "/" + name).ifPresent(data -> {
+                try {
+                    marks.put(Integer.parseInt(name), RunningMark.decode(data));
+                } catch (IllegalArgumentException ex) {
+                    log.warn("Job {}: ignoring unreadable running mark {}", nodes.root(), name);
+                }
+            });
         }
-        return items;
+        return marks;
+    }
+
+    /** Whether the mark's session is still its instance's registered session, as far as the cache knows. */
+    public boolean isLive(RunningMark mark) {
+        return registeredSession(mark.instanceId())
+                .filter(session -> session == mark.sessionId())
+                .isPresent();
+    }
+
+    /** The session of an instance's registration node, from the cache. */
+    public Optional<Long> registeredSession(String instanceId) {
+        return cache.node(nodes.instance(instanceId)).map(ChildData::getStat).map(stat -> stat.getEphemeralOwner());
     }
 
     /**
-     * Marks the items running, all in one multi-operation when none is marked yet.
+     * Marks the items, all in one multi-operation when none is marked yet.
      *
-     * @return the items now marked by this call; an item already marked by someone else is left out
+     * @return the items now marked by this call; an item someone else marked meanwhile is left out
      */
-    public List<Integer> mark(List<Integer> items, String instanceId, long epoch) throws Exception {
+    public List<Integer> mark(List<Integer> items, RunningMark mark) throws Exception {
         if (items.isEmpty()) {
             return items;
         }
-        byte[] owner = (instanceId + "\n" + epoch).getBytes(StandardCharsets.UTF_8);
+        byte[] data = mark.encode();
         List<CuratorOp> ops = new ArrayList<>(items.size());
         for (int item : items) {
-            ops.add(client.transactionOp()
-                    .create()
-                    .withMode(CreateMode.EPHEMERAL)
-                    .forPath(nodes.runningItem(item), owner));
+            ops.add(client.transactionOp().create().forPath(nodes.runningItem(item), data));
         }
         try {
             client.transaction().forOperations(ops);
@@ -68,22 +85,30 @@ public final class RunningMarks {
             List<Integer> marked = new ArrayList<>();
             for (int item : items) {
                 try {
-                    client.create().withMode(CreateMode.EPHEMERAL).forPath(nodes.runningItem(item), owner);
+                    client.create().forPath(nodes.runningItem(item), data);
                     marked.add(item);
                 } catch (KeeperException.NodeExistsException taken) {
-                    log.debug("Job {}: item {} is still running elsewhere", nodes.root(), item);
+                    log.debug("Job {}: item {} is marked by someone else", nodes.root(), item);
                 }
             }
             return marked;
         }
     }
 
-    public void clear(int item) {
+    /**
+     * Removes the mark of a completed item, but only while this client still has the session that wrote it: after a
+     * session loss the mark is no longer ours to remove (it may already be someone else's failover mark). Race window:
+     * a session that expires between the check and the delete lets Curator retry the delete on the new session.
+     */
+    public void clear(int item, long markSession) {
         try {
+            if (client.getZookeeperClient().getZooKeeper().getSessionId() != markSession) {
+                log.info("Job {}: session changed while item {} ran; leaving its mark to failover", nodes.root(), item);
+                return;
+            }
             client.delete().quietly().forPath(nodes.runningItem(item));
         } catch (Exception ex) {
-            // The mark is ephemeral: it goes with the session if this delete cannot reach ZooKeeper.
-            log.warn("Job {}: could not clear the running mark of item {}", nodes.root(), item, ex);
+            log.warn("Job {}: could not clear the running mark of item {}: {}", nodes.root(), item, ex.toString());
         }
     }
 }

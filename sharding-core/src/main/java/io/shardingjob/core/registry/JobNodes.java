@@ -14,7 +14,9 @@ package io.shardingjob.core.registry;
  * /{job}/sharding/assignment             persistent  epoch, total and every instance's items
  * /{job}/disabled/instances/{instanceId} persistent  an operator disabled this instance for the job
  * /{job}/disabled/items/{item}           persistent  an operator disabled this item
- * /{job}/running/{item}                  ephemeral   the item runs now: owner instance and epoch
+ * /{job}/running/{item}                  persistent  the item is planned or running: owner, session, epoch, fire
+ * /{job}/failover/queue/{item}           persistent  an orphan: an item whose owner died before it completed
+ * /{job}/failover/owners/{item}          persistent  who took the item over, until the next reshard
  * </pre>
  */
 public final class JobNodes {
@@ -83,6 +85,22 @@ public final class JobNodes {
 
     public String runningItem(int item) {
         return running() + "/" + item;
+    }
+
+    public String failoverQueue() {
+        return root + "/failover/queue";
+    }
+
+    public String failoverQueueItem(int item) {
+        return failoverQueue() + "/" + item;
+    }
+
+    public String failoverOwners() {
+        return root + "/failover/owners";
+    }
+
+    public String failoverOwner(int item) {
+        return failoverOwners() + "/" + item;
     }
 
     /** The last segment of a path, e.g. the instance id of an instance node. */

@@ -205,6 +205,10 @@ public final class ShardingService {
                     .withVersion(flag.getVersion())
                     .forPath(nodes.reshardNecessary()));
             ops.add(client.transactionOp().delete().forPath(nodes.reshardProcessing()));
+            // Takeover records only mean something until the next assignment.
+            for (String item : client.getChildren().forPath(nodes.failoverOwners())) {
+                ops.add(client.transactionOp().delete().forPath(nodes.failoverOwners() + "/" + item));
+            }
             for (String item : client.getChildren().forPath(nodes.disabledItems())) {
                 if (Integer.parseInt(item) >= config.shardingTotalCount()) {
                     ops.add(client.transactionOp().delete().forPath(nodes.disabledItems() + "/" + item));

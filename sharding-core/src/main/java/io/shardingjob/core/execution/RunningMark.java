@@ -1,0 +1,56 @@
+package io.shardingjob.core.execution;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * The content of {@code /{job}/running/{item}}: who runs (or is about to run) the item, under which session, epoch and
+ * fire. The node is persistent so that a crash leaves it behind: a mark whose session is no longer an instance's is
+ * an orphan, the exact set of items that had not completed.
+ *
+ * @param instanceId the owner
+ * @param sessionId the owner's ZooKeeper session when it marked the item
+ * @param epoch the assignment epoch the item runs under
+ * @param fireTime the fire the item belongs to
+ * @param shardingTotalCount the total of that fire
+ * @param source why it runs
+ */
+public record RunningMark(
+        String instanceId,
+        long sessionId,
+        long epoch,
+        Instant fireTime,
+        int shardingTotalCount,
+        ExecutionSource source) {
+
+    public byte[] encode() {
+        return ("instance=" + instanceId + "\nsession=" + Long.toHexString(sessionId) + "\nepoch=" + epoch
+                        + "\nfireTime=" + fireTime + "\nshardingTotalCount=" + shardingTotalCount + "\nsource=" + source
+                        + "\n")
+                .getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** @throws IllegalArgumentException when the data is not a mark */
+    public static RunningMark decode(byte[] data) {
+        Map<String, String> fields = new HashMap<>();
+        for (String line : new String(data, StandardCharsets.UTF_8).split("\n")) {
+            int equals = line.indexOf('=');
+            if (equals > 0) {
+                fields.put(line.substring(0, equals), line.substring(equals + 1));
+            }
+        }
+        try {
+            return new RunningMark(
+                    fields.get("instance"),
+                    Long.parseUnsignedLong(fields.get("session"), 16),
+                    Long.parseLong(fields.get("epoch")),
+                    Instant.parse(fields.get("fireTime")),
+                    Integer.parseInt(fields.getOrDefault("shardingTotalCount", "0")),
+                    ExecutionSource.valueOf(fields.getOrDefault("source", "NORMAL")));
+        } catch (RuntimeException ex) {
+            throw new IllegalArgumentException("Not a running mark: " + fields, ex);
+        }
+    }
+}

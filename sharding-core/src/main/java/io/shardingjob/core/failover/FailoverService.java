@@ -1,0 +1,240 @@
+package io.shardingjob.core.failover;
+
+import io.shardingjob.core.execution.ExecutionSource;
+import io.shardingjob.core.execution.RunningMark;
+import io.shardingjob.core.execution.RunningMarks;
+import io.shardingjob.core.registry.JobCache;
+import io.shardingjob.core.registry.JobNodes;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.api.transaction.CuratorOp;
+import org.apache.curator.framework.recipes.cache.ChildData;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.Stat;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Turns the marks a dead instance left behind into orphans, and lets idle instances claim them.
+ *
+ * <p>Only the leader reclaims stale marks, so one instance decides; it re-reads each candidate from ZooKeeper before
+ * acting, because its cache may not yet show that an instance re-registered. Any instance claims: a claim is one
+ * multi-operation that deletes the queue entry at the version it saw, writes the claimer's running mark and records
+ * the takeover, so two claimers can never both win an item and no lock round trips are needed. The takeover record
+ * lets the original owner, if it comes back before the next reshard, skip the items taken from it; the reshard clears
+ * the records.
+ */
+public final class FailoverService {
+
+    private static final Logger log = LoggerFactory.getLogger(FailoverService.class);
+
+    private final CuratorFramework client;
+
+    private final JobNodes nodes;
+
+    private final JobCache cache;
+
+    private final RunningMarks marks;
+
+    public FailoverService(CuratorFramework client, JobNodes nodes, JobCache cache, RunningMarks marks) {
+        this.client = client;
+        this.nodes = nodes;
+        this.cache = cache;
+        this.marks = marks;
+    }
+
+    /** The queued orphans, by item, from the cache. */
+    public Map<Integer, Orphan> queue() {
+        Map<Integer, Orphan> orphans = new TreeMap<>();
+        for (String name : cache.children(nodes.failoverQueue())) {
+            cache.node(nodes.failoverQueue() + "/" + name)
+                    .ifPresent(node -> orphans.put(
+                            Integer.parseInt(name),
+                            new Orphan(
+                                    Integer.parseInt(name),
+                                    RunningMark.decode(node.getData()),
+                                    node.getStat().getVersion())));
+        }
+        return orphans;
+    }
+
+    /** Item to the instance that took it over since the last reshard, from the cache. */
+    public Map<Integer, String> owners() {
+        Map<Integer, String> owners = new TreeMap<>();
+        for (String name : cache.children(nodes.failoverOwners())) {
+            cache.data(nodes.failoverOwners() + "/" + name)
+                    .ifPresent(data -> owners.put(Integer.parseInt(name), new String(data, StandardCharsets.UTF_8)));
+        }
+        return owners;
+    }
+
+    /**
+     * On the leader: every mark whose session is gone becomes an orphan (failover on) or is dropped (failover off), in
+     * one multi-operation.
+     *
+     * @return the items reclaimed
+     */
+    public List<Integer> reclaimStaleMarks(boolean failover) throws Exception {
+        List<CuratorOp> ops = new ArrayList<>();
+        List<Integer> items = new ArrayList<>();
+        for (Map.Entry<Integer, RunningMark> entry : marks.all().entrySet()) {
+            if (marks.isLive(entry.getValue())) {
+                continue;
+            }
+            int item = entry.getKey();
+            Stat stat = new Stat();
+            RunningMark mark;
+            try {
+                mark = RunningMark.decode(client.getData().storingStatIn(stat).forPath(nodes.runningItem(item)));
+            } catch (KeeperException.NoNodeException gone) {
+                continue;
+            }
+            Stat owner = client.checkExists().forPath(nodes.instance(mark.instanceId()));
+            if (owner != null && owner.getEphemeralOwner() == mark.sessionId()) {
+                continue;
+            }
+            ops.add(client.transactionOp()
+                    .delete()
+                    .withVersion(stat.getVersion())
+                    .forPath(nodes.runningItem(item)));
+            // An orphan already queued for the item stands for this one too: it runs once, not once per leftover.
+            if (failover && !cache.exists(nodes.failoverQueueItem(item))) {
+                ops.add(client.transactionOp().create().forPath(nodes.failoverQueueItem(item), mark.encode()));
+            }
+            items.add(item);
+        }
+        if (!ops.isEmpty()) {
+            client.transaction().forOperations(ops);
+            log.info(
+                    "Job {}: items {} left unfinished by a dead instance {}",
+                    JobNodes.name(nodes.root()),
+                    items,
+                    failover ? "queued for failover" : "dropped (failover is off)");
+        }
+        return items;
+    }
+
+    /**
+     * Hands this instance's own leftover marks (items it no longer runs: interrupted at shutdown or on a connection
+     * loss) to failover, or drops them when failover is off. Called while the session that wrote them is alive.
+     */
+    public void releaseOwnMarks(String instanceId, long sessionId, Collection<Integer> stillRunning, boolean failover)
+            throws Exception {
+        List<CuratorOp> ops = new ArrayList<>();
+        List<Integer> items = new ArrayList<>();
+        for (Map.Entry<Integer, RunningMark> entry : marks.all().entrySet()) {
+            RunningMark mark = entry.getValue();
+            if (!mark.instanceId().equals(instanceId) || stillRunning.contains(entry.getKey())) {
+                continue;
+            }
+            ops.add(client.transactionOp().delete().forPath(nodes.runningItem(entry.getKey())));
+            if (failover && !cache.exists(nodes.failoverQueueItem(entry.getKey()))) {
+                ops.add(client.transactionOp()
+                        .create()
+                        .forPath(nodes.failoverQueueItem(entry.getKey()), mark.encode()));
+            }
+            items.add(entry.getKey());
+        }
+        if (!ops.isEmpty()) {
+            client.transaction().forOperations(ops);
+            log.info(
+                    "Job {}: handed unfinished items {} {}",
+                    JobNodes.name(nodes.root()),
+                    items,
+                    failover ? "to failover" : "back (failover is off)");
+        }
+    }
+
+    /**
+     * Claims up to {@code max} orphans for this instance.
+     *
+     * @return the orphans won; empty when there were none or others won them all
+     */
+    public List<Orphan> claim(int max, String instanceId, long sessionId) {
+        List<Orphan> candidates = queue().values().stream().limit(max).toList();
+        if (candidates.isEmpty()) {
+            return List.of();
+        }
+        if (tryClaim(candidates, instanceId, sessionId)) {
+            return candidates;
+        }
+        // Someone else won one of them: take what is left one by one.
+        List<Orphan> won = new ArrayList<>();
+        for (Orphan orphan : candidates) {
+            if (tryClaim(List.of(orphan), instanceId, sessionId)) {
+                won.add(orphan);
+            }
+        }
+        return won;
+    }
+
+    /** Failover was turned off: the queue and the takeover records go. */
+    public void clearAll() throws Exception {
+        List<CuratorOp> ops = new ArrayList<>();
+        for (String item : cache.children(nodes.failoverQueue())) {
+            ops.add(client.transactionOp().delete().forPath(nodes.failoverQueue() + "/" + item));
+        }
+        for (String item : cache.children(nodes.failoverOwners())) {
+            ops.add(client.transactionOp().delete().forPath(nodes.failoverOwners() + "/" + item));
+        }
+        if (!ops.isEmpty()) {
+            client.transaction().forOperations(ops);
+            log.info("Job {}: failover is off, cleared its queue and takeover records", JobNodes.name(nodes.root()));
+        }
+    }
+
+    /** Whether there is failover state to clear. */
+    public boolean hasState() {
+        return !cache.children(nodes.failoverQueue()).isEmpty()
+                || !cache.children(nodes.failoverOwners()).isEmpty();
+    }
+
+    /** The takeover records, for the reshard that clears them. */
+    public Set<String> ownerRecords() {
+        return Set.copyOf(cache.children(nodes.failoverOwners()));
+    }
+
+    private boolean tryClaim(List<Orphan> orphans, String instanceId, long sessionId) {
+        List<CuratorOp> ops = new ArrayList<>();
+        try {
+            for (Orphan orphan : orphans) {
+                RunningMark dead = orphan.mark();
+                RunningMark mine = new RunningMark(
+                        instanceId,
+                        sessionId,
+                        dead.epoch(),
+                        dead.fireTime(),
+                        dead.shardingTotalCount(),
+                        ExecutionSource.FAILOVER);
+                byte[] record = instanceId.getBytes(StandardCharsets.UTF_8);
+                ops.add(client.transactionOp()
+                        .delete()
+                        .withVersion(orphan.version())
+                        .forPath(nodes.failoverQueueItem(orphan.item())));
+                ops.add(client.transactionOp().create().forPath(nodes.runningItem(orphan.item()), mine.encode()));
+                boolean recorded = cache.node(nodes.failoverOwner(orphan.item()))
+                        .map(ChildData::getStat)
+                        .isPresent();
+                ops.add(
+                        recorded
+                                ? client.transactionOp().setData().forPath(nodes.failoverOwner(orphan.item()), record)
+                                : client.transactionOp().create().forPath(nodes.failoverOwner(orphan.item()), record));
+            }
+            client.transaction().forOperations(ops);
+            return true;
+        } catch (KeeperException.NoNodeException
+                | KeeperException.NodeExistsException
+                | KeeperException.BadVersionException lost) {
+            return false;
+        } catch (Exception ex) {
+            log.warn("Job {}: claiming orphans failed: {}", JobNodes.name(nodes.root()), ex.toString());
+            return false;
+        }
+    }
+}
