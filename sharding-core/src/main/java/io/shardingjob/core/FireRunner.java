@@ -3,6 +3,7 @@ package io.shardingjob.core;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.execution.ExecutionListener;
 import io.shardingjob.core.execution.ExecutionSource;
+import io.shardingjob.core.execution.FireRecord;
 import io.shardingjob.core.execution.FireReport;
 import io.shardingjob.core.execution.ItemExecutor;
 import io.shardingjob.core.execution.ItemResult;
@@ -55,6 +56,16 @@ final class FireRunner {
         }
         Assignment assignment = coordinator.awaitSharding();
         Map<Integer, String> skipped = new TreeMap<>();
+        if (config.failover()) {
+            marks.recordFire(
+                    coordinator.instanceId(),
+                    new FireRecord(
+                            coordinator.sessionId(),
+                            fireTime,
+                            assignment.epoch(),
+                            assignment.shardingTotalCount(),
+                            assignment.itemsOf(coordinator.instanceId())));
+        }
         List<Integer> items = plan(config, assignment.itemsOf(coordinator.instanceId()), fireTime, skipped);
         boolean tracked = tracksMarks(config);
         long session = coordinator.sessionId();
@@ -176,7 +187,6 @@ final class FireRunner {
             return List.of();
         }
         List<ItemResult> results = new ArrayList<>(1);
-        boolean abandoned = false;
         try {
             results.add(runOnce(job, first, source, fireTime));
             Optional<Instant> missed = misfire ? local.takeMisfired(item) : Optional.empty();
@@ -196,10 +206,12 @@ final class FireRunner {
                 missed = local.takeMisfired(item);
             }
         } finally {
-            abandoned = local.finish(item);
-            if (tracked && !abandoned) {
+            // The mark goes before the item counts as finished, so that a shutdown waiting for idleness never sees
+            // the mark of a completed item and hands it to failover.
+            if (tracked && !local.isAbandoned(item)) {
                 marks.clear(item, session);
             }
+            local.finish(item);
             // Pool threads are reused: an interrupt meant for this item must not reach the next one.
             Thread.interrupted();
         }

@@ -202,7 +202,7 @@ public final class JobCoordinator implements AutoCloseable {
             }
             long interval = reconcileInterval.toMillis();
             reconcileTask = scheduler.scheduleWithFixedDelay(
-                    () -> serial.execute(this::reconcile), interval, interval, TimeUnit.MILLISECONDS);
+                    () -> serial.execute(this::periodicCheck), interval, interval, TimeUnit.MILLISECONDS);
             log.info("Job {} started on instance {}", local.name(), instanceId);
         } catch (RuntimeException ex) {
             close();
@@ -507,6 +507,15 @@ public final class JobCoordinator implements AutoCloseable {
         }
     }
 
+    /** A resume that failed is retried here, so a reconnected instance never stays paused. */
+    private void periodicCheck() {
+        if (suspended && client.getZookeeperClient().isConnected()) {
+            resumeAfterReconnect();
+        }
+        reconcile();
+        claimOrphans();
+    }
+
     /** On the leader: raises the flag if the assignment no longer matches, and reshards while it is up. */
     private void reconcile() {
         if (!isAvailable() || !election.isLeader()) {
@@ -538,10 +547,10 @@ public final class JobCoordinator implements AutoCloseable {
                 || !configuration().failover()) {
             return;
         }
-        int queued = failover.queue().size();
-        if (queued == 0 || !runningOrphans.compareAndSet(false, true)) {
+        if (failover.queue().isEmpty() || !runningOrphans.compareAndSet(false, true)) {
             return;
         }
+        int queued = failover.queuedCount();
         int share = (queued + Math.max(1, liveInstances().size()) - 1)
                 / Math.max(1, liveInstances().size());
         List<Orphan> won = failover.claim(share, instanceId, sessionId());
@@ -623,27 +632,35 @@ public final class JobCoordinator implements AutoCloseable {
     }
 
     private void resumeAfterReconnect() {
+        if (!isStarted() || !suspended) {
+            return;
+        }
         try {
             // Read the current epoch from the server, not the cache, before starting anything again.
-            client.sync().forPath(nodes.assignment());
+            client.sync().forPath(nodes.root());
             client.checkExists().forPath(nodes.assignment());
-            if (!isStarted()) {
-                return;
-            }
+        } catch (Exception ex) {
+            log.warn(
+                    "Job {}: could not re-read the registry after reconnecting, will retry: {}",
+                    local.name(),
+                    ex.toString());
+            return;
+        }
+        try {
             // Items interrupted while disconnected left marks under this (surviving) session: hand them on.
             failover.releaseOwnMarks(
                     instanceId,
                     sessionId(),
                     executions.runningItems(),
                     configuration().failover());
-            suspended = false;
-            log.info("Job {}: reconnected, resuming", local.name());
-            signalChange();
-            reconcile();
-            claimOrphans();
         } catch (Exception ex) {
-            log.warn("Job {}: could not re-read the registry after reconnecting: {}", local.name(), ex.toString());
+            log.warn("Job {}: could not hand interrupted items on; the leader will: {}", local.name(), ex.toString());
         }
+        suspended = false;
+        log.info("Job {}: reconnected, resuming", local.name());
+        signalChange();
+        reconcile();
+        claimOrphans();
     }
 
     private void closeQuietly(AutoCloseable part, String what) {
@@ -679,6 +696,7 @@ public final class JobCoordinator implements AutoCloseable {
                 nodes.running(),
                 nodes.failoverQueue(),
                 nodes.failoverOwners(),
+                nodes.fires(),
                 JobNodes.parent(nodes.assignment()),
                 JobNodes.parent(nodes.reshardNecessary()))) {
             createQuietly(path);

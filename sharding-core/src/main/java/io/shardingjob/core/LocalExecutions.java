@@ -23,12 +23,17 @@ final class LocalExecutions {
         return running.putIfAbsent(item, new Execution(Thread.currentThread())) == null;
     }
 
-    /** @return whether the run was abandoned (interrupted by a shutdown or a connection loss) */
-    boolean finish(int item) {
-        Execution execution = running.remove(item);
+    /** Forgets the item's run; waiters for idleness wake up. */
+    void finish(int item) {
+        running.remove(item);
         synchronized (this) {
             notifyAll();
         }
+    }
+
+    /** Whether the item's current run here was abandoned (interrupted by a shutdown or a connection loss). */
+    boolean isAbandoned(int item) {
+        Execution execution = running.get(item);
         return execution != null && execution.abandoned;
     }
 

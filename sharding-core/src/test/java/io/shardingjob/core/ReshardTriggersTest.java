@@ -7,17 +7,12 @@ import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.execution.FireReport;
 import io.shardingjob.core.registry.JobNodes;
 import io.shardingjob.core.sharding.Assignment;
-import io.shardingjob.core.sharding.strategy.AverageAllocationStrategy;
-import io.shardingjob.core.sharding.strategy.ShardingRequest;
 import io.shardingjob.core.sharding.strategy.ShardingStrategies;
-import io.shardingjob.core.sharding.strategy.ShardingStrategy;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.curator.framework.CuratorFramework;
 import org.junit.jupiter.api.Test;
 
@@ -28,7 +23,7 @@ class ReshardTriggersTest extends ZooKeeperTestSupport {
 
     private static final JobNodes NODES = new JobNodes("settle");
 
-    private final Gate gate = new Gate();
+    private final GateStrategy gate = new GateStrategy("a");
 
     private JobConfiguration job(String strategy) {
         return JobConfiguration.builder("settle")
@@ -120,54 +115,6 @@ class ReshardTriggersTest extends ZooKeeperTestSupport {
         } finally {
             a.coordinator().close();
             b.coordinator().close();
-        }
-    }
-
-    /** Average allocation that can be held shut, to keep a leader in the middle of a reshard. */
-    private static final class Gate implements ShardingStrategy {
-
-        private final AtomicBoolean closed = new AtomicBoolean();
-
-        private final CountDownLatch released = new CountDownLatch(1);
-
-        private volatile boolean blockedCaller;
-
-        private volatile int calls;
-
-        @Override
-        public String name() {
-            return "gate";
-        }
-
-        @Override
-        public Map<String, List<Integer>> shard(ShardingRequest request) {
-            calls++;
-            if (closed.get() && request.instances().contains("a")) {
-                blockedCaller = true;
-                try {
-                    released.await(60, TimeUnit.SECONDS);
-                } catch (InterruptedException ex) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-            return new AverageAllocationStrategy().shard(request);
-        }
-
-        void close() {
-            closed.set(true);
-        }
-
-        void open() {
-            closed.set(false);
-            released.countDown();
-        }
-
-        boolean hasBlockedCaller() {
-            return blockedCaller;
-        }
-
-        int calls() {
-            return calls;
         }
     }
 }

@@ -95,6 +95,37 @@ public final class RunningMarks {
         }
     }
 
+    /** Records the fire this instance is starting, so that fires it misses after dying can be made up. */
+    public void recordFire(String instanceId, FireRecord record) {
+        try {
+            client.create().orSetData().forPath(nodes.fire(instanceId), record.encode());
+        } catch (Exception ex) {
+            log.warn("Job {}: could not record the fire at {}: {}", nodes.root(), record.fireTime(), ex.toString());
+        }
+    }
+
+    /** Every fire record, by instance, with the node's version, from the cache. */
+    public Map<String, Versioned<FireRecord>> fireRecords() {
+        Map<String, Versioned<FireRecord>> records = new TreeMap<>();
+        for (String instance : cache.children(nodes.fires())) {
+            cache.node(nodes.fire(instance)).ifPresent(node -> {
+                try {
+                    records.put(
+                            instance,
+                            new Versioned<>(
+                                    FireRecord.decode(node.getData()),
+                                    node.getStat().getVersion()));
+                } catch (IllegalArgumentException ex) {
+                    log.warn("Job {}: ignoring unreadable fire record of {}", nodes.root(), instance);
+                }
+            });
+        }
+        return records;
+    }
+
+    /** A value read together with the version of its node. */
+    public record Versioned<T>(T value, int version) {}
+
     /**
      * Removes the mark of a completed item, but only while this client still has the session that wrote it: after a
      * session loss the mark is no longer ours to remove (it may already be someone else's failover mark). Race window:

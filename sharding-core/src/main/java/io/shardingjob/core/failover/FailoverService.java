@@ -1,11 +1,13 @@
 package io.shardingjob.core.failover;
 
 import io.shardingjob.core.execution.ExecutionSource;
+import io.shardingjob.core.execution.FireRecord;
 import io.shardingjob.core.execution.RunningMark;
 import io.shardingjob.core.execution.RunningMarks;
 import io.shardingjob.core.registry.JobCache;
 import io.shardingjob.core.registry.JobNodes;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -75,14 +77,15 @@ public final class FailoverService {
     }
 
     /**
-     * On the leader: every mark whose session is gone becomes an orphan (failover on) or is dropped (failover off), in
+     * On the leader: every mark whose session is gone becomes an orphan (failover on) or is dropped (failover off), and
+     * every dead instance that missed fires since its last record gets its items queued once to make them up; all in
      * one multi-operation.
      *
-     * @return the items reclaimed
+     * @return the items queued or dropped
      */
     public List<Integer> reclaimStaleMarks(boolean failover) throws Exception {
         List<CuratorOp> ops = new ArrayList<>();
-        List<Integer> items = new ArrayList<>();
+        Map<Integer, RunningMark> orphans = new TreeMap<>();
         for (Map.Entry<Integer, RunningMark> entry : marks.all().entrySet()) {
             if (marks.isLive(entry.getValue())) {
                 continue;
@@ -95,29 +98,101 @@ public final class FailoverService {
             } catch (KeeperException.NoNodeException gone) {
                 continue;
             }
-            Stat owner = client.checkExists().forPath(nodes.instance(mark.instanceId()));
-            if (owner != null && owner.getEphemeralOwner() == mark.sessionId()) {
+            if (isRegisteredSession(mark.instanceId(), mark.sessionId())) {
                 continue;
             }
             ops.add(client.transactionOp()
                     .delete()
                     .withVersion(stat.getVersion())
                     .forPath(nodes.runningItem(item)));
-            // An orphan already queued for the item stands for this one too: it runs once, not once per leftover.
-            if (failover && !cache.exists(nodes.failoverQueueItem(item))) {
-                ops.add(client.transactionOp().create().forPath(nodes.failoverQueueItem(item), mark.encode()));
-            }
-            items.add(item);
+            orphans.put(item, mark);
+        }
+        collectMissedFires(ops, orphans);
+        List<Integer> items = new ArrayList<>(orphans.keySet());
+        if (failover) {
+            orphans.forEach((item, mark) -> {
+                // An orphan already queued for the item stands for this one too: it runs once, not once per leftover.
+                if (!cache.exists(nodes.failoverQueueItem(item))) {
+                    ops.add(uncheckedCreate(nodes.failoverQueueItem(item), mark.encode()));
+                }
+            });
         }
         if (!ops.isEmpty()) {
             client.transaction().forOperations(ops);
-            log.info(
-                    "Job {}: items {} left unfinished by a dead instance {}",
-                    JobNodes.name(nodes.root()),
-                    items,
-                    failover ? "queued for failover" : "dropped (failover is off)");
+            if (!items.isEmpty()) {
+                log.info(
+                        "Job {}: items {} left unfinished by a dead instance {}",
+                        JobNodes.name(nodes.root()),
+                        items,
+                        failover ? "queued for failover" : "dropped (failover is off)");
+            }
         }
         return items;
+    }
+
+    /**
+     * A dead instance's fire record older than the latest fire of a live instance means it missed fires while nobody
+     * knew it was dead: its items are queued once, for the latest fire (missed fires coalesce, as misfires do).
+     */
+    private void collectMissedFires(List<CuratorOp> ops, Map<Integer, RunningMark> orphans) throws Exception {
+        Map<String, RunningMarks.Versioned<FireRecord>> records = marks.fireRecords();
+        Instant latest = null;
+        for (Map.Entry<String, RunningMarks.Versioned<FireRecord>> entry : records.entrySet()) {
+            FireRecord record = entry.getValue().value();
+            if (marks.registeredSession(entry.getKey())
+                            .filter(s -> s == record.sessionId())
+                            .isPresent()
+                    && (latest == null || record.fireTime().isAfter(latest))) {
+                latest = record.fireTime();
+            }
+        }
+        for (Map.Entry<String, RunningMarks.Versioned<FireRecord>> entry : records.entrySet()) {
+            String instance = entry.getKey();
+            FireRecord record = entry.getValue().value();
+            if (marks.registeredSession(instance)
+                            .filter(s -> s == record.sessionId())
+                            .isPresent()
+                    || isRegisteredSession(instance, record.sessionId())) {
+                continue;
+            }
+            ops.add(client.transactionOp()
+                    .delete()
+                    .withVersion(entry.getValue().version())
+                    .forPath(nodes.fire(instance)));
+            if (latest == null || !record.fireTime().isBefore(latest)) {
+                continue;
+            }
+            RunningMark missed = new RunningMark(
+                    instance,
+                    record.sessionId(),
+                    record.epoch(),
+                    latest,
+                    record.shardingTotalCount(),
+                    ExecutionSource.NORMAL);
+            for (int item : record.items()) {
+                orphans.merge(item, missed, (left, right) -> left.fireTime().isAfter(right.fireTime()) ? left : right);
+            }
+            log.info(
+                    "Job {}: instance {} died after its fire at {} and missed fires up to {}; making up items {}",
+                    JobNodes.name(nodes.root()),
+                    instance,
+                    record.fireTime(),
+                    latest,
+                    record.items());
+        }
+    }
+
+    private boolean isRegisteredSession(String instanceId, long sessionId) throws Exception {
+        Stat owner = client.checkExists().forPath(nodes.instance(instanceId));
+        return owner != null && owner.getEphemeralOwner() == sessionId;
+    }
+
+    private CuratorOp uncheckedCreate(String path, byte[] data) {
+        try {
+            return client.transactionOp().create().forPath(path, data);
+        } catch (Exception ex) {
+            throw new IllegalStateException(ex);
+        }
     }
 
     /**
@@ -128,18 +203,28 @@ public final class FailoverService {
             throws Exception {
         List<CuratorOp> ops = new ArrayList<>();
         List<Integer> items = new ArrayList<>();
-        for (Map.Entry<Integer, RunningMark> entry : marks.all().entrySet()) {
-            RunningMark mark = entry.getValue();
-            if (!mark.instanceId().equals(instanceId) || stillRunning.contains(entry.getKey())) {
+        // Read from ZooKeeper, not the cache: a mark this instance removed an instant ago must not be handed on.
+        for (String name : client.getChildren().forPath(nodes.running())) {
+            int item = Integer.parseInt(name);
+            Stat stat = new Stat();
+            RunningMark mark;
+            try {
+                mark = RunningMark.decode(client.getData().storingStatIn(stat).forPath(nodes.runningItem(item)));
+            } catch (KeeperException.NoNodeException gone) {
                 continue;
             }
-            ops.add(client.transactionOp().delete().forPath(nodes.runningItem(entry.getKey())));
-            if (failover && !cache.exists(nodes.failoverQueueItem(entry.getKey()))) {
-                ops.add(client.transactionOp()
-                        .create()
-                        .forPath(nodes.failoverQueueItem(entry.getKey()), mark.encode()));
+            // Marks of an earlier session of ours are stale: the leader reclaims those.
+            if (!mark.instanceId().equals(instanceId) || mark.sessionId() != sessionId || stillRunning.contains(item)) {
+                continue;
             }
-            items.add(entry.getKey());
+            ops.add(client.transactionOp()
+                    .delete()
+                    .withVersion(stat.getVersion())
+                    .forPath(nodes.runningItem(item)));
+            if (failover && client.checkExists().forPath(nodes.failoverQueueItem(item)) == null) {
+                ops.add(client.transactionOp().create().forPath(nodes.failoverQueueItem(item), mark.encode()));
+            }
+            items.add(item);
         }
         if (!ops.isEmpty()) {
             client.transaction().forOperations(ops);
@@ -157,7 +242,7 @@ public final class FailoverService {
      * @return the orphans won; empty when there were none or others won them all
      */
     public List<Orphan> claim(int max, String instanceId, long sessionId) {
-        List<Orphan> candidates = queue().values().stream().limit(max).toList();
+        List<Orphan> candidates = readQueue().stream().limit(max).toList();
         if (candidates.isEmpty()) {
             return List.of();
         }
@@ -172,6 +257,34 @@ public final class FailoverService {
             }
         }
         return won;
+    }
+
+    /** How many orphans are queued, read from ZooKeeper: the cache may have seen only part of one multi-operation. */
+    public int queuedCount() {
+        try {
+            return client.getChildren().forPath(nodes.failoverQueue()).size();
+        } catch (Exception ex) {
+            return queue().size();
+        }
+    }
+
+    private List<Orphan> readQueue() {
+        List<Orphan> orphans = new ArrayList<>();
+        try {
+            for (String name : client.getChildren().forPath(nodes.failoverQueue())) {
+                Stat stat = new Stat();
+                try {
+                    byte[] data = client.getData().storingStatIn(stat).forPath(nodes.failoverQueue() + "/" + name);
+                    orphans.add(new Orphan(Integer.parseInt(name), RunningMark.decode(data), stat.getVersion()));
+                } catch (KeeperException.NoNodeException claimed) {
+                    // Someone claimed it meanwhile.
+                }
+            }
+        } catch (Exception ex) {
+            log.warn("Job {}: could not read the failover queue: {}", JobNodes.name(nodes.root()), ex.toString());
+        }
+        orphans.sort(java.util.Comparator.comparingInt(Orphan::item));
+        return orphans;
     }
 
     /** Failover was turned off: the queue and the takeover records go. */

@@ -17,6 +17,7 @@ package io.shardingjob.core.registry;
  * /{job}/running/{item}                  persistent  the item is planned or running: owner, session, epoch, fire
  * /{job}/failover/queue/{item}           persistent  an orphan: an item whose owner died before it completed
  * /{job}/failover/owners/{item}          persistent  who took the item over, until the next reshard
+ * /{job}/fires/{instanceId}              persistent  the last fire an instance started: time, session, epoch, items
  * </pre>
  */
 public final class JobNodes {
@@ -101,6 +102,14 @@ public final class JobNodes {
 
     public String failoverOwner(int item) {
         return failoverOwners() + "/" + item;
+    }
+
+    public String fires() {
+        return root + "/fires";
+    }
+
+    public String fire(String instanceId) {
+        return fires() + "/" + instanceId;
     }
 
     /** The last segment of a path, e.g. the instance id of an instance node. */

@@ -80,11 +80,20 @@ public final class ShardingService {
     /** Raises the flag, or bumps its version if it is already up, so that a leader mid-reshard starts over. */
     public void requestReshard(String reason) {
         byte[] data = reason.getBytes(StandardCharsets.UTF_8);
-        try {
-            client.create().orSetData().creatingParentsIfNeeded().forPath(nodes.reshardNecessary(), data);
-            log.debug("Job {}: reshard requested ({})", jobName, reason);
-        } catch (Exception ex) {
-            throw new IllegalStateException("Job '" + jobName + "': could not request a reshard", ex);
+        for (int attempt = 1; ; attempt++) {
+            try {
+                client.create().orSetData().creatingParentsIfNeeded().forPath(nodes.reshardNecessary(), data);
+                log.debug("Job {}: reshard requested ({})", jobName, reason);
+                return;
+            } catch (KeeperException.NoNodeException clearedMeanwhile) {
+                // The leader cleared the flag between our create and set: raise it again.
+                if (attempt == MAX_ATTEMPTS) {
+                    throw new IllegalStateException(
+                            "Job '" + jobName + "': could not request a reshard", clearedMeanwhile);
+                }
+            } catch (Exception ex) {
+                throw new IllegalStateException("Job '" + jobName + "': could not request a reshard", ex);
+            }
         }
     }
 

@@ -1,0 +1,275 @@
+package io.shardingjob.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.shardingjob.core.config.JobConfiguration;
+import io.shardingjob.core.config.JobConfigurationCodec;
+import io.shardingjob.core.execution.ExecutionSource;
+import io.shardingjob.core.execution.FireReport;
+import io.shardingjob.core.registry.JobNodes;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.Test;
+
+/** Failover with real sessions ending on a real server: nothing missed, nothing run twice at once. */
+class FailoverTest extends FailoverTestSupport {
+
+    private static final Duration WITHIN = Duration.ofSeconds(20);
+
+    private static JobConfiguration job(int total) {
+        return JobConfiguration.builder("settlement")
+                .cron("* * * * * *")
+                .shardingTotalCount(total)
+                .failover(true)
+                .build();
+    }
+
+    private static void awaitItems(Worker worker, int expectedItems) {
+        await().atMost(WITHIN)
+                .until(() -> worker.coordinator().localItems().size() == expectedItems
+                        && !worker.coordinator().isReshardPending());
+    }
+
+    @Test
+    void failsOverEveryUnfinishedItemOfACrashedInstanceOnceInTheSeedScenario() throws Exception {
+        Worker a = startWorker("a", job(9), item -> 1000);
+        Worker b = startWorker("b", job(9), item -> 1000);
+        Worker c = startWorker("c", job(9), item -> 1000);
+        awaitItems(c, 3);
+        Instant fire = Instant.now();
+
+        fireAll(fire, a, b, c);
+        await().atMost(WITHIN).until(() -> recorder.hasStarted("c", 6) && recorder.hasStarted("c", 8));
+        Instant killed = kill(c);
+
+        await().atMost(WITHIN).untilAsserted(() -> {
+            for (int item = 0; item < 9; item++) {
+                assertThat(recorder.completedRuns(item)).as("item %d", item).hasSize(1);
+            }
+        });
+        for (int item = 6; item <= 8; item++) {
+            Run run = recorder.completedRuns(item).get(0);
+            assertThat(run.source()).isEqualTo(ExecutionSource.FAILOVER);
+            assertThat(run.instance()).isIn("a", "b");
+            assertThat(run.fireTime()).isEqualTo(fire);
+            System.out.printf(
+                    "seed scenario: item %d failed over to %s %d ms after the kill (session timeout %d ms)%n",
+                    item, run.instance(), Duration.between(killed, run.start()).toMillis(), SESSION_TIMEOUT.toMillis());
+        }
+        for (int item = 0; item < 6; item++) {
+            assertThat(recorder.completedRuns(item).get(0).source()).isEqualTo(ExecutionSource.NORMAL);
+        }
+        assertThat(recorder.overlaps()).isEmpty();
+    }
+
+    @Test
+    void spreadsManyOrphansOverManyIdleInstancesAndRunsEachOnce() throws Exception {
+        List<String> ids = List.of("a", "b", "c", "d", "e", "f", "g", "h");
+        List<Worker> workers = new java.util.ArrayList<>();
+        for (String id : ids) {
+            boolean victim = id.equals("g") || id.equals("h");
+            workers.add(startWorker(id, job(40), item -> victim ? 10_000 : 50));
+        }
+        awaitItems(workers.get(7), 5);
+        Instant fire = Instant.now();
+
+        fireAll(fire, workers.toArray(new Worker[0]));
+        await().atMost(WITHIN).until(() -> recorder.hasStarted("g", 30) && recorder.hasStarted("h", 39));
+        kill(workers.get(6));
+        kill(workers.get(7));
+
+        await().atMost(WITHIN).untilAsserted(() -> {
+            for (int item = 0; item < 40; item++) {
+                assertThat(recorder.completedRuns(item)).as("item %d", item).hasSize(1);
+            }
+        });
+        Set<String> claimers = IntStream.range(30, 40)
+                .mapToObj(item -> recorder.completedRuns(item).get(0))
+                .peek(run -> assertThat(run.source()).isEqualTo(ExecutionSource.FAILOVER))
+                .map(Run::instance)
+                .collect(Collectors.toSet());
+        System.out.println("10 orphans claimed by " + claimers);
+        assertThat(claimers).hasSizeGreaterThan(1).doesNotContain("g", "h");
+        assertThat(recorder.overlaps()).isEmpty();
+    }
+
+    @Test
+    void aGracefulCloseLetsItemsFinishAndWritesNoFailoverRecord() throws Exception {
+        Worker a = startWorker("a", job(9), item -> 100);
+        Worker b = startWorker("b", job(9), item -> 100);
+        Worker c = startWorker("c", job(9), item -> 800);
+        awaitItems(c, 3);
+
+        fireAll(Instant.now(), a, b, c);
+        await().atMost(WITHIN).until(() -> recorder.hasStarted("c", 6));
+        c.coordinator().close();
+
+        assertThat(recorder.completedRuns(6))
+                .singleElement()
+                .satisfies(run -> assertThat(run.instance()).isEqualTo("c"));
+        await().atMost(Duration.ofMillis(SESSION_TIMEOUT.toMillis() - 300))
+                .untilAsserted(() -> assertThat(a.coordinator().assignment().itemsByInstance())
+                        .containsOnlyKeys("a", "b"));
+        assertThat(a.client().getChildren().forPath(new JobNodes("settlement").failoverQueue()))
+                .isEmpty();
+        assertThat(a.coordinator().failoverOwners()).isEmpty();
+        assertThat(recorder.runs()).noneMatch(run -> run.source() == ExecutionSource.FAILOVER);
+        assertThat(recorder.completed()).hasSize(9);
+    }
+
+    @Test
+    void itemsStillRunningWhenTheGracePeriodEndsAreHandedToFailover() throws Exception {
+        Worker a = startWorker("a", job(6), item -> 50);
+        Worker b = startWorker("b", job(6), item -> 50);
+        Worker c = startWorker("c", job(6), item -> item >= 4 ? 5_000 : 50, Duration.ofMillis(200));
+        awaitItems(c, 2);
+
+        fireAll(Instant.now(), a, b, c);
+        await().atMost(WITHIN).until(() -> recorder.hasStarted("c", 4) && recorder.hasStarted("c", 5));
+        c.coordinator().close();
+
+        await().atMost(WITHIN).untilAsserted(() -> {
+            assertThat(recorder.completedRuns(4)).singleElement().satisfies(run -> {
+                assertThat(run.instance()).isIn("a", "b");
+                assertThat(run.source()).isEqualTo(ExecutionSource.FAILOVER);
+            });
+            assertThat(recorder.completedRuns(5)).hasSize(1);
+        });
+        assertThat(recorder.overlaps()).isEmpty();
+    }
+
+    @Test
+    void aPartitionedOwnerStopsItsItemBeforeAnotherInstanceTakesItOver() throws Exception {
+        Worker a = startWorker("a", job(4), item -> item < 2 ? 100 : 4_000);
+        Worker b = startWorker("b", job(4), item -> item < 2 ? 100 : 4_000);
+        awaitItems(b, 2);
+
+        fireAll(Instant.now(), a, b);
+        await().atMost(WITHIN).until(() -> recorder.hasStarted("b", 2) && recorder.hasStarted("b", 3));
+        b.proxy().cut();
+
+        await().atMost(WITHIN).untilAsserted(() -> {
+            assertThat(recorder.completedRuns(2))
+                    .singleElement()
+                    .satisfies(run -> assertThat(run.instance()).isEqualTo("a"));
+            assertThat(recorder.completedRuns(3))
+                    .singleElement()
+                    .satisfies(run -> assertThat(run.instance()).isEqualTo("a"));
+        });
+        b.proxy().restore();
+
+        await().atMost(WITHIN)
+                .until(() -> b.coordinator().isAvailable()
+                        && b.coordinator().localItems().size() == 2);
+        assertThat(recorder.runs())
+                .filteredOn(run -> run.instance().equals("b") && run.item() >= 2)
+                .allSatisfy(run -> assertThat(run.completed()).isFalse());
+        assertThat(recorder.overlaps()).isEmpty();
+    }
+
+    @Test
+    void theNewLeaderReclaimsTheOldLeadersItemsWhileOrphansAreQueued() throws Exception {
+        Worker a = startWorker("a", job(9), item -> 3_000);
+        Worker b = startWorker("b", job(9), item -> 3_000);
+        Worker c = startWorker("c", job(9), item -> 3_000);
+        awaitItems(c, 3);
+        await().atMost(WITHIN).until(() -> a.coordinator().isLeader());
+
+        fireAll(Instant.now(), a, b, c);
+        await().atMost(WITHIN).until(() -> recorder.hasStarted("c", 8) && recorder.hasStarted("a", 2));
+        kill(c);
+        await().atMost(WITHIN).until(() -> b.coordinator().failoverQueue().size() == 3);
+        kill(a);
+
+        await().atMost(WITHIN).untilAsserted(() -> {
+            for (int item = 0; item < 9; item++) {
+                assertThat(recorder.completedRuns(item)).as("item %d", item).hasSize(1);
+                assertThat(recorder.completedRuns(item).get(0).instance()).isEqualTo("b");
+            }
+        });
+        assertThat(b.coordinator().isLeader()).isTrue();
+        assertThat(recorder.overlaps()).isEmpty();
+    }
+
+    @Test
+    void makesUpTheFiresADeadInstanceMissedBeforeItsDeathWasNoticed() throws Exception {
+        Worker a = startWorker("a", job(4), item -> 50);
+        Worker b = startWorker("b", job(4), item -> 50);
+        awaitItems(b, 2);
+        Instant first = Instant.now();
+        fireAll(first, a, b).forEach(CompletableFuture::join);
+
+        kill(b);
+        Instant missed = first.plusSeconds(1);
+        a.coordinator().fire(ExecutionSource.NORMAL, missed);
+
+        await().atMost(WITHIN).untilAsserted(() -> {
+            assertThat(recorder.completedRuns(2)).hasSize(2);
+            assertThat(recorder.completedRuns(3)).hasSize(2);
+        });
+        for (int item = 2; item <= 3; item++) {
+            Run makeUp = recorder.completedRuns(item).get(1);
+            assertThat(makeUp.instance()).isEqualTo("a");
+            assertThat(makeUp.fireTime()).isEqualTo(missed);
+            assertThat(makeUp.source()).isEqualTo(ExecutionSource.FAILOVER);
+        }
+    }
+
+    @Test
+    void aFireArrivingWhileItemsStillRunMakesThemRunOnceMoreWithTheDefaults() throws Exception {
+        JobConfiguration defaults = JobConfiguration.builder("settlement")
+                .cron("* * * * * *")
+                .shardingTotalCount(2)
+                .build();
+        Worker a = startWorker("a", defaults, item -> 700);
+        awaitItems(a, 2);
+
+        CompletableFuture<FireReport> first =
+                CompletableFuture.supplyAsync(() -> a.coordinator().fire(ExecutionSource.NORMAL, Instant.now()));
+        await().atMost(WITHIN).until(() -> recorder.hasStarted("a", 0) && recorder.hasStarted("a", 1));
+        FireReport second = a.coordinator().fire(ExecutionSource.NORMAL, Instant.now());
+        FireReport third = a.coordinator().fire(ExecutionSource.NORMAL, Instant.now());
+        first.join();
+
+        assertThat(second.items()).isEmpty();
+        assertThat(second.skipped()).containsKeys(0, 1);
+        assertThat(third.skipped().get(0)).contains("misfired");
+        for (int item = 0; item < 2; item++) {
+            assertThat(recorder.completedRuns(item))
+                    .extracting(Run::source)
+                    .containsExactly(ExecutionSource.NORMAL, ExecutionSource.MISFIRE);
+        }
+    }
+
+    @Test
+    void turningFailoverOffClearsTheQueueAndStaleMarksNeverBlockTheItems() throws Exception {
+        Worker a = startWorker("a", job(6), item -> item >= 4 ? 100 : 4_000);
+        Worker b = startWorker("b", job(6), item -> item >= 4 ? 100 : 4_000);
+        Worker c = startWorker("c", job(6), item -> item >= 4 ? 10_000 : 4_000);
+        awaitItems(c, 2);
+        fireAll(Instant.now(), a, b, c);
+        await().atMost(WITHIN).until(() -> recorder.hasStarted("c", 4) && recorder.hasStarted("a", 0));
+        kill(c);
+        await().atMost(WITHIN).until(() -> a.coordinator().failoverQueue().size() == 2);
+
+        JobConfiguration off = job(6).toBuilder().failover(false).build();
+        a.client().setData().forPath(new JobNodes("settlement").config(), JobConfigurationCodec.encode(off));
+
+        await().atMost(WITHIN)
+                .until(() -> a.coordinator().failoverQueue().isEmpty()
+                        && a.coordinator().runningItems().isEmpty());
+        Instant next = Instant.now();
+        List<Integer> ran = fireAll(next, a, b).stream()
+                .map(CompletableFuture::join)
+                .flatMap(report -> report.items().stream())
+                .sorted()
+                .toList();
+        assertThat(ran).containsExactly(0, 1, 2, 3, 4, 5);
+    }
+}
