@@ -46,6 +46,14 @@ final class FireRunner {
     }
 
     FireReport fire(ItemExecutor job, Executor executor, ExecutionSource source, Instant fireTime) {
+        return fire(job, executor, source, fireTime, null);
+    }
+
+    /**
+     * Runs the fire for the items this instance owns, or only for {@code only} of them when it is given (a misfire
+     * made up after another instance's run of those items ended).
+     */
+    FireReport fire(ItemExecutor job, Executor executor, ExecutionSource source, Instant fireTime, Set<Integer> only) {
         String jobName = coordinator.jobName();
         if (!coordinator.isAvailable()) {
             return FireReport.skippedEntirely(jobName, "not connected to ZooKeeper, or not started");
@@ -56,7 +64,7 @@ final class FireRunner {
         }
         Assignment assignment = coordinator.awaitSharding();
         Map<Integer, String> skipped = new TreeMap<>();
-        if (config.failover()) {
+        if (config.failover() && only == null) {
             marks.recordFire(
                     coordinator.instanceId(),
                     new FireRecord(
@@ -66,7 +74,10 @@ final class FireRunner {
                             assignment.shardingTotalCount(),
                             assignment.itemsOf(coordinator.instanceId())));
         }
-        List<Integer> items = plan(config, assignment.itemsOf(coordinator.instanceId()), fireTime, skipped);
+        List<Integer> owned = assignment.itemsOf(coordinator.instanceId()).stream()
+                .filter(item -> only == null || only.contains(item))
+                .toList();
+        List<Integer> items = plan(config, owned, fireTime, skipped);
         boolean tracked = tracksMarks(config);
         long session = coordinator.sessionId();
         if (tracked && !items.isEmpty()) {
@@ -127,7 +138,7 @@ final class FireRunner {
     private List<Integer> plan(
             JobConfiguration config, List<Integer> owned, Instant fireTime, Map<Integer, String> skipped) {
         Set<Integer> disabled = new HashSet<>(coordinator.disabledItems());
-        Map<Integer, String> takenOver = coordinator.failoverOwners();
+        Map<Integer, String> takenOver = coordinator.takenFromThisInstance();
         Map<Integer, RunningMark> marked = tracksMarks(config) ? marks.all() : Map.of();
         List<Integer> items = new ArrayList<>(owned.size());
         for (int item : owned) {
@@ -187,7 +198,17 @@ final class FireRunner {
             return List.of();
         }
         List<ItemResult> results = new ArrayList<>(1);
+        boolean handedOver = false;
         try {
+            if (source != ExecutionSource.FAILOVER && !stillOwned(first)) {
+                // Fenced off: a newer epoch gave the item to someone else before it started. It still runs for this
+                // fire, through failover, instead of being lost between the two owners.
+                handedOver = tracked;
+                if (tracked) {
+                    coordinator.handOver(item);
+                }
+                return results;
+            }
             results.add(runOnce(job, first, source, fireTime));
             Optional<Instant> missed = misfire ? local.takeMisfired(item) : Optional.empty();
             // However many fires were missed, the item runs once more, with the context of the latest.
@@ -208,7 +229,7 @@ final class FireRunner {
         } finally {
             // The mark goes before the item counts as finished, so that a shutdown waiting for idleness never sees
             // the mark of a completed item and hands it to failover.
-            if (tracked && !local.isAbandoned(item)) {
+            if (tracked && !handedOver && !local.isAbandoned(item)) {
                 marks.clear(item, session);
             }
             local.finish(item);

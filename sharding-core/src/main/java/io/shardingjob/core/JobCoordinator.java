@@ -26,6 +26,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -122,6 +123,8 @@ public final class JobCoordinator implements AutoCloseable {
     private final AtomicBoolean runningOrphans = new AtomicBoolean();
 
     private volatile ScheduledFuture<?> pendingInterrupt;
+
+    private final AtomicReference<MissedFire> missedWhileSuspended = new AtomicReference<>();
 
     private final ReentrantLock lock = new ReentrantLock();
 
@@ -306,6 +309,10 @@ public final class JobCoordinator implements AutoCloseable {
      * @param fireTime the scheduled time of the fire, recorded with every item
      */
     public FireReport fire(ItemExecutor job, Executor itemExecutor, ExecutionSource source, Instant fireTime) {
+        if (isStarted() && suspended && configuration().misfire()) {
+            // Made up after reconnecting if the session survives; if it does not, the leader's failover does it.
+            missedWhileSuspended.set(new MissedFire(fireTime, sessionId()));
+        }
         FireReport report = fireRunner.fire(job, itemExecutor, source, fireTime);
         // A busy instance claims orphans as soon as its own items are done.
         serial.execute(this::claimOrphans);
@@ -346,6 +353,30 @@ public final class JobCoordinator implements AutoCloseable {
     /** Items taken over by failover since the last reshard, with the instance that took each. */
     public Map<Integer, String> failoverOwners() {
         return failover.owners();
+    }
+
+    /** Hands an item this instance marked but will not start to failover, for the fire it was marked for. */
+    void handOver(int item) {
+        try {
+            failover.handOver(item, instanceId, sessionId(), configuration().failover());
+        } catch (Exception ex) {
+            log.warn(
+                    "Job {}: could not hand item {} over; the leader will reclaim it: {}",
+                    local.name(),
+                    item,
+                    ex.toString());
+        }
+    }
+
+    /** Items taken over from this instance since the last reshard: it skips them if it comes back meanwhile. */
+    Map<Integer, String> takenFromThisInstance() {
+        Map<Integer, String> taken = new java.util.TreeMap<>();
+        failover.takenFrom().forEach((item, from) -> {
+            if (from.equals(instanceId)) {
+                taken.put(item, failover.owners().get(item));
+            }
+        });
+        return taken;
     }
 
     /** Items queued for failover and not claimed yet. */
@@ -485,6 +516,7 @@ public final class JobCoordinator implements AutoCloseable {
         }
         if (path != null && (path.startsWith(nodes.failoverQueue()) || path.startsWith(nodes.running()))) {
             claimOrphans();
+            runItemsNoLongerRunningElsewhere();
         }
         if (nodes.disabledInstance(instanceId).equals(path)) {
             if (cache.exists(path)) {
@@ -527,13 +559,36 @@ public final class JobCoordinator implements AutoCloseable {
             }
             sharding.reshardIfNecessary();
             boolean failoverOn = configuration().failover();
-            failover.reclaimStaleMarks(failoverOn);
+            failover.reclaimStaleMarks(failoverOn, sharding.currentAssignment());
             if (!failoverOn && failover.hasState()) {
                 failover.clearAll();
             }
         } catch (Exception ex) {
             log.warn("Job {}: reconcile failed, will retry: {}", local.name(), ex.toString());
         }
+    }
+
+    /**
+     * A fire that found an item running on another instance is made up here once that run's mark is gone, if the item
+     * is still ours: the misfire rule, across instances.
+     */
+    private void runItemsNoLongerRunningElsewhere() {
+        if (job == null || !isAvailable()) {
+            return;
+        }
+        Map<Integer, String> running = runningOwners();
+        List<Integer> owned = localItems();
+        executions.runningElsewhere().forEach((item, fireTime) -> {
+            if (running.containsKey(item)) {
+                return;
+            }
+            if (executions.takeRunningElsewhere(item, fireTime) && owned.contains(item)) {
+                log.info("Job {}: item {} finished elsewhere; making up the fire at {}", local.name(), item, fireTime);
+                inBackground(
+                        "make-up",
+                        () -> fireRunner.fire(job, itemExecutor, ExecutionSource.MISFIRE, fireTime, Set.of(item)));
+            }
+        });
     }
 
     /**
@@ -568,13 +623,16 @@ public final class JobCoordinator implements AutoCloseable {
         switch (newState) {
             case SUSPENDED -> {
                 suspended = true;
-                log.warn("Job {}: connection suspended, no new items start until reconnected", local.name());
+                log.warn(
+                        "Job {} on {}: connection suspended, no new items start until reconnected",
+                        local.name(),
+                        instanceId);
                 scheduleInterrupt();
                 signalChange();
             }
             case LOST -> {
                 suspended = true;
-                log.warn("Job {}: session lost; this instance owns nothing until it has reconnected", local.name());
+                log.warn("Job {} on {}: session lost; owns nothing until it has reconnected", local.name(), instanceId);
                 cancelPendingInterrupt();
                 interruptRunningItems("the session was lost");
                 signalChange();
@@ -657,11 +715,34 @@ public final class JobCoordinator implements AutoCloseable {
             log.warn("Job {}: could not hand interrupted items on; the leader will: {}", local.name(), ex.toString());
         }
         suspended = false;
-        log.info("Job {}: reconnected, resuming", local.name());
+        log.info("Job {} on {}: reconnected, resuming", local.name(), instanceId);
         signalChange();
         reconcile();
         claimOrphans();
+        makeUpFireMissedWhileSuspended();
     }
+
+    private void makeUpFireMissedWhileSuspended() {
+        MissedFire missed = missedWhileSuspended.getAndSet(null);
+        if (missed == null || job == null || missed.sessionId() != sessionId()) {
+            return;
+        }
+        log.info("Job {}: making up the fire at {} missed while disconnected", local.name(), missed.fireTime());
+        inBackground("make-up", () -> fire(job, itemExecutor, ExecutionSource.MISFIRE, missed.fireTime()));
+    }
+
+    /**
+     * A make-up fire waits for its items like any fire; it runs on a thread of its own (rare, short-lived) so that it
+     * blocks neither the coordination thread nor a slot of a bounded item executor.
+     */
+    private void inBackground(String what, Runnable task) {
+        Thread thread = new Thread(task, "sharding-" + local.name() + "-" + what);
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    /** A fire that arrived while disconnected, and the session it arrived under. */
+    private record MissedFire(Instant fireTime, long sessionId) {}
 
     private void closeQuietly(AutoCloseable part, String what) {
         try {

@@ -18,6 +18,8 @@ final class LocalExecutions {
 
     private final Map<Integer, Instant> misfired = new ConcurrentHashMap<>();
 
+    private final Map<Integer, Instant> runningElsewhere = new ConcurrentHashMap<>();
+
     /** Registers the calling thread as running the item; false if the item already runs here. */
     boolean start(int item) {
         return running.putIfAbsent(item, new Execution(Thread.currentThread())) == null;
@@ -59,6 +61,24 @@ final class LocalExecutions {
         return Optional.ofNullable(misfired.remove(item));
     }
 
+    /**
+     * Remembers that a fire found the item running on another instance (a failover run, or its previous owner still
+     * finishing): this instance runs it once when that run ends. Several fires count once, the latest wins.
+     */
+    void markRunningElsewhere(int item, Instant fireTime) {
+        runningElsewhere.merge(item, fireTime, (left, right) -> left.isAfter(right) ? left : right);
+    }
+
+    /** The items waiting for another instance's run to end, with the latest fire they missed. */
+    Map<Integer, Instant> runningElsewhere() {
+        return Map.copyOf(runningElsewhere);
+    }
+
+    /** Forgets an item waiting for another instance, if it still waits for that fire. */
+    boolean takeRunningElsewhere(int item, Instant fireTime) {
+        return runningElsewhere.remove(item, fireTime);
+    }
+
     /** Interrupts every running item and marks its run abandoned, so its mark is handed on rather than cleared. */
     void abandonAll() {
         running.values().forEach(execution -> {
@@ -66,6 +86,7 @@ final class LocalExecutions {
             execution.thread.interrupt();
         });
         misfired.clear();
+        runningElsewhere.clear();
     }
 
     /** Waits until nothing runs, at most the timeout; true if idle. */

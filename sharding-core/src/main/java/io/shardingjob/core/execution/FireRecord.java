@@ -18,17 +18,38 @@ import java.util.stream.Collectors;
  * @param epoch the assignment epoch of the fire
  * @param shardingTotalCount the total of the fire
  * @param items the items the instance owned at the fire
+ * @param removedEpoch once the instance is known dead: the first epoch without it (0 while it is still assigned)
+ * @param coveredUntil once the instance is known dead: the latest fire its items were made up for
  */
-public record FireRecord(long sessionId, Instant fireTime, long epoch, int shardingTotalCount, List<Integer> items) {
+public record FireRecord(
+        long sessionId,
+        Instant fireTime,
+        long epoch,
+        int shardingTotalCount,
+        List<Integer> items,
+        long removedEpoch,
+        Instant coveredUntil) {
 
     public FireRecord {
         items = List.copyOf(items);
+        coveredUntil = coveredUntil == null ? fireTime : coveredUntil;
+    }
+
+    /** The record of a fire an instance starts. */
+    public FireRecord(long sessionId, Instant fireTime, long epoch, int shardingTotalCount, List<Integer> items) {
+        this(sessionId, fireTime, epoch, shardingTotalCount, items, 0, fireTime);
+    }
+
+    /** The same record, as kept by the leader while it makes up the dead instance's missed fires. */
+    public FireRecord whileDead(long removedEpoch, Instant coveredUntil) {
+        return new FireRecord(sessionId, fireTime, epoch, shardingTotalCount, items, removedEpoch, coveredUntil);
     }
 
     public byte[] encode() {
         return ("session=" + Long.toHexString(sessionId) + "\nfireTime=" + fireTime + "\nepoch=" + epoch
                         + "\nshardingTotalCount=" + shardingTotalCount + "\nitems="
-                        + items.stream().map(String::valueOf).collect(Collectors.joining(",")) + "\n")
+                        + items.stream().map(String::valueOf).collect(Collectors.joining(",")) + "\nremovedEpoch="
+                        + removedEpoch + "\ncoveredUntil=" + coveredUntil + "\n")
                 .getBytes(StandardCharsets.UTF_8);
     }
 
@@ -53,7 +74,9 @@ public record FireRecord(long sessionId, Instant fireTime, long epoch, int shard
                     Instant.parse(fields.get("fireTime")),
                     Long.parseLong(fields.get("epoch")),
                     Integer.parseInt(fields.get("shardingTotalCount")),
-                    items);
+                    items,
+                    Long.parseLong(fields.getOrDefault("removedEpoch", "0")),
+                    fields.containsKey("coveredUntil") ? Instant.parse(fields.get("coveredUntil")) : null);
         } catch (RuntimeException ex) {
             throw new IllegalArgumentException("Not a fire record: " + fields, ex);
         }

@@ -6,6 +6,7 @@ import io.shardingjob.core.execution.RunningMark;
 import io.shardingjob.core.execution.RunningMarks;
 import io.shardingjob.core.registry.JobCache;
 import io.shardingjob.core.registry.JobNodes;
+import io.shardingjob.core.sharding.Assignment;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -68,12 +69,26 @@ public final class FailoverService {
 
     /** Item to the instance that took it over since the last reshard, from the cache. */
     public Map<Integer, String> owners() {
-        Map<Integer, String> owners = new TreeMap<>();
+        return takeoverField(0);
+    }
+
+    /** Item to the instance it was taken over from since the last reshard, from the cache. */
+    public Map<Integer, String> takenFrom() {
+        return takeoverField(1);
+    }
+
+    /** A takeover record is two lines: the instance that took the item over, and the one it was taken from. */
+    private Map<Integer, String> takeoverField(int line) {
+        Map<Integer, String> values = new TreeMap<>();
         for (String name : cache.children(nodes.failoverOwners())) {
-            cache.data(nodes.failoverOwners() + "/" + name)
-                    .ifPresent(data -> owners.put(Integer.parseInt(name), new String(data, StandardCharsets.UTF_8)));
+            cache.data(nodes.failoverOwners() + "/" + name).ifPresent(data -> {
+                String[] lines = new String(data, StandardCharsets.UTF_8).split("\n");
+                if (lines.length > line) {
+                    values.put(Integer.parseInt(name), lines[line]);
+                }
+            });
         }
-        return owners;
+        return values;
     }
 
     /**
@@ -83,7 +98,7 @@ public final class FailoverService {
      *
      * @return the items queued or dropped
      */
-    public List<Integer> reclaimStaleMarks(boolean failover) throws Exception {
+    public List<Integer> reclaimStaleMarks(boolean failover, Assignment current) throws Exception {
         List<CuratorOp> ops = new ArrayList<>();
         Map<Integer, RunningMark> orphans = new TreeMap<>();
         for (Map.Entry<Integer, RunningMark> entry : marks.all().entrySet()) {
@@ -107,7 +122,7 @@ public final class FailoverService {
                     .forPath(nodes.runningItem(item)));
             orphans.put(item, mark);
         }
-        collectMissedFires(ops, orphans);
+        collectMissedFires(ops, orphans, current);
         List<Integer> items = new ArrayList<>(orphans.keySet());
         if (failover) {
             orphans.forEach((item, mark) -> {
@@ -131,54 +146,69 @@ public final class FailoverService {
     }
 
     /**
-     * A dead instance's fire record older than the latest fire of a live instance means it missed fires while nobody
-     * knew it was dead: its items are queued once, for the latest fire (missed fires coalesce, as misfires do).
+     * A dead instance misses every fire that still gave it items: the fires other instances started under epochs from
+     * before the reshard that removed it, including fires of instances whose cache had not caught up yet. Its record
+     * is kept (with the removal epoch and the latest fire made up) until every live instance fires under a newer
+     * epoch, and each newer missed fire queues its items once more; missed fires in between coalesce into one run,
+     * as misfires do.
      */
-    private void collectMissedFires(List<CuratorOp> ops, Map<Integer, RunningMark> orphans) throws Exception {
+    private void collectMissedFires(List<CuratorOp> ops, Map<Integer, RunningMark> orphans, Assignment current)
+            throws Exception {
         Map<String, RunningMarks.Versioned<FireRecord>> records = marks.fireRecords();
-        Instant latest = null;
-        for (Map.Entry<String, RunningMarks.Versioned<FireRecord>> entry : records.entrySet()) {
-            FireRecord record = entry.getValue().value();
-            if (marks.registeredSession(entry.getKey())
-                            .filter(s -> s == record.sessionId())
-                            .isPresent()
-                    && (latest == null || record.fireTime().isAfter(latest))) {
-                latest = record.fireTime();
+        Map<String, FireRecord> live = new TreeMap<>();
+        records.forEach((instance, record) -> {
+            if (marks.registeredSession(instance)
+                    .filter(session -> session == record.value().sessionId())
+                    .isPresent()) {
+                live.put(instance, record.value());
             }
-        }
+        });
         for (Map.Entry<String, RunningMarks.Versioned<FireRecord>> entry : records.entrySet()) {
             String instance = entry.getKey();
-            FireRecord record = entry.getValue().value();
-            if (marks.registeredSession(instance)
-                            .filter(s -> s == record.sessionId())
-                            .isPresent()
-                    || isRegisteredSession(instance, record.sessionId())) {
+            FireRecord dead = entry.getValue().value();
+            if (live.containsKey(instance) || isRegisteredSession(instance, dead.sessionId())) {
                 continue;
             }
-            ops.add(client.transactionOp()
-                    .delete()
-                    .withVersion(entry.getValue().version())
-                    .forPath(nodes.fire(instance)));
-            if (latest == null || !record.fireTime().isBefore(latest)) {
-                continue;
+            boolean stillAssigned = current.itemsByInstance().containsKey(instance);
+            long removedEpoch = dead.removedEpoch() != 0 ? dead.removedEpoch() : stillAssigned ? 0 : current.epoch();
+            Instant latest = live.values().stream()
+                    .filter(record -> removedEpoch == 0 || record.epoch() < removedEpoch)
+                    .map(FireRecord::fireTime)
+                    .max(Instant::compareTo)
+                    .orElse(dead.coveredUntil());
+            if (latest.isAfter(dead.coveredUntil())) {
+                RunningMark missed = new RunningMark(
+                        instance,
+                        dead.sessionId(),
+                        dead.epoch(),
+                        latest,
+                        dead.shardingTotalCount(),
+                        ExecutionSource.NORMAL);
+                for (int item : dead.items()) {
+                    orphans.merge(
+                            item, missed, (left, right) -> left.fireTime().isAfter(right.fireTime()) ? left : right);
+                }
+                log.info(
+                        "Job {}: instance {} died after its fire at {}; making up items {} for the fire at {}",
+                        JobNodes.name(nodes.root()),
+                        instance,
+                        dead.fireTime(),
+                        dead.items(),
+                        latest);
             }
-            RunningMark missed = new RunningMark(
-                    instance,
-                    record.sessionId(),
-                    record.epoch(),
-                    latest,
-                    record.shardingTotalCount(),
-                    ExecutionSource.NORMAL);
-            for (int item : record.items()) {
-                orphans.merge(item, missed, (left, right) -> left.fireTime().isAfter(right.fireTime()) ? left : right);
+            boolean settled =
+                    removedEpoch != 0 && live.values().stream().allMatch(record -> record.epoch() >= removedEpoch);
+            int version = entry.getValue().version();
+            if (settled) {
+                ops.add(client.transactionOp().delete().withVersion(version).forPath(nodes.fire(instance)));
+            } else if (removedEpoch != dead.removedEpoch() || !latest.equals(dead.coveredUntil())) {
+                ops.add(client.transactionOp()
+                        .setData()
+                        .withVersion(version)
+                        .forPath(
+                                nodes.fire(instance),
+                                dead.whileDead(removedEpoch, latest).encode()));
             }
-            log.info(
-                    "Job {}: instance {} died after its fire at {} and missed fires up to {}; making up items {}",
-                    JobNodes.name(nodes.root()),
-                    instance,
-                    record.fireTime(),
-                    latest,
-                    record.items());
         }
     }
 
@@ -234,6 +264,35 @@ public final class FailoverService {
                     items,
                     failover ? "to failover" : "back (failover is off)");
         }
+    }
+
+    /**
+     * Hands one item this instance marked but will not start (a newer epoch moved it) to failover, so that it still
+     * runs for its fire: the new owner may have planned the fire before it owned the item, and if it planned after,
+     * it skipped the item because of this very mark.
+     */
+    public void handOver(int item, String instanceId, long sessionId, boolean failover) throws Exception {
+        Stat stat = new Stat();
+        RunningMark mark;
+        try {
+            mark = RunningMark.decode(client.getData().storingStatIn(stat).forPath(nodes.runningItem(item)));
+        } catch (KeeperException.NoNodeException gone) {
+            return;
+        }
+        if (!mark.instanceId().equals(instanceId) || mark.sessionId() != sessionId) {
+            return;
+        }
+        List<CuratorOp> ops = new ArrayList<>();
+        ops.add(client.transactionOp().delete().withVersion(stat.getVersion()).forPath(nodes.runningItem(item)));
+        if (failover && client.checkExists().forPath(nodes.failoverQueueItem(item)) == null) {
+            ops.add(client.transactionOp().create().forPath(nodes.failoverQueueItem(item), mark.encode()));
+        }
+        client.transaction().forOperations(ops);
+        log.info(
+                "Job {}: item {} moved to a newer epoch before it started; handed {}",
+                JobNodes.name(nodes.root()),
+                item,
+                failover ? "to failover for its fire" : "back");
     }
 
     /**
@@ -325,7 +384,7 @@ public final class FailoverService {
                         dead.fireTime(),
                         dead.shardingTotalCount(),
                         ExecutionSource.FAILOVER);
-                byte[] record = instanceId.getBytes(StandardCharsets.UTF_8);
+                byte[] record = (instanceId + "\n" + dead.instanceId()).getBytes(StandardCharsets.UTF_8);
                 ops.add(client.transactionOp()
                         .delete()
                         .withVersion(orphan.version())

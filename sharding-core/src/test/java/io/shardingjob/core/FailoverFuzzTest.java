@@ -1,0 +1,166 @@
+package io.shardingjob.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.shardingjob.core.config.JobConfiguration;
+import io.shardingjob.core.execution.ExecutionSource;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The product's promise under random failures: several instances, a job firing every second, random kills (with a
+ * replacement started), network partitions longer than the session timeout, and graceful restarts, for a bounded
+ * time. Afterwards every item of every fire ran (for its own fire, or in the one make-up run that coalesces fires an
+ * instance missed while it was dead or cut off), and no item's runs overlapped.
+ */
+class FailoverFuzzTest extends FailoverTestSupport {
+
+    private static final int ITEMS = 6;
+
+    private static final Duration CHAOS = Duration.ofSeconds(20);
+
+    private final List<Worker> alive = new CopyOnWriteArrayList<>();
+
+    private final List<Instant> fires = new CopyOnWriteArrayList<>();
+
+    private final List<CompletableFuture<?>> firing = new CopyOnWriteArrayList<>();
+
+    private int next;
+
+    @Test
+    void everyItemOfEveryFireRunsAndNoRunOverlapsUnderRandomFailures() throws Exception {
+        long seed = System.nanoTime();
+        Random random = new Random(seed);
+        JobConfiguration job = JobConfiguration.builder("fuzz")
+                .cron("* * * * * *")
+                .shardingTotalCount(ITEMS)
+                .failover(true)
+                .build();
+        for (int i = 0; i < 4; i++) {
+            alive.add(newWorker(job, random));
+        }
+        await().atMost(Duration.ofSeconds(15))
+                .until(() -> alive.get(0)
+                                .coordinator()
+                                .assignment()
+                                .itemsByInstance()
+                                .size()
+                        == 4);
+        ExecutorService firePool = Executors.newCachedThreadPool();
+        ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor();
+        ticker.scheduleAtFixedRate(() -> fireEveryInstance(firePool), 0, 1, TimeUnit.SECONDS);
+        int kills = 0;
+        int partitions = 0;
+        int restarts = 0;
+        long end = System.nanoTime() + CHAOS.toNanos();
+        try {
+            while (System.nanoTime() < end) {
+                Thread.sleep(2000 + random.nextInt(1500));
+                Worker victim = alive.get(random.nextInt(alive.size()));
+                switch (random.nextInt(3)) {
+                    case 0 -> {
+                        kill(victim);
+                        alive.remove(victim);
+                        alive.add(newWorker(job, random));
+                        kills++;
+                    }
+                    case 1 -> {
+                        victim.proxy().cut();
+                        ticker.schedule(() -> victim.proxy().restore(), 2500, TimeUnit.MILLISECONDS);
+                        partitions++;
+                    }
+                    default -> {
+                        alive.remove(victim);
+                        victim.coordinator().close();
+                        alive.add(newWorker(job, random));
+                        restarts++;
+                    }
+                }
+            }
+        } finally {
+            ticker.shutdownNow();
+            ticker.awaitTermination(5, TimeUnit.SECONDS);
+        }
+        CompletableFuture.allOf(firing.toArray(new CompletableFuture<?>[0])).get(30, TimeUnit.SECONDS);
+        Worker observer = alive.get(0);
+        await().atMost(Duration.ofSeconds(20))
+                .pollInterval(Duration.ofMillis(100))
+                .until(() -> observer.coordinator().failoverQueue().isEmpty()
+                        && observer.coordinator().runningItems().isEmpty());
+
+        int ownFire = 0;
+        int madeUp = 0;
+        List<String> missed = new ArrayList<>();
+        List<Run> completed = recorder.completed();
+        // The last fire may still be settling when chaos stops; every earlier one must be complete.
+        for (Instant fire : fires.subList(0, fires.size() - 1)) {
+            for (int item = 0; item < ITEMS; item++) {
+                int current = item;
+                if (completed.stream()
+                        .anyMatch(run -> run.item() == current && run.fireTime().equals(fire))) {
+                    ownFire++;
+                } else if (completed.stream()
+                        .anyMatch(run -> run.item() == current
+                                && run.source() != ExecutionSource.NORMAL
+                                && !run.fireTime().isBefore(fire)
+                                && run.start().isAfter(fire))) {
+                    madeUp++;
+                } else {
+                    missed.add("item " + item + " of the fire at " + fire);
+                }
+            }
+        }
+        long failovers = completed.stream()
+                .filter(run -> run.source() == ExecutionSource.FAILOVER)
+                .count();
+        long misfires = completed.stream()
+                .filter(run -> run.source() == ExecutionSource.MISFIRE)
+                .count();
+        System.out.printf(
+                "fuzz (seed %d, session timeout %d ms): %d fires x %d items = %d slots; %d ran for their own fire,"
+                        + " %d in a make-up run, %d missed; %d kills, %d partitions, %d graceful restarts;"
+                        + " %d completed runs (%d failover, %d misfire); %d overlaps%n",
+                seed,
+                SESSION_TIMEOUT.toMillis(),
+                fires.size() - 1,
+                ITEMS,
+                (fires.size() - 1) * ITEMS,
+                ownFire,
+                madeUp,
+                missed.size(),
+                kills,
+                partitions,
+                restarts,
+                completed.size(),
+                failovers,
+                misfires,
+                recorder.overlaps().size());
+        assertThat(recorder.overlaps()).isEmpty();
+        assertThat(missed).isEmpty();
+    }
+
+    private Worker newWorker(JobConfiguration job, Random random) throws Exception {
+        long millis = 100 + random.nextInt(200);
+        return startWorker("w" + next++, job, item -> millis, Duration.ofSeconds(5));
+    }
+
+    private void fireEveryInstance(ExecutorService pool) {
+        Instant fireTime = Instant.now();
+        fires.add(fireTime);
+        for (Worker worker : alive) {
+            firing.add(CompletableFuture.runAsync(
+                    () -> worker.coordinator().fire(ExecutionSource.NORMAL, fireTime), pool));
+        }
+    }
+}
