@@ -65,19 +65,24 @@ final class FireRunner {
         Assignment assignment = coordinator.awaitSharding();
         Map<Integer, String> skipped = new TreeMap<>();
         if (config.failover() && only == null) {
+            String me = coordinator.instanceId();
             marks.recordFire(
-                    coordinator.instanceId(),
-                    new FireRecord(
+                    me,
+                    FireRecord.next(
+                            marks.fireRecords().containsKey(me)
+                                    ? marks.fireRecords().get(me).value()
+                                    : null,
                             coordinator.sessionId(),
                             fireTime,
                             assignment.epoch(),
                             assignment.shardingTotalCount(),
-                            assignment.itemsOf(coordinator.instanceId())));
+                            assignment.itemsOf(me)));
         }
         List<Integer> owned = assignment.itemsOf(coordinator.instanceId()).stream()
                 .filter(item -> only == null || only.contains(item))
                 .toList();
-        List<Integer> items = plan(config, owned, fireTime, skipped);
+        Map<Integer, LocalExecutions.Execution> reservations = new TreeMap<>();
+        List<Integer> items = plan(config, owned, fireTime, skipped, reservations);
         boolean tracked = tracksMarks(config);
         long session = coordinator.sessionId();
         if (tracked && !items.isEmpty()) {
@@ -90,15 +95,29 @@ final class FireRunner {
                             fireTime,
                             assignment.shardingTotalCount(),
                             source),
-                    skipped);
+                    skipped,
+                    reservations,
+                    fireTime,
+                    config.misfire());
         }
+        log.debug(
+                "Job {} on {}: {} fire at {} under epoch {}: running {}, skipped {}",
+                jobName,
+                coordinator.instanceId(),
+                source,
+                fireTime,
+                assignment.epoch(),
+                items,
+                skipped);
         String taskId = ShardingContext.taskId(jobName, items, coordinator.instanceId());
         List<CompletableFuture<List<ItemResult>>> running = new ArrayList<>(items.size());
         for (int item : items) {
             ShardingContext context =
                     context(config, taskId, assignment.shardingTotalCount(), item, assignment.epoch());
+            LocalExecutions.Execution reservation = reservations.get(item);
             running.add(CompletableFuture.supplyAsync(
-                    () -> runItem(job, context, source, fireTime, tracked, session, config.misfire()), executor));
+                    () -> runItem(job, context, source, fireTime, tracked, session, config.misfire(), reservation),
+                    executor));
         }
         List<ItemResult> results = running.stream()
                 .map(CompletableFuture::join)
@@ -124,7 +143,15 @@ final class FireRunner {
                     dead.fireTime(),
                     dead.instanceId());
             running.add(CompletableFuture.runAsync(
-                    () -> runItem(job, context, ExecutionSource.FAILOVER, dead.fireTime(), true, session, false),
+                    () -> runItem(
+                            job,
+                            context,
+                            ExecutionSource.FAILOVER,
+                            dead.fireTime(),
+                            true,
+                            session,
+                            false,
+                            local.reserveForFailover(orphan.item())),
                     executor));
         }
         return CompletableFuture.allOf(running.toArray(new CompletableFuture<?>[0]));
@@ -136,7 +163,11 @@ final class FireRunner {
     }
 
     private List<Integer> plan(
-            JobConfiguration config, List<Integer> owned, Instant fireTime, Map<Integer, String> skipped) {
+            JobConfiguration config,
+            List<Integer> owned,
+            Instant fireTime,
+            Map<Integer, String> skipped,
+            Map<Integer, LocalExecutions.Execution> reservations) {
         Set<Integer> disabled = new HashSet<>(coordinator.disabledItems());
         Map<Integer, String> takenOver = coordinator.takenFromThisInstance();
         Map<Integer, RunningMark> marked = tracksMarks(config) ? marks.all() : Map.of();
@@ -145,7 +176,10 @@ final class FireRunner {
             RunningMark mark = marked.get(item);
             if (disabled.contains(item)) {
                 skipped.put(item, "disabled");
-            } else if (local.isRunning(item)) {
+                continue;
+            }
+            LocalExecutions.Execution reservation = local.reserve(item);
+            if (reservation == null) {
                 if (config.misfire()) {
                     local.markMisfired(item, fireTime);
                     skipped.put(item, "still running; misfired, runs again when it finishes");
@@ -153,26 +187,47 @@ final class FireRunner {
                     skipped.put(item, "still running");
                 }
             } else if (takenOver.containsKey(item)) {
+                local.finish(item, reservation);
                 skipped.put(item, "taken over by " + takenOver.get(item) + " until the next reshard");
+            } else if (mark != null && marks.isLive(mark)) {
+                local.finish(item, reservation);
+                if (config.misfire()) {
+                    local.markRunningElsewhere(item, fireTime);
+                    skipped.put(item, "still running on " + mark.instanceId() + "; runs here when that ends");
+                } else {
+                    skipped.put(item, "still running on " + mark.instanceId());
+                }
             } else if (mark != null) {
-                skipped.put(
-                        item,
-                        marks.isLive(mark)
-                                ? "still running on " + mark.instanceId()
-                                : "left unfinished by " + mark.instanceId() + "; awaiting failover");
+                local.finish(item, reservation);
+                skipped.put(item, "left unfinished by " + mark.instanceId() + "; awaiting failover");
             } else {
+                reservations.put(item, reservation);
                 items.add(item);
             }
         }
         return items;
     }
 
-    private List<Integer> mark(List<Integer> items, RunningMark mark, Map<Integer, String> skipped) {
+    private List<Integer> mark(
+            List<Integer> items,
+            RunningMark mark,
+            Map<Integer, String> skipped,
+            Map<Integer, LocalExecutions.Execution> reservations,
+            Instant fireTime,
+            boolean misfire) {
         try {
             List<Integer> marked = marks.mark(items, mark);
-            items.stream()
-                    .filter(item -> !marked.contains(item))
-                    .forEach(item -> skipped.put(item, "marked elsewhere"));
+            for (int item : items) {
+                if (!marked.contains(item)) {
+                    // Someone marked it between our cache read and our write: a failover run (perhaps ours) or a
+                    // slower owner. The item runs here once that run's mark is gone.
+                    local.finish(item, reservations.remove(item));
+                    if (misfire) {
+                        local.markRunningElsewhere(item, fireTime);
+                    }
+                    skipped.put(item, "marked by another run; runs here when that ends");
+                }
+            }
             return marked;
         } catch (Exception ex) {
             log.warn(
@@ -180,7 +235,10 @@ final class FireRunner {
                     coordinator.jobName(),
                     items,
                     ex);
-            items.forEach(item -> skipped.put(item, "could not be marked running"));
+            items.forEach(item -> {
+                local.finish(item, reservations.remove(item));
+                skipped.put(item, "could not be marked running");
+            });
             return List.of();
         }
     }
@@ -192,9 +250,10 @@ final class FireRunner {
             Instant fireTime,
             boolean tracked,
             long session,
-            boolean misfire) {
+            boolean misfire,
+            LocalExecutions.Execution reservation) {
         int item = first.item();
-        if (!local.start(item)) {
+        if (!local.start(item, reservation)) {
             return List.of();
         }
         List<ItemResult> results = new ArrayList<>(1);
@@ -229,10 +288,10 @@ final class FireRunner {
         } finally {
             // The mark goes before the item counts as finished, so that a shutdown waiting for idleness never sees
             // the mark of a completed item and hands it to failover.
-            if (tracked && !handedOver && !local.isAbandoned(item)) {
+            if (tracked && !handedOver && !reservation.isAbandoned()) {
                 marks.clear(item, session);
             }
-            local.finish(item);
+            local.finish(item, reservation);
             // Pool threads are reused: an interrupt meant for this item must not reach the next one.
             Thread.interrupted();
         }

@@ -480,9 +480,11 @@ public final class JobCoordinator implements AutoCloseable {
      */
     Assignment awaitSharding() {
         long remaining = shardingWaitTimeout.toNanos();
+        boolean waited = false;
         lock.lock();
         try {
             while (sharding.isReshardPending() && !election.isLeader() && isAvailable() && remaining > 0) {
+                waited = true;
                 remaining = changed.awaitNanos(remaining);
             }
         } catch (InterruptedException ex) {
@@ -496,6 +498,11 @@ public final class JobCoordinator implements AutoCloseable {
             if (written.isPresent()) {
                 return written.get();
             }
+        }
+        if (waited && !sharding.isReshardPending()) {
+            // The flag's deletion can reach the cache before the assignment written in the same transaction does:
+            // after a wait, read the new assignment from ZooKeeper rather than plan the fire with the old one.
+            return sharding.readCurrentAssignment();
         }
         return sharding.currentAssignment();
     }

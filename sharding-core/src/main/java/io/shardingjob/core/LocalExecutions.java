@@ -8,9 +8,10 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The items of one job running on this instance right now, with their threads, and the items whose next fire arrived
- * while they still ran (misfired). Kept in memory, not in ZooKeeper, so misfire works whether or not
- * {@code monitorExecution} is on.
+ * The items of one job reserved or running on this instance right now, with their threads, and the items whose next
+ * fire arrived while they still ran (misfired). An item is reserved when a fire plans it, before it is marked in
+ * ZooKeeper, so that two fires of this instance never both plan it: the later one records a misfire instead. Kept in
+ * memory, not in ZooKeeper, so misfire works whether or not {@code monitorExecution} is on.
  */
 final class LocalExecutions {
 
@@ -20,27 +21,37 @@ final class LocalExecutions {
 
     private final Map<Integer, Instant> runningElsewhere = new ConcurrentHashMap<>();
 
-    /** Registers the calling thread as running the item; false if the item already runs here. */
-    boolean start(int item) {
-        return running.putIfAbsent(item, new Execution(Thread.currentThread())) == null;
+    /** Reserves the item for a fire being planned; null if a fire of this instance already has it. */
+    Execution reserve(int item) {
+        Execution reservation = new Execution();
+        return running.putIfAbsent(item, reservation) == null ? reservation : null;
     }
 
-    /** Forgets the item's run; waiters for idleness wake up. */
-    void finish(int item) {
-        running.remove(item);
+    /**
+     * Reserves the item for a failover run whose claim already fenced it cluster-wide: a reservation by a fire of ours
+     * that has not marked the item yet can no longer run it, and is displaced.
+     */
+    Execution reserveForFailover(int item) {
+        Execution reservation = new Execution();
+        running.put(item, reservation);
+        return reservation;
+    }
+
+    /** Attaches the calling thread to the reservation; false if the reservation was displaced meanwhile. */
+    boolean start(int item, Execution reservation) {
+        if (running.get(item) != reservation) {
+            return false;
+        }
+        reservation.thread = Thread.currentThread();
+        return true;
+    }
+
+    /** Ends a reservation (run or not); waiters for idleness wake up. */
+    void finish(int item, Execution reservation) {
+        running.remove(item, reservation);
         synchronized (this) {
             notifyAll();
         }
-    }
-
-    /** Whether the item's current run here was abandoned (interrupted by a shutdown or a connection loss). */
-    boolean isAbandoned(int item) {
-        Execution execution = running.get(item);
-        return execution != null && execution.abandoned;
-    }
-
-    boolean isRunning(int item) {
-        return running.containsKey(item);
     }
 
     boolean isIdle() {
@@ -53,7 +64,7 @@ final class LocalExecutions {
 
     /** Remembers that a fire found the item still running; several missed fires count once, the latest wins. */
     void markMisfired(int item, Instant fireTime) {
-        misfired.put(item, fireTime);
+        misfired.merge(item, fireTime, (left, right) -> left.isAfter(right) ? left : right);
     }
 
     /** The latest fire the item missed while running, forgotten at once so the item runs once more, only once. */
@@ -83,7 +94,10 @@ final class LocalExecutions {
     void abandonAll() {
         running.values().forEach(execution -> {
             execution.abandoned = true;
-            execution.thread.interrupt();
+            Thread thread = execution.thread;
+            if (thread != null) {
+                thread.interrupt();
+            }
         });
         misfired.clear();
         runningElsewhere.clear();
@@ -107,14 +121,15 @@ final class LocalExecutions {
         return true;
     }
 
-    private static final class Execution {
+    /** One reservation of one item: the thread running it once it starts, and whether it was abandoned. */
+    static final class Execution {
 
-        private final Thread thread;
+        private volatile Thread thread;
 
         private volatile boolean abandoned;
 
-        private Execution(Thread thread) {
-            this.thread = thread;
+        boolean isAbandoned() {
+            return abandoned;
         }
     }
 }

@@ -9,8 +9,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -34,7 +36,8 @@ class FailoverFuzzTest extends FailoverTestSupport {
 
     private final List<Instant> fires = new CopyOnWriteArrayList<>();
 
-    private final List<CompletableFuture<?>> firing = new CopyOnWriteArrayList<>();
+    /** Fires of workers that are not killed; a killed worker's threads are as good as gone. */
+    private final Map<Worker, List<CompletableFuture<?>>> firing = new ConcurrentHashMap<>();
 
     private int next;
 
@@ -72,6 +75,7 @@ class FailoverFuzzTest extends FailoverTestSupport {
                     case 0 -> {
                         kill(victim);
                         alive.remove(victim);
+                        firing.remove(victim);
                         alive.add(newWorker(job, random));
                         kills++;
                     }
@@ -92,7 +96,8 @@ class FailoverFuzzTest extends FailoverTestSupport {
             ticker.shutdownNow();
             ticker.awaitTermination(5, TimeUnit.SECONDS);
         }
-        CompletableFuture.allOf(firing.toArray(new CompletableFuture<?>[0])).get(30, TimeUnit.SECONDS);
+        CompletableFuture.allOf(firing.values().stream().flatMap(List::stream).toArray(CompletableFuture<?>[]::new))
+                .get(30, TimeUnit.SECONDS);
         Worker observer = alive.get(0);
         await().atMost(Duration.ofSeconds(20))
                 .pollInterval(Duration.ofMillis(100))
@@ -159,8 +164,9 @@ class FailoverFuzzTest extends FailoverTestSupport {
         Instant fireTime = Instant.now();
         fires.add(fireTime);
         for (Worker worker : alive) {
-            firing.add(CompletableFuture.runAsync(
-                    () -> worker.coordinator().fire(ExecutionSource.NORMAL, fireTime), pool));
+            firing.computeIfAbsent(worker, key -> new CopyOnWriteArrayList<>())
+                    .add(CompletableFuture.runAsync(
+                            () -> worker.coordinator().fire(ExecutionSource.NORMAL, fireTime), pool));
         }
     }
 }

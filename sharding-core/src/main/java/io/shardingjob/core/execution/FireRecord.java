@@ -20,6 +20,8 @@ import java.util.stream.Collectors;
  * @param items the items the instance owned at the fire
  * @param removedEpoch once the instance is known dead: the first epoch without it (0 while it is still assigned)
  * @param coveredUntil once the instance is known dead: the latest fire its items were made up for
+ * @param recent this instance's last few fires with their epochs, newest last, so that the leader can tell which
+ *     fires happened under which epoch even if it looks a few fires late
  */
 public record FireRecord(
         long sessionId,
@@ -28,29 +30,58 @@ public record FireRecord(
         int shardingTotalCount,
         List<Integer> items,
         long removedEpoch,
-        Instant coveredUntil) {
+        Instant coveredUntil,
+        List<Fire> recent) {
+
+    private static final int RECENT = 8;
 
     public FireRecord {
         items = List.copyOf(items);
         coveredUntil = coveredUntil == null ? fireTime : coveredUntil;
+        recent = List.copyOf(recent);
     }
 
-    /** The record of a fire an instance starts. */
-    public FireRecord(long sessionId, Instant fireTime, long epoch, int shardingTotalCount, List<Integer> items) {
-        this(sessionId, fireTime, epoch, shardingTotalCount, items, 0, fireTime);
+    /** The record of a fire an instance starts, following its previous record (if any). */
+    public static FireRecord next(
+            FireRecord previous, long sessionId, Instant fireTime, long epoch, int total, List<Integer> items) {
+        List<Fire> recent = new ArrayList<>(previous == null ? List.of() : previous.recent());
+        recent.add(new Fire(fireTime, epoch));
+        if (recent.size() > RECENT) {
+            recent = recent.subList(recent.size() - RECENT, recent.size());
+        }
+        return new FireRecord(sessionId, fireTime, epoch, total, items, 0, fireTime, recent);
     }
 
     /** The same record, as kept by the leader while it makes up the dead instance's missed fires. */
     public FireRecord whileDead(long removedEpoch, Instant coveredUntil) {
-        return new FireRecord(sessionId, fireTime, epoch, shardingTotalCount, items, removedEpoch, coveredUntil);
+        return new FireRecord(
+                sessionId, fireTime, epoch, shardingTotalCount, items, removedEpoch, coveredUntil, recent);
     }
+
+    /** One fire: when, and under which epoch. */
+    public record Fire(Instant fireTime, long epoch) {}
 
     public byte[] encode() {
         return ("session=" + Long.toHexString(sessionId) + "\nfireTime=" + fireTime + "\nepoch=" + epoch
                         + "\nshardingTotalCount=" + shardingTotalCount + "\nitems="
                         + items.stream().map(String::valueOf).collect(Collectors.joining(",")) + "\nremovedEpoch="
-                        + removedEpoch + "\ncoveredUntil=" + coveredUntil + "\n")
+                        + removedEpoch + "\ncoveredUntil=" + coveredUntil + "\nrecent="
+                        + recent.stream()
+                                .map(fire -> fire.fireTime() + "@" + fire.epoch())
+                                .collect(Collectors.joining(","))
+                        + "\n")
                 .getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static List<Fire> parseRecent(String text) {
+        List<Fire> fires = new ArrayList<>();
+        for (String fire : text.split(",")) {
+            int at = fire.lastIndexOf('@');
+            if (at > 0) {
+                fires.add(new Fire(Instant.parse(fire.substring(0, at)), Long.parseLong(fire.substring(at + 1))));
+            }
+        }
+        return fires;
     }
 
     /** @throws IllegalArgumentException when the data is not a fire record */
@@ -76,7 +107,8 @@ public record FireRecord(
                     Integer.parseInt(fields.get("shardingTotalCount")),
                     items,
                     Long.parseLong(fields.getOrDefault("removedEpoch", "0")),
-                    fields.containsKey("coveredUntil") ? Instant.parse(fields.get("coveredUntil")) : null);
+                    fields.containsKey("coveredUntil") ? Instant.parse(fields.get("coveredUntil")) : null,
+                    parseRecent(fields.getOrDefault("recent", "")));
         } catch (RuntimeException ex) {
             throw new IllegalArgumentException("Not a fire record: " + fields, ex);
         }

@@ -172,8 +172,10 @@ public final class FailoverService {
             boolean stillAssigned = current.itemsByInstance().containsKey(instance);
             long removedEpoch = dead.removedEpoch() != 0 ? dead.removedEpoch() : stillAssigned ? 0 : current.epoch();
             Instant latest = live.values().stream()
-                    .filter(record -> removedEpoch == 0 || record.epoch() < removedEpoch)
-                    .map(FireRecord::fireTime)
+                    .flatMap(record -> record.recent().stream())
+                    .filter(fire -> removedEpoch == 0 || fire.epoch() < removedEpoch)
+                    .map(FireRecord.Fire::fireTime)
+                    .filter(fireTime -> fireTime.isAfter(dead.coveredUntil()))
                     .max(Instant::compareTo)
                     .orElse(dead.coveredUntil());
             if (latest.isAfter(dead.coveredUntil())) {

@@ -117,6 +117,17 @@ public final class ShardingService {
         return current.assignment;
     }
 
+    /** The assignment in force, read from ZooKeeper (one round trip); the cached one if ZooKeeper cannot answer. */
+    public Assignment readCurrentAssignment() {
+        try {
+            Assignment read = readAssignment(new Stat());
+            Assignment cachedNow = currentAssignment();
+            return read.epoch() >= cachedNow.epoch() ? read : cachedNow;
+        } catch (Exception ex) {
+            return currentAssignment();
+        }
+    }
+
     /** The live instances that are not disabled, from the cache, sorted. */
     public List<String> shardingInstances() {
         Set<String> disabled = new HashSet<>(cache.children(nodes.disabledInstances()));
