@@ -11,6 +11,7 @@ import io.shardingjob.core.execution.RunningMark;
 import io.shardingjob.core.execution.RunningMarks;
 import io.shardingjob.core.execution.ShardingContext;
 import io.shardingjob.core.failover.Orphan;
+import io.shardingjob.core.registry.JobNodes;
 import io.shardingjob.core.sharding.Assignment;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -69,9 +70,7 @@ final class FireRunner {
             marks.recordFire(
                     me,
                     FireRecord.next(
-                            marks.fireRecords().containsKey(me)
-                                    ? marks.fireRecords().get(me).value()
-                                    : null,
+                            previousRecord(me),
                             coordinator.sessionId(),
                             fireTime,
                             assignment.epoch(),
@@ -155,6 +154,12 @@ final class FireRunner {
                     executor));
         }
         return CompletableFuture.allOf(running.toArray(new CompletableFuture<?>[0]));
+    }
+
+    private FireRecord previousRecord(String me) {
+        RunningMarks.Versioned<FireRecord> previous =
+                marks.fireRecords().get(JobNodes.fireRecordName(me, coordinator.sessionId()));
+        return previous == null ? null : previous.value();
     }
 
     static boolean tracksMarks(JobConfiguration config) {

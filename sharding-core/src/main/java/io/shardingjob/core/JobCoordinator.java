@@ -270,6 +270,8 @@ public final class JobCoordinator implements AutoCloseable {
                         sessionId(),
                         executions.runningItems(),
                         configuration().failover());
+                // A clean leave: the survivors reshard at once, there are no missed fires to make up.
+                client.delete().quietly().forPath(nodes.fire(instanceId, sessionId()));
             }
         } catch (Exception ex) {
             log.warn(
@@ -561,12 +563,13 @@ public final class JobCoordinator implements AutoCloseable {
             return;
         }
         try {
+            // Reclaim first: while a dead instance is still in the assignment, its items are known exactly.
+            boolean failoverOn = configuration().failover();
+            failover.reclaimStaleMarks(failoverOn, sharding.currentAssignment());
             if (!sharding.isReshardPending()) {
                 sharding.inconsistency().ifPresent(sharding::requestReshard);
             }
             sharding.reshardIfNecessary();
-            boolean failoverOn = configuration().failover();
-            failover.reclaimStaleMarks(failoverOn, sharding.currentAssignment());
             if (!failoverOn && failover.hasState()) {
                 failover.clearAll();
             }

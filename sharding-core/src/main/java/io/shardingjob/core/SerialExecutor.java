@@ -3,6 +3,7 @@ package io.shardingjob.core;
 import java.util.ArrayDeque;
 import java.util.Queue;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 
 /**
  * Runs a job's coordination tasks one at a time, in order, on a pool shared by all jobs: thousands of jobs share a
@@ -37,7 +38,13 @@ final class SerialExecutor implements Executor {
     private synchronized void scheduleNext() {
         active = tasks.poll();
         if (active != null) {
-            pool.execute(active);
+            try {
+                pool.execute(active);
+            } catch (RejectedExecutionException closed) {
+                // The job closed and its pool with it: nothing more to coordinate.
+                tasks.clear();
+                active = null;
+            }
         }
     }
 }

@@ -52,8 +52,11 @@ public record FireRecord(
         return new FireRecord(sessionId, fireTime, epoch, total, items, 0, fireTime, recent);
     }
 
-    /** The same record, as kept by the leader while it makes up the dead instance's missed fires. */
-    public FireRecord whileDead(long removedEpoch, Instant coveredUntil) {
+    /**
+     * The same record, as kept by the leader while it makes up the dead instance's missed fires: the items it owned
+     * when its death was noticed, the epoch that removed it, and the latest fire made up.
+     */
+    public FireRecord whileDead(List<Integer> items, long removedEpoch, Instant coveredUntil) {
         return new FireRecord(
                 sessionId, fireTime, epoch, shardingTotalCount, items, removedEpoch, coveredUntil, recent);
     }

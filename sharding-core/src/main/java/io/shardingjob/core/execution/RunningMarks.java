@@ -98,17 +98,17 @@ public final class RunningMarks {
     /** Records the fire this instance is starting, so that fires it misses after dying can be made up. */
     public void recordFire(String instanceId, FireRecord record) {
         try {
-            client.create().orSetData().forPath(nodes.fire(instanceId), record.encode());
+            client.create().orSetData().forPath(nodes.fire(instanceId, record.sessionId()), record.encode());
         } catch (Exception ex) {
             log.warn("Job {}: could not record the fire at {}: {}", nodes.root(), record.fireTime(), ex.toString());
         }
     }
 
-    /** Every fire record, by instance, with the node's version, from the cache. */
+    /** Every fire record, by node name ({@code instance~session}), with the node's version, from the cache. */
     public Map<String, Versioned<FireRecord>> fireRecords() {
         Map<String, Versioned<FireRecord>> records = new TreeMap<>();
         for (String instance : cache.children(nodes.fires())) {
-            cache.node(nodes.fire(instance)).ifPresent(node -> {
+            cache.node(nodes.fires() + "/" + instance).ifPresent(node -> {
                 try {
                     records.put(
                             instance,

@@ -156,20 +156,23 @@ public final class FailoverService {
             throws Exception {
         Map<String, RunningMarks.Versioned<FireRecord>> records = marks.fireRecords();
         Map<String, FireRecord> live = new TreeMap<>();
-        records.forEach((instance, record) -> {
-            if (marks.registeredSession(instance)
+        records.forEach((name, record) -> {
+            if (marks.registeredSession(JobNodes.fireRecordInstance(name))
                     .filter(session -> session == record.value().sessionId())
                     .isPresent()) {
-                live.put(instance, record.value());
+                live.put(name, record.value());
             }
         });
         for (Map.Entry<String, RunningMarks.Versioned<FireRecord>> entry : records.entrySet()) {
-            String instance = entry.getKey();
+            String name = entry.getKey();
+            String instance = JobNodes.fireRecordInstance(name);
             FireRecord dead = entry.getValue().value();
-            if (live.containsKey(instance) || isRegisteredSession(instance, dead.sessionId())) {
+            if (live.containsKey(name) || isRegisteredSession(instance, dead.sessionId())) {
                 continue;
             }
             boolean stillAssigned = current.itemsByInstance().containsKey(instance);
+            // The missed fires are of the items it owns now (while still assigned), not of those of its last fire.
+            List<Integer> items = stillAssigned && dead.removedEpoch() == 0 ? current.itemsOf(instance) : dead.items();
             long removedEpoch = dead.removedEpoch() != 0 ? dead.removedEpoch() : stillAssigned ? 0 : current.epoch();
             Instant latest = live.values().stream()
                     .flatMap(record -> record.recent().stream())
@@ -186,7 +189,7 @@ public final class FailoverService {
                         latest,
                         dead.shardingTotalCount(),
                         ExecutionSource.NORMAL);
-                for (int item : dead.items()) {
+                for (int item : items) {
                     orphans.merge(
                             item, missed, (left, right) -> left.fireTime().isAfter(right.fireTime()) ? left : right);
                 }
@@ -195,21 +198,24 @@ public final class FailoverService {
                         JobNodes.name(nodes.root()),
                         instance,
                         dead.fireTime(),
-                        dead.items(),
+                        items,
                         latest);
             }
             boolean settled =
                     removedEpoch != 0 && live.values().stream().allMatch(record -> record.epoch() >= removedEpoch);
+            String path = nodes.fires() + "/" + name;
             int version = entry.getValue().version();
             if (settled) {
-                ops.add(client.transactionOp().delete().withVersion(version).forPath(nodes.fire(instance)));
-            } else if (removedEpoch != dead.removedEpoch() || !latest.equals(dead.coveredUntil())) {
+                ops.add(client.transactionOp().delete().withVersion(version).forPath(path));
+            } else if (removedEpoch != dead.removedEpoch()
+                    || !latest.equals(dead.coveredUntil())
+                    || !items.equals(dead.items())) {
                 ops.add(client.transactionOp()
                         .setData()
                         .withVersion(version)
                         .forPath(
-                                nodes.fire(instance),
-                                dead.whileDead(removedEpoch, latest).encode()));
+                                path,
+                                dead.whileDead(items, removedEpoch, latest).encode()));
             }
         }
     }

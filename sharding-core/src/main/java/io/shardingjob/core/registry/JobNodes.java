@@ -17,7 +17,7 @@ package io.shardingjob.core.registry;
  * /{job}/running/{item}                  persistent  the item is planned or running: owner, session, epoch, fire
  * /{job}/failover/queue/{item}           persistent  an orphan: an item whose owner died before it completed
  * /{job}/failover/owners/{item}          persistent  who took the item over, until the next reshard
- * /{job}/fires/{instanceId}              persistent  the last fire an instance started: time, session, epoch, items
+ * /{job}/fires/{instanceId}~{session}    persistent  the last fires a session started: times, epochs, items
  * </pre>
  */
 public final class JobNodes {
@@ -108,8 +108,19 @@ public final class JobNodes {
         return root + "/fires";
     }
 
-    public String fire(String instanceId) {
-        return fires() + "/" + instanceId;
+    /** One node per instance and session, so that a re-registered instance never overwrites what its dead session left. */
+    public String fire(String instanceId, long sessionId) {
+        return fires() + "/" + fireRecordName(instanceId, sessionId);
+    }
+
+    public static String fireRecordName(String instanceId, long sessionId) {
+        return instanceId + "~" + Long.toHexString(sessionId);
+    }
+
+    /** The instance id part of a fire record's name. */
+    public static String fireRecordInstance(String name) {
+        int tilde = name.lastIndexOf('~');
+        return tilde < 0 ? name : name.substring(0, tilde);
     }
 
     /** The last segment of a path, e.g. the instance id of an instance node. */
