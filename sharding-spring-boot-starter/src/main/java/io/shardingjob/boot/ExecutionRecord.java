@@ -1,0 +1,66 @@
+package io.shardingjob.boot;
+
+import io.shardingjob.core.execution.ExecutionSource;
+import io.shardingjob.core.execution.ItemResult;
+import io.shardingjob.core.execution.ShardingContext;
+import java.time.Duration;
+import java.time.Instant;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * How one item of one fire ran on this instance.
+ *
+ * @param job the job
+ * @param item the item
+ * @param parameter the item's parameter, empty when it has none
+ * @param instance the instance that ran it
+ * @param epoch the assignment epoch it ran under
+ * @param fireTime the scheduled time of the fire the item belongs to (for a manual trigger: when it was asked for; for
+ *     a failover or a misfire: the fire that was made up)
+ * @param start when the item started
+ * @param end when the item ended
+ * @param outcome whether it succeeded
+ * @param source why the item ran: a scheduled fire, a misfire, a failover, an operator, a retry
+ * @param failure the exception's text when it failed, otherwise {@code null}
+ */
+public record ExecutionRecord(
+        String job,
+        int item,
+        String parameter,
+        String instance,
+        long epoch,
+        Instant fireTime,
+        Instant start,
+        Instant end,
+        Outcome outcome,
+        ExecutionSource source,
+        @Nullable String failure) {
+
+    /** How an item ended. */
+    public enum Outcome {
+        SUCCESS,
+        FAILED
+    }
+
+    /** The record of one run of one item, as the coordination core reports it. */
+    public static ExecutionRecord of(ItemResult result) {
+        ShardingContext context = result.context();
+        Throwable failure = result.failure();
+        return new ExecutionRecord(
+                context.jobName(),
+                context.item(),
+                context.itemParameter(),
+                context.instanceId(),
+                context.epoch(),
+                result.fireTime(),
+                result.start(),
+                result.end(),
+                failure == null ? Outcome.SUCCESS : Outcome.FAILED,
+                result.source(),
+                failure == null ? null : failure.toString());
+    }
+
+    public Duration duration() {
+        return Duration.between(start, end);
+    }
+}

@@ -1,0 +1,65 @@
+package io.shardingjob.boot;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Marks a method of a Spring bean as a sharded job: on every fire of its cron, the method runs once for each item this
+ * instance owns, in parallel on a bounded executor.
+ *
+ * <p>The method takes a single {@link io.shardingjob.core.execution.ShardingContext} parameter, or none (for a job with
+ * one item that should simply run on one instance at a time), and returns {@code void}; any other signature fails
+ * start-up naming the method. Private methods of proxied beans are refused as well, because the proxy could not
+ * delegate to them. An exception thrown by the method marks the item failed; it never stops the schedule.
+ *
+ * <p>Every attribute except {@link #name()} can also be set, and overridden, under {@code sharding.jobs.<name>.*},
+ * e.g. {@code sharding.jobs.orderSync.cron}. String attributes may use {@code ${...}} placeholders. The attributes
+ * mean what the properties of {@link io.shardingjob.core.config.JobConfiguration} of the same name mean.
+ */
+@Target({ElementType.METHOD, ElementType.ANNOTATION_TYPE})
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+public @interface ShardedJob {
+
+    /** The job name, unique within the application and shared by every instance: letters, digits, '.', '_', '-'. */
+    String name();
+
+    /** Six fields, seconds first, as Spring's {@code CronExpression} reads it; required here or in the properties. */
+    String cron() default "";
+
+    /** The zone the cron is evaluated in, such as {@code Asia/Shanghai}; empty means the system zone. */
+    String timeZone() default "";
+
+    /** The number of items each fire is split into. */
+    int shardingTotalCount() default 1;
+
+    /** The parameter of each item, written {@code 0=Beijing,1=Shanghai}. */
+    String shardingItemParameters() default "";
+
+    /** A parameter handed to every item. */
+    String jobParameter() default "";
+
+    /** Whether the items of a crashed instance run elsewhere at once. */
+    boolean failover() default false;
+
+    /** Whether a fire that arrives while the previous one still runs is made up afterwards. */
+    boolean misfire() default true;
+
+    /** Whether items are marked running in ZooKeeper while they run. */
+    boolean monitorExecution() default true;
+
+    /** The name of the sharding strategy: a built-in one or the name of a {@code ShardingStrategy} bean. */
+    String strategy() default "average";
+
+    /** Free text for operators. */
+    String description() default "";
+
+    /** Whether the job starts paused: it keeps its assignment but runs nothing. */
+    boolean disabled() default false;
+
+    /** Whether this configuration replaces the one stored in ZooKeeper at start-up. */
+    boolean overwrite() default false;
+}

@@ -1,0 +1,53 @@
+package io.shardingjob.boot;
+
+import io.shardingjob.core.JobCoordinator;
+import java.util.List;
+import java.util.NoSuchElementException;
+import java.util.Optional;
+
+/**
+ * What an operator can see and do with the sharded jobs of this application; the {@code sharding} Actuator endpoint is
+ * a thin layer over it. Reads come from the local cache of the registry. Operations on a job name that does not exist
+ * throw {@link NoSuchElementException}; an item outside the job's items throws {@link IllegalArgumentException}.
+ */
+public interface ShardingOperations {
+
+    /** This instance's id in the registry. */
+    String instanceId();
+
+    /** Whether this instance has a live ZooKeeper connection. */
+    boolean isConnected();
+
+    /** Every started job of this application, in start order. */
+    List<JobCoordinator> jobs();
+
+    Optional<JobCoordinator> job(String name);
+
+    /** The most recent item executions of a job on this instance, newest first. */
+    List<ExecutionRecord> recentExecutions(String name);
+
+    /**
+     * Fires the job now on this instance (its items here, not the other instances'), in the background. Items still
+     * running from an earlier fire run once more when they finish, if the job's {@code misfire} is on.
+     *
+     * @return {@code false} when this instance is stopping, so nothing was started
+     */
+    boolean trigger(String name);
+
+    /** Asks the leader for a new assignment now. */
+    void reshard(String name);
+
+    /** Pauses the job on every instance: it keeps its assignment but runs nothing until enabled. */
+    void disable(String name);
+
+    void enable(String name);
+
+    void disableItem(String name, int item);
+
+    void enableItem(String name, int item);
+
+    /** Takes an instance out of the job's assignment (and election); its items move to the others. */
+    void disableInstance(String name, String instanceId);
+
+    void enableInstance(String name, String instanceId);
+}

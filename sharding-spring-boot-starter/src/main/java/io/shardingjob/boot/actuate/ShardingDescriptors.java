@@ -1,0 +1,183 @@
+package io.shardingjob.boot.actuate;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import io.shardingjob.boot.ExecutionRecord;
+import io.shardingjob.boot.ShardingOperations;
+import io.shardingjob.core.JobCoordinator;
+import io.shardingjob.core.config.JobConfiguration;
+import io.shardingjob.core.sharding.Assignment;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+
+/**
+ * The JSON documents of the {@code sharding} endpoint. Times are ISO-8601 strings, so that the output does not depend on
+ * how the application's JSON mapper writes dates. Actuator's mapper leaves out null fields; the documents that have
+ * some keep them ({@code "leader": null} means "no leader"), so that every documented field is always there.
+ */
+public final class ShardingDescriptors {
+
+    private ShardingDescriptors() {}
+
+    /** {@code GET /actuator/sharding}. */
+    public record ShardingDescriptor(String instanceId, boolean connected, List<JobSummary> jobs)
+            implements OperationResponseBody {
+
+        static ShardingDescriptor of(ShardingOperations operations) {
+            return new ShardingDescriptor(
+                    operations.instanceId(),
+                    operations.isConnected(),
+                    operations.jobs().stream().map(JobSummary::of).toList());
+        }
+    }
+
+    /**
+     * One job in the summary.
+     *
+     * @param leader the leader's instance id, {@code null} while there is none
+     * @param localItems the items this instance owns under the current epoch
+     */
+    @JsonInclude(JsonInclude.Include.ALWAYS)
+    public record JobSummary(
+            String name,
+            String cron,
+            int shardingTotalCount,
+            @Nullable String leader,
+            long epoch,
+            boolean reshardPending,
+            boolean disabled,
+            List<Integer> localItems) {
+
+        static JobSummary of(JobCoordinator job) {
+            JobConfiguration configuration = job.configuration();
+            return new JobSummary(
+                    job.jobName(),
+                    configuration.cron(),
+                    configuration.shardingTotalCount(),
+                    job.leaderId().orElse(null),
+                    job.assignment().epoch(),
+                    job.isReshardPending(),
+                    configuration.disabled(),
+                    job.localItems());
+        }
+    }
+
+    /** {@code GET /actuator/sharding/{job}}. */
+    @JsonInclude(JsonInclude.Include.ALWAYS)
+    public record JobDescriptor(
+            String name,
+            @Nullable String leader,
+            long epoch,
+            int shardingTotalCount,
+            boolean reshardPending,
+            boolean failover,
+            String cron,
+            String timeZone,
+            String strategy,
+            boolean disabled,
+            List<InstanceDescriptor> instances,
+            List<ItemDescriptor> items,
+            List<ExecutionDescriptor> recentExecutions)
+            implements OperationResponseBody {
+
+        static JobDescriptor of(JobCoordinator job, List<ExecutionRecord> recent) {
+            JobConfiguration configuration = job.configuration();
+            Assignment assignment = job.assignment();
+            Set<String> disabledInstances = new HashSet<>(job.disabledInstances());
+            Set<String> instanceIds = new TreeSet<>(job.liveInstances());
+            instanceIds.addAll(assignment.itemsByInstance().keySet());
+            List<InstanceDescriptor> instances = new ArrayList<>();
+            for (String id : instanceIds) {
+                instances.add(new InstanceDescriptor(id, !disabledInstances.contains(id), assignment.itemsOf(id)));
+            }
+            Map<Integer, String> owners = assignment.ownersByItem();
+            Set<Integer> running = new HashSet<>(job.runningItems());
+            Set<Integer> disabledItems = new HashSet<>(job.disabledItems());
+            Map<Integer, String> failoverOwners = job.failoverOwners();
+            List<ItemDescriptor> items = new ArrayList<>();
+            for (int item = 0; item < configuration.shardingTotalCount(); item++) {
+                items.add(new ItemDescriptor(
+                        item,
+                        configuration.itemParameters().get(item),
+                        owners.get(item),
+                        running.contains(item),
+                        failoverOwners.get(item),
+                        disabledItems.contains(item)));
+            }
+            return new JobDescriptor(
+                    job.jobName(),
+                    job.leaderId().orElse(null),
+                    assignment.epoch(),
+                    configuration.shardingTotalCount(),
+                    job.isReshardPending(),
+                    configuration.failover(),
+                    configuration.cron(),
+                    configuration.timeZone().getId(),
+                    configuration.strategy(),
+                    configuration.disabled(),
+                    instances,
+                    items,
+                    recent.stream().map(ExecutionDescriptor::of).toList());
+        }
+    }
+
+    /**
+     * An instance of a job: live, or still named in the assignment.
+     *
+     * @param enabled whether the instance takes part in the assignment
+     */
+    public record InstanceDescriptor(String id, boolean enabled, List<Integer> items) {}
+
+    /**
+     * An item of a job.
+     *
+     * @param instance its owner under the current epoch, {@code null} when none
+     * @param running whether some instance marks it running now
+     * @param failoverInstance the instance that took it over from a crashed or departed owner since the last reshard,
+     *     {@code null} when none did
+     */
+    @JsonInclude(JsonInclude.Include.ALWAYS)
+    public record ItemDescriptor(
+            int item,
+            String parameter,
+            @Nullable String instance,
+            boolean running,
+            @Nullable String failoverInstance,
+            boolean disabled) {}
+
+    /** One item execution on this instance; times are ISO-8601. */
+    @JsonInclude(JsonInclude.Include.ALWAYS)
+    public record ExecutionDescriptor(
+            int item,
+            String instance,
+            long epoch,
+            String fireTime,
+            String start,
+            String end,
+            String outcome,
+            String source,
+            @Nullable String failure) {
+
+        static ExecutionDescriptor of(ExecutionRecord record) {
+            return new ExecutionDescriptor(
+                    record.item(),
+                    record.instance(),
+                    record.epoch(),
+                    record.fireTime().toString(),
+                    record.start().toString(),
+                    record.end().toString(),
+                    record.outcome().name(),
+                    record.source().name(),
+                    record.failure());
+        }
+    }
+
+    /** The answer to a write operation; the HTTP status tells success (200) from 400, 404 and 409. */
+    public record ActionResult(String job, String target, String action, String result)
+            implements OperationResponseBody {}
+}

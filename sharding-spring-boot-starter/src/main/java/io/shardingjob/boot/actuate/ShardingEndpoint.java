@@ -1,0 +1,148 @@
+package io.shardingjob.boot.actuate;
+
+import io.shardingjob.boot.ShardingOperations;
+import io.shardingjob.boot.actuate.ShardingDescriptors.ActionResult;
+import io.shardingjob.boot.actuate.ShardingDescriptors.JobDescriptor;
+import io.shardingjob.boot.actuate.ShardingDescriptors.ShardingDescriptor;
+import io.shardingjob.core.JobCoordinator;
+import java.util.Locale;
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.actuate.endpoint.Access;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
+
+/**
+ * {@code /actuator/sharding}: the jobs of this instance as the registry sees them, and operations on them.
+ *
+ * <ul>
+ *   <li>{@code GET /actuator/sharding}: this instance and a summary of each job;
+ *   <li>{@code GET /actuator/sharding/{job}}: instances, items and recent executions of one job;
+ *   <li>{@code POST /actuator/sharding/{job}} with {@code {"action": "trigger" | "reshard" | "disable" | "enable"}};
+ *   <li>{@code POST /actuator/sharding/{job}/items/{item}} and {@code POST /actuator/sharding/{job}/instances/{id}}
+ *       with {@code {"action": "disable" | "enable"}}.
+ * </ul>
+ *
+ * Write operations need {@code management.endpoint.sharding.access=unrestricted}: the endpoint is read-only by default.
+ * An unknown job answers 404, a bad item or action 400.
+ */
+@Endpoint(id = "sharding", defaultAccess = Access.READ_ONLY)
+public class ShardingEndpoint {
+
+    private final ShardingOperations operations;
+
+    public ShardingEndpoint(ShardingOperations operations) {
+        this.operations = operations;
+    }
+
+    @ReadOperation
+    public ShardingDescriptor sharding() {
+        return ShardingDescriptor.of(operations);
+    }
+
+    /** The job's details, or {@code null} (404 over HTTP) when there is no such job. */
+    @ReadOperation
+    public @Nullable JobDescriptor job(@Selector String job) {
+        return operations
+                .job(job)
+                .map(coordinator -> JobDescriptor.of(coordinator, operations.recentExecutions(job)))
+                .orElse(null);
+    }
+
+    @WriteOperation
+    public WebEndpointResponse<ActionResult> changeJob(@Selector String job, String action) {
+        Optional<JobCoordinator> coordinator = operations.job(job);
+        if (coordinator.isEmpty()) {
+            return unknownJob(job, "job", action);
+        }
+        return switch (action.toLowerCase(Locale.ROOT)) {
+            case "trigger" ->
+                operations.trigger(job)
+                        ? done(job, "job", action, "fire started on " + operations.instanceId())
+                        : new WebEndpointResponse<>(
+                                new ActionResult(job, "job", action, "a fire of this job still runs on this instance"),
+                                409);
+            case "reshard" -> run(job, "job", action, () -> operations.reshard(job));
+            case "disable" -> run(job, "job", action, () -> operations.disable(job));
+            case "enable" -> run(job, "job", action, () -> operations.enable(job));
+            default -> badRequest(job, "job", action, "unknown action; use trigger, reshard, disable or enable");
+        };
+    }
+
+    @WriteOperation
+    public WebEndpointResponse<ActionResult> changePart(
+            @Selector String job, @Selector String part, @Selector String id, String action) {
+        String target = part + "/" + id;
+        if (operations.job(job).isEmpty()) {
+            return unknownJob(job, target, action);
+        }
+        boolean enable;
+        switch (action.toLowerCase(Locale.ROOT)) {
+            case "disable" -> enable = false;
+            case "enable" -> enable = true;
+            default -> {
+                return badRequest(job, target, action, "unknown action; use disable or enable");
+            }
+        }
+        return switch (part) {
+            case "items" -> {
+                Integer item = parseItem(id);
+                if (item == null) {
+                    yield badRequest(job, target, action, "'" + id + "' is not an item number");
+                }
+                yield run(job, target, action, () -> {
+                    if (enable) {
+                        operations.enableItem(job, item);
+                    } else {
+                        operations.disableItem(job, item);
+                    }
+                });
+            }
+            case "instances" ->
+                run(job, target, action, () -> {
+                    if (enable) {
+                        operations.enableInstance(job, id);
+                    } else {
+                        operations.disableInstance(job, id);
+                    }
+                });
+            default -> badRequest(job, target, action, "unknown part '" + part + "'; use items or instances");
+        };
+    }
+
+    private static @Nullable Integer parseItem(String id) {
+        try {
+            return Integer.valueOf(id);
+        } catch (NumberFormatException ex) {
+            return null;
+        }
+    }
+
+    /** Runs an operation; the core refuses a bad item or instance id with IllegalArgumentException, which is a 400. */
+    private static WebEndpointResponse<ActionResult> run(String job, String target, String action, Runnable operation) {
+        try {
+            operation.run();
+            return done(job, target, action, "done");
+        } catch (IllegalArgumentException ex) {
+            return badRequest(job, target, action, ex.getMessage());
+        }
+    }
+
+    private static WebEndpointResponse<ActionResult> done(String job, String target, String action, String result) {
+        return new WebEndpointResponse<>(new ActionResult(job, target, action, result), WebEndpointResponse.STATUS_OK);
+    }
+
+    private static WebEndpointResponse<ActionResult> badRequest(
+            String job, String target, String action, @Nullable String problem) {
+        return new WebEndpointResponse<>(
+                new ActionResult(job, target, action, String.valueOf(problem)), WebEndpointResponse.STATUS_BAD_REQUEST);
+    }
+
+    private static WebEndpointResponse<ActionResult> unknownJob(String job, String target, String action) {
+        return new WebEndpointResponse<>(
+                new ActionResult(job, target, action, "no such job"), WebEndpointResponse.STATUS_NOT_FOUND);
+    }
+}

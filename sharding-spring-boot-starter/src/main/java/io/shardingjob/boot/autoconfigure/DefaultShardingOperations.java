@@ -1,0 +1,157 @@
+package io.shardingjob.boot.autoconfigure;
+
+import io.shardingjob.boot.ExecutionRecord;
+import io.shardingjob.boot.ShardingOperations;
+import io.shardingjob.core.JobCoordinator;
+import io.shardingjob.core.config.JobConfiguration;
+import io.shardingjob.core.config.JobConfigurationCodec;
+import io.shardingjob.core.execution.ExecutionSource;
+import io.shardingjob.core.registry.JobNodes;
+import io.shardingjob.core.registry.RegistryCenter;
+import io.shardingjob.core.registry.RegistryUnavailableException;
+import java.time.Instant;
+import java.util.List;
+import java.util.NoSuchElementException;
+import java.util.Optional;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.Stat;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** The operations facade over the running jobs. */
+final class DefaultShardingOperations implements ShardingOperations {
+
+    private static final Logger log = LoggerFactory.getLogger(DefaultShardingOperations.class);
+
+    private final RunningJobs jobs;
+
+    private final ExecutionHistory history;
+
+    DefaultShardingOperations(RunningJobs jobs, ExecutionHistory history) {
+        this.jobs = jobs;
+        this.history = history;
+    }
+
+    @Override
+    public String instanceId() {
+        return jobs.instanceId();
+    }
+
+    @Override
+    public boolean isConnected() {
+        RegistryCenter registry = jobs.registry();
+        return registry != null && registry.isConnected();
+    }
+
+    @Override
+    public List<JobCoordinator> jobs() {
+        return jobs.all().stream().map(ScheduledShardedJob::coordinator).toList();
+    }
+
+    @Override
+    public Optional<JobCoordinator> job(String name) {
+        return jobs.find(name).map(ScheduledShardedJob::coordinator);
+    }
+
+    @Override
+    public List<ExecutionRecord> recentExecutions(String name) {
+        scheduled(name);
+        return history.recent(name);
+    }
+
+    @Override
+    public boolean trigger(String name) {
+        log.info("Job {}: fire requested by an operator", name);
+        return scheduled(name).fire(Instant.now(), ExecutionSource.MANUAL);
+    }
+
+    @Override
+    public void reshard(String name) {
+        coordinator(name).requestReshard();
+        log.info("Job {}: reshard requested by an operator", name);
+    }
+
+    @Override
+    public void disable(String name) {
+        storeDisabled(coordinator(name), true);
+    }
+
+    @Override
+    public void enable(String name) {
+        storeDisabled(coordinator(name), false);
+    }
+
+    @Override
+    public void disableItem(String name, int item) {
+        coordinator(name).disableItem(item);
+        log.info("Job {}: item {} disabled by an operator", name, item);
+    }
+
+    @Override
+    public void enableItem(String name, int item) {
+        coordinator(name).enableItem(item);
+        log.info("Job {}: item {} enabled by an operator", name, item);
+    }
+
+    @Override
+    public void disableInstance(String name, String instanceId) {
+        coordinator(name).disableInstance(instanceId);
+        log.info("Job {}: instance {} disabled by an operator", name, instanceId);
+    }
+
+    @Override
+    public void enableInstance(String name, String instanceId) {
+        coordinator(name).enableInstance(instanceId);
+        log.info("Job {}: instance {} enabled by an operator", name, instanceId);
+    }
+
+    private ScheduledShardedJob scheduled(String name) {
+        return jobs.find(name)
+                .orElseThrow(() -> new NoSuchElementException("No sharded job named '" + name
+                        + "'; jobs: "
+                        + jobs.all().stream()
+                                .map(job -> job.coordinator().jobName())
+                                .toList()));
+    }
+
+    private JobCoordinator coordinator(String name) {
+        return scheduled(name).coordinator();
+    }
+
+    /**
+     * Stores the configuration with the job's {@code disabled} flag set, at the version read, so that a concurrent
+     * change of another property is not lost. Every instance sees it through its cache. The core has no operation for
+     * this yet, so the starter writes the shared configuration node itself.
+     */
+    private void storeDisabled(JobCoordinator job, boolean disabled) {
+        RegistryCenter registry = jobs.registry();
+        if (registry == null) {
+            throw new IllegalStateException("Sharded jobs are not running");
+        }
+        CuratorFramework client = registry.client();
+        String path = new JobNodes(job.jobName()).config();
+        try {
+            for (int attempt = 0; attempt < 5; attempt++) {
+                Stat stat = new Stat();
+                byte[] stored = client.getData().storingStatIn(stat).forPath(path);
+                JobConfiguration current = JobConfigurationCodec.decode(job.jobName(), stored);
+                if (current.disabled() == disabled) {
+                    return;
+                }
+                JobConfiguration next = current.toBuilder().disabled(disabled).build();
+                try {
+                    client.setData().withVersion(stat.getVersion()).forPath(path, JobConfigurationCodec.encode(next));
+                    log.info("Job {}: {} by an operator", job.jobName(), disabled ? "disabled" : "enabled");
+                    return;
+                } catch (KeeperException.BadVersionException raced) {
+                    // Another change landed in between; apply ours on top of it.
+                }
+            }
+        } catch (Exception ex) {
+            throw new RegistryUnavailableException(
+                    "Job '" + job.jobName() + "': could not store disabled=" + disabled, ex);
+        }
+        throw new IllegalStateException("Job '" + job.jobName() + "': the stored configuration kept changing");
+    }
+}

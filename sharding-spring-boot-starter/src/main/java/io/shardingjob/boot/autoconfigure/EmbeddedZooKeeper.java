@@ -1,0 +1,138 @@
+package io.shardingjob.boot.autoconfigure;
+
+import java.io.File;
+import java.io.IOException;
+import java.net.BindException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.zookeeper.metrics.impl.NullMetricsProvider;
+import org.apache.zookeeper.server.ServerCnxnFactory;
+import org.apache.zookeeper.server.ServerMetrics;
+import org.apache.zookeeper.server.ZooKeeperServer;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.util.ClassUtils;
+import org.springframework.util.FileSystemUtils;
+
+/**
+ * A standalone ZooKeeper server inside the application, so that a single instance runs with nothing else installed.
+ * It uses ZooKeeper's own server classes without {@code ZooKeeperServerMain}, which would also start an admin web
+ * server on port 8080. It listens on the loopback address only: it is meant for development, not for a cluster.
+ */
+public final class EmbeddedZooKeeper implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(EmbeddedZooKeeper.class);
+
+    private static final int MAX_CLIENT_CONNECTIONS = 60;
+
+    private enum State {
+        LATENT,
+        STARTED,
+        CLOSED
+    }
+
+    private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
+
+    private final int port;
+
+    private final @Nullable Path dataDirectory;
+
+    private final Duration tickTime;
+
+    private @Nullable Path directoryInUse;
+
+    private @Nullable ServerCnxnFactory connections;
+
+    /**
+     * @param port the port to listen on, 0 for a free one
+     * @param dataDirectory where to keep data, or {@code null} for a temporary directory deleted on close
+     * @param tickTime ZooKeeper's basic time unit; sessions may last from 2 to 20 ticks
+     */
+    public EmbeddedZooKeeper(int port, @Nullable Path dataDirectory, Duration tickTime) {
+        this.port = port;
+        this.dataDirectory = dataDirectory;
+        this.tickTime = tickTime;
+    }
+
+    /**
+     * Fails clearly when the libraries ZooKeeper's server needs at runtime, but declares {@code provided}, are missing:
+     * otherwise the server dies with a bare {@code NoClassDefFoundError}.
+     */
+    static void checkServerDependencies(@Nullable ClassLoader loader) {
+        boolean metrics = ClassUtils.isPresent("com.codahale.metrics.Reservoir", loader);
+        boolean snappy = ClassUtils.isPresent("org.xerial.snappy.SnappyInputStream", loader);
+        if (!metrics || !snappy) {
+            throw new InvalidConfigurationPropertyValueException(
+                    "sharding.zookeeper.embedded.enabled",
+                    true,
+                    "ZooKeeper's server needs io.dropwizard.metrics:metrics-core (4.1.12.1) and"
+                            + " org.xerial.snappy:snappy-java (1.1.10.5) at runtime, which ZooKeeper does not bring;"
+                            + " add them with runtime scope, or set sharding.zookeeper.connect-string instead");
+        }
+    }
+
+    /** Starts the server and waits until it accepts connections. */
+    public void start() throws IOException, InterruptedException {
+        if (!state.compareAndSet(State.LATENT, State.STARTED)) {
+            throw new IllegalStateException("The embedded ZooKeeper can be started only once");
+        }
+        Path directory = dataDirectory != null ? dataDirectory : Files.createTempDirectory("embedded-zookeeper");
+        directoryInUse = directory;
+        try {
+            // A development server needs no metrics; the null provider spares ZooKeeper's default histograms. It is
+            // process-wide, as ZooKeeperServerMain sets it too.
+            ServerMetrics.metricsProviderInitialized(NullMetricsProvider.INSTANCE);
+            File data = directory.toFile();
+            ZooKeeperServer server = new ZooKeeperServer(data, data, Math.toIntExact(tickTime.toMillis()));
+            ServerCnxnFactory factory = ServerCnxnFactory.createFactory(
+                    new InetSocketAddress(InetAddress.getLoopbackAddress(), port), MAX_CLIENT_CONNECTIONS);
+            connections = factory;
+            factory.startup(server);
+        } catch (BindException ex) {
+            close();
+            throw new InvalidConfigurationPropertyValueException(
+                    "sharding.zookeeper.embedded.port",
+                    port,
+                    "the port is in use (another ZooKeeper?); set another port, or 0 for a free one",
+                    ex);
+        } catch (IOException | InterruptedException | RuntimeException | LinkageError ex) {
+            // The container does not call close() on a bean that failed to start: clean up here.
+            close();
+            throw ex;
+        }
+        log.info("Embedded ZooKeeper listening at {} (data in {})", connectString(), directory);
+    }
+
+    /** The address clients connect to, with the actual port when port 0 was asked for. */
+    public String connectString() {
+        if (connections == null) {
+            throw new IllegalStateException("The embedded ZooKeeper is not started");
+        }
+        return InetAddress.getLoopbackAddress().getHostAddress() + ":" + connections.getLocalPort();
+    }
+
+    @Override
+    public void close() {
+        if (state.getAndSet(State.CLOSED) != State.STARTED) {
+            return;
+        }
+        if (connections != null) {
+            // Shuts the server down together with its connections.
+            connections.shutdown();
+        }
+        if (dataDirectory == null && directoryInUse != null) {
+            try {
+                FileSystemUtils.deleteRecursively(directoryInUse);
+            } catch (IOException ex) {
+                log.warn("Could not delete the embedded ZooKeeper's data in {}: {}", directoryInUse, ex.toString());
+            }
+        }
+        log.info("Embedded ZooKeeper stopped");
+    }
+}

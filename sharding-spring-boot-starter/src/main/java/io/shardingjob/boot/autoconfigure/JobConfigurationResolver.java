@@ -1,0 +1,171 @@
+package io.shardingjob.boot.autoconfigure;
+
+import io.shardingjob.boot.ShardedJob;
+import io.shardingjob.boot.ShardedJobConfigurationCustomizer;
+import io.shardingjob.core.config.JobConfiguration;
+import io.shardingjob.core.config.JobConfigurationException;
+import io.shardingjob.core.sharding.strategy.ShardingStrategies;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.UnaryOperator;
+import org.jspecify.annotations.Nullable;
+import org.springframework.scheduling.support.CronExpression;
+
+/**
+ * Turns {@code @ShardedJob} methods into validated job configurations: the annotation first, then the
+ * {@code sharding.jobs.<name>.*} properties, then the customizers. Every problem is reported as a
+ * {@link ShardedJobConfigurationException} naming the job, the property and the fix, before anything touches ZooKeeper.
+ */
+final class JobConfigurationResolver {
+
+    private final ShardingProperties properties;
+
+    private final ShardingStrategies strategies;
+
+    private final List<ShardedJobConfigurationCustomizer> customizers;
+
+    private final UnaryOperator<String> placeholders;
+
+    JobConfigurationResolver(
+            ShardingProperties properties,
+            ShardingStrategies strategies,
+            List<ShardedJobConfigurationCustomizer> customizers,
+            UnaryOperator<String> placeholders) {
+        this.properties = properties;
+        this.strategies = strategies;
+        this.customizers = customizers;
+        this.placeholders = placeholders;
+    }
+
+    /** Resolves every job, checking names across jobs and that every configured job exists. */
+    Map<ShardedJobMethod, JobConfiguration> resolveAll(List<ShardedJobMethod> jobs) {
+        Map<String, ShardedJobMethod> byName = new LinkedHashMap<>();
+        for (ShardedJobMethod job : jobs) {
+            ShardedJobMethod other = byName.putIfAbsent(job.jobName(), job);
+            if (other != null) {
+                throw new ShardedJobConfigurationException(
+                        job.jobName(),
+                        "@ShardedJob(name)",
+                        "the name is declared twice, by " + other.describe() + " and by " + job.describe(),
+                        "Give one of these methods another @ShardedJob(name); job names must be unique within an"
+                                + " application because each name is one job in ZooKeeper.",
+                        null);
+            }
+        }
+        for (String key : properties.getJobs().keySet()) {
+            boolean known = byName.keySet().stream()
+                    .anyMatch(name -> ShardingProperties.canonical(name).equals(ShardingProperties.canonical(key)));
+            if (!known) {
+                throw new ShardedJobConfigurationException(
+                        key,
+                        "sharding.jobs." + key,
+                        "sharding.jobs." + key + " is set, but no @ShardedJob method declares a job named '" + key
+                                + "' (jobs: " + byName.keySet() + ")",
+                        "Rename sharding.jobs." + key + " to the name of one of the jobs " + byName.keySet()
+                                + ", or remove it.",
+                        null);
+            }
+        }
+        Map<ShardedJobMethod, JobConfiguration> resolved = new LinkedHashMap<>();
+        jobs.forEach(job -> resolved.put(job, resolve(job)));
+        return resolved;
+    }
+
+    /** Resolves and validates one job. */
+    JobConfiguration resolve(ShardedJobMethod job) {
+        String name = job.jobName();
+        ShardedJob annotation = job.annotation();
+        String key = properties.jobKey(name).orElse(name);
+        ShardingProperties.Job overrides = properties.getJobs().getOrDefault(key, new ShardingProperties.Job());
+        JobConfiguration.Builder builder = JobConfiguration.builder(name)
+                .cron(pick(overrides.getCron(), placeholders.apply(annotation.cron())))
+                .shardingTotalCount(pick(overrides.getShardingTotalCount(), annotation.shardingTotalCount()))
+                .shardingItemParameters(pick(
+                        overrides.getShardingItemParameters(), placeholders.apply(annotation.shardingItemParameters())))
+                .jobParameter(pick(overrides.getJobParameter(), placeholders.apply(annotation.jobParameter())))
+                .failover(pick(overrides.getFailover(), annotation.failover()))
+                .misfire(pick(overrides.getMisfire(), annotation.misfire()))
+                .monitorExecution(pick(overrides.getMonitorExecution(), annotation.monitorExecution()))
+                .strategy(pick(overrides.getStrategy(), placeholders.apply(annotation.strategy())))
+                .description(pick(overrides.getDescription(), placeholders.apply(annotation.description())))
+                .disabled(pick(overrides.getDisabled(), annotation.disabled()))
+                .overwrite(pick(overrides.getOverwrite(), annotation.overwrite()));
+        String timeZone = pick(overrides.getTimeZone(), placeholders.apply(annotation.timeZone()));
+        if (!timeZone.isBlank()) {
+            builder.timeZone(timeZone);
+        }
+        JobConfiguration configuration = build(job, key, builder);
+        check(job, key, "cron", () -> CronExpression.parse(configuration.cron()));
+        if (strategies.find(configuration.strategy()).isEmpty()) {
+            throw invalid(
+                    job,
+                    key,
+                    "strategy",
+                    "unknown sharding strategy '" + configuration.strategy() + "'",
+                    "one of " + strategies.names() + ", or the name() of a ShardingStrategy bean you declare",
+                    null);
+        }
+        return configuration;
+    }
+
+    private JobConfiguration build(ShardedJobMethod job, String key, JobConfiguration.Builder builder) {
+        try {
+            for (ShardedJobConfigurationCustomizer customizer : customizers) {
+                customizer.customize(job.jobName(), builder);
+            }
+            return builder.build();
+        } catch (JobConfigurationException ex) {
+            throw invalid(job, key, ex.property(), ex.getMessage(), expectation(ex.property()), ex);
+        }
+    }
+
+    private void check(ShardedJobMethod job, String key, String property, Runnable validation) {
+        try {
+            validation.run();
+        } catch (IllegalArgumentException ex) {
+            throw invalid(job, key, property, ex.getMessage(), expectation(property), ex);
+        }
+    }
+
+    private static ShardedJobConfigurationException invalid(
+            ShardedJobMethod job,
+            String key,
+            String property,
+            String problem,
+            String expectation,
+            @Nullable Throwable cause) {
+        String setting = "sharding.jobs." + key + "." + kebab(property);
+        String annotation = "@ShardedJob(" + property + ") on " + job.describe();
+        String where = "name".equals(property) ? annotation : setting + " (or " + annotation + ")";
+        return new ShardedJobConfigurationException(
+                job.jobName(),
+                setting,
+                "invalid " + property + " of the job declared by " + job.describe() + ": " + problem,
+                "Set " + where + " to " + expectation + ".",
+                cause);
+    }
+
+    /** What a valid value of a property looks like, for the failure analysis. */
+    private static String expectation(String property) {
+        return switch (property) {
+            case "cron" -> "a cron expression of six fields, seconds first, such as '0/10 * * * * *'";
+            case "timeZone" -> "a zone id such as 'UTC' or 'Asia/Shanghai'";
+            case "shardingTotalCount" -> "a whole number of 1 or more";
+            case "shardingItemParameters" ->
+                "item=parameter pairs for items 0 to sharding-total-count - 1, such as"
+                        + " '0=Beijing,1=Shanghai' (or raise sharding-total-count)";
+            case "name" -> "letters, digits, '.', '_' and '-', starting with a letter or digit";
+            default -> "a valid value";
+        };
+    }
+
+    static String kebab(String property) {
+        return property.replaceAll("([a-z])([A-Z])", "$1-$2").toLowerCase(Locale.ROOT);
+    }
+
+    private static <T> T pick(@Nullable T configured, T declared) {
+        return configured != null ? configured : declared;
+    }
+}

@@ -1,0 +1,98 @@
+package io.shardingjob.boot.autoconfigure;
+
+import io.shardingjob.core.JobCoordinator;
+import io.shardingjob.core.config.JobConfiguration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.scheduling.Trigger;
+import org.springframework.scheduling.TriggerContext;
+import org.springframework.scheduling.support.CronTrigger;
+
+/**
+ * A cron trigger that reads the job's cron and time zone from the configuration in force (the one stored in ZooKeeper)
+ * every time, so that an operator's change reaches every instance without a restart (see {@link #isStale()}), and that
+ * remembers the time it
+ * scheduled, so that a fire knows its scheduled time. Spring computes the next time only after the previous run
+ * returned, so the remembered time is always that of the run in progress.
+ */
+final class JobTrigger implements Trigger {
+
+    private static final Logger log = LoggerFactory.getLogger(JobTrigger.class);
+
+    private final JobCoordinator coordinator;
+
+    private @Nullable CronTrigger cron;
+
+    private @Nullable String cronText;
+
+    private @Nullable ZoneId zone;
+
+    private volatile Instant scheduled = Instant.now();
+
+    JobTrigger(JobCoordinator coordinator) {
+        this.coordinator = coordinator;
+    }
+
+    @Override
+    public synchronized @Nullable Instant nextExecution(TriggerContext context) {
+        CronTrigger current = current(coordinator.configuration());
+        Instant next = current.nextExecution(context);
+        if (next != null) {
+            scheduled = next;
+        }
+        return next;
+    }
+
+    /**
+     * Whether the configuration in force has another cron or time zone than the one this trigger last read. Spring
+     * asks a trigger for the next time only after a run, so a job that fires rarely must be re-scheduled for a change to
+     * apply before its old next time.
+     */
+    synchronized boolean isStale() {
+        JobConfiguration configuration = coordinator.configuration();
+        return cron != null
+                && !(Objects.equals(cronText, configuration.cron()) && Objects.equals(zone, configuration.timeZone()));
+    }
+
+    /** The time the run in progress was scheduled for. */
+    Instant scheduled() {
+        return scheduled;
+    }
+
+    private CronTrigger current(JobConfiguration configuration) {
+        if (cron != null
+                && Objects.equals(cronText, configuration.cron())
+                && Objects.equals(zone, configuration.timeZone())) {
+            return cron;
+        }
+        try {
+            CronTrigger next = new CronTrigger(configuration.cron(), configuration.timeZone());
+            if (cron != null) {
+                log.info(
+                        "Job {}: schedule changed to '{}' in {}",
+                        configuration.name(),
+                        configuration.cron(),
+                        configuration.timeZone());
+            }
+            cron = next;
+        } catch (IllegalArgumentException ex) {
+            if (cron == null) {
+                throw ex;
+            }
+            log.error(
+                    "Job {}: ignoring the invalid cron '{}' stored in ZooKeeper, keeping '{}': {}",
+                    configuration.name(),
+                    configuration.cron(),
+                    cronText,
+                    ex.getMessage());
+        }
+        // Remember what was seen, valid or not, so that an invalid value is reported once.
+        cronText = configuration.cron();
+        zone = configuration.timeZone();
+        return cron;
+    }
+}

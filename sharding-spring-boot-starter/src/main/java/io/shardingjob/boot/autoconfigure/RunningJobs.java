@@ -1,0 +1,179 @@
+package io.shardingjob.boot.autoconfigure;
+
+import io.shardingjob.boot.ExecutionRecord;
+import io.shardingjob.boot.ShardedJobListener;
+import io.shardingjob.core.JobCoordinator;
+import io.shardingjob.core.config.JobConfiguration;
+import io.shardingjob.core.registry.RegistryCenter;
+import io.shardingjob.core.sharding.strategy.ShardingStrategies;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The jobs started on this instance, by name. Changes come from {@link ShardedJobLifecycle}, one at a time; reads (the
+ * operations, the endpoint, health) use an immutable snapshot and never wait for a start or a stop in progress.
+ */
+final class RunningJobs {
+
+    private static final Logger log = LoggerFactory.getLogger(RunningJobs.class);
+
+    private static final int MAX_PARALLEL_CLOSES = 16;
+
+    private final ShardingProperties properties;
+
+    private final ShardingStrategies strategies;
+
+    private final ShardedJobExecutors executors;
+
+    private volatile Map<String, ScheduledShardedJob> jobs = Map.of();
+
+    private volatile @Nullable RegistryCenter registry;
+
+    private volatile String instanceId = "";
+
+    private volatile List<ShardedJobListener> listeners = List.of();
+
+    RunningJobs(ShardingProperties properties, ShardingStrategies strategies, ShardedJobExecutors executors) {
+        this.properties = properties;
+        this.strategies = strategies;
+        this.executors = executors;
+    }
+
+    /** What every job started from now on shares: the registry, this instance's id and the listeners. */
+    void connect(RegistryCenter registry, String instanceId, List<ShardedJobListener> listeners) {
+        this.registry = registry;
+        this.instanceId = instanceId;
+        this.listeners = listeners;
+    }
+
+    String instanceId() {
+        return instanceId;
+    }
+
+    @Nullable
+    RegistryCenter registry() {
+        return registry;
+    }
+
+    /** The started jobs, in start order. */
+    List<ScheduledShardedJob> all() {
+        return List.copyOf(jobs.values());
+    }
+
+    Optional<ScheduledShardedJob> find(String name) {
+        return Optional.ofNullable(jobs.get(name));
+    }
+
+    /** Starts a job's coordinator, which joins the registry, then schedules the job. */
+    void start(ShardedJobMethod method, JobConfiguration configuration) {
+        RegistryCenter connected = registry;
+        if (connected == null) {
+            throw new IllegalStateException("Sharded jobs are not running; cannot start " + method.describe());
+        }
+        ShardingProperties.Coordination timings = properties.getCoordination();
+        JobCoordinator coordinator = JobCoordinator.builder(connected.client(), configuration)
+                .instanceId(instanceId)
+                .strategies(strategies)
+                .scheduler(executors.coordination())
+                .startTimeout(timings.getStartTimeout())
+                .reconcileInterval(timings.getReconcileInterval())
+                .shardingWaitTimeout(timings.getShardingWaitTimeout())
+                .shutdownGracePeriod(properties.getShutdown().getGracePeriod())
+                // The core runs items outside fires too (failover), so it gets the job and the pool itself.
+                .job(method.invoker(), executors.items())
+                .listener(result -> executed(ExecutionRecord.of(result)))
+                .build();
+        ScheduledShardedJob job = new ScheduledShardedJob(method, coordinator, executors);
+        coordinator.start();
+        Map<String, ScheduledShardedJob> more = new LinkedHashMap<>(jobs);
+        more.put(configuration.name(), job);
+        jobs = Collections.unmodifiableMap(more);
+        for (ShardedJobListener listener : listeners) {
+            listener.jobStarted(coordinator);
+        }
+        job.schedule();
+        JobConfiguration effective = coordinator.configuration();
+        log.info(
+                "Job {} scheduled with cron '{}' in {} ({} items, strategy {}), declared by {}",
+                effective.name(),
+                effective.cron(),
+                effective.timeZone(),
+                effective.shardingTotalCount(),
+                effective.strategy(),
+                method.describe());
+    }
+
+    /** Stops and closes the job, if it is the one the given bean declared. */
+    void stop(ShardedJobMethod method) {
+        ScheduledShardedJob job = jobs.get(method.jobName());
+        if (job != null && job.method().beanName().equals(method.beanName())) {
+            job.cancel();
+            job.coordinator().close();
+            Map<String, ScheduledShardedJob> rest = new LinkedHashMap<>(jobs);
+            rest.remove(method.jobName());
+            jobs = Collections.unmodifiableMap(rest);
+        }
+    }
+
+    /** One periodic check for all jobs, rather than one per job: its cost is a cache read per job. */
+    void followScheduleChanges() {
+        for (ScheduledShardedJob job : all()) {
+            try {
+                job.followScheduleChange();
+            } catch (RuntimeException ex) {
+                log.warn(
+                        "Job {}: could not follow a schedule change",
+                        job.coordinator().jobName(),
+                        ex);
+            }
+        }
+    }
+
+    /**
+     * Stops firing and closes every coordinator, in parallel so that shutdown takes one grace period rather than one per
+     * job with items still running. The pool is bounded, so a great many such jobs take a few grace periods.
+     */
+    void closeAll() {
+        List<ScheduledShardedJob> closing = all();
+        closing.forEach(ScheduledShardedJob::cancel);
+        if (!closing.isEmpty()) {
+            ExecutorService closer =
+                    Executors.newFixedThreadPool(Math.min(closing.size(), MAX_PARALLEL_CLOSES), task -> {
+                        Thread thread = new Thread(task, "sharding-close");
+                        thread.setDaemon(true);
+                        return thread;
+                    });
+            try {
+                CompletableFuture.allOf(closing.stream()
+                                .map(job -> CompletableFuture.runAsync(job.coordinator()::close, closer))
+                                .toArray(CompletableFuture<?>[]::new))
+                        .join();
+            } catch (CompletionException ex) {
+                log.warn("Closing a sharded job failed", ex.getCause());
+            } finally {
+                closer.shutdown();
+            }
+        }
+        jobs = Map.of();
+    }
+
+    private void executed(ExecutionRecord execution) {
+        for (ShardedJobListener listener : listeners) {
+            try {
+                listener.executed(execution);
+            } catch (RuntimeException ex) {
+                log.warn("Job {}: listener {} failed", execution.job(), listener, ex);
+            }
+        }
+    }
+}

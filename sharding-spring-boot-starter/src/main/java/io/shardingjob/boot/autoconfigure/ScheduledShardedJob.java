@@ -1,0 +1,102 @@
+package io.shardingjob.boot.autoconfigure;
+
+import io.shardingjob.core.JobCoordinator;
+import io.shardingjob.core.execution.ExecutionSource;
+import io.shardingjob.core.execution.FireReport;
+import java.time.Instant;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One started job on this instance: its coordinator and its schedule. Each trigger hands a fire to the fire pool and
+ * returns at once, so the scheduler's few threads never wait for a job. A fire that arrives while items of the previous
+ * one still run is handed to the core as well: it skips those items and, when the job's {@code misfire} is on, runs
+ * them once more as soon as they finish.
+ */
+final class ScheduledShardedJob {
+
+    private static final Logger log = LoggerFactory.getLogger(ScheduledShardedJob.class);
+
+    private final ShardedJobMethod method;
+
+    private final JobCoordinator coordinator;
+
+    private final ShardedJobExecutors executors;
+
+    private final JobTrigger trigger;
+
+    private volatile @Nullable ScheduledFuture<?> schedule;
+
+    ScheduledShardedJob(ShardedJobMethod method, JobCoordinator coordinator, ShardedJobExecutors executors) {
+        this.method = method;
+        this.coordinator = coordinator;
+        this.executors = executors;
+        this.trigger = new JobTrigger(coordinator);
+    }
+
+    ShardedJobMethod method() {
+        return method;
+    }
+
+    JobCoordinator coordinator() {
+        return coordinator;
+    }
+
+    void schedule() {
+        schedule = executors.scheduler().schedule(() -> fire(trigger.scheduled(), ExecutionSource.NORMAL), trigger);
+    }
+
+    /** Re-schedules when the stored cron or time zone changed, so that the change applies before the old next fire. */
+    void followScheduleChange() {
+        if (schedule != null && trigger.isStale()) {
+            cancel();
+            schedule();
+        }
+    }
+
+    /** Stops scheduling; a fire in progress goes on. */
+    void cancel() {
+        ScheduledFuture<?> scheduled = schedule;
+        schedule = null;
+        if (scheduled != null) {
+            scheduled.cancel(false);
+        }
+    }
+
+    /**
+     * Starts a fire in the background.
+     *
+     * @return {@code false} when the job no longer runs here, so none was started
+     */
+    boolean fire(Instant fireTime, ExecutionSource source) {
+        if (!coordinator.isStarted()) {
+            return false;
+        }
+        try {
+            executors.fires().execute(() -> run(fireTime, source));
+            return true;
+        } catch (RejectedExecutionException ex) {
+            log.warn("Job {}: fire of {} rejected, the executors are shutting down", coordinator.jobName(), fireTime);
+            return false;
+        }
+    }
+
+    private void run(Instant fireTime, ExecutionSource source) {
+        FireReport report;
+        try {
+            report = coordinator.fire(source, fireTime);
+        } catch (RuntimeException ex) {
+            log.error("Job {}: the fire of {} failed before running any item", coordinator.jobName(), fireTime, ex);
+            return;
+        }
+        if (report.skipReason() != null) {
+            log.debug("Job {}: fire of {} ran nothing: {}", coordinator.jobName(), fireTime, report.skipReason());
+        } else if (report.skipped().values().stream().anyMatch(reason -> !reason.equals("disabled"))) {
+            // Disabled items are skipped on purpose, every fire: only the other reasons are news.
+            log.info("Job {}: fire of {} skipped items {}", coordinator.jobName(), fireTime, report.skipped());
+        }
+    }
+}

@@ -1,0 +1,134 @@
+package io.shardingjob.boot.autoconfigure;
+
+import java.time.Duration;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledExecutorService;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.boot.task.SimpleAsyncTaskExecutorBuilder;
+import org.springframework.boot.task.ThreadPoolTaskExecutorBuilder;
+import org.springframework.boot.task.ThreadPoolTaskSchedulerBuilder;
+import org.springframework.scheduling.TaskScheduler;
+import org.springframework.scheduling.concurrent.ExecutorConfigurationSupport;
+import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
+import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
+
+/**
+ * The threads of every sharded job together: one scheduler, one pool of fires, one pool of items. Their sizes do not
+ * depend on the number of jobs (Elastic-Job spends a pool per job). They are deliberately not {@code TaskScheduler} or
+ * {@code Executor} beans, so that they neither replace the application's own scheduler for {@code @Scheduled} nor get
+ * shut down by the context before the jobs have finished.
+ *
+ * <ul>
+ *   <li>the scheduler fires cron triggers and runs every coordinator's coordination work (cache events, reconcile);
+ *       its tasks are short, so a couple of threads serve any number of jobs;
+ *   <li>a fire waits for its items, so fires get their own bounded pool rather than blocking the scheduler;
+ *   <li>items run on a separate bounded pool; sharing it with fires could deadlock fires waiting for queued items.
+ * </ul>
+ */
+public final class ShardedJobExecutors implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(ShardedJobExecutors.class);
+
+    private final ThreadPoolTaskScheduler scheduler;
+
+    private final Executor fires;
+
+    private final Executor items;
+
+    /**
+     * @param scheduler an initialized scheduler
+     * @param fires runs each fire, which blocks until its items are done
+     * @param items runs the items
+     */
+    public ShardedJobExecutors(ThreadPoolTaskScheduler scheduler, Executor fires, Executor items) {
+        this.scheduler = scheduler;
+        this.fires = fires;
+        this.items = items;
+    }
+
+    /** Platform threads: a scheduler of {@code schedulerThreads}, and fixed pools that queue what they cannot run. */
+    public static ShardedJobExecutors platform(int schedulerThreads, int fireThreads, int itemThreads) {
+        return new ShardedJobExecutors(
+                scheduler(schedulerThreads), pool("sharding-fire-", fireThreads), pool("sharding-item-", itemThreads));
+    }
+
+    /**
+     * Virtual threads for fires and items, at most {@code itemConcurrency} items at once. The scheduler stays a small
+     * platform pool: the coordinators need a {@link ScheduledExecutorService}, which a virtual-thread
+     * {@code SimpleAsyncTaskScheduler} is not, and its tasks never block.
+     */
+    public static ShardedJobExecutors virtual(int schedulerThreads, int itemConcurrency) {
+        return new ShardedJobExecutors(
+                scheduler(schedulerThreads),
+                new SimpleAsyncTaskExecutorBuilder()
+                        .virtualThreads(true)
+                        .threadNamePrefix("sharding-fire-")
+                        .build(),
+                new SimpleAsyncTaskExecutorBuilder()
+                        .virtualThreads(true)
+                        .concurrencyLimit(itemConcurrency)
+                        .threadNamePrefix("sharding-item-")
+                        .build());
+    }
+
+    private static ThreadPoolTaskScheduler scheduler(int threads) {
+        // A builder of our own rather than Boot's bean: spring.task.scheduling.* sizes @Scheduled's scheduler, not
+        // ours.
+        ThreadPoolTaskScheduler scheduler = new ThreadPoolTaskSchedulerBuilder()
+                .poolSize(threads)
+                .threadNamePrefix("sharding-scheduler-")
+                .build();
+        scheduler.setRemoveOnCancelPolicy(true);
+        scheduler.initialize();
+        return scheduler;
+    }
+
+    private static ThreadPoolTaskExecutor pool(String prefix, int threads) {
+        ThreadPoolTaskExecutor pool = new ThreadPoolTaskExecutorBuilder()
+                .corePoolSize(threads)
+                .maxPoolSize(threads)
+                .allowCoreThreadTimeOut(true)
+                .keepAlive(Duration.ofSeconds(60))
+                .threadNamePrefix(prefix)
+                .build();
+        pool.initialize();
+        return pool;
+    }
+
+    public TaskScheduler scheduler() {
+        return scheduler;
+    }
+
+    /** The scheduler as the coordinators of the core take it. */
+    public ScheduledExecutorService coordination() {
+        return scheduler.getScheduledExecutor();
+    }
+
+    public Executor fires() {
+        return fires;
+    }
+
+    public Executor items() {
+        return items;
+    }
+
+    /**
+     * Stops every thread, interrupting items still running: by now the jobs have had their grace period and left the
+     * registry.
+     */
+    @Override
+    public void close() {
+        for (Object executor : new Object[] {fires, items, scheduler}) {
+            try {
+                if (executor instanceof ExecutorConfigurationSupport pool) {
+                    pool.shutdown();
+                } else if (executor instanceof AutoCloseable closeable) {
+                    closeable.close();
+                }
+            } catch (Exception ex) {
+                log.warn("Could not stop a sharded job executor: {}", ex.toString());
+            }
+        }
+    }
+}

@@ -1,0 +1,159 @@
+package io.shardingjob.boot.autoconfigure;
+
+import io.shardingjob.boot.ShardedJobListener;
+import io.shardingjob.core.config.JobConfiguration;
+import io.shardingjob.core.instance.InstanceId;
+import io.shardingjob.core.registry.RegistryCenter;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ScheduledFuture;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.context.SmartLifecycle;
+
+/**
+ * Starts the jobs once the context is ready and stops them gracefully: on start it validates every job before touching
+ * ZooKeeper, connects, starts each job's coordinator and schedules it; on stop it stops firing and closes the
+ * coordinators, all at once, each letting its running items finish within the grace period (then interrupting them and
+ * handing them to failover) and leaving the registry, so that the other instances reshard at once instead of waiting
+ * for this session to time out.
+ *
+ * <p>It stops in a phase before the web server's graceful shutdown, so the endpoint still answers while jobs drain.
+ */
+final class ShardedJobLifecycle implements SmartLifecycle, ShardedJobAnnotationBeanPostProcessor.JobRegistrar {
+
+    private static final Logger log = LoggerFactory.getLogger(ShardedJobLifecycle.class);
+
+    static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 512;
+
+    private final ShardedJobAnnotationBeanPostProcessor discovery;
+
+    private final JobConfigurationResolver resolver;
+
+    private final ShardingProperties properties;
+
+    private final Supplier<RegistryCenter> registry;
+
+    private final Supplier<List<ShardedJobListener>> listeners;
+
+    private final RunningJobs jobs;
+
+    private final ShardedJobExecutors executors;
+
+    private volatile boolean running;
+
+    private @Nullable ScheduledFuture<?> scheduleWatch;
+
+    ShardedJobLifecycle(
+            ShardedJobAnnotationBeanPostProcessor discovery,
+            JobConfigurationResolver resolver,
+            ShardingProperties properties,
+            Supplier<RegistryCenter> registry,
+            Supplier<List<ShardedJobListener>> listeners,
+            RunningJobs jobs,
+            ShardedJobExecutors executors) {
+        this.discovery = discovery;
+        this.resolver = resolver;
+        this.properties = properties;
+        this.registry = registry;
+        this.listeners = listeners;
+        this.jobs = jobs;
+        this.executors = executors;
+    }
+
+    @Override
+    public synchronized void start() {
+        if (running) {
+            return;
+        }
+        try {
+            Map<ShardedJobMethod, JobConfiguration> configurations = resolver.resolveAll(discovery.attach(this));
+            String instanceId = instanceId();
+            jobs.connect(registry.get(), instanceId, listeners.get());
+            configurations.forEach(jobs::start);
+            scheduleWatch = executors
+                    .scheduler()
+                    .scheduleWithFixedDelay(
+                            jobs::followScheduleChanges,
+                            properties.getCoordination().getReconcileInterval());
+            running = true;
+            log.info(
+                    "Sharded jobs {} running on instance {}",
+                    jobs.all().stream().map(job -> job.coordinator().jobName()).toList(),
+                    instanceId);
+        } catch (RuntimeException ex) {
+            discovery.detach();
+            jobs.closeAll();
+            throw ex;
+        }
+    }
+
+    @Override
+    public void stop() {
+        stop(() -> {});
+    }
+
+    @Override
+    public synchronized void stop(Runnable callback) {
+        try {
+            if (running) {
+                running = false;
+                discovery.detach();
+                if (scheduleWatch != null) {
+                    scheduleWatch.cancel(false);
+                }
+                log.info(
+                        "Stopping sharded jobs: waiting up to {} for running items",
+                        properties.getShutdown().getGracePeriod());
+                jobs.closeAll();
+            }
+        } finally {
+            callback.run();
+        }
+    }
+
+    @Override
+    public boolean isRunning() {
+        return running;
+    }
+
+    @Override
+    public int getPhase() {
+        return PHASE;
+    }
+
+    /** A job of a bean created after start-up (a lazy one): checked and started like the others. */
+    @Override
+    public synchronized void added(ShardedJobMethod job) {
+        jobs.find(job.jobName()).ifPresent(existing -> {
+            throw new ShardedJobConfigurationException(
+                    job.jobName(),
+                    "@ShardedJob(name)",
+                    "the name is declared twice, by " + existing.method().describe() + " and by " + job.describe(),
+                    "Give one of these methods another @ShardedJob(name).",
+                    null);
+        });
+        jobs.start(job, resolver.resolve(job));
+    }
+
+    @Override
+    public synchronized void removed(ShardedJobMethod job) {
+        jobs.stop(job);
+    }
+
+    private String instanceId() {
+        String configured = properties.getInstanceId();
+        if (configured == null || configured.isBlank()) {
+            return InstanceId.ofThisProcess();
+        }
+        try {
+            return InstanceId.validate(configured.trim());
+        } catch (IllegalArgumentException ex) {
+            throw new InvalidConfigurationPropertyValueException(
+                    "sharding.instance-id", configured, "use letters, digits and the characters . _ : @ -");
+        }
+    }
+}

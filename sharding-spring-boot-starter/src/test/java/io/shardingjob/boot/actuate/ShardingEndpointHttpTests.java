@@ -1,0 +1,296 @@
+package io.shardingjob.boot.actuate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.jayway.jsonpath.DocumentContext;
+import com.jayway.jsonpath.JsonPath;
+import com.jayway.jsonpath.PathNotFoundException;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.shardingjob.boot.RecordingJob;
+import io.shardingjob.boot.ShardedJob;
+import io.shardingjob.boot.TestZooKeeper;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.awaitility.core.ConditionFactory;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.annotation.Bean;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+/** The endpoint over real HTTP, as an operator's curl would use it. */
+@SpringBootTest(
+        classes = ShardingEndpointHttpTests.Service.class,
+        webEnvironment = WebEnvironment.RANDOM_PORT,
+        properties = {
+            "management.endpoints.web.exposure.include=sharding,health",
+            "management.endpoint.sharding.access=unrestricted",
+            "management.endpoint.health.show-components=always"
+        })
+class ShardingEndpointHttpTests {
+
+    private static final String INSTANCE = "http-test";
+
+    private static final Duration PATIENCE = Duration.ofSeconds(15);
+
+    private final HttpClient http = HttpClient.newHttpClient();
+
+    @LocalServerPort
+    private int port;
+
+    @Autowired
+    private MeterRegistry meters;
+
+    @DynamicPropertySource
+    static void zooKeeper(DynamicPropertyRegistry registry) {
+        for (String property : TestZooKeeper.properties(INSTANCE)) {
+            int equals = property.indexOf('=');
+            registry.add(property.substring(0, equals), () -> property.substring(equals + 1));
+        }
+    }
+
+    @Test
+    void describesThisInstanceAndItsJobs() {
+        eventually().untilAsserted(() -> {
+            DocumentContext summary = get("/actuator/sharding", 200);
+            assertThat(summary.read("$.instanceId", String.class)).isEqualTo(INSTANCE);
+            assertThat(summary.read("$.connected", Boolean.class)).isTrue();
+            assertThat(summary.read("$.jobs[*].name", List.class)).containsExactly("orderSync", "manualReport");
+            assertThat(summary.read("$.jobs[0].cron", String.class)).isEqualTo("* * * * * *");
+            assertThat(summary.read("$.jobs[0].shardingTotalCount", Integer.class))
+                    .isEqualTo(4);
+            assertThat(summary.read("$.jobs[0].leader", String.class)).isEqualTo(INSTANCE);
+            assertThat(summary.read("$.jobs[0].epoch", Long.class)).isPositive();
+            assertThat(summary.read("$.jobs[0].reshardPending", Boolean.class)).isFalse();
+            assertThat(summary.read("$.jobs[0].localItems", List.class)).containsExactly(0, 1, 2, 3);
+        });
+    }
+
+    @Test
+    void describesOneJobWithItsInstancesItemsAndRecentExecutions() {
+        eventually().untilAsserted(() -> {
+            DocumentContext job = get("/actuator/sharding/orderSync", 200);
+            assertThat(job.read("$.name", String.class)).isEqualTo("orderSync");
+            assertThat(job.read("$.leader", String.class)).isEqualTo(INSTANCE);
+            assertThat(job.read("$.epoch", Long.class)).isPositive();
+            assertThat(job.read("$.shardingTotalCount", Integer.class)).isEqualTo(4);
+            assertThat(job.read("$.reshardPending", Boolean.class)).isFalse();
+            assertThat(job.read("$.failover", Boolean.class)).isTrue();
+            assertThat(job.read("$.instances[0].id", String.class)).isEqualTo(INSTANCE);
+            assertThat(job.read("$.instances[0].enabled", Boolean.class)).isTrue();
+            assertThat(job.read("$.instances[0].items", List.class)).containsExactly(0, 1, 2, 3);
+            Map<String, Object> item = job.read("$.items[1]");
+            assertThat(item)
+                    .containsEntry("item", 1)
+                    .containsEntry("parameter", "Shanghai")
+                    .containsEntry("instance", INSTANCE)
+                    .containsEntry("disabled", false)
+                    .containsEntry("failoverInstance", null)
+                    .containsKey("running");
+            Map<String, Object> execution = job.read("$.recentExecutions[0]");
+            assertThat(execution)
+                    .containsEntry("instance", INSTANCE)
+                    .containsEntry("outcome", "SUCCESS")
+                    .containsEntry("source", "NORMAL")
+                    .containsKeys("item", "fireTime", "start", "end");
+            Instant start = Instant.parse((String) execution.get("start"));
+            assertThat(Instant.parse((String) execution.get("end"))).isAfterOrEqualTo(start);
+            assertThat(Instant.parse((String) execution.get("fireTime"))).isBeforeOrEqualTo(start);
+        });
+    }
+
+    @Test
+    void answersNotFoundForAnUnknownJob() throws Exception {
+        assertThat(send("GET", "/actuator/sharding/noSuchJob", null).statusCode())
+                .isEqualTo(404);
+        assertThat(post("/actuator/sharding/noSuchJob", "trigger").statusCode()).isEqualTo(404);
+        assertThat(post("/actuator/sharding/noSuchJob/items/0", "disable").statusCode())
+                .isEqualTo(404);
+    }
+
+    @Test
+    void triggersAJobNowAndRecordsAManualExecution() throws Exception {
+        awaitSharded("manualReport");
+        HttpResponse<String> response = post("/actuator/sharding/manualReport", "trigger");
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(JsonPath.parse(response.body()).read("$.result", String.class))
+                .contains("fire started");
+        eventually()
+                .untilAsserted(() -> assertThat(get("/actuator/sharding/manualReport", 200)
+                                .read("$.recentExecutions[*].source", List.class))
+                        .containsOnly("MANUAL")
+                        .hasSize(2));
+    }
+
+    @Test
+    void disablesAndEnablesAnItem() throws Exception {
+        awaitSharded("orderSync");
+        assertThat(post("/actuator/sharding/orderSync/items/2", "disable").statusCode())
+                .isEqualTo(200);
+        eventually()
+                .untilAsserted(() -> assertThat(
+                                get("/actuator/sharding/orderSync", 200).read("$.items[2].disabled", Boolean.class))
+                        .isTrue());
+        assertThat(post("/actuator/sharding/orderSync/items/2", "enable").statusCode())
+                .isEqualTo(200);
+        eventually()
+                .untilAsserted(() -> assertThat(
+                                get("/actuator/sharding/orderSync", 200).read("$.items[2].disabled", Boolean.class))
+                        .isFalse());
+    }
+
+    @Test
+    void answersBadRequestForABadItemOrAction() throws Exception {
+        awaitSharded("orderSync");
+        assertThat(post("/actuator/sharding/orderSync/items/4", "disable").statusCode())
+                .isEqualTo(400);
+        assertThat(post("/actuator/sharding/orderSync/items/-1", "disable").statusCode())
+                .isEqualTo(400);
+        assertThat(post("/actuator/sharding/orderSync/items/two", "disable").statusCode())
+                .isEqualTo(400);
+        assertThat(post("/actuator/sharding/orderSync/items/1", "explode").statusCode())
+                .isEqualTo(400);
+        assertThat(post("/actuator/sharding/orderSync", "explode").statusCode()).isEqualTo(400);
+        assertThat(post("/actuator/sharding/orderSync/shards/1", "disable").statusCode())
+                .isEqualTo(400);
+    }
+
+    @Test
+    void disablesAndEnablesTheJobOnEveryInstance() throws Exception {
+        awaitSharded("orderSync");
+        assertThat(post("/actuator/sharding/orderSync", "disable").statusCode()).isEqualTo(200);
+        eventually()
+                .untilAsserted(
+                        () -> assertThat(get("/actuator/sharding", 200).read("$.jobs[0].disabled", Boolean.class))
+                                .isTrue());
+        assertThat(post("/actuator/sharding/orderSync", "enable").statusCode()).isEqualTo(200);
+        eventually()
+                .untilAsserted(
+                        () -> assertThat(get("/actuator/sharding", 200).read("$.jobs[0].disabled", Boolean.class))
+                                .isFalse());
+    }
+
+    @Test
+    void disablesAnInstanceSoItsItemsLeaveItAndEnablesItAgain() throws Exception {
+        awaitSharded("manualReport");
+        assertThat(post("/actuator/sharding/manualReport/instances/" + INSTANCE, "disable")
+                        .statusCode())
+                .isEqualTo(200);
+        eventually().untilAsserted(() -> {
+            DocumentContext job = get("/actuator/sharding/manualReport", 200);
+            assertThat(job.read("$.instances[0].enabled", Boolean.class)).isFalse();
+        });
+        assertThat(post("/actuator/sharding/manualReport/instances/" + INSTANCE, "enable")
+                        .statusCode())
+                .isEqualTo(200);
+        assertThat(post("/actuator/sharding/manualReport", "reshard").statusCode())
+                .isEqualTo(200);
+        eventually().untilAsserted(() -> {
+            DocumentContext job = get("/actuator/sharding/manualReport", 200);
+            assertThat(job.read("$.instances[0].enabled", Boolean.class)).isTrue();
+            assertThat(job.read("$.instances[0].items", List.class)).containsExactly(0, 1);
+            assertThat(job.read("$.leader", String.class)).isEqualTo(INSTANCE);
+        });
+    }
+
+    @Test
+    void reportsHealthAndMeters() {
+        eventually().untilAsserted(() -> {
+            DocumentContext health = get("/actuator/health", 200);
+            assertThat(health.read("$.components.sharding.status", String.class))
+                    .isEqualTo("UP");
+            assertThat(meters.get("sharding.job.execution")
+                            .tags("job", "orderSync", "outcome", "SUCCESS")
+                            .timer()
+                            .count())
+                    .isPositive();
+            assertThat(meters.get("sharding.job.items.owned")
+                            .tag("job", "orderSync")
+                            .gauge()
+                            .value())
+                    .isEqualTo(4.0);
+            assertThat(meters.get("sharding.job.reshards")
+                            .tag("job", "orderSync")
+                            .functionCounter()
+                            .count())
+                    .isGreaterThanOrEqualTo(0.0);
+            assertThat(meters.get("sharding.job.failovers")
+                            .tag("job", "orderSync")
+                            .counter()
+                            .count())
+                    .isZero();
+        });
+    }
+
+    /** Waits for a document that may not have the asked-for part yet (no execution recorded so far, say). */
+    private static ConditionFactory eventually() {
+        return await().atMost(PATIENCE).ignoreException(PathNotFoundException.class);
+    }
+
+    private void awaitSharded(String job) {
+        eventually()
+                .untilAsserted(
+                        () -> assertThat(get("/actuator/sharding/" + job, 200).read("$.epoch", Long.class))
+                                .isPositive());
+    }
+
+    private DocumentContext get(String path, int expectedStatus) throws IOException, InterruptedException {
+        HttpResponse<String> response = send("GET", path, null);
+        assertThat(response.statusCode())
+                .as("GET %s: %s", path, response.body())
+                .isEqualTo(expectedStatus);
+        return JsonPath.parse(response.body());
+    }
+
+    private HttpResponse<String> post(String path, String action) throws IOException, InterruptedException {
+        return send("POST", path, "{\"action\":\"" + action + "\"}");
+    }
+
+    private HttpResponse<String> send(String method, String path, String body)
+            throws IOException, InterruptedException {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://localhost:" + port + path))
+                .timeout(Duration.ofSeconds(10));
+        if (body == null) {
+            request.GET();
+        } else {
+            request.header("Content-Type", "application/json")
+                    .method(method, HttpRequest.BodyPublishers.ofString(body));
+        }
+        return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    @SpringBootConfiguration
+    @EnableAutoConfiguration
+    static class Service {
+
+        @Bean
+        RecordingJob recordingJob() {
+            return new RecordingJob();
+        }
+
+        @Bean
+        ManualReport manualReport() {
+            return new ManualReport();
+        }
+    }
+
+    /** A job that only runs when triggered: its cron fires once a year. */
+    static class ManualReport {
+
+        @ShardedJob(name = "manualReport", cron = "0 0 0 1 1 *", shardingTotalCount = 2)
+        void report() {}
+    }
+}
