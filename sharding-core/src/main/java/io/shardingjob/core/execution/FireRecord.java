@@ -3,7 +3,6 @@ package io.shardingjob.core.execution;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -89,13 +88,7 @@ public record FireRecord(
 
     /** @throws IllegalArgumentException when the data is not a fire record */
     public static FireRecord decode(byte[] data) {
-        Map<String, String> fields = new HashMap<>();
-        for (String line : new String(data, StandardCharsets.UTF_8).split("\n")) {
-            int equals = line.indexOf('=');
-            if (equals > 0) {
-                fields.put(line.substring(0, equals), line.substring(equals + 1));
-            }
-        }
+        Map<String, String> fields = KeyValueText.parse(data);
         try {
             List<Integer> items = new ArrayList<>();
             for (String item : fields.getOrDefault("items", "").split(",")) {

@@ -2,7 +2,6 @@ package io.shardingjob.core.execution;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
-import java.util.HashMap;
 import java.util.Map;
 
 /**
@@ -34,13 +33,7 @@ public record RunningMark(
 
     /** @throws IllegalArgumentException when the data is not a mark */
     public static RunningMark decode(byte[] data) {
-        Map<String, String> fields = new HashMap<>();
-        for (String line : new String(data, StandardCharsets.UTF_8).split("\n")) {
-            int equals = line.indexOf('=');
-            if (equals > 0) {
-                fields.put(line.substring(0, equals), line.substring(equals + 1));
-            }
-        }
+        Map<String, String> fields = KeyValueText.parse(data);
         try {
             return new RunningMark(
                     fields.get("instance"),

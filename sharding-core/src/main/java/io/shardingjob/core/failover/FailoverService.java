@@ -244,25 +244,10 @@ public final class FailoverService {
         // Read from ZooKeeper, not the cache: a mark this instance removed an instant ago must not be handed on.
         for (String name : client.getChildren().forPath(nodes.running())) {
             int item = Integer.parseInt(name);
-            Stat stat = new Stat();
-            RunningMark mark;
-            try {
-                mark = RunningMark.decode(client.getData().storingStatIn(stat).forPath(nodes.runningItem(item)));
-            } catch (KeeperException.NoNodeException gone) {
-                continue;
-            }
             // Marks of an earlier session of ours are stale: the leader reclaims those.
-            if (!mark.instanceId().equals(instanceId) || mark.sessionId() != sessionId || stillRunning.contains(item)) {
-                continue;
+            if (!stillRunning.contains(item) && handOverOps(ops, item, instanceId, sessionId, failover)) {
+                items.add(item);
             }
-            ops.add(client.transactionOp()
-                    .delete()
-                    .withVersion(stat.getVersion())
-                    .forPath(nodes.runningItem(item)));
-            if (failover && client.checkExists().forPath(nodes.failoverQueueItem(item)) == null) {
-                ops.add(client.transactionOp().create().forPath(nodes.failoverQueueItem(item), mark.encode()));
-            }
-            items.add(item);
         }
         if (!ops.isEmpty()) {
             client.transaction().forOperations(ops);
@@ -280,20 +265,9 @@ public final class FailoverService {
      * it skipped the item because of this very mark.
      */
     public void handOver(int item, String instanceId, long sessionId, boolean failover) throws Exception {
-        Stat stat = new Stat();
-        RunningMark mark;
-        try {
-            mark = RunningMark.decode(client.getData().storingStatIn(stat).forPath(nodes.runningItem(item)));
-        } catch (KeeperException.NoNodeException gone) {
-            return;
-        }
-        if (!mark.instanceId().equals(instanceId) || mark.sessionId() != sessionId) {
-            return;
-        }
         List<CuratorOp> ops = new ArrayList<>();
-        ops.add(client.transactionOp().delete().withVersion(stat.getVersion()).forPath(nodes.runningItem(item)));
-        if (failover && client.checkExists().forPath(nodes.failoverQueueItem(item)) == null) {
-            ops.add(client.transactionOp().create().forPath(nodes.failoverQueueItem(item), mark.encode()));
+        if (!handOverOps(ops, item, instanceId, sessionId, failover)) {
+            return;
         }
         client.transaction().forOperations(ops);
         log.info(
@@ -301,6 +275,31 @@ public final class FailoverService {
                 JobNodes.name(nodes.root()),
                 item,
                 failover ? "to failover for its fire" : "back");
+    }
+
+    /**
+     * Adds the operations that move this session's mark of an item to the failover queue (or drop it, failover off),
+     * read from ZooKeeper rather than the cache so that a mark removed an instant ago is never handed on.
+     *
+     * @return whether the item carried such a mark
+     */
+    private boolean handOverOps(List<CuratorOp> ops, int item, String instanceId, long sessionId, boolean failover)
+            throws Exception {
+        Stat stat = new Stat();
+        RunningMark mark;
+        try {
+            mark = RunningMark.decode(client.getData().storingStatIn(stat).forPath(nodes.runningItem(item)));
+        } catch (KeeperException.NoNodeException gone) {
+            return false;
+        }
+        if (!mark.instanceId().equals(instanceId) || mark.sessionId() != sessionId) {
+            return false;
+        }
+        ops.add(client.transactionOp().delete().withVersion(stat.getVersion()).forPath(nodes.runningItem(item)));
+        if (failover && client.checkExists().forPath(nodes.failoverQueueItem(item)) == null) {
+            ops.add(client.transactionOp().create().forPath(nodes.failoverQueueItem(item), mark.encode()));
+        }
+        return true;
     }
 
     /**
