@@ -63,6 +63,10 @@ final class FireRunner {
         if (config.disabled()) {
             return FireReport.skippedEntirely(jobName, "the job is disabled");
         }
+        if (coordinator.disabledInstances().contains(coordinator.instanceId())) {
+            // Also when it was the last enabled instance: with no leader left to reshard, it still owns items.
+            return FireReport.skippedEntirely(jobName, "this instance is disabled for the job");
+        }
         Assignment assignment = coordinator.awaitSharding();
         Map<Integer, String> skipped = new TreeMap<>();
         if (config.failover() && only == null) {

@@ -198,6 +198,43 @@ class FailoverTest extends FailoverTestSupport {
     }
 
     @Test
+    void aLeaderCrashDuringAReshardLosesNoItemOfTheRunningFire() throws Exception {
+        GateStrategy gate = new GateStrategy("d");
+        strategies = strategies.with(gate);
+        JobConfiguration gated = job(9).toBuilder().strategy("gate").build();
+        Worker a = startWorker("a", gated, item -> 1_500);
+        Worker b = startWorker("b", gated, item -> 1_500);
+        Worker c = startWorker("c", gated, item -> 1_500);
+        awaitItems(c, 3);
+        await().atMost(WITHIN).until(() -> a.coordinator().isLeader());
+        Instant fire = Instant.now();
+        fireAll(fire, a, b, c);
+        await().atMost(WITHIN).until(() -> recorder.hasStarted("a", 0) && recorder.hasStarted("c", 8));
+
+        gate.close();
+        Worker d = startWorker("d", gated, item -> 1_500);
+        await().atMost(WITHIN).until(gate::hasBlockedCaller);
+        kill(a);
+        gate.open();
+
+        await().atMost(WITHIN).untilAsserted(() -> {
+            for (int item = 0; item < 9; item++) {
+                assertThat(recorder.completedRuns(item)).as("item %d", item).hasSize(1);
+            }
+        });
+        assertThat(IntStream.range(0, 3)
+                        .mapToObj(item -> recorder.completedRuns(item).get(0)))
+                .allSatisfy(run -> {
+                    assertThat(run.source()).isEqualTo(ExecutionSource.FAILOVER);
+                    assertThat(run.fireTime()).isEqualTo(fire);
+                });
+        await().atMost(WITHIN)
+                .untilAsserted(() -> assertThat(d.coordinator().assignment().itemsByInstance())
+                        .containsOnlyKeys("b", "c", "d"));
+        assertThat(recorder.overlaps()).isEmpty();
+    }
+
+    @Test
     void makesUpTheFiresADeadInstanceMissedBeforeItsDeathWasNoticed() throws Exception {
         Worker a = startWorker("a", job(4), item -> 50);
         Worker b = startWorker("b", job(4), item -> 50);

@@ -177,6 +177,20 @@ class ShardingClusterTest extends ZooKeeperTestSupport {
     }
 
     @Test
+    void theLastEnabledInstanceRunsNothingOnceDisabled() throws Exception {
+        List<Instance> instances = startAll(job(3), "a");
+        awaitSettled(instances, 3, "a");
+
+        instances.get(0).coordinator().disableInstance("a");
+        await().atMost(WITHIN)
+                .until(() -> instances.get(0).coordinator().disabledInstances().contains("a"));
+
+        FireReport report = instances.get(0).coordinator().fire(context -> {});
+        assertThat(report.items()).isEmpty();
+        assertThat(report.skipReason()).contains("disabled");
+    }
+
+    @Test
     void aDisabledItemIsSkippedByItsOwner() throws Exception {
         List<Instance> instances = startAll(job(9), "a", "b", "c");
         awaitSettled(instances, 9, "a", "b", "c");
