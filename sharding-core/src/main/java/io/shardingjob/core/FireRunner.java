@@ -37,13 +37,13 @@ final class FireRunner {
 
     private final LocalExecutions local;
 
-    private final ExecutionListener listener;
+    private final ItemAttempts attempts;
 
     FireRunner(JobCoordinator coordinator, RunningMarks marks, LocalExecutions local, ExecutionListener listener) {
         this.coordinator = coordinator;
         this.marks = marks;
         this.local = local;
-        this.listener = listener;
+        this.attempts = new ItemAttempts(coordinator, marks, listener);
     }
 
     FireReport fire(ItemExecutor job, Executor executor, ExecutionSource source, Instant fireTime) {
@@ -119,7 +119,7 @@ final class FireRunner {
                     context(config, taskId, assignment.shardingTotalCount(), item, assignment.epoch());
             LocalExecutions.Execution reservation = reservations.get(item);
             running.add(CompletableFuture.supplyAsync(
-                    () -> runItem(job, context, source, fireTime, tracked, session, config.misfire(), reservation),
+                    () -> runItem(job, context, source, fireTime, 0, tracked, session, config.misfire(), reservation),
                     executor));
         }
         List<ItemResult> results = running.stream()
@@ -151,6 +151,7 @@ final class FireRunner {
                             context,
                             ExecutionSource.FAILOVER,
                             dead.fireTime(),
+                            dead.retry(),
                             true,
                             session,
                             false,
@@ -257,6 +258,7 @@ final class FireRunner {
             ShardingContext first,
             ExecutionSource source,
             Instant fireTime,
+            int retry,
             boolean tracked,
             long session,
             boolean misfire,
@@ -268,7 +270,7 @@ final class FireRunner {
         List<ItemResult> results = new ArrayList<>(1);
         boolean handedOver = false;
         try {
-            if (source != ExecutionSource.FAILOVER && !stillOwned(first)) {
+            if (source != ExecutionSource.FAILOVER && !attempts.stillOwned(first)) {
                 // Fenced off: a newer epoch gave the item to someone else before it started. It still runs for this
                 // fire, through failover, instead of being lost between the two owners.
                 handedOver = tracked;
@@ -277,7 +279,7 @@ final class FireRunner {
                 }
                 return results;
             }
-            results.add(runOnce(job, first, source, fireTime));
+            results.addAll(attempts.run(job, first, source, fireTime, retry, tracked, session, reservation));
             Optional<Instant> missed = misfire ? local.takeMisfired(item) : Optional.empty();
             // However many fires were missed, the item runs once more, with the context of the latest.
             while (missed.isPresent() && coordinator.isAvailable()) {
@@ -291,7 +293,8 @@ final class FireRunner {
                         current.shardingTotalCount(),
                         item,
                         current.epoch());
-                results.add(runOnce(job, again, ExecutionSource.MISFIRE, missed.get()));
+                results.addAll(attempts.run(
+                        job, again, ExecutionSource.MISFIRE, missed.get(), 0, tracked, session, reservation));
                 missed = local.takeMisfired(item);
             }
         } finally {
@@ -307,31 +310,6 @@ final class FireRunner {
         return results;
     }
 
-    private ItemResult runOnce(ItemExecutor job, ShardingContext context, ExecutionSource source, Instant fireTime) {
-        Instant start = Instant.now();
-        ItemResult result;
-        try {
-            if (source != ExecutionSource.FAILOVER && !stillOwned(context)) {
-                throw new IllegalStateException("item " + context.item() + " is no longer owned under epoch "
-                        + context.epoch() + "; not started");
-            }
-            job.execute(context);
-            result = new ItemResult(context, start, Instant.now(), null, source, fireTime);
-        } catch (Throwable failure) {
-            if (failure instanceof InterruptedException) {
-                Thread.currentThread().interrupt();
-            }
-            log.warn("Job {}: item {} failed: {}", context.jobName(), context.item(), failure.toString());
-            result = new ItemResult(context, start, Instant.now(), failure, source, fireTime);
-        }
-        try {
-            listener.itemFinished(result);
-        } catch (RuntimeException ex) {
-            log.warn("Job {}: an execution listener failed", context.jobName(), ex);
-        }
-        return result;
-    }
-
     private ShardingContext context(JobConfiguration config, String taskId, int total, int item, long epoch) {
         return new ShardingContext(
                 coordinator.jobName(),
@@ -342,16 +320,5 @@ final class FireRunner {
                 config.jobParameter(),
                 epoch,
                 coordinator.instanceId());
-    }
-
-    /**
-     * The fencing check right before an item starts: still connected, and no newer epoch gave the item to someone else.
-     * The cache may still be behind the epoch the fire planned with (this instance just wrote it as leader).
-     */
-    private boolean stillOwned(ShardingContext context) {
-        Assignment current = coordinator.assignment();
-        return coordinator.isAvailable()
-                && (current.epoch() <= context.epoch()
-                        || current.itemsOf(context.instanceId()).contains(context.item()));
     }
 }

@@ -470,6 +470,11 @@ public final class JobCoordinator implements AutoCloseable {
         }
     }
 
+    /** The coordination scheduler, also used to time items out. */
+    ScheduledExecutorService scheduler() {
+        return scheduler;
+    }
+
     ShardingService sharding() {
         return sharding;
     }
@@ -510,7 +515,10 @@ public final class JobCoordinator implements AutoCloseable {
     }
 
     private int checkItem(int item) {
-        int total = configuration().shardingTotalCount();
+        // With dynamic sharding the items are those of the assignment, not of the configured count.
+        int total = configuration().dynamicSharding()
+                ? assignment().shardingTotalCount()
+                : configuration().shardingTotalCount();
         if (item < 0 || item >= total) {
             throw new IllegalArgumentException(
                     "Job '" + local.name() + "': item " + item + " is outside 0.." + (total - 1));

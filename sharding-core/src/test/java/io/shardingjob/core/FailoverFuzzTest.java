@@ -95,14 +95,26 @@ class FailoverFuzzTest extends FailoverTestSupport {
         } finally {
             ticker.shutdownNow();
             ticker.awaitTermination(5, TimeUnit.SECONDS);
+            // Shutting the ticker down cancels pending heals: heal every partition now.
+            alive.forEach(worker -> worker.proxy().restore());
         }
         CompletableFuture.allOf(firing.values().stream().flatMap(List::stream).toArray(CompletableFuture<?>[]::new))
                 .get(30, TimeUnit.SECONDS);
-        Worker observer = alive.get(0);
-        await().atMost(Duration.ofSeconds(20))
+        await().atMost(Duration.ofSeconds(30))
                 .pollInterval(Duration.ofMillis(100))
-                .until(() -> observer.coordinator().failoverQueue().isEmpty()
-                        && observer.coordinator().runningItems().isEmpty());
+                .untilAsserted(() -> {
+                    for (Worker worker : alive) {
+                        assertThat(worker.coordinator().isAvailable())
+                                .as(worker.id() + " available")
+                                .isTrue();
+                        assertThat(worker.coordinator().failoverQueue())
+                                .as("failover queue")
+                                .isEmpty();
+                        assertThat(worker.coordinator().runningOwners())
+                                .as("running marks")
+                                .isEmpty();
+                    }
+                });
 
         int ownFire = 0;
         int madeUp = 0;

@@ -1,6 +1,7 @@
 package io.shardingjob.core.config;
 
 import java.time.DateTimeException;
+import java.time.Duration;
 import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,6 +26,13 @@ import java.util.regex.Pattern;
  * @param disabled whether the job is paused: it keeps its assignment but runs nothing
  * @param overwrite whether this configuration replaces the one stored in ZooKeeper at start-up (otherwise the stored
  *     one wins and differences are logged); not stored itself
+ * @param retries how many times a failed item runs again, with the sharding context it was first fired with
+ * @param retryBackoff the pause before each retry, zero for none
+ * @param timeout how long one run of one item may take before it is interrupted and recorded as timed out; zero means
+ *     no limit
+ * @param dynamicSharding whether the number of items follows the cluster (XXL-JOB's sharding broadcast): every live,
+ *     enabled instance gets exactly one item and the total is their number, so {@code shardingTotalCount} is ignored
+ *     when resharding
  */
 public record JobConfiguration(
         String name,
@@ -39,7 +47,11 @@ public record JobConfiguration(
         String strategy,
         String description,
         boolean disabled,
-        boolean overwrite) {
+        boolean overwrite,
+        int retries,
+        Duration retryBackoff,
+        Duration timeout,
+        boolean dynamicSharding) {
 
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]*");
 
@@ -78,6 +90,22 @@ public record JobConfiguration(
         }
         strategy = strategy.trim();
         description = description == null ? "" : description;
+        if (retries < 0) {
+            throw new JobConfigurationException(name, "retries", "must be 0 or more, was " + retries);
+        }
+        retryBackoff = retryBackoff == null ? Duration.ZERO : retryBackoff;
+        if (retryBackoff.isNegative()) {
+            throw new JobConfigurationException(name, "retryBackoff", "must not be negative, was " + retryBackoff);
+        }
+        timeout = timeout == null ? Duration.ZERO : timeout;
+        if (timeout.isNegative()) {
+            throw new JobConfigurationException(name, "timeout", "must not be negative, was " + timeout);
+        }
+    }
+
+    /** Whether items have a time limit. */
+    public boolean hasTimeout() {
+        return !timeout.isZero();
     }
 
     public static Builder builder(String name) {
@@ -98,7 +126,11 @@ public record JobConfiguration(
                 .strategy(strategy)
                 .description(description)
                 .disabled(disabled)
-                .overwrite(overwrite);
+                .overwrite(overwrite)
+                .retries(retries)
+                .retryBackoff(retryBackoff)
+                .timeout(timeout)
+                .dynamicSharding(dynamicSharding);
     }
 
     /**
@@ -118,6 +150,10 @@ public record JobConfiguration(
         compare(differences, "strategy", strategy, other.strategy);
         compare(differences, "description", description, other.description);
         compare(differences, "disabled", disabled, other.disabled);
+        compare(differences, "retries", retries, other.retries);
+        compare(differences, "retryBackoff", retryBackoff, other.retryBackoff);
+        compare(differences, "timeout", timeout, other.timeout);
+        compare(differences, "dynamicSharding", dynamicSharding, other.dynamicSharding);
         return differences;
     }
 
@@ -157,6 +193,14 @@ public record JobConfiguration(
         private boolean disabled;
 
         private boolean overwrite;
+
+        private int retries;
+
+        private Duration retryBackoff = Duration.ZERO;
+
+        private Duration timeout = Duration.ZERO;
+
+        private boolean dynamicSharding;
 
         private Builder(String name) {
             this.name = name;
@@ -230,6 +274,27 @@ public record JobConfiguration(
             return this;
         }
 
+        public Builder retries(int retries) {
+            this.retries = retries;
+            return this;
+        }
+
+        public Builder retryBackoff(Duration retryBackoff) {
+            this.retryBackoff = retryBackoff;
+            return this;
+        }
+
+        /** Zero means no limit. */
+        public Builder timeout(Duration timeout) {
+            this.timeout = timeout;
+            return this;
+        }
+
+        public Builder dynamicSharding(boolean dynamicSharding) {
+            this.dynamicSharding = dynamicSharding;
+            return this;
+        }
+
         /** @throws JobConfigurationException naming the job and the first invalid property */
         public JobConfiguration build() {
             ZoneId zone = timeZoneText == null ? timeZone : parseZone();
@@ -250,7 +315,11 @@ public record JobConfiguration(
                     strategy,
                     description,
                     disabled,
-                    overwrite);
+                    overwrite,
+                    retries,
+                    retryBackoff,
+                    timeout,
+                    dynamicSharding);
         }
 
         private ZoneId parseZone() {

@@ -27,6 +27,10 @@ public final class JobConfigurationCodec {
         line(text, "strategy", configuration.strategy());
         line(text, "description", configuration.description());
         line(text, "disabled", configuration.disabled());
+        line(text, "retries", configuration.retries());
+        line(text, "retryBackoff", configuration.retryBackoff());
+        line(text, "timeout", configuration.timeout());
+        line(text, "dynamicSharding", configuration.dynamicSharding());
         return text.toString().getBytes(StandardCharsets.UTF_8);
     }
 
@@ -56,6 +60,10 @@ public final class JobConfigurationCodec {
                 .strategy(properties.getProperty("strategy", "average"))
                 .description(properties.getProperty("description", ""))
                 .disabled(bool(jobName, properties, "disabled", false))
+                .retries(integer(jobName, properties, "retries", 0))
+                .retryBackoff(duration(jobName, properties, "retryBackoff"))
+                .timeout(duration(jobName, properties, "timeout"))
+                .dynamicSharding(bool(jobName, properties, "dynamicSharding", false))
                 .build();
     }
 
@@ -68,6 +76,20 @@ public final class JobConfigurationCodec {
             return Integer.parseInt(value.trim());
         } catch (NumberFormatException ex) {
             throw new JobConfigurationException(jobName, key, "'" + value + "' is not a whole number");
+        }
+    }
+
+    /** ISO-8601 as {@link java.time.Duration#toString()} writes it ({@code PT1.5S}); absent means zero. */
+    private static java.time.Duration duration(String jobName, Properties properties, String key) {
+        String value = properties.getProperty(key);
+        if (value == null || value.isBlank()) {
+            return java.time.Duration.ZERO;
+        }
+        try {
+            return java.time.Duration.parse(value.trim());
+        } catch (java.time.format.DateTimeParseException ex) {
+            throw new JobConfigurationException(
+                    jobName, key, "'" + value + "' is not an ISO-8601 duration such as PT5S");
         }
     }
 

@@ -11,6 +11,7 @@ import java.time.Instant;
  * @param failure the exception it threw, or {@code null} when it succeeded
  * @param source why it ran
  * @param fireTime the scheduled time of the fire it belongs to
+ * @param retry 0 for the first run of the item in its fire, {@code n} for its n-th retry
  */
 public record ItemResult(
         ShardingContext context,
@@ -18,7 +19,19 @@ public record ItemResult(
         Instant end,
         Throwable failure,
         ExecutionSource source,
-        Instant fireTime) {
+        Instant fireTime,
+        int retry) {
+
+    /** A first run (not a retry). */
+    public ItemResult(
+            ShardingContext context,
+            Instant start,
+            Instant end,
+            Throwable failure,
+            ExecutionSource source,
+            Instant fireTime) {
+        this(context, start, end, failure, source, fireTime, 0);
+    }
 
     /** A result of a normal fire whose fire time is its start. */
     public ItemResult(ShardingContext context, Instant start, Instant end, Throwable failure) {
@@ -27,5 +40,10 @@ public record ItemResult(
 
     public boolean succeeded() {
         return failure == null;
+    }
+
+    /** Whether the run exceeded the job's timeout and was interrupted. */
+    public boolean timedOut() {
+        return failure instanceof ItemTimeoutException;
     }
 }

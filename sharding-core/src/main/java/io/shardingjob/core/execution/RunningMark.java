@@ -15,6 +15,7 @@ import java.util.Map;
  * @param fireTime the fire the item belongs to
  * @param shardingTotalCount the total of that fire
  * @param source why it runs
+ * @param retry which retry of the item in its fire runs (0: the first run), so that failover carries it on
  */
 public record RunningMark(
         String instanceId,
@@ -22,12 +23,30 @@ public record RunningMark(
         long epoch,
         Instant fireTime,
         int shardingTotalCount,
-        ExecutionSource source) {
+        ExecutionSource source,
+        int retry) {
+
+    /** The mark of a first run. */
+    public RunningMark(
+            String instanceId,
+            long sessionId,
+            long epoch,
+            Instant fireTime,
+            int shardingTotalCount,
+            ExecutionSource source) {
+        this(instanceId, sessionId, epoch, fireTime, shardingTotalCount, source, 0);
+    }
+
+    /** The same mark for a later retry. */
+    public RunningMark retrying(int retry) {
+        return new RunningMark(
+                instanceId, sessionId, epoch, fireTime, shardingTotalCount, ExecutionSource.RETRY, retry);
+    }
 
     public byte[] encode() {
         return ("instance=" + instanceId + "\nsession=" + Long.toHexString(sessionId) + "\nepoch=" + epoch
                         + "\nfireTime=" + fireTime + "\nshardingTotalCount=" + shardingTotalCount + "\nsource=" + source
-                        + "\n")
+                        + "\nretry=" + retry + "\n")
                 .getBytes(StandardCharsets.UTF_8);
     }
 
@@ -41,7 +60,8 @@ public record RunningMark(
                     Long.parseLong(fields.get("epoch")),
                     Instant.parse(fields.get("fireTime")),
                     Integer.parseInt(fields.getOrDefault("shardingTotalCount", "0")),
-                    ExecutionSource.valueOf(fields.getOrDefault("source", "NORMAL")));
+                    ExecutionSource.valueOf(fields.getOrDefault("source", "NORMAL")),
+                    Integer.parseInt(fields.getOrDefault("retry", "0")));
         } catch (RuntimeException ex) {
             throw new IllegalArgumentException("Not a running mark: " + fields, ex);
         }

@@ -127,6 +127,26 @@ public final class RunningMarks {
     public record Versioned<T>(T value, int version) {}
 
     /**
+     * Rewrites this session's mark of an item for its next retry, so that an instance taking the item over after a
+     * crash continues the count instead of starting it again. Same session guard and race window as {@link #clear}.
+     */
+    public void markRetry(int item, RunningMark mark) {
+        try {
+            if (client.getZookeeperClient().getZooKeeper().getSessionId() != mark.sessionId()) {
+                return;
+            }
+            client.setData().forPath(nodes.runningItem(item), mark.encode());
+        } catch (Exception ex) {
+            log.warn(
+                    "Job {}: could not record retry {} of item {}: {}",
+                    nodes.root(),
+                    mark.retry(),
+                    item,
+                    ex.toString());
+        }
+    }
+
+    /**
      * Removes the mark of a completed item, but only while this client still has the session that wrote it: after a
      * session loss the mark is no longer ours to remove (it may already be someone else's failover mark). Race window:
      * a session that expires between the check and the delete lets Curator retry the delete on the new session.

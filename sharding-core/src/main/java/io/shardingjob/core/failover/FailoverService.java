@@ -390,7 +390,8 @@ public final class FailoverService {
                         dead.epoch(),
                         dead.fireTime(),
                         dead.shardingTotalCount(),
-                        ExecutionSource.FAILOVER);
+                        ExecutionSource.FAILOVER,
+                        dead.retry());
                 byte[] record = (instanceId + "\n" + dead.instanceId()).getBytes(StandardCharsets.UTF_8);
                 ops.add(client.transactionOp()
                         .delete()

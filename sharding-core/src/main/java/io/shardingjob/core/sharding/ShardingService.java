@@ -146,7 +146,10 @@ public final class ShardingService {
             // This leader wrote a newer assignment that its cache has not caught up with: nothing to judge yet.
             return Optional.empty();
         }
-        int total = configuration.get().shardingTotalCount();
+        JobConfiguration config = configuration.get();
+        int total = config.dynamicSharding()
+                ? DynamicSharding.total(shardingInstances().size())
+                : config.shardingTotalCount();
         if (assignment.shardingTotalCount() != total) {
             return Optional.of(
                     "shardingTotalCount is " + total + ", assignment was made for " + assignment.shardingTotalCount());
@@ -230,7 +233,7 @@ public final class ShardingService {
                 ops.add(client.transactionOp().delete().forPath(nodes.failoverOwners() + "/" + item));
             }
             for (String item : client.getChildren().forPath(nodes.disabledItems())) {
-                if (Integer.parseInt(item) >= config.shardingTotalCount()) {
+                if (Integer.parseInt(item) >= next.shardingTotalCount()) {
                     ops.add(client.transactionOp().delete().forPath(nodes.disabledItems() + "/" + item));
                 }
             }
@@ -245,8 +248,8 @@ public final class ShardingService {
                     "Job {}: epoch {} assigns {} items with strategy '{}': {}",
                     jobName,
                     next.epoch(),
-                    config.shardingTotalCount(),
-                    config.strategy(),
+                    next.shardingTotalCount(),
+                    config.dynamicSharding() ? "dynamic" : config.strategy(),
                     next.itemsByInstance());
             return Optional.of(next);
         } finally {
@@ -258,6 +261,13 @@ public final class ShardingService {
 
     private Assignment compute(JobConfiguration config, List<String> instances, Assignment previous) {
         long epoch = previous.epoch() + 1;
+        if (config.dynamicSharding()) {
+            // The total follows the cluster; the configured count is not used.
+            return new Assignment(
+                    epoch,
+                    DynamicSharding.total(instances.size()),
+                    DynamicSharding.assign(instances, previous.itemsByInstance()));
+        }
         if (instances.isEmpty()) {
             return new Assignment(epoch, config.shardingTotalCount(), Map.of());
         }

@@ -34,6 +34,10 @@ class JobConfigurationCodecTest {
                 .strategy("sticky")
                 .description("#" + TRICKY + "\n")
                 .disabled(true)
+                .retries(3)
+                .retryBackoff(java.time.Duration.ofMillis(1500))
+                .timeout(java.time.Duration.ofMinutes(2))
+                .dynamicSharding(true)
                 .build();
     }
 
@@ -58,6 +62,21 @@ class JobConfigurationCodecTest {
         assertThat(decoded.itemParameters().get(1)).isEqualTo("C:\\data\\in");
         assertThat(decoded.itemParameters().get(2)).isEqualTo("a=b#c:d");
         assertThat(decoded.timeZone()).isEqualTo(ZoneId.of("America/New_York"));
+    }
+
+    @Test
+    void rejectsARetryBackoffThatIsNotADurationNamingTheProperty() {
+        assertRejected("cron=" + CRON + "\nretryBackoff=5 seconds\n", "retryBackoff");
+    }
+
+    @Test
+    void readsAConfigurationStoredBeforeRetriesTimeoutsAndDynamicShardingExistedWithTheirDefaults() {
+        JobConfiguration old = decode("cron=" + CRON + "\nshardingTotalCount=2\n");
+
+        assertThat(old.retries()).isZero();
+        assertThat(old.retryBackoff()).isZero();
+        assertThat(old.hasTimeout()).isFalse();
+        assertThat(old.dynamicSharding()).isFalse();
     }
 
     @Test
@@ -153,7 +172,9 @@ class JobConfigurationCodecTest {
                 .contains("timeZone=Asia/Shanghai")
                 .contains("strategy=average")
                 .contains("failover=false")
-                .contains("description=每日同步");
+                .contains("description=每日同步")
+                .contains("retryBackoff=PT0S")
+                .contains("dynamicSharding=false");
         List<String> lines = Arrays.asList(text.split("\n"));
         assertThat(lines).allMatch(line -> line.matches("[A-Za-z]+=.*"));
         assertThat(lines.stream().map(line -> line.substring(0, line.indexOf('='))))
@@ -168,7 +189,11 @@ class JobConfigurationCodecTest {
                         "monitorExecution",
                         "strategy",
                         "description",
-                        "disabled");
+                        "disabled",
+                        "retries",
+                        "retryBackoff",
+                        "timeout",
+                        "dynamicSharding");
     }
 
     @Test

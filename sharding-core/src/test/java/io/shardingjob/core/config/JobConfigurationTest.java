@@ -41,7 +41,23 @@ class JobConfigurationTest {
                 .description("Synchronises orders")
                 .disabled(true)
                 .overwrite(true)
+                .retries(2)
+                .retryBackoff(java.time.Duration.ofSeconds(1))
+                .timeout(java.time.Duration.ofSeconds(30))
+                .dynamicSharding(true)
                 .build();
+    }
+
+    @Test
+    void rejectsANegativeRetryCountNamingTheProperty() {
+        assertRejected(() -> valid().retries(-1).build(), JOB, "retries");
+    }
+
+    @Test
+    void rejectsANegativeTimeoutAndBackoffNamingTheProperty() {
+        assertRejected(() -> valid().timeout(java.time.Duration.ofSeconds(-1)).build(), JOB, "timeout");
+        assertRejected(
+                () -> valid().retryBackoff(java.time.Duration.ofSeconds(-1)).build(), JOB, "retryBackoff");
     }
 
     @Test
@@ -228,7 +244,23 @@ class JobConfigurationTest {
 
         assertRejected(
                 () -> new JobConfiguration(
-                        JOB, CRON, ZoneId.of("UTC"), 2, forFour, "", false, true, true, "average", "", false, false),
+                        JOB,
+                        CRON,
+                        ZoneId.of("UTC"),
+                        2,
+                        forFour,
+                        "",
+                        false,
+                        true,
+                        true,
+                        "average",
+                        "",
+                        false,
+                        false,
+                        0,
+                        null,
+                        null,
+                        false),
                 JOB,
                 "shardingItemParameters");
     }

@@ -1,0 +1,59 @@
+package io.shardingjob.core.sharding;
+
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * XXL-JOB's sharding broadcast, with stable indexes: the total is the number of sharding instances and each gets one
+ * item. Unlike XXL-JOB, which renumbers every executor on each change (so the data range of a survivor shifts), an
+ * instance keeps its item while it is still below the new total; only newcomers and instances whose item fell off the
+ * end take the free items, lowest first, in instance order. A pure function, like the strategies.
+ */
+public final class DynamicSharding {
+
+    private DynamicSharding() {}
+
+    /** The total for this many sharding instances; at least 1, so that a job with nobody online still has an item. */
+    public static int total(int instances) {
+        return Math.max(1, instances);
+    }
+
+    /**
+     * @param instances the live, enabled instances, sorted
+     * @param previous the assignment in force, by instance
+     * @return one item per instance, in the order of {@code instances}
+     */
+    public static Map<String, List<Integer>> assign(List<String> instances, Map<String, List<Integer>> previous) {
+        int total = instances.size();
+        Map<String, Integer> kept = new LinkedHashMap<>();
+        Set<Integer> taken = new HashSet<>();
+        for (String instance : instances) {
+            List<Integer> items = previous.getOrDefault(instance, List.of());
+            // An instance that held several items (the job was static before) keeps its lowest one that is free.
+            items.stream()
+                    .filter(item -> item < total && !taken.contains(item))
+                    .min(Integer::compare)
+                    .ifPresent(item -> {
+                        kept.put(instance, item);
+                        taken.add(item);
+                    });
+        }
+        Deque<Integer> free = new ArrayDeque<>();
+        for (int item = 0; item < total; item++) {
+            if (!taken.contains(item)) {
+                free.add(item);
+            }
+        }
+        Map<String, List<Integer>> assignment = new LinkedHashMap<>();
+        for (String instance : instances) {
+            Integer item = kept.get(instance);
+            assignment.put(instance, List.of(item != null ? item : free.removeFirst()));
+        }
+        return assignment;
+    }
+}

@@ -1,0 +1,44 @@
+package io.shardingjob.core.sharding;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** Seed 004's examples, with the difference that survivors keep their index. */
+class DynamicShardingAssignmentTest {
+
+    @Test
+    void aThirdExecutorJoiningTwoGetsTheNewItem() {
+        assertThat(DynamicSharding.assign(List.of("A", "B", "C"), Map.of("A", List.of(0), "B", List.of(1))))
+                .isEqualTo(Map.of("A", List.of(0), "B", List.of(1), "C", List.of(2)));
+    }
+
+    @Test
+    void whenOneOfThreeLeavesTheSurvivorsKeepTheirItemsWhereTheyStillExist() {
+        Map<String, List<Integer>> three = Map.of("A", List.of(0), "B", List.of(1), "C", List.of(2));
+
+        assertThat(DynamicSharding.assign(List.of("A", "B"), three))
+                .isEqualTo(Map.of("A", List.of(0), "B", List.of(1)));
+        assertThat(DynamicSharding.assign(List.of("B", "C"), three))
+                .isEqualTo(Map.of("B", List.of(1), "C", List.of(0)));
+        assertThat(DynamicSharding.assign(List.of("A", "C"), three))
+                .isEqualTo(Map.of("A", List.of(0), "C", List.of(1)));
+    }
+
+    @Test
+    void aJobTurnedDynamicKeepsEachInstancesLowestFreeItem() {
+        Map<String, List<Integer>> average = Map.of("A", List.of(0, 1, 2), "B", List.of(3, 4, 5));
+
+        assertThat(DynamicSharding.assign(List.of("A", "B"), average))
+                .isEqualTo(Map.of("A", List.of(0), "B", List.of(1)));
+    }
+
+    @Test
+    void theFirstAssignmentNumbersTheInstancesInOrder() {
+        assertThat(DynamicSharding.assign(List.of("A", "B", "C"), Map.of()))
+                .isEqualTo(Map.of("A", List.of(0), "B", List.of(1), "C", List.of(2)));
+        assertThat(DynamicSharding.total(0)).isEqualTo(1);
+    }
+}
