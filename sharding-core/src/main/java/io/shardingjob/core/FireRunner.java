@@ -3,6 +3,9 @@ package io.shardingjob.core;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.execution.ExecutionListener;
 import io.shardingjob.core.execution.ExecutionSource;
+import io.shardingjob.core.execution.FireCompletion;
+import io.shardingjob.core.execution.FireCompletions;
+import io.shardingjob.core.execution.FireListener;
 import io.shardingjob.core.execution.FireRecord;
 import io.shardingjob.core.execution.FireReport;
 import io.shardingjob.core.execution.ItemExecutor;
@@ -39,11 +42,23 @@ final class FireRunner {
 
     private final ItemAttempts attempts;
 
-    FireRunner(JobCoordinator coordinator, RunningMarks marks, LocalExecutions local, ExecutionListener listener) {
+    private final FireListener fireListener;
+
+    private final FireCompletions completions;
+
+    FireRunner(
+            JobCoordinator coordinator,
+            RunningMarks marks,
+            LocalExecutions local,
+            ExecutionListener listener,
+            FireListener fireListener,
+            FireCompletions completions) {
         this.coordinator = coordinator;
         this.marks = marks;
         this.local = local;
         this.attempts = new ItemAttempts(coordinator, marks, listener);
+        this.fireListener = fireListener;
+        this.completions = completions;
     }
 
     FireReport fire(ItemExecutor job, Executor executor, ExecutionSource source, Instant fireTime) {
@@ -85,7 +100,9 @@ final class FireRunner {
                 .filter(item -> only == null || only.contains(item))
                 .toList();
         Map<Integer, LocalExecutions.Execution> reservations = new TreeMap<>();
-        List<Integer> items = plan(config, owned, fireTime, skipped, reservations);
+        List<Integer> notRunForThisFire = new ArrayList<>();
+        List<Integer> items = plan(config, owned, fireTime, skipped, reservations, notRunForThisFire);
+        notRunForThisFire.forEach(item -> itemEnded(fireTime, item, assignment.shardingTotalCount(), null));
         boolean tracked = tracksMarks(config);
         long session = coordinator.sessionId();
         if (tracked && !items.isEmpty()) {
@@ -113,20 +130,29 @@ final class FireRunner {
                 items,
                 skipped);
         String taskId = ShardingContext.taskId(jobName, items, coordinator.instanceId());
+        List<ShardingContext> contexts = items.stream()
+                .map(item -> context(config, taskId, assignment.shardingTotalCount(), item, assignment.epoch()))
+                .toList();
+        if (!contexts.isEmpty()) {
+            notify(() -> fireListener.beforeFire(jobName, fireTime, source, contexts));
+        }
         List<CompletableFuture<List<ItemResult>>> running = new ArrayList<>(items.size());
-        for (int item : items) {
-            ShardingContext context =
-                    context(config, taskId, assignment.shardingTotalCount(), item, assignment.epoch());
-            LocalExecutions.Execution reservation = reservations.get(item);
+        for (ShardingContext context : contexts) {
+            LocalExecutions.Execution reservation = reservations.get(context.item());
             running.add(CompletableFuture.supplyAsync(
-                    () -> runItem(job, context, source, fireTime, 0, tracked, session, config.misfire(), reservation),
+                    () -> ended(runItem(
+                            job, context, source, fireTime, 0, tracked, session, config.misfire(), reservation)),
                     executor));
         }
         List<ItemResult> results = running.stream()
                 .map(CompletableFuture::join)
                 .flatMap(List::stream)
                 .toList();
-        return new FireReport(jobName, assignment.epoch(), results, skipped, null);
+        FireReport report = new FireReport(jobName, assignment.epoch(), results, skipped, null);
+        if (!contexts.isEmpty()) {
+            notify(() -> fireListener.afterFire(jobName, fireTime, source, report));
+        }
+        return report;
     }
 
     /** Runs claimed orphans with the context of the fire they belong to; the claim itself was the fence. */
@@ -146,7 +172,7 @@ final class FireRunner {
                     dead.fireTime(),
                     dead.instanceId());
             running.add(CompletableFuture.runAsync(
-                    () -> runItem(
+                    () -> ended(runItem(
                             job,
                             context,
                             ExecutionSource.FAILOVER,
@@ -155,10 +181,40 @@ final class FireRunner {
                             true,
                             session,
                             false,
-                            local.reserveForFailover(orphan.item())),
+                            local.reserveForFailover(orphan.item()))),
                     executor));
         }
         return CompletableFuture.allOf(running.toArray(new CompletableFuture<?>[0]));
+    }
+
+    /** Tells the completion tracking how each fire's item ended here: its last run for that fire counts. */
+    private List<ItemResult> ended(List<ItemResult> results) {
+        if (completions != null) {
+            Map<Instant, ItemResult> lastPerFire = new TreeMap<>();
+            results.forEach(result -> lastPerFire.put(result.fireTime(), result));
+            lastPerFire.forEach((fireTime, last) ->
+                    itemEnded(fireTime, last.context().item(), last.context().shardingTotalCount(), last));
+        }
+        return results;
+    }
+
+    /** @param result how it ended, or {@code null} when it was skipped for the fire */
+    private void itemEnded(Instant fireTime, int item, int total, ItemResult result) {
+        if (completions != null) {
+            completions.itemEnded(
+                    fireTime,
+                    item,
+                    total,
+                    result == null ? FireCompletion.Outcome.SKIPPED : FireCompletion.Outcome.of(result));
+        }
+    }
+
+    private void notify(Runnable call) {
+        try {
+            call.run();
+        } catch (RuntimeException ex) {
+            log.warn("Job {}: a fire listener failed", coordinator.jobName(), ex);
+        }
     }
 
     private FireRecord previousRecord(String me) {
@@ -177,15 +233,17 @@ final class FireRunner {
             List<Integer> owned,
             Instant fireTime,
             Map<Integer, String> skipped,
-            Map<Integer, LocalExecutions.Execution> reservations) {
+            Map<Integer, LocalExecutions.Execution> reservations,
+            List<Integer> notRunForThisFire) {
         Set<Integer> disabled = new HashSet<>(coordinator.disabledItems());
-        Map<Integer, String> takenOver = coordinator.takenFromThisInstance();
+        Map<Integer, Instant> takenOver = coordinator.takenFromThisInstance();
         Map<Integer, RunningMark> marked = tracksMarks(config) ? marks.all() : Map.of();
         List<Integer> items = new ArrayList<>(owned.size());
         for (int item : owned) {
             RunningMark mark = marked.get(item);
             if (disabled.contains(item)) {
                 skipped.put(item, "disabled");
+                notRunForThisFire.add(item);
                 continue;
             }
             LocalExecutions.Execution reservation = local.reserve(item);
@@ -195,10 +253,15 @@ final class FireRunner {
                     skipped.put(item, "still running; misfired, runs again when it finishes");
                 } else {
                     skipped.put(item, "still running");
+                    notRunForThisFire.add(item);
                 }
-            } else if (takenOver.containsKey(item)) {
+            } else if (takenOver.containsKey(item) && !fireTime.isAfter(takenOver.get(item))) {
+                // The seed's take-off items: a fire that another instance already ran for this one is not run again.
+                // Later fires are this instance's again (with no reshard after a surviving session, a skip until the
+                // next reshard would skip them forever).
                 local.finish(item, reservation);
-                skipped.put(item, "taken over by " + takenOver.get(item) + " until the next reshard");
+                skipped.put(item, "this fire was taken over by failover");
+                notRunForThisFire.add(item);
             } else if (mark != null && marks.isLive(mark)) {
                 local.finish(item, reservation);
                 if (config.misfire()) {
@@ -206,10 +269,12 @@ final class FireRunner {
                     skipped.put(item, "still running on " + mark.instanceId() + "; runs here when that ends");
                 } else {
                     skipped.put(item, "still running on " + mark.instanceId());
+                    notRunForThisFire.add(item);
                 }
             } else if (mark != null) {
                 local.finish(item, reservation);
                 skipped.put(item, "left unfinished by " + mark.instanceId() + "; awaiting failover");
+                notRunForThisFire.add(item);
             } else {
                 reservations.put(item, reservation);
                 items.add(item);

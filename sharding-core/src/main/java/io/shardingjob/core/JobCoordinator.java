@@ -6,6 +6,9 @@ import io.shardingjob.core.config.JobConfigurationService;
 import io.shardingjob.core.election.LeaderElection;
 import io.shardingjob.core.execution.ExecutionListener;
 import io.shardingjob.core.execution.ExecutionSource;
+import io.shardingjob.core.execution.FireCompletionListener;
+import io.shardingjob.core.execution.FireCompletions;
+import io.shardingjob.core.execution.FireListener;
 import io.shardingjob.core.execution.FireReport;
 import io.shardingjob.core.execution.ItemExecutor;
 import io.shardingjob.core.execution.RunningMarks;
@@ -112,6 +115,9 @@ public final class JobCoordinator implements AutoCloseable {
 
     private final FireRunner fireRunner;
 
+    /** Null unless a completion listener was given: the tracking costs ZooKeeper writes per item. */
+    private final FireCompletions completions;
+
     private final ItemExecutor job;
 
     private final Executor itemExecutor;
@@ -170,7 +176,11 @@ public final class JobCoordinator implements AutoCloseable {
         this.itemExecutor = builder.itemExecutor;
         this.shutdownGracePeriod = builder.shutdownGracePeriod;
         this.interruptOnConnectionLoss = builder.interruptOnConnectionLoss;
-        this.fireRunner = new FireRunner(this, runningMarks, executions, builder.listener);
+        this.completions = builder.completionListener == null
+                ? null
+                : new FireCompletions(client, nodes, instanceId, builder.completionListener);
+        this.fireRunner =
+                new FireRunner(this, runningMarks, executions, builder.listener, builder.fireListener, completions);
     }
 
     public static Builder builder(CuratorFramework client, JobConfiguration configuration) {
@@ -370,12 +380,13 @@ public final class JobCoordinator implements AutoCloseable {
         }
     }
 
-    /** Items taken over from this instance since the last reshard: it skips them if it comes back meanwhile. */
-    Map<Integer, String> takenFromThisInstance() {
-        Map<Integer, String> taken = new java.util.TreeMap<>();
+    /** Items taken over from this instance, with the fire they were taken over for: that fire is not run here again. */
+    Map<Integer, Instant> takenFromThisInstance() {
+        Map<Integer, Instant> taken = new java.util.TreeMap<>();
+        Map<Integer, String> fires = failover.takenOverFire();
         failover.takenFrom().forEach((item, from) -> {
-            if (from.equals(instanceId)) {
-                taken.put(item, failover.owners().get(item));
+            if (from.equals(instanceId) && fires.containsKey(item)) {
+                taken.put(item, Instant.parse(fires.get(item)));
             }
         });
         return taken;
@@ -580,6 +591,9 @@ public final class JobCoordinator implements AutoCloseable {
             sharding.reshardIfNecessary();
             if (!failoverOn && failover.hasState()) {
                 failover.clearAll();
+            }
+            if (completions != null) {
+                completions.reconcile(Instant.now());
             }
         } catch (Exception ex) {
             log.warn("Job {}: reconcile failed, will retry: {}", local.name(), ex.toString());
@@ -796,6 +810,7 @@ public final class JobCoordinator implements AutoCloseable {
                 nodes.failoverQueue(),
                 nodes.failoverOwners(),
                 nodes.fires(),
+                nodes.completions(),
                 JobNodes.parent(nodes.assignment()),
                 JobNodes.parent(nodes.reshardNecessary()))) {
             createQuietly(path);
@@ -844,6 +859,10 @@ public final class JobCoordinator implements AutoCloseable {
         private Executor itemExecutor = Runnable::run;
 
         private ExecutionListener listener = result -> {};
+
+        private FireListener fireListener = new FireListener() {};
+
+        private FireCompletionListener completionListener;
 
         private Duration shutdownGracePeriod = Duration.ofSeconds(30);
 
@@ -906,6 +925,21 @@ public final class JobCoordinator implements AutoCloseable {
         }
 
         /** How long {@link #close()} lets running items finish before handing them to failover. */
+        /** Told before and after this instance runs its items of each fire. */
+        public Builder fireListener(FireListener fireListener) {
+            this.fireListener = fireListener;
+            return this;
+        }
+
+        /**
+         * Told once per fire across the cluster when all its items ended. Every instance of the job should set one: the
+         * call happens on whichever instance ends the fire's last item.
+         */
+        public Builder completionListener(FireCompletionListener completionListener) {
+            this.completionListener = completionListener;
+            return this;
+        }
+
         public Builder shutdownGracePeriod(Duration shutdownGracePeriod) {
             this.shutdownGracePeriod = shutdownGracePeriod;
             return this;

@@ -174,6 +174,29 @@ class FailoverTest extends FailoverTestSupport {
     }
 
     @Test
+    void anItemTakenOverForOneFireIsSkippedForThatFireOnlyWhenItsOwnerComesBack() throws Exception {
+        Worker a = startWorker("a", job(4), item -> 50);
+        Worker b = startWorker("b", job(4), item -> 50);
+        awaitItems(b, 2);
+        Instant takenOver = Instant.now();
+        // What a claim records when a took item 2 of that fire over from b (after b lost its connection and handed
+        // its interrupted items on, keeping its session: no reshard follows).
+        a.client()
+                .create()
+                .forPath(
+                        new JobNodes("settlement").failoverOwner(2),
+                        ("a\nb\n" + takenOver).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        await().atMost(WITHIN).until(() -> b.coordinator().failoverOwners().containsKey(2));
+
+        FireReport sameFire = b.coordinator().fire(ExecutionSource.MISFIRE, takenOver);
+        FireReport nextFire = b.coordinator().fire(ExecutionSource.NORMAL, takenOver.plusSeconds(1));
+
+        assertThat(sameFire.items()).containsExactly(3);
+        assertThat(sameFire.skipped()).containsKey(2);
+        assertThat(nextFire.items()).containsExactly(2, 3);
+    }
+
+    @Test
     void theNewLeaderReclaimsTheOldLeadersItemsWhileOrphansAreQueued() throws Exception {
         Worker a = startWorker("a", job(9), item -> 3_000);
         Worker b = startWorker("b", job(9), item -> 3_000);

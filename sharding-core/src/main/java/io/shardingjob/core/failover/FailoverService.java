@@ -77,7 +77,15 @@ public final class FailoverService {
         return takeoverField(1);
     }
 
-    /** A takeover record is two lines: the instance that took the item over, and the one it was taken from. */
+    /** Item to the fire (its scheduled time, ISO-8601) it was taken over for, from the cache. */
+    public Map<Integer, String> takenOverFire() {
+        return takeoverField(2);
+    }
+
+    /**
+     * A takeover record is three lines: the instance that took the item over, the one it was taken from, and the fire
+     * it was taken over for.
+     */
     private Map<Integer, String> takeoverField(int line) {
         Map<Integer, String> values = new TreeMap<>();
         for (String name : cache.children(nodes.failoverOwners())) {
@@ -392,7 +400,8 @@ public final class FailoverService {
                         dead.shardingTotalCount(),
                         ExecutionSource.FAILOVER,
                         dead.retry());
-                byte[] record = (instanceId + "\n" + dead.instanceId()).getBytes(StandardCharsets.UTF_8);
+                byte[] record = (instanceId + "\n" + dead.instanceId() + "\n" + dead.fireTime())
+                        .getBytes(StandardCharsets.UTF_8);
                 ops.add(client.transactionOp()
                         .delete()
                         .withVersion(orphan.version())
