@@ -71,13 +71,13 @@ final class ItemAttempts {
                 marks.markRetry(
                         context.item(),
                         new RunningMark(
-                                        context.instanceId(),
-                                        session,
-                                        context.epoch(),
-                                        fireTime,
-                                        context.shardingTotalCount(),
-                                        source)
-                                .retrying(retry));
+                                context.instanceId(),
+                                session,
+                                context.epoch(),
+                                fireTime,
+                                context.shardingTotalCount(),
+                                ExecutionSource.RETRY,
+                                retry));
             }
             if (!backOff(config.retryBackoff()) || !mayRetry(tracked, session, reservation)) {
                 break;

@@ -11,6 +11,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.Predicate;
+import java.util.function.UnaryOperator;
 import org.apache.curator.framework.CuratorFramework;
 import org.junit.jupiter.api.AfterEach;
 
@@ -36,15 +37,21 @@ abstract class JobInstanceTestSupport extends ZooKeeperTestSupport {
     }
 
     protected Instance start(String id, JobConfiguration configuration, ItemExecutor job) throws InterruptedException {
+        return start(id, configuration, job, builder -> builder);
+    }
+
+    protected Instance start(
+            String id, JobConfiguration configuration, ItemExecutor job, UnaryOperator<JobCoordinator.Builder> more)
+            throws InterruptedException {
         CuratorFramework client = newClient();
         ExecutorService pool = Executors.newCachedThreadPool();
-        JobCoordinator coordinator = JobCoordinator.builder(client, configuration)
-                .instanceId(id)
-                .reconcileInterval(Duration.ofMillis(300))
-                .shardingWaitTimeout(Duration.ofSeconds(5))
-                .shutdownGracePeriod(Duration.ofMillis(500))
-                .job(job, pool)
-                .listener(results::add)
+        JobCoordinator coordinator = more.apply(JobCoordinator.builder(client, configuration)
+                        .instanceId(id)
+                        .reconcileInterval(Duration.ofMillis(300))
+                        .shardingWaitTimeout(Duration.ofSeconds(5))
+                        .shutdownGracePeriod(Duration.ofMillis(500))
+                        .job(job, pool)
+                        .listener(results::add))
                 .build();
         coordinators.add(coordinator);
         pools.add(pool);

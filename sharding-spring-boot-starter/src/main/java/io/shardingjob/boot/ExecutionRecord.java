@@ -21,7 +21,10 @@ import org.jspecify.annotations.Nullable;
  * @param end when the item ended
  * @param outcome whether it succeeded
  * @param source why the item ran: a scheduled fire, a misfire, a failover, an operator, a retry
- * @param failure the exception's text when it failed, otherwise {@code null}
+ * @param failure the exception's text when it failed or timed out, otherwise {@code null}
+ * @param shardingTotalCount the total the item was fired with (a retry keeps it even if the total changed since)
+ * @param jobParameter the job parameter the item was given
+ * @param retry 0 for the first run of the item in its fire, {@code n} for its n-th retry
  */
 public record ExecutionRecord(
         String job,
@@ -34,12 +37,17 @@ public record ExecutionRecord(
         Instant end,
         Outcome outcome,
         ExecutionSource source,
-        @Nullable String failure) {
+        @Nullable String failure,
+        int shardingTotalCount,
+        String jobParameter,
+        int retry) {
 
     /** How an item ended. */
     public enum Outcome {
         SUCCESS,
-        FAILED
+        FAILED,
+        /** It exceeded the job's timeout and was interrupted. */
+        TIMED_OUT
     }
 
     /** The record of one run of one item, as the coordination core reports it. */
@@ -55,9 +63,12 @@ public record ExecutionRecord(
                 result.fireTime(),
                 result.start(),
                 result.end(),
-                failure == null ? Outcome.SUCCESS : Outcome.FAILED,
+                result.timedOut() ? Outcome.TIMED_OUT : failure == null ? Outcome.SUCCESS : Outcome.FAILED,
                 result.source(),
-                failure == null ? null : failure.toString());
+                failure == null ? null : failure.toString(),
+                context.shardingTotalCount(),
+                context.jobParameter(),
+                result.retry());
     }
 
     public Duration duration() {

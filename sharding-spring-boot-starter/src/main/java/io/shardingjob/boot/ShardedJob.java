@@ -62,4 +62,19 @@ public @interface ShardedJob {
 
     /** Whether this configuration replaces the one stored in ZooKeeper at start-up. */
     boolean overwrite() default false;
+
+    /** How many times a failed item runs again, with the same sharding context it was first fired with. */
+    int retries() default 0;
+
+    /** The pause before each retry, such as {@code 5s} or {@code PT5S}; empty means none. */
+    String retryBackoff() default "";
+
+    /** How long one run of one item may take before it is interrupted and recorded as timed out; empty: no limit. */
+    String timeout() default "";
+
+    /**
+     * Whether the number of items follows the cluster: each live, enabled instance runs exactly one item and the total
+     * is their number (XXL-JOB's sharding broadcast); {@link #shardingTotalCount()} is then not used for sharding.
+     */
+    boolean dynamicSharding() default false;
 }

@@ -27,6 +27,15 @@ public interface ShardingOperations {
     List<ExecutionRecord> recentExecutions(String name);
 
     /**
+     * A page of the job's executions, newest first: from the database when {@code sharding.execution.jdbc-log.enabled}
+     * is on (every instance's, surviving restarts), otherwise this instance's recent ones from memory.
+     *
+     * @throws IllegalArgumentException when the page is negative or the size below 1
+     * @throws IllegalStateException when the database does not answer
+     */
+    ExecutionPage executions(String name, int page, int size);
+
+    /**
      * Fires the job now on this instance (its items here, not the other instances'), in the background. Items still
      * running from an earlier fire run once more when they finish, if the job's {@code misfire} is on.
      *

@@ -37,12 +37,6 @@ public record RunningMark(
         this(instanceId, sessionId, epoch, fireTime, shardingTotalCount, source, 0);
     }
 
-    /** The same mark for a later retry. */
-    public RunningMark retrying(int retry) {
-        return new RunningMark(
-                instanceId, sessionId, epoch, fireTime, shardingTotalCount, ExecutionSource.RETRY, retry);
-    }
-
     public byte[] encode() {
         return ("instance=" + instanceId + "\nsession=" + Long.toHexString(sessionId) + "\nepoch=" + epoch
                         + "\nfireTime=" + fireTime + "\nshardingTotalCount=" + shardingTotalCount + "\nsource=" + source

@@ -18,6 +18,9 @@ package io.shardingjob.core.registry;
  * /{job}/failover/queue/{item}           persistent  an orphan: an item whose owner died before it completed
  * /{job}/failover/owners/{item}          persistent  who took the item over, until the next reshard
  * /{job}/fires/{instanceId}~{session}    persistent  the last fires a session started: times, epochs, items
+ * /{job}/completions/{fireMillis}/items/{item} persistent  an item of that fire ended: outcome, instance, total
+ * /{job}/completions/{fireMillis}/claim  ephemeral   an instance is calling the fire's completion listener
+ * /{job}/completions/{fireMillis}/done   persistent  the fire's completion listener was called
  * </pre>
  */
 public final class JobNodes {
@@ -106,6 +109,15 @@ public final class JobNodes {
 
     public String fires() {
         return root + "/fires";
+    }
+
+    public String completions() {
+        return root + "/completions";
+    }
+
+    /** A fire's node, named by its fire time in epoch milliseconds so that names sort by time. */
+    public String completion(java.time.Instant fireTime) {
+        return completions() + "/" + fireTime.toEpochMilli();
     }
 
     /** One node per instance and session, so that a re-registered instance never overwrites what its dead session left. */

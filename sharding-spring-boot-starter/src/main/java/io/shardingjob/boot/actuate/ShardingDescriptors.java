@@ -1,6 +1,7 @@
 package io.shardingjob.boot.actuate;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import io.shardingjob.boot.ExecutionPage;
 import io.shardingjob.boot.ExecutionRecord;
 import io.shardingjob.boot.ShardingOperations;
 import io.shardingjob.core.JobCoordinator;
@@ -58,7 +59,7 @@ public final class ShardingDescriptors {
             return new JobSummary(
                     job.jobName(),
                     configuration.cron(),
-                    configuration.shardingTotalCount(),
+                    effectiveTotal(configuration, job.assignment()),
                     job.leaderId().orElse(null),
                     job.assignment().epoch(),
                     job.isReshardPending(),
@@ -82,7 +83,10 @@ public final class ShardingDescriptors {
             boolean disabled,
             List<InstanceDescriptor> instances,
             List<ItemDescriptor> items,
-            List<ExecutionDescriptor> recentExecutions)
+            List<ExecutionDescriptor> recentExecutions,
+            boolean dynamicSharding,
+            int retries,
+            @Nullable String timeout)
             implements OperationResponseBody {
 
         static JobDescriptor of(JobCoordinator job, List<ExecutionRecord> recent) {
@@ -100,7 +104,8 @@ public final class ShardingDescriptors {
             Set<Integer> disabledItems = new HashSet<>(job.disabledItems());
             Map<Integer, String> failoverOwners = job.failoverOwners();
             List<ItemDescriptor> items = new ArrayList<>();
-            for (int item = 0; item < configuration.shardingTotalCount(); item++) {
+            int total = effectiveTotal(configuration, assignment);
+            for (int item = 0; item < total; item++) {
                 items.add(new ItemDescriptor(
                         item,
                         configuration.itemParameters().get(item),
@@ -113,7 +118,7 @@ public final class ShardingDescriptors {
                     job.jobName(),
                     job.leaderId().orElse(null),
                     assignment.epoch(),
-                    configuration.shardingTotalCount(),
+                    total,
                     job.isReshardPending(),
                     configuration.failover(),
                     configuration.cron(),
@@ -122,8 +127,16 @@ public final class ShardingDescriptors {
                     configuration.disabled(),
                     instances,
                     items,
-                    recent.stream().map(ExecutionDescriptor::of).toList());
+                    recent.stream().map(ExecutionDescriptor::of).toList(),
+                    configuration.dynamicSharding(),
+                    configuration.retries(),
+                    configuration.hasTimeout() ? configuration.timeout().toString() : null);
         }
+    }
+
+    /** With dynamic sharding the total is the assignment's (the number of instances), not the configured count. */
+    static int effectiveTotal(JobConfiguration configuration, Assignment assignment) {
+        return configuration.dynamicSharding() ? assignment.shardingTotalCount() : configuration.shardingTotalCount();
     }
 
     /**
@@ -161,7 +174,11 @@ public final class ShardingDescriptors {
             String end,
             String outcome,
             String source,
-            @Nullable String failure) {
+            @Nullable String failure,
+            int shardingTotalCount,
+            String parameter,
+            int retry,
+            String jobParameter) {
 
         static ExecutionDescriptor of(ExecutionRecord record) {
             return new ExecutionDescriptor(
@@ -173,7 +190,38 @@ public final class ShardingDescriptors {
                     record.end().toString(),
                     record.outcome().name(),
                     record.source().name(),
-                    record.failure());
+                    record.failure(),
+                    record.shardingTotalCount(),
+                    record.parameter(),
+                    record.retry(),
+                    record.jobParameter());
+        }
+    }
+
+    /**
+     * {@code GET /actuator/sharding/{job}/executions}.
+     *
+     * @param store {@code memory} or {@code jdbc}
+     * @param writes the database log's counts since start-up, {@code null} for the in-memory log
+     */
+    @JsonInclude(JsonInclude.Include.ALWAYS)
+    public record ExecutionsDescriptor(
+            String job,
+            int page,
+            int size,
+            String store,
+            List<ExecutionDescriptor> executions,
+            ExecutionPage.@Nullable Writes writes)
+            implements OperationResponseBody {
+
+        static ExecutionsDescriptor of(ExecutionPage page) {
+            return new ExecutionsDescriptor(
+                    page.job(),
+                    page.page(),
+                    page.size(),
+                    page.store(),
+                    page.executions().stream().map(ExecutionDescriptor::of).toList(),
+                    page.writes());
         }
     }
 

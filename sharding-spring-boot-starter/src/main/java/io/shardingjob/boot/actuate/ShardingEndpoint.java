@@ -2,6 +2,7 @@ package io.shardingjob.boot.actuate;
 
 import io.shardingjob.boot.ShardingOperations;
 import io.shardingjob.boot.actuate.ShardingDescriptors.ActionResult;
+import io.shardingjob.boot.actuate.ShardingDescriptors.ExecutionsDescriptor;
 import io.shardingjob.boot.actuate.ShardingDescriptors.JobDescriptor;
 import io.shardingjob.boot.actuate.ShardingDescriptors.ShardingDescriptor;
 import io.shardingjob.core.JobCoordinator;
@@ -21,6 +22,8 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
  * <ul>
  *   <li>{@code GET /actuator/sharding}: this instance and a summary of each job;
  *   <li>{@code GET /actuator/sharding/{job}}: instances, items and recent executions of one job;
+ *   <li>{@code GET /actuator/sharding/{job}/executions?page=0&size=20}: the job's execution log, newest first (from the
+ *       database when the JDBC log is on);
  *   <li>{@code POST /actuator/sharding/{job}} with {@code {"action": "trigger" | "reshard" | "disable" | "enable"}};
  *   <li>{@code POST /actuator/sharding/{job}/items/{item}} and {@code POST /actuator/sharding/{job}/instances/{id}}
  *       with {@code {"action": "disable" | "enable"}}.
@@ -31,6 +34,10 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
  */
 @Endpoint(id = "sharding", defaultAccess = Access.READ_ONLY)
 public class ShardingEndpoint {
+
+    private static final int DEFAULT_PAGE_SIZE = 20;
+
+    private static final int MAX_PAGE_SIZE = 500;
 
     private final ShardingOperations operations;
 
@@ -50,6 +57,27 @@ public class ShardingEndpoint {
                 .job(job)
                 .map(coordinator -> JobDescriptor.of(coordinator, operations.recentExecutions(job)))
                 .orElse(null);
+    }
+
+    /** A page of the job's execution log; {@code view} must be {@code executions}. */
+    @ReadOperation
+    public WebEndpointResponse<Object> executions(
+            @Selector String job, @Selector String view, @Nullable Integer page, @Nullable Integer size) {
+        if (!"executions".equals(view) || operations.job(job).isEmpty()) {
+            return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
+        }
+        try {
+            return new WebEndpointResponse<>(ExecutionsDescriptor.of(operations.executions(
+                    job, page == null ? 0 : page, size == null ? DEFAULT_PAGE_SIZE : Math.min(size, MAX_PAGE_SIZE))));
+        } catch (IllegalArgumentException ex) {
+            return new WebEndpointResponse<>(
+                    new ActionResult(job, view, "read", String.valueOf(ex.getMessage())),
+                    WebEndpointResponse.STATUS_BAD_REQUEST);
+        } catch (IllegalStateException ex) {
+            return new WebEndpointResponse<>(
+                    new ActionResult(job, view, "read", String.valueOf(ex.getMessage())),
+                    WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE);
+        }
     }
 
     @WriteOperation

@@ -1,5 +1,6 @@
 package io.shardingjob.boot.autoconfigure;
 
+import io.shardingjob.boot.ExecutionPage;
 import io.shardingjob.boot.ExecutionRecord;
 import io.shardingjob.boot.ShardingOperations;
 import io.shardingjob.core.JobCoordinator;
@@ -28,9 +29,12 @@ final class DefaultShardingOperations implements ShardingOperations {
 
     private final ExecutionHistory history;
 
-    DefaultShardingOperations(RunningJobs jobs, ExecutionHistory history) {
+    private final ExecutionLog executionLog;
+
+    DefaultShardingOperations(RunningJobs jobs, ExecutionHistory history, ExecutionLog executionLog) {
         this.jobs = jobs;
         this.history = history;
+        this.executionLog = executionLog;
     }
 
     @Override
@@ -58,6 +62,16 @@ final class DefaultShardingOperations implements ShardingOperations {
     public List<ExecutionRecord> recentExecutions(String name) {
         scheduled(name);
         return history.recent(name);
+    }
+
+    @Override
+    public ExecutionPage executions(String name, int page, int size) {
+        scheduled(name);
+        if (page < 0 || size < 1) {
+            throw new IllegalArgumentException(
+                    "page must be 0 or more and size 1 or more, were " + page + " and " + size);
+        }
+        return executionLog.executions(name, page, size);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.shardingjob.boot.autoconfigure;
 
+import io.shardingjob.boot.ExecutionPage;
 import io.shardingjob.boot.ExecutionRecord;
 import io.shardingjob.boot.ShardedJobListener;
 import java.util.ArrayDeque;
@@ -12,7 +13,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * The last item executions of each job on this instance, in memory, for operators. Bounded per job so that a job
  * firing every second for months costs the same memory as one that just started.
  */
-final class ExecutionHistory implements ShardedJobListener {
+final class ExecutionHistory implements ShardedJobListener, ExecutionLog {
 
     private final int capacity;
 
@@ -34,6 +35,14 @@ final class ExecutionHistory implements ShardedJobListener {
             }
             records.addFirst(execution);
         }
+    }
+
+    @Override
+    public ExecutionPage executions(String job, int page, int size) {
+        List<ExecutionRecord> all = recent(job);
+        long from = Math.min((long) page * size, all.size());
+        List<ExecutionRecord> slice = all.subList((int) from, (int) Math.min(from + size, all.size()));
+        return new ExecutionPage(job, page, size, "memory", List.copyOf(slice), null);
     }
 
     /** Newest first. */

@@ -5,12 +5,14 @@ import io.shardingjob.boot.ShardedJobConfigurationCustomizer;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.config.JobConfigurationException;
 import io.shardingjob.core.sharding.strategy.ShardingStrategies;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.UnaryOperator;
 import org.jspecify.annotations.Nullable;
+import org.springframework.boot.convert.DurationStyle;
 import org.springframework.scheduling.support.CronExpression;
 
 /**
@@ -91,7 +93,12 @@ final class JobConfigurationResolver {
                 .strategy(pick(overrides.getStrategy(), placeholders.apply(annotation.strategy())))
                 .description(pick(overrides.getDescription(), placeholders.apply(annotation.description())))
                 .disabled(pick(overrides.getDisabled(), annotation.disabled()))
-                .overwrite(pick(overrides.getOverwrite(), annotation.overwrite()));
+                .overwrite(pick(overrides.getOverwrite(), annotation.overwrite()))
+                .retries(pick(overrides.getRetries(), annotation.retries()))
+                .retryBackoff(
+                        duration(job, key, "retryBackoff", overrides.getRetryBackoff(), annotation.retryBackoff()))
+                .timeout(duration(job, key, "timeout", overrides.getTimeout(), annotation.timeout()))
+                .dynamicSharding(pick(overrides.getDynamicSharding(), annotation.dynamicSharding()));
         String timeZone = pick(overrides.getTimeZone(), placeholders.apply(annotation.timeZone()));
         if (!timeZone.isBlank()) {
             builder.timeZone(timeZone);
@@ -108,6 +115,23 @@ final class JobConfigurationResolver {
                     null);
         }
         return configuration;
+    }
+
+    /** A property wins; the annotation's text is read like a property ({@code 5s}, {@code PT5S}); empty is zero. */
+    private Duration duration(
+            ShardedJobMethod job, String key, String property, @Nullable Duration configured, String declared) {
+        if (configured != null) {
+            return configured;
+        }
+        String text = placeholders.apply(declared).trim();
+        if (text.isEmpty()) {
+            return Duration.ZERO;
+        }
+        try {
+            return DurationStyle.detectAndParse(text);
+        } catch (IllegalArgumentException ex) {
+            throw invalid(job, key, property, "'" + text + "' is not a duration", expectation(property), ex);
+        }
     }
 
     private JobConfiguration build(ShardedJobMethod job, String key, JobConfiguration.Builder builder) {
@@ -156,6 +180,8 @@ final class JobConfigurationResolver {
             case "shardingItemParameters" ->
                 "item=parameter pairs for items 0 to sharding-total-count - 1, such as"
                         + " '0=Beijing,1=Shanghai' (or raise sharding-total-count)";
+            case "retries" -> "a whole number of 0 or more";
+            case "retryBackoff", "timeout" -> "a duration of 0 or more, such as '500ms', '5s' or 'PT5S'";
             case "name" -> "letters, digits, '.', '_' and '-', starting with a letter or digit";
             default -> "a valid value";
         };

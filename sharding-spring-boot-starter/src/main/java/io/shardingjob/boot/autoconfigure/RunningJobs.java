@@ -4,6 +4,7 @@ import io.shardingjob.boot.ExecutionRecord;
 import io.shardingjob.boot.ShardedJobListener;
 import io.shardingjob.core.JobCoordinator;
 import io.shardingjob.core.config.JobConfiguration;
+import io.shardingjob.core.execution.FireCompletionListener;
 import io.shardingjob.core.registry.RegistryCenter;
 import io.shardingjob.core.sharding.strategy.ShardingStrategies;
 import java.util.Collections;
@@ -43,10 +44,17 @@ final class RunningJobs {
 
     private volatile List<ShardedJobListener> listeners = List.of();
 
-    RunningJobs(ShardingProperties properties, ShardingStrategies strategies, ShardedJobExecutors executors) {
+    private final JobListeners jobListeners;
+
+    RunningJobs(
+            ShardingProperties properties,
+            ShardingStrategies strategies,
+            ShardedJobExecutors executors,
+            JobListeners jobListeners) {
         this.properties = properties;
         this.strategies = strategies;
         this.executors = executors;
+        this.jobListeners = jobListeners;
     }
 
     /** What every job started from now on shares: the registry, this instance's id and the listeners. */
@@ -81,7 +89,7 @@ final class RunningJobs {
             throw new IllegalStateException("Sharded jobs are not running; cannot start " + method.describe());
         }
         ShardingProperties.Coordination timings = properties.getCoordination();
-        JobCoordinator coordinator = JobCoordinator.builder(connected.client(), configuration)
+        JobCoordinator.Builder builder = JobCoordinator.builder(connected.client(), configuration)
                 .instanceId(instanceId)
                 .strategies(strategies)
                 .scheduler(executors.coordination())
@@ -92,7 +100,12 @@ final class RunningJobs {
                 // The core runs items outside fires too (failover), so it gets the job and the pool itself.
                 .job(method.invoker(), executors.items())
                 .listener(result -> executed(ExecutionRecord.of(result)))
-                .build();
+                .fireListener(jobListeners.fireListenerFor(configuration.name()));
+        FireCompletionListener completion = jobListeners.completionListenerFor(configuration.name());
+        if (completion != null) {
+            builder.completionListener(completion);
+        }
+        JobCoordinator coordinator = builder.build();
         ScheduledShardedJob job = new ScheduledShardedJob(method, coordinator, executors);
         coordinator.start();
         Map<String, ScheduledShardedJob> more = new LinkedHashMap<>(jobs);

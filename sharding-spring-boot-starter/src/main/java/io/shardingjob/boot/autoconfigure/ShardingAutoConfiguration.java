@@ -1,7 +1,9 @@
 package io.shardingjob.boot.autoconfigure;
 
 import io.micrometer.core.instrument.binder.MeterBinder;
+import io.shardingjob.boot.ShardedJobCompletionListener;
 import io.shardingjob.boot.ShardedJobConfigurationCustomizer;
+import io.shardingjob.boot.ShardedJobFireListener;
 import io.shardingjob.boot.ShardedJobListener;
 import io.shardingjob.boot.ShardingOperations;
 import io.shardingjob.boot.actuate.ShardingEndpoint;
@@ -12,6 +14,7 @@ import io.shardingjob.core.registry.RegistryConfiguration;
 import io.shardingjob.core.sharding.strategy.ShardingStrategies;
 import io.shardingjob.core.sharding.strategy.ShardingStrategy;
 import java.nio.file.Path;
+import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -19,6 +22,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
@@ -37,7 +41,8 @@ import org.springframework.core.io.ResourceLoader;
  * ZooKeeper is down, and the connection is made when the jobs start. Actuator, health and Micrometer are optional; each
  * has its own nested configuration.
  */
-@AutoConfiguration
+// After the DataSource, named rather than referenced, so that JDBC stays optional.
+@AutoConfiguration(afterName = "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration")
 @ConditionalOnBooleanProperty(name = "sharding.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(ShardingProperties.class)
 public final class ShardingAutoConfiguration {
@@ -114,8 +119,15 @@ public final class ShardingAutoConfiguration {
 
     @Bean
     RunningJobs shardedJobsRunning(
-            ShardingProperties properties, ShardingStrategies strategies, ShardedJobExecutors executors) {
-        return new RunningJobs(properties, strategies, executors);
+            ShardingProperties properties,
+            ShardingStrategies strategies,
+            ShardedJobExecutors executors,
+            ObjectProvider<ShardedJobFireListener> fireListeners,
+            ObjectProvider<ShardedJobCompletionListener> completionListeners) {
+        JobListeners listeners = new JobListeners(
+                () -> fireListeners.orderedStream().toList(),
+                () -> completionListeners.orderedStream().toList());
+        return new RunningJobs(properties, strategies, executors, listeners);
     }
 
     @Bean
@@ -142,8 +154,26 @@ public final class ShardingAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    ShardingOperations shardingOperations(RunningJobs jobs, ExecutionHistory history) {
-        return new DefaultShardingOperations(jobs, history);
+    ShardingOperations shardingOperations(
+            RunningJobs jobs, ExecutionHistory history, ObjectProvider<JdbcExecutionLog> jdbcLog) {
+        ExecutionLog log = jdbcLog.getIfAvailable();
+        return new DefaultShardingOperations(jobs, history, log != null ? log : history);
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnBooleanProperty("sharding.execution.jdbc-log.enabled")
+    @ConditionalOnSingleCandidate(DataSource.class)
+    static class JdbcExecutionLogConfiguration {
+
+        /** Started at once: it only starts a writer thread, which touches the database when the first record comes. */
+        @Bean(destroyMethod = "close")
+        JdbcExecutionLog shardedJobJdbcExecutionLog(DataSource dataSource, ShardingProperties properties) {
+            ShardingProperties.JdbcLog settings = properties.getExecution().getJdbcLog();
+            JdbcExecutionLog log = new JdbcExecutionLog(
+                    dataSource, settings.isInitializeSchema(), settings.getQueueCapacity(), settings.getBatchSize());
+            log.start();
+            return log;
+        }
     }
 
     @Configuration(proxyBeanMethods = false)

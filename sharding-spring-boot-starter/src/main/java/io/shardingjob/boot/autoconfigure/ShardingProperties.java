@@ -268,6 +268,13 @@ public class ShardingProperties {
         /** Item executions kept in memory per job for the sharding endpoint. */
         private int historySize = 200;
 
+        /** The execution log in a relational database. */
+        private final JdbcLog jdbcLog = new JdbcLog();
+
+        public JdbcLog getJdbcLog() {
+            return jdbcLog;
+        }
+
         public int getPoolSize() {
             return poolSize;
         }
@@ -290,6 +297,54 @@ public class ShardingProperties {
 
         public void setHistorySize(int historySize) {
             this.historySize = historySize;
+        }
+    }
+
+    /** The execution log written to the application's {@code DataSource}. */
+    public static class JdbcLog {
+
+        /** Whether to write every item execution to the sharding_job_execution table of the DataSource. */
+        private boolean enabled;
+
+        /** Whether to create the table and its index when missing; turn off when Flyway or Liquibase creates them. */
+        private boolean initializeSchema = true;
+
+        /** Executions that may wait to be written; beyond it new ones are dropped and counted, never waited for. */
+        private int queueCapacity = 10_000;
+
+        /** Executions written in one batch. */
+        private int batchSize = 100;
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public boolean isInitializeSchema() {
+            return initializeSchema;
+        }
+
+        public void setInitializeSchema(boolean initializeSchema) {
+            this.initializeSchema = initializeSchema;
+        }
+
+        public int getQueueCapacity() {
+            return queueCapacity;
+        }
+
+        public void setQueueCapacity(int queueCapacity) {
+            this.queueCapacity = queueCapacity;
+        }
+
+        public int getBatchSize() {
+            return batchSize;
+        }
+
+        public void setBatchSize(int batchSize) {
+            this.batchSize = batchSize;
         }
     }
 
@@ -383,6 +438,50 @@ public class ShardingProperties {
 
         /** Whether this configuration replaces the one stored in ZooKeeper at start-up. */
         private @Nullable Boolean overwrite;
+
+        /** How many times a failed item runs again, with the sharding context it was first fired with. */
+        private @Nullable Integer retries;
+
+        /** The pause before each retry. */
+        private @Nullable Duration retryBackoff;
+
+        /** How long one run of one item may take before it is interrupted and recorded as timed out; 0 for no limit. */
+        private @Nullable Duration timeout;
+
+        /** Whether the number of items follows the number of live, enabled instances, one item each. */
+        private @Nullable Boolean dynamicSharding;
+
+        public @Nullable Integer getRetries() {
+            return retries;
+        }
+
+        public void setRetries(@Nullable Integer retries) {
+            this.retries = retries;
+        }
+
+        public @Nullable Duration getRetryBackoff() {
+            return retryBackoff;
+        }
+
+        public void setRetryBackoff(@Nullable Duration retryBackoff) {
+            this.retryBackoff = retryBackoff;
+        }
+
+        public @Nullable Duration getTimeout() {
+            return timeout;
+        }
+
+        public void setTimeout(@Nullable Duration timeout) {
+            this.timeout = timeout;
+        }
+
+        public @Nullable Boolean getDynamicSharding() {
+            return dynamicSharding;
+        }
+
+        public void setDynamicSharding(@Nullable Boolean dynamicSharding) {
+            this.dynamicSharding = dynamicSharding;
+        }
 
         public @Nullable String getCron() {
             return cron;

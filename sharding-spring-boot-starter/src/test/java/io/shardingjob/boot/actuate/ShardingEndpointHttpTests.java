@@ -113,6 +113,33 @@ class ShardingEndpointHttpTests {
     }
 
     @Test
+    void pagesThroughAJobsExecutionsNewestFirst() {
+        eventually().untilAsserted(() -> {
+            DocumentContext page = get("/actuator/sharding/orderSync/executions?page=0&size=3", 200);
+            assertThat(page.read("$.job", String.class)).isEqualTo("orderSync");
+            assertThat(page.read("$.store", String.class)).isEqualTo("memory");
+            assertThat(page.read("$.size", Integer.class)).isEqualTo(3);
+            assertThat(page.read("$.writes", Object.class)).isNull();
+            List<String> starts = page.read("$.executions[*].start");
+            assertThat(starts).hasSize(3);
+            assertThat(Instant.parse(starts.get(0))).isAfterOrEqualTo(Instant.parse(starts.get(1)));
+            Map<String, Object> execution = page.read("$.executions[0]");
+            assertThat(execution)
+                    .containsEntry("shardingTotalCount", 4)
+                    .containsEntry("retry", 0)
+                    .containsKeys("parameter", "jobParameter", "outcome", "source");
+        });
+    }
+
+    @Test
+    void answersNotFoundForAnUnknownViewOfAJob() throws Exception {
+        assertThat(send("GET", "/actuator/sharding/orderSync/nothing", null).statusCode())
+                .isEqualTo(404);
+        assertThat(send("GET", "/actuator/sharding/noSuchJob/executions", null).statusCode())
+                .isEqualTo(404);
+    }
+
+    @Test
     void answersNotFoundForAnUnknownJob() throws Exception {
         assertThat(send("GET", "/actuator/sharding/noSuchJob", null).statusCode())
                 .isEqualTo(404);

@@ -34,6 +34,6 @@ class ExecutionHistoryTests {
     private static ExecutionRecord execution(String job, int item) {
         Instant now = Instant.now();
         return new ExecutionRecord(
-                job, item, "", "instance", 1, now, now, now, Outcome.SUCCESS, ExecutionSource.NORMAL, null);
+                job, item, "", "instance", 1, now, now, now, Outcome.SUCCESS, ExecutionSource.NORMAL, null, 1, "", 0);
     }
 }

@@ -45,6 +45,22 @@ class ShardedJobFailureAnalysisTests {
     }
 
     @Test
+    void explainsANegativeRetryCount() {
+        FailureAnalysis analysis = analyze(runner.withPropertyValues("sharding.jobs.orderSync.retries=-1"));
+        assertThat(analysis.getDescription())
+                .contains("'orderSync'", "retries", "must be 0 or more, was -1", "sharding.jobs.orderSync.retries");
+        assertThat(analysis.getAction()).contains("a whole number of 0 or more");
+    }
+
+    @Test
+    void explainsANegativeTimeout() {
+        FailureAnalysis analysis = analyze(runner.withPropertyValues("sharding.jobs.orderSync.timeout=-5s"));
+        assertThat(analysis.getDescription())
+                .contains("'orderSync'", "timeout", "must not be negative", "sharding.jobs.orderSync.timeout");
+        assertThat(analysis.getAction()).contains("'500ms', '5s' or 'PT5S'");
+    }
+
+    @Test
     void explainsACronWithTheWrongNumberOfFields() {
         FailureAnalysis analysis = analyze(runner.withPropertyValues("sharding.jobs.orderSync.cron=0/10 * * * *"));
         assertThat(analysis.getDescription()).contains("'orderSync'", "has 5 fields", "sharding.jobs.orderSync.cron");

@@ -1,0 +1,11 @@
+package io.shardingjob.core.execution;
+
+/**
+ * Told once per fire across the whole cluster, on one instance, when every item of the fire has ended wherever it ran
+ * (its owner, or the instance that took it over), retries included. See {@link FireCompletions} for the guarantee.
+ */
+@FunctionalInterface
+public interface FireCompletionListener {
+
+    void fireCompleted(FireCompletion completion);
+}

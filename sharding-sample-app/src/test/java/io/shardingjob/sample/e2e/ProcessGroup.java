@@ -1,0 +1,91 @@
+package io.shardingjob.sample.e2e;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The processes one test class starts. {@link #close()} kills every one still alive (and its children); a JVM shutdown
+ * hook does the same for processes left behind by a test JVM that is itself being stopped.
+ */
+final class ProcessGroup implements AutoCloseable {
+
+    private static final Set<Process> ALL = ConcurrentHashMap.newKeySet();
+
+    static {
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> ALL.forEach(ProcessGroup::kill), "e2e-process-reaper"));
+    }
+
+    private final List<Process> processes = new ArrayList<>();
+
+    /** Starts {@code command} with stdout and stderr appended to {@code output}. */
+    synchronized Process start(List<String> command, Path output) {
+        try {
+            Files.createDirectories(output.getParent());
+            Process process = new ProcessBuilder(command)
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(output.toFile()))
+                    .start();
+            processes.add(process);
+            ALL.add(process);
+            return process;
+        } catch (IOException ex) {
+            throw new UncheckedIOException("Could not start " + command, ex);
+        }
+    }
+
+    /** {@code kill -9}: SIGKILL on Linux, no shutdown hook runs. */
+    static void kill(Process process) {
+        process.descendants().forEach(ProcessHandle::destroyForcibly);
+        process.destroyForcibly();
+        try {
+            process.waitFor(30, TimeUnit.SECONDS);
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+        ALL.remove(process);
+    }
+
+    @Override
+    public synchronized void close() {
+        processes.forEach(ProcessGroup::kill);
+        processes.clear();
+    }
+
+    /** The JVM running this test, for child processes. */
+    static String java() {
+        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    }
+
+    /** The test's own class path (failsafe's real one, not its manifest-only booter jar). */
+    static String testClassPath() {
+        String classPath = System.getProperty("surefire.test.class.path");
+        return classPath == null || classPath.isBlank() ? System.getProperty("java.class.path") : classPath;
+    }
+
+    static Path workDirectory(String name) {
+        Path root = Path.of(System.getProperty("e2e.workDirectory", "target/e2e"));
+        try {
+            Path directory = root.resolve(name);
+            Files.createDirectories(directory);
+            return directory;
+        } catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    static int freePort() {
+        try (var socket = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            socket.setReuseAddress(true);
+            return socket.getLocalPort();
+        } catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+    }
+}

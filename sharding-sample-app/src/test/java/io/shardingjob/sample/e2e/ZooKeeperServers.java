@@ -1,0 +1,168 @@
+package io.shardingjob.sample.e2e;
+
+import static org.awaitility.Awaitility.await;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Collectors;
+
+/**
+ * ZooKeeper servers in their own JVMs, started from the ZooKeeper jar on this test's class path: a standalone
+ * {@code ZooKeeperServerMain} or an ensemble of {@code QuorumPeerMain}s, on loopback ports, with a 500 ms tick so that
+ * sessions of a few seconds are allowed, the four-letter words on and the admin server off.
+ */
+final class ZooKeeperServers {
+
+    /** One server: its id (0 when standalone), client port and process. */
+    record Server(int id, int clientPort, Process process, Path output) {
+
+        String address() {
+            return "127.0.0.1:" + clientPort;
+        }
+
+        /** {@code standalone}, {@code leader}, {@code follower}, or empty while it does not serve. */
+        Optional<String> mode() {
+            return fourLetterWord(clientPort, "srvr")
+                    .lines()
+                    .filter(line -> line.startsWith("Mode: "))
+                    .map(line -> line.substring("Mode: ".length()).trim())
+                    .findFirst();
+        }
+    }
+
+    private ZooKeeperServers() {}
+
+    static Server standalone(ProcessGroup processes, String name) {
+        Path directory = ProcessGroup.workDirectory(name);
+        int clientPort = ProcessGroup.freePort();
+        Path config = writeConfig(directory, clientPort, List.of());
+        Server server = new Server(
+                0,
+                clientPort,
+                processes.start(
+                        command("org.apache.zookeeper.server.ZooKeeperServerMain", directory, config),
+                        output(directory)),
+                output(directory));
+        awaitServing(server);
+        return server;
+    }
+
+    static List<Server> ensemble(ProcessGroup processes, String name, int size) {
+        List<String> peers = new ArrayList<>();
+        int[] clientPorts = new int[size + 1];
+        for (int id = 1; id <= size; id++) {
+            clientPorts[id] = ProcessGroup.freePort();
+            peers.add("server." + id + "=127.0.0.1:" + ProcessGroup.freePort() + ":" + ProcessGroup.freePort());
+        }
+        List<Server> servers = new ArrayList<>();
+        for (int id = 1; id <= size; id++) {
+            Path directory = ProcessGroup.workDirectory(name + "/zk" + id);
+            write(directory.resolve("data/myid"), Integer.toString(id));
+            Path config = writeConfig(directory, clientPorts[id], peers);
+            servers.add(new Server(
+                    id,
+                    clientPorts[id],
+                    processes.start(
+                            command("org.apache.zookeeper.server.quorum.QuorumPeerMain", directory, config),
+                            output(directory)),
+                    output(directory)));
+        }
+        servers.forEach(ZooKeeperServers::awaitServing);
+        return servers;
+    }
+
+    static String connectString(List<Server> servers) {
+        return servers.stream().map(Server::address).collect(Collectors.joining(","));
+    }
+
+    static String fourLetterWord(int port, String word) {
+        try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), port)) {
+            socket.setSoTimeout(3000);
+            OutputStream out = socket.getOutputStream();
+            out.write(word.getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            InputStream in = socket.getInputStream();
+            return new String(in.readAllBytes(), StandardCharsets.US_ASCII);
+        } catch (IOException ex) {
+            return "";
+        }
+    }
+
+    private static void awaitServing(Server server) {
+        await("ZooKeeper server " + server.id() + " on port " + server.clientPort() + " serving")
+                .atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(200))
+                .failFast(
+                        "ZooKeeper process exited, see " + server.output(),
+                        () -> !server.process().isAlive())
+                .until(() -> server.mode().isPresent());
+    }
+
+    private static List<String> command(String mainClass, Path directory, Path config) {
+        return List.of(
+                ProcessGroup.java(),
+                "-Xmx128m",
+                "-XX:TieredStopAtLevel=1",
+                "-XX:+UseSerialGC",
+                "-Dlogback.configurationFile=" + writeLogback(directory),
+                "-cp",
+                ProcessGroup.testClassPath(),
+                mainClass,
+                config.toString());
+    }
+
+    private static Path writeConfig(Path directory, int clientPort, List<String> peers) {
+        List<String> lines = new ArrayList<>(List.of(
+                "tickTime=500",
+                "initLimit=20",
+                "syncLimit=10",
+                "dataDir=" + directory.resolve("data").toAbsolutePath(),
+                "clientPort=" + clientPort,
+                "clientPortAddress=127.0.0.1",
+                "maxClientCnxns=0",
+                "admin.enableServer=false",
+                "4lw.commands.whitelist=*",
+                "quorumListenOnAllIPs=false"));
+        lines.addAll(peers);
+        Path config = directory.resolve("zoo.cfg");
+        write(config, String.join("\n", lines) + "\n");
+        return config;
+    }
+
+    private static Path writeLogback(Path directory) {
+        Path file = directory.resolve("logback.xml");
+        write(file, """
+                <configuration>
+                  <appender name="OUT" class="ch.qos.logback.core.ConsoleAppender">
+                    <encoder><pattern>%d{HH:mm:ss.SSS} %-5level [%thread] %logger{36} - %msg%n</pattern></encoder>
+                  </appender>
+                  <root level="INFO"><appender-ref ref="OUT"/></root>
+                </configuration>
+                """);
+        return file;
+    }
+
+    private static Path output(Path directory) {
+        return directory.resolve("zookeeper.log");
+    }
+
+    private static void write(Path file, String content) {
+        try {
+            Files.createDirectories(file.getParent());
+            Files.writeString(file, content);
+        } catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+    }
+}
