@@ -61,11 +61,14 @@ class ZooKeeperEnsembleIT {
 
     private void killTheZooKeeperLeader(boolean whileItemsRun) {
         Instant start = Instant.now();
-        List<Server> ensemble = ZooKeeperServers.ensemble(processes, SUITE, 3);
+        // Each drill gets fresh data directories: an ensemble restored from another drill's snapshot would carry its
+        // sessions and state along.
+        String suite = SUITE + (whileItemsRun ? "-while-items-run" : "-between-fires");
+        List<Server> ensemble = ZooKeeperServers.ensemble(processes, suite, 3);
         String connectString = ZooKeeperServers.connectString(ensemble);
         List<SampleApp> apps = new ArrayList<>();
         for (int n = 1; n <= 2; n++) {
-            apps.add(SampleApp.start(processes, SUITE, "ensemble-app-" + n, connectString, JOBS));
+            apps.add(SampleApp.start(processes, suite, "ensemble-app-" + n, connectString, JOBS));
         }
         apps.forEach(app -> app.awaitReady(Duration.ofSeconds(180)));
         await("a complete assignment")
