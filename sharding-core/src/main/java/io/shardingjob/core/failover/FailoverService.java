@@ -133,10 +133,15 @@ public final class FailoverService {
         collectMissedFires(ops, orphans, current);
         List<Integer> items = new ArrayList<>(orphans.keySet());
         if (failover) {
+            Map<Integer, Orphan> queued = queue();
             orphans.forEach((item, mark) -> {
-                // An orphan already queued for the item stands for this one too: it runs once, not once per leftover.
-                if (!cache.exists(nodes.failoverQueueItem(item))) {
+                Orphan already = queued.get(item);
+                if (already == null) {
                     ops.add(uncheckedCreate(nodes.failoverQueueItem(item), mark.encode()));
+                } else if (mark.fireTime().isAfter(already.mark().fireTime())) {
+                    // One orphan per item: missed fires coalesce into one run, for the latest of them (as misfires
+                    // do), so a queued orphan of an older fire now stands for this later one.
+                    ops.add(uncheckedSetData(nodes.failoverQueueItem(item), already.version(), mark.encode()));
                 }
             });
         }
@@ -231,6 +236,14 @@ public final class FailoverService {
     private boolean isRegisteredSession(String instanceId, long sessionId) throws Exception {
         Stat owner = client.checkExists().forPath(nodes.instance(instanceId));
         return owner != null && owner.getEphemeralOwner() == sessionId;
+    }
+
+    private CuratorOp uncheckedSetData(String path, int version, byte[] data) {
+        try {
+            return client.transactionOp().setData().withVersion(version).forPath(path, data);
+        } catch (Exception ex) {
+            throw new IllegalStateException(ex);
+        }
     }
 
     private CuratorOp uncheckedCreate(String path, byte[] data) {
