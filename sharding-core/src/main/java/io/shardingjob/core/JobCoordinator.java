@@ -11,6 +11,7 @@ import io.shardingjob.core.execution.FireCompletions;
 import io.shardingjob.core.execution.FireListener;
 import io.shardingjob.core.execution.FireReport;
 import io.shardingjob.core.execution.ItemExecutor;
+import io.shardingjob.core.execution.RunningMark;
 import io.shardingjob.core.execution.RunningMarks;
 import io.shardingjob.core.failover.FailoverService;
 import io.shardingjob.core.failover.Orphan;
@@ -614,11 +615,35 @@ public final class JobCoordinator implements AutoCloseable {
             if (running.containsKey(item)) {
                 return;
             }
-            if (executions.takeRunningElsewhere(item, fireTime) && owned.contains(item)) {
+            if (!executions.takeRunningElsewhere(item, fireTime)) {
+                return;
+            }
+            if (owned.contains(item)) {
                 log.info("Job {}: item {} finished elsewhere; making up the fire at {}", local.name(), item, fireTime);
                 inBackground(
                         "make-up",
                         () -> fireRunner.fire(job, itemExecutor, ExecutionSource.MISFIRE, fireTime, Set.of(item)));
+            } else {
+                // A reshard moved the item meanwhile: its new owner did not see this fire, so failover makes it up.
+                Assignment assignment = assignment();
+                try {
+                    failover.enqueue(
+                            item,
+                            new RunningMark(
+                                    instanceId,
+                                    sessionId(),
+                                    assignment.epoch(),
+                                    fireTime,
+                                    assignment.shardingTotalCount(),
+                                    ExecutionSource.MISFIRE));
+                } catch (Exception ex) {
+                    log.warn(
+                            "Job {}: could not queue item {} of the fire at {}: {}",
+                            local.name(),
+                            item,
+                            fireTime,
+                            ex.toString());
+                }
             }
         });
     }

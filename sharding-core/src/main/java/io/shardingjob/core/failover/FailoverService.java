@@ -255,6 +255,34 @@ public final class FailoverService {
     }
 
     /**
+     * Queues one item of one fire for failover; an orphan already queued for the item stays if it is for a later
+     * fire, and is replaced if it is for an earlier one (missed fires coalesce to the latest).
+     */
+    public void enqueue(int item, RunningMark mark) throws Exception {
+        for (int attempt = 0; attempt < 5; attempt++) {
+            Stat stat = new Stat();
+            try {
+                RunningMark queued =
+                        RunningMark.decode(client.getData().storingStatIn(stat).forPath(nodes.failoverQueueItem(item)));
+                if (!mark.fireTime().isAfter(queued.fireTime())) {
+                    return;
+                }
+                client.setData().withVersion(stat.getVersion()).forPath(nodes.failoverQueueItem(item), mark.encode());
+                return;
+            } catch (KeeperException.NoNodeException none) {
+                try {
+                    client.create().forPath(nodes.failoverQueueItem(item), mark.encode());
+                    return;
+                } catch (KeeperException.NodeExistsException raced) {
+                    // Someone queued it meanwhile: compare again.
+                }
+            } catch (KeeperException.BadVersionException raced) {
+                // Claimed or replaced meanwhile: look again.
+            }
+        }
+    }
+
+    /**
      * Hands this instance's own leftover marks (items it no longer runs: interrupted at shutdown or on a connection
      * loss) to failover, or drops them when failover is off. Called while the session that wrote them is alive.
      */
