@@ -241,6 +241,7 @@ public final class JobCoordinator implements AutoCloseable {
             return;
         }
         signalChange();
+        announceLeaving();
         if (!executions.awaitIdle(shutdownGracePeriod)) {
             log.warn(
                     "Job {}: items {} still running after the {} ms grace period; interrupting them and handing them on",
@@ -254,6 +255,27 @@ public final class JobCoordinator implements AutoCloseable {
         state.set(State.CLOSED);
         closeParts();
         log.info("Job {} closed on instance {}", local.name(), instanceId);
+    }
+
+    /**
+     * A closing instance gives its items up at once rather than after the grace period, so that no fire in between is
+     * lost: it stays registered (its running marks stay live and nobody re-runs what it is finishing) but is left out
+     * of the next assignment, and it hands leadership over.
+     */
+    private void announceLeaving() {
+        try {
+            client.create()
+                    .withMode(org.apache.zookeeper.CreateMode.EPHEMERAL)
+                    .forPath(nodes.leavingInstance(instanceId));
+        } catch (KeeperException.NodeExistsException already) {
+            // A previous close attempt announced it.
+        } catch (Exception ex) {
+            log.warn(
+                    "Job {}: could not announce leaving; items move when the registration goes: {}",
+                    local.name(),
+                    ex.toString());
+        }
+        closeQuietly(election, "leader election");
     }
 
     private void closeParts() {
@@ -831,6 +853,7 @@ public final class JobCoordinator implements AutoCloseable {
                 nodes.instances(),
                 nodes.disabledInstances(),
                 nodes.disabledItems(),
+                nodes.leavingInstances(),
                 nodes.running(),
                 nodes.failoverQueue(),
                 nodes.failoverOwners(),

@@ -13,6 +13,7 @@ package io.shardingjob.core.registry;
  * /{job}/leader/sharding/processing      ephemeral   present while the leader writes a new assignment
  * /{job}/sharding/assignment             persistent  epoch, total and every instance's items
  * /{job}/disabled/instances/{instanceId} persistent  an operator disabled this instance for the job
+ * /{job}/leaving/{instanceId}            ephemeral   the instance is shutting down: it gets no items, finishes its own
  * /{job}/disabled/items/{item}           persistent  an operator disabled this item
  * /{job}/running/{item}                  persistent  the item is planned or running: owner, session, epoch, fire
  * /{job}/failover/queue/{item}           persistent  an orphan: an item whose owner died before it completed
@@ -73,6 +74,14 @@ public final class JobNodes {
 
     public String disabledInstance(String instanceId) {
         return disabledInstances() + "/" + instanceId;
+    }
+
+    public String leavingInstances() {
+        return root + "/leaving";
+    }
+
+    public String leavingInstance(String instanceId) {
+        return leavingInstances() + "/" + instanceId;
     }
 
     public String disabledItems() {

@@ -131,6 +131,7 @@ public final class ShardingService {
     /** The live instances that are not disabled, from the cache, sorted. */
     public List<String> shardingInstances() {
         Set<String> disabled = new HashSet<>(cache.children(nodes.disabledInstances()));
+        disabled.addAll(cache.children(nodes.leavingInstances()));
         return cache.children(nodes.instances()).stream()
                 .filter(instance -> !disabled.contains(instance))
                 .toList();
@@ -291,6 +292,7 @@ public final class ShardingService {
     private List<String> readShardingInstances() throws Exception {
         List<String> live = new ArrayList<>(client.getChildren().forPath(nodes.instances()));
         live.removeAll(client.getChildren().forPath(nodes.disabledInstances()));
+        live.removeAll(client.getChildren().forPath(nodes.leavingInstances()));
         live.sort(null);
         return live;
     }
