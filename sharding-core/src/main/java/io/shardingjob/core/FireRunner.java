@@ -264,7 +264,10 @@ final class FireRunner {
                 notRunForThisFire.add(item);
             } else if (mark != null && marks.isLive(mark)) {
                 local.finish(item, reservation);
-                if (config.misfire()) {
+                if (!mark.fireTime().isBefore(fireTime)) {
+                    // Another instance runs it for this very fire (it owned it when it planned): nothing to make up.
+                    skipped.put(item, "running on " + mark.instanceId() + " for this fire");
+                } else if (config.misfire()) {
                     local.markRunningElsewhere(item, fireTime);
                     skipped.put(item, "still running on " + mark.instanceId() + "; runs here when that ends");
                 } else {
