@@ -14,7 +14,6 @@ import io.shardingjob.core.execution.RunningMark;
 import io.shardingjob.core.execution.RunningMarks;
 import io.shardingjob.core.execution.ShardingContext;
 import io.shardingjob.core.failover.Orphan;
-import io.shardingjob.core.registry.JobNodes;
 import io.shardingjob.core.sharding.Assignment;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -72,15 +71,15 @@ final class FireRunner {
     FireReport fire(ItemExecutor job, Executor executor, ExecutionSource source, Instant fireTime, Set<Integer> only) {
         String jobName = coordinator.jobName();
         if (!coordinator.isAvailable()) {
-            return FireReport.skippedEntirely(jobName, "not connected to ZooKeeper, or not started");
+            return skippedEntirely("not connected to ZooKeeper, or not started");
         }
         JobConfiguration config = coordinator.configuration();
         if (config.disabled()) {
-            return FireReport.skippedEntirely(jobName, "the job is disabled");
+            return skippedEntirely("the job is disabled");
         }
         if (coordinator.disabledInstances().contains(coordinator.instanceId())) {
             // Also when it was the last enabled instance: with no leader left to reshard, it still owns items.
-            return FireReport.skippedEntirely(jobName, "this instance is disabled for the job");
+            return skippedEntirely("this instance is disabled for the job");
         }
         Assignment assignment = coordinator.awaitSharding();
         Map<Integer, String> skipped = new TreeMap<>();
@@ -218,9 +217,12 @@ final class FireRunner {
     }
 
     private FireRecord previousRecord(String me) {
-        RunningMarks.Versioned<FireRecord> previous =
-                marks.fireRecords().get(JobNodes.fireRecordName(me, coordinator.sessionId()));
-        return previous == null ? null : previous.value();
+        return marks.fireRecord(me, coordinator.sessionId()).orElse(null);
+    }
+
+    private FireReport skippedEntirely(String reason) {
+        log.debug("Job {} on {}: fire skipped: {}", coordinator.jobName(), coordinator.instanceId(), reason);
+        return FireReport.skippedEntirely(coordinator.jobName(), reason);
     }
 
     static boolean tracksMarks(JobConfiguration config) {

@@ -31,6 +31,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -405,11 +406,10 @@ public final class JobCoordinator implements AutoCloseable {
 
     /** Items taken over from this instance, with the fire they were taken over for: that fire is not run here again. */
     Map<Integer, Instant> takenFromThisInstance() {
-        Map<Integer, Instant> taken = new java.util.TreeMap<>();
-        Map<Integer, String> fires = failover.takenOverFire();
-        failover.takenFrom().forEach((item, from) -> {
-            if (from.equals(instanceId) && fires.containsKey(item)) {
-                taken.put(item, Instant.parse(fires.get(item)));
+        Map<Integer, Instant> taken = new TreeMap<>();
+        failover.takeovers().forEach((item, takeover) -> {
+            if (takeover.from().equals(instanceId)) {
+                taken.put(item, takeover.fireTime());
             }
         });
         return taken;
@@ -465,7 +465,7 @@ public final class JobCoordinator implements AutoCloseable {
 
     /** Item to the instance whose mark says it runs the item, from the cache. */
     public Map<Integer, String> runningOwners() {
-        Map<Integer, String> owners = new java.util.TreeMap<>();
+        Map<Integer, String> owners = new TreeMap<>();
         runningMarks.all().forEach((item, mark) -> owners.put(item, mark.instanceId()));
         return owners;
     }
@@ -507,10 +507,6 @@ public final class JobCoordinator implements AutoCloseable {
     /** The coordination scheduler, also used to time items out. */
     ScheduledExecutorService scheduler() {
         return scheduler;
-    }
-
-    ShardingService sharding() {
-        return sharding;
     }
 
     /**

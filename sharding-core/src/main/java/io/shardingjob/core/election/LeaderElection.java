@@ -104,11 +104,6 @@ public final class LeaderElection implements AutoCloseable {
         return latch != null && latch.hasLeadership();
     }
 
-    /** Whether this instance currently takes part in the election. */
-    public synchronized boolean isParticipating() {
-        return latch != null;
-    }
-
     @Override
     public void close() {
         leave();

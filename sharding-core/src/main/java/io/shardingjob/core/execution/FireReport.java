@@ -21,7 +21,6 @@ public record FireReport(
     }
 
     public static FireReport skippedEntirely(String jobName, String reason) {
-        org.slf4j.LoggerFactory.getLogger(FireReport.class).debug("Job {}: fire skipped: {}", jobName, reason);
         return new FireReport(jobName, 0, List.of(), Map.of(), reason);
     }
 

@@ -22,22 +22,6 @@ public record ItemResult(
         Instant fireTime,
         int retry) {
 
-    /** A first run (not a retry). */
-    public ItemResult(
-            ShardingContext context,
-            Instant start,
-            Instant end,
-            Throwable failure,
-            ExecutionSource source,
-            Instant fireTime) {
-        this(context, start, end, failure, source, fireTime, 0);
-    }
-
-    /** A result of a normal fire whose fire time is its start. */
-    public ItemResult(ShardingContext context, Instant start, Instant end, Throwable failure) {
-        this(context, start, end, failure, ExecutionSource.NORMAL, start);
-    }
-
     public boolean succeeded() {
         return failure == null;
     }

@@ -123,6 +123,17 @@ public final class RunningMarks {
         return records;
     }
 
+    /** This session's own fire record, from the cache: one node, not all of them. */
+    public Optional<FireRecord> fireRecord(String instanceId, long sessionId) {
+        return cache.data(nodes.fire(instanceId, sessionId)).flatMap(data -> {
+            try {
+                return Optional.of(FireRecord.decode(data));
+            } catch (IllegalArgumentException ex) {
+                return Optional.empty();
+            }
+        });
+    }
+
     /** A value read together with the version of its node. */
     public record Versioned<T>(T value, int version) {}
 

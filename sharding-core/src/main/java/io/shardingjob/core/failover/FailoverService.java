@@ -13,7 +13,6 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.transaction.CuratorOp;
@@ -69,35 +68,30 @@ public final class FailoverService {
 
     /** Item to the instance that took it over since the last reshard, from the cache. */
     public Map<Integer, String> owners() {
-        return takeoverField(0);
-    }
-
-    /** Item to the instance it was taken over from since the last reshard, from the cache. */
-    public Map<Integer, String> takenFrom() {
-        return takeoverField(1);
-    }
-
-    /** Item to the fire (its scheduled time, ISO-8601) it was taken over for, from the cache. */
-    public Map<Integer, String> takenOverFire() {
-        return takeoverField(2);
+        Map<Integer, String> owners = new TreeMap<>();
+        takeovers().forEach((item, takeover) -> owners.put(item, takeover.claimer()));
+        return owners;
     }
 
     /**
-     * A takeover record is three lines: the instance that took the item over, the one it was taken from, and the fire
-     * it was taken over for.
+     * The takeover records since the last reshard, from the cache. Each is three lines: the instance that took the
+     * item over, the one it was taken from, and the fire it was taken over for.
      */
-    private Map<Integer, String> takeoverField(int line) {
-        Map<Integer, String> values = new TreeMap<>();
+    public Map<Integer, Takeover> takeovers() {
+        Map<Integer, Takeover> takeovers = new TreeMap<>();
         for (String name : cache.children(nodes.failoverOwners())) {
             cache.data(nodes.failoverOwners() + "/" + name).ifPresent(data -> {
                 String[] lines = new String(data, StandardCharsets.UTF_8).split("\n");
-                if (lines.length > line) {
-                    values.put(Integer.parseInt(name), lines[line]);
+                if (lines.length >= 3) {
+                    takeovers.put(Integer.parseInt(name), new Takeover(lines[0], lines[1], Instant.parse(lines[2])));
                 }
             });
         }
-        return values;
+        return takeovers;
     }
+
+    /** Who took an item over, from whom, for which fire. */
+    public record Takeover(String claimer, String from, Instant fireTime) {}
 
     /**
      * On the leader: every mark whose session is gone becomes an orphan (failover on) or is dropped (failover off), and
@@ -421,11 +415,6 @@ public final class FailoverService {
     public boolean hasState() {
         return !cache.children(nodes.failoverQueue()).isEmpty()
                 || !cache.children(nodes.failoverOwners()).isEmpty();
-    }
-
-    /** The takeover records, for the reshard that clears them. */
-    public Set<String> ownerRecords() {
-        return Set.copyOf(cache.children(nodes.failoverOwners()));
     }
 
     private boolean tryClaim(List<Orphan> orphans, String instanceId, long sessionId) {

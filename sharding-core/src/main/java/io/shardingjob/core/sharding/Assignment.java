@@ -6,7 +6,6 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.TreeMap;
 
 /**
@@ -43,13 +42,6 @@ public record Assignment(long epoch, int shardingTotalCount, Map<String, List<In
     /** The items of one instance, ascending; empty if it owns none. */
     public List<Integer> itemsOf(String instanceId) {
         return itemsByInstance.getOrDefault(instanceId, List.of());
-    }
-
-    public Optional<String> ownerOf(int item) {
-        return itemsByInstance.entrySet().stream()
-                .filter(entry -> entry.getValue().contains(item))
-                .map(Map.Entry::getKey)
-                .findFirst();
     }
 
     /** Item to owner, for every assigned item. */
