@@ -198,11 +198,14 @@ class FailoverTest extends FailoverTestSupport {
 
     @Test
     void theNewLeaderReclaimsTheOldLeadersItemsWhileOrphansAreQueued() throws Exception {
-        Worker a = startWorker("a", job(9), item -> 3_000);
-        Worker b = startWorker("b", job(9), item -> 3_000);
-        Worker c = startWorker("c", job(9), item -> 3_000);
+        // a and b stay busy with their own items long after c's session expires, so c's orphans wait in the queue
+        // when the leader a dies; the items b takes over afterwards are short.
+        Worker a = startWorker("a", job(9), item -> 8_000);
+        Worker b = startWorker("b", job(9), item -> item >= 3 && item <= 5 ? 8_000 : 500);
+        Worker c = startWorker("c", job(9), item -> 8_000);
         awaitItems(c, 3);
         await().atMost(WITHIN).until(() -> a.coordinator().isLeader());
+        await().atMost(WITHIN).until(() -> b.coordinator().localItems().equals(List.of(3, 4, 5)));
 
         fireAll(Instant.now(), a, b, c);
         await().atMost(WITHIN).until(() -> recorder.hasStarted("c", 8) && recorder.hasStarted("a", 2));
