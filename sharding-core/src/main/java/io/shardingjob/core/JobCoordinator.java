@@ -520,7 +520,9 @@ public final class JobCoordinator implements AutoCloseable {
         boolean waited = false;
         lock.lock();
         try {
-            while (sharding.isReshardPending() && !election.isLeader() && isAvailable() && remaining > 0) {
+            while (((sharding.isReshardPending() && !election.isLeader()) || notAssignedYet())
+                    && isAvailable()
+                    && remaining > 0) {
                 waited = true;
                 remaining = changed.awaitNanos(remaining);
             }
@@ -542,6 +544,15 @@ public final class JobCoordinator implements AutoCloseable {
             return sharding.readCurrentAssignment();
         }
         return sharding.currentAssignment();
+    }
+
+    /**
+     * Whether the assignment in force was made before this instance registered. Its own reshard request reaches its
+     * cache a moment after {@link #start()} returns, so without this a fire right after start would run nothing. An
+     * instance that takes part but owns no items (more instances than items) is named with none, so it does not wait.
+     */
+    private boolean notAssignedYet() {
+        return !sharding.currentAssignment().itemsByInstance().containsKey(instanceId);
     }
 
     private int checkItem(int item) {

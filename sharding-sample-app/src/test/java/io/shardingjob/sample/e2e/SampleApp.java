@@ -1,5 +1,7 @@
 package io.shardingjob.sample.e2e;
 
+import io.shardingjob.core.testing.ProcessGroup;
+
 import static org.awaitility.Awaitility.await;
 
 import io.shardingjob.sample.e2e.ShardingJson.Job;

@@ -1,5 +1,8 @@
 package io.shardingjob.sample.e2e;
 
+import io.shardingjob.core.testing.ProcessGroup;
+import io.shardingjob.core.testing.ZooKeeperServers;
+
 import static io.shardingjob.sample.e2e.Drills.SETTLEMENT;
 import static io.shardingjob.sample.e2e.Drills.STOCK;
 import static io.shardingjob.sample.e2e.Drills.assertCompleteAssignment;

@@ -1,5 +1,7 @@
 package io.shardingjob.sample.e2e;
 
+import io.shardingjob.core.testing.ProcessGroup;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

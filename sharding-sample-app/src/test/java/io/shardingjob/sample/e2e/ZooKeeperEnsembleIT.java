@@ -1,5 +1,8 @@
 package io.shardingjob.sample.e2e;
 
+import io.shardingjob.core.testing.ProcessGroup;
+import io.shardingjob.core.testing.ZooKeeperServers;
+
 import static io.shardingjob.sample.e2e.Drills.SETTLEMENT;
 import static io.shardingjob.sample.e2e.Drills.assertCompleteAssignment;
 import static io.shardingjob.sample.e2e.Drills.completeFires;
@@ -8,7 +11,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.shardingjob.sample.e2e.ShardingJson.Execution;
-import io.shardingjob.sample.e2e.ZooKeeperServers.Server;
+import io.shardingjob.core.testing.ZooKeeperServers.Server;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

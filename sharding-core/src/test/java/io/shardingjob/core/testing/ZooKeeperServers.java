@@ -1,4 +1,4 @@
-package io.shardingjob.sample.e2e;
+package io.shardingjob.core.testing;
 
 import static org.awaitility.Awaitility.await;
 
@@ -22,17 +22,17 @@ import java.util.stream.Collectors;
  * {@code ZooKeeperServerMain} or an ensemble of {@code QuorumPeerMain}s, on loopback ports, with a 500 ms tick so that
  * sessions of a few seconds are allowed, the four-letter words on and the admin server off.
  */
-final class ZooKeeperServers {
+public final class ZooKeeperServers {
 
     /** One server: its id (0 when standalone), client port and process. */
-    record Server(int id, int clientPort, Process process, Path output) {
+    public record Server(int id, int clientPort, Process process, Path output) {
 
-        String address() {
+        public String address() {
             return "127.0.0.1:" + clientPort;
         }
 
         /** {@code standalone}, {@code leader}, {@code follower}, or empty while it does not serve. */
-        Optional<String> mode() {
+        public Optional<String> mode() {
             return fourLetterWord(clientPort, "srvr")
                     .lines()
                     .filter(line -> line.startsWith("Mode: "))
@@ -41,9 +41,20 @@ final class ZooKeeperServers {
         }
     }
 
+    /** A small JVM that starts fast: tests need a server, not its throughput. */
+    private static final List<String> TEST_JVM = List.of("-Xmx128m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
+
     private ZooKeeperServers() {}
 
-    static Server standalone(ProcessGroup processes, String name) {
+    public static Server standalone(ProcessGroup processes, String name) {
+        return standalone(processes, name, TEST_JVM);
+    }
+
+    /**
+     * A standalone server whose JVM runs with {@code jvmOptions} instead of the small, quickly started one tests use:
+     * benchmarks want a fully compiling JVM with room to hold thousands of jobs.
+     */
+    public static Server standalone(ProcessGroup processes, String name, List<String> jvmOptions) {
         Path directory = ProcessGroup.workDirectory(name);
         int clientPort = ProcessGroup.freePort();
         Path config = writeConfig(directory, clientPort, List.of());
@@ -51,14 +62,14 @@ final class ZooKeeperServers {
                 0,
                 clientPort,
                 processes.start(
-                        command("org.apache.zookeeper.server.ZooKeeperServerMain", directory, config),
+                        command("org.apache.zookeeper.server.ZooKeeperServerMain", directory, config, jvmOptions),
                         output(directory)),
                 output(directory));
         awaitServing(server);
         return server;
     }
 
-    static List<Server> ensemble(ProcessGroup processes, String name, int size) {
+    public static List<Server> ensemble(ProcessGroup processes, String name, int size) {
         List<String> peers = new ArrayList<>();
         int[] clientPorts = new int[size + 1];
         for (int id = 1; id <= size; id++) {
@@ -74,7 +85,7 @@ final class ZooKeeperServers {
                     id,
                     clientPorts[id],
                     processes.start(
-                            command("org.apache.zookeeper.server.quorum.QuorumPeerMain", directory, config),
+                            command("org.apache.zookeeper.server.quorum.QuorumPeerMain", directory, config, TEST_JVM),
                             output(directory)),
                     output(directory)));
         }
@@ -82,11 +93,11 @@ final class ZooKeeperServers {
         return servers;
     }
 
-    static String connectString(List<Server> servers) {
+    public static String connectString(List<Server> servers) {
         return servers.stream().map(Server::address).collect(Collectors.joining(","));
     }
 
-    static String fourLetterWord(int port, String word) {
+    public static String fourLetterWord(int port, String word) {
         try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), port)) {
             socket.setSoTimeout(3000);
             OutputStream out = socket.getOutputStream();
@@ -109,17 +120,17 @@ final class ZooKeeperServers {
                 .until(() -> server.mode().isPresent());
     }
 
-    private static List<String> command(String mainClass, Path directory, Path config) {
-        return List.of(
-                ProcessGroup.java(),
-                "-Xmx128m",
-                "-XX:TieredStopAtLevel=1",
-                "-XX:+UseSerialGC",
+    private static List<String> command(String mainClass, Path directory, Path config, List<String> jvmOptions) {
+        List<String> command = new ArrayList<>();
+        command.add(ProcessGroup.java());
+        command.addAll(jvmOptions);
+        command.addAll(List.of(
                 "-Dlogback.configurationFile=" + writeLogback(directory),
                 "-cp",
                 ProcessGroup.testClassPath(),
                 mainClass,
-                config.toString());
+                config.toString()));
+        return command;
     }
 
     private static Path writeConfig(Path directory, int clientPort, List<String> peers) {

@@ -1,4 +1,4 @@
-package io.shardingjob.sample.e2e;
+package io.shardingjob.core.testing;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -14,7 +14,7 @@ import java.util.concurrent.TimeUnit;
  * The processes one test class starts. {@link #close()} kills every one still alive (and its children); a JVM shutdown
  * hook does the same for processes left behind by a test JVM that is itself being stopped.
  */
-final class ProcessGroup implements AutoCloseable {
+public final class ProcessGroup implements AutoCloseable {
 
     private static final Set<Process> ALL = ConcurrentHashMap.newKeySet();
 
@@ -25,7 +25,7 @@ final class ProcessGroup implements AutoCloseable {
     private final List<Process> processes = new ArrayList<>();
 
     /** Starts {@code command} with stdout and stderr appended to {@code output}. */
-    synchronized Process start(List<String> command, Path output) {
+    public synchronized Process start(List<String> command, Path output) {
         try {
             Files.createDirectories(output.getParent());
             Process process = new ProcessBuilder(command)
@@ -41,7 +41,7 @@ final class ProcessGroup implements AutoCloseable {
     }
 
     /** {@code kill -9}: SIGKILL on Linux, no shutdown hook runs. */
-    static void kill(Process process) {
+    public static void kill(Process process) {
         process.descendants().forEach(ProcessHandle::destroyForcibly);
         process.destroyForcibly();
         try {
@@ -59,17 +59,17 @@ final class ProcessGroup implements AutoCloseable {
     }
 
     /** The JVM running this test, for child processes. */
-    static String java() {
+    public static String java() {
         return Path.of(System.getProperty("java.home"), "bin", "java").toString();
     }
 
     /** The test's own class path (failsafe's real one, not its manifest-only booter jar). */
-    static String testClassPath() {
+    public static String testClassPath() {
         String classPath = System.getProperty("surefire.test.class.path");
         return classPath == null || classPath.isBlank() ? System.getProperty("java.class.path") : classPath;
     }
 
-    static Path workDirectory(String name) {
+    public static Path workDirectory(String name) {
         Path root = Path.of(System.getProperty("e2e.workDirectory", "target/e2e"));
         try {
             Path directory = root.resolve(name);
@@ -80,7 +80,7 @@ final class ProcessGroup implements AutoCloseable {
         }
     }
 
-    static int freePort() {
+    public static int freePort() {
         try (var socket = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
             socket.setReuseAddress(true);
             return socket.getLocalPort();

@@ -1,0 +1,102 @@
+package io.shardingjob.core.testing;
+
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+import org.apache.curator.drivers.AdvancedTracerDriver;
+import org.apache.curator.drivers.EventTrace;
+import org.apache.curator.drivers.OperationTrace;
+import org.apache.curator.framework.CuratorFramework;
+
+/**
+ * Counts the ZooKeeper requests one Curator client sends, by operation, through Curator's tracer: every foreground and
+ * background operation of the framework and its recipes (caches, latches) reports one trace per request it completes,
+ * a multi-operation counting once. Session pings are not operations and are not counted.
+ */
+public final class RequestCounter extends AdvancedTracerDriver {
+
+    private final Map<String, LongAdder> byOperation = new ConcurrentHashMap<>();
+
+    /** Counts from now on what {@code client} sends. */
+    public static RequestCounter attachTo(CuratorFramework client) {
+        RequestCounter counter = new RequestCounter();
+        client.getZookeeperClient().setTracerDriver(counter);
+        return counter;
+    }
+
+    @Override
+    public void addTrace(OperationTrace trace) {
+        byOperation
+                .computeIfAbsent(operation(trace.getName()), name -> new LongAdder())
+                .increment();
+    }
+
+    @Override
+    public void addEvent(EventTrace trace) {
+        // Connection events are not requests.
+    }
+
+    /** What was counted so far. */
+    public Counts counts() {
+        Map<String, Long> copy = new TreeMap<>();
+        byOperation.forEach((name, count) -> copy.put(name, count.sum()));
+        return new Counts(copy);
+    }
+
+    /** {@code GetDataBuilderImpl-Background} and {@code GetDataBuilderImpl-Foreground} are both {@code GetData}. */
+    private static String operation(String traceName) {
+        int dash = traceName.indexOf('-');
+        String builder = dash < 0 ? traceName : traceName.substring(0, dash);
+        return builder.replace("BuilderImpl", "").replace("CuratorMultiTransactionImpl", "Multi");
+    }
+
+    /** Request counts by operation. */
+    public record Counts(Map<String, Long> byOperation) {
+
+        public static final Counts NONE = new Counts(Map.of());
+
+        public long reads() {
+            return sum("GetData", "GetChildren", "Exists", "GetACL", "GetConfig");
+        }
+
+        public long writes() {
+            return sum("Create", "Delete", "SetData", "Multi", "SetACL");
+        }
+
+        public long total() {
+            return byOperation.values().stream().mapToLong(Long::longValue).sum();
+        }
+
+        /** What was counted after {@code earlier}, a snapshot of the same counter. */
+        public Counts since(Counts earlier) {
+            Map<String, Long> difference = new TreeMap<>();
+            byOperation.forEach((name, count) -> {
+                long delta = count - earlier.byOperation.getOrDefault(name, 0L);
+                if (delta != 0) {
+                    difference.put(name, delta);
+                }
+            });
+            return new Counts(difference);
+        }
+
+        public Counts plus(Counts other) {
+            Map<String, Long> sum = new TreeMap<>(byOperation);
+            other.byOperation.forEach((name, count) -> sum.merge(name, count, Long::sum));
+            return new Counts(sum);
+        }
+
+        private long sum(String... operations) {
+            long sum = 0;
+            for (String operation : operations) {
+                sum += byOperation.getOrDefault(operation, 0L);
+            }
+            return sum;
+        }
+
+        @Override
+        public String toString() {
+            return byOperation.toString();
+        }
+    }
+}
