@@ -241,8 +241,15 @@ final class FireRunner {
         Map<Integer, Instant> takenOver = coordinator.takenFromThisInstance();
         Map<Integer, RunningMark> marked = tracksMarks(config) ? marks.all() : Map.of();
         List<Integer> items = new ArrayList<>(owned.size());
+        String me = coordinator.instanceId();
+        long session = coordinator.sessionId();
         for (int item : owned) {
             RunningMark mark = marked.get(item);
+            if (mark != null && mark.instanceId().equals(me) && mark.sessionId() == session) {
+                // Our own session's mark of an item we are not running (the reservation below decides): the cache has
+                // not yet seen the deletion that ended its last run. Creating the new mark is the real check.
+                mark = null;
+            }
             if (disabled.contains(item)) {
                 skipped.put(item, "disabled");
                 notRunForThisFire.add(item);

@@ -586,7 +586,8 @@ public final class JobCoordinator implements AutoCloseable {
             }
         }
         if (election.isLeader()) {
-            reconcile();
+            // Every mark of every fire passes here: trust the cache for the flag, its own event brings us back.
+            reconcile(false);
         }
     }
 
@@ -606,8 +607,17 @@ public final class JobCoordinator implements AutoCloseable {
         claimOrphans();
     }
 
-    /** On the leader: raises the flag if the assignment no longer matches, and reshards while it is up. */
     private void reconcile() {
+        reconcile(true);
+    }
+
+    /**
+     * On the leader: raises the flag if the assignment no longer matches, and reshards while it is up.
+     *
+     * @param askZooKeeper whether to look for the flag in ZooKeeper even when the cache shows none: after a reconnect,
+     *     a leadership change and periodically, when the cache may lag; not on each registry event
+     */
+    private void reconcile(boolean askZooKeeper) {
         if (!isAvailable() || !election.isLeader()) {
             return;
         }
@@ -615,10 +625,15 @@ public final class JobCoordinator implements AutoCloseable {
             // Reclaim first: while a dead instance is still in the assignment, its items are known exactly.
             boolean failoverOn = configuration().failover();
             failover.reclaimStaleMarks(failoverOn, sharding.currentAssignment());
-            if (!sharding.isReshardPending()) {
-                sharding.inconsistency().ifPresent(sharding::requestReshard);
+            boolean pending = sharding.isReshardPending();
+            if (!pending) {
+                Optional<String> inconsistency = sharding.inconsistency();
+                inconsistency.ifPresent(sharding::requestReshard);
+                pending = inconsistency.isPresent();
             }
-            sharding.reshardIfNecessary();
+            if (pending || askZooKeeper) {
+                sharding.reshardIfNecessary();
+            }
             if (!failoverOn && failover.hasState()) {
                 failover.clearAll();
             }

@@ -1,9 +1,14 @@
 package io.shardingjob.core.benchmark;
 
+import static org.awaitility.Awaitility.await;
+
 import io.shardingjob.core.JobCoordinator;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.execution.ExecutionListener;
+import io.shardingjob.core.execution.ExecutionSource;
+import io.shardingjob.core.execution.FireReport;
 import io.shardingjob.core.execution.ItemExecutor;
+import io.shardingjob.core.sharding.Assignment;
 import io.shardingjob.core.testing.ProcessGroup;
 import io.shardingjob.core.testing.RequestCounter;
 import io.shardingjob.core.testing.ZooKeeperServers;
@@ -13,13 +18,18 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
@@ -39,6 +49,9 @@ final class BenchmarkCluster implements AutoCloseable {
     private final ZooKeeperServers.Server server;
 
     private final List<Member> members = new ArrayList<>();
+
+    /** Fires block until their items end: each runs on a thread of its own, as each instance's scheduler would. */
+    private final ExecutorService fires = Executors.newCachedThreadPool();
 
     BenchmarkCluster(String name) {
         // A fresh data directory: figures must not depend on what an earlier run left in the server.
@@ -114,6 +127,28 @@ final class BenchmarkCluster implements AutoCloseable {
         return member;
     }
 
+    /** Starts a {@link BenchmarkWorker} process with the given arguments after the connect string. */
+    Process startWorker(Path output, String... arguments) {
+        List<String> command = new ArrayList<>(List.of(
+                ProcessGroup.java(),
+                "-Xmx256m",
+                "-XX:+UseSerialGC",
+                "-cp",
+                ProcessGroup.testClassPath(),
+                BenchmarkWorker.class.getName(),
+                server.address()));
+        command.addAll(List.of(arguments));
+        return processes.start(command, output);
+    }
+
+    /** Fires every member at once for the same fire time. */
+    List<CompletableFuture<FireReport>> fireAll(List<Member> of, Instant fireTime) {
+        return of.stream()
+                .map(member -> CompletableFuture.supplyAsync(
+                        () -> member.coordinator().fire(ExecutionSource.NORMAL, fireTime), fires))
+                .toList();
+    }
+
     /** Requests all members sent so far. */
     RequestCounter.Counts requests(List<Member> of) {
         RequestCounter.Counts sum = RequestCounter.Counts.NONE;
@@ -139,7 +174,51 @@ final class BenchmarkCluster implements AutoCloseable {
                 // Already closed by the benchmark.
             }
         });
+        fires.shutdownNow();
         processes.close();
+    }
+
+    /** Every instance sees one assignment (one epoch) naming exactly the instances given, covering every item. */
+    static void awaitAllOwned(List<Member> members, int items) {
+        Set<String> ids = members.stream().map(Member::id).collect(Collectors.toSet());
+        await().atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(1))
+                .until(() -> {
+                    Set<Long> epochs = new HashSet<>();
+                    for (Member member : members) {
+                        Assignment assignment = member.coordinator().assignment();
+                        if (!assignment.itemsByInstance().keySet().equals(ids)
+                                || assignment.ownersByItem().size() != items) {
+                            return false;
+                        }
+                        epochs.add(assignment.epoch());
+                    }
+                    return epochs.size() == 1;
+                });
+    }
+
+    /** Waits until no client has sent a request for 300 ms: the cost of a change includes its last cache refresh. */
+    void awaitQuiet(List<Member> members) {
+        long[] last = {-1};
+        long[] since = {System.nanoTime()};
+        await().atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(50))
+                .until(() -> {
+                    long total = requests(members).total();
+                    if (total != last[0]) {
+                        last[0] = total;
+                        since[0] = System.nanoTime();
+                        return false;
+                    }
+                    return System.nanoTime() - since[0] > Duration.ofMillis(300).toNanos();
+                });
+    }
+
+    static Member leader(List<Member> members) {
+        return members.stream()
+                .filter(member -> member.coordinator().isLeader())
+                .findFirst()
+                .orElseThrow(() -> new IllegalStateException("no leader"));
     }
 
     static void sleep(Duration duration) {

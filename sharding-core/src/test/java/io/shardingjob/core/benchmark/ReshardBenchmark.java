@@ -2,24 +2,18 @@ package io.shardingjob.core.benchmark;
 
 import static io.shardingjob.core.benchmark.BenchmarkCluster.millisSince;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import io.shardingjob.core.benchmark.BenchmarkCluster.Member;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.execution.FireReport;
-import io.shardingjob.core.sharding.Assignment;
 import io.shardingjob.core.testing.BenchmarkReport;
 import io.shardingjob.core.testing.RequestCounter.Counts;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -83,8 +77,8 @@ class ReshardBenchmark {
             member.coordinator().start();
             running.add(member);
         }
-        awaitAllOwned(running, items);
-        awaitQuiet(cluster, running);
+        BenchmarkCluster.awaitAllOwned(running, items);
+        cluster.awaitQuiet(running);
 
         AtomicLong firstItem = new AtomicLong();
         Member newcomer = cluster.member(
@@ -98,12 +92,12 @@ class ReshardBenchmark {
         List<Member> all = new ArrayList<>(running);
         all.add(newcomer);
         Counts before = cluster.requests(running);
-        Counts leaderBefore = leader(running).requests().counts();
+        Counts leaderBefore = BenchmarkCluster.leader(running).requests().counts();
         long joining = System.nanoTime();
         newcomer.coordinator().start();
         CompletableFuture<FireReport> fire =
                 CompletableFuture.supplyAsync(() -> newcomer.coordinator().fire(ExecutionSource.NORMAL, Instant.now()));
-        awaitAllOwned(all, items);
+        BenchmarkCluster.awaitAllOwned(all, items);
         long owned = System.nanoTime();
         FireReport firstFire = fire.join();
         boolean newcomerOwnsItems =
@@ -112,8 +106,8 @@ class ReshardBenchmark {
         assertThat(firstFire.items().isEmpty())
                 .as("the newcomer's first fire ran nothing")
                 .isEqualTo(!newcomerOwnsItems);
-        awaitQuiet(cluster, all);
-        Member leader = leader(all);
+        cluster.awaitQuiet(all);
+        Member leader = BenchmarkCluster.leader(all);
         Counts joinLeader = leader.requests().counts().since(leaderBefore);
         Counts joinOthers = cluster.requests(running).since(before).since(joinLeader);
         Counts newcomerStart = newcomer.requests().counts();
@@ -122,9 +116,9 @@ class ReshardBenchmark {
         Counts leaderBeforeLeave = leader.requests().counts();
         long leaving = System.nanoTime();
         newcomer.leave();
-        awaitAllOwned(running, items);
+        BenchmarkCluster.awaitAllOwned(running, items);
         long left = System.nanoTime();
-        awaitQuiet(cluster, running);
+        cluster.awaitQuiet(running);
         Counts leaveLeader = leader.requests().counts().since(leaderBeforeLeave);
         Counts leaveOthers = cluster.requests(running).since(beforeLeave).since(leaveLeader);
 
@@ -140,49 +134,6 @@ class ReshardBenchmark {
                 describe(leaveLeader),
                 perInstance(leaveOthers, instances - 2));
         running.parallelStream().forEach(Member::leave);
-    }
-
-    /** Every instance sees one assignment (one epoch) naming exactly the instances given, covering every item. */
-    private static void awaitAllOwned(List<Member> members, int items) {
-        Set<String> ids = members.stream().map(Member::id).collect(Collectors.toSet());
-        await().atMost(Duration.ofSeconds(60))
-                .pollInterval(Duration.ofMillis(1))
-                .until(() -> {
-                    Set<Long> epochs = new HashSet<>();
-                    for (Member member : members) {
-                        Assignment assignment = member.coordinator().assignment();
-                        if (!assignment.itemsByInstance().keySet().equals(ids)
-                                || assignment.ownersByItem().size() != items) {
-                            return false;
-                        }
-                        epochs.add(assignment.epoch());
-                    }
-                    return epochs.size() == 1;
-                });
-    }
-
-    /** Waits until no client has sent a request for 300 ms: the cost of a change includes its last cache refresh. */
-    private static void awaitQuiet(BenchmarkCluster cluster, List<Member> members) {
-        long[] last = {-1};
-        long[] since = {System.nanoTime()};
-        await().atMost(Duration.ofSeconds(30))
-                .pollInterval(Duration.ofMillis(50))
-                .until(() -> {
-                    long total = cluster.requests(members).total();
-                    if (total != last[0]) {
-                        last[0] = total;
-                        since[0] = System.nanoTime();
-                        return false;
-                    }
-                    return System.nanoTime() - since[0] > Duration.ofMillis(300).toNanos();
-                });
-    }
-
-    private static Member leader(List<Member> members) {
-        return members.stream()
-                .filter(member -> member.coordinator().isLeader())
-                .findFirst()
-                .orElseThrow(() -> new IllegalStateException("no leader"));
     }
 
     private static String describe(Counts counts) {

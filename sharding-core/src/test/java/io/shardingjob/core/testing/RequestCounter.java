@@ -16,6 +16,10 @@ import org.apache.curator.framework.CuratorFramework;
  */
 public final class RequestCounter extends AdvancedTracerDriver {
 
+    private static final String BACKGROUND = "/background";
+
+    private static final String FOREGROUND = "/foreground";
+
     private final Map<String, LongAdder> byOperation = new ConcurrentHashMap<>();
 
     /** Counts from now on what {@code client} sends. */
@@ -44,11 +48,15 @@ public final class RequestCounter extends AdvancedTracerDriver {
         return new Counts(copy);
     }
 
-    /** {@code GetDataBuilderImpl-Background} and {@code GetDataBuilderImpl-Foreground} are both {@code GetData}. */
+    /**
+     * {@code GetDataBuilderImpl-Background} is {@code GetData/background}: caches and recipes work in the background,
+     * the calls a fire makes itself in the foreground.
+     */
     private static String operation(String traceName) {
         int dash = traceName.indexOf('-');
         String builder = dash < 0 ? traceName : traceName.substring(0, dash);
-        return builder.replace("BuilderImpl", "").replace("CuratorMultiTransactionImpl", "Multi");
+        String operation = builder.replace("BuilderImpl", "").replace("CuratorMultiTransactionImpl", "Multi");
+        return operation + (traceName.contains("-Background") ? BACKGROUND : FOREGROUND);
     }
 
     /** Request counts by operation. */
@@ -86,10 +94,31 @@ public final class RequestCounter extends AdvancedTracerDriver {
             return new Counts(sum);
         }
 
+        /** Only what the callers' own threads waited for. */
+        public Counts foreground() {
+            return filtered(FOREGROUND);
+        }
+
+        /** Only what caches and recipes sent in the background. */
+        public Counts background() {
+            return filtered(BACKGROUND);
+        }
+
+        private Counts filtered(String mode) {
+            Map<String, Long> kept = new TreeMap<>();
+            byOperation.forEach((name, count) -> {
+                if (name.endsWith(mode)) {
+                    kept.put(name, count);
+                }
+            });
+            return new Counts(kept);
+        }
+
         private long sum(String... operations) {
             long sum = 0;
             for (String operation : operations) {
-                sum += byOperation.getOrDefault(operation, 0L);
+                sum += byOperation.getOrDefault(operation + FOREGROUND, 0L);
+                sum += byOperation.getOrDefault(operation + BACKGROUND, 0L);
             }
             return sum;
         }
