@@ -134,6 +134,12 @@ public final class JobCoordinator implements AutoCloseable {
 
     private final AtomicReference<MissedFire> missedWhileSuspended = new AtomicReference<>();
 
+    /** Whether a pass over the marks and the failover queue is already waiting on the serial executor. */
+    private final AtomicBoolean executionCheckQueued = new AtomicBoolean();
+
+    /** Whether a reconcile is already waiting on the serial executor. */
+    private final AtomicBoolean reconcileQueued = new AtomicBoolean();
+
     private final ReentrantLock lock = new ReentrantLock();
 
     private final Condition changed = lock.newCondition();
@@ -572,9 +578,16 @@ public final class JobCoordinator implements AutoCloseable {
         if (!isStarted()) {
             return;
         }
-        if (path != null && (path.startsWith(nodes.failoverQueue()) || path.startsWith(nodes.running()))) {
-            claimOrphans();
-            runItemsNoLongerRunningElsewhere();
+        if (path != null
+                && (path.startsWith(nodes.failoverQueue()) || path.startsWith(nodes.running()))
+                && executionCheckQueued.compareAndSet(false, true)) {
+            // A fire's marks arrive as a burst of events, one per item: checking once after the burst, rather than once
+            // per event over every mark, keeps a fire of n items at O(n) here instead of O(n^2).
+            serial.execute(() -> {
+                executionCheckQueued.set(false);
+                claimOrphans();
+                runItemsNoLongerRunningElsewhere();
+            });
         }
         if (nodes.disabledInstance(instanceId).equals(path)) {
             if (cache.exists(path)) {
@@ -585,9 +598,13 @@ public final class JobCoordinator implements AutoCloseable {
                 election.join();
             }
         }
-        if (election.isLeader()) {
-            // Every mark of every fire passes here: trust the cache for the flag, its own event brings us back.
-            reconcile(false);
+        if (election.isLeader() && reconcileQueued.compareAndSet(false, true)) {
+            // Every mark of every fire passes here: once per burst, and trusting the cache for the flag (its own event
+            // brings us back here).
+            serial.execute(() -> {
+                reconcileQueued.set(false);
+                reconcile(false);
+            });
         }
     }
 

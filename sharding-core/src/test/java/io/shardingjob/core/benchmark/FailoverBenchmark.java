@@ -57,7 +57,8 @@ class FailoverBenchmark {
                     "duration s",
                     "kills",
                     "item slots",
-                    "slots missed",
+                    "slots without a run of their own",
+                    "of which coalesced into a later make-up run",
                     "slots run more than once",
                     "overlapping runs",
                     "failover runs",
@@ -124,6 +125,10 @@ class FailoverBenchmark {
                 .sorted()
                 .toList();
         BenchmarkCluster.awaitAllOwned(survivors, ITEMS);
+        // The orphans' runs end first: a fire meeting one still running would skip that item and make it up later.
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> survivors.stream()
+                        .allMatch(member -> member.coordinator().runningItems().isEmpty()));
         int ranNext = 0;
         for (int fire = 0; fire < 2; fire++) {
             for (CompletableFuture<FireReport> each : cluster.fireAll(survivors, Instant.now())) {
@@ -198,14 +203,31 @@ class FailoverBenchmark {
                 expected.add(fire + "/" + item);
             }
         }
-        long missed =
-                expected.stream().filter(slot -> !perSlot.containsKey(slot)).count();
+        List<String> missedSlots =
+                expected.stream().filter(slot -> !perSlot.containsKey(slot)).toList();
+        // A dead owner's fires until its session expires are made up once per item, for the latest of them (the
+        // misfire rule: no pile-up); a missed slot followed by such a run of its item within the session timeout and a
+        // few seconds was coalesced, not lost.
+        long coalesced = missedSlots.stream()
+                .filter(slot -> {
+                    Instant fire = Instant.parse(slot.substring(0, slot.indexOf('/')));
+                    int item = Integer.parseInt(slot.substring(slot.indexOf('/') + 1));
+                    return runs.stream()
+                            .anyMatch(run -> run.item() == item
+                                    && !run.source().equals("NORMAL")
+                                    && run.fireTime().isAfter(fire)
+                                    && run.fireTime().isBefore(fire.plusMillis(sessionTimeout + 3_000)));
+                })
+                .count();
+        long missed = missedSlots.size();
+        System.out.println("[failover] slots without a run of their own: " + missedSlots);
         long twice = perSlot.values().stream().filter(count -> count > 1).count();
         report.row(
                 50,
                 kills,
                 expected.size(),
                 missed,
+                coalesced,
                 twice,
                 overlaps(runs),
                 runs.stream().filter(run -> run.source().equals("FAILOVER")).count(),
