@@ -17,8 +17,10 @@ import org.slf4j.LoggerFactory;
 /**
  * The {@code /{job}/running/{item}} marks. An instance marks all its items of a fire in one multi-operation before the
  * first starts, and removes each mark when its item completes, so that at any moment the marks are exactly the items
- * planned or running and not yet completed. A mark is <em>live</em> while its session is still the registered session
- * of its instance; a mark whose session is gone is an orphan left by a crash.
+ * planned or running and not yet completed. Items completing at the same time have their marks removed together, in
+ * one multi-operation per round trip, so a fire costs a few writes rather than one per item. A mark is <em>live</em>
+ * while its session is still the registered session of its instance; a mark whose session is gone is an orphan left
+ * by a crash.
  */
 public final class RunningMarks {
 
@@ -30,10 +32,13 @@ public final class RunningMarks {
 
     private final JobCache cache;
 
+    private final MarkRemovals removals;
+
     public RunningMarks(CuratorFramework client, JobNodes nodes, JobCache cache) {
         this.client = client;
         this.nodes = nodes;
         this.cache = cache;
+        this.removals = new MarkRemovals(client, nodes);
     }
 
     /** Every mark, by item, from the cache. */
@@ -161,16 +166,11 @@ public final class RunningMarks {
      * Removes the mark of a completed item, but only while this client still has the session that wrote it: after a
      * session loss the mark is no longer ours to remove (it may already be someone else's failover mark). Race window:
      * a session that expires between the check and the delete lets Curator retry the delete on the new session.
+     *
+     * <p>Returns only once the mark is deleted (or could not be, which is logged), so that a caller that then counts
+     * its item as finished never leaves a completed item's mark behind; concurrent calls share one multi-operation.
      */
     public void clear(int item, long markSession) {
-        try {
-            if (client.getZookeeperClient().getZooKeeper().getSessionId() != markSession) {
-                log.info("Job {}: session changed while item {} ran; leaving its mark to failover", nodes.root(), item);
-                return;
-            }
-            client.delete().quietly().forPath(nodes.runningItem(item));
-        } catch (Exception ex) {
-            log.warn("Job {}: could not clear the running mark of item {}: {}", nodes.root(), item, ex.toString());
-        }
+        removals.remove(item, markSession);
     }
 }
