@@ -1,0 +1,645 @@
+package io.shardingjob.boot.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.shardingjob.boot.ExecutionRecord;
+import io.shardingjob.boot.ShardedJob;
+import io.shardingjob.boot.ShardedJobConfigurationCustomizer;
+import io.shardingjob.boot.ShardedJobListener;
+import io.shardingjob.core.execution.ExecutionSource;
+import io.shardingjob.core.registry.RegistryCenter;
+import io.shardingjob.core.testing.BenchmarkReport;
+import io.shardingjob.core.testing.ProcessGroup;
+import io.shardingjob.core.testing.RequestCounter;
+import io.shardingjob.core.testing.ZooKeeperServers;
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryMXBean;
+import java.lang.management.ThreadMXBean;
+import java.lang.reflect.Method;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZonedDateTime;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.IntConsumer;
+import java.util.stream.Stream;
+import org.awaitility.core.ConditionTimeoutException;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.Banner;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
+import org.springframework.scheduling.support.CronExpression;
+
+/**
+ * How precisely the starter fires many jobs on one instance, and what each job costs in threads and heap. Every job is
+ * started through the real scheduling path: an application context with the auto-configuration, the lifecycle's
+ * {@code added} (the path of a lazily created job bean), {@code ShardedJobExecutors}, a {@code JobTrigger} per job. The
+ * delay of a fire is from its scheduled time to the start of its item, as a {@link ShardedJobListener} bean sees it.
+ */
+class FirePrecisionBenchmark {
+
+    private static final String NAME = "fire-precision";
+
+    /** A JVM that compiles fully and holds thousands of jobs, as the core's benchmarks give their server. */
+    private static final List<String> SERVER_JVM = List.of("-Xmx1g", "-XX:+UseParallelGC");
+
+    /** 50 and 500 jobs fire every second; 5,000 fire every 10 s, a tenth of them each second: 500 fires/s. */
+    private static final List<Size> SIZES = List.of(new Size(50, 1), new Size(51, 1), new Size(52, 1));
+
+    private static final Duration WARM_UP = Duration.ofSeconds(4);
+
+    private static final Duration WINDOW = Duration.ofSeconds(15);
+
+    /** How long fires of the window may take to show up after it closed before they count as missed. */
+    private static final Duration STRAGGLERS = Duration.ofSeconds(15);
+
+    private static final int START_COST_JOBS = 20;
+
+    /**
+     * How much the heap after GC varies between runs: soft references (Spring's reflection caches) survive a full GC
+     * with this much free heap, so they come and go.
+     */
+    private static final double HEAP_NOISE_MIB = 2;
+
+    private static final String SPREAD_PROPERTY = "benchmark.fire-precision.spread";
+
+    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+
+    private static final MemoryMXBean MEMORY = ManagementFactory.getMemoryMXBean();
+
+    /**
+     * How many jobs and over how many seconds their fires are spread: job {@code i} fires at the seconds {@code s} with
+     * {@code s % spread == i % spread}.
+     */
+    record Size(int jobs, int spread) {
+
+        int firesPerSecond() {
+            return jobs / spread;
+        }
+
+        String schedule() {
+            return spread == 1
+                    ? "every second, all at once"
+                    : "every " + spread + " s, " + firesPerSecond() + " per second (cron i%" + spread + "/" + spread
+                            + ")";
+        }
+    }
+
+    /** What one size measured. */
+    record Result(
+            Size size,
+            Duration contextStart,
+            Duration jobsStart,
+            long expected,
+            long seen,
+            long duplicates,
+            long madeUp,
+            long failed,
+            List<Double> delays,
+            RequestCounter.Counts windowRequests,
+            int threadsBefore,
+            int threadsWith,
+            int threadsPeak,
+            Map<String, Integer> threadNamesBefore,
+            Map<String, Integer> threadNamesWith,
+            long heapBefore,
+            long heapWith,
+            long historyRecords,
+            Duration stop) {}
+
+    @Test
+    void measuresFireDelayThreadsAndHeapForFiftyToFiveThousandJobs() throws Exception {
+        // A fresh data directory: figures must not depend on what an earlier run left in the server.
+        deleteRecursively(ProcessGroup.workDirectory("benchmark/" + NAME));
+        List<Result> results = new ArrayList<>();
+        RequestCounter.Counts startRequests;
+        try (ProcessGroup processes = new ProcessGroup()) {
+            ZooKeeperServers.Server server = ZooKeeperServers.standalone(processes, "benchmark/" + NAME, SERVER_JVM);
+            startRequests = warmUp(server.address());
+            for (Size size : SIZES) {
+                results.add(measure(server.address(), size));
+            }
+        }
+        report(results, startRequests, bytesPerHistoryRecord());
+        for (Result result : results) {
+            assertThat(result.failed())
+                    .as("failed items at %d jobs", result.size().jobs())
+                    .isZero();
+            assertThat(result.duplicates())
+                    .as("fires run twice at %d jobs", result.size().jobs())
+                    .isZero();
+        }
+    }
+
+    /**
+     * A context with a few jobs that do not fire during the run, started and closed before anything is measured, so
+     * that the first size's heap does not include loading the classes; it also counts what starting a job asks of
+     * ZooKeeper, undisturbed by fires.
+     *
+     * @return the requests of {@link #START_COST_JOBS} job starts, with the reshards that follow them
+     */
+    private static RequestCounter.Counts warmUp(String connectString) throws Exception {
+        try (ConfigurableApplicationContext context = start(connectString, "warm-up", 0)) {
+            RequestCounter requests = RequestCounter.attachTo(
+                    context.getBean(RegistryCenter.class).client());
+            addJobs(context, START_COST_JOBS, started -> {});
+            // Each job's leader reshards in the background once the job has registered.
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> context.getBean(RunningJobs.class).all().stream()
+                            .allMatch(job -> job.coordinator().assignment().epoch() > 0));
+            Thread.sleep(500);
+            return requests.counts();
+        }
+    }
+
+    private static ConfigurableApplicationContext start(String connectString, String namespace, int spread) {
+        return new SpringApplicationBuilder(BenchmarkApplication.class)
+                .web(WebApplicationType.NONE)
+                .bannerMode(Banner.Mode.OFF)
+                .properties(
+                        "sharding.zookeeper.connect-string=" + connectString,
+                        "sharding.zookeeper.namespace=" + NAME + "-" + namespace,
+                        "sharding.instance-id=benchmark",
+                        SPREAD_PROPERTY + "=" + spread,
+                        // Six INFO lines per job at start and stop (stored, started, leads, resharded, scheduled,
+                        // closed) would bury the report.
+                        "logging.level.io.shardingjob=WARN")
+                .run();
+    }
+
+    /** Adds jobs {@code 0..jobs-1} one after another, the way the lifecycle adds the job of a lazily created bean. */
+    private static void addJobs(ConfigurableApplicationContext context, int jobs, IntConsumer started)
+            throws NoSuchMethodException {
+        ShardedJobLifecycle lifecycle = context.getBean(ShardedJobLifecycle.class);
+        TemplateJob template = new TemplateJob();
+        Method method = TemplateJob.class.getDeclaredMethod("run");
+        ShardedJob annotation = method.getAnnotation(ShardedJob.class);
+        for (int i = 0; i < jobs; i++) {
+            lifecycle.added(ShardedJobMethod.of(jobName(i), "template", template, method, annotation));
+            started.accept(i + 1);
+        }
+    }
+
+    private static Result measure(String connectString, Size size) throws Exception {
+        long contextStarting = System.nanoTime();
+        ConfigurableApplicationContext context = start(connectString, Integer.toString(size.jobs()), size.spread());
+        Duration contextStart = Duration.ofNanos(System.nanoTime() - contextStarting);
+        try {
+            FireDelays fires = context.getBean(FireDelays.class);
+            RequestCounter requests = RequestCounter.attachTo(
+                    context.getBean(RegistryCenter.class).client());
+
+            int threadsBefore = THREADS.getThreadCount();
+            Map<String, Integer> threadNamesBefore = threadNames();
+            long heapBefore = heapAfterGc();
+            java.nio.file.Files.writeString(java.nio.file.Path.of("/tmp/fp/histo-" + size.jobs() + ".txt"), (String)
+                    ManagementFactory.getPlatformMBeanServer()
+                            .invoke(
+                                    new javax.management.ObjectName("com.sun.management:type=DiagnosticCommand"),
+                                    "gcClassHistogram",
+                                    new Object[] {new String[0]},
+                                    new String[] {String[].class.getName()}));
+            THREADS.resetPeakThreadCount();
+
+            long jobsStarting = System.nanoTime();
+            addJobs(context, size.jobs(), started -> {
+                if (started % 1_000 == 0) {
+                    progress(
+                            size,
+                            started + " jobs started after "
+                                    + seconds(Duration.ofNanos(System.nanoTime() - jobsStarting)) + " s");
+                }
+            });
+            Duration jobsStart = Duration.ofNanos(System.nanoTime() - jobsStarting);
+            progress(size, size.jobs() + " jobs started in " + seconds(jobsStart) + " s");
+            assertThat(context.getBean(RunningJobs.class).all())
+                    .hasSize(size.jobs())
+                    .allSatisfy(
+                            job -> assertThat(job.coordinator().configuration().monitorExecution())
+                                    .as("running marks written")
+                                    .isTrue());
+
+            Instant from =
+                    Instant.now().plus(WARM_UP).truncatedTo(ChronoUnit.SECONDS).plusSeconds(1);
+            Instant to = from.plus(WINDOW);
+            fires.window(from, to);
+            long expected = expectedFires(size, from, to);
+            sleepUntil(from);
+            RequestCounter.Counts requestsAtFrom = requests.counts();
+            sleepUntil(to);
+            RequestCounter.Counts windowRequests = requests.counts().since(requestsAtFrom);
+            try {
+                await().atMost(STRAGGLERS).pollInterval(Duration.ofMillis(100)).until(() -> fires.seen() >= expected);
+            } catch (ConditionTimeoutException ex) {
+                // Missed fires are reported, not asserted: how many a loaded machine misses is a figure.
+            }
+            int threadsWith = THREADS.getThreadCount();
+            int threadsPeak = THREADS.getPeakThreadCount();
+            Map<String, Integer> threadNamesWith = threadNames();
+            long heapWith = heapAfterGc();
+            long historyRecords = fires.retainedRecords(
+                    context.getBean(ShardingProperties.class).getExecution().getHistorySize());
+
+            assertThat(fires.jobsFired()).as("jobs that fired at least once").isEqualTo(size.jobs());
+            long stopping = System.nanoTime();
+            context.close();
+            Duration stop = Duration.ofNanos(System.nanoTime() - stopping);
+            progress(size, "stopped in " + seconds(stop) + " s");
+            return new Result(
+                    size,
+                    contextStart,
+                    jobsStart,
+                    expected,
+                    fires.seen(),
+                    fires.duplicates(),
+                    fires.madeUp(),
+                    fires.failed(),
+                    fires.delays(),
+                    windowRequests,
+                    threadsBefore,
+                    threadsWith,
+                    threadsPeak,
+                    threadNamesBefore,
+                    threadNamesWith,
+                    heapBefore,
+                    heapWith,
+                    historyRecords,
+                    stop);
+        } finally {
+            context.close();
+        }
+    }
+
+    private static void report(List<Result> results, RequestCounter.Counts startRequests, double bytesPerRecord) {
+        BenchmarkReport report = new BenchmarkReport(
+                "Fire precision, threads and heap of many jobs on one instance",
+                "One application context (Spring Boot auto-configuration, default `sharding.*` settings: scheduler"
+                        + " pool 2, 8 concurrent fires, 16 items) on one ZooKeeper server process on loopback; n jobs"
+                        + " of one item with an empty body, each added through `ShardedJobLifecycle.added` and"
+                        + " scheduled by its own `JobTrigger` cron trigger, running marks on (monitorExecution's"
+                        + " default). *Delay*: from a fire's scheduled time to its item's start, as a"
+                        + " `ShardedJobListener` bean sees it, for the fires scheduled in a "
+                        + WINDOW.toSeconds() + " s window opened " + WARM_UP.toSeconds() + "-"
+                        + (WARM_UP.toSeconds() + 1) + " s after the last job started. Threads and heap (after"
+                        + " System.gc()) are taken once the context has started and before any job, then again at the"
+                        + " end of the window.");
+        report.table(
+                "jobs",
+                "schedule",
+                "fires/s: target",
+                "fires/s: seen",
+                "fires seen / expected",
+                "delay p50 ms",
+                "delay p99 ms",
+                "delay max ms",
+                "made up (misfire)",
+                "ZooKeeper requests per fire");
+        for (Result result : results) {
+            double windowSeconds = WINDOW.toMillis() / 1_000.0;
+            RequestCounter.Counts requests = result.windowRequests();
+            double fires = Math.max(1, result.seen());
+            report.row(
+                    result.size().jobs(),
+                    result.size().schedule(),
+                    result.size().firesPerSecond(),
+                    result.seen() / windowSeconds,
+                    result.seen() + " / " + result.expected(),
+                    BenchmarkReport.percentile(result.delays(), 50),
+                    BenchmarkReport.percentile(result.delays(), 99),
+                    BenchmarkReport.percentile(result.delays(), 100),
+                    result.madeUp(),
+                    String.format(
+                            Locale.ROOT,
+                            "%.2f (%.2f r, %.2f w)",
+                            requests.total() / fires,
+                            requests.reads() / fires,
+                            requests.writes() / fires));
+        }
+        report.table(
+                "jobs",
+                "context start s",
+                "jobs start s (jobs/s)",
+                "threads: before",
+                "threads: with jobs (peak)",
+                "threads per 1,000 jobs",
+                "heap MiB: before",
+                "heap MiB: with jobs",
+                "heap MiB per 1,000 jobs",
+                "heap MiB per 1,000 jobs without the history",
+                "history: records (MiB)",
+                "context close s");
+        for (Result result : results) {
+            int jobs = result.size().jobs();
+            report.row(
+                    jobs,
+                    seconds(result.contextStart()),
+                    seconds(result.jobsStart()) + " ("
+                            + Math.round(jobs / (result.jobsStart().toMillis() / 1_000.0)) + ")",
+                    result.threadsBefore(),
+                    result.threadsWith() + " (" + result.threadsPeak() + ")",
+                    (result.threadsWith() - result.threadsBefore()) * 1_000.0 / jobs,
+                    mebibytes(result.heapBefore()),
+                    mebibytes(result.heapWith()),
+                    perThousandJobs(result.heapWith() - result.heapBefore(), jobs),
+                    perThousandJobs(
+                            result.heapWith() - result.heapBefore() - (long) (result.historyRecords() * bytesPerRecord),
+                            jobs),
+                    result.historyRecords() + " ("
+                            + String.format(
+                                    Locale.ROOT, "%.1f", mebibytes((long) (result.historyRecords() * bytesPerRecord)))
+                            + ")",
+                    seconds(result.stop()));
+        }
+        List<String> columns = new ArrayList<>(List.of("thread name (digits as #)"));
+        results.forEach(result -> columns.add(result.size().jobs() + " jobs: before → with"));
+        report.table(columns.toArray(String[]::new));
+        Set<String> names = new TreeSet<>();
+        results.forEach(result -> {
+            names.addAll(result.threadNamesBefore().keySet());
+            names.addAll(result.threadNamesWith().keySet());
+        });
+        for (String name : names) {
+            List<Object> cells = new ArrayList<>(List.of(name));
+            results.forEach(result -> cells.add(result.threadNamesBefore().getOrDefault(name, 0) + " → "
+                    + result.threadNamesWith().getOrDefault(name, 0)));
+            report.row(cells.toArray());
+        }
+        Map<String, String> perJob = new TreeMap<>();
+        startRequests
+                .byOperation()
+                .forEach((operation, count) ->
+                        perJob.put(operation, String.format(Locale.ROOT, "%.1f", count / (double) START_COST_JOBS)));
+        report.note(String.format(
+                Locale.ROOT,
+                "*Start*: the lifecycle starts the jobs one after another, each waiting for ZooKeeper. One job's start,"
+                        + " with the reshard its leader then makes, sent %.1f requests (%.1f reads, %.1f writes; per"
+                        + " operation %s), counted on %d jobs that do not fire.",
+                startRequests.total() / (double) START_COST_JOBS,
+                startRequests.reads() / (double) START_COST_JOBS,
+                startRequests.writes() / (double) START_COST_JOBS,
+                perJob,
+                START_COST_JOBS));
+        report.note("Goal: no fire missed and the thread count independent of the number of jobs; a job costs heap"
+                + " (its coordinator, cache and trigger) but no thread. The scheduler, fire and item pools grow to"
+                + " their fixed sizes on the first fires, so the threads per 1,000 jobs of the smallest size are"
+                + " those pools, not a per-job cost. Heap after GC varies by a MiB or two from run to run (*within"
+                + " noise*: a difference under " + (int) HEAP_NOISE_MIB + " MiB), so the heap per 1,000 jobs means"
+                + " something only from 500 jobs up. The heap with jobs includes the in-memory execution history,"
+                + " which keeps up to `sharding.execution.history-size` (default 200) records per job: it had not"
+                + " filled yet at the end of the window. One record takes "
+                + Math.round(bytesPerRecord) + " bytes (measured apart, on a history filled with 100,000 records), so"
+                + " a full history adds "
+                + String.format(Locale.ROOT, "%.0f", mebibytes((long) (200_000 * bytesPerRecord)))
+                + " MiB per 1,000 jobs. *ZooKeeper requests per fire*: every request of the application's Curator"
+                + " client during the window (marks, caches, reconcile) divided by the fires seen. Per-job INFO"
+                + " logging is turned off (`logging.level.io.shardingjob=WARN`).");
+        report.write();
+    }
+
+    /** The scheduled fires whose time falls in {@code [from, to)}, summed over the jobs' crons. */
+    private static long expectedFires(Size size, Instant from, Instant to) {
+        Map<String, Long> perCron = new HashMap<>();
+        long total = 0;
+        for (int i = 0; i < size.jobs(); i++) {
+            total += perCron.computeIfAbsent(cron(i, size.spread()), cron -> {
+                CronExpression expression = CronExpression.parse(cron);
+                long count = 0;
+                ZonedDateTime time = expression.next(from.minusNanos(1).atZone(ZoneId.systemDefault()));
+                while (time != null && time.toInstant().isBefore(to)) {
+                    count++;
+                    time = expression.next(time);
+                }
+                return count;
+            });
+        }
+        return total;
+    }
+
+    static String jobName(int index) {
+        return "fire-" + index;
+    }
+
+    /** Every second, every {@code spread} seconds from {@code index % spread}, or, for a spread of 0, yearly. */
+    static String cron(int index, int spread) {
+        return switch (spread) {
+            case 0 -> "0 0 0 1 1 *";
+            case 1 -> "* * * * * *";
+            default -> (index % spread) + "/" + spread + " * * * * *";
+        };
+    }
+
+    private static Map<String, Integer> threadNames() {
+        Map<String, Integer> names = new TreeMap<>();
+        Thread.getAllStackTraces().keySet().stream()
+                .filter(Thread::isAlive)
+                .forEach(thread -> names.merge(thread.getName().replaceAll("\\d+", "#"), 1, Integer::sum));
+        return names;
+    }
+
+    /** The heap one record of the in-memory execution history takes, filled the way items fill it. */
+    private static double bytesPerHistoryRecord() throws InterruptedException {
+        int jobs = 500;
+        int perJob = 200;
+        ExecutionHistory history = new ExecutionHistory(perJob);
+        long before = heapAfterGc();
+        for (int i = 0; i < jobs; i++) {
+            String job = jobName(i);
+            for (int run = 0; run < perJob; run++) {
+                Instant fireTime = Instant.now();
+                history.executed(new ExecutionRecord(
+                        job,
+                        0,
+                        "",
+                        "benchmark",
+                        1,
+                        fireTime,
+                        Instant.now(),
+                        Instant.now(),
+                        ExecutionRecord.Outcome.SUCCESS,
+                        ExecutionSource.NORMAL,
+                        null,
+                        1,
+                        "",
+                        0));
+            }
+        }
+        long after = heapAfterGc();
+        assertThat(history.recent(jobName(0))).hasSize(perJob);
+        return (after - before) / (double) (jobs * perJob);
+    }
+
+    private static long heapAfterGc() throws InterruptedException {
+        for (int i = 0; i < 3; i++) {
+            System.gc();
+            Thread.sleep(100);
+        }
+        return MEMORY.getHeapMemoryUsage().getUsed();
+    }
+
+    private static void sleepUntil(Instant time) throws InterruptedException {
+        long millis = Duration.between(Instant.now(), time).toMillis();
+        if (millis > 0) {
+            Thread.sleep(millis);
+        }
+    }
+
+    /** MiB per 1,000 jobs, unless the difference is within what the heap after GC varies by between runs. */
+    private static Object perThousandJobs(long bytes, int jobs) {
+        double mebibytes = mebibytes(bytes);
+        return Math.abs(mebibytes) < HEAP_NOISE_MIB ? "within noise" : mebibytes * 1_000.0 / jobs;
+    }
+
+    private static double seconds(Duration duration) {
+        return duration.toMillis() / 1_000.0;
+    }
+
+    private static double mebibytes(long bytes) {
+        return bytes / (1024.0 * 1024.0);
+    }
+
+    private static void progress(Size size, String message) {
+        System.out.println("[" + NAME + "] " + size.jobs() + " jobs: " + message);
+    }
+
+    private static void deleteRecursively(Path directory) {
+        try (Stream<Path> paths = Files.walk(directory)) {
+            paths.sorted(Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
+        } catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    /** An application with the auto-configuration, a listener that times the fires, and the jobs' crons. */
+    @Configuration(proxyBeanMethods = false)
+    @EnableAutoConfiguration
+    static class BenchmarkApplication {
+
+        @Bean
+        FireDelays fireDelays() {
+            return new FireDelays();
+        }
+
+        /**
+         * The cron of each job. Not {@code sharding.jobs.<name>.cron}: the lifecycle checks at start that every
+         * configured job is declared, and these jobs are added after the start.
+         */
+        @Bean
+        ShardedJobConfigurationCustomizer spreadSchedules(Environment environment) {
+            int spread = environment.getRequiredProperty(SPREAD_PROPERTY, Integer.class);
+            return (jobName, configuration) ->
+                    configuration.cron(cron(Integer.parseInt(jobName.substring("fire-".length())), spread));
+        }
+    }
+
+    /** The method every job calls: nothing, so that what is measured is the scheduling around it. */
+    static final class TemplateJob {
+
+        @ShardedJob(name = "template", cron = "* * * * * *", shardingTotalCount = 1)
+        void run() {}
+    }
+
+    /** Times the scheduled fires whose time falls in the window; counts everything else. */
+    static final class FireDelays implements ShardedJobListener {
+
+        private record Fire(String job, Instant time) {}
+
+        private final Set<Fire> seen = ConcurrentHashMap.newKeySet();
+
+        private final List<Double> delays = Collections.synchronizedList(new ArrayList<>());
+
+        private final Map<String, LongAdder> runsByJob = new ConcurrentHashMap<>();
+
+        private final LongAdder duplicates = new LongAdder();
+
+        private final LongAdder madeUp = new LongAdder();
+
+        private final LongAdder failed = new LongAdder();
+
+        private volatile Instant from = Instant.MAX;
+
+        private volatile Instant to = Instant.MAX;
+
+        void window(Instant from, Instant to) {
+            this.to = to;
+            this.from = from;
+        }
+
+        @Override
+        public void executed(ExecutionRecord execution) {
+            runsByJob.computeIfAbsent(execution.job(), job -> new LongAdder()).increment();
+            if (execution.outcome() != ExecutionRecord.Outcome.SUCCESS) {
+                failed.increment();
+            }
+            boolean inWindow =
+                    !execution.fireTime().isBefore(from) && execution.fireTime().isBefore(to);
+            if (!inWindow) {
+                return;
+            }
+            if (execution.source() != ExecutionSource.NORMAL) {
+                madeUp.increment();
+            } else if (seen.add(new Fire(execution.job(), execution.fireTime()))) {
+                delays.add(Duration.between(execution.fireTime(), execution.start())
+                                .toNanos()
+                        / 1_000_000.0);
+            } else {
+                duplicates.increment();
+            }
+        }
+
+        long seen() {
+            return seen.size();
+        }
+
+        long duplicates() {
+            return duplicates.sum();
+        }
+
+        long madeUp() {
+            return madeUp.sum();
+        }
+
+        long failed() {
+            return failed.sum();
+        }
+
+        int jobsFired() {
+            return runsByJob.size();
+        }
+
+        List<Double> delays() {
+            synchronized (delays) {
+                return List.copyOf(delays);
+            }
+        }
+
+        /** The records the in-memory history holds now: each job's runs, up to its size. */
+        long retainedRecords(int historySize) {
+            return runsByJob.values().stream()
+                    .mapToLong(runs -> Math.min(runs.sum(), historySize))
+                    .sum();
+        }
+    }
+}
