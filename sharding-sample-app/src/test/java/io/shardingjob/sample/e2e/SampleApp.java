@@ -1,9 +1,8 @@
 package io.shardingjob.sample.e2e;
 
-import io.shardingjob.core.testing.ProcessGroup;
-
 import static org.awaitility.Awaitility.await;
 
+import io.shardingjob.core.testing.ProcessGroup;
 import io.shardingjob.sample.e2e.ShardingJson.Job;
 import io.shardingjob.sample.e2e.ShardingJson.Summary;
 import java.io.IOException;

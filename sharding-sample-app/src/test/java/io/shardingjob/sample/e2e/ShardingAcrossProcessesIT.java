@@ -1,8 +1,5 @@
 package io.shardingjob.sample.e2e;
 
-import io.shardingjob.core.testing.ProcessGroup;
-import io.shardingjob.core.testing.ZooKeeperServers;
-
 import static io.shardingjob.sample.e2e.Drills.SETTLEMENT;
 import static io.shardingjob.sample.e2e.Drills.STOCK;
 import static io.shardingjob.sample.e2e.Drills.assertCompleteAssignment;
@@ -13,6 +10,8 @@ import static io.shardingjob.sample.e2e.Drills.range;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.shardingjob.core.testing.ProcessGroup;
+import io.shardingjob.core.testing.ZooKeeperServers;
 import io.shardingjob.sample.e2e.ShardingJson.Execution;
 import io.shardingjob.sample.e2e.ShardingJson.Item;
 import io.shardingjob.sample.e2e.ShardingJson.Job;

@@ -1,7 +1,6 @@
 package io.shardingjob.sample.e2e;
 
 import io.shardingjob.core.testing.ProcessGroup;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

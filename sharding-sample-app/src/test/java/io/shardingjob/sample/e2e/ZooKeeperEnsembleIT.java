@@ -1,8 +1,5 @@
 package io.shardingjob.sample.e2e;
 
-import io.shardingjob.core.testing.ProcessGroup;
-import io.shardingjob.core.testing.ZooKeeperServers;
-
 import static io.shardingjob.sample.e2e.Drills.SETTLEMENT;
 import static io.shardingjob.sample.e2e.Drills.assertCompleteAssignment;
 import static io.shardingjob.sample.e2e.Drills.completeFires;
@@ -10,8 +7,10 @@ import static io.shardingjob.sample.e2e.Drills.executions;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.shardingjob.sample.e2e.ShardingJson.Execution;
+import io.shardingjob.core.testing.ProcessGroup;
+import io.shardingjob.core.testing.ZooKeeperServers;
 import io.shardingjob.core.testing.ZooKeeperServers.Server;
+import io.shardingjob.sample.e2e.ShardingJson.Execution;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

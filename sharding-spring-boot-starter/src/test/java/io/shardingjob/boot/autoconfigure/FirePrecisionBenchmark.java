@@ -17,7 +17,6 @@ import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
-import java.lang.management.MemoryMXBean;
 import java.lang.management.ThreadMXBean;
 import java.lang.reflect.Method;
 import java.nio.file.Files;
@@ -40,7 +39,11 @@ import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.IntConsumer;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import javax.management.JMException;
+import javax.management.ObjectName;
 import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.Banner;
@@ -67,7 +70,7 @@ class FirePrecisionBenchmark {
     private static final List<String> SERVER_JVM = List.of("-Xmx1g", "-XX:+UseParallelGC");
 
     /** 50 and 500 jobs fire every second; 5,000 fire every 10 s, a tenth of them each second: 500 fires/s. */
-    private static final List<Size> SIZES = List.of(new Size(50, 1), new Size(51, 1), new Size(52, 1));
+    private static final List<Size> SIZES = List.of(new Size(50, 1), new Size(500, 1), new Size(5_000, 10));
 
     private static final Duration WARM_UP = Duration.ofSeconds(4);
 
@@ -78,17 +81,12 @@ class FirePrecisionBenchmark {
 
     private static final int START_COST_JOBS = 20;
 
-    /**
-     * How much the heap after GC varies between runs: soft references (Spring's reflection caches) survive a full GC
-     * with this much free heap, so they come and go.
-     */
-    private static final double HEAP_NOISE_MIB = 2;
+    /** How much the live heap of a context without jobs varies from one context to the next: caches come and go. */
+    private static final double HEAP_NOISE_MIB = 1;
 
     private static final String SPREAD_PROPERTY = "benchmark.fire-precision.spread";
 
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
-
-    private static final MemoryMXBean MEMORY = ManagementFactory.getMemoryMXBean();
 
     /**
      * How many jobs and over how many seconds their fires are spread: job {@code i} fires at the seconds {@code s} with
@@ -214,14 +212,7 @@ class FirePrecisionBenchmark {
 
             int threadsBefore = THREADS.getThreadCount();
             Map<String, Integer> threadNamesBefore = threadNames();
-            long heapBefore = heapAfterGc();
-            java.nio.file.Files.writeString(java.nio.file.Path.of("/tmp/fp/histo-" + size.jobs() + ".txt"), (String)
-                    ManagementFactory.getPlatformMBeanServer()
-                            .invoke(
-                                    new javax.management.ObjectName("com.sun.management:type=DiagnosticCommand"),
-                                    "gcClassHistogram",
-                                    new Object[] {new String[0]},
-                                    new String[] {String[].class.getName()}));
+            long heapBefore = liveHeap();
             THREADS.resetPeakThreadCount();
 
             long jobsStarting = System.nanoTime();
@@ -259,7 +250,7 @@ class FirePrecisionBenchmark {
             int threadsWith = THREADS.getThreadCount();
             int threadsPeak = THREADS.getPeakThreadCount();
             Map<String, Integer> threadNamesWith = threadNames();
-            long heapWith = heapAfterGc();
+            long heapWith = liveHeap();
             long historyRecords = fires.retainedRecords(
                     context.getBean(ShardingProperties.class).getExecution().getHistorySize());
 
@@ -303,8 +294,8 @@ class FirePrecisionBenchmark {
                         + " default). *Delay*: from a fire's scheduled time to its item's start, as a"
                         + " `ShardedJobListener` bean sees it, for the fires scheduled in a "
                         + WINDOW.toSeconds() + " s window opened " + WARM_UP.toSeconds() + "-"
-                        + (WARM_UP.toSeconds() + 1) + " s after the last job started. Threads and heap (after"
-                        + " System.gc()) are taken once the context has started and before any job, then again at the"
+                        + (WARM_UP.toSeconds() + 1) + " s after the last job started. Threads and the live heap (the"
+                        + " bytes a class histogram counts after a full GC) are taken once the context has started and before any job, then again at the"
                         + " end of the window.");
         report.table(
                 "jobs",
@@ -405,9 +396,9 @@ class FirePrecisionBenchmark {
         report.note("Goal: no fire missed and the thread count independent of the number of jobs; a job costs heap"
                 + " (its coordinator, cache and trigger) but no thread. The scheduler, fire and item pools grow to"
                 + " their fixed sizes on the first fires, so the threads per 1,000 jobs of the smallest size are"
-                + " those pools, not a per-job cost. Heap after GC varies by a MiB or two from run to run (*within"
-                + " noise*: a difference under " + (int) HEAP_NOISE_MIB + " MiB), so the heap per 1,000 jobs means"
-                + " something only from 500 jobs up. The heap with jobs includes the in-memory execution history,"
+                + " those pools, not a per-job cost. The live heap of a context varies by up to half a MiB"
+                + " from one to the next (*within noise*: a difference under " + (int) HEAP_NOISE_MIB + " MiB), so the"
+                + " heap per 1,000 jobs means little at 50 jobs. The heap with jobs includes the in-memory execution history,"
                 + " which keeps up to `sharding.execution.history-size` (default 200) records per job: it had not"
                 + " filled yet at the end of the window. One record takes "
                 + Math.round(bytesPerRecord) + " bytes (measured apart, on a history filled with 100,000 records), so"
@@ -460,11 +451,11 @@ class FirePrecisionBenchmark {
     }
 
     /** The heap one record of the in-memory execution history takes, filled the way items fill it. */
-    private static double bytesPerHistoryRecord() throws InterruptedException {
+    private static double bytesPerHistoryRecord() throws JMException {
         int jobs = 500;
         int perJob = 200;
         ExecutionHistory history = new ExecutionHistory(perJob);
-        long before = heapAfterGc();
+        long before = liveHeap();
         for (int i = 0; i < jobs; i++) {
             String job = jobName(i);
             for (int run = 0; run < perJob; run++) {
@@ -486,17 +477,28 @@ class FirePrecisionBenchmark {
                         0));
             }
         }
-        long after = heapAfterGc();
+        long after = liveHeap();
         assertThat(history.recent(jobName(0))).hasSize(perJob);
         return (after - before) / (double) (jobs * perJob);
     }
 
-    private static long heapAfterGc() throws InterruptedException {
-        for (int i = 0; i < 3; i++) {
-            System.gc();
-            Thread.sleep(100);
+    /**
+     * The bytes of the objects still reachable after a full GC, as the class histogram counts them. Not the heap's
+     * "used" after {@code System.gc()}: the parallel collector leaves dead objects in a dense prefix of the old
+     * generation, which made that figure vary by 2-3 MiB between two contexts without a job.
+     */
+    private static long liveHeap() throws JMException {
+        String histogram = (String) ManagementFactory.getPlatformMBeanServer()
+                .invoke(
+                        new ObjectName("com.sun.management:type=DiagnosticCommand"),
+                        "gcClassHistogram",
+                        new Object[] {new String[0]},
+                        new String[] {String[].class.getName()});
+        Matcher total = Pattern.compile("Total\\s+\\d+\\s+(\\d+)").matcher(histogram);
+        if (!total.find()) {
+            throw new IllegalStateException("No total in the class histogram:\n" + histogram);
         }
-        return MEMORY.getHeapMemoryUsage().getUsed();
+        return Long.parseLong(total.group(1));
     }
 
     private static void sleepUntil(Instant time) throws InterruptedException {
