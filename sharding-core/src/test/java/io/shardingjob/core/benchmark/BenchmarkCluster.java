@@ -12,15 +12,10 @@ import io.shardingjob.core.sharding.Assignment;
 import io.shardingjob.core.testing.ProcessGroup;
 import io.shardingjob.core.testing.RequestCounter;
 import io.shardingjob.core.testing.ZooKeeperServers;
-import java.io.File;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -30,7 +25,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
@@ -40,9 +34,6 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
  * client (its own session), the way separate processes would connect, and a request counter on each client.
  */
 final class BenchmarkCluster implements AutoCloseable {
-
-    /** A JVM that compiles fully and holds thousands of jobs: the server's speed is part of what is measured. */
-    static final List<String> SERVER_JVM = List.of("-Xmx1g", "-XX:+UseParallelGC");
 
     private final ProcessGroup processes = new ProcessGroup();
 
@@ -54,17 +45,7 @@ final class BenchmarkCluster implements AutoCloseable {
     private final ExecutorService fires = Executors.newCachedThreadPool();
 
     BenchmarkCluster(String name) {
-        // A fresh data directory: figures must not depend on what an earlier run left in the server.
-        deleteRecursively(ProcessGroup.workDirectory("benchmark/" + name));
-        server = ZooKeeperServers.standalone(processes, "benchmark/" + name, SERVER_JVM);
-    }
-
-    private static void deleteRecursively(Path directory) {
-        try (Stream<Path> paths = Files.walk(directory)) {
-            paths.sorted(Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
-        } catch (IOException ex) {
-            throw new UncheckedIOException(ex);
-        }
+        server = ZooKeeperServers.forBenchmark(processes, "benchmark/" + name);
     }
 
     String connectString() {

@@ -2,6 +2,7 @@ package io.shardingjob.core.testing;
 
 import static org.awaitility.Awaitility.await;
 
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -13,9 +14,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * ZooKeeper servers in their own JVMs, started from the ZooKeeper jar on this test's class path: a standalone
@@ -44,6 +47,8 @@ public final class ZooKeeperServers {
     /** A small JVM that starts fast: tests need a server, not its throughput. */
     private static final List<String> TEST_JVM = List.of("-Xmx128m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
 
+    private static final List<String> BENCHMARK_JVM = List.of("-Xmx1g", "-XX:+UseParallelGC");
+
     private ZooKeeperServers() {}
 
     public static Server standalone(ProcessGroup processes, String name) {
@@ -51,10 +56,16 @@ public final class ZooKeeperServers {
     }
 
     /**
-     * A standalone server whose JVM runs with {@code jvmOptions} instead of the small, quickly started one tests use:
-     * benchmarks want a fully compiling JVM with room to hold thousands of jobs.
+     * A standalone server for a benchmark: on a fresh data directory, so that figures do not depend on what an earlier
+     * run left, and in a fully compiling JVM with room for thousands of jobs, since the server's speed is part of what
+     * is measured.
      */
-    public static Server standalone(ProcessGroup processes, String name, List<String> jvmOptions) {
+    public static Server forBenchmark(ProcessGroup processes, String name) {
+        deleteRecursively(ProcessGroup.workDirectory(name));
+        return standalone(processes, name, BENCHMARK_JVM);
+    }
+
+    private static Server standalone(ProcessGroup processes, String name, List<String> jvmOptions) {
         Path directory = ProcessGroup.workDirectory(name);
         int clientPort = ProcessGroup.freePort();
         Path config = writeConfig(directory, clientPort, List.of());
@@ -166,6 +177,14 @@ public final class ZooKeeperServers {
 
     private static Path output(Path directory) {
         return directory.resolve("zookeeper.log");
+    }
+
+    private static void deleteRecursively(Path directory) {
+        try (Stream<Path> paths = Files.walk(directory)) {
+            paths.sorted(Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
+        } catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
     }
 
     private static void write(Path file, String content) {

@@ -13,14 +13,9 @@ import io.shardingjob.core.testing.BenchmarkReport;
 import io.shardingjob.core.testing.ProcessGroup;
 import io.shardingjob.core.testing.RequestCounter;
 import io.shardingjob.core.testing.ZooKeeperServers;
-import java.io.File;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.lang.reflect.Method;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
@@ -28,7 +23,6 @@ import java.time.ZonedDateTime;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -41,7 +35,6 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.function.IntConsumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 import javax.management.JMException;
 import javax.management.ObjectName;
 import org.awaitility.core.ConditionTimeoutException;
@@ -67,7 +60,6 @@ class FirePrecisionBenchmark {
     private static final String NAME = "fire-precision";
 
     /** A JVM that compiles fully and holds thousands of jobs, as the core's benchmarks give their server. */
-    private static final List<String> SERVER_JVM = List.of("-Xmx1g", "-XX:+UseParallelGC");
 
     /** 50 and 500 jobs fire every second; 5,000 fire every 10 s, a tenth of them each second: 500 fires/s. */
     private static final List<Size> SIZES = List.of(new Size(50, 1), new Size(500, 1), new Size(5_000, 10));
@@ -130,12 +122,10 @@ class FirePrecisionBenchmark {
 
     @Test
     void measuresFireDelayThreadsAndHeapForFiftyToFiveThousandJobs() throws Exception {
-        // A fresh data directory: figures must not depend on what an earlier run left in the server.
-        deleteRecursively(ProcessGroup.workDirectory("benchmark/" + NAME));
         List<Result> results = new ArrayList<>();
         RequestCounter.Counts startRequests;
         try (ProcessGroup processes = new ProcessGroup()) {
-            ZooKeeperServers.Server server = ZooKeeperServers.standalone(processes, "benchmark/" + NAME, SERVER_JVM);
+            ZooKeeperServers.Server server = ZooKeeperServers.forBenchmark(processes, "benchmark/" + NAME);
             startRequests = warmUp(server.address());
             for (Size size : SIZES) {
                 results.add(measure(server.address(), size));
@@ -524,14 +514,6 @@ class FirePrecisionBenchmark {
 
     private static void progress(Size size, String message) {
         System.out.println("[" + NAME + "] " + size.jobs() + " jobs: " + message);
-    }
-
-    private static void deleteRecursively(Path directory) {
-        try (Stream<Path> paths = Files.walk(directory)) {
-            paths.sorted(Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
-        } catch (IOException ex) {
-            throw new UncheckedIOException(ex);
-        }
     }
 
     /** An application with the auto-configuration, a listener that times the fires, and the jobs' crons. */
