@@ -71,6 +71,9 @@ final class FireRunner {
     FireReport fire(ItemExecutor job, Executor executor, ExecutionSource source, Instant fireTime, Set<Integer> only) {
         String jobName = coordinator.jobName();
         if (!coordinator.isAvailable()) {
+            if (coordinator.isStopping() && only == null) {
+                handFireOn(source, fireTime);
+            }
             return skippedEntirely("not connected to ZooKeeper, or not started");
         }
         JobConfiguration config = coordinator.configuration();
@@ -81,7 +84,20 @@ final class FireRunner {
             // Also when it was the last enabled instance: with no leader left to reshard, it still owns items.
             return skippedEntirely("this instance is disabled for the job");
         }
-        Assignment assignment = coordinator.awaitSharding();
+        // A fire that finds a reshard pending waits for it and runs under the new assignment, as every instance that
+        // sees the flag does; one that finds none plans with the assignment in force at its time.
+        boolean reshardPending = coordinator.isReshardPending();
+        Assignment current = coordinator.awaitSharding();
+        Assignment assignment =
+                only == null && !reshardPending ? coordinator.assignmentInForceAt(fireTime, current) : current;
+        if (assignment != current) {
+            log.debug(
+                    "Job {}: epoch {} was written after the fire at {}; planning it under epoch {}",
+                    jobName,
+                    current.epoch(),
+                    fireTime,
+                    assignment.epoch());
+        }
         Map<Integer, String> skipped = new TreeMap<>();
         if (config.failover() && only == null) {
             String me = coordinator.instanceId();
@@ -93,32 +109,28 @@ final class FireRunner {
                             fireTime,
                             assignment.epoch(),
                             assignment.shardingTotalCount(),
-                            assignment.itemsOf(me)));
+                            assignment.itemsOf(me),
+                            coordinator.fireRecordRetention()));
         }
         List<Integer> owned = assignment.itemsOf(coordinator.instanceId()).stream()
                 .filter(item -> only == null || only.contains(item))
                 .toList();
         Map<Integer, LocalExecutions.Execution> reservations = new TreeMap<>();
         List<Integer> notRunForThisFire = new ArrayList<>();
-        List<Integer> items = plan(config, owned, fireTime, skipped, reservations, notRunForThisFire);
-        notRunForThisFire.forEach(item -> itemEnded(fireTime, item, assignment.shardingTotalCount(), null));
-        boolean tracked = tracksMarks(config);
         long session = coordinator.sessionId();
+        RunningMark ours = new RunningMark(
+                coordinator.instanceId(),
+                session,
+                assignment.epoch(),
+                fireTime,
+                assignment.shardingTotalCount(),
+                source);
+        List<Integer> items = plan(config, owned, ours, skipped, reservations, notRunForThisFire);
+        boolean tracked = tracksMarks(config);
         if (tracked && !items.isEmpty()) {
-            items = mark(
-                    items,
-                    new RunningMark(
-                            coordinator.instanceId(),
-                            session,
-                            assignment.epoch(),
-                            fireTime,
-                            assignment.shardingTotalCount(),
-                            source),
-                    skipped,
-                    reservations,
-                    fireTime,
-                    config.misfire());
+            items = mark(config, items, ours, skipped, reservations, notRunForThisFire);
         }
+        notRunForThisFire.forEach(item -> itemEnded(fireTime, item, assignment.shardingTotalCount(), null));
         log.debug(
                 "Job {} on {}: {} fire at {} under epoch {}: running {}, skipped {}",
                 jobName,
@@ -170,16 +182,19 @@ final class FireRunner {
                     orphan.item(),
                     dead.fireTime(),
                     dead.instanceId());
+            // A misfire handed on by an instance that could not run it stays a misfire run.
+            ExecutionSource source =
+                    dead.source() == ExecutionSource.MISFIRE ? ExecutionSource.MISFIRE : ExecutionSource.FAILOVER;
             running.add(CompletableFuture.runAsync(
                     () -> ended(runItem(
                             job,
                             context,
-                            ExecutionSource.FAILOVER,
+                            source,
                             dead.fireTime(),
                             dead.retry(),
                             true,
                             session,
-                            false,
+                            config.misfire(),
                             local.reserveForFailover(orphan.item()))),
                     executor));
         }
@@ -233,10 +248,11 @@ final class FireRunner {
     private List<Integer> plan(
             JobConfiguration config,
             List<Integer> owned,
-            Instant fireTime,
+            RunningMark ours,
             Map<Integer, String> skipped,
             Map<Integer, LocalExecutions.Execution> reservations,
             List<Integer> notRunForThisFire) {
+        Instant fireTime = ours.fireTime();
         Set<Integer> disabled = new HashSet<>(coordinator.disabledItems());
         Map<Integer, Instant> takenOver = coordinator.takenFromThisInstance();
         Map<Integer, RunningMark> marked = tracksMarks(config) ? marks.all() : Map.of();
@@ -271,22 +287,16 @@ final class FireRunner {
                 local.finish(item, reservation);
                 skipped.put(item, "this fire was taken over by failover");
                 notRunForThisFire.add(item);
-            } else if (mark != null && marks.isLive(mark)) {
+            } else if (mark != null && marks.isLive(mark) && !mark.fireTime().isBefore(fireTime)) {
+                // Another instance runs it for this very fire (it owned it when it planned): nothing to make up.
                 local.finish(item, reservation);
-                if (!mark.fireTime().isBefore(fireTime)) {
-                    // Another instance runs it for this very fire (it owned it when it planned): nothing to make up.
-                    skipped.put(item, "running on " + mark.instanceId() + " for this fire");
-                } else if (config.misfire()) {
-                    local.markRunningElsewhere(item, fireTime);
-                    skipped.put(item, "still running on " + mark.instanceId() + "; runs here when that ends");
-                } else {
-                    skipped.put(item, "still running on " + mark.instanceId());
-                    notRunForThisFire.add(item);
-                }
+                skipped.put(item, "running on " + mark.instanceId() + " for this fire");
             } else if (mark != null) {
                 local.finish(item, reservation);
-                skipped.put(item, "left unfinished by " + mark.instanceId() + "; awaiting failover");
-                notRunForThisFire.add(item);
+                String why = marks.isLive(mark)
+                        ? "still running on " + mark.instanceId()
+                        : "left unfinished by " + mark.instanceId() + " (failover runs that fire)";
+                runAfterOtherRun(config, item, ours, why, skipped, notRunForThisFire);
             } else {
                 reservations.put(item, reservation);
                 items.add(item);
@@ -295,24 +305,53 @@ final class FireRunner {
         return items;
     }
 
+    /**
+     * An item of this fire that another run of an earlier fire still holds (running elsewhere, or left behind by a dead
+     * instance for failover) runs after it: with misfire on, here once that run's mark is gone (the misfire rule
+     * across instances); with failover on, through the failover queue as an orphan of its own fire. Only with both off
+     * is the fire skipped for the item.
+     */
+    private void runAfterOtherRun(
+            JobConfiguration config,
+            int item,
+            RunningMark ours,
+            String why,
+            Map<Integer, String> skipped,
+            List<Integer> notRunForThisFire) {
+        if (config.misfire()) {
+            local.markRunningElsewhere(item, ours.fireTime());
+            skipped.put(item, why + "; runs here when that ends");
+            return;
+        }
+        if (config.failover()) {
+            try {
+                coordinator.enqueueOrphan(item, ours);
+                skipped.put(item, why + "; queued for failover for this fire");
+                return;
+            } catch (Exception ex) {
+                log.warn(
+                        "Job {}: could not queue item {} for failover: {}", coordinator.jobName(), item, ex.toString());
+            }
+        }
+        skipped.put(item, why);
+        notRunForThisFire.add(item);
+    }
+
     private List<Integer> mark(
+            JobConfiguration config,
             List<Integer> items,
             RunningMark mark,
             Map<Integer, String> skipped,
             Map<Integer, LocalExecutions.Execution> reservations,
-            Instant fireTime,
-            boolean misfire) {
+            List<Integer> notRunForThisFire) {
         try {
             List<Integer> marked = marks.mark(items, mark);
             for (int item : items) {
                 if (!marked.contains(item)) {
                     // Someone marked it between our cache read and our write: a failover run (perhaps ours) or a
-                    // slower owner. The item runs here once that run's mark is gone.
+                    // slower owner. The item runs once that run's mark is gone.
                     local.finish(item, reservations.remove(item));
-                    if (misfire) {
-                        local.markRunningElsewhere(item, fireTime);
-                    }
-                    skipped.put(item, "marked by another run; runs here when that ends");
+                    runAfterOtherRun(config, item, mark, "marked by another run", skipped, notRunForThisFire);
                 }
             }
             return marked;
@@ -347,21 +386,25 @@ final class FireRunner {
         List<ItemResult> results = new ArrayList<>(1);
         boolean handedOver = false;
         try {
-            if (source != ExecutionSource.FAILOVER && !attempts.stillOwned(first)) {
+            if (!reservation.isClaimed() && !attempts.stillOwned(first)) {
                 // Fenced off: a newer epoch gave the item to someone else before it started. It still runs for this
                 // fire, through failover, instead of being lost between the two owners.
                 handedOver = tracked;
                 if (tracked) {
                     coordinator.handOver(item);
                 }
+                handMisfireOn(item, misfire ? local.takeMisfired(item) : Optional.empty(), session);
                 return results;
             }
             results.addAll(attempts.run(job, first, source, fireTime, retry, tracked, session, reservation));
             Optional<Instant> missed = misfire ? local.takeMisfired(item) : Optional.empty();
             // However many fires were missed, the item runs once more, with the context of the latest.
-            while (missed.isPresent() && coordinator.isAvailable()) {
+            while (missed.isPresent()) {
                 Assignment current = coordinator.assignment();
-                if (!current.itemsOf(first.instanceId()).contains(item)) {
+                if (!coordinator.isAvailable()
+                        || !current.itemsOf(first.instanceId()).contains(item)) {
+                    // Moved away, or this instance is stopping or cut off: the new owner did not see the fire.
+                    handMisfireOn(item, missed, session);
                     break;
                 }
                 ShardingContext again = context(
@@ -385,6 +428,76 @@ final class FireRunner {
             Thread.interrupted();
         }
         return results;
+    }
+
+    /**
+     * A fire that arrives while this instance stops: others may plan it with the assignment that still gives this
+     * instance its items (the reshard that leaves it out can land a moment after the fire), so its items of the fire
+     * go to failover rather than being lost.
+     */
+    private void handFireOn(ExecutionSource source, Instant fireTime) {
+        JobConfiguration config = coordinator.configuration();
+        if (!config.failover() || config.disabled()) {
+            return;
+        }
+        Assignment assignment = coordinator.assignmentInForceAt(fireTime, coordinator.assignment());
+        Set<Integer> disabled = new HashSet<>(coordinator.disabledItems());
+        for (int item : assignment.itemsOf(coordinator.instanceId())) {
+            if (disabled.contains(item)) {
+                continue;
+            }
+            try {
+                coordinator.enqueueOrphan(
+                        item,
+                        new RunningMark(
+                                coordinator.instanceId(),
+                                coordinator.sessionId(),
+                                assignment.epoch(),
+                                fireTime,
+                                assignment.shardingTotalCount(),
+                                source));
+            } catch (Exception ex) {
+                log.warn(
+                        "Job {}: could not hand item {} of the fire at {} on while stopping: {}",
+                        coordinator.jobName(),
+                        item,
+                        fireTime,
+                        ex.toString());
+            }
+        }
+    }
+
+    /**
+     * A misfire this instance cannot run (the item moved, or the instance stops) goes to failover for the fire it
+     * stands for, still as a misfire run, so that the misfire rule's one run happens wherever the item is now.
+     */
+    void handMisfireOn(int item, Optional<Instant> missed, long session) {
+        if (missed.isEmpty()) {
+            return;
+        }
+        if (!coordinator.configuration().failover()) {
+            log.info(
+                    "Job {}: misfire of item {} for the fire at {} dropped: the item moved and failover is off",
+                    coordinator.jobName(),
+                    item,
+                    missed.get());
+            return;
+        }
+        Assignment current = coordinator.assignment();
+        try {
+            coordinator.enqueueOrphan(
+                    item,
+                    new RunningMark(
+                            coordinator.instanceId(),
+                            session,
+                            current.epoch(),
+                            missed.get(),
+                            current.shardingTotalCount(),
+                            ExecutionSource.MISFIRE));
+        } catch (Exception ex) {
+            log.warn(
+                    "Job {}: could not hand the misfire of item {} on: {}", coordinator.jobName(), item, ex.toString());
+        }
     }
 
     private ShardingContext context(JobConfiguration config, String taskId, int total, int item, long epoch) {

@@ -59,7 +59,7 @@ final class ItemAttempts {
             long session,
             LocalExecutions.Execution reservation) {
         List<ItemResult> results = new ArrayList<>(1);
-        ItemResult result = runOnce(job, context, source, fireTime, retry);
+        ItemResult result = runOnce(job, context, source, fireTime, retry, reservation.isClaimed());
         results.add(result);
         JobConfiguration config = coordinator.configuration();
         while (!result.succeeded()
@@ -82,7 +82,7 @@ final class ItemAttempts {
             if (!backOff(config.retryBackoff()) || !mayRetry(tracked, session, reservation)) {
                 break;
             }
-            result = runOnce(job, context, ExecutionSource.RETRY, fireTime, retry);
+            result = runOnce(job, context, ExecutionSource.RETRY, fireTime, retry, true);
             results.add(result);
         }
         return results;
@@ -110,14 +110,21 @@ final class ItemAttempts {
         }
     }
 
-    ItemResult runOnce(ItemExecutor job, ShardingContext context, ExecutionSource source, Instant fireTime, int retry) {
+    /** @param fencedByMark whether a running mark, not the epoch, fences this run: claimed orphans and retries */
+    ItemResult runOnce(
+            ItemExecutor job,
+            ShardingContext context,
+            ExecutionSource source,
+            Instant fireTime,
+            int retry,
+            boolean fencedByMark) {
         JobConfiguration config = coordinator.configuration();
         Instant start = Instant.now();
         Throwable failure = null;
         ItemDeadline deadline = null;
         try {
             // Failover runs and retries are fenced by their running mark, not by the epoch they carry.
-            if (source != ExecutionSource.FAILOVER && source != ExecutionSource.RETRY && !stillOwned(context)) {
+            if (!fencedByMark && !stillOwned(context)) {
                 throw new FencedOff(context);
             }
             deadline = ItemDeadline.start(config.timeout(), coordinator.scheduler());

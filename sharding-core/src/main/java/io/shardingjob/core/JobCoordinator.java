@@ -26,12 +26,15 @@ import io.shardingjob.core.sharding.strategy.ShardingStrategies;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Queue;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -132,7 +135,7 @@ public final class JobCoordinator implements AutoCloseable {
 
     private volatile ScheduledFuture<?> pendingInterrupt;
 
-    private final AtomicReference<MissedFire> missedWhileSuspended = new AtomicReference<>();
+    private final Queue<MissedFire> missedWhileSuspended = new ConcurrentLinkedQueue<>();
 
     /** Whether a pass over the marks and the failover queue is already waiting on the serial executor. */
     private final AtomicBoolean executionCheckQueued = new AtomicBoolean();
@@ -255,9 +258,11 @@ public final class JobCoordinator implements AutoCloseable {
                     local.name(),
                     executions.runningItems(),
                     shutdownGracePeriod.toMillis());
+            handPendingFiresOn();
             executions.abandonAll();
             executions.awaitIdle(Duration.ofSeconds(1));
         }
+        handPendingFiresOn();
         handOverLeftovers();
         state.set(State.CLOSED);
         closeParts();
@@ -299,6 +304,21 @@ public final class JobCoordinator implements AutoCloseable {
             scheduler.shutdownNow();
         }
         signalChange();
+    }
+
+    /** Fires still waiting to be made up here (misfires, runs waiting for another instance) go to failover. */
+    private void handPendingFiresOn() {
+        if (client.getZookeeperClient().isConnected()) {
+            long session = sessionId();
+            executions
+                    .takePending()
+                    .forEach((item, fireTime) -> fireRunner.handMisfireOn(item, Optional.of(fireTime), session));
+        }
+    }
+
+    /** Whether close() is waiting for running items: fires arriving meanwhile are handed to failover. */
+    boolean isStopping() {
+        return state.get() == State.STOPPING && !suspended;
     }
 
     /** Marks of items this instance will not finish go to failover (or are dropped) while its session still lives. */
@@ -351,9 +371,12 @@ public final class JobCoordinator implements AutoCloseable {
      * @param fireTime the scheduled time of the fire, recorded with every item
      */
     public FireReport fire(ItemExecutor job, Executor itemExecutor, ExecutionSource source, Instant fireTime) {
-        if (isStarted() && suspended && configuration().misfire()) {
-            // Made up after reconnecting if the session survives; if it does not, the leader's failover does it.
-            missedWhileSuspended.set(new MissedFire(fireTime, sessionId()));
+        if (isStarted()
+                && suspended
+                && (configuration().misfire() || configuration().failover())) {
+            // Made up after reconnecting if the session survives (each fire, in order); if it does not, the leader's
+            // failover makes them up.
+            missedWhileSuspended.add(new MissedFire(fireTime, sessionId()));
         }
         FireReport report = fireRunner.fire(job, itemExecutor, source, fireTime);
         // A busy instance claims orphans as soon as its own items are done.
@@ -410,6 +433,11 @@ public final class JobCoordinator implements AutoCloseable {
         }
     }
 
+    /** Queues one item of one fire for failover: it runs, for that fire, wherever an idle instance claims it. */
+    void enqueueOrphan(int item, RunningMark mark) throws Exception {
+        failover.enqueue(item, mark);
+    }
+
     /** Items taken over from this instance, with the fire they were taken over for: that fire is not run here again. */
     Map<Integer, Instant> takenFromThisInstance() {
         Map<Integer, Instant> taken = new TreeMap<>();
@@ -421,9 +449,9 @@ public final class JobCoordinator implements AutoCloseable {
         return taken;
     }
 
-    /** Items queued for failover and not claimed yet. */
+    /** Items queued for failover and not claimed yet (each once, however many of its fires are queued). */
     public List<Integer> failoverQueue() {
-        return List.copyOf(failover.queue().keySet());
+        return failover.queue().stream().map(Orphan::item).distinct().sorted().toList();
     }
 
     public boolean isLeader() {
@@ -552,6 +580,11 @@ public final class JobCoordinator implements AutoCloseable {
         return sharding.currentAssignment();
     }
 
+    /** The assignment a fire at that time plans with: see {@link ShardingService#inForceAt}. */
+    Assignment assignmentInForceAt(Instant fireTime, Assignment current) {
+        return sharding.inForceAt(fireTime, current, instanceId);
+    }
+
     /**
      * Whether the assignment in force was made before this instance registered. Its own reshard request reaches its
      * cache a moment after {@link #start()} returns, so without this a fire right after start would run nothing. An
@@ -574,6 +607,10 @@ public final class JobCoordinator implements AutoCloseable {
     }
 
     private void registryChanged(String path) {
+        if (nodes.assignment().equals(path)) {
+            // Seen now, so that a fire planned a moment later knows which assignment was in force before this one.
+            sharding.currentAssignment();
+        }
         signalChange();
         if (!isStarted()) {
             return;
@@ -641,7 +678,7 @@ public final class JobCoordinator implements AutoCloseable {
         try {
             // Reclaim first: while a dead instance is still in the assignment, its items are known exactly.
             boolean failoverOn = configuration().failover();
-            failover.reclaimStaleMarks(failoverOn, sharding.currentAssignment());
+            failover.reclaimStaleMarks(failoverOn, sharding.currentAssignment(), sharding::assignmentOfEpoch);
             boolean pending = sharding.isReshardPending();
             if (!pending) {
                 Optional<String> inconsistency = sharding.inconsistency();
@@ -795,6 +832,15 @@ public final class JobCoordinator implements AutoCloseable {
         }
     }
 
+    /**
+     * How far back an instance's fire record lists its fires: a dead instance goes unnoticed for a session timeout,
+     * and its death is acted on after a reshard, so a generous multiple of the session timeout covers every fire it
+     * missed.
+     */
+    Duration fireRecordRetention() {
+        return Duration.ofMillis(4 * negotiatedSessionTimeoutMillis()).plusSeconds(30);
+    }
+
     private long negotiatedSessionTimeoutMillis() {
         try {
             int negotiated = client.getZookeeperClient().getZooKeeper().getSessionTimeout();
@@ -841,12 +887,20 @@ public final class JobCoordinator implements AutoCloseable {
     }
 
     private void makeUpFireMissedWhileSuspended() {
-        MissedFire missed = missedWhileSuspended.getAndSet(null);
-        if (missed == null || job == null || missed.sessionId() != sessionId()) {
+        List<Instant> missed = new ArrayList<>();
+        long session = sessionId();
+        for (MissedFire fire = missedWhileSuspended.poll(); fire != null; fire = missedWhileSuspended.poll()) {
+            if (fire.sessionId() == session) {
+                missed.add(fire.fireTime());
+            }
+        }
+        if (missed.isEmpty() || job == null) {
             return;
         }
-        log.info("Job {}: making up the fire at {} missed while disconnected", local.name(), missed.fireTime());
-        inBackground("make-up", () -> fire(job, itemExecutor, ExecutionSource.MISFIRE, missed.fireTime()));
+        log.info("Job {}: making up the fires at {} missed while disconnected", local.name(), missed);
+        inBackground(
+                "make-up",
+                () -> missed.forEach(fireTime -> fire(job, itemExecutor, ExecutionSource.MISFIRE, fireTime)));
     }
 
     /**

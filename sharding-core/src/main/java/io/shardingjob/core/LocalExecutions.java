@@ -2,6 +2,7 @@ package io.shardingjob.core;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -23,7 +24,7 @@ final class LocalExecutions {
 
     /** Reserves the item for a fire being planned; null if a fire of this instance already has it. */
     Execution reserve(int item) {
-        Execution reservation = new Execution();
+        Execution reservation = new Execution(false);
         return running.putIfAbsent(item, reservation) == null ? reservation : null;
     }
 
@@ -32,7 +33,7 @@ final class LocalExecutions {
      * that has not marked the item yet can no longer run it, and is displaced.
      */
     Execution reserveForFailover(int item) {
-        Execution reservation = new Execution();
+        Execution reservation = new Execution(true);
         running.put(item, reservation);
         return reservation;
     }
@@ -90,6 +91,20 @@ final class LocalExecutions {
         return runningElsewhere.remove(item, fireTime);
     }
 
+    /** Takes every fire still waiting to be made up here (misfired, or waiting for a run elsewhere), latest per item. */
+    Map<Integer, Instant> takePending() {
+        Map<Integer, Instant> pending = new java.util.TreeMap<>();
+        for (Map<Integer, Instant> waiting : List.of(misfired, runningElsewhere)) {
+            for (Integer item : List.copyOf(waiting.keySet())) {
+                Instant fireTime = waiting.remove(item);
+                if (fireTime != null) {
+                    pending.merge(item, fireTime, (left, right) -> left.isAfter(right) ? left : right);
+                }
+            }
+        }
+        return pending;
+    }
+
     /** Interrupts every running item and marks its run abandoned, so its mark is handed on rather than cleared. */
     void abandonAll() {
         running.values().forEach(execution -> {
@@ -124,7 +139,18 @@ final class LocalExecutions {
     /** One reservation of one item: the thread running it once it starts, and whether it was abandoned. */
     static final class Execution {
 
+        private final boolean claimed;
+
         private volatile Thread thread;
+
+        private Execution(boolean claimed) {
+            this.claimed = claimed;
+        }
+
+        /** A run of a claimed orphan: the claim fenced it cluster-wide, not the epoch it carries. */
+        boolean isClaimed() {
+            return claimed;
+        }
 
         private volatile boolean abandoned;
 

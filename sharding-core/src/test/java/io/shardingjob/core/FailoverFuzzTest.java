@@ -23,8 +23,9 @@ import org.junit.jupiter.api.Test;
 /**
  * The product's promise under random failures: several instances, a job firing every second, random kills (with a
  * replacement started), network partitions longer than the session timeout, and graceful restarts, for a bounded
- * time. Afterwards every item of every fire ran (for its own fire, or in the one make-up run that coalesces fires an
- * instance missed while it was dead or cut off), and no item's runs overlapped.
+ * time. Afterwards every item of every fire ran, with that fire's context, and no item's runs overlapped. The one
+ * exception is the misfire rule: fires that arrive while the item still runs (here or elsewhere) are folded into one
+ * run after it, as the issue asks; those slots are counted apart.
  */
 class FailoverFuzzTest extends FailoverTestSupport {
 
@@ -117,22 +118,32 @@ class FailoverFuzzTest extends FailoverTestSupport {
                 });
 
         int ownFire = 0;
-        int madeUp = 0;
+        int folded = 0;
+        int twice = 0;
         List<String> missed = new ArrayList<>();
         List<Run> completed = recorder.completed();
         // The last fire may still be settling when chaos stops; every earlier one must be complete.
         for (Instant fire : fires.subList(0, fires.size() - 1)) {
             for (int item = 0; item < ITEMS; item++) {
                 int current = item;
-                if (completed.stream()
-                        .anyMatch(run -> run.item() == current && run.fireTime().equals(fire))) {
+                long runs = completed.stream()
+                        .filter(run -> run.item() == current && run.fireTime().equals(fire))
+                        .count();
+                if (runs > 0) {
                     ownFire++;
+                    if (runs > 1) {
+                        twice++;
+                        completed.stream()
+                                .filter(run ->
+                                        run.item() == current && run.fireTime().equals(fire))
+                                .forEach(run -> System.out.println("fuzz twice: " + run));
+                    }
                 } else if (completed.stream()
                         .anyMatch(run -> run.item() == current
-                                && run.source() != ExecutionSource.NORMAL
-                                && !run.fireTime().isBefore(fire)
+                                && run.source() == ExecutionSource.MISFIRE
+                                && run.fireTime().isAfter(fire)
                                 && run.start().isAfter(fire))) {
-                    madeUp++;
+                    folded++;
                 } else {
                     missed.add("item " + item + " of the fire at " + fire);
                 }
@@ -145,16 +156,18 @@ class FailoverFuzzTest extends FailoverTestSupport {
                 .filter(run -> run.source() == ExecutionSource.MISFIRE)
                 .count();
         System.out.printf(
-                "fuzz (seed %d, session timeout %d ms): %d fires x %d items = %d slots; %d ran for their own fire,"
-                        + " %d in a make-up run, %d missed; %d kills, %d partitions, %d graceful restarts;"
-                        + " %d completed runs (%d failover, %d misfire); %d overlaps%n",
+                "fuzz (seed %d, session timeout %d ms): %d fires x %d items = %d slots; %d ran for their own fire"
+                        + " (%d of them twice), %d folded into a later misfire run, %d missed; %d kills,"
+                        + " %d partitions, %d graceful restarts; %d completed runs (%d failover, %d misfire);"
+                        + " %d overlaps%n",
                 seed,
                 SESSION_TIMEOUT.toMillis(),
                 fires.size() - 1,
                 ITEMS,
                 (fires.size() - 1) * ITEMS,
                 ownFire,
-                madeUp,
+                twice,
+                folded,
                 missed.size(),
                 kills,
                 partitions,
@@ -164,9 +177,10 @@ class FailoverFuzzTest extends FailoverTestSupport {
                 misfires,
                 recorder.overlaps().size());
         missed.forEach(slot -> System.out.println("fuzz missed: " + slot));
-        // Safety holds strictly. Liveness is measured: a reshard landing exactly on a fire can still leave a slot
-        // unrun in rare races (0-3 of ~126 slots in most runs under this chaos, once 9); the 10 % bound still fails
-        // a build whose failover or make-up logic breaks, which misses far more.
+        // Safety holds strictly. Liveness is measured: with one orphan per item and fire, fires planned under the
+        // assignment in force at their time, and misfires handed on when an item moves, 0-3 of ~126 slots stay unrun
+        // under this chaos (races of a partition with a reshard). The bound still fails a build whose failover or
+        // make-up logic breaks, which misses far more.
         assertThat(recorder.overlaps()).isEmpty();
         int slots = (fires.size() - 1) * ITEMS;
         assertThat(missed).as("missed slots of %d", slots).hasSizeLessThanOrEqualTo(Math.max(1, slots / 10));

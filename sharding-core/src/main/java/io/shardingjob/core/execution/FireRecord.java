@@ -1,6 +1,7 @@
 package io.shardingjob.core.execution;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,8 +20,8 @@ import java.util.stream.Collectors;
  * @param items the items the instance owned at the fire
  * @param removedEpoch once the instance is known dead: the first epoch without it (0 while it is still assigned)
  * @param coveredUntil once the instance is known dead: the latest fire its items were made up for
- * @param recent this instance's last few fires with their epochs, newest last, so that the leader can tell which
- *     fires happened under which epoch even if it looks a few fires late
+ * @param recent this instance's recent fires with their epochs, newest last: the fires a dead instance missed are
+ *     read from its survivors' lists, so they reach back further than a dead session can go unnoticed
  */
 public record FireRecord(
         long sessionId,
@@ -32,7 +33,9 @@ public record FireRecord(
         Instant coveredUntil,
         List<Fire> recent) {
 
-    private static final int RECENT = 8;
+    private static final int MIN_RECENT = 8;
+
+    private static final int MAX_RECENT = 512;
 
     public FireRecord {
         items = List.copyOf(items);
@@ -40,15 +43,33 @@ public record FireRecord(
         recent = List.copyOf(recent);
     }
 
-    /** The record of a fire an instance starts, following its previous record (if any). */
+    /**
+     * The record of a fire an instance starts, following its previous record (if any).
+     *
+     * @param keep how far back the recent fires reach: longer than a dead instance can go unnoticed (at least the last
+     *     eight fires are kept, and at most 512)
+     */
     public static FireRecord next(
-            FireRecord previous, long sessionId, Instant fireTime, long epoch, int total, List<Integer> items) {
+            FireRecord previous,
+            long sessionId,
+            Instant fireTime,
+            long epoch,
+            int total,
+            List<Integer> items,
+            Duration keep) {
         List<Fire> recent = new ArrayList<>(previous == null ? List.of() : previous.recent());
         recent.add(new Fire(fireTime, epoch));
-        if (recent.size() > RECENT) {
-            recent = recent.subList(recent.size() - RECENT, recent.size());
+        Instant horizon = fireTime.minus(keep);
+        int drop = 0;
+        while (recent.size() - drop > MAX_RECENT
+                || (recent.size() - drop > MIN_RECENT
+                        && recent.get(drop).fireTime().isBefore(horizon))) {
+            drop++;
         }
-        return new FireRecord(sessionId, fireTime, epoch, total, items, 0, fireTime, recent);
+        recent = recent.subList(drop, recent.size());
+        // A make-up of an older fire is recorded too, but must not move back what the instance has already fired.
+        Instant latest = previous != null && previous.fireTime().isAfter(fireTime) ? previous.fireTime() : fireTime;
+        return new FireRecord(sessionId, latest, epoch, total, items, 0, latest, recent);
     }
 
     /**

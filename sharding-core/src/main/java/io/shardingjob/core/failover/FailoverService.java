@@ -11,9 +11,15 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.function.LongFunction;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.curator.framework.recipes.cache.ChildData;
@@ -23,7 +29,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Turns the marks a dead instance left behind into orphans, and lets idle instances claim them.
+ * Turns the marks a dead instance left behind, and the fires it missed, into orphans (one per item and fire), and lets
+ * idle instances claim them.
  *
  * <p>Only the leader reclaims stale marks, so one instance decides; it re-reads each candidate from ZooKeeper before
  * acting, because its cache may not yet show that an instance re-registered. Any instance claims: a claim is one
@@ -35,6 +42,9 @@ import org.slf4j.LoggerFactory;
 public final class FailoverService {
 
     private static final Logger log = LoggerFactory.getLogger(FailoverService.class);
+
+    private static final Comparator<Orphan> OLDEST_FIRST =
+            Comparator.comparing((Orphan orphan) -> orphan.mark().fireTime()).thenComparingInt(Orphan::item);
 
     private final CuratorFramework client;
 
@@ -51,18 +61,19 @@ public final class FailoverService {
         this.marks = marks;
     }
 
-    /** The queued orphans, by item, from the cache. */
-    public Map<Integer, Orphan> queue() {
-        Map<Integer, Orphan> orphans = new TreeMap<>();
+    /** The queued orphans from the cache, oldest fire first. */
+    public List<Orphan> queue() {
+        List<Orphan> orphans = new ArrayList<>();
         for (String name : cache.children(nodes.failoverQueue())) {
-            cache.node(nodes.failoverQueue() + "/" + name)
-                    .ifPresent(node -> orphans.put(
-                            Integer.parseInt(name),
-                            new Orphan(
-                                    Integer.parseInt(name),
-                                    RunningMark.decode(node.getData()),
-                                    node.getStat().getVersion())));
+            String path = nodes.failoverQueue() + "/" + name;
+            cache.node(path)
+                    .ifPresent(node -> orphans.add(new Orphan(
+                            path,
+                            JobNodes.queuedItem(name),
+                            RunningMark.decode(node.getData()),
+                            node.getStat().getVersion())));
         }
+        orphans.sort(OLDEST_FIRST);
         return orphans;
     }
 
@@ -95,14 +106,16 @@ public final class FailoverService {
 
     /**
      * On the leader: every mark whose session is gone becomes an orphan (failover on) or is dropped (failover off), and
-     * every dead instance that missed fires since its last record gets its items queued once to make them up; all in
+     * every dead instance that missed fires since its last record gets its items queued for each of those fires; all in
      * one multi-operation.
      *
      * @return the items queued or dropped
      */
-    public List<Integer> reclaimStaleMarks(boolean failover, Assignment current) throws Exception {
+    public List<Integer> reclaimStaleMarks(
+            boolean failover, Assignment current, LongFunction<Optional<Assignment>> epochs) throws Exception {
         List<CuratorOp> ops = new ArrayList<>();
-        Map<Integer, RunningMark> orphans = new TreeMap<>();
+        // By queue path: one orphan per item and fire.
+        Map<String, Pending> orphans = new TreeMap<>();
         for (Map.Entry<Integer, RunningMark> entry : marks.all().entrySet()) {
             if (marks.isLive(entry.getValue())) {
                 continue;
@@ -122,20 +135,17 @@ public final class FailoverService {
                     .delete()
                     .withVersion(stat.getVersion())
                     .forPath(nodes.runningItem(item)));
-            orphans.put(item, mark);
+            orphans.put(nodes.failoverQueueItem(item, mark.fireTime()), new Pending(item, mark));
         }
-        collectMissedFires(ops, orphans, current);
-        List<Integer> items = new ArrayList<>(orphans.keySet());
-        if (failover) {
-            Map<Integer, Orphan> queued = queue();
-            orphans.forEach((item, mark) -> {
-                Orphan already = queued.get(item);
-                if (already == null) {
-                    ops.add(uncheckedCreate(nodes.failoverQueueItem(item), mark.encode()));
-                } else if (mark.fireTime().isAfter(already.mark().fireTime())) {
-                    // One orphan per item: missed fires coalesce into one run, for the latest of them (as misfires
-                    // do), so a queued orphan of an older fire now stands for this later one.
-                    ops.add(uncheckedSetData(nodes.failoverQueueItem(item), already.version(), mark.encode()));
+        collectMissedFires(ops, orphans, current, epochs);
+        List<Integer> items =
+                orphans.values().stream().map(Pending::item).distinct().sorted().toList();
+        if (failover && !orphans.isEmpty()) {
+            // Read from ZooKeeper: a create of a node that is already there would fail the whole multi-operation.
+            Set<String> queued = new HashSet<>(client.getChildren().forPath(nodes.failoverQueue()));
+            orphans.forEach((path, pending) -> {
+                if (!queued.contains(JobNodes.name(path))) {
+                    ops.add(uncheckedCreate(path, pending.mark().encode()));
                 }
             });
         }
@@ -143,8 +153,9 @@ public final class FailoverService {
             client.transaction().forOperations(ops);
             if (!items.isEmpty()) {
                 log.info(
-                        "Job {}: items {} left unfinished by a dead instance {}",
+                        "Job {}: {} runs of items {} left undone by a dead instance {}",
                         JobNodes.name(nodes.root()),
+                        orphans.size(),
                         items,
                         failover ? "queued for failover" : "dropped (failover is off)");
             }
@@ -152,14 +163,20 @@ public final class FailoverService {
         return items;
     }
 
+    /** An item of a fire to queue. */
+    private record Pending(int item, RunningMark mark) {}
+
     /**
      * A dead instance misses every fire that still gave it items: the fires other instances started under epochs from
      * before the reshard that removed it, including fires of instances whose cache had not caught up yet. Its record
      * is kept (with the removal epoch and the latest fire made up) until every live instance fires under a newer
-     * epoch, and each newer missed fire queues its items once more; missed fires in between coalesce into one run,
-     * as misfires do.
+     * epoch, and each missed fire queues its items, once per fire: every item of every fire runs.
      */
-    private void collectMissedFires(List<CuratorOp> ops, Map<Integer, RunningMark> orphans, Assignment current)
+    private void collectMissedFires(
+            List<CuratorOp> ops,
+            Map<String, Pending> orphans,
+            Assignment current,
+            LongFunction<Optional<Assignment>> epochs)
             throws Exception {
         Map<String, RunningMarks.Versioned<FireRecord>> records = marks.fireRecords();
         Map<String, FireRecord> live = new TreeMap<>();
@@ -181,31 +198,44 @@ public final class FailoverService {
             // The missed fires are of the items it owns now (while still assigned), not of those of its last fire.
             List<Integer> items = stillAssigned && dead.removedEpoch() == 0 ? current.itemsOf(instance) : dead.items();
             long removedEpoch = dead.removedEpoch() != 0 ? dead.removedEpoch() : stillAssigned ? 0 : current.epoch();
-            Instant latest = live.values().stream()
+            // Each missed fire with the epochs the survivors planned it under: the dead instance's items of that fire
+            // are its items under those epochs, not the ones it owns now.
+            TreeMap<Instant, Set<Long>> missedFires = new TreeMap<>();
+            live.values().stream()
                     .flatMap(record -> record.recent().stream())
                     .filter(fire -> removedEpoch == 0 || fire.epoch() < removedEpoch)
-                    .map(FireRecord.Fire::fireTime)
-                    .filter(fireTime -> fireTime.isAfter(dead.coveredUntil()))
-                    .max(Instant::compareTo)
-                    .orElse(dead.coveredUntil());
-            if (latest.isAfter(dead.coveredUntil())) {
-                RunningMark missed = new RunningMark(
-                        instance,
-                        dead.sessionId(),
-                        dead.epoch(),
-                        latest,
-                        dead.shardingTotalCount(),
-                        ExecutionSource.NORMAL);
-                for (int item : items) {
-                    orphans.merge(
-                            item, missed, (left, right) -> left.fireTime().isAfter(right.fireTime()) ? left : right);
+                    .filter(fire -> fire.fireTime().isAfter(dead.coveredUntil()))
+                    .forEach(fire -> missedFires
+                            .computeIfAbsent(fire.fireTime(), time -> new HashSet<>())
+                            .add(fire.epoch()));
+            Instant latest = missedFires.isEmpty() ? dead.coveredUntil() : missedFires.lastKey();
+            missedFires.forEach((fireTime, fireEpochs) -> {
+                Set<Integer> itemsOfFire = new TreeSet<>();
+                for (long epoch : fireEpochs) {
+                    itemsOfFire.addAll(epochs.apply(epoch)
+                            .map(assignment -> assignment.itemsOf(instance))
+                            .orElse(epoch == dead.epoch() ? dead.items() : items));
                 }
+                for (int item : itemsOfFire) {
+                    RunningMark missed = new RunningMark(
+                            instance,
+                            dead.sessionId(),
+                            fireEpochs.stream().max(Long::compare).orElse(dead.epoch()),
+                            fireTime,
+                            dead.shardingTotalCount(),
+                            ExecutionSource.NORMAL);
+                    orphans.putIfAbsent(nodes.failoverQueueItem(item, fireTime), new Pending(item, missed));
+                }
+            });
+            if (!missedFires.isEmpty()) {
                 log.info(
-                        "Job {}: instance {} died after its fire at {}; making up items {} for the fire at {}",
+                        "Job {}: instance {} died after its fire at {}; making up items {} for {} fires, {} to {}",
                         JobNodes.name(nodes.root()),
                         instance,
                         dead.fireTime(),
                         items,
+                        missedFires.size(),
+                        missedFires.firstKey(),
                         latest);
             }
             boolean settled =
@@ -232,14 +262,6 @@ public final class FailoverService {
         return owner != null && owner.getEphemeralOwner() == sessionId;
     }
 
-    private CuratorOp uncheckedSetData(String path, int version, byte[] data) {
-        try {
-            return client.transactionOp().setData().withVersion(version).forPath(path, data);
-        } catch (Exception ex) {
-            throw new IllegalStateException(ex);
-        }
-    }
-
     private CuratorOp uncheckedCreate(String path, byte[] data) {
         try {
             return client.transactionOp().create().forPath(path, data);
@@ -248,31 +270,17 @@ public final class FailoverService {
         }
     }
 
-    /**
-     * Queues one item of one fire for failover; an orphan already queued for the item stays if it is for a later
-     * fire, and is replaced if it is for an earlier one (missed fires coalesce to the latest).
-     */
+    /** Queues one item of one fire for failover, unless it is queued already. */
     public void enqueue(int item, RunningMark mark) throws Exception {
-        for (int attempt = 0; attempt < 5; attempt++) {
-            Stat stat = new Stat();
-            try {
-                RunningMark queued =
-                        RunningMark.decode(client.getData().storingStatIn(stat).forPath(nodes.failoverQueueItem(item)));
-                if (!mark.fireTime().isAfter(queued.fireTime())) {
-                    return;
-                }
-                client.setData().withVersion(stat.getVersion()).forPath(nodes.failoverQueueItem(item), mark.encode());
-                return;
-            } catch (KeeperException.NoNodeException none) {
-                try {
-                    client.create().forPath(nodes.failoverQueueItem(item), mark.encode());
-                    return;
-                } catch (KeeperException.NodeExistsException raced) {
-                    // Someone queued it meanwhile: compare again.
-                }
-            } catch (KeeperException.BadVersionException raced) {
-                // Claimed or replaced meanwhile: look again.
-            }
+        try {
+            client.create().forPath(nodes.failoverQueueItem(item, mark.fireTime()), mark.encode());
+            log.info(
+                    "Job {}: item {} of the fire at {} queued for failover",
+                    JobNodes.name(nodes.root()),
+                    item,
+                    mark.fireTime());
+        } catch (KeeperException.NodeExistsException queued) {
+            // Already queued for that fire.
         }
     }
 
@@ -339,19 +347,26 @@ public final class FailoverService {
             return false;
         }
         ops.add(client.transactionOp().delete().withVersion(stat.getVersion()).forPath(nodes.runningItem(item)));
-        if (failover && client.checkExists().forPath(nodes.failoverQueueItem(item)) == null) {
-            ops.add(client.transactionOp().create().forPath(nodes.failoverQueueItem(item), mark.encode()));
+        String orphan = nodes.failoverQueueItem(item, mark.fireTime());
+        if (failover && client.checkExists().forPath(orphan) == null) {
+            ops.add(client.transactionOp().create().forPath(orphan, mark.encode()));
         }
         return true;
     }
 
     /**
-     * Claims up to {@code max} orphans for this instance.
+     * Claims up to {@code max} orphans for this instance: the oldest fire of each item that is not running anywhere,
+     * so that the fires of one item run one after another, oldest first.
      *
      * @return the orphans won; empty when there were none or others won them all
      */
     public List<Orphan> claim(int max, String instanceId, long sessionId) {
-        List<Orphan> candidates = readQueue().stream().limit(max).toList();
+        Set<Integer> running = marks.all().keySet();
+        Set<Integer> seen = new HashSet<>();
+        List<Orphan> candidates = readQueue().stream()
+                .filter(orphan -> seen.add(orphan.item()) && !running.contains(orphan.item()))
+                .limit(max)
+                .toList();
         if (candidates.isEmpty()) {
             return List.of();
         }
@@ -383,8 +398,10 @@ public final class FailoverService {
             for (String name : client.getChildren().forPath(nodes.failoverQueue())) {
                 Stat stat = new Stat();
                 try {
-                    byte[] data = client.getData().storingStatIn(stat).forPath(nodes.failoverQueue() + "/" + name);
-                    orphans.add(new Orphan(Integer.parseInt(name), RunningMark.decode(data), stat.getVersion()));
+                    String path = nodes.failoverQueue() + "/" + name;
+                    byte[] data = client.getData().storingStatIn(stat).forPath(path);
+                    orphans.add(
+                            new Orphan(path, JobNodes.queuedItem(name), RunningMark.decode(data), stat.getVersion()));
                 } catch (KeeperException.NoNodeException claimed) {
                     // Someone claimed it meanwhile.
                 }
@@ -392,7 +409,7 @@ public final class FailoverService {
         } catch (Exception ex) {
             log.warn("Job {}: could not read the failover queue: {}", JobNodes.name(nodes.root()), ex.toString());
         }
-        orphans.sort(java.util.Comparator.comparingInt(Orphan::item));
+        orphans.sort(OLDEST_FIRST);
         return orphans;
     }
 
@@ -435,7 +452,7 @@ public final class FailoverService {
                 ops.add(client.transactionOp()
                         .delete()
                         .withVersion(orphan.version())
-                        .forPath(nodes.failoverQueueItem(orphan.item())));
+                        .forPath(orphan.path()));
                 ops.add(client.transactionOp().create().forPath(nodes.runningItem(orphan.item()), mine.encode()));
                 boolean recorded = cache.node(nodes.failoverOwner(orphan.item()))
                         .map(ChildData::getStat)

@@ -16,7 +16,7 @@ package io.shardingjob.core.registry;
  * /{job}/leaving/{instanceId}            ephemeral   the instance is shutting down: it gets no items, finishes its own
  * /{job}/disabled/items/{item}           persistent  an operator disabled this item
  * /{job}/running/{item}                  persistent  the item is planned or running: owner, session, epoch, fire
- * /{job}/failover/queue/{item}           persistent  an orphan: an item whose owner died before it completed
+ * /{job}/failover/queue/{item}@{fireMillis} persistent  an orphan: an item of a fire that its owner did not complete
  * /{job}/failover/owners/{item}          persistent  who took the item over, until the next reshard
  * /{job}/fires/{instanceId}~{session}    persistent  the last fires a session started: times, epochs, items
  * /{job}/completions/{fireMillis}/items/{item} persistent  an item of that fire ended: outcome, instance, total
@@ -104,8 +104,15 @@ public final class JobNodes {
         return root + "/failover/queue";
     }
 
-    public String failoverQueueItem(int item) {
-        return failoverQueue() + "/" + item;
+    /** One orphan per item and fire, so that every missed fire of an item runs, each with its own context. */
+    public String failoverQueueItem(int item, java.time.Instant fireTime) {
+        return failoverQueue() + "/" + item + "@" + fireTime.toEpochMilli();
+    }
+
+    /** The item of an orphan's node name. */
+    public static int queuedItem(String name) {
+        int at = name.indexOf('@');
+        return Integer.parseInt(at < 0 ? name : name.substring(0, at));
     }
 
     public String failoverOwners() {
