@@ -52,6 +52,12 @@ class ShardingAcrossProcessesIT {
 
     private Instant suiteStart;
 
+    /**
+     * When drill 2's survivors owned every item: fires after it were planned without the killed copy, so none of them is
+     * a fire it missed (those are made up one by one and may still run during drill 3).
+     */
+    private Instant killedCopyGoneAt = Instant.MIN;
+
     @BeforeAll
     void startZooKeeperAndThreeCopies() {
         suiteStart = Instant.now();
@@ -162,6 +168,7 @@ class ShardingAcrossProcessesIT {
                             .containsAll(victimItems);
                 });
         long movedAfter = Timings.millisSince(killedAt);
+        killedCopyGoneAt = Instant.now();
 
         AtomicReference<List<Execution>> failovers = new AtomicReference<>();
         await("failover of the items the victim was running")
@@ -218,7 +225,8 @@ class ShardingAcrossProcessesIT {
                 .untilAsserted(() -> assertThat(completeFires(executions(apps, SETTLEMENT), exitedAt, 4))
                         .hasSizeGreaterThanOrEqualTo(2));
         assertThat(executions(apps, SETTLEMENT))
-                .filteredOn(run -> run.start().isAfter(stoppedAt))
+                .filteredOn(
+                        run -> run.start().isAfter(stoppedAt) && run.fireTime().isAfter(killedCopyGoneAt))
                 .extracting(Execution::source)
                 .doesNotContain("FAILOVER");
         assertThat(leaving.log()).contains("Stopping sharded jobs");
