@@ -24,6 +24,7 @@ import io.shardingjob.core.sharding.Assignment;
 import io.shardingjob.core.sharding.ShardingService;
 import io.shardingjob.core.sharding.strategy.ShardingStrategies;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -131,6 +132,9 @@ public final class JobCoordinator implements AutoCloseable {
 
     private final boolean interruptOnConnectionLoss;
 
+    /** The time of fires started without a fire time, and the clock unfinished fire completions are aged by. */
+    private final Clock clock;
+
     private final AtomicBoolean runningOrphans = new AtomicBoolean();
 
     private volatile ScheduledFuture<?> pendingInterrupt;
@@ -187,9 +191,10 @@ public final class JobCoordinator implements AutoCloseable {
         this.itemExecutor = builder.itemExecutor;
         this.shutdownGracePeriod = builder.shutdownGracePeriod;
         this.interruptOnConnectionLoss = builder.interruptOnConnectionLoss;
+        this.clock = builder.clock;
         this.completions = builder.completionListener == null
                 ? null
-                : new FireCompletions(client, nodes, instanceId, builder.completionListener);
+                : new FireCompletions(client, nodes, instanceId, builder.completionListener, clock);
         this.fireRunner =
                 new FireRunner(this, runningMarks, executions, builder.listener, builder.fireListener, completions);
     }
@@ -347,7 +352,7 @@ public final class JobCoordinator implements AutoCloseable {
      * waits for them (and for their misfire re-runs).
      */
     public FireReport fire(ItemExecutor job, Executor itemExecutor) {
-        return fire(job, itemExecutor, ExecutionSource.NORMAL, Instant.now());
+        return fire(job, itemExecutor, ExecutionSource.NORMAL, clock.instant());
     }
 
     /** Runs one fire with every item on the calling thread, one after another. */
@@ -692,7 +697,7 @@ public final class JobCoordinator implements AutoCloseable {
                 failover.clearAll();
             }
             if (completions != null) {
-                completions.reconcile(Instant.now());
+                completions.reconcile();
             }
         } catch (Exception ex) {
             log.warn("Job {}: reconcile failed, will retry: {}", local.name(), ex.toString());
@@ -1009,6 +1014,8 @@ public final class JobCoordinator implements AutoCloseable {
 
         private boolean interruptOnConnectionLoss = true;
 
+        private Clock clock = Clock.systemUTC();
+
         private Builder(CuratorFramework client, JobConfiguration configuration) {
             this.client = Objects.requireNonNull(client, "client");
             this.configuration = Objects.requireNonNull(configuration, "configuration");
@@ -1092,6 +1099,15 @@ public final class JobCoordinator implements AutoCloseable {
          */
         public Builder interruptOnConnectionLoss(boolean interruptOnConnectionLoss) {
             this.interruptOnConnectionLoss = interruptOnConnectionLoss;
+            return this;
+        }
+
+        /**
+         * The clock of fires started without a fire time and of the fire completion records, which are forgotten a day
+         * after their fire if they never complete. Defaults to {@link Clock#systemUTC()}; tests give one they control.
+         */
+        public Builder clock(Clock clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
             return this;
         }
 

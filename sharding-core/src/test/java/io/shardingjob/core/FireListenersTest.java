@@ -10,13 +10,19 @@ import io.shardingjob.core.execution.FireCompletion.Outcome;
 import io.shardingjob.core.execution.FireListener;
 import io.shardingjob.core.execution.FireReport;
 import io.shardingjob.core.execution.ShardingContext;
+import io.shardingjob.core.registry.JobNodes;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /** Before/after listeners on each instance, and the completion listener called once per fire across the cluster. */
@@ -75,7 +81,7 @@ class FireListenersTest extends JobInstanceTestSupport {
                 .until(() -> cluster.stream()
                         .allMatch(instance ->
                                 instance.coordinator().disabledItems().contains(5)));
-        Instant first = Instant.parse("2026-11-20T10:00:00Z");
+        Instant first = now();
         Instant second = first.plusSeconds(60);
 
         fireAll(cluster, first);
@@ -115,7 +121,7 @@ class FireListenersTest extends JobInstanceTestSupport {
         Instance survivor =
                 start("b", twoItems, context -> {}, builder -> builder.completionListener(completions::add));
         await().atMost(WITHIN).until(() -> settledAt(2, List.of(doomed, survivor)));
-        Instant fire = Instant.parse("2026-11-20T11:00:00Z");
+        Instant fire = now();
 
         survivor.coordinator().fire(ExecutionSource.NORMAL, fire);
         // The doomed instance ends the last item, so it is the one that calls the listener.
@@ -131,6 +137,39 @@ class FireListenersTest extends JobInstanceTestSupport {
         assertThat(completion.succeeded()).isTrue();
     }
 
+    @Test
+    void forgetsAFireThatNeverCompletesADayAfterItsFireTimeByTheCoordinatorsClock() throws Exception {
+        JobConfiguration twoItems = SIX_ITEMS.toBuilder().shardingTotalCount(2).build();
+        SettableClock clock = new SettableClock(now());
+        List<Instance> cluster = List.of(
+                start(
+                        "a",
+                        twoItems,
+                        context -> {},
+                        builder -> builder.completionListener(completions::add).clock(clock)),
+                start(
+                        "b",
+                        twoItems,
+                        context -> {},
+                        builder -> builder.completionListener(completions::add).clock(clock)));
+        await().atMost(WITHIN).until(() -> settledAt(2, cluster));
+        Instant fire = clock.instant();
+        String record = new JobNodes("settlement").completion(fire);
+
+        // Only a fires: b's item never ends for this fire, so the fire never completes.
+        cluster.get(0).coordinator().fire(ExecutionSource.NORMAL, fire);
+        assertThat(cluster.get(0).client().checkExists().forPath(record)).isNotNull();
+        clock.advance(Duration.ofDays(1).plusMinutes(1));
+
+        await().atMost(WITHIN).until(() -> cluster.get(0).client().checkExists().forPath(record) == null);
+        assertThat(completions).isEmpty();
+    }
+
+    /** Now, to the millisecond: completion records are kept per millisecond of their fire time. */
+    private static Instant now() {
+        return Instant.now().truncatedTo(ChronoUnit.MILLIS);
+    }
+
     private Instance startWithCompletionListener(String id, io.shardingjob.core.execution.ItemExecutor job)
             throws InterruptedException {
         return start(id, SIX_ITEMS, job, builder -> builder.completionListener(completions::add));
@@ -142,5 +181,34 @@ class FireListenersTest extends JobInstanceTestSupport {
                                 () -> instance.coordinator().fire(ExecutionSource.NORMAL, fireTime)))
                         .toArray(CompletableFuture[]::new))
                 .join();
+    }
+
+    /** A clock that stands still until the test moves it on. */
+    private static final class SettableClock extends Clock {
+
+        private final AtomicReference<Instant> now;
+
+        SettableClock(Instant start) {
+            this.now = new AtomicReference<>(start);
+        }
+
+        void advance(Duration duration) {
+            now.updateAndGet(instant -> instant.plus(duration));
+        }
+
+        @Override
+        public Instant instant() {
+            return now.get();
+        }
+
+        @Override
+        public ZoneId getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(ZoneId zone) {
+            throw new UnsupportedOperationException("a test clock has one zone");
+        }
     }
 }

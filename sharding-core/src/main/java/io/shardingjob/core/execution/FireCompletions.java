@@ -2,6 +2,7 @@ package io.shardingjob.core.execution;
 
 import io.shardingjob.core.registry.JobNodes;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -28,8 +29,8 @@ import org.slf4j.LoggerFactory;
  * {@code done}.
  *
  * <p>A fire never completes if one of its items never ends for it: a dead owner's item with failover off, or several
- * missed fires folded into one misfire run (the latest fire completes). Such records are dropped after a day; the last
- * sixteen completed fires are kept for operators.
+ * missed fires folded into one misfire run (the latest fire completes). Such records are dropped a day after their fire
+ * time, by the given clock; the last sixteen completed fires are kept for operators.
  */
 public final class FireCompletions {
 
@@ -47,12 +48,15 @@ public final class FireCompletions {
 
     private final FireCompletionListener listener;
 
+    private final Clock clock;
+
     public FireCompletions(
-            CuratorFramework client, JobNodes nodes, String instanceId, FireCompletionListener listener) {
+            CuratorFramework client, JobNodes nodes, String instanceId, FireCompletionListener listener, Clock clock) {
         this.client = client;
         this.nodes = nodes;
         this.instanceId = instanceId;
         this.listener = listener;
+        this.clock = clock;
     }
 
     /** Records how an item of a fire ended here and, when it was the last one, calls the listener. Never throws. */
@@ -76,8 +80,9 @@ public final class FireCompletions {
         }
     }
 
-    /** On the leader: calls the listener for fires whose claimer died, and forgets old fires. */
-    public void reconcile(Instant now) {
+    /** On the leader: calls the listener for fires whose claimer died, and forgets fires unfinished for a day. */
+    public void reconcile() {
+        Instant now = clock.instant();
         try {
             List<Long> fires = new ArrayList<>();
             for (String name : client.getChildren().forPath(nodes.completions())) {
