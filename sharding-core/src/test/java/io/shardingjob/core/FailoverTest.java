@@ -30,18 +30,12 @@ class FailoverTest extends FailoverTestSupport {
                 .build();
     }
 
-    private static void awaitItems(Worker worker, int expectedItems) {
-        await().atMost(WITHIN)
-                .until(() -> worker.coordinator().localItems().size() == expectedItems
-                        && !worker.coordinator().isReshardPending());
-    }
-
     @Test
     void failsOverEveryUnfinishedItemOfACrashedInstanceOnceInTheSeedScenario() throws Exception {
         Worker a = startWorker("a", job(9), item -> 1000);
         Worker b = startWorker("b", job(9), item -> 1000);
         Worker c = startWorker("c", job(9), item -> 1000);
-        awaitItems(c, 3);
+        awaitSettled(a, b, c);
         Instant fire = Instant.now();
 
         fireAll(fire, a, b, c);
@@ -76,7 +70,7 @@ class FailoverTest extends FailoverTestSupport {
             boolean victim = id.equals("g") || id.equals("h");
             workers.add(startWorker(id, job(40), item -> victim ? 10_000 : 50));
         }
-        awaitItems(workers.get(7), 5);
+        awaitSettled(workers.toArray(new Worker[0]));
         Instant fire = Instant.now();
 
         fireAll(fire, workers.toArray(new Worker[0]));
@@ -104,7 +98,7 @@ class FailoverTest extends FailoverTestSupport {
         Worker a = startWorker("a", job(9), item -> 100);
         Worker b = startWorker("b", job(9), item -> 100);
         Worker c = startWorker("c", job(9), item -> 800);
-        awaitItems(c, 3);
+        awaitSettled(a, b, c);
 
         fireAll(Instant.now(), a, b, c);
         // Every item must have started before c leaves: the reshard its leaving causes would otherwise hand an item
@@ -132,7 +126,7 @@ class FailoverTest extends FailoverTestSupport {
         Worker a = startWorker("a", job(6), item -> 50);
         Worker b = startWorker("b", job(6), item -> 50);
         Worker c = startWorker("c", job(6), item -> item >= 4 ? 5_000 : 50, Duration.ofMillis(200));
-        awaitItems(c, 2);
+        awaitSettled(a, b, c);
 
         fireAll(Instant.now(), a, b, c);
         await().atMost(WITHIN).until(() -> recorder.hasStarted("c", 4) && recorder.hasStarted("c", 5));
@@ -152,7 +146,7 @@ class FailoverTest extends FailoverTestSupport {
     void aPartitionedOwnerStopsItsItemBeforeAnotherInstanceTakesItOver() throws Exception {
         Worker a = startWorker("a", job(4), item -> item < 2 ? 100 : 4_000);
         Worker b = startWorker("b", job(4), item -> item < 2 ? 100 : 4_000);
-        awaitItems(b, 2);
+        awaitSettled(a, b);
 
         fireAll(Instant.now(), a, b);
         await().atMost(WITHIN).until(() -> recorder.hasStarted("b", 2) && recorder.hasStarted("b", 3));
@@ -181,7 +175,7 @@ class FailoverTest extends FailoverTestSupport {
     void anItemTakenOverForOneFireIsSkippedForThatFireOnlyWhenItsOwnerComesBack() throws Exception {
         Worker a = startWorker("a", job(4), item -> 50);
         Worker b = startWorker("b", job(4), item -> 50);
-        awaitItems(b, 2);
+        awaitSettled(a, b);
         Instant takenOver = Instant.now();
         // What a claim records when a took item 2 of that fire over from b (after b lost its connection and handed
         // its interrupted items on, keeping its session: no reshard follows).
@@ -207,7 +201,7 @@ class FailoverTest extends FailoverTestSupport {
         Worker a = startWorker("a", job(9), item -> 8_000);
         Worker b = startWorker("b", job(9), item -> item >= 3 && item <= 5 ? 8_000 : 500);
         Worker c = startWorker("c", job(9), item -> 8_000);
-        awaitItems(c, 3);
+        awaitSettled(a, b, c);
         await().atMost(WITHIN).until(() -> a.coordinator().isLeader());
         await().atMost(WITHIN).until(() -> b.coordinator().localItems().equals(List.of(3, 4, 5)));
 
@@ -235,7 +229,7 @@ class FailoverTest extends FailoverTestSupport {
         Worker a = startWorker("a", gated, item -> 1_500);
         Worker b = startWorker("b", gated, item -> 1_500);
         Worker c = startWorker("c", gated, item -> 1_500);
-        awaitItems(c, 3);
+        awaitSettled(a, b, c);
         await().atMost(WITHIN).until(() -> a.coordinator().isLeader());
         Instant fire = Instant.now();
         fireAll(fire, a, b, c);
@@ -268,7 +262,7 @@ class FailoverTest extends FailoverTestSupport {
     void makesUpEveryFireADeadInstanceMissedBeforeItsDeathWasNoticedEachWithItsOwnFireTime() throws Exception {
         Worker a = startWorker("a", job(4), item -> 50);
         Worker b = startWorker("b", job(4), item -> 50);
-        awaitItems(b, 2);
+        awaitSettled(a, b);
         Instant first = Instant.now();
         fireAll(first, a, b).forEach(CompletableFuture::join);
 
@@ -297,7 +291,7 @@ class FailoverTest extends FailoverTestSupport {
                 .shardingTotalCount(2)
                 .build();
         Worker a = startWorker("a", defaults, item -> 700);
-        awaitItems(a, 2);
+        awaitSettled(a);
 
         CompletableFuture<FireReport> first =
                 CompletableFuture.supplyAsync(() -> a.coordinator().fire(ExecutionSource.NORMAL, Instant.now()));
@@ -321,7 +315,7 @@ class FailoverTest extends FailoverTestSupport {
         Worker a = startWorker("a", job(6), item -> item >= 4 ? 100 : 4_000);
         Worker b = startWorker("b", job(6), item -> item >= 4 ? 100 : 4_000);
         Worker c = startWorker("c", job(6), item -> item >= 4 ? 10_000 : 4_000);
-        awaitItems(c, 2);
+        awaitSettled(a, b, c);
         fireAll(Instant.now(), a, b, c);
         await().atMost(WITHIN).until(() -> recorder.hasStarted("c", 4) && recorder.hasStarted("a", 0));
         kill(c);

@@ -1,14 +1,18 @@
 package io.shardingjob.core;
 
+import static org.awaitility.Awaitility.await;
+
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.execution.FireReport;
 import io.shardingjob.core.execution.ItemExecutor;
 import io.shardingjob.core.execution.ItemResult;
+import io.shardingjob.core.sharding.Assignment;
 import io.shardingjob.core.sharding.strategy.ShardingStrategies;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -93,6 +97,24 @@ abstract class FailoverTestSupport extends ZooKeeperTestSupport {
         workers.add(worker);
         coordinator.start();
         return worker;
+    }
+
+    /**
+     * Waits until the cluster has settled, as it has long before a scheduled fire: every worker sees the same
+     * assignment, made for exactly these workers, and no reshard pending. Waiting for one worker is not enough: another
+     * one's cache may still show the previous epoch, and a fire planned under two epochs runs an item that moved
+     * between them twice, or on neither.
+     */
+    protected static void awaitSettled(Worker... workers) {
+        Set<String> ids = Arrays.stream(workers).map(Worker::id).collect(Collectors.toSet());
+        await().atMost(Duration.ofSeconds(20)).until(() -> {
+            Assignment first = workers[0].coordinator().assignment();
+            return first.itemsByInstance().keySet().equals(ids)
+                    && Arrays.stream(workers)
+                            .map(Worker::coordinator)
+                            .allMatch(coordinator -> !coordinator.isReshardPending()
+                                    && coordinator.assignment().equals(first));
+        });
     }
 
     /** The process dies: its items stop at once and its session expires after the session timeout. */
