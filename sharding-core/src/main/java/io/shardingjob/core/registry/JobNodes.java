@@ -22,6 +22,9 @@ package io.shardingjob.core.registry;
  * /{job}/completions/{fireMillis}/items/{item} persistent  an item of that fire ended: outcome, instance, total
  * /{job}/completions/{fireMillis}/claim  ephemeral   an instance is calling the fire's completion listener
  * /{job}/completions/{fireMillis}/done   persistent  the fire's completion listener was called
+ * /{job}/ledger                          persistent  the fire ledger; data: the fire every earlier fire is settled by
+ * /{job}/ledger/{fireMillis}             persistent  one fire, named by its scheduled time
+ * /{job}/ledger/{fireMillis}/{item}      persistent  the claim of one item of that fire: owner, session, state, times
  * </pre>
  */
 public final class JobNodes {
@@ -149,6 +152,20 @@ public final class JobNodes {
     public static String fireRecordInstance(String name) {
         int tilde = name.lastIndexOf('~');
         return tilde < 0 ? name : name.substring(0, tilde);
+    }
+
+    public String ledger() {
+        return root + "/ledger";
+    }
+
+    /** A fire's ledger node, named by its scheduled time in epoch milliseconds so that names sort by time. */
+    public String ledgerFire(java.time.Instant fireTime) {
+        return ledger() + "/" + fireTime.toEpochMilli();
+    }
+
+    /** The claim of one item of one fire: its creation decides who runs the item for that fire. */
+    public String claim(java.time.Instant fireTime, int item) {
+        return ledgerFire(fireTime) + "/" + item;
     }
 
     /** The last segment of a path, e.g. the instance id of an instance node. */

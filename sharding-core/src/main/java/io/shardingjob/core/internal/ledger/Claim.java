@@ -1,0 +1,211 @@
+package io.shardingjob.core.internal.ledger;
+
+import io.shardingjob.core.execution.ExecutionSource;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.zookeeper.data.Stat;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The claim of one item of one fire, as stored in its ledger node, with the node's version (what a compare-and-set
+ * write must hold) and the fencing token of its current owner.
+ *
+ * @param item the item
+ * @param fireTime the scheduled time of the fire
+ * @param instanceId the instance that owns the claim
+ * @param sessionId the ZooKeeper session that owns it: the claim is live exactly as long as that session is
+ * @param attempt how many owners the claim has had: 1 for the first, one more for each take-over
+ * @param state where it stands
+ * @param source why it runs
+ * @param epoch the assignment epoch the claimer planned with (informative: the claim, not the epoch, fences)
+ * @param total the fire's number of items
+ * @param retry the retry the item is at: a take-over continues the count
+ * @param started when the current owner took it
+ * @param ended when it ended, if it did
+ * @param version the node's data version when read or written
+ * @param fencingToken the {@code mzxid} of the write that gave the claim to its current owner
+ */
+public record Claim(
+        int item,
+        Instant fireTime,
+        String instanceId,
+        long sessionId,
+        int attempt,
+        ClaimState state,
+        ExecutionSource source,
+        long epoch,
+        int total,
+        int retry,
+        Instant started,
+        @Nullable Instant ended,
+        int version,
+        long fencingToken) {
+
+    /** A new claim, before it is written. */
+    public static Claim first(
+            int item,
+            Instant fireTime,
+            String instanceId,
+            long sessionId,
+            ExecutionSource source,
+            long epoch,
+            int total,
+            Instant now) {
+        return new Claim(
+                item,
+                fireTime,
+                instanceId,
+                sessionId,
+                1,
+                ClaimState.RUNNING,
+                source,
+                epoch,
+                total,
+                0,
+                now,
+                null,
+                -1,
+                0);
+    }
+
+    /** This claim given to a new owner, as a take-over writes it. */
+    public Claim takenOverBy(String newInstance, long newSession, ExecutionSource newSource, Instant now) {
+        return new Claim(
+                item,
+                fireTime,
+                newInstance,
+                newSession,
+                attempt + 1,
+                ClaimState.RUNNING,
+                newSource,
+                epoch,
+                total,
+                retry,
+                now,
+                null,
+                version,
+                0);
+    }
+
+    /** This claim in another state, written by its owner. */
+    public Claim with(ClaimState newState, @Nullable Instant newEnded) {
+        return new Claim(
+                item,
+                fireTime,
+                instanceId,
+                sessionId,
+                attempt,
+                newState,
+                source,
+                epoch,
+                total,
+                retry,
+                started,
+                newEnded,
+                version,
+                fencingToken);
+    }
+
+    /** This claim at the retry its owner starts now. */
+    public Claim atRetry(int newRetry) {
+        return new Claim(
+                item,
+                fireTime,
+                instanceId,
+                sessionId,
+                attempt,
+                state,
+                source,
+                epoch,
+                total,
+                newRetry,
+                started,
+                ended,
+                version,
+                fencingToken);
+    }
+
+    /** This claim as the server holds it after a write that returned {@code stat}. */
+    public Claim written(Stat stat, boolean owningWrite) {
+        return new Claim(
+                item,
+                fireTime,
+                instanceId,
+                sessionId,
+                attempt,
+                state,
+                source,
+                epoch,
+                total,
+                retry,
+                started,
+                ended,
+                stat.getVersion(),
+                owningWrite ? stat.getMzxid() : fencingToken);
+    }
+
+    /**
+     * The node's data. The fencing token is stored by every write after the owning one, so that a reader learns it;
+     * the owning write itself cannot know its own {@code mzxid}, so a node without a token was last written by its
+     * owning write and its {@code mzxid} is the token.
+     */
+    public byte[] encode() {
+        StringBuilder text = new StringBuilder(160)
+                .append("instance=")
+                .append(instanceId)
+                .append("\nsession=")
+                .append(Long.toHexString(sessionId))
+                .append("\nattempt=")
+                .append(attempt)
+                .append("\nstate=")
+                .append(state)
+                .append("\nsource=")
+                .append(source)
+                .append("\nepoch=")
+                .append(epoch)
+                .append("\ntotal=")
+                .append(total)
+                .append("\nretry=")
+                .append(retry)
+                .append("\nstarted=")
+                .append(started.toEpochMilli())
+                .append('\n');
+        if (ended != null) {
+            text.append("ended=").append(ended.toEpochMilli()).append('\n');
+        }
+        if (fencingToken != 0) {
+            text.append("token=").append(fencingToken).append('\n');
+        }
+        return text.toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** Reads a claim node's data and stat. */
+    public static Claim decode(int item, Instant fireTime, byte[] data, Stat stat) {
+        Map<String, String> fields = new HashMap<>();
+        for (String line : new String(data, StandardCharsets.UTF_8).split("\n")) {
+            int equals = line.indexOf('=');
+            if (equals > 0) {
+                fields.put(line.substring(0, equals), line.substring(equals + 1));
+            }
+        }
+        String ended = fields.get("ended");
+        String token = fields.get("token");
+        return new Claim(
+                item,
+                fireTime,
+                fields.getOrDefault("instance", ""),
+                Long.parseUnsignedLong(fields.getOrDefault("session", "0"), 16),
+                Integer.parseInt(fields.getOrDefault("attempt", "1")),
+                ClaimState.valueOf(fields.getOrDefault("state", ClaimState.RUNNING.name())),
+                ExecutionSource.valueOf(fields.getOrDefault("source", ExecutionSource.NORMAL.name())),
+                Long.parseLong(fields.getOrDefault("epoch", "0")),
+                Integer.parseInt(fields.getOrDefault("total", "0")),
+                Integer.parseInt(fields.getOrDefault("retry", "0")),
+                Instant.ofEpochMilli(Long.parseLong(fields.getOrDefault("started", "0"))),
+                ended == null ? null : Instant.ofEpochMilli(Long.parseLong(ended)),
+                stat.getVersion(),
+                token == null ? stat.getMzxid() : Long.parseLong(token));
+    }
+}

@@ -1,0 +1,382 @@
+package io.shardingjob.core.internal.ledger;
+
+import io.shardingjob.core.internal.ledger.LedgerRules.FireView;
+import io.shardingjob.core.registry.JobNodes;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.utils.ZKPaths;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.CreateOptions;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.data.Stat;
+
+/**
+ * The fire ledger of one job in ZooKeeper: one persistent node per fire, one claim node per item of it. Whoever
+ * creates an item's claim runs the item for that fire, so an item of a fire never runs twice, whatever the assignment,
+ * the epoch or a late cache says. Every later write to a claim is a {@code setData} at the version its writer holds, so
+ * an owner that lost the claim (taken over after its session ended) cannot overwrite the new owner's state.
+ *
+ * <p>Writes are grouped: the claims of one fire are created in one multi-operation, and claims that end together are
+ * updated in one, each split so that a request stays far below ZooKeeper's 1 MB {@code jute.maxbuffer}. Reads of many
+ * nodes go in one read-only multi. The ledger is read only by audits and the leader's retention, never watched or
+ * cached: it grows with fires and items.
+ *
+ * <p>This class talks to the session's {@link ZooKeeper} handle directly (Curator's transactions return no
+ * {@link Stat} for a create, and the fencing token is the claim's {@code mzxid}), so it does not retry: a connection
+ * loss surfaces as an exception, and whether the write happened is found out by reading the claim again (a claim that
+ * names this session is this session's, see {@link LedgerRules#strandedOwn}).
+ *
+ * <p>Race windows: a claim read as an orphan may be taken over by two instances at once; the versioned write lets one
+ * win. A fire being retired while a late make-up claims one of its items fails the deletion (the node is not empty)
+ * or, the other way round, re-creates the fire node for that one claim; either way the claim decides.
+ */
+public final class FireLedger {
+
+    /** Operations per multi: a claim costs about 250 bytes, so a batch stays near 125 kB, an eighth of the limit. */
+    static final int MAX_OPS_PER_MULTI = 500;
+
+    /** Fires per read of their children: a fire of 10,000 items lists about 60 kB of names. */
+    private static final int MAX_FIRES_PER_READ = 8;
+
+    private static final int MAX_CLAIM_ROUNDS = 4;
+
+    private static final String WATERMARK_PREFIX = "settled=";
+
+    private final CuratorFramework client;
+
+    private final JobNodes nodes;
+
+    /** Fires whose node this instance created or found, so that its next claims in them skip creating it. */
+    private final Set<Long> knownFires = ConcurrentHashMap.newKeySet();
+
+    public FireLedger(CuratorFramework client, JobNodes nodes) {
+        this.client = client;
+        this.nodes = nodes;
+    }
+
+    /**
+     * What a claim attempt came to.
+     *
+     * @param won the claims this session created, with their version and fencing token
+     * @param lost the items another claim already covered, with that claim as read
+     */
+    public record Claimed(Map<Integer, Claim> won, Map<Integer, Claim> lost) {}
+
+    /**
+     * Creates the claims of one fire, in as few multi-operations as their size allows.
+     *
+     * @param claims new claims ({@link Claim#first}) of one fire
+     */
+    public Claimed claim(Instant fireTime, List<Claim> claims) throws Exception {
+        Map<Integer, Claim> won = new TreeMap<>();
+        Map<Integer, Claim> lost = new TreeMap<>();
+        for (List<Claim> batch : batches(claims, MAX_OPS_PER_MULTI - 1)) {
+            claimBatch(fireTime, new ArrayList<>(batch), won, lost);
+        }
+        return new Claimed(won, lost);
+    }
+
+    private void claimBatch(Instant fireTime, List<Claim> batch, Map<Integer, Claim> won, Map<Integer, Claim> lost)
+            throws Exception {
+        String firePath = full(nodes.ledgerFire(fireTime));
+        for (int round = 0; round < MAX_CLAIM_ROUNDS && !batch.isEmpty(); round++) {
+            boolean withFire = !knownFires.contains(fireTime.toEpochMilli());
+            List<Op> ops = new ArrayList<>(batch.size() + 1);
+            if (withFire) {
+                ops.add(Op.create(firePath, new byte[0], persistent()));
+            }
+            for (Claim claim : batch) {
+                ops.add(Op.create(full(nodes.claim(fireTime, claim.item())), claim.encode(), persistent()));
+            }
+            try {
+                List<OpResult> results = zooKeeper().multi(ops);
+                knownFires.add(fireTime.toEpochMilli());
+                int offset = withFire ? 1 : 0;
+                for (int i = 0; i < batch.size(); i++) {
+                    Stat stat = ((OpResult.CreateResult) results.get(i + offset)).getStat();
+                    won.put(batch.get(i).item(), batch.get(i).written(stat, true));
+                }
+                return;
+            } catch (KeeperException failed) {
+                int index = firstFailure(failed);
+                if (index < 0) {
+                    throw failed;
+                }
+                KeeperException.Code code = KeeperException.Code.get(errorOf(failed, index));
+                if (withFire && index == 0 && code == KeeperException.Code.NODEEXISTS) {
+                    knownFires.add(fireTime.toEpochMilli());
+                } else if (code == KeeperException.Code.NONODE) {
+                    // The fire node this instance knew was retired meanwhile: create it again with the claims.
+                    knownFires.remove(fireTime.toEpochMilli());
+                } else if (code == KeeperException.Code.NODEEXISTS) {
+                    knownFires.add(fireTime.toEpochMilli());
+                    Map<Integer, Claim> existing =
+                            read(List.of(fireTime)).get(0).claims();
+                    batch.removeIf(claim -> {
+                        Claim other = existing.get(claim.item());
+                        if (other != null) {
+                            lost.put(claim.item(), other);
+                        }
+                        return other != null;
+                    });
+                } else {
+                    throw failed;
+                }
+            }
+        }
+        if (!batch.isEmpty()) {
+            throw new IllegalStateException("Could not claim items of the fire at " + fireTime + " in "
+                    + MAX_CLAIM_ROUNDS + " rounds: the ledger keeps changing under them");
+        }
+    }
+
+    /**
+     * What a group of owner writes came to.
+     *
+     * @param written the claims as now stored, with their new versions
+     * @param lost the claims whose write was refused because they are no longer this writer's (taken over, retired)
+     */
+    public record Written(List<Claim> written, List<Claim> lost) {}
+
+    /** Writes each claim as given at the version it holds, in one multi-operation per batch: a group commit. */
+    public Written update(List<Claim> claims) throws Exception {
+        List<Claim> written = new ArrayList<>(claims.size());
+        List<Claim> lost = new ArrayList<>();
+        for (List<Claim> batch : batches(claims, MAX_OPS_PER_MULTI)) {
+            List<Claim> remaining = new ArrayList<>(batch);
+            while (!remaining.isEmpty()) {
+                List<Op> ops = new ArrayList<>(remaining.size());
+                for (Claim claim : remaining) {
+                    ops.add(Op.setData(
+                            full(nodes.claim(claim.fireTime(), claim.item())), claim.encode(), claim.version()));
+                }
+                try {
+                    List<OpResult> results = zooKeeper().multi(ops);
+                    for (int i = 0; i < remaining.size(); i++) {
+                        Stat stat = ((OpResult.SetDataResult) results.get(i)).getStat();
+                        written.add(remaining.get(i).written(stat, false));
+                    }
+                    remaining.clear();
+                } catch (KeeperException failed) {
+                    int index = firstFailure(failed);
+                    KeeperException.Code code =
+                            index < 0 ? failed.code() : KeeperException.Code.get(errorOf(failed, index));
+                    if (index < 0 || (code != KeeperException.Code.BADVERSION && code != KeeperException.Code.NONODE)) {
+                        throw failed;
+                    }
+                    lost.add(remaining.remove(index));
+                }
+            }
+        }
+        return new Written(written, lost);
+    }
+
+    /**
+     * Takes an orphan over: rewrites it for this session at the version it was read with. Of several instances taking
+     * the same orphan over, exactly one succeeds.
+     *
+     * @return the claim now owned, with its new fencing token; empty when someone else changed it first
+     */
+    public Optional<Claim> takeOver(Claim orphan, Claim taken) throws Exception {
+        try {
+            Stat stat = zooKeeper()
+                    .setData(full(nodes.claim(orphan.fireTime(), orphan.item())), taken.encode(), orphan.version());
+            return Optional.of(taken.written(stat, true));
+        } catch (KeeperException.BadVersionException | KeeperException.NoNodeException lostRace) {
+            return Optional.empty();
+        }
+    }
+
+    /** The fires the ledger holds, oldest first. */
+    public List<Instant> fires() throws Exception {
+        try {
+            return zooKeeper().getChildren(full(nodes.ledger()), false).stream()
+                    .map(Long::parseLong)
+                    .sorted()
+                    .map(Instant::ofEpochMilli)
+                    .toList();
+        } catch (KeeperException.NoNodeException none) {
+            return List.of();
+        }
+    }
+
+    /** The fire every earlier fire is settled by, or the epoch when none is known. */
+    public Instant watermark() throws Exception {
+        try {
+            String text = new String(zooKeeper().getData(full(nodes.ledger()), false, null), StandardCharsets.UTF_8);
+            return text.startsWith(WATERMARK_PREFIX)
+                    ? Instant.ofEpochMilli(Long.parseLong(
+                            text.substring(WATERMARK_PREFIX.length()).trim()))
+                    : Instant.EPOCH;
+        } catch (KeeperException.NoNodeException none) {
+            return Instant.EPOCH;
+        }
+    }
+
+    /** Stores the watermark; only the leader writes it, and a stale one only makes audits look further back. */
+    public void setWatermark(Instant settledThrough) throws Exception {
+        zooKeeper()
+                .setData(
+                        full(nodes.ledger()),
+                        (WATERMARK_PREFIX + settledThrough.toEpochMilli()).getBytes(StandardCharsets.UTF_8),
+                        -1);
+    }
+
+    /** Every claim of the given fires, in two read-only multi-operations per few fires. Missing fires read empty. */
+    public List<FireView> read(Collection<Instant> fireTimes) throws Exception {
+        List<FireView> views = new ArrayList<>(fireTimes.size());
+        for (List<Instant> chunk : batches(List.copyOf(fireTimes), MAX_FIRES_PER_READ)) {
+            List<Op> listings = new ArrayList<>(chunk.size());
+            chunk.forEach(fireTime -> listings.add(Op.getChildren(full(nodes.ledgerFire(fireTime)))));
+            List<OpResult> children = zooKeeper().multi(listings);
+            Map<Instant, List<Integer>> items = new LinkedHashMap<>();
+            for (int i = 0; i < chunk.size(); i++) {
+                List<Integer> claimed = new ArrayList<>();
+                if (children.get(i) instanceof OpResult.GetChildrenResult listing) {
+                    for (String name : listing.getChildren()) {
+                        claimed.add(Integer.parseInt(name));
+                    }
+                }
+                Collections.sort(claimed);
+                items.put(chunk.get(i), claimed);
+            }
+            Map<Instant, Map<Integer, Claim>> claims = readClaims(items);
+            chunk.forEach(fireTime -> views.add(new FireView(fireTime, claims.get(fireTime))));
+        }
+        return views;
+    }
+
+    private Map<Instant, Map<Integer, Claim>> readClaims(Map<Instant, List<Integer>> items) throws Exception {
+        List<Instant> fireOf = new ArrayList<>();
+        List<Integer> itemOf = new ArrayList<>();
+        Map<Instant, Map<Integer, Claim>> claims = new LinkedHashMap<>();
+        items.forEach((fireTime, claimed) -> {
+            claims.put(fireTime, new TreeMap<>());
+            claimed.forEach(item -> {
+                fireOf.add(fireTime);
+                itemOf.add(item);
+            });
+        });
+        for (int from = 0; from < fireOf.size(); from += MAX_OPS_PER_MULTI) {
+            int to = Math.min(fireOf.size(), from + MAX_OPS_PER_MULTI);
+            List<Op> reads = new ArrayList<>(to - from);
+            for (int i = from; i < to; i++) {
+                reads.add(Op.getData(full(nodes.claim(fireOf.get(i), itemOf.get(i)))));
+            }
+            List<OpResult> results = zooKeeper().multi(reads);
+            for (int i = from; i < to; i++) {
+                if (results.get(i - from) instanceof OpResult.GetDataResult data) {
+                    Claim claim = Claim.decode(itemOf.get(i), fireOf.get(i), data.getData(), data.getStat());
+                    claims.get(fireOf.get(i)).put(claim.item(), claim);
+                }
+            }
+        }
+        return claims;
+    }
+
+    /**
+     * Deletes fires and their claims, several fires per multi-operation. A fire that gained a claim since it was read
+     * is left for the next pass (its deletion fails as not empty).
+     *
+     * @return how many fires were deleted
+     */
+    public int retire(Collection<FireView> fires) throws Exception {
+        int retired = 0;
+        List<Op> ops = new ArrayList<>();
+        List<FireView> inBatch = new ArrayList<>();
+        for (FireView fire : fires) {
+            if (!ops.isEmpty() && ops.size() + fire.claims().size() + 1 > MAX_OPS_PER_MULTI) {
+                retired += deleteBatch(ops, inBatch);
+            }
+            fire.claims().keySet().forEach(item -> ops.add(Op.delete(full(nodes.claim(fire.fireTime(), item)), -1)));
+            ops.add(Op.delete(full(nodes.ledgerFire(fire.fireTime())), -1));
+            inBatch.add(fire);
+        }
+        if (!ops.isEmpty()) {
+            retired += deleteBatch(ops, inBatch);
+        }
+        return retired;
+    }
+
+    private int deleteBatch(List<Op> ops, List<FireView> fires) throws Exception {
+        try {
+            zooKeeper().multi(ops);
+            fires.forEach(fire -> knownFires.remove(fire.fireTime().toEpochMilli()));
+            return fires.size();
+        } catch (KeeperException failed) {
+            if (fires.size() == 1) {
+                return 0;
+            }
+            // One fire changed since it was read: delete the others one by one.
+            int retired = 0;
+            for (FireView fire : fires) {
+                retired += retire(List.of(fire));
+            }
+            return retired;
+        } finally {
+            ops.clear();
+            fires.clear();
+        }
+    }
+
+    /** The id of the session this instance's claims name. */
+    public long sessionId() throws Exception {
+        return zooKeeper().getSessionId();
+    }
+
+    private ZooKeeper zooKeeper() throws Exception {
+        return client.getZookeeperClient().getZooKeeper();
+    }
+
+    private String full(String path) {
+        return ZKPaths.fixForNamespace(client.getNamespace(), path);
+    }
+
+    private static CreateOptions persistent() {
+        return CreateOptions.newBuilder(ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT)
+                .build();
+    }
+
+    /** The index of the operation that failed a multi, or -1 when the failure was not an operation's. */
+    private static int firstFailure(KeeperException failed) {
+        List<OpResult> results = failed.getResults();
+        if (results == null) {
+            return -1;
+        }
+        for (int i = 0; i < results.size(); i++) {
+            if (results.get(i) instanceof OpResult.ErrorResult error
+                    && error.getErr() != KeeperException.Code.OK.intValue()
+                    && error.getErr() != KeeperException.Code.RUNTIMEINCONSISTENCY.intValue()) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private static int errorOf(KeeperException failed, int index) {
+        return ((OpResult.ErrorResult) failed.getResults().get(index)).getErr();
+    }
+
+    private static <T> List<List<T>> batches(List<T> all, int size) {
+        List<List<T>> batches = new ArrayList<>();
+        for (int from = 0; from < all.size(); from += size) {
+            batches.add(all.subList(from, Math.min(all.size(), from + size)));
+        }
+        return batches;
+    }
+}

@@ -1,0 +1,207 @@
+package io.shardingjob.core.internal.ledger;
+
+import io.shardingjob.core.config.MisfirePolicy;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SortedMap;
+
+/**
+ * The ledger's decisions, as pure functions of what was read from it: which claims to take over, which missed fires
+ * to make up, coalesce or skip, and which fires to retire. ZooKeeper then decides the races these plans run into (a
+ * {@code create} that finds the node, a {@code setData} at a stale version), so a plan made on a stale read is safe:
+ * it can only lose.
+ */
+public final class LedgerRules {
+
+    private LedgerRules() {}
+
+    /** One item of one fire. */
+    public record Slot(int item, Instant fireTime) implements Comparable<Slot> {
+
+        private static final Comparator<Slot> ORDER =
+                Comparator.comparing(Slot::fireTime).thenComparingInt(Slot::item);
+
+        @Override
+        public int compareTo(Slot other) {
+            return ORDER.compare(this, other);
+        }
+    }
+
+    /**
+     * What to do about the slots of some items that no claim covers.
+     *
+     * @param run the slots to claim and run, oldest first
+     * @param coalesced slots folded into a later run of the same item, each with the slot it is folded into
+     * @param skipped slots recorded as not run
+     */
+    public record MakeUpPlan(List<Slot> run, Map<Slot, Slot> coalesced, List<Slot> skipped) {
+
+        public boolean isEmpty() {
+            return run.isEmpty() && coalesced.isEmpty() && skipped.isEmpty();
+        }
+    }
+
+    /**
+     * An orphan: an open claim whose owner gave it up, or whose owner session is not live. The live sessions must come
+     * from the server, not a cache: a cache that has not seen a new instance's registration yet would make its claims
+     * look orphaned while it runs them.
+     */
+    public static boolean isOrphan(Claim claim, Set<Long> liveSessions) {
+        return claim.state() == ClaimState.RELEASED
+                || (claim.state() == ClaimState.RUNNING && !liveSessions.contains(claim.sessionId()));
+    }
+
+    /**
+     * The orphans this instance takes over: those of items it owns now. Only the item's owner takes it over, so that
+     * the runs of one item, orphaned or not, stay on one instance, one after another.
+     */
+    public static List<Claim> toTakeOver(Collection<Claim> claims, Set<Long> liveSessions, Set<Integer> ownedItems) {
+        return claims.stream()
+                .filter(claim -> ownedItems.contains(claim.item()))
+                .filter(claim -> isOrphan(claim, liveSessions))
+                .sorted(Comparator.comparing(Claim::fireTime).thenComparingInt(Claim::item))
+                .toList();
+    }
+
+    /**
+     * Claims of this very session that it is not running: their write reached the server although the client saw the
+     * connection drop, or the instance lost track of them. Nobody else takes them over while the session lives, so the
+     * session itself must run or release them.
+     */
+    public static List<Claim> strandedOwn(Collection<Claim> claims, long sessionId, Set<Slot> runningHere) {
+        return claims.stream()
+                .filter(claim -> claim.state() == ClaimState.RUNNING && claim.sessionId() == sessionId)
+                .filter(claim -> !runningHere.contains(new Slot(claim.item(), claim.fireTime())))
+                .sorted(Comparator.comparing(Claim::fireTime).thenComparingInt(Claim::item))
+                .toList();
+    }
+
+    /**
+     * Plans the make-up of the slots of {@code items} that no claim covers.
+     *
+     * <p>A slot is missing once its fire is late (before {@code lateBefore}): until then its owner may still claim it,
+     * and a make-up would only race it. Missing slots before {@code horizon} are beyond catch-up and skipped under every
+     * policy. Under {@link MisfirePolicy#ONCE}, each run of consecutive missing fires of an item (no claimed fire in
+     * between) runs once, as its latest fire; the others are coalesced into that run.
+     *
+     * @param claimed for every fire known to be due, the items a claim covers
+     */
+    public static MakeUpPlan makeUps(
+            SortedMap<Instant, Set<Integer>> claimed,
+            Collection<Integer> items,
+            MisfirePolicy policy,
+            Instant lateBefore,
+            Instant horizon) {
+        List<Slot> run = new ArrayList<>();
+        Map<Slot, Slot> coalesced = new LinkedHashMap<>();
+        List<Slot> skipped = new ArrayList<>();
+        for (int item : items.stream().sorted().distinct().toList()) {
+            List<Slot> group = new ArrayList<>();
+            for (Map.Entry<Instant, Set<Integer>> fire : claimed.entrySet()) {
+                Instant fireTime = fire.getKey();
+                if (!fireTime.isBefore(lateBefore)) {
+                    break;
+                }
+                if (fire.getValue().contains(item)) {
+                    closeGroup(group, policy, run, coalesced, skipped);
+                    continue;
+                }
+                Slot slot = new Slot(item, fireTime);
+                if (fireTime.isBefore(horizon)) {
+                    skipped.add(slot);
+                } else {
+                    group.add(slot);
+                }
+            }
+            closeGroup(group, policy, run, coalesced, skipped);
+        }
+        run.sort(null);
+        skipped.sort(null);
+        return new MakeUpPlan(List.copyOf(run), coalesced, List.copyOf(skipped));
+    }
+
+    private static void closeGroup(
+            List<Slot> group, MisfirePolicy policy, List<Slot> run, Map<Slot, Slot> coalesced, List<Slot> skipped) {
+        if (group.isEmpty()) {
+            return;
+        }
+        switch (policy) {
+            case ALL -> run.addAll(group);
+            case SKIP -> skipped.addAll(group);
+            case ONCE -> {
+                Slot latest = group.get(group.size() - 1);
+                run.add(latest);
+                group.subList(0, group.size() - 1).forEach(slot -> coalesced.put(slot, latest));
+            }
+        }
+        group.clear();
+    }
+
+    /** What the ledger holds for one fire. */
+    public record FireView(Instant fireTime, Map<Integer, Claim> claims) {
+
+        /** The fire's item count, as its claimers planned it; 0 when nobody claimed anything yet. */
+        public int total() {
+            return claims.values().stream().mapToInt(Claim::total).max().orElse(0);
+        }
+
+        /** Whether every item of the fire has a claim that is no longer open. */
+        public boolean isSettled() {
+            int total = total();
+            if (total == 0) {
+                return false;
+            }
+            for (int item = 0; item < total; item++) {
+                Claim claim = claims.get(item);
+                if (claim == null || claim.state().isOpen()) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        public boolean hasOpenClaim() {
+            return claims.values().stream().anyMatch(claim -> claim.state().isOpen());
+        }
+    }
+
+    /**
+     * The fires to delete: settled ones older than {@code keepAfter} (kept until then for operators and for late
+     * make-ups to find them), and unsettled ones older than the catch-up {@code horizon} with no open claim, which
+     * nothing will ever make up. A fire with an open claim is never deleted: its item has yet to run.
+     */
+    public static List<Instant> toRetire(Collection<FireView> fires, Instant keepAfter, Instant horizon) {
+        return fires.stream()
+                .filter(fire -> (fire.isSettled() && fire.fireTime().isBefore(keepAfter))
+                        || (fire.fireTime().isBefore(horizon) && !fire.hasOpenClaim()))
+                .map(FireView::fireTime)
+                .sorted()
+                .toList();
+    }
+
+    /**
+     * The latest fire such that it and every fire before it are settled: audits need not look at or before it.
+     *
+     * @param fires every fire the ledger holds after the previous watermark, in any order
+     */
+    public static Instant settledThrough(Collection<FireView> fires, Instant previous) {
+        Instant through = previous;
+        for (FireView fire :
+                fires.stream().sorted(Comparator.comparing(FireView::fireTime)).toList()) {
+            if (!fire.fireTime().isAfter(previous)) {
+                continue;
+            }
+            if (!fire.isSettled()) {
+                break;
+            }
+            through = fire.fireTime();
+        }
+        return through;
+    }
+}

@@ -1,0 +1,190 @@
+package io.shardingjob.core.internal.ledger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.shardingjob.core.ZooKeeperTestSupport;
+import io.shardingjob.core.execution.ExecutionSource;
+import io.shardingjob.core.internal.ledger.LedgerRules.FireView;
+import io.shardingjob.core.registry.JobNodes;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CyclicBarrier;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The ledger's writes and reads against a real ZooKeeper server: ZooKeeper decides every race. */
+class FireLedgerTest extends ZooKeeperTestSupport {
+
+    private static final JobNodes NODES = new JobNodes("settlement");
+
+    private final Instant fire = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+
+    @BeforeEach
+    void createTheLedger() throws Exception {
+        newClient().create().creatingParentsIfNeeded().forPath(NODES.ledger());
+    }
+
+    @Test
+    void eachItemOfAFireIsWonByExactlyOneOfFourInstancesClaimingAllOfThemAtOnce() throws Exception {
+        int items = 20;
+        List<FireLedger> ledgers = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            ledgers.add(new FireLedger(newClient(), NODES));
+        }
+        CyclicBarrier together = new CyclicBarrier(ledgers.size());
+        List<CompletableFuture<FireLedger.Claimed>> attempts = new ArrayList<>();
+        for (int i = 0; i < ledgers.size(); i++) {
+            FireLedger ledger = ledgers.get(i);
+            String instance = "w" + i;
+            attempts.add(CompletableFuture.supplyAsync(() -> {
+                try {
+                    List<Claim> claims = IntStream.range(0, items)
+                            .mapToObj(item -> Claim.first(
+                                    item, fire, instance, sessionOf(ledger), ExecutionSource.NORMAL, 1, items, fire))
+                            .toList();
+                    together.await();
+                    return ledger.claim(fire, claims);
+                } catch (Exception ex) {
+                    throw new IllegalStateException(ex);
+                }
+            }));
+        }
+
+        Set<Integer> won = new HashSet<>();
+        int wins = 0;
+        for (CompletableFuture<FireLedger.Claimed> attempt : attempts) {
+            FireLedger.Claimed claimed = attempt.join();
+            wins += claimed.won().size();
+            won.addAll(claimed.won().keySet());
+            assertThat(claimed.won().size() + claimed.lost().size()).isEqualTo(items);
+        }
+        assertThat(wins).isEqualTo(items);
+        assertThat(won).hasSize(items);
+        Map<Integer, Claim> stored = ledgers.get(0).read(List.of(fire)).get(0).claims();
+        assertThat(stored).hasSize(items);
+        for (CompletableFuture<FireLedger.Claimed> attempt : attempts) {
+            attempt.join()
+                    .won()
+                    .forEach((item, claim) ->
+                            assertThat(stored.get(item).sessionId()).isEqualTo(claim.sessionId()));
+            attempt.join()
+                    .lost()
+                    .forEach((item, claim) ->
+                            assertThat(stored.get(item).sessionId()).isEqualTo(claim.sessionId()));
+        }
+    }
+
+    @Test
+    void anOwnerWhoseClaimWasTakenOverCannotWriteItAndTheNewOwnerHoldsAGreaterFencingToken() throws Exception {
+        FireLedger zombie = new FireLedger(newClient(), NODES);
+        FireLedger survivor = new FireLedger(newClient(), NODES);
+        Claim original = zombie.claim(
+                        fire,
+                        List.of(Claim.first(3, fire, "a", zombie.sessionId(), ExecutionSource.NORMAL, 1, 4, fire)))
+                .won()
+                .get(3);
+        Claim orphan = survivor.read(List.of(fire)).get(0).claims().get(3);
+
+        Claim taken = survivor.takeOver(
+                        orphan, orphan.takenOverBy("b", survivor.sessionId(), ExecutionSource.FAILOVER, Instant.now()))
+                .orElseThrow();
+        FireLedger.Written zombieWrite = zombie.update(List.of(original.with(ClaimState.DONE, Instant.now())));
+        FireLedger.Written survivorWrite = survivor.update(List.of(taken.with(ClaimState.DONE, Instant.now())));
+
+        assertThat(zombieWrite.lost()).hasSize(1);
+        assertThat(zombieWrite.written()).isEmpty();
+        assertThat(survivorWrite.written()).hasSize(1);
+        assertThat(taken.fencingToken()).isGreaterThan(original.fencingToken());
+        assertThat(taken.attempt()).isEqualTo(2);
+        Claim stored = survivor.read(List.of(fire)).get(0).claims().get(3);
+        assertThat(stored.instanceId()).isEqualTo("b");
+        assertThat(stored.state()).isEqualTo(ClaimState.DONE);
+        assertThat(stored.fencingToken()).isEqualTo(taken.fencingToken());
+    }
+
+    @Test
+    void ofTwoInstancesTakingTheSameOrphanOverExactlyOneWins() throws Exception {
+        FireLedger dead = new FireLedger(newClient(), NODES);
+        dead.claim(fire, List.of(Claim.first(0, fire, "a", dead.sessionId(), ExecutionSource.NORMAL, 1, 1, fire)));
+        FireLedger b = new FireLedger(newClient(), NODES);
+        FireLedger c = new FireLedger(newClient(), NODES);
+        Claim seenByB = b.read(List.of(fire)).get(0).claims().get(0);
+        Claim seenByC = c.read(List.of(fire)).get(0).claims().get(0);
+
+        boolean bWon = b.takeOver(seenByB, seenByB.takenOverBy("b", b.sessionId(), ExecutionSource.FAILOVER, fire))
+                .isPresent();
+        boolean cWon = c.takeOver(seenByC, seenByC.takenOverBy("c", c.sessionId(), ExecutionSource.FAILOVER, fire))
+                .isPresent();
+
+        assertThat(List.of(bWon, cWon)).containsExactlyInAnyOrder(true, false);
+    }
+
+    @Test
+    void aFireOfTwelveHundredItemsIsClaimedInSeveralMultiOperationsAndReadBackWhole() throws Exception {
+        FireLedger ledger = new FireLedger(newClient(), NODES);
+        int items = 1200;
+        List<Claim> claims = IntStream.range(0, items)
+                .mapToObj(
+                        item -> Claim.first(item, fire, "a", sessionOf(ledger), ExecutionSource.NORMAL, 1, items, fire))
+                .toList();
+
+        FireLedger.Claimed claimed = ledger.claim(fire, claims);
+        FireLedger.Written done = ledger.update(claimed.won().values().stream()
+                .map(claim -> claim.with(ClaimState.DONE, fire))
+                .toList());
+
+        assertThat(claimed.won()).hasSize(items);
+        assertThat(done.written()).hasSize(items);
+        FireView view = ledger.read(List.of(fire)).get(0);
+        assertThat(view.claims()).hasSize(items);
+        assertThat(view.isSettled()).isTrue();
+    }
+
+    @Test
+    void retiresSettledFiresAndKeepsOnesWithAnOpenClaim() throws Exception {
+        FireLedger ledger = new FireLedger(newClient(), NODES);
+        long session = ledger.sessionId();
+        Instant settled = fire.minusSeconds(2);
+        Instant open = fire.minusSeconds(1);
+        Claimed first = claimTwo(ledger, settled, session);
+        ledger.update(first.won().values().stream()
+                .map(claim -> claim.with(ClaimState.DONE, fire))
+                .toList());
+        claimTwo(ledger, open, session);
+        List<FireView> views = ledger.read(ledger.fires());
+
+        List<Instant> retire = LedgerRules.toRetire(views, fire, fire.minusSeconds(60));
+        int retired = ledger.retire(
+                views.stream().filter(view -> retire.contains(view.fireTime())).toList());
+
+        assertThat(retired).isEqualTo(1);
+        assertThat(ledger.fires()).containsExactly(open);
+        assertThat(LedgerRules.settledThrough(views, Instant.EPOCH)).isEqualTo(settled);
+    }
+
+    private record Claimed(Map<Integer, Claim> won) {}
+
+    private static Claimed claimTwo(FireLedger ledger, Instant fireTime, long session) throws Exception {
+        return new Claimed(ledger.claim(
+                        fireTime,
+                        List.of(
+                                Claim.first(0, fireTime, "a", session, ExecutionSource.NORMAL, 1, 2, fireTime),
+                                Claim.first(1, fireTime, "a", session, ExecutionSource.NORMAL, 1, 2, fireTime)))
+                .won());
+    }
+
+    private static long sessionOf(FireLedger ledger) {
+        try {
+            return ledger.sessionId();
+        } catch (Exception ex) {
+            throw new IllegalStateException(ex);
+        }
+    }
+}

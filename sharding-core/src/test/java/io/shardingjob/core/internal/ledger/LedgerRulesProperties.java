@@ -1,0 +1,330 @@
+package io.shardingjob.core.internal.ledger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.shardingjob.core.config.MisfirePolicy;
+import io.shardingjob.core.execution.ExecutionSource;
+import io.shardingjob.core.internal.ledger.LedgerRules.MakeUpPlan;
+import io.shardingjob.core.internal.ledger.LedgerRules.Slot;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.constraints.IntRange;
+
+/**
+ * The ledger's rules over thousands of random histories of fires, crashes, restarts, reshards, finishes and audits,
+ * played against a model of ZooKeeper's two deciding operations: a create that fails when the node exists, and a write
+ * that fails at a stale version. Whatever the history: never two live runs of one item of one fire, and once the
+ * cluster is whole again and every owner has audited, no fire forgotten.
+ */
+class LedgerRulesProperties {
+
+    private static final Instant T0 = Instant.ofEpochSecond(2_000_000);
+
+    @Property(tries = 2000)
+    void neverTwoLiveRunsOfASlotAndNoFireForgotten(
+            @ForAll("seeds") long seed,
+            @ForAll @IntRange(min = 1, max = 4) int instances,
+            @ForAll @IntRange(min = 1, max = 6) int items,
+            @ForAll("policies") MisfirePolicy policy) {
+        Cluster cluster = new Cluster(new Random(seed), instances, items, policy);
+        for (int step = 0; step < 60; step++) {
+            cluster.randomStep();
+            assertThat(cluster.slotsRunTwiceAtOnce())
+                    .as("slots run twice at once")
+                    .isEmpty();
+        }
+        cluster.healAndSettle();
+
+        assertThat(cluster.slotsRunTwiceAtOnce()).isEmpty();
+        assertThat(cluster.forgottenSlots())
+                .as("slots neither run nor resolved by the policy")
+                .isEmpty();
+        if (policy == MisfirePolicy.ALL) {
+            assertThat(cluster.ledger.values()).noneMatch(claim -> claim.state == ClaimState.COALESCED);
+        }
+    }
+
+    @Property(tries = 2000)
+    void aMakeUpPlanCoversEveryLateMissingSlotOnceAndNeverAClaimedOne(
+            @ForAll("seeds") long seed, @ForAll("policies") MisfirePolicy policy) {
+        Random random = new Random(seed);
+        SortedMap<Instant, Set<Integer>> claimed = new TreeMap<>();
+        for (int fire = 0; fire < 1 + random.nextInt(12); fire++) {
+            Set<Integer> items = new HashSet<>();
+            for (int item = 0; item < 5; item++) {
+                if (random.nextBoolean()) {
+                    items.add(item);
+                }
+            }
+            claimed.put(T0.plusSeconds(fire), items);
+        }
+        Instant lateBefore = T0.plusSeconds(random.nextInt(14));
+        Instant horizon = T0.plusSeconds(random.nextInt(6));
+        List<Integer> mine = List.of(0, 1, 2, 3, 4).stream()
+                .filter(item -> random.nextBoolean())
+                .toList();
+
+        MakeUpPlan plan = LedgerRules.makeUps(claimed, mine, policy, lateBefore, horizon);
+
+        List<Slot> covered = new ArrayList<>(plan.run());
+        covered.addAll(plan.coalesced().keySet());
+        covered.addAll(plan.skipped());
+        Set<Slot> missing = new HashSet<>();
+        claimed.forEach((fireTime, items) -> mine.forEach(item -> {
+            if (fireTime.isBefore(lateBefore) && !items.contains(item)) {
+                missing.add(new Slot(item, fireTime));
+            }
+        }));
+        assertThat(covered).doesNotHaveDuplicates();
+        assertThat(new HashSet<>(covered)).isEqualTo(missing);
+        plan.coalesced().forEach((slot, into) -> {
+            assertThat(plan.run()).contains(into);
+            assertThat(into.item()).isEqualTo(slot.item());
+            assertThat(into.fireTime()).isAfter(slot.fireTime());
+        });
+        if (policy == MisfirePolicy.SKIP) {
+            assertThat(plan.run()).isEmpty();
+        }
+    }
+
+    @Provide
+    Arbitrary<Long> seeds() {
+        return Arbitraries.longs();
+    }
+
+    @Provide
+    Arbitrary<MisfirePolicy> policies() {
+        return Arbitraries.of(MisfirePolicy.class);
+    }
+
+    /** A model claim: the state ZooKeeper holds for one slot. */
+    private static final class ModelClaim {
+        long session;
+        ClaimState state = ClaimState.RUNNING;
+        int version;
+
+        ModelClaim(long session) {
+            this.session = session;
+        }
+
+        Claim view(Slot slot) {
+            return new Claim(
+                    slot.item(),
+                    slot.fireTime(),
+                    "s" + session,
+                    session,
+                    1,
+                    state,
+                    ExecutionSource.NORMAL,
+                    1,
+                    0,
+                    0,
+                    slot.fireTime(),
+                    null,
+                    version,
+                    0);
+        }
+    }
+
+    /** One process: its session while alive, and the slots it runs. */
+    private static final class Worker {
+        long session;
+        boolean alive = true;
+        final Set<Slot> running = new HashSet<>();
+    }
+
+    private static final class Cluster {
+        final Random random;
+        final int items;
+        final MisfirePolicy policy;
+        final List<Worker> workers = new ArrayList<>();
+        final Map<Slot, ModelClaim> ledger = new HashMap<>();
+        final List<Instant> fires = new ArrayList<>();
+        final Map<Integer, Integer> owner = new HashMap<>();
+        long nextSession = 1;
+
+        Cluster(Random random, int instances, int items, MisfirePolicy policy) {
+            this.random = random;
+            this.items = items;
+            this.policy = policy;
+            for (int i = 0; i < instances; i++) {
+                Worker worker = new Worker();
+                worker.session = nextSession++;
+                workers.add(worker);
+            }
+            reshard();
+        }
+
+        void randomStep() {
+            int choice = random.nextInt(10);
+            Worker worker = workers.get(random.nextInt(workers.size()));
+            switch (choice) {
+                case 0, 1, 2 -> fire();
+                case 3 -> crash(worker);
+                case 4 -> restart(worker);
+                case 5 -> reshard();
+                case 6, 7 -> finishSome(worker);
+                default -> audit(worker);
+            }
+        }
+
+        void fire() {
+            Instant fireTime = T0.plusSeconds(fires.size());
+            fires.add(fireTime);
+            for (int item = 0; item < items; item++) {
+                Worker worker = workers.get(owner.get(item));
+                // A busy, cut-off or slow owner misses the fire: audits must find the slot.
+                if (worker.alive && random.nextInt(4) != 0) {
+                    create(worker, new Slot(item, fireTime));
+                }
+            }
+        }
+
+        void create(Worker worker, Slot slot) {
+            if (!ledger.containsKey(slot)) {
+                ledger.put(slot, new ModelClaim(worker.session));
+                worker.running.add(slot);
+            }
+        }
+
+        void crash(Worker worker) {
+            worker.alive = false;
+            worker.running.clear();
+        }
+
+        void restart(Worker worker) {
+            if (!worker.alive) {
+                worker.alive = true;
+                worker.session = nextSession++;
+            }
+        }
+
+        void reshard() {
+            List<Integer> alive = new ArrayList<>();
+            for (int i = 0; i < workers.size(); i++) {
+                if (workers.get(i).alive) {
+                    alive.add(i);
+                }
+            }
+            for (int item = 0; item < items; item++) {
+                owner.put(
+                        item,
+                        alive.isEmpty() ? random.nextInt(workers.size()) : alive.get(random.nextInt(alive.size())));
+            }
+        }
+
+        void finishSome(Worker worker) {
+            for (Slot slot : new ArrayList<>(worker.running)) {
+                if (random.nextBoolean()) {
+                    ModelClaim claim = ledger.get(slot);
+                    // The owner's write at the version it holds: refused if the claim moved on.
+                    if (claim.session == worker.session && claim.state == ClaimState.RUNNING) {
+                        claim.state = random.nextInt(5) == 0 ? ClaimState.FAILED : ClaimState.DONE;
+                        claim.version++;
+                    }
+                    worker.running.remove(slot);
+                }
+            }
+        }
+
+        void audit(Worker worker) {
+            if (!worker.alive) {
+                return;
+            }
+            Set<Long> live = workers.stream()
+                    .filter(other -> other.alive)
+                    .map(other -> other.session)
+                    .collect(Collectors.toSet());
+            Set<Integer> owned = new HashSet<>();
+            owner.forEach((item, index) -> {
+                if (workers.get(index) == worker) {
+                    owned.add(item);
+                }
+            });
+            List<Claim> views = new ArrayList<>();
+            ledger.forEach((slot, claim) -> views.add(claim.view(slot)));
+            for (Claim orphan : LedgerRules.toTakeOver(views, live, owned)) {
+                ModelClaim claim = ledger.get(new Slot(orphan.item(), orphan.fireTime()));
+                if (claim.version == orphan.version()) {
+                    claim.session = worker.session;
+                    claim.state = ClaimState.RUNNING;
+                    claim.version++;
+                    worker.running.add(new Slot(orphan.item(), orphan.fireTime()));
+                }
+            }
+            for (Claim stranded : LedgerRules.strandedOwn(views, worker.session, worker.running)) {
+                worker.running.add(new Slot(stranded.item(), stranded.fireTime()));
+            }
+            SortedMap<Instant, Set<Integer>> claimed = new TreeMap<>();
+            fires.forEach(fireTime -> claimed.put(fireTime, new HashSet<>()));
+            ledger.keySet().forEach(slot -> claimed.get(slot.fireTime()).add(slot.item()));
+            Instant lateBefore = T0.plusSeconds(fires.size());
+            MakeUpPlan plan = LedgerRules.makeUps(claimed, owned, policy, lateBefore, T0);
+            plan.coalesced().keySet().forEach(slot -> resolve(worker, slot, ClaimState.COALESCED));
+            plan.skipped().forEach(slot -> resolve(worker, slot, ClaimState.SKIPPED));
+            plan.run().forEach(slot -> create(worker, slot));
+        }
+
+        void resolve(Worker worker, Slot slot, ClaimState state) {
+            if (!ledger.containsKey(slot)) {
+                ModelClaim claim = new ModelClaim(worker.session);
+                claim.state = state;
+                ledger.put(slot, claim);
+            }
+        }
+
+        void healAndSettle() {
+            workers.forEach(this::restart);
+            reshard();
+            for (int round = 0; round < 3; round++) {
+                workers.forEach(this::audit);
+                workers.forEach(worker -> {
+                    while (!worker.running.isEmpty()) {
+                        finishSome(worker);
+                    }
+                });
+            }
+        }
+
+        /** Slots that two live workers run at once, each believing the claim is its own. */
+        Set<Slot> slotsRunTwiceAtOnce() {
+            Map<Slot, Integer> runners = new HashMap<>();
+            workers.stream()
+                    .filter(worker -> worker.alive)
+                    .forEach(worker -> worker.running.forEach(slot -> runners.merge(slot, 1, Integer::sum)));
+            return runners.entrySet().stream()
+                    .filter(entry -> entry.getValue() > 1)
+                    .map(Map.Entry::getKey)
+                    .collect(Collectors.toSet());
+        }
+
+        /** Slots of fires that have no claim, or whose claim is still open after the cluster settled. */
+        List<Slot> forgottenSlots() {
+            List<Slot> forgotten = new ArrayList<>();
+            for (Instant fireTime : fires) {
+                for (int item = 0; item < items; item++) {
+                    Slot slot = new Slot(item, fireTime);
+                    ModelClaim claim = ledger.get(slot);
+                    if (claim == null || claim.state.isOpen()) {
+                        forgotten.add(slot);
+                    }
+                }
+            }
+            return forgotten;
+        }
+    }
+}

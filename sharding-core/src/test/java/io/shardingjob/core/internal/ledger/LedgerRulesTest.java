@@ -1,0 +1,145 @@
+package io.shardingjob.core.internal.ledger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.shardingjob.core.config.MisfirePolicy;
+import io.shardingjob.core.execution.ExecutionSource;
+import io.shardingjob.core.internal.ledger.LedgerRules.FireView;
+import io.shardingjob.core.internal.ledger.LedgerRules.MakeUpPlan;
+import io.shardingjob.core.internal.ledger.LedgerRules.Slot;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+
+/** The ledger's rules as tables: no ZooKeeper, no clock. */
+class LedgerRulesTest {
+
+    private static final Instant T0 = Instant.ofEpochSecond(1_000_000);
+
+    private static Instant t(int second) {
+        return T0.plusSeconds(second);
+    }
+
+    private static Claim claim(int item, int second, long session, ClaimState state) {
+        return Claim.first(item, t(second), "i" + session, session, ExecutionSource.NORMAL, 1, 4, t(second))
+                .with(state, null);
+    }
+
+    /** Fires 1..5; item 0 claimed at 1 and 4, item 1 at every fire but 2. */
+    private static SortedMap<Instant, Set<Integer>> history() {
+        SortedMap<Instant, Set<Integer>> claimed = new TreeMap<>();
+        claimed.put(t(1), Set.of(0, 1));
+        claimed.put(t(2), Set.of());
+        claimed.put(t(3), Set.of(1));
+        claimed.put(t(4), Set.of(0, 1));
+        claimed.put(t(5), Set.of(1));
+        return claimed;
+    }
+
+    @Test
+    void underOnceEachRunOfConsecutiveMissedFiresRunsOnceAsItsLatest() {
+        MakeUpPlan plan = LedgerRules.makeUps(history(), List.of(0, 1), MisfirePolicy.ONCE, t(6), T0);
+
+        assertThat(plan.run()).containsExactly(new Slot(1, t(2)), new Slot(0, t(3)), new Slot(0, t(5)));
+        assertThat(plan.coalesced()).containsExactly(Map.entry(new Slot(0, t(2)), new Slot(0, t(3))));
+        assertThat(plan.skipped()).isEmpty();
+    }
+
+    @Test
+    void underAllEveryMissedFireRunsWithItsOwnFireTime() {
+        MakeUpPlan plan = LedgerRules.makeUps(history(), List.of(0), MisfirePolicy.ALL, t(6), T0);
+
+        assertThat(plan.run()).containsExactly(new Slot(0, t(2)), new Slot(0, t(3)), new Slot(0, t(5)));
+        assertThat(plan.coalesced()).isEmpty();
+    }
+
+    @Test
+    void underSkipMissedFiresAreRecordedAsSkipped() {
+        MakeUpPlan plan = LedgerRules.makeUps(history(), List.of(0), MisfirePolicy.SKIP, t(6), T0);
+
+        assertThat(plan.run()).isEmpty();
+        assertThat(plan.skipped()).containsExactly(new Slot(0, t(2)), new Slot(0, t(3)), new Slot(0, t(5)));
+    }
+
+    @Test
+    void aFireThatIsNotLateYetIsLeftToItsOwner() {
+        MakeUpPlan plan = LedgerRules.makeUps(history(), List.of(0), MisfirePolicy.ALL, t(5), T0);
+
+        assertThat(plan.run()).containsExactly(new Slot(0, t(2)), new Slot(0, t(3)));
+    }
+
+    @Test
+    void missedFiresBeforeTheCatchUpHorizonAreSkippedUnderEveryPolicy() {
+        MakeUpPlan plan = LedgerRules.makeUps(history(), List.of(0), MisfirePolicy.ALL, t(6), t(3));
+
+        assertThat(plan.skipped()).containsExactly(new Slot(0, t(2)));
+        assertThat(plan.run()).containsExactly(new Slot(0, t(3)), new Slot(0, t(5)));
+    }
+
+    @Test
+    void anOpenClaimIsAnOrphanWhenItsSessionIsGoneOrItWasReleased() {
+        assertThat(LedgerRules.isOrphan(claim(0, 1, 7, ClaimState.RUNNING), Set.of(8L)))
+                .isTrue();
+        assertThat(LedgerRules.isOrphan(claim(0, 1, 7, ClaimState.RUNNING), Set.of(7L)))
+                .isFalse();
+        assertThat(LedgerRules.isOrphan(claim(0, 1, 7, ClaimState.RELEASED), Set.of(7L)))
+                .isTrue();
+        assertThat(LedgerRules.isOrphan(claim(0, 1, 7, ClaimState.DONE), Set.of()))
+                .isFalse();
+        assertThat(LedgerRules.isOrphan(claim(0, 1, 7, ClaimState.FAILED), Set.of()))
+                .isFalse();
+    }
+
+    @Test
+    void onlyTheItemsOwnerTakesAnOrphanOverOldestFireFirst() {
+        List<Claim> claims = List.of(
+                claim(2, 5, 7, ClaimState.RUNNING),
+                claim(1, 3, 7, ClaimState.RUNNING),
+                claim(2, 3, 7, ClaimState.RUNNING),
+                claim(3, 3, 9, ClaimState.RUNNING));
+
+        assertThat(LedgerRules.toTakeOver(claims, Set.of(9L), Set.of(2, 3)))
+                .extracting(claim -> new Slot(claim.item(), claim.fireTime()))
+                .containsExactly(new Slot(2, t(3)), new Slot(2, t(5)));
+    }
+
+    @Test
+    void aRunningClaimOfThisSessionThatItDoesNotRunIsStranded() {
+        List<Claim> claims = List.of(claim(0, 1, 7, ClaimState.RUNNING), claim(1, 1, 7, ClaimState.RUNNING));
+
+        assertThat(LedgerRules.strandedOwn(claims, 7, Set.of(new Slot(0, t(1)))))
+                .extracting(Claim::item)
+                .containsExactly(1);
+    }
+
+    @Test
+    void aFireIsSettledWhenEveryItemHasAClaimThatIsNoLongerOpen() {
+        FireView settled = new FireView(
+                t(1),
+                Map.of(
+                        0, claim(0, 1, 7, ClaimState.DONE),
+                        1, claim(1, 1, 7, ClaimState.FAILED),
+                        2, claim(2, 1, 7, ClaimState.COALESCED),
+                        3, claim(3, 1, 7, ClaimState.SKIPPED)));
+        FireView missing = new FireView(t(2), Map.of(0, claim(0, 2, 7, ClaimState.DONE)));
+        FireView open = new FireView(
+                t(3),
+                Map.of(
+                        0, claim(0, 3, 7, ClaimState.DONE),
+                        1, claim(1, 3, 7, ClaimState.RUNNING),
+                        2, claim(2, 3, 7, ClaimState.DONE),
+                        3, claim(3, 3, 7, ClaimState.DONE)));
+
+        assertThat(settled.isSettled()).isTrue();
+        assertThat(missing.isSettled()).isFalse();
+        assertThat(open.isSettled()).isFalse();
+        assertThat(LedgerRules.settledThrough(List.of(open, settled, missing), T0))
+                .isEqualTo(t(1));
+        assertThat(LedgerRules.toRetire(List.of(settled, missing, open), t(10), t(3)))
+                .containsExactly(t(1), t(2));
+    }
+}
