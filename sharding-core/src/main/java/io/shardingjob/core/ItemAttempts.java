@@ -6,26 +6,23 @@ import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.execution.ItemExecutor;
 import io.shardingjob.core.execution.ItemResult;
 import io.shardingjob.core.execution.ItemTimeoutException;
-import io.shardingjob.core.execution.RunningMark;
-import io.shardingjob.core.execution.RunningMarks;
 import io.shardingjob.core.execution.ShardingContext;
-import io.shardingjob.core.sharding.Assignment;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.IntPredicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Runs one item for one fire: the first run and, while it fails, up to {@code retries} more with the very context it
- * was fired with (item, total, parameter, epoch), whatever the cluster did meanwhile, as XXL-JOB does. Each run is
- * bounded by the job's timeout.
+ * was fired with (item, total, parameter, epoch, fencing token), whatever the cluster did meanwhile, as XXL-JOB does.
+ * Each run is bounded by the job's timeout.
  *
- * <p>A retry is fenced by the item's running mark, not by the epoch: the mark stays in ZooKeeper from the first run to
- * the last retry, so the item's new owner under a newer epoch skips it until the retries end. Before each retry the
- * mark is rewritten with the retry number, so that if this instance dies during the back-off or the retry, the
- * instance that takes the item over through failover continues the count with the original context.
+ * <p>The item's claim fences its retries: before each one the claim is rewritten with the retry number at the version
+ * its owner holds, so a retry never starts once the claim was taken over, and an instance that takes the item over
+ * after this one died continues the count with the original context.
  */
 final class ItemAttempts {
 
@@ -33,21 +30,18 @@ final class ItemAttempts {
 
     private final JobCoordinator coordinator;
 
-    private final RunningMarks marks;
-
     private final ExecutionListener listener;
 
-    ItemAttempts(JobCoordinator coordinator, RunningMarks marks, ExecutionListener listener) {
+    ItemAttempts(JobCoordinator coordinator, ExecutionListener listener) {
         this.coordinator = coordinator;
-        this.marks = marks;
         this.listener = listener;
     }
 
     /**
      * Runs the item and its retries.
      *
-     * @param retry the retry the first run counts as: 0, or the retry a failover run continues
-     * @param tracked whether the item carries a running mark of {@code session}
+     * @param retry the retry the first run counts as: 0, or the retry a take-over continues
+     * @param beforeRetry records the retry in the claim; false when the claim is no longer this owner's
      */
     List<ItemResult> run(
             ItemExecutor job,
@@ -55,45 +49,25 @@ final class ItemAttempts {
             ExecutionSource source,
             Instant fireTime,
             int retry,
-            boolean tracked,
-            long session,
-            LocalExecutions.Execution reservation) {
+            LocalExecutions.Execution reservation,
+            IntPredicate beforeRetry) {
         List<ItemResult> results = new ArrayList<>(1);
-        ItemResult result = runOnce(job, context, source, fireTime, retry, reservation.isClaimed());
+        ItemResult result = runOnce(job, context, source, fireTime, retry);
         results.add(result);
         JobConfiguration config = coordinator.configuration();
-        while (!result.succeeded()
-                && !(result.failure() instanceof FencedOff)
-                && retry < config.retries()
-                && mayRetry(tracked, session, reservation)) {
+        while (!result.succeeded() && retry < config.retries() && mayRetry(reservation)) {
             retry++;
-            if (tracked) {
-                marks.markRetry(
-                        context.item(),
-                        new RunningMark(
-                                context.instanceId(),
-                                session,
-                                context.epoch(),
-                                fireTime,
-                                context.shardingTotalCount(),
-                                ExecutionSource.RETRY,
-                                retry));
-            }
-            if (!backOff(config.retryBackoff()) || !mayRetry(tracked, session, reservation)) {
+            if (!beforeRetry.test(retry) || !backOff(config.retryBackoff()) || !mayRetry(reservation)) {
                 break;
             }
-            result = runOnce(job, context, ExecutionSource.RETRY, fireTime, retry, true);
+            result = runOnce(job, context, ExecutionSource.RETRY, fireTime, retry);
             results.add(result);
         }
         return results;
     }
 
-    /** Only while this instance still holds the item: not abandoned at shutdown, and the session that marked it. */
-    private boolean mayRetry(boolean tracked, long session, LocalExecutions.Execution reservation) {
-        return !reservation.isAbandoned()
-                && !Thread.currentThread().isInterrupted()
-                && coordinator.isAvailable()
-                && (!tracked || coordinator.sessionId() == session);
+    private boolean mayRetry(LocalExecutions.Execution reservation) {
+        return !reservation.isAbandoned() && !Thread.currentThread().isInterrupted() && coordinator.isAvailable();
     }
 
     /** Waits before a retry on the item's own thread, which keeps the item reserved; false when interrupted. */
@@ -110,23 +84,13 @@ final class ItemAttempts {
         }
     }
 
-    /** @param fencedByMark whether a running mark, not the epoch, fences this run: claimed orphans and retries */
-    ItemResult runOnce(
-            ItemExecutor job,
-            ShardingContext context,
-            ExecutionSource source,
-            Instant fireTime,
-            int retry,
-            boolean fencedByMark) {
+    private ItemResult runOnce(
+            ItemExecutor job, ShardingContext context, ExecutionSource source, Instant fireTime, int retry) {
         JobConfiguration config = coordinator.configuration();
         Instant start = Instant.now();
         Throwable failure = null;
         ItemDeadline deadline = null;
         try {
-            // Failover runs and retries are fenced by their running mark, not by the epoch they carry.
-            if (!fencedByMark && !stillOwned(context)) {
-                throw new FencedOff(context);
-            }
             deadline = ItemDeadline.start(config.timeout(), coordinator.scheduler());
             job.execute(context);
         } catch (Throwable thrown) {
@@ -147,26 +111,5 @@ final class ItemAttempts {
             log.warn("Job {}: an execution listener failed", context.jobName(), ex);
         }
         return result;
-    }
-
-    /**
-     * The fencing check right before an item starts: still connected, and no newer epoch gave the item to someone else.
-     * The cache may still be behind the epoch the fire planned with (this instance just wrote it as leader).
-     */
-    boolean stillOwned(ShardingContext context) {
-        Assignment current = coordinator.assignment();
-        return coordinator.isAvailable()
-                && (current.epoch() <= context.epoch()
-                        || current.itemsOf(context.instanceId()).contains(context.item()));
-    }
-
-    /** An item that a newer epoch moved away before it started: not run, and not retried. */
-    private static final class FencedOff extends IllegalStateException {
-
-        private static final long serialVersionUID = 1L;
-
-        FencedOff(ShardingContext context) {
-            super("item " + context.item() + " is no longer owned under epoch " + context.epoch() + "; not started");
-        }
     }
 }

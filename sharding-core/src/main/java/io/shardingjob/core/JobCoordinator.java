@@ -7,16 +7,17 @@ import io.shardingjob.core.election.LeaderElection;
 import io.shardingjob.core.execution.ExecutionListener;
 import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.execution.FireCompletionListener;
-import io.shardingjob.core.execution.FireCompletions;
 import io.shardingjob.core.execution.FireListener;
 import io.shardingjob.core.execution.FireReport;
 import io.shardingjob.core.execution.ItemExecutor;
-import io.shardingjob.core.execution.RunningMark;
-import io.shardingjob.core.execution.RunningMarks;
-import io.shardingjob.core.failover.FailoverService;
-import io.shardingjob.core.failover.Orphan;
 import io.shardingjob.core.instance.InstanceId;
 import io.shardingjob.core.instance.InstanceRegistration;
+import io.shardingjob.core.internal.ledger.Claim;
+import io.shardingjob.core.internal.ledger.ClaimState;
+import io.shardingjob.core.internal.ledger.FireLedger;
+import io.shardingjob.core.internal.ledger.LedgerCompletions;
+import io.shardingjob.core.internal.ledger.LedgerKeeper;
+import io.shardingjob.core.internal.ledger.LedgerRules.FireView;
 import io.shardingjob.core.registry.JobCache;
 import io.shardingjob.core.registry.JobNodes;
 import io.shardingjob.core.registry.RegistryUnavailableException;
@@ -28,14 +29,14 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Queue;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -53,20 +54,27 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One job on one instance: registration, election, resharding and fires, with an explicit {@code start()/close()}
- * lifecycle. This is the class a program without Spring uses; the starter creates one per {@code @ShardedJob}.
+ * One job on one instance: registration, election, resharding and fires through the fire ledger, with an explicit
+ * {@code start()/close()} lifecycle. This is the class a program without Spring uses; the starter creates one per
+ * {@code @ShardedJob}.
+ *
+ * <p>Who runs an item of a fire is decided by the ledger alone: a fire claims this instance's items (one create per
+ * item, in one multi-operation), and an item whose claim another run holds is not run here. What was left undone is
+ * found by the {@link LedgerAudit} of the item's current owner, which takes over claims whose session is gone and makes
+ * up fires nobody claimed, as the misfire policy says.
  *
  * <p>Connection state is handled here and only here:
  *
  * <ul>
- *   <li>SUSPENDED: no new fire starts; the leader latch gives up leadership on its own;
- *   <li>LOST: the session, and with it this instance's registration and running marks, is gone; still no fire starts;
- *   <li>RECONNECTED: the registration is re-created by Curator (which raises the reshard flag, so this instance gets
- *       items again), the assignment is re-read from ZooKeeper, and only then do fires start again.
+ *   <li>SUSPENDED: no new item starts; running items are interrupted a third of a session timeout later, before the
+ *       session can expire and another instance take them over;
+ *   <li>LOST: the session, and with it every claim this instance holds, is gone: running items are interrupted now;
+ *   <li>RECONNECTED: the assignment is re-read from ZooKeeper, owed claim writes are made, and an audit runs before
+ *       fires start again.
  * </ul>
  *
- * Race window: a fire that checked the connection an instant before SUSPENDED still starts its items; they carry the
- * epoch so that the job can fence its own writes.
+ * Race window: an item that ignores interrupts keeps running after its session expired while another instance runs
+ * it again; its claim's fencing token, lower than the new owner's, lets a store refuse its writes.
  */
 public final class JobCoordinator implements AutoCloseable {
 
@@ -113,16 +121,18 @@ public final class JobCoordinator implements AutoCloseable {
 
     private final InstanceRegistration registration;
 
-    private final RunningMarks runningMarks;
-
-    private final FailoverService failover;
+    private final FireLedger ledger;
 
     private final LocalExecutions executions = new LocalExecutions();
 
     private final FireRunner fireRunner;
 
-    /** Null unless a completion listener was given: the tracking costs ZooKeeper writes per item. */
-    private final FireCompletions completions;
+    private final LedgerAudit audit;
+
+    private final LedgerKeeper keeper;
+
+    /** Null unless a completion listener was given: completing a fire costs reads. */
+    private final LedgerCompletions completions;
 
     private final ItemExecutor job;
 
@@ -132,20 +142,22 @@ public final class JobCoordinator implements AutoCloseable {
 
     private final boolean interruptOnConnectionLoss;
 
-    /** The time of fires started without a fire time, and the clock unfinished fire completions are aged by. */
+    /** The time of fires started without a fire time, and of claims. */
     private final Clock clock;
-
-    private final AtomicBoolean runningOrphans = new AtomicBoolean();
 
     private volatile ScheduledFuture<?> pendingInterrupt;
 
-    private final Queue<MissedFire> missedWhileSuspended = new ConcurrentLinkedQueue<>();
-
-    /** Whether a pass over the marks and the failover queue is already waiting on the serial executor. */
-    private final AtomicBoolean executionCheckQueued = new AtomicBoolean();
+    /** Whether an audit is already waiting on the serial executor. */
+    private final AtomicBoolean auditQueued = new AtomicBoolean();
 
     /** Whether a reconcile is already waiting on the serial executor. */
     private final AtomicBoolean reconcileQueued = new AtomicBoolean();
+
+    /** Fires whose completion check is waiting on the serial executor. */
+    private final Set<Instant> completionChecks = ConcurrentHashMap.newKeySet();
+
+    /** The epoch of the assignment the last audit saw: a new one may have given this instance items to look after. */
+    private volatile long auditedEpoch = -1;
 
     private final ReentrantLock lock = new ReentrantLock();
 
@@ -185,8 +197,7 @@ public final class JobCoordinator implements AutoCloseable {
                 nodes,
                 instanceId,
                 () -> serial.execute(() -> requestReshardQuietly("instance " + instanceId + " registered")));
-        this.runningMarks = new RunningMarks(client, nodes, cache);
-        this.failover = new FailoverService(client, nodes, cache, runningMarks);
+        this.ledger = new FireLedger(client, nodes);
         this.job = builder.job;
         this.itemExecutor = builder.itemExecutor;
         this.shutdownGracePeriod = builder.shutdownGracePeriod;
@@ -194,9 +205,11 @@ public final class JobCoordinator implements AutoCloseable {
         this.clock = builder.clock;
         this.completions = builder.completionListener == null
                 ? null
-                : new FireCompletions(client, nodes, instanceId, builder.completionListener, clock);
-        this.fireRunner =
-                new FireRunner(this, runningMarks, executions, builder.listener, builder.fireListener, completions);
+                : new LedgerCompletions(ledger, local.name(), instanceId, builder.completionListener);
+        this.fireRunner = new FireRunner(this, ledger, executions, builder.listener, builder.fireListener);
+        this.audit = new LedgerAudit(
+                this, ledger, fireRunner, executions, builder.job, builder.itemExecutor, builder.catchUpHorizon);
+        this.keeper = new LedgerKeeper(ledger, completions, builder.ledgerRetention, builder.catchUpHorizon);
     }
 
     public static Builder builder(CuratorFramework client, JobConfiguration configuration) {
@@ -243,9 +256,10 @@ public final class JobCoordinator implements AutoCloseable {
     }
 
     /**
-     * Leaves cleanly: stops starting items, lets running ones finish within the shutdown grace period, hands the ones
-     * still running then to failover, hands leadership over and deletes this instance's registration at once, so that
-     * the others reshard without waiting for the session to time out. Work that completed is never failed over.
+     * Leaves cleanly: stops starting items and announces it (so the next assignment leaves it out and its items of
+     * later fires run elsewhere), lets running items finish within the shutdown grace period, interrupts the ones still
+     * running then and releases their claims to their next owner, and deletes this instance's registration at once.
+     * Work that completed is recorded in the ledger before the registration goes, so it is never run again.
      */
     @Override
     public void close() {
@@ -259,25 +273,26 @@ public final class JobCoordinator implements AutoCloseable {
         announceLeaving();
         if (!executions.awaitIdle(shutdownGracePeriod)) {
             log.warn(
-                    "Job {}: items {} still running after the {} ms grace period; interrupting them and handing them on",
+                    "Job {}: items {} still running after the {} ms grace period; interrupting them and releasing"
+                            + " their claims",
                     local.name(),
                     executions.runningItems(),
                     shutdownGracePeriod.toMillis());
-            handPendingFiresOn();
             executions.abandonAll();
             executions.awaitIdle(Duration.ofSeconds(1));
         }
-        handPendingFiresOn();
-        handOverLeftovers();
+        if (client.getZookeeperClient().isConnected()) {
+            fireRunner.writeOwed();
+        }
         state.set(State.CLOSED);
         closeParts();
         log.info("Job {} closed on instance {}", local.name(), instanceId);
     }
 
     /**
-     * A closing instance gives its items up at once rather than after the grace period, so that no fire in between is
-     * lost: it stays registered (its running marks stay live and nobody re-runs what it is finishing) but is left out
-     * of the next assignment, and it hands leadership over.
+     * A closing instance gives its items up at once rather than after the grace period: it stays registered (its
+     * claims stay live and nobody takes over what it is finishing) but is left out of the next assignment, and it
+     * hands leadership over.
      */
     private void announceLeaving() {
         try {
@@ -311,46 +326,7 @@ public final class JobCoordinator implements AutoCloseable {
         signalChange();
     }
 
-    /** Fires still waiting to be made up here (misfires, runs waiting for another instance) go to failover. */
-    private void handPendingFiresOn() {
-        if (client.getZookeeperClient().isConnected()) {
-            long session = sessionId();
-            executions
-                    .takePending()
-                    .forEach((item, fireTime) -> fireRunner.handMisfireOn(item, Optional.of(fireTime), session));
-        }
-    }
-
-    /** Whether close() is waiting for running items: fires arriving meanwhile are handed to failover. */
-    boolean isStopping() {
-        return state.get() == State.STOPPING && !suspended;
-    }
-
-    /** Marks of items this instance will not finish go to failover (or are dropped) while its session still lives. */
-    private void handOverLeftovers() {
-        try {
-            if (client.getZookeeperClient().isConnected()) {
-                failover.releaseOwnMarks(
-                        instanceId,
-                        sessionId(),
-                        executions.runningItems(),
-                        configuration().failover());
-                // A clean leave: the survivors reshard at once, there are no missed fires to make up.
-                client.delete().quietly().forPath(nodes.fire(instanceId, sessionId()));
-            }
-        } catch (Exception ex) {
-            log.warn(
-                    "Job {}: could not hand unfinished items on; the leader will reclaim them: {}",
-                    local.name(),
-                    ex.toString());
-        }
-    }
-
-    /**
-     * Runs one fire on this instance: the items it owns under the current epoch, minus disabled items, items still
-     * running (here: misfired; elsewhere: skipped) and items taken over by failover, each on the given executor, and
-     * waits for them (and for their misfire re-runs).
-     */
+    /** Runs one fire with the given job on the given executor, at the current time. */
     public FireReport fire(ItemExecutor job, Executor itemExecutor) {
         return fire(job, itemExecutor, ExecutionSource.NORMAL, clock.instant());
     }
@@ -369,24 +345,14 @@ public final class JobCoordinator implements AutoCloseable {
     }
 
     /**
-     * Runs one fire.
+     * Runs one fire: claims this instance's items of it in the ledger, runs those it won and waits for them.
      *
      * @param source {@link ExecutionSource#NORMAL} for a scheduled fire, {@link ExecutionSource#MANUAL} for one an
      *     operator asked for
-     * @param fireTime the scheduled time of the fire, recorded with every item
+     * @param fireTime the scheduled time of the fire: the ledger's key for it, recorded with every item
      */
     public FireReport fire(ItemExecutor job, Executor itemExecutor, ExecutionSource source, Instant fireTime) {
-        if (isStarted()
-                && suspended
-                && (configuration().misfire() || configuration().failover())) {
-            // Made up after reconnecting if the session survives (each fire, in order); if it does not, the leader's
-            // failover makes them up.
-            missedWhileSuspended.add(new MissedFire(fireTime, sessionId()));
-        }
-        FireReport report = fireRunner.fire(job, itemExecutor, source, fireTime);
-        // A busy instance claims orphans as soon as its own items are done.
-        serial.execute(this::claimOrphans);
-        return report;
+        return fireRunner.fire(job, itemExecutor, source, fireTime);
     }
 
     public String instanceId() {
@@ -411,7 +377,7 @@ public final class JobCoordinator implements AutoCloseable {
         return isStarted() && !suspended;
     }
 
-    /** The current ZooKeeper session of this instance's client. */
+    /** The current ZooKeeper session of this instance's client: the session its claims name. */
     long sessionId() {
         try {
             return client.getZookeeperClient().getZooKeeper().getSessionId();
@@ -420,43 +386,63 @@ public final class JobCoordinator implements AutoCloseable {
         }
     }
 
-    /** Items taken over by failover since the last reshard, with the instance that took each. */
-    public Map<Integer, String> failoverOwners() {
-        return failover.owners();
+    Instant now() {
+        return clock.instant();
     }
 
-    /** Hands an item this instance marked but will not start to failover, for the fire it was marked for. */
-    void handOver(int item) {
+    /**
+     * What the ledger holds for the fires that are not settled yet: claims running, orphaned or taken over. Read from
+     * ZooKeeper (a few requests), for operators; fires never read it.
+     */
+    public List<Claim> openClaims() {
         try {
-            failover.handOver(item, instanceId, sessionId(), configuration().failover());
+            Instant watermark = ledger.watermark();
+            List<Instant> recent = ledger.fires().stream()
+                    .filter(fireTime -> fireTime.isAfter(watermark))
+                    .toList();
+            List<Claim> open = new ArrayList<>();
+            for (FireView view : ledger.read(recent)) {
+                view.claims().values().stream()
+                        .filter(claim -> claim.state().isOpen())
+                        .forEach(open::add);
+            }
+            return open;
         } catch (Exception ex) {
-            log.warn(
-                    "Job {}: could not hand item {} over; the leader will reclaim it: {}",
-                    local.name(),
-                    item,
-                    ex.toString());
+            log.debug("Job {}: could not read the ledger: {}", local.name(), ex.toString());
+            return List.of();
         }
     }
 
-    /** Queues one item of one fire for failover: it runs, for that fire, wherever an idle instance claims it. */
-    void enqueueOrphan(int item, RunningMark mark) throws Exception {
-        failover.enqueue(item, mark);
+    /** The sessions of the live instances, from the cache: good enough for display, never for a take-over. */
+    private Set<Long> cachedLiveSessions() {
+        Set<Long> live = new HashSet<>();
+        for (String instance : liveInstances()) {
+            cache.node(nodes.instance(instance))
+                    .ifPresent(node -> live.add(node.getStat().getEphemeralOwner()));
+        }
+        return live;
     }
 
-    /** Items taken over from this instance, with the fire they were taken over for: that fire is not run here again. */
-    Map<Integer, Instant> takenFromThisInstance() {
-        Map<Integer, Instant> taken = new TreeMap<>();
-        failover.takeovers().forEach((item, takeover) -> {
-            if (takeover.from().equals(instanceId)) {
-                taken.put(item, takeover.fireTime());
-            }
-        });
-        return taken;
+    /** Items running now for a fire whose owner took them over from another instance, with the instance running each. */
+    public Map<Integer, String> failoverOwners() {
+        Set<Long> live = cachedLiveSessions();
+        Map<Integer, String> owners = new TreeMap<>();
+        openClaims().stream()
+                .filter(claim -> claim.state() == ClaimState.RUNNING && claim.attempt() > 1)
+                .filter(claim -> live.contains(claim.sessionId()))
+                .forEach(claim -> owners.put(claim.item(), claim.instanceId()));
+        return owners;
     }
 
-    /** Items queued for failover and not claimed yet (each once, however many of its fires are queued). */
+    /** Items with an orphaned claim (its owner gone or gone away) that no instance has taken over yet. */
     public List<Integer> failoverQueue() {
-        return failover.queue().stream().map(Orphan::item).distinct().sorted().toList();
+        Set<Long> live = cachedLiveSessions();
+        return openClaims().stream()
+                .filter(claim -> claim.state() == ClaimState.RELEASED || !live.contains(claim.sessionId()))
+                .map(Claim::item)
+                .distinct()
+                .sorted()
+                .toList();
     }
 
     public boolean isLeader() {
@@ -497,15 +483,18 @@ public final class JobCoordinator implements AutoCloseable {
                 .toList();
     }
 
-    /** Items marked running (or planned in a running fire) by any instance, from the cache. */
+    /** Items whose claim for some unsettled fire is held by a live instance's session, read from the ledger. */
     public List<Integer> runningItems() {
-        return List.copyOf(runningMarks.all().keySet());
+        return List.copyOf(runningOwners().keySet());
     }
 
-    /** Item to the instance whose mark says it runs the item, from the cache. */
+    /** Item to the instance whose live claim says it runs the item, read from the ledger. */
     public Map<Integer, String> runningOwners() {
+        Set<Long> live = cachedLiveSessions();
         Map<Integer, String> owners = new TreeMap<>();
-        runningMarks.all().forEach((item, mark) -> owners.put(item, mark.instanceId()));
+        openClaims().stream()
+                .filter(claim -> claim.state() == ClaimState.RUNNING && live.contains(claim.sessionId()))
+                .forEach(claim -> owners.put(claim.item(), claim.instanceId()));
         return owners;
     }
 
@@ -548,6 +537,40 @@ public final class JobCoordinator implements AutoCloseable {
         return scheduler;
     }
 
+    /** Asks for an audit of this instance's items soon, once however often it is asked meanwhile. */
+    void requestAudit() {
+        if (isStarted() && auditQueued.compareAndSet(false, true)) {
+            serial.execute(() -> {
+                auditQueued.set(false);
+                runAudit();
+            });
+        }
+    }
+
+    private void runAudit() {
+        try {
+            auditedEpoch = assignment().epoch();
+            audit.run();
+        } catch (Exception ex) {
+            log.warn("Job {}: audit failed, will retry: {}", local.name(), ex.toString());
+        }
+    }
+
+    /** An item of the fire ended and its claim says so: when a completion listener is set, the fire may be complete. */
+    void itemEnded(Instant fireTime) {
+        if (completions != null && completionChecks.add(fireTime)) {
+            serial.execute(() -> {
+                completionChecks.remove(fireTime);
+                try {
+                    FireView view = ledger.read(List.of(fireTime)).get(0);
+                    completions.completeIfSettled(view, sessionId(), null);
+                } catch (Exception ex) {
+                    log.debug("Job {}: completion check of {} failed: {}", local.name(), fireTime, ex.toString());
+                }
+            });
+        }
+    }
+
     /**
      * Waits until no reshard is pending, on a condition signalled by registry events, at most the sharding wait
      * timeout. A waiter that becomes leader meanwhile stops waiting and reshards itself (the seed's double check).
@@ -585,11 +608,6 @@ public final class JobCoordinator implements AutoCloseable {
         return sharding.currentAssignment();
     }
 
-    /** The assignment a fire at that time plans with: see {@link ShardingService#inForceAt}. */
-    Assignment assignmentInForceAt(Instant fireTime, Assignment current) {
-        return sharding.inForceAt(fireTime, current, instanceId);
-    }
-
     /**
      * Whether the assignment in force was made before this instance registered. Its own reshard request reaches its
      * cache a moment after {@link #start()} returns, so without this a fire right after start would run nothing. An
@@ -612,24 +630,15 @@ public final class JobCoordinator implements AutoCloseable {
     }
 
     private void registryChanged(String path) {
-        if (nodes.assignment().equals(path)) {
-            // Seen now, so that a fire planned a moment later knows which assignment was in force before this one.
-            sharding.currentAssignment();
-        }
         signalChange();
         if (!isStarted()) {
             return;
         }
-        if (path != null
-                && (path.startsWith(nodes.failoverQueue()) || path.startsWith(nodes.running()))
-                && executionCheckQueued.compareAndSet(false, true)) {
-            // A fire's marks arrive as a burst of events, one per item: checking once after the burst, rather than once
-            // per event over every mark, keeps a fire of n items at O(n) here instead of O(n^2).
-            serial.execute(() -> {
-                executionCheckQueued.set(false);
-                claimOrphans();
-                runItemsNoLongerRunningElsewhere();
-            });
+        if ((nodes.assignment().equals(path) && assignment().epoch() != auditedEpoch)
+                || (path != null && path.startsWith(nodes.instances() + "/") && !cache.exists(path))) {
+            // A new assignment may give this instance items whose earlier fires were left undone, and an instance that
+            // went away may have left claims of items this instance owns already.
+            requestAudit();
         }
         if (nodes.disabledInstance(instanceId).equals(path)) {
             if (cache.exists(path)) {
@@ -641,8 +650,6 @@ public final class JobCoordinator implements AutoCloseable {
             }
         }
         if (election.isLeader() && reconcileQueued.compareAndSet(false, true)) {
-            // Every mark of every fire passes here: once per burst, and trusting the cache for the flag (its own event
-            // brings us back here).
             serial.execute(() -> {
                 reconcileQueued.set(false);
                 reconcile(false);
@@ -663,7 +670,7 @@ public final class JobCoordinator implements AutoCloseable {
             resumeAfterReconnect();
         }
         reconcile();
-        claimOrphans();
+        runAudit();
     }
 
     private void reconcile() {
@@ -671,112 +678,32 @@ public final class JobCoordinator implements AutoCloseable {
     }
 
     /**
-     * On the leader: raises the flag if the assignment no longer matches, and reshards while it is up.
+     * On the leader: raises the flag if the assignment no longer matches, reshards while it is up, and keeps the
+     * ledger (watermark, completions, retention).
      *
-     * @param askZooKeeper whether to look for the flag in ZooKeeper even when the cache shows none: after a reconnect,
-     *     a leadership change and periodically, when the cache may lag; not on each registry event
+     * @param periodic whether this is a periodic pass (look for the flag in ZooKeeper even when the cache shows none,
+     *     and keep the ledger) rather than a reaction to a registry event
      */
-    private void reconcile(boolean askZooKeeper) {
+    private void reconcile(boolean periodic) {
         if (!isAvailable() || !election.isLeader()) {
             return;
         }
         try {
-            // Reclaim first: while a dead instance is still in the assignment, its items are known exactly.
-            boolean failoverOn = configuration().failover();
-            failover.reclaimStaleMarks(failoverOn, sharding.currentAssignment(), sharding::assignmentOfEpoch);
             boolean pending = sharding.isReshardPending();
             if (!pending) {
                 Optional<String> inconsistency = sharding.inconsistency();
                 inconsistency.ifPresent(sharding::requestReshard);
                 pending = inconsistency.isPresent();
             }
-            if (pending || askZooKeeper) {
+            if (pending || periodic) {
                 sharding.reshardIfNecessary();
             }
-            if (!failoverOn && failover.hasState()) {
-                failover.clearAll();
-            }
-            if (completions != null) {
-                completions.reconcile();
+            if (periodic) {
+                keeper.pass(now(), sessionId());
             }
         } catch (Exception ex) {
             log.warn("Job {}: reconcile failed, will retry: {}", local.name(), ex.toString());
         }
-    }
-
-    /**
-     * A fire that found an item running on another instance is made up here once that run's mark is gone, if the item
-     * is still ours: the misfire rule, across instances.
-     */
-    private void runItemsNoLongerRunningElsewhere() {
-        if (job == null || !isAvailable()) {
-            return;
-        }
-        Map<Integer, String> running = runningOwners();
-        List<Integer> owned = localItems();
-        executions.runningElsewhere().forEach((item, fireTime) -> {
-            if (running.containsKey(item)) {
-                return;
-            }
-            if (!executions.takeRunningElsewhere(item, fireTime)) {
-                return;
-            }
-            if (owned.contains(item)) {
-                log.info("Job {}: item {} finished elsewhere; making up the fire at {}", local.name(), item, fireTime);
-                inBackground(
-                        "make-up",
-                        () -> fireRunner.fire(job, itemExecutor, ExecutionSource.MISFIRE, fireTime, Set.of(item)));
-            } else {
-                // A reshard moved the item meanwhile: its new owner did not see this fire, so failover makes it up.
-                Assignment assignment = assignment();
-                try {
-                    failover.enqueue(
-                            item,
-                            new RunningMark(
-                                    instanceId,
-                                    sessionId(),
-                                    assignment.epoch(),
-                                    fireTime,
-                                    assignment.shardingTotalCount(),
-                                    ExecutionSource.MISFIRE));
-                } catch (Exception ex) {
-                    log.warn(
-                            "Job {}: could not queue item {} of the fire at {}: {}",
-                            local.name(),
-                            item,
-                            fireTime,
-                            ex.toString());
-                }
-            }
-        });
-    }
-
-    /**
-     * Claims and runs orphans while this instance is idle for the job, a fair share at a time, until the queue is
-     * empty: unlike Elastic-Job, which claims one item per pass and can leave one behind until the next fire.
-     */
-    private void claimOrphans() {
-        if (job == null
-                || !isAvailable()
-                || !executions.isIdle()
-                || !configuration().failover()) {
-            return;
-        }
-        if (failover.queue().isEmpty() || !runningOrphans.compareAndSet(false, true)) {
-            return;
-        }
-        int queued = failover.queuedCount();
-        int share = (queued + Math.max(1, liveInstances().size()) - 1)
-                / Math.max(1, liveInstances().size());
-        List<Orphan> won = failover.claim(share, instanceId, sessionId());
-        if (won.isEmpty()) {
-            runningOrphans.set(false);
-            return;
-        }
-        fireRunner.runOrphans(won, job, itemExecutor).whenComplete((done, failure) -> {
-            runningOrphans.set(false);
-            serial.execute(this::claimOrphans);
-        });
     }
 
     private void connectionStateChanged(CuratorFramework changedClient, ConnectionState newState) {
@@ -837,15 +764,6 @@ public final class JobCoordinator implements AutoCloseable {
         }
     }
 
-    /**
-     * How far back an instance's fire record lists its fires: a dead instance goes unnoticed for a session timeout,
-     * and its death is acted on after a reshard, so a generous multiple of the session timeout covers every fire it
-     * missed.
-     */
-    Duration fireRecordRetention() {
-        return Duration.ofMillis(4 * negotiatedSessionTimeoutMillis()).plusSeconds(30);
-    }
-
     private long negotiatedSessionTimeoutMillis() {
         try {
             int negotiated = client.getZookeeperClient().getZooKeeper().getSessionTimeout();
@@ -873,53 +791,13 @@ public final class JobCoordinator implements AutoCloseable {
                     ex.toString());
             return;
         }
-        try {
-            // Items interrupted while disconnected left marks under this (surviving) session: hand them on.
-            failover.releaseOwnMarks(
-                    instanceId,
-                    sessionId(),
-                    executions.runningItems(),
-                    configuration().failover());
-        } catch (Exception ex) {
-            log.warn("Job {}: could not hand interrupted items on; the leader will: {}", local.name(), ex.toString());
-        }
         suspended = false;
         log.info("Job {} on {}: reconnected, resuming", local.name(), instanceId);
         signalChange();
         reconcile();
-        claimOrphans();
-        makeUpFireMissedWhileSuspended();
+        // Fires missed while disconnected, claims whose end could not be written: the audit settles them.
+        runAudit();
     }
-
-    private void makeUpFireMissedWhileSuspended() {
-        List<Instant> missed = new ArrayList<>();
-        long session = sessionId();
-        for (MissedFire fire = missedWhileSuspended.poll(); fire != null; fire = missedWhileSuspended.poll()) {
-            if (fire.sessionId() == session) {
-                missed.add(fire.fireTime());
-            }
-        }
-        if (missed.isEmpty() || job == null) {
-            return;
-        }
-        log.info("Job {}: making up the fires at {} missed while disconnected", local.name(), missed);
-        inBackground(
-                "make-up",
-                () -> missed.forEach(fireTime -> fire(job, itemExecutor, ExecutionSource.MISFIRE, fireTime)));
-    }
-
-    /**
-     * A make-up fire waits for its items like any fire; it runs on a thread of its own (rare, short-lived) so that it
-     * blocks neither the coordination thread nor a slot of a bounded item executor.
-     */
-    private void inBackground(String what, Runnable task) {
-        Thread thread = new Thread(task, "sharding-" + local.name() + "-" + what);
-        thread.setDaemon(true);
-        thread.start();
-    }
-
-    /** A fire that arrived while disconnected, and the session it arrived under. */
-    private record MissedFire(Instant fireTime, long sessionId) {}
 
     private void closeQuietly(AutoCloseable part, String what) {
         try {
@@ -952,11 +830,7 @@ public final class JobCoordinator implements AutoCloseable {
                 nodes.disabledInstances(),
                 nodes.disabledItems(),
                 nodes.leavingInstances(),
-                nodes.running(),
-                nodes.failoverQueue(),
-                nodes.failoverOwners(),
-                nodes.fires(),
-                nodes.completions(),
+                nodes.ledger(),
                 JobNodes.parent(nodes.assignment()),
                 JobNodes.parent(nodes.reshardNecessary()))) {
             createQuietly(path);
@@ -1014,6 +888,10 @@ public final class JobCoordinator implements AutoCloseable {
 
         private boolean interruptOnConnectionLoss = true;
 
+        private Duration catchUpHorizon = Duration.ofMinutes(10);
+
+        private Duration ledgerRetention = Duration.ofMinutes(1);
+
         private Clock clock = Clock.systemUTC();
 
         private Builder(CuratorFramework client, JobConfiguration configuration) {
@@ -1057,8 +935,8 @@ public final class JobCoordinator implements AutoCloseable {
         }
 
         /**
-         * The job's code and the executor its items run on. Needed for failover, which runs claimed orphans at once,
-         * outside any fire.
+         * The job's code and the executor its items run on. Needed for make-ups and take-overs, which run outside any
+         * fire.
          */
         public Builder job(ItemExecutor job, Executor itemExecutor) {
             this.job = job;
@@ -1072,7 +950,6 @@ public final class JobCoordinator implements AutoCloseable {
             return this;
         }
 
-        /** How long {@link #close()} lets running items finish before handing them to failover. */
         /** Told before and after this instance runs its items of each fire. */
         public Builder fireListener(FireListener fireListener) {
             this.fireListener = fireListener;
@@ -1088,6 +965,7 @@ public final class JobCoordinator implements AutoCloseable {
             return this;
         }
 
+        /** How long {@link #close()} lets running items finish before releasing their claims to other instances. */
         public Builder shutdownGracePeriod(Duration shutdownGracePeriod) {
             this.shutdownGracePeriod = shutdownGracePeriod;
             return this;
@@ -1108,6 +986,21 @@ public final class JobCoordinator implements AutoCloseable {
          */
         public Builder clock(Clock clock) {
             this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /**
+         * How far back missed fires are made up (under the misfire policies {@code once} and {@code all}); older ones are
+         * recorded as skipped. Ten minutes by default.
+         */
+        public Builder catchUpHorizon(Duration catchUpHorizon) {
+            this.catchUpHorizon = Objects.requireNonNull(catchUpHorizon, "catchUpHorizon");
+            return this;
+        }
+
+        /** How long settled fires stay in the ledger before the leader deletes them. One minute by default. */
+        public Builder ledgerRetention(Duration ledgerRetention) {
+            this.ledgerRetention = Objects.requireNonNull(ledgerRetention, "ledgerRetention");
             return this;
         }
 

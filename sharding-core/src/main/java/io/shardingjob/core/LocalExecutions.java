@@ -1,48 +1,50 @@
 package io.shardingjob.core;
 
+import io.shardingjob.core.internal.ledger.Claim;
+import io.shardingjob.core.internal.ledger.LedgerRules.Slot;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
+import java.util.NavigableSet;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListSet;
 
 /**
- * The items of one job reserved or running on this instance right now, with their threads, and the items whose next
- * fire arrived while they still ran (misfired). An item is reserved when a fire plans it, before it is marked in
- * ZooKeeper, so that two fires of this instance never both plan it: the later one records a misfire instead. Kept in
- * memory, not in ZooKeeper, so misfire works whether or not {@code monitorExecution} is on.
+ * What this instance knows about its own runs of one job, in memory: the items reserved or running here now (an item
+ * runs at most once at a time on an instance), the fires it was told of and the ones it planned, and final claim
+ * writes that could not reach ZooKeeper yet. The ledger is the truth about who runs what; this only keeps one
+ * instance from racing itself and tells its audit which fires to look at.
  */
 final class LocalExecutions {
 
+    /** Fires remembered for audits; older ones are covered by the ledger's watermark or its catch-up horizon. */
+    private static final int REMEMBERED_FIRES = 1024;
+
     private final Map<Integer, Execution> running = new ConcurrentHashMap<>();
 
-    private final Map<Integer, Instant> misfired = new ConcurrentHashMap<>();
+    private final NavigableSet<Instant> seenFires = new ConcurrentSkipListSet<>();
 
-    private final Map<Integer, Instant> runningElsewhere = new ConcurrentHashMap<>();
+    private final NavigableSet<Instant> plannedFires = new ConcurrentSkipListSet<>();
 
-    /** Reserves the item for a fire being planned; null if a fire of this instance already has it. */
+    private final Map<Slot, Claim> unwritten = new ConcurrentHashMap<>();
+
+    private final Set<Integer> missedWhileBusy = ConcurrentHashMap.newKeySet();
+
+    /** Reserves the item for a run; null if a run of this instance already has it. */
     Execution reserve(int item) {
-        Execution reservation = new Execution(false);
+        Execution reservation = new Execution();
         return running.putIfAbsent(item, reservation) == null ? reservation : null;
     }
 
-    /**
-     * Reserves the item for a failover run whose claim already fenced it cluster-wide: a reservation by a fire of ours
-     * that has not marked the item yet can no longer run it, and is displaced.
-     */
-    Execution reserveForFailover(int item) {
-        Execution reservation = new Execution(true);
-        running.put(item, reservation);
-        return reservation;
-    }
-
-    /** Attaches the calling thread to the reservation; false if the reservation was displaced meanwhile. */
-    boolean start(int item, Execution reservation) {
+    /** Attaches the calling thread and the claim to the reservation; false if it was released meanwhile. */
+    boolean start(int item, Execution reservation, Claim claim) {
         if (running.get(item) != reservation) {
             return false;
         }
+        reservation.slot = new Slot(claim.item(), claim.fireTime());
         reservation.thread = Thread.currentThread();
         return true;
     }
@@ -63,49 +65,77 @@ final class LocalExecutions {
         return Set.copyOf(running.keySet());
     }
 
-    /** Remembers that a fire found the item still running; several missed fires count once, the latest wins. */
-    void markMisfired(int item, Instant fireTime) {
-        misfired.merge(item, fireTime, (left, right) -> left.isAfter(right) ? left : right);
-    }
-
-    /** The latest fire the item missed while running, forgotten at once so the item runs once more, only once. */
-    Optional<Instant> takeMisfired(int item) {
-        return Optional.ofNullable(misfired.remove(item));
-    }
-
-    /**
-     * Remembers that a fire found the item running on another instance (a failover run, or its previous owner still
-     * finishing): this instance runs it once when that run ends. Several fires count once, the latest wins.
-     */
-    void markRunningElsewhere(int item, Instant fireTime) {
-        runningElsewhere.merge(item, fireTime, (left, right) -> left.isAfter(right) ? left : right);
-    }
-
-    /** The items waiting for another instance's run to end, with the latest fire they missed. */
-    Map<Integer, Instant> runningElsewhere() {
-        return Map.copyOf(runningElsewhere);
-    }
-
-    /** Forgets an item waiting for another instance, if it still waits for that fire. */
-    boolean takeRunningElsewhere(int item, Instant fireTime) {
-        return runningElsewhere.remove(item, fireTime);
-    }
-
-    /** Takes every fire still waiting to be made up here (misfired, or waiting for a run elsewhere), latest per item. */
-    Map<Integer, Instant> takePending() {
-        Map<Integer, Instant> pending = new java.util.TreeMap<>();
-        for (Map<Integer, Instant> waiting : List.of(misfired, runningElsewhere)) {
-            for (Integer item : List.copyOf(waiting.keySet())) {
-                Instant fireTime = waiting.remove(item);
-                if (fireTime != null) {
-                    pending.merge(item, fireTime, (left, right) -> left.isAfter(right) ? left : right);
-                }
+    /** The item-fires running here, as their claims name them. */
+    Set<Slot> runningSlots() {
+        Set<Slot> slots = new HashSet<>();
+        running.values().forEach(execution -> {
+            Slot slot = execution.slot;
+            if (slot != null) {
+                slots.add(slot);
             }
-        }
-        return pending;
+        });
+        return slots;
     }
 
-    /** Interrupts every running item and marks its run abandoned, so its mark is handed on rather than cleared. */
+    /** A fire (or an audit) found the item still running here: the audit must look again when it ends. */
+    void missedWhileBusy(int item) {
+        missedWhileBusy.add(item);
+    }
+
+    /** Whether a fire or an audit found the item busy since its last end. */
+    boolean takeMissedWhileBusy(int item) {
+        return missedWhileBusy.remove(item);
+    }
+
+    /** The scheduler told this instance of a fire, whatever it could do about it. */
+    void sawFire(Instant fireTime) {
+        remember(seenFires, fireTime);
+    }
+
+    /** This instance finished planning a fire: its claims for it are written, or were refused. */
+    void planned(Instant fireTime) {
+        remember(plannedFires, fireTime);
+    }
+
+    NavigableSet<Instant> seenFires() {
+        return seenFires;
+    }
+
+    boolean hasPlanned(Instant fireTime) {
+        return plannedFires.contains(fireTime);
+    }
+
+    /** Forgets fires at or before the ledger's watermark: every item of them is settled. */
+    void forgetFiresThrough(Instant watermark) {
+        seenFires.headSet(watermark, true).clear();
+        plannedFires.headSet(watermark, true).clear();
+    }
+
+    private static void remember(NavigableSet<Instant> fires, Instant fireTime) {
+        fires.add(fireTime);
+        while (fires.size() > REMEMBERED_FIRES) {
+            fires.pollFirst();
+        }
+    }
+
+    /** A final write of a claim (how it ended) that could not reach ZooKeeper: the audit writes it later. */
+    void unwritten(Claim claim) {
+        unwritten.put(new Slot(claim.item(), claim.fireTime()), claim);
+    }
+
+    /** The final writes still owed, taken: the caller writes them or hands them back with {@link #unwritten}. */
+    List<Claim> takeUnwritten() {
+        List<Claim> owed = List.copyOf(unwritten.values());
+        owed.forEach(claim -> unwritten.remove(new Slot(claim.item(), claim.fireTime()), claim));
+        return owed;
+    }
+
+    /** Whether an item-fire ended here and only its final write is owed. */
+    boolean isUnwritten(Slot slot) {
+        return unwritten.containsKey(slot);
+    }
+
+    /** Interrupts every running item and marks its run abandoned: its claim is released rather than ended. */
     void abandonAll() {
         running.values().forEach(execution -> {
             execution.abandoned = true;
@@ -114,8 +144,6 @@ final class LocalExecutions {
                 thread.interrupt();
             }
         });
-        misfired.clear();
-        runningElsewhere.clear();
     }
 
     /** Waits until nothing runs, at most the timeout; true if idle. */
@@ -136,21 +164,12 @@ final class LocalExecutions {
         return true;
     }
 
-    /** One reservation of one item: the thread running it once it starts, and whether it was abandoned. */
+    /** One reservation of one item: the item-fire and thread running it once it starts, and whether it was abandoned. */
     static final class Execution {
 
-        private final boolean claimed;
+        private volatile Slot slot;
 
         private volatile Thread thread;
-
-        private Execution(boolean claimed) {
-            this.claimed = claimed;
-        }
-
-        /** A run of a claimed orphan: the claim fenced it cluster-wide, not the epoch it carries. */
-        boolean isClaimed() {
-            return claimed;
-        }
 
         private volatile boolean abandoned;
 

@@ -112,7 +112,7 @@ class FailoverFuzzTest extends FailoverTestSupport {
                                 .as("failover queue")
                                 .isEmpty();
                         assertThat(worker.coordinator().runningOwners())
-                                .as("running marks")
+                                .as("running claims")
                                 .isEmpty();
                     }
                 });
@@ -177,13 +177,11 @@ class FailoverFuzzTest extends FailoverTestSupport {
                 misfires,
                 recorder.overlaps().size());
         missed.forEach(slot -> System.out.println("fuzz missed: " + slot));
-        // Safety holds strictly. Liveness is measured: with one orphan per item and fire, fires planned under the
-        // assignment in force at their time, and misfires handed on when an item moves, 0-3 of ~126 slots stay unrun
-        // under this chaos (races of a partition with a reshard). The bound still fails a build whose failover or
-        // make-up logic breaks, which misses far more.
+        // Both halves of the promise hold strictly: no run overlaps another of its item, and every slot ran for its
+        // own fire or was folded into a later run of its item as the misfire policy (once) says. A slot may run twice
+        // only when its first run's owner was cut off or killed while running it and lost its claim.
         assertThat(recorder.overlaps()).isEmpty();
-        int slots = (fires.size() - 1) * ITEMS;
-        assertThat(missed).as("missed slots of %d", slots).hasSizeLessThanOrEqualTo(Math.max(1, slots / 10));
+        assertThat(missed).as("missed slots of %d", (fires.size() - 1) * ITEMS).isEmpty();
     }
 
     private Worker newWorker(JobConfiguration job, Random random) throws Exception {
@@ -192,7 +190,8 @@ class FailoverFuzzTest extends FailoverTestSupport {
     }
 
     private void fireEveryInstance(ExecutorService pool) {
-        Instant fireTime = Instant.now();
+        // The ledger keys fires by the millisecond; every run of the fire carries that time.
+        Instant fireTime = Instant.now().truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
         fires.add(fireTime);
         for (Worker worker : alive) {
             firing.computeIfAbsent(worker, key -> new CopyOnWriteArrayList<>())

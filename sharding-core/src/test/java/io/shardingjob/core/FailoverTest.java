@@ -1,12 +1,15 @@
 package io.shardingjob.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
 import io.shardingjob.core.config.JobConfiguration;
-import io.shardingjob.core.config.JobConfigurationCodec;
+import io.shardingjob.core.config.MisfirePolicy;
 import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.execution.FireReport;
+import io.shardingjob.core.internal.ledger.Claim;
+import io.shardingjob.core.internal.ledger.FireLedger;
 import io.shardingjob.core.registry.JobNodes;
 import java.time.Duration;
 import java.time.Instant;
@@ -36,7 +39,7 @@ class FailoverTest extends FailoverTestSupport {
         Worker b = startWorker("b", job(9), item -> 1000);
         Worker c = startWorker("c", job(9), item -> 1000);
         awaitSettled(a, b, c);
-        Instant fire = Instant.now();
+        Instant fire = now();
 
         fireAll(fire, a, b, c);
         await().atMost(WITHIN).until(() -> recorder.hasStarted("c", 6) && recorder.hasStarted("c", 8));
@@ -71,7 +74,7 @@ class FailoverTest extends FailoverTestSupport {
             workers.add(startWorker(id, job(40), item -> victim ? 10_000 : 50));
         }
         awaitSettled(workers.toArray(new Worker[0]));
-        Instant fire = Instant.now();
+        Instant fire = now();
 
         fireAll(fire, workers.toArray(new Worker[0]));
         await().atMost(WITHIN).until(() -> recorder.hasStarted("g", 30) && recorder.hasStarted("h", 39));
@@ -100,7 +103,7 @@ class FailoverTest extends FailoverTestSupport {
         Worker c = startWorker("c", job(9), item -> 800);
         awaitSettled(a, b, c);
 
-        fireAll(Instant.now(), a, b, c);
+        fireAll(now(), a, b, c);
         // Every item must have started before c leaves: the reshard its leaving causes would otherwise hand an item
         // of a slow instance that has not started yet to failover, rightly, and this test is about a clean leave.
         await().atMost(WITHIN)
@@ -114,8 +117,7 @@ class FailoverTest extends FailoverTestSupport {
         await().atMost(Duration.ofMillis(SESSION_TIMEOUT.toMillis() - 300))
                 .untilAsserted(() -> assertThat(a.coordinator().assignment().itemsByInstance())
                         .containsOnlyKeys("a", "b"));
-        assertThat(a.client().getChildren().forPath(new JobNodes("settlement").failoverQueue()))
-                .isEmpty();
+        assertThat(a.coordinator().failoverQueue()).isEmpty();
         assertThat(a.coordinator().failoverOwners()).isEmpty();
         assertThat(recorder.runs()).noneMatch(run -> run.source() == ExecutionSource.FAILOVER);
         assertThat(recorder.completed()).hasSize(9);
@@ -128,7 +130,7 @@ class FailoverTest extends FailoverTestSupport {
         Worker c = startWorker("c", job(6), item -> item >= 4 ? 5_000 : 50, Duration.ofMillis(200));
         awaitSettled(a, b, c);
 
-        fireAll(Instant.now(), a, b, c);
+        fireAll(now(), a, b, c);
         await().atMost(WITHIN).until(() -> recorder.hasStarted("c", 4) && recorder.hasStarted("c", 5));
         c.coordinator().close();
 
@@ -148,7 +150,7 @@ class FailoverTest extends FailoverTestSupport {
         Worker b = startWorker("b", job(4), item -> item < 2 ? 100 : 4_000);
         awaitSettled(a, b);
 
-        fireAll(Instant.now(), a, b);
+        fireAll(now(), a, b);
         await().atMost(WITHIN).until(() -> recorder.hasStarted("b", 2) && recorder.hasStarted("b", 3));
         b.proxy().cut();
 
@@ -172,32 +174,28 @@ class FailoverTest extends FailoverTestSupport {
     }
 
     @Test
-    void anItemTakenOverForOneFireIsSkippedForThatFireOnlyWhenItsOwnerComesBack() throws Exception {
+    void anItemClaimedForAFireByAnotherInstanceIsSkippedForThatFireOnly() throws Exception {
         Worker a = startWorker("a", job(4), item -> 50);
         Worker b = startWorker("b", job(4), item -> 50);
         awaitSettled(a, b);
-        Instant takenOver = Instant.now();
-        // What a claim records when a took item 2 of that fire over from b (after b lost its connection and handed
-        // its interrupted items on, keeping its session: no reshard follows).
-        a.client()
-                .create()
-                .forPath(
-                        new JobNodes("settlement").failoverOwner(2),
-                        ("a\nb\n" + takenOver).getBytes(java.nio.charset.StandardCharsets.UTF_8));
-        await().atMost(WITHIN).until(() -> b.coordinator().failoverOwners().containsKey(2));
+        Instant fire = now();
+        // a took item 2 of that fire over from b while b was cut off with its session intact: no reshard follows.
+        FireLedger ledger = new FireLedger(a.client(), new JobNodes("settlement"));
+        ledger.claim(
+                fire, List.of(Claim.first(2, fire, "a", ledger.sessionId(), ExecutionSource.FAILOVER, 1, 4, fire)));
 
-        FireReport sameFire = b.coordinator().fire(ExecutionSource.MISFIRE, takenOver);
-        FireReport nextFire = b.coordinator().fire(ExecutionSource.NORMAL, takenOver.plusSeconds(1));
+        FireReport sameFire = b.coordinator().fire(ExecutionSource.NORMAL, fire);
+        FireReport nextFire = b.coordinator().fire(ExecutionSource.NORMAL, fire.plusSeconds(1));
 
         assertThat(sameFire.items()).containsExactly(3);
-        assertThat(sameFire.skipped()).containsKey(2);
+        assertThat(sameFire.skipped().get(2)).contains("claimed by a");
         assertThat(nextFire.items()).containsExactly(2, 3);
     }
 
     @Test
-    void theNewLeaderReclaimsTheOldLeadersItemsWhileOrphansAreQueued() throws Exception {
-        // a and b stay busy with their own items long after c's session expires, so c's orphans wait in the queue
-        // when the leader a dies; the items b takes over afterwards are short.
+    void whenTheLeaderDiesWhileACrashedInstancesItemsAreOrphanedTheSurvivorRunsEveryItemOnce() throws Exception {
+        // a and b are busy with their own items long after c's session expires; the leader a dies before anyone has
+        // reshuffled c's items, so the survivor takes over both dead instances' claims.
         Worker a = startWorker("a", job(9), item -> 8_000);
         Worker b = startWorker("b", job(9), item -> item >= 3 && item <= 5 ? 8_000 : 500);
         Worker c = startWorker("c", job(9), item -> 8_000);
@@ -205,10 +203,9 @@ class FailoverTest extends FailoverTestSupport {
         await().atMost(WITHIN).until(() -> a.coordinator().isLeader());
         await().atMost(WITHIN).until(() -> b.coordinator().localItems().equals(List.of(3, 4, 5)));
 
-        fireAll(Instant.now(), a, b, c);
+        fireAll(now(), a, b, c);
         await().atMost(WITHIN).until(() -> recorder.hasStarted("c", 8) && recorder.hasStarted("a", 2));
         kill(c);
-        await().atMost(WITHIN).until(() -> b.coordinator().failoverQueue().size() == 3);
         kill(a);
 
         await().atMost(WITHIN).untilAsserted(() -> {
@@ -231,7 +228,7 @@ class FailoverTest extends FailoverTestSupport {
         Worker c = startWorker("c", gated, item -> 1_500);
         awaitSettled(a, b, c);
         await().atMost(WITHIN).until(() -> a.coordinator().isLeader());
-        Instant fire = Instant.now();
+        Instant fire = now();
         fireAll(fire, a, b, c);
         await().atMost(WITHIN).until(() -> recorder.hasStarted("a", 0) && recorder.hasStarted("c", 8));
 
@@ -259,11 +256,13 @@ class FailoverTest extends FailoverTestSupport {
     }
 
     @Test
-    void makesUpEveryFireADeadInstanceMissedBeforeItsDeathWasNoticedEachWithItsOwnFireTime() throws Exception {
-        Worker a = startWorker("a", job(4), item -> 50);
-        Worker b = startWorker("b", job(4), item -> 50);
+    void underTheAllPolicyMakesUpEveryFireADeadInstanceMissedEachWithItsOwnFireTime() throws Exception {
+        JobConfiguration all =
+                job(4).toBuilder().misfirePolicy(MisfirePolicy.ALL).build();
+        Worker a = startWorker("a", all, item -> 50);
+        Worker b = startWorker("b", all, item -> 50);
         awaitSettled(a, b);
-        Instant first = Instant.now();
+        Instant first = now();
         fireAll(first, a, b).forEach(CompletableFuture::join);
 
         kill(b);
@@ -277,7 +276,7 @@ class FailoverTest extends FailoverTestSupport {
         for (int item = 2; item <= 3; item++) {
             List<Run> makeUps = recorder.completedRuns(item).subList(1, 4);
             assertThat(makeUps).extracting(Run::instance).containsOnly("a");
-            assertThat(makeUps).extracting(Run::source).containsOnly(ExecutionSource.FAILOVER);
+            assertThat(makeUps).extracting(Run::source).containsOnly(ExecutionSource.MISFIRE);
             // One run per missed fire, oldest first: not one run folded for all of them.
             assertThat(makeUps).extracting(Run::fireTime).containsExactlyElementsOf(missed);
         }
@@ -293,46 +292,52 @@ class FailoverTest extends FailoverTestSupport {
         Worker a = startWorker("a", defaults, item -> 700);
         awaitSettled(a);
 
+        Instant firstFire = now();
         CompletableFuture<FireReport> first =
-                CompletableFuture.supplyAsync(() -> a.coordinator().fire(ExecutionSource.NORMAL, Instant.now()));
+                CompletableFuture.supplyAsync(() -> a.coordinator().fire(ExecutionSource.NORMAL, firstFire));
         await().atMost(WITHIN).until(() -> recorder.hasStarted("a", 0) && recorder.hasStarted("a", 1));
-        FireReport second = a.coordinator().fire(ExecutionSource.NORMAL, Instant.now());
-        FireReport third = a.coordinator().fire(ExecutionSource.NORMAL, Instant.now());
+        FireReport second = a.coordinator().fire(ExecutionSource.NORMAL, firstFire.plusMillis(100));
+        Instant thirdFire = firstFire.plusMillis(200);
+        FireReport third = a.coordinator().fire(ExecutionSource.NORMAL, thirdFire);
         first.join();
 
         assertThat(second.items()).isEmpty();
         assertThat(second.skipped()).containsKeys(0, 1);
         assertThat(third.skipped().get(0)).contains("misfired");
-        for (int item = 0; item < 2; item++) {
-            assertThat(recorder.completedRuns(item))
-                    .extracting(Run::source)
-                    .containsExactly(ExecutionSource.NORMAL, ExecutionSource.MISFIRE);
-        }
+        // The two fires the items missed coalesce into one late run, with the later fire's time.
+        await().atMost(WITHIN).untilAsserted(() -> {
+            for (int item = 0; item < 2; item++) {
+                assertThat(recorder.completedRuns(item))
+                        .extracting(Run::source, Run::fireTime)
+                        .containsExactly(
+                                tuple(ExecutionSource.NORMAL, firstFire), tuple(ExecutionSource.MISFIRE, thirdFire));
+            }
+        });
     }
 
     @Test
-    void turningFailoverOffClearsTheQueueAndStaleMarksNeverBlockTheItems() throws Exception {
-        Worker a = startWorker("a", job(6), item -> item >= 4 ? 100 : 4_000);
-        Worker b = startWorker("b", job(6), item -> item >= 4 ? 100 : 4_000);
-        Worker c = startWorker("c", job(6), item -> item >= 4 ? 10_000 : 4_000);
-        awaitSettled(a, b, c);
-        fireAll(Instant.now(), a, b, c);
-        await().atMost(WITHIN).until(() -> recorder.hasStarted("c", 4) && recorder.hasStarted("a", 0));
-        kill(c);
-        await().atMost(WITHIN).until(() -> a.coordinator().failoverQueue().size() == 2);
-
+    void withFailoverOffACrashedInstancesUnfinishedItemsAreRecordedFailedAndLaterFiresRunEveryItem() throws Exception {
         JobConfiguration off = job(6).toBuilder().failover(false).build();
-        a.client().setData().forPath(new JobNodes("settlement").config(), JobConfigurationCodec.encode(off));
+        Worker a = startWorker("a", off, item -> 100);
+        Worker b = startWorker("b", off, item -> 100);
+        Worker c = startWorker("c", off, item -> item >= 4 ? 10_000 : 100);
+        awaitSettled(a, b, c);
+        Instant first = now();
+        fireAll(first, a, b, c);
+        await().atMost(WITHIN).until(() -> recorder.hasStarted("c", 4) && recorder.hasStarted("c", 5));
+        kill(c);
 
         await().atMost(WITHIN)
-                .until(() -> a.coordinator().failoverQueue().isEmpty()
-                        && a.coordinator().runningItems().isEmpty());
-        Instant next = Instant.now();
-        List<Integer> ran = fireAll(next, a, b).stream()
+                .until(() -> a.coordinator().openClaims().isEmpty()
+                        && a.coordinator().assignment().itemsByInstance().size() == 2);
+        List<Integer> ran = fireAll(now(), a, b).stream()
                 .map(CompletableFuture::join)
                 .flatMap(report -> report.items().stream())
                 .sorted()
                 .toList();
+
         assertThat(ran).containsExactly(0, 1, 2, 3, 4, 5);
+        assertThat(recorder.completedRuns(4)).extracting(Run::fireTime).doesNotContain(first);
+        assertThat(recorder.completedRuns(5)).extracting(Run::fireTime).doesNotContain(first);
     }
 }

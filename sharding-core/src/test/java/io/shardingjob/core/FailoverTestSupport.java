@@ -117,6 +117,11 @@ abstract class FailoverTestSupport extends ZooKeeperTestSupport {
         });
     }
 
+    /** Now, to the millisecond: the ledger keys fires by the millisecond, and every run of a fire carries that time. */
+    protected static Instant now() {
+        return Instant.now().truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
+    }
+
     /** The process dies: its items stop at once and its session expires after the session timeout. */
     protected static Instant kill(Worker worker) {
         worker.dead.set(true);

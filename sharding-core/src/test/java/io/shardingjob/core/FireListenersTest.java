@@ -10,7 +10,6 @@ import io.shardingjob.core.execution.FireCompletion.Outcome;
 import io.shardingjob.core.execution.FireListener;
 import io.shardingjob.core.execution.FireReport;
 import io.shardingjob.core.execution.ShardingContext;
-import io.shardingjob.core.registry.JobNodes;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -138,7 +137,7 @@ class FireListenersTest extends JobInstanceTestSupport {
     }
 
     @Test
-    void forgetsAFireThatNeverCompletesADayAfterItsFireTimeByTheCoordinatorsClock() throws Exception {
+    void aFireWhoseItemsOwnerNeverFiredCompletesOnceItsAuditMakesTheItemUpByTheCoordinatorsClock() throws Exception {
         JobConfiguration twoItems = SIX_ITEMS.toBuilder().shardingTotalCount(2).build();
         SettableClock clock = new SettableClock(now());
         List<Instance> cluster = List.of(
@@ -154,15 +153,20 @@ class FireListenersTest extends JobInstanceTestSupport {
                         builder -> builder.completionListener(completions::add).clock(clock)));
         await().atMost(WITHIN).until(() -> settledAt(2, cluster));
         Instant fire = clock.instant();
-        String record = new JobNodes("settlement").completion(fire);
 
-        // Only a fires: b's item never ends for this fire, so the fire never completes.
+        // Only a fires: b's item has no claim for this fire until b's audit finds the fire late, by b's clock.
         cluster.get(0).coordinator().fire(ExecutionSource.NORMAL, fire);
-        assertThat(cluster.get(0).client().checkExists().forPath(record)).isNotNull();
-        clock.advance(Duration.ofDays(1).plusMinutes(1));
-
-        await().atMost(WITHIN).until(() -> cluster.get(0).client().checkExists().forPath(record) == null);
         assertThat(completions).isEmpty();
+        clock.advance(Duration.ofSeconds(3));
+
+        await().atMost(WITHIN).until(() -> !completions.isEmpty());
+        FireCompletion completion = completions.peek();
+        assertThat(completion.fireTime()).isEqualTo(fire);
+        assertThat(completion.succeeded()).isTrue();
+        assertThat(completion.items().get(1).instanceId()).isEqualTo("b");
+        assertThat(results(result -> result.context().item() == 1))
+                .singleElement()
+                .satisfies(result -> assertThat(result.source()).isEqualTo(ExecutionSource.MISFIRE));
     }
 
     /** Now, to the millisecond: completion records are kept per millisecond of their fire time. */

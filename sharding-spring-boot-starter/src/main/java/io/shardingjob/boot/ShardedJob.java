@@ -1,5 +1,6 @@
 package io.shardingjob.boot;
 
+import io.shardingjob.core.config.MisfirePolicy;
 import java.lang.annotation.Documented;
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
@@ -47,6 +48,12 @@ public @interface ShardedJob {
 
     /** Whether a fire that arrives while the previous one still runs is made up afterwards. */
     boolean misfire() default true;
+
+    /**
+     * What happens to the fires of an item that did not run when due, while {@link #misfire()} is on: {@code ONCE}
+     * (missed fires in a row run once, late), {@code ALL} (each runs once, late, with its own fire time) or {@code SKIP}.
+     */
+    MisfirePolicy misfirePolicy() default MisfirePolicy.ONCE;
 
     /** Whether items are marked running in ZooKeeper while they run. */
     boolean monitorExecution() default true;

@@ -33,6 +33,8 @@ import java.util.regex.Pattern;
  * @param dynamicSharding whether the number of items follows the cluster (XXL-JOB's sharding broadcast): every live,
  *     enabled instance gets exactly one item and the total is their number, so {@code shardingTotalCount} is ignored
  *     when resharding
+ * @param misfirePolicy what happens to the fires of an item that did not run when due, when {@code misfire} is on;
+ *     {@code misfire} off means {@link MisfirePolicy#SKIP}
  */
 public record JobConfiguration(
         String name,
@@ -51,7 +53,8 @@ public record JobConfiguration(
         int retries,
         Duration retryBackoff,
         Duration timeout,
-        boolean dynamicSharding) {
+        boolean dynamicSharding,
+        MisfirePolicy misfirePolicy) {
 
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]*");
 
@@ -97,6 +100,7 @@ public record JobConfiguration(
         if (retryBackoff.isNegative()) {
             throw new JobConfigurationException(name, "retryBackoff", "must not be negative, was " + retryBackoff);
         }
+        misfirePolicy = misfirePolicy == null ? MisfirePolicy.ONCE : misfirePolicy;
         timeout = timeout == null ? Duration.ZERO : timeout;
         if (timeout.isNegative()) {
             throw new JobConfigurationException(name, "timeout", "must not be negative, was " + timeout);
@@ -130,7 +134,8 @@ public record JobConfiguration(
                 .retries(retries)
                 .retryBackoff(retryBackoff)
                 .timeout(timeout)
-                .dynamicSharding(dynamicSharding);
+                .dynamicSharding(dynamicSharding)
+                .misfirePolicy(misfirePolicy);
     }
 
     /**
@@ -146,6 +151,7 @@ public record JobConfiguration(
         compare(differences, "jobParameter", jobParameter, other.jobParameter);
         compare(differences, "failover", failover, other.failover);
         compare(differences, "misfire", misfire, other.misfire);
+        compare(differences, "misfirePolicy", misfirePolicy, other.misfirePolicy);
         compare(differences, "monitorExecution", monitorExecution, other.monitorExecution);
         compare(differences, "strategy", strategy, other.strategy);
         compare(differences, "description", description, other.description);
@@ -183,6 +189,8 @@ public record JobConfiguration(
         private boolean failover;
 
         private boolean misfire = true;
+
+        private MisfirePolicy misfirePolicy = MisfirePolicy.ONCE;
 
         private boolean monitorExecution = true;
 
@@ -246,6 +254,12 @@ public record JobConfiguration(
 
         public Builder misfire(boolean misfire) {
             this.misfire = misfire;
+            return this;
+        }
+
+        /** What happens to missed fires while {@code misfire} is on; {@link MisfirePolicy#ONCE} by default. */
+        public Builder misfirePolicy(MisfirePolicy misfirePolicy) {
+            this.misfirePolicy = misfirePolicy;
             return this;
         }
 
@@ -319,7 +333,8 @@ public record JobConfiguration(
                     retries,
                     retryBackoff,
                     timeout,
-                    dynamicSharding);
+                    dynamicSharding,
+                    misfirePolicy);
         }
 
         private ZoneId parseZone() {

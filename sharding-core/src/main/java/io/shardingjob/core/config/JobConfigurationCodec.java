@@ -23,6 +23,7 @@ public final class JobConfigurationCodec {
         line(text, "jobParameter", configuration.jobParameter());
         line(text, "failover", configuration.failover());
         line(text, "misfire", configuration.misfire());
+        line(text, "misfirePolicy", configuration.misfirePolicy());
         line(text, "monitorExecution", configuration.monitorExecution());
         line(text, "strategy", configuration.strategy());
         line(text, "description", configuration.description());
@@ -56,6 +57,7 @@ public final class JobConfigurationCodec {
                 .jobParameter(properties.getProperty("jobParameter", ""))
                 .failover(bool(jobName, properties, "failover", false))
                 .misfire(bool(jobName, properties, "misfire", true))
+                .misfirePolicy(misfirePolicy(jobName, properties.getProperty("misfirePolicy")))
                 .monitorExecution(bool(jobName, properties, "monitorExecution", true))
                 .strategy(properties.getProperty("strategy", "average"))
                 .description(properties.getProperty("description", ""))
@@ -65,6 +67,18 @@ public final class JobConfigurationCodec {
                 .timeout(duration(jobName, properties, "timeout"))
                 .dynamicSharding(bool(jobName, properties, "dynamicSharding", false))
                 .build();
+    }
+
+    private static MisfirePolicy misfirePolicy(String jobName, String text) {
+        if (text == null || text.isBlank()) {
+            return MisfirePolicy.ONCE;
+        }
+        try {
+            return MisfirePolicy.valueOf(text.trim().toUpperCase(java.util.Locale.ROOT));
+        } catch (IllegalArgumentException ex) {
+            throw new JobConfigurationException(
+                    jobName, "misfirePolicy", "'" + text + "' is not one of once, all, skip");
+        }
     }
 
     private static int integer(String jobName, Properties properties, String key, int fallback) {

@@ -8,4 +8,12 @@ package io.shardingjob.core.execution;
 public interface ExecutionListener {
 
     void itemFinished(ItemResult result);
+
+    /**
+     * Told when this instance finished an item of a fire but could not record how it ended, because its claim was no
+     * longer its own: its session ended (it was paused or cut off longer than the session timeout) and another instance
+     * took the item over. Whatever the run wrote downstream may be repeated by the new owner; its fencing token is
+     * lower than the new owner's.
+     */
+    default void claimLost(ShardingContext context, java.time.Instant fireTime) {}
 }

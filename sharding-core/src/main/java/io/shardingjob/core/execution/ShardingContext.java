@@ -15,6 +15,10 @@ import java.util.stream.Collectors;
  * @param epoch the assignment epoch the item runs under; a job can fence its own writes with it, e.g. {@code UPDATE
  *     ... SET fence = :epoch WHERE fence <= :epoch}
  * @param instanceId the instance running the item
+ * @param fencingToken grows with every new owner of this item's run for this fire (the ZooKeeper {@code mzxid} of the
+ *     write that gave it its claim): a store that remembers the highest token it accepted per item and refuses lower
+ *     ones cannot be written by an owner that lost the claim, e.g. {@code UPDATE stock SET qty = :qty, token = :token
+ *     WHERE region = :item AND token <= :token}
  */
 public record ShardingContext(
         String jobName,
@@ -24,7 +28,21 @@ public record ShardingContext(
         String itemParameter,
         String jobParameter,
         long epoch,
-        String instanceId) {
+        String instanceId,
+        long fencingToken) {
+
+    /** A context without a fencing token, for a job run outside the ledger (tests, tools). */
+    public ShardingContext(
+            String jobName,
+            String taskId,
+            int shardingTotalCount,
+            int item,
+            String itemParameter,
+            String jobParameter,
+            long epoch,
+            String instanceId) {
+        this(jobName, taskId, shardingTotalCount, item, itemParameter, jobParameter, epoch, instanceId, 0);
+    }
 
     /** The task id of a fire, as Elastic-Job writes it: {@code job@-@0,1,2@-@READY@-@instance}. */
     public static String taskId(String jobName, List<Integer> items, String instanceId) {

@@ -13,25 +13,30 @@ import org.apache.curator.framework.recipes.cache.CuratorCache;
 import org.apache.curator.framework.recipes.cache.CuratorCacheListener;
 
 /**
- * A local, watch-maintained copy of every node of one job. Steady-state reads (who leads, the assignment, running
- * marks, disabled items) come from here, never from a ZooKeeper round trip. Listeners run on the executor given at
- * construction, never on ZooKeeper's event thread, so they may block briefly without stalling other watches.
+ * A local, watch-maintained copy of the small state of one job: its configuration, instances, leader, assignment and
+ * disabled or leaving instances and items ({@link JobNodes#cachedSubtrees()}). Steady-state reads come from here, never
+ * from a ZooKeeper round trip. The fire ledger is deliberately not cached: it grows with fires and items, and a cache
+ * over it would cost every instance two reads per claim. Listeners run on the executor given at construction, never on
+ * ZooKeeper's event thread, so they may block briefly without stalling other watches.
  */
 public final class JobCache implements AutoCloseable {
 
-    private final CuratorCache cache;
+    private final List<CuratorCache> caches;
 
     private final Executor listenerExecutor;
 
-    private final CountDownLatch initialized = new CountDownLatch(1);
+    private final CountDownLatch initialized;
 
     public JobCache(CuratorFramework client, JobNodes nodes, Executor listenerExecutor) {
-        this.cache = CuratorCache.build(client, nodes.root());
+        this.caches = nodes.cachedSubtrees().stream()
+                .map(path -> CuratorCache.build(client, path))
+                .toList();
         this.listenerExecutor = listenerExecutor;
-        cache.listenable()
+        this.initialized = new CountDownLatch(caches.size());
+        caches.forEach(cache -> cache.listenable()
                 .addListener(CuratorCacheListener.builder()
                         .forInitialized(initialized::countDown)
-                        .build());
+                        .build()));
     }
 
     /**
@@ -39,19 +44,25 @@ public final class JobCache implements AutoCloseable {
      * is complete.
      */
     public void addListener(Consumer<String> onChange) {
-        cache.listenable()
+        CountDownLatch loaded = new CountDownLatch(caches.size());
+        caches.forEach(cache -> cache.listenable()
                 .addListener(
                         CuratorCacheListener.builder()
                                 .forAll((type, oldData, data) ->
                                         onChange.accept(data != null ? data.getPath() : oldData.getPath()))
-                                .forInitialized(() -> onChange.accept(null))
+                                .forInitialized(() -> {
+                                    loaded.countDown();
+                                    if (loaded.getCount() == 0) {
+                                        onChange.accept(null);
+                                    }
+                                })
                                 .build(),
-                        listenerExecutor);
+                        listenerExecutor));
     }
 
     /** Starts watching and waits until the first full load is in memory. */
     public void start(Duration timeout) {
-        cache.start();
+        caches.forEach(CuratorCache::start);
         try {
             if (!initialized.await(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
                 throw new RegistryUnavailableException(
@@ -64,21 +75,28 @@ public final class JobCache implements AutoCloseable {
     }
 
     public Optional<ChildData> node(String path) {
-        return cache.get(path);
+        for (CuratorCache cache : caches) {
+            Optional<ChildData> node = cache.get(path);
+            if (node.isPresent()) {
+                return node;
+            }
+        }
+        return Optional.empty();
     }
 
     public Optional<byte[]> data(String path) {
-        return cache.get(path).map(ChildData::getData);
+        return node(path).map(ChildData::getData);
     }
 
     public boolean exists(String path) {
-        return cache.get(path).isPresent();
+        return node(path).isPresent();
     }
 
     /** The names of the direct children of a path, sorted. */
     public List<String> children(String path) {
         String prefix = path + "/";
-        return cache.stream()
+        return caches.stream()
+                .flatMap(CuratorCache::stream)
                 .map(ChildData::getPath)
                 .filter(child -> child.startsWith(prefix) && child.indexOf('/', prefix.length()) < 0)
                 .map(child -> child.substring(prefix.length()))
@@ -88,6 +106,6 @@ public final class JobCache implements AutoCloseable {
 
     @Override
     public void close() {
-        cache.close();
+        caches.forEach(CuratorCache::close);
     }
 }

@@ -15,16 +15,11 @@ package io.shardingjob.core.registry;
  * /{job}/disabled/instances/{instanceId} persistent  an operator disabled this instance for the job
  * /{job}/leaving/{instanceId}            ephemeral   the instance is shutting down: it gets no items, finishes its own
  * /{job}/disabled/items/{item}           persistent  an operator disabled this item
- * /{job}/running/{item}                  persistent  the item is planned or running: owner, session, epoch, fire
- * /{job}/failover/queue/{item}@{fireMillis} persistent  an orphan: an item of a fire that its owner did not complete
- * /{job}/failover/owners/{item}          persistent  who took the item over, until the next reshard
- * /{job}/fires/{instanceId}~{session}    persistent  the last fires a session started: times, epochs, items
- * /{job}/completions/{fireMillis}/items/{item} persistent  an item of that fire ended: outcome, instance, total
- * /{job}/completions/{fireMillis}/claim  ephemeral   an instance is calling the fire's completion listener
- * /{job}/completions/{fireMillis}/done   persistent  the fire's completion listener was called
- * /{job}/ledger                          persistent  the fire ledger; data: the fire every earlier fire is settled by
- * /{job}/ledger/{fireMillis}             persistent  one fire, named by its scheduled time
- * /{job}/ledger/{fireMillis}/{item}      persistent  the claim of one item of that fire: owner, session, state, times
+ * /{job}/ledger                          persistent  the fire ledger; data: settled=the fire every earlier fire is
+ *                                                    settled by (the watermark audits start after)
+ * /{job}/ledger/{fireMillis}             persistent  one fire, named by its scheduled time; data: who completes it
+ * /{job}/ledger/{fireMillis}/{item}      persistent  the claim of one item of that fire: instance, session, attempt,
+ *                                                    state, source, epoch, total, retry, times, fencing token
  * </pre>
  */
 public final class JobNodes {
@@ -95,63 +90,10 @@ public final class JobNodes {
         return disabledItems() + "/" + item;
     }
 
-    public String running() {
-        return root + "/running";
-    }
-
-    public String runningItem(int item) {
-        return running() + "/" + item;
-    }
-
-    public String failoverQueue() {
-        return root + "/failover/queue";
-    }
-
-    /** One orphan per item and fire, so that every missed fire of an item runs, each with its own context. */
-    public String failoverQueueItem(int item, java.time.Instant fireTime) {
-        return failoverQueue() + "/" + item + "@" + fireTime.toEpochMilli();
-    }
-
-    /** The item of an orphan's node name. */
-    public static int queuedItem(String name) {
-        int at = name.indexOf('@');
-        return Integer.parseInt(at < 0 ? name : name.substring(0, at));
-    }
-
-    public String failoverOwners() {
-        return root + "/failover/owners";
-    }
-
-    public String failoverOwner(int item) {
-        return failoverOwners() + "/" + item;
-    }
-
-    public String fires() {
-        return root + "/fires";
-    }
-
-    public String completions() {
-        return root + "/completions";
-    }
-
-    /** A fire's node, named by its fire time in epoch milliseconds so that names sort by time. */
-    public String completion(java.time.Instant fireTime) {
-        return completions() + "/" + fireTime.toEpochMilli();
-    }
-
-    /** One node per instance and session, so that a re-registered instance never overwrites what its dead session left. */
-    public String fire(String instanceId, long sessionId) {
-        return fires() + "/" + fireRecordName(instanceId, sessionId);
-    }
-
-    public static String fireRecordName(String instanceId, long sessionId) {
-        return instanceId + "~" + Long.toHexString(sessionId);
-    }
-
-    /** The instance id part of a fire record's name. */
-    public static String fireRecordInstance(String name) {
-        int tilde = name.lastIndexOf('~');
-        return tilde < 0 ? name : name.substring(0, tilde);
+    /** The small state every instance caches: never a subtree that grows with fires or items. */
+    public java.util.List<String> cachedSubtrees() {
+        return java.util.List.of(
+                config(), instances(), root + "/leader", root + "/sharding", root + "/disabled", leavingInstances());
     }
 
     public String ledger() {

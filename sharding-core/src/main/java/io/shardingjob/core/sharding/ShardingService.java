@@ -7,7 +7,6 @@ import io.shardingjob.core.sharding.strategy.ShardingRequest;
 import io.shardingjob.core.sharding.strategy.ShardingResultVerifier;
 import io.shardingjob.core.sharding.strategy.ShardingStrategy;
 import java.nio.charset.StandardCharsets;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -59,11 +58,6 @@ public final class ShardingService {
     private final Object reshardLock = new Object();
 
     private volatile CachedAssignment cached = new CachedAssignment(-1, Assignment.NONE);
-
-    /** The newest assignment seen and the one before it, with when each was written. */
-    private volatile Written newest;
-
-    private volatile Written beforeNewest;
 
     private volatile long lastWrittenEpoch;
 
@@ -119,9 +113,6 @@ public final class ShardingService {
             current =
                     new CachedAssignment(modified, Assignment.decode(node.get().getData()));
             cached = current;
-            remember(
-                    current.assignment,
-                    Instant.ofEpochMilli(node.get().getStat().getMtime()));
         }
         return current.assignment;
     }
@@ -131,9 +122,6 @@ public final class ShardingService {
         try {
             Stat stat = new Stat();
             Assignment read = readAssignment(stat);
-            if (read.epoch() > 0) {
-                remember(read, Instant.ofEpochMilli(stat.getMtime()));
-            }
             Assignment cachedNow = currentAssignment();
             return read.epoch() >= cachedNow.epoch() ? read : cachedNow;
         } catch (Exception ex) {
@@ -242,10 +230,6 @@ public final class ShardingService {
                     .withVersion(flag.getVersion())
                     .forPath(nodes.reshardNecessary()));
             ops.add(client.transactionOp().delete().forPath(nodes.reshardProcessing()));
-            // Takeover records only mean something until the next assignment.
-            for (String item : client.getChildren().forPath(nodes.failoverOwners())) {
-                ops.add(client.transactionOp().delete().forPath(nodes.failoverOwners() + "/" + item));
-            }
             for (String item : client.getChildren().forPath(nodes.disabledItems())) {
                 if (Integer.parseInt(item) >= next.shardingTotalCount()) {
                     ops.add(client.transactionOp().delete().forPath(nodes.disabledItems() + "/" + item));
@@ -258,7 +242,6 @@ public final class ShardingService {
                 log.debug("Job {}: reshard flag cleared, epoch {} still in force", jobName, next.epoch());
                 return Optional.empty();
             }
-            remember(next, Instant.now());
             log.info(
                     "Job {}: epoch {} assigns {} items with strategy '{}': {}",
                     jobName,
@@ -320,53 +303,4 @@ public final class ShardingService {
     }
 
     private record CachedAssignment(long mzxid, Assignment assignment) {}
-
-    /** An assignment and when it was written. */
-    private record Written(Assignment assignment, Instant at) {}
-
-    /** The last assignments seen, by epoch, so that a dead instance's missed fires are made up with its items then. */
-    private final Map<Long, Assignment> recentEpochs = new java.util.concurrent.ConcurrentSkipListMap<>();
-
-    private static final int RECENT_EPOCHS = 16;
-
-    private synchronized void remember(Assignment assignment, Instant at) {
-        Written last = newest;
-        if (last == null || assignment.epoch() > last.assignment().epoch()) {
-            beforeNewest = last;
-            newest = new Written(assignment, at);
-        }
-        recentEpochs.putIfAbsent(assignment.epoch(), assignment);
-        while (recentEpochs.size() > RECENT_EPOCHS) {
-            recentEpochs.remove(((java.util.NavigableMap<Long, Assignment>) recentEpochs).firstKey());
-        }
-    }
-
-    /** A recent assignment by its epoch, if this instance saw it. */
-    public Optional<Assignment> assignmentOfEpoch(long epoch) {
-        return Optional.ofNullable(recentEpochs.get(epoch));
-    }
-
-    /**
-     * The assignment a fire plans with: the one in force at the fire's scheduled time. Instances run a fire a few
-     * milliseconds apart, and a reshard written in between would otherwise let some plan it under the old epoch and
-     * some under the new one, and an item moving between two of them would run on neither. So an assignment written
-     * after the fire time counts from the next fire on; items it moved away before they start are fenced off and
-     * handed to failover, so they still run for this fire. An instance that took no part in the older assignment (it
-     * just joined) plans with the newer one.
-     *
-     * @param current the assignment the fire would otherwise use
-     */
-    public Assignment inForceAt(Instant fireTime, Assignment current, String instanceId) {
-        Written last = newest;
-        Written before = beforeNewest;
-        if (last == null
-                || before == null
-                || last.assignment().epoch() != current.epoch()
-                || !last.at().isAfter(fireTime)
-                || before.at().isAfter(fireTime)
-                || !before.assignment().itemsByInstance().containsKey(instanceId)) {
-            return current;
-        }
-        return before.assignment();
-    }
 }

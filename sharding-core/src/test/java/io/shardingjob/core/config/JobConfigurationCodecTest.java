@@ -186,6 +186,7 @@ class JobConfigurationCodecTest {
                         "jobParameter",
                         "failover",
                         "misfire",
+                        "misfirePolicy",
                         "monitorExecution",
                         "strategy",
                         "description",

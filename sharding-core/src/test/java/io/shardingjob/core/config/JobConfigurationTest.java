@@ -260,7 +260,8 @@ class JobConfigurationTest {
                         0,
                         null,
                         null,
-                        false),
+                        false,
+                        MisfirePolicy.ONCE),
                 JOB,
                 "shardingItemParameters");
     }

@@ -89,6 +89,7 @@ final class JobConfigurationResolver {
                 .jobParameter(pick(overrides.getJobParameter(), placeholders.apply(annotation.jobParameter())))
                 .failover(pick(overrides.getFailover(), annotation.failover()))
                 .misfire(pick(overrides.getMisfire(), annotation.misfire()))
+                .misfirePolicy(pick(overrides.getMisfirePolicy(), annotation.misfirePolicy()))
                 .monitorExecution(pick(overrides.getMonitorExecution(), annotation.monitorExecution()))
                 .strategy(pick(overrides.getStrategy(), placeholders.apply(annotation.strategy())))
                 .description(pick(overrides.getDescription(), placeholders.apply(annotation.description())))

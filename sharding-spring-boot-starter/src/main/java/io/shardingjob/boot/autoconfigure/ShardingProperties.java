@@ -1,5 +1,6 @@
 package io.shardingjob.boot.autoconfigure;
 
+import io.shardingjob.core.config.MisfirePolicy;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Locale;
@@ -424,6 +425,9 @@ public class ShardingProperties {
         /** Whether a fire that arrives while the previous one still runs is made up afterwards. */
         private @Nullable Boolean misfire;
 
+        /** What happens to missed fires while misfire is on: once (the default), all, or skip. */
+        private @Nullable MisfirePolicy misfirePolicy;
+
         /** Whether items are marked running in ZooKeeper while they run. */
         private @Nullable Boolean monitorExecution;
 
@@ -537,6 +541,14 @@ public class ShardingProperties {
 
         public void setMisfire(@Nullable Boolean misfire) {
             this.misfire = misfire;
+        }
+
+        public @Nullable MisfirePolicy getMisfirePolicy() {
+            return misfirePolicy;
+        }
+
+        public void setMisfirePolicy(@Nullable MisfirePolicy misfirePolicy) {
+            this.misfirePolicy = misfirePolicy;
         }
 
         public @Nullable Boolean getMonitorExecution() {

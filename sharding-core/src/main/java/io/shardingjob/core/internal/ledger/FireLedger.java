@@ -202,6 +202,39 @@ public final class FireLedger {
         }
     }
 
+    /**
+     * Writes a fire's note at the version it was read with: how the instances agree on who calls the completion
+     * listener.
+     *
+     * @return whether this write won
+     */
+    public boolean writeNote(Instant fireTime, String note, int version) throws Exception {
+        try {
+            zooKeeper().setData(full(nodes.ledgerFire(fireTime)), note.getBytes(StandardCharsets.UTF_8), version);
+            return true;
+        } catch (KeeperException.BadVersionException | KeeperException.NoNodeException lostRace) {
+            return false;
+        }
+    }
+
+    /**
+     * Creates a fire's node with no claim, so that every instance's audit sees that the fire was due even though no
+     * owner claimed anything in it (all were cut off, or busy).
+     */
+    public void recordDue(Instant fireTime) throws Exception {
+        try {
+            zooKeeper()
+                    .create(
+                            full(nodes.ledgerFire(fireTime)),
+                            new byte[0],
+                            ZooDefs.Ids.OPEN_ACL_UNSAFE,
+                            CreateMode.PERSISTENT);
+        } catch (KeeperException.NodeExistsException already) {
+            // Someone claimed in it meanwhile.
+        }
+        knownFires.add(fireTime.toEpochMilli());
+    }
+
     /** The fires the ledger holds, oldest first. */
     public List<Instant> fires() throws Exception {
         try {
@@ -241,13 +274,20 @@ public final class FireLedger {
     public List<FireView> read(Collection<Instant> fireTimes) throws Exception {
         List<FireView> views = new ArrayList<>(fireTimes.size());
         for (List<Instant> chunk : batches(List.copyOf(fireTimes), MAX_FIRES_PER_READ)) {
-            List<Op> listings = new ArrayList<>(chunk.size());
-            chunk.forEach(fireTime -> listings.add(Op.getChildren(full(nodes.ledgerFire(fireTime)))));
+            List<Op> listings = new ArrayList<>(chunk.size() * 2);
+            chunk.forEach(fireTime -> {
+                listings.add(Op.getData(full(nodes.ledgerFire(fireTime))));
+                listings.add(Op.getChildren(full(nodes.ledgerFire(fireTime))));
+            });
             List<OpResult> children = zooKeeper().multi(listings);
             Map<Instant, List<Integer>> items = new LinkedHashMap<>();
+            Map<Instant, OpResult.GetDataResult> notes = new LinkedHashMap<>();
             for (int i = 0; i < chunk.size(); i++) {
+                if (children.get(2 * i) instanceof OpResult.GetDataResult note) {
+                    notes.put(chunk.get(i), note);
+                }
                 List<Integer> claimed = new ArrayList<>();
-                if (children.get(i) instanceof OpResult.GetChildrenResult listing) {
+                if (children.get(2 * i + 1) instanceof OpResult.GetChildrenResult listing) {
                     for (String name : listing.getChildren()) {
                         claimed.add(Integer.parseInt(name));
                     }
@@ -256,7 +296,16 @@ public final class FireLedger {
                 items.put(chunk.get(i), claimed);
             }
             Map<Instant, Map<Integer, Claim>> claims = readClaims(items);
-            chunk.forEach(fireTime -> views.add(new FireView(fireTime, claims.get(fireTime))));
+            chunk.forEach(fireTime -> {
+                OpResult.GetDataResult note = notes.get(fireTime);
+                views.add(new FireView(
+                        fireTime,
+                        claims.get(fireTime),
+                        note == null || note.getData() == null
+                                ? ""
+                                : new String(note.getData(), StandardCharsets.UTF_8),
+                        note == null ? -1 : note.getStat().getVersion()));
+            });
         }
         return views;
     }
@@ -332,6 +381,33 @@ public final class FireLedger {
             ops.clear();
             fires.clear();
         }
+    }
+
+    /**
+     * The sessions of the instances registered now, read from the server after a {@code sync}, never from a cache: a
+     * cache that has not seen a registration yet would make that instance's claims look orphaned while it runs them.
+     * An instance's registration is an ephemeral node, deleted by the server when its session ends, so its owner
+     * session is live exactly while the node exists.
+     */
+    public Set<Long> liveSessions() throws Exception {
+        String instances = full(nodes.instances());
+        ZooKeeper zooKeeper = zooKeeper();
+        java.util.concurrent.CompletableFuture<Void> synced = new java.util.concurrent.CompletableFuture<>();
+        zooKeeper.sync(instances, (rc, path, context) -> synced.complete(null), null);
+        synced.get(client.getZookeeperClient().getConnectionTimeoutMs(), java.util.concurrent.TimeUnit.MILLISECONDS);
+        List<String> names = zooKeeper.getChildren(instances, false);
+        Set<Long> live = new java.util.HashSet<>();
+        for (List<String> chunk : batches(names, MAX_OPS_PER_MULTI)) {
+            List<Op> reads = new ArrayList<>(chunk.size());
+            chunk.forEach(name -> reads.add(Op.getData(instances + "/" + name)));
+            for (OpResult result : zooKeeper.multi(reads)) {
+                if (result instanceof OpResult.GetDataResult data
+                        && data.getStat().getEphemeralOwner() != 0) {
+                    live.add(data.getStat().getEphemeralOwner());
+                }
+            }
+        }
+        return live;
     }
 
     /** The id of the session this instance's claims name. */

@@ -143,8 +143,17 @@ public final class LedgerRules {
         group.clear();
     }
 
-    /** What the ledger holds for one fire. */
-    public record FireView(Instant fireTime, Map<Integer, Claim> claims) {
+    /**
+     * What the ledger holds for one fire.
+     *
+     * @param note the fire node's own data: who completes or completed the fire, empty before
+     * @param noteVersion the fire node's data version, for a compare-and-set of the note
+     */
+    public record FireView(Instant fireTime, Map<Integer, Claim> claims, String note, int noteVersion) {
+
+        public FireView(Instant fireTime, Map<Integer, Claim> claims) {
+            this(fireTime, claims, "", 0);
+        }
 
         /** The fire's item count, as its claimers planned it; 0 when nobody claimed anything yet. */
         public int total() {

@@ -1,0 +1,261 @@
+package io.shardingjob.core;
+
+import io.shardingjob.core.config.JobConfiguration;
+import io.shardingjob.core.config.MisfirePolicy;
+import io.shardingjob.core.execution.ExecutionSource;
+import io.shardingjob.core.execution.ItemExecutor;
+import io.shardingjob.core.internal.ledger.Claim;
+import io.shardingjob.core.internal.ledger.ClaimState;
+import io.shardingjob.core.internal.ledger.FireLedger;
+import io.shardingjob.core.internal.ledger.LedgerRules;
+import io.shardingjob.core.internal.ledger.LedgerRules.FireView;
+import io.shardingjob.core.internal.ledger.LedgerRules.MakeUpPlan;
+import io.shardingjob.core.internal.ledger.LedgerRules.Slot;
+import io.shardingjob.core.sharding.Assignment;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One instance's audit of the ledger for the items it owns now: it runs this session's own claims it lost track of,
+ * takes over the orphans of its items (open claims whose session is gone), and makes up the fires of its items that
+ * nobody claimed, as the misfire policy says. It reads only the fires after the ledger's watermark (a few in steady
+ * state) and runs when something may have left work behind: a new assignment, a reconnect, an item that ended after a
+ * fire found it busy, and periodically.
+ *
+ * <p>Every action is decided again by ZooKeeper: a make-up is a claim that fails if the item-fire was claimed since the
+ * read, a take-over a versioned write that fails if the orphan changed. The work of one item runs as one task, oldest
+ * fire first, so the make-ups of an item never overlap each other or a fire of the item here.
+ */
+final class LedgerAudit {
+
+    private static final Logger log = LoggerFactory.getLogger(LedgerAudit.class);
+
+    /** How late an item-fire this instance did not plan must be before it counts as missed: its owner may be slow. */
+    private static final Duration LATENESS = Duration.ofSeconds(2);
+
+    private final JobCoordinator coordinator;
+
+    private final FireLedger ledger;
+
+    private final FireRunner runner;
+
+    private final LocalExecutions local;
+
+    private final ItemExecutor job;
+
+    private final Executor executor;
+
+    private final Duration catchUpHorizon;
+
+    LedgerAudit(
+            JobCoordinator coordinator,
+            FireLedger ledger,
+            FireRunner runner,
+            LocalExecutions local,
+            ItemExecutor job,
+            Executor executor,
+            Duration catchUpHorizon) {
+        this.coordinator = coordinator;
+        this.ledger = ledger;
+        this.runner = runner;
+        this.local = local;
+        this.job = job;
+        this.executor = executor;
+        this.catchUpHorizon = catchUpHorizon;
+    }
+
+    /** One audit; runs on the job's serial executor. */
+    void run() throws Exception {
+        if (!coordinator.isAvailable()) {
+            return;
+        }
+        runner.writeOwed();
+        JobConfiguration config = coordinator.configuration();
+        String me = coordinator.instanceId();
+        if (job == null || config.disabled() || coordinator.disabledInstances().contains(me)) {
+            return;
+        }
+        long session = coordinator.sessionId();
+        Instant now = coordinator.now();
+        Instant watermark = ledger.watermark();
+        local.forgetFiresThrough(watermark);
+        Instant horizon = now.minus(catchUpHorizon);
+        Set<Instant> fires = new java.util.TreeSet<>();
+        ledger.fires().stream().filter(fireTime -> fireTime.isAfter(watermark)).forEach(fires::add);
+        for (Instant seen : List.copyOf(local.seenFires())) {
+            if (seen.isAfter(watermark) && !fires.contains(seen) && isLate(seen, now) && !seen.isBefore(horizon)) {
+                // Due, but nobody claimed anything in it: recorded so that every owner's audit sees it.
+                ledger.recordDue(seen);
+                fires.add(seen);
+            }
+        }
+        if (fires.isEmpty()) {
+            return;
+        }
+        List<FireView> views = ledger.read(fires);
+        Assignment assignment = coordinator.assignment();
+        Set<Integer> owned = new HashSet<>(assignment.itemsOf(me));
+        owned.removeAll(coordinator.disabledItems());
+        List<Claim> claims = new ArrayList<>();
+        views.forEach(view -> claims.addAll(view.claims().values()));
+        Map<Integer, List<Step>> work = new TreeMap<>();
+
+        for (Claim own : LedgerRules.strandedOwn(claims, session, local.runningSlots())) {
+            if (!local.isUnwritten(new Slot(own.item(), own.fireTime()))) {
+                work.computeIfAbsent(own.item(), item -> new ArrayList<>()).add(new Step(own, null));
+            }
+        }
+        boolean foreignOpenClaim = claims.stream()
+                .anyMatch(claim -> owned.contains(claim.item())
+                        && claim.state().isOpen()
+                        && (claim.sessionId() != session || claim.state() == ClaimState.RELEASED));
+        if (foreignOpenClaim) {
+            for (Claim orphan : LedgerRules.toTakeOver(claims, ledger.liveSessions(), owned)) {
+                if (config.failover()) {
+                    work.computeIfAbsent(orphan.item(), item -> new ArrayList<>())
+                            .add(new Step(null, orphan));
+                } else {
+                    // Without failover, a dead owner's run is not repeated: the item-fire is recorded as failed.
+                    ledger.takeOver(orphan, orphan.with(ClaimState.FAILED, now));
+                }
+            }
+        }
+
+        SortedMap<Instant, Set<Integer>> claimed = new TreeMap<>();
+        Map<Instant, Integer> totals = new TreeMap<>();
+        for (FireView view : views) {
+            if (isLate(view.fireTime(), now)) {
+                claimed.put(view.fireTime(), view.claims().keySet());
+                totals.put(view.fireTime(), view.total() > 0 ? view.total() : assignment.shardingTotalCount());
+            }
+        }
+        Set<Integer> candidates = new HashSet<>(owned);
+        candidates.removeAll(local.runningItems());
+        MakeUpPlan plan = LedgerRules.makeUps(claimed, candidates, policy(config), Instant.MAX, horizon);
+        if (!plan.isEmpty()) {
+            log.info(
+                    "Job {} on {}: making up {}, coalescing {}, skipping {}",
+                    coordinator.jobName(),
+                    me,
+                    plan.run(),
+                    plan.coalesced().keySet(),
+                    plan.skipped());
+        }
+        Map<Instant, List<Claim>> resolved = new TreeMap<>();
+        plan.coalesced()
+                .keySet()
+                .forEach(slot -> resolved.computeIfAbsent(slot.fireTime(), fireTime -> new ArrayList<>())
+                        .add(first(slot, totals, assignment, session, now).with(ClaimState.COALESCED, now)));
+        plan.skipped()
+                .forEach(slot -> resolved.computeIfAbsent(slot.fireTime(), fireTime -> new ArrayList<>())
+                        .add(first(slot, totals, assignment, session, now).with(ClaimState.SKIPPED, now)));
+        for (Map.Entry<Instant, List<Claim>> fire : resolved.entrySet()) {
+            ledger.claim(fire.getKey(), fire.getValue());
+        }
+        for (Slot slot : plan.run()) {
+            work.computeIfAbsent(slot.item(), item -> new ArrayList<>())
+                    .add(new Step(first(slot, totals, assignment, session, now), null));
+        }
+        work.forEach((item, steps) -> {
+            steps.sort((left, right) -> left.fireTime().compareTo(right.fireTime()));
+            CompletableFuture.runAsync(() -> runSteps(item, steps, session), executor);
+        });
+    }
+
+    /** Runs the work of one item, oldest fire first, on one thread of the item executor. */
+    private void runSteps(int item, List<Step> steps, long session) {
+        for (Step step : steps) {
+            if (!coordinator.isAvailable() || coordinator.sessionId() != session) {
+                return;
+            }
+            LocalExecutions.Execution reservation = local.reserve(item);
+            if (reservation == null) {
+                // A fire runs the item here now: this audit's work waits for the next audit, which its end triggers.
+                local.missedWhileBusy(item);
+                return;
+            }
+            Claim owned = null;
+            try {
+                owned = acquire(step);
+            } catch (Exception ex) {
+                log.warn(
+                        "Job {}: could not claim item {} of the fire at {}: {}",
+                        coordinator.jobName(),
+                        item,
+                        step.fireTime(),
+                        ex.toString());
+            }
+            if (owned == null) {
+                local.finish(item, reservation);
+                continue;
+            }
+            runner.runClaimedHere(job, owned, reservation);
+        }
+    }
+
+    /** The claim this step runs: its own, a new make-up claim, or an orphan taken over; null when another won it. */
+    private Claim acquire(Step step) throws Exception {
+        if (step.orphan != null) {
+            Claim orphan = step.orphan;
+            ExecutionSource source =
+                    orphan.source() == ExecutionSource.MISFIRE ? ExecutionSource.MISFIRE : ExecutionSource.FAILOVER;
+            log.info(
+                    "Job {}: taking over item {} of the fire at {} from {}",
+                    coordinator.jobName(),
+                    orphan.item(),
+                    orphan.fireTime(),
+                    orphan.instanceId());
+            return ledger.takeOver(
+                            orphan,
+                            orphan.takenOverBy(
+                                    coordinator.instanceId(), coordinator.sessionId(), source, coordinator.now()))
+                    .orElse(null);
+        }
+        Claim claim = step.claim;
+        if (claim.version() >= 0) {
+            return claim;
+        }
+        FireLedger.Claimed claimed = ledger.claim(claim.fireTime(), List.of(claim));
+        return claimed.won().get(claim.item());
+    }
+
+    private boolean isLate(Instant fireTime, Instant now) {
+        return local.hasPlanned(fireTime) || fireTime.isBefore(now.minus(LATENESS));
+    }
+
+    private Claim first(Slot slot, Map<Instant, Integer> totals, Assignment assignment, long session, Instant now) {
+        return Claim.first(
+                slot.item(),
+                slot.fireTime(),
+                coordinator.instanceId(),
+                session,
+                ExecutionSource.MISFIRE,
+                assignment.epoch(),
+                totals.getOrDefault(slot.fireTime(), assignment.shardingTotalCount()),
+                now);
+    }
+
+    /** The policy in force: the boolean {@code misfire} off means skip, whatever the policy says. */
+    static MisfirePolicy policy(JobConfiguration config) {
+        return config.misfire() ? config.misfirePolicy() : MisfirePolicy.SKIP;
+    }
+
+    /** One piece of an item's work: a claim of its own or to create ({@code claim}), or an orphan to take over. */
+    private record Step(Claim claim, Claim orphan) {
+
+        Instant fireTime() {
+            return claim != null ? claim.fireTime() : orphan.fireTime();
+        }
+    }
+}

@@ -1,0 +1,89 @@
+package io.shardingjob.core.internal.ledger;
+
+import io.shardingjob.core.execution.FireCompletion;
+import io.shardingjob.core.execution.FireCompletionListener;
+import io.shardingjob.core.internal.ledger.LedgerRules.FireView;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Calls a {@link FireCompletionListener} once per fire across the cluster, from the ledger. A fire is complete when it
+ * is settled (every item's claim ended). Whoever sees that first writes {@code completing} into the fire node's note
+ * at the version it read (a compare-and-set: one instance wins), calls the listener, then writes {@code completed}. A
+ * winner that dies in between leaves a note naming its dead session, which the leader's pass takes over the same way:
+ * the call happens at least once, twice only if the caller dies between the call and its second write.
+ */
+public final class LedgerCompletions {
+
+    private static final Logger log = LoggerFactory.getLogger(LedgerCompletions.class);
+
+    private static final String COMPLETED = "completed";
+
+    private static final String COMPLETING = "completing";
+
+    private final FireLedger ledger;
+
+    private final String jobName;
+
+    private final String instanceId;
+
+    private final FireCompletionListener listener;
+
+    public LedgerCompletions(FireLedger ledger, String jobName, String instanceId, FireCompletionListener listener) {
+        this.ledger = ledger;
+        this.jobName = jobName;
+        this.instanceId = instanceId;
+        this.listener = listener;
+    }
+
+    /** Whether the fire's listener call is done, so that the fire may be retired. */
+    public static boolean isCompleted(FireView fire) {
+        return fire.note().startsWith(COMPLETED);
+    }
+
+    /**
+     * Completes the fire if it is settled and nobody live is completing it.
+     *
+     * @param liveSessions the live sessions, or {@code null} when not known: a note of another session is then left alone
+     */
+    public void completeIfSettled(FireView fire, long sessionId, Set<Long> liveSessions) throws Exception {
+        if (!fire.isSettled() || isCompleted(fire) || fire.noteVersion() < 0) {
+            return;
+        }
+        if (fire.note().startsWith(COMPLETING)) {
+            long owner = Long.parseUnsignedLong(
+                    fire.note().substring(fire.note().indexOf(' ') + 1).trim(), 16);
+            if (liveSessions == null || liveSessions.contains(owner)) {
+                return;
+            }
+        }
+        if (!ledger.writeNote(fire.fireTime(), COMPLETING + " " + Long.toHexString(sessionId), fire.noteVersion())) {
+            return;
+        }
+        FireCompletion completion = new FireCompletion(jobName, fire.fireTime(), fire.total(), outcomes(fire));
+        try {
+            listener.fireCompleted(completion);
+        } catch (RuntimeException ex) {
+            log.warn("Job {}: the fire completion listener failed", jobName, ex);
+        }
+        ledger.writeNote(fire.fireTime(), COMPLETED + " " + instanceId, fire.noteVersion() + 1);
+    }
+
+    private static Map<Integer, FireCompletion.ItemEnd> outcomes(FireView fire) {
+        Map<Integer, FireCompletion.ItemEnd> items = new TreeMap<>();
+        fire.claims()
+                .forEach((item, claim) -> items.put(
+                        item,
+                        new FireCompletion.ItemEnd(
+                                claim.instanceId(),
+                                switch (claim.state()) {
+                                    case DONE -> FireCompletion.Outcome.SUCCESS;
+                                    case FAILED -> FireCompletion.Outcome.FAILED;
+                                    default -> FireCompletion.Outcome.SKIPPED;
+                                })));
+        return items;
+    }
+}
