@@ -69,8 +69,9 @@ import org.slf4j.LoggerFactory;
  *   <li>SUSPENDED: no new item starts; running items are interrupted a third of a session timeout later, before the
  *       session can expire and another instance take them over;
  *   <li>LOST: the session, and with it every claim this instance holds, is gone: running items are interrupted now;
- *   <li>RECONNECTED: the assignment is re-read from ZooKeeper, owed claim writes are made, and an audit runs before
- *       fires start again.
+ *   <li>RECONNECTED: the registration is re-created under the new session once the old session's node is gone (see
+ *       {@link InstanceRegistration}; each creation raises the reshard flag, so this instance gets items again), the
+ *       assignment is re-read from ZooKeeper, owed claim writes are made, and an audit runs before fires start again.
  * </ul>
  *
  * Race window: an item that ignores interrupts keeps running after its session expired while another instance runs

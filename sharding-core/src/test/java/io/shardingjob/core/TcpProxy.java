@@ -15,7 +15,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * lives on: its session then expires on the server after the session timeout, exactly as a partition or a kill -9
  * looks to ZooKeeper, while the instance itself only sees a lost connection.
  */
-final class TcpProxy implements AutoCloseable {
+public final class TcpProxy implements AutoCloseable {
 
     private final ServerSocket server;
 
@@ -25,7 +25,7 @@ final class TcpProxy implements AutoCloseable {
 
     private volatile boolean cut;
 
-    TcpProxy(int targetPort) throws IOException {
+    public TcpProxy(int targetPort) throws IOException {
         this.targetPort = targetPort;
         this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         Thread acceptor = new Thread(this::accept, "tcp-proxy-" + server.getLocalPort());
@@ -33,18 +33,18 @@ final class TcpProxy implements AutoCloseable {
         acceptor.start();
     }
 
-    String connectString() {
+    public String connectString() {
         return "127.0.0.1:" + server.getLocalPort();
     }
 
     /** Drops every connection and refuses new ones until {@link #restore()}. */
-    void cut() {
+    public void cut() {
         cut = true;
         sockets.forEach(TcpProxy::closeQuietly);
         sockets.clear();
     }
 
-    void restore() {
+    public void restore() {
         cut = false;
     }
 

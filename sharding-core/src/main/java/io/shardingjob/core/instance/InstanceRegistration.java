@@ -1,25 +1,69 @@
 package io.shardingjob.core.instance;
 
 import io.shardingjob.core.registry.JobNodes;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.recipes.nodes.PersistentNode;
+import org.apache.curator.framework.WatcherRemoveCuratorFramework;
+import org.apache.curator.framework.api.BackgroundCallback;
+import org.apache.curator.framework.api.CuratorEvent;
+import org.apache.curator.framework.imps.CuratorFrameworkState;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.WatchedEvent;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.data.Stat;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * Keeps this instance's ephemeral node under {@code /{job}/instances}. Curator's {@link PersistentNode} re-creates the
- * node after a session expiry, so a job survives losing its session instead of shutting itself down; every creation
- * (first or again) is reported so that the caller can ask for a reshard. Nothing persistent is written per instance,
- * so nothing piles up as instances come and go.
+ * Keeps this instance's ephemeral node {@code /{job}/instances/{instanceId}}, owned by this client's current session
+ * and never by another one. The others read the node's {@code ephemeralOwner} as the instance's session (running marks
+ * of any other session are orphans), so the node must never be one this process merely found there.
+ *
+ * <p>Curator's {@code PersistentNode}, finding its path taken, adopts the node with {@code setData} whatever session
+ * owns it (CURATOR-154): after a kill -9 and a restart within the session timeout, the new process believed it was
+ * registered while the node still belonged to the dead session, which the server then deleted, leaving a gap. Here a
+ * create that fails with NodeExists is followed by a read of the node's owner: our session's node is ours; any other
+ * session's is left untouched and watched, and ours is created once it is deleted. The node is also created again
+ * after our session expired (LOST, then CONNECTED or RECONNECTED under a new session) and after it was deleted while
+ * our session lived. Every creation is reported to {@code onRegistered}, so the caller can ask for a reshard.
+ *
+ * <p>Every ZooKeeper call made from a watcher or a connection-state callback is asynchronous, and {@code onRegistered}
+ * is called on ZooKeeper's event thread: it must hand its work off rather than block.
+ *
+ * <p>Race windows:
+ *
+ * <ul>
+ *   <li>A process restarted under the same id while the previous one's session is still alive on the server (a kill
+ *       -9 less than a session timeout ago) is not registered until the server expires that session, at most one
+ *       session timeout later. Meanwhile the others still see the old node, so they keep the id's items where they
+ *       were; the old session's running marks are orphans as soon as the new session registers.
+ *   <li>Between losing the session and creating the node under the new one the instance is not registered: the
+ *       server deletes the node of the expired session, the others reshard without the instance, then again with it.
+ *       If the client gave the session up while the server still holds it (a partition), the node of our own old
+ *       session is treated like any other session's: waited for, not adopted.
+ *   <li>Two live processes with the same id: whoever created the node keeps it; the other one's {@link #start} fails
+ *       after its timeout. A registration already started waits, and takes the node only once the other one's goes.
+ *   <li>{@link #isRegistered()} is what this client last learnt: while the connection is SUSPENDED it stays true
+ *       although the server may already be expiring the session; LOST clears it.
+ *   <li>{@link #close()} reads the node and deletes it at the version read only if its owner is our current session.
+ *       ZooKeeper has no delete conditional on the owner: if, between the read and the delete, someone else deleted
+ *       our node and another session created one at the same version (0), close would delete that one. This takes an
+ *       outside delete and a second process with the same id within one round trip.
+ * </ul>
  */
 public final class InstanceRegistration implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(InstanceRegistration.class);
 
     private enum State {
         LATENT,
@@ -29,41 +73,290 @@ public final class InstanceRegistration implements AutoCloseable {
 
     private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
 
-    private final PersistentNode node;
+    private final WatcherRemoveCuratorFramework client;
 
     private final String path;
 
+    private final String instanceId;
+
+    private final String jobName;
+
+    private final Runnable onRegistered;
+
+    /** The session that owns our node, as this client last learnt; 0 while not registered. */
+    private final AtomicLong owner = new AtomicLong();
+
+    /** The other session last found holding our path; 0 when none was. */
+    private final AtomicLong holder = new AtomicLong();
+
+    private final CountDownLatch firstRegistration = new CountDownLatch(1);
+
+    private final ConnectionStateListener connectionListener = this::connectionStateChanged;
+
+    private final Watcher watcher = this::nodeChanged;
+
+    private final BackgroundCallback created = this::created;
+
+    private final BackgroundCallback checked = this::checked;
+
     public InstanceRegistration(CuratorFramework client, JobNodes nodes, String instanceId, Runnable onRegistered) {
+        this.client = client.newWatcherRemoveCuratorFramework();
         this.path = nodes.instance(instanceId);
-        this.node = new PersistentNode(client, CreateMode.EPHEMERAL, false, path, describeThisProcess());
-        node.getListenable().addListener(createdPath -> onRegistered.run());
+        this.instanceId = instanceId;
+        this.jobName = JobNodes.name(nodes.root());
+        this.onRegistered = onRegistered;
     }
 
-    /** Registers and waits until the node exists. */
+    /**
+     * Registers and waits until the node exists under this client's session. A start that fails leaves nothing
+     * behind: no node of ours and no watch.
+     *
+     * @throws IllegalStateException when the node did not become ours within the timeout, naming the instance id and,
+     *     if another session holds it, saying so; or when already started or closed
+     */
     public void start(Duration timeout) {
         if (!state.compareAndSet(State.LATENT, State.STARTED)) {
-            throw new IllegalStateException("Already started: " + path);
+            throw new IllegalStateException("Registration of " + path + " was already started or closed");
         }
-        node.start();
+        client.getConnectionStateListenable().addListener(connectionListener);
+        create();
+        boolean registered;
         try {
-            if (!node.waitForInitialCreate(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-                throw new IllegalStateException("Could not register " + path + " within " + timeout.toMillis() + " ms");
-            }
+            registered = firstRegistration.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
+            close();
             throw new IllegalStateException("Interrupted while registering " + path, ex);
+        }
+        if (!registered) {
+            long heldBy = holder.get();
+            close();
+            throw new IllegalStateException(heldBy != 0 ? heldMessage(heldBy, timeout) : notRegisteredMessage(timeout));
         }
     }
 
-    /** Leaves the registry cleanly: the node is deleted at once rather than when the session times out. */
+    /** Whether our node exists under our session, as far as this client knows. */
+    public boolean isRegistered() {
+        return state.get() == State.STARTED && owner.get() != 0;
+    }
+
+    /** The session that owns our node now, or 0 when not registered. */
+    public long sessionId() {
+        return owner.get();
+    }
+
+    /**
+     * Leaves the registry at once rather than when the session times out, deleting the node only if our current
+     * session owns it: a node of another session is never touched. Without a connection nothing is deleted; the node
+     * goes with the session.
+     */
     @Override
     public void close() {
-        if (state.getAndSet(State.CLOSED) == State.STARTED) {
-            try {
-                node.close();
-            } catch (IOException ex) {
-                throw new UncheckedIOException(ex);
+        if (!state.compareAndSet(State.STARTED, State.CLOSED)) {
+            state.compareAndSet(State.LATENT, State.CLOSED);
+            return;
+        }
+        client.getConnectionStateListenable().removeListener(connectionListener);
+        owner.set(0);
+        if (client.getState() != CuratorFrameworkState.STARTED) {
+            // A crashed process's client is closed already: its watches and its session are gone with it.
+            return;
+        }
+        client.removeWatchers();
+        if (!client.getZookeeperClient().isConnected()) {
+            return;
+        }
+        try {
+            Stat stat = client.checkExists().forPath(path);
+            long session = currentSession();
+            if (stat != null && session != 0 && stat.getEphemeralOwner() == session) {
+                client.delete().withVersion(stat.getVersion()).forPath(path);
             }
+        } catch (KeeperException.NoNodeException | KeeperException.BadVersionException gone) {
+            // Deleted or replaced meanwhile: whatever is there now is not ours.
+        } catch (Exception ex) {
+            log.warn(
+                    "Job {}: could not delete the registration of {}; it goes when the session ends: {}",
+                    jobName,
+                    instanceId,
+                    ex.toString());
+        }
+    }
+
+    private void create() {
+        if (state.get() != State.STARTED) {
+            return;
+        }
+        try {
+            client.create()
+                    .creatingParentsIfNeeded()
+                    .withMode(CreateMode.EPHEMERAL)
+                    .inBackground(created)
+                    .forPath(path, describeThisProcess());
+        } catch (Exception ex) {
+            log.warn("Job {}: could not register {}: {}", jobName, instanceId, ex.toString());
+        }
+    }
+
+    /** Reads the node's owner and leaves a watch on it, whoever owns it. */
+    private void check() {
+        if (state.get() != State.STARTED) {
+            return;
+        }
+        try {
+            client.checkExists().usingWatcher(watcher).inBackground(checked).forPath(path);
+        } catch (Exception ex) {
+            log.warn("Job {}: could not read the registration of {}: {}", jobName, instanceId, ex.toString());
+        }
+    }
+
+    private void created(CuratorFramework framework, CuratorEvent event) {
+        KeeperException.Code code = KeeperException.Code.get(event.getResultCode());
+        if (code == KeeperException.Code.OK) {
+            Stat stat = event.getStat();
+            if (state.get() != State.STARTED) {
+                // Closed while the create was in flight: the node is ours and must not outlive the registration.
+                deleteLate(stat);
+                return;
+            }
+            registered(stat != null ? stat.getEphemeralOwner() : currentSession());
+            check();
+        } else if (code == KeeperException.Code.NODEEXISTS) {
+            check();
+        } else {
+            // Connection loss and expiry end in CONNECTED, RECONNECTED or LOST, which try again.
+            log.debug("Job {}: registering {} failed with {}; waiting for the connection", jobName, instanceId, code);
+        }
+    }
+
+    private void checked(CuratorFramework framework, CuratorEvent event) {
+        if (state.get() != State.STARTED) {
+            return;
+        }
+        KeeperException.Code code = KeeperException.Code.get(event.getResultCode());
+        if (code == KeeperException.Code.NONODE) {
+            lost("its node was deleted");
+            create();
+            return;
+        }
+        if (code != KeeperException.Code.OK) {
+            log.debug("Job {}: reading the registration of {} failed with {}", jobName, instanceId, code);
+            return;
+        }
+        long nodeOwner = event.getStat().getEphemeralOwner();
+        long session = currentSession();
+        if (session != 0 && nodeOwner == session) {
+            registered(session);
+        } else {
+            heldByAnother(nodeOwner);
+        }
+    }
+
+    private void nodeChanged(WatchedEvent event) {
+        if (state.get() != State.STARTED) {
+            return;
+        }
+        switch (event.getType()) {
+            case NodeDeleted -> {
+                lost("its node was deleted");
+                create();
+            }
+            case NodeCreated, NodeDataChanged -> check();
+            default -> {
+                // Connection events: the connection-state listener handles them.
+            }
+        }
+    }
+
+    private void connectionStateChanged(CuratorFramework framework, ConnectionState newState) {
+        switch (newState) {
+            case LOST -> lost("the session was lost");
+            case CONNECTED, RECONNECTED -> create();
+            default -> {
+                // SUSPENDED: the session may still live; nothing is known until it is back or lost.
+            }
+        }
+    }
+
+    private void registered(long session) {
+        holder.set(0);
+        if (owner.getAndSet(session) != session) {
+            log.info(
+                    "Job {}: instance {} registered under session 0x{}",
+                    jobName,
+                    instanceId,
+                    Long.toHexString(session));
+            firstRegistration.countDown();
+            onRegistered.run();
+        }
+    }
+
+    private void lost(String why) {
+        long was = owner.getAndSet(0);
+        if (was != 0) {
+            log.warn(
+                    "Job {}: instance {} lost its registration under session 0x{} ({}); registering again",
+                    jobName,
+                    instanceId,
+                    Long.toHexString(was),
+                    why);
+        }
+    }
+
+    private void heldByAnother(long session) {
+        lost("another session holds its node");
+        if (holder.getAndSet(session) != session) {
+            log.warn(
+                    "Job {}: {} is held by another session (0x{}); registering once it is gone",
+                    jobName,
+                    path,
+                    Long.toHexString(session));
+        }
+    }
+
+    private void deleteLate(Stat stat) {
+        try {
+            if (stat == null) {
+                log.warn("Job {}: registered {} while closing; it goes when the session ends", jobName, instanceId);
+                return;
+            }
+            client.delete().withVersion(stat.getVersion()).inBackground().forPath(path);
+        } catch (Exception ex) {
+            log.warn("Job {}: could not delete {} registered while closing: {}", jobName, path, ex.toString());
+        }
+    }
+
+    private String heldMessage(long session, Duration timeout) {
+        String message = "Instance id '" + instanceId + "' of job '" + jobName + "' is held by another live session (0x"
+                + Long.toHexString(session) + "): after " + timeout.toMillis() + " ms its node " + path
+                + " still belongs to it, so another process is running with this instance id. Give each process its"
+                + " own instance id (sharding.instance-id)";
+        long sessionTimeout = negotiatedSessionTimeoutMillis();
+        if (sessionTimeout > timeout.toMillis()) {
+            message += ", or, if a process with this id was killed less than the session timeout of " + sessionTimeout
+                    + " ms ago, give the start a longer timeout than that (sharding.coordination.start-timeout)";
+        }
+        return message + ".";
+    }
+
+    private String notRegisteredMessage(Duration timeout) {
+        return "Instance id '" + instanceId + "' of job '" + jobName + "' could not be registered at " + path
+                + " within " + timeout.toMillis() + " ms";
+    }
+
+    private long currentSession() {
+        try {
+            return client.getZookeeperClient().getZooKeeper().getSessionId();
+        } catch (Exception ex) {
+            return 0;
+        }
+    }
+
+    private long negotiatedSessionTimeoutMillis() {
+        try {
+            return client.getZookeeperClient().getZooKeeper().getSessionTimeout();
+        } catch (Exception ex) {
+            return 0;
         }
     }
 
