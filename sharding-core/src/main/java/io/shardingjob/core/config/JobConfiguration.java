@@ -31,8 +31,9 @@ import java.util.regex.Pattern;
  * @param timeout how long one run of one item may take before it is interrupted and recorded as timed out; zero means
  *     no limit
  * @param dynamicSharding whether the number of items follows the cluster (XXL-JOB's sharding broadcast): every live,
- *     enabled instance gets exactly one item and the total is their number, so {@code shardingTotalCount} is ignored
- *     when resharding
+ *     enabled instance gets exactly one item and the total is their number (at most
+ *     {@link #MAX_SHARDING_TOTAL_COUNT}; instances beyond it get none), so {@code shardingTotalCount} is ignored when
+ *     resharding
  * @param misfirePolicy what happens to the fires of an item that did not run when due, when {@code misfire} is on;
  *     {@code misfire} off means {@link MisfirePolicy#SKIP}
  */
@@ -55,6 +56,31 @@ public record JobConfiguration(
         Duration timeout,
         boolean dynamicSharding,
         MisfirePolicy misfirePolicy) {
+
+    /**
+     * The most items a job may have.
+     *
+     * <p>ZooKeeper refuses a node or a request larger than {@code jute.maxbuffer} (1,048,575 bytes by default, the
+     * same on every server and client) by dropping the connection; the client sends the same request again, and the
+     * instance ends up losing its session. What grows with the item count, measured with ZooKeeper's own
+     * serialisation:
+     *
+     * <ul>
+     *   <li>the assignment node lists every item, as ranges where it can ({@code 0-2,9}): even with no two neighbours
+     *       on one instance, across 1,000 instances with 63-character ids, 10,000 items take 121,941 bytes;
+     *   <li>the fire ledger's requests do not: claims and their updates go in multi-operations of at most 500
+     *       operations (a claim takes 213 to 345 bytes with short or long names), about 170 kB each, whatever the
+     *       count;
+     *   <li>the ledger holds one claim node per item per retained fire, and an audit or the leader's upkeep reads the
+     *       claims of every fire after the watermark: with 10,000 items a fire is 10,000 nodes and some 2.5 MB of data
+     *       on every server, which a fire every few seconds and the default one-minute retention keep in the low
+     *       hundreds of thousands of nodes.
+     * </ul>
+     *
+     * The limit is set by the last: beyond 10,000 items per fire, the ledger, not the request size, outgrows what a
+     * ZooKeeper ensemble holds comfortably in memory.
+     */
+    public static final int MAX_SHARDING_TOTAL_COUNT = 10_000;
 
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]*");
 
@@ -80,10 +106,7 @@ public record JobConfiguration(
         if (timeZone == null) {
             throw new JobConfigurationException(name, "timeZone", "is required, e.g. 'UTC' or 'Asia/Shanghai'");
         }
-        if (shardingTotalCount < 1) {
-            throw new JobConfigurationException(
-                    name, "shardingTotalCount", "must be at least 1, was " + shardingTotalCount);
-        }
+        checkShardingTotalCount(name, shardingTotalCount);
         itemParameters = itemParameters == null ? ItemParameters.none() : itemParameters;
         // Re-parse so that a record built directly is checked against its own count.
         itemParameters = ItemParameters.parse(name, itemParameters.toString(), shardingTotalCount);
@@ -161,6 +184,21 @@ public record JobConfiguration(
         compare(differences, "timeout", timeout, other.timeout);
         compare(differences, "dynamicSharding", dynamicSharding, other.dynamicSharding);
         return differences;
+    }
+
+    private static void checkShardingTotalCount(String name, int shardingTotalCount) {
+        if (shardingTotalCount < 1) {
+            throw new JobConfigurationException(
+                    name, "shardingTotalCount", "must be at least 1, was " + shardingTotalCount);
+        }
+        if (shardingTotalCount > MAX_SHARDING_TOTAL_COUNT) {
+            throw new JobConfigurationException(
+                    name,
+                    "shardingTotalCount",
+                    "must be at most " + MAX_SHARDING_TOTAL_COUNT + ", was " + shardingTotalCount
+                            + ": the fire ledger keeps a ZooKeeper node per item of every retained fire, and the"
+                            + " assignment lists every item in one node under ZooKeeper's 1 MB jute.maxbuffer");
+        }
     }
 
     private static void compare(List<String> differences, String property, Object mine, Object theirs) {
@@ -312,10 +350,8 @@ public record JobConfiguration(
         /** @throws JobConfigurationException naming the job and the first invalid property */
         public JobConfiguration build() {
             ZoneId zone = timeZoneText == null ? timeZone : parseZone();
-            if (shardingTotalCount < 1) {
-                throw new JobConfigurationException(
-                        String.valueOf(name), "shardingTotalCount", "must be at least 1, was " + shardingTotalCount);
-            }
+            // Before the item parameters, whose errors would otherwise hide the count's.
+            checkShardingTotalCount(String.valueOf(name), shardingTotalCount);
             return new JobConfiguration(
                     name,
                     cron,

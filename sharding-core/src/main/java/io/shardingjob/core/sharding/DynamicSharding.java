@@ -1,5 +1,6 @@
 package io.shardingjob.core.sharding;
 
+import io.shardingjob.core.config.JobConfiguration;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.HashSet;
@@ -12,24 +13,29 @@ import java.util.Set;
  * XXL-JOB's sharding broadcast, with stable indexes: the total is the number of sharding instances and each gets one
  * item. Unlike XXL-JOB, which renumbers every executor on each change (so the data range of a survivor shifts), an
  * instance keeps its item while it is still below the new total; only newcomers and instances whose item fell off the
- * end take the free items, lowest first, in instance order. A pure function, like the strategies.
+ * end take the free items, lowest first, in instance order. The total never exceeds
+ * {@link JobConfiguration#MAX_SHARDING_TOTAL_COUNT}, whatever the cluster's size: instances beyond it get no item. A
+ * pure function, like the strategies.
  */
 public final class DynamicSharding {
 
     private DynamicSharding() {}
 
-    /** The total for this many sharding instances; at least 1, so that a job with nobody online still has an item. */
+    /**
+     * The total for this many sharding instances: at least 1, so that a job with nobody online still has an item, and
+     * at most the limit of items.
+     */
     public static int total(int instances) {
-        return Math.max(1, instances);
+        return Math.max(1, Math.min(instances, JobConfiguration.MAX_SHARDING_TOTAL_COUNT));
     }
 
     /**
      * @param instances the live, enabled instances, sorted
      * @param previous the assignment in force, by instance
-     * @return one item per instance, in the order of {@code instances}
+     * @return one item per instance (none for the instances beyond the limit), in the order of {@code instances}
      */
     public static Map<String, List<Integer>> assign(List<String> instances, Map<String, List<Integer>> previous) {
-        int total = instances.size();
+        int total = Math.min(instances.size(), JobConfiguration.MAX_SHARDING_TOTAL_COUNT);
         Map<String, Integer> kept = new LinkedHashMap<>();
         Set<Integer> taken = new HashSet<>();
         for (String instance : instances) {
@@ -52,7 +58,10 @@ public final class DynamicSharding {
         Map<String, List<Integer>> assignment = new LinkedHashMap<>();
         for (String instance : instances) {
             Integer item = kept.get(instance);
-            assignment.put(instance, List.of(item != null ? item : free.removeFirst()));
+            if (item == null) {
+                item = free.pollFirst();
+            }
+            assignment.put(instance, item == null ? List.of() : List.of(item));
         }
         return assignment;
     }

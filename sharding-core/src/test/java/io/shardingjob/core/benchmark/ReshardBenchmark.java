@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
  */
 class ReshardBenchmark {
 
-    private static final int[] ITEMS = {9, 100, 1_000, 10_000};
+    private static final int[] ITEMS = {9, 100, JobConfiguration.MAX_SHARDING_TOTAL_COUNT};
 
     private static final int[] INSTANCES = {3, 10, 50};
 

@@ -271,6 +271,7 @@ class JobConfigurationCodecTest {
                 "shardingTotalCount=99999999999  | shardingTotalCount     | '99999999999'",
                 "shardingTotalCount=0            | shardingTotalCount     | at least 1",
                 "shardingTotalCount=-2           | shardingTotalCount     | at least 1",
+                "shardingTotalCount=50000        | shardingTotalCount     | at most 10000, was 50000",
                 "failover=yes                    | failover               | 'yes'",
                 "misfire=1                       | misfire                | '1'",
                 "monitorExecution=               | monitorExecution       | ''",

@@ -151,6 +151,24 @@ class JobConfigurationTest {
     }
 
     @ParameterizedTest
+    @ValueSource(ints = {1, 999, JobConfiguration.MAX_SHARDING_TOTAL_COUNT})
+    void acceptsAShardingTotalCountUpToTheLimit(int count) {
+        assertThat(valid().shardingTotalCount(count).build().shardingTotalCount())
+                .isEqualTo(count);
+    }
+
+    @ParameterizedTest(name = "{0} items")
+    @ValueSource(ints = {JobConfiguration.MAX_SHARDING_TOTAL_COUNT + 1, 50_000, 100_000_000, Integer.MAX_VALUE})
+    void rejectsAShardingTotalCountBeyondWhatTheRegistryCanHoldNamingTheLimitAndTheValue(int count) {
+        JobConfigurationException rejection =
+                assertRejected(() -> valid().shardingTotalCount(count).build(), JOB, "shardingTotalCount");
+
+        assertThat(rejection)
+                .hasMessageContaining("must be at most 10000, was " + count)
+                .hasMessageContaining("jute.maxbuffer");
+    }
+
+    @ParameterizedTest
     @NullAndEmptySource
     @ValueSource(strings = {"   ", "\t\n"})
     void rejectsAMissingOrBlankCronWithAnExample(String cron) {
@@ -226,6 +244,7 @@ class JobConfigurationTest {
                 "3 | 0=a,3=b        | item 3",
                 "3 | 0=a,0=b        | item 0",
                 "3 | Beijing        | Beijing",
+                "1000 | 999=x,1000=y | item 1000",
             })
     void rejectsInvalidItemParameters(int count, String parameters, String offending) {
         JobConfigurationException rejection = assertRejected(

@@ -177,7 +177,9 @@ final class JobConfigurationResolver {
         return switch (property) {
             case "cron" -> "a cron expression of six fields, seconds first, such as '0/10 * * * * *'";
             case "timeZone" -> "a zone id such as 'UTC' or 'Asia/Shanghai'";
-            case "shardingTotalCount" -> "a whole number of 1 or more";
+            case "shardingTotalCount" ->
+                "a whole number from 1 to " + JobConfiguration.MAX_SHARDING_TOTAL_COUNT
+                        + " (for more, let each item cover a larger part of the data)";
             case "shardingItemParameters" ->
                 "item=parameter pairs for items 0 to sharding-total-count - 1, such as"
                         + " '0=Beijing,1=Shanghai' (or raise sharding-total-count)";

@@ -74,7 +74,18 @@ class ShardedJobFailureAnalysisTests {
                 .contains("'orderSync'", "shardingTotalCount", "must be at least 1, was 0")
                 .contains("sharding.jobs.orderSync.sharding-total-count");
         assertThat(analysis.getAction())
-                .contains("sharding.jobs.orderSync.sharding-total-count", "a whole number of 1 or more");
+                .contains("sharding.jobs.orderSync.sharding-total-count", "a whole number from 1 to 10000");
+    }
+
+    @Test
+    void explainsAShardingTotalCountBeyondWhatTheRegistryCanHold() {
+        FailureAnalysis analysis =
+                analyze(runner.withPropertyValues("sharding.jobs.orderSync.sharding-total-count=100000000"));
+        assertThat(analysis.getDescription())
+                .contains("'orderSync'", "shardingTotalCount", "must be at most 10000, was 100000000", "jute.maxbuffer")
+                .contains("sharding.jobs.orderSync.sharding-total-count");
+        assertThat(analysis.getAction())
+                .contains("sharding.jobs.orderSync.sharding-total-count", "a whole number from 1 to 10000");
     }
 
     @Test
