@@ -2,99 +2,152 @@ package io.shardingjob.core.benchmark;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.shardingjob.core.benchmark.BenchmarkCluster.Member;
+import io.shardingjob.core.JobCoordinator;
 import io.shardingjob.core.config.JobConfiguration;
+import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.execution.FireReport;
 import io.shardingjob.core.testing.BenchmarkReport;
+import io.shardingjob.core.testing.RequestCounter;
 import io.shardingjob.core.testing.RequestCounter.Counts;
+import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.CuratorFramework;
 import org.junit.jupiter.api.Test;
 
 /**
- * ZooKeeper requests per fire in steady state: three instances fire a job of ten items together, many times, with
- * running marks and failover off and on. The requests a fire sends itself (in the foreground, on the fire's thread)
- * are told apart from those the other instances' caches send in the background to follow the marks.
+ * ZooKeeper requests per job fire per instance in steady state, everything counted: the fire's claims and their
+ * group-committed ends, the audits and the leader's upkeep of the ledger (watermark, retention) that run every
+ * reconcile interval, and the caches of the small state. Fires come every 100 ms with a one-second reconcile interval,
+ * the same ratio as fires every second with the default ten-second interval.
  */
 class CoordinationTrafficBenchmark {
 
-    private static final int INSTANCES = 3;
+    private static final int FIRES = 60;
 
-    private static final int ITEMS = 10;
-
-    private static final int FIRES = 100;
+    private static final Duration PERIOD = Duration.ofMillis(100);
 
     @Test
-    void countsTheZooKeeperRequestsOfEachFire() throws Exception {
+    void countsTheZooKeeperRequestsOfEachJobFireOnEachInstance() throws Exception {
         BenchmarkReport report = new BenchmarkReport(
                 "Steady-state coordination traffic",
-                "Three instances (one Curator client each) fire a job of " + ITEMS + " trivial items together, "
-                        + FIRES + " times; requests counted on every client, including the caches catching up"
-                        + " afterwards. A fire's own requests are those its thread waits for; cache requests run in"
-                        + " the background and never delay an item.");
+                "Each instance has one Curator client shared by its jobs; every job fires " + FIRES + " times, every "
+                        + PERIOD.toMillis() + " ms, with a reconcile interval of one second. Requests counted on every"
+                        + " client for the whole run, including audits, the leader's ledger upkeep and cache reads.");
         report.table(
-                "monitorExecution",
-                "failover",
-                "fire's own reads per fire",
-                "fire's own writes per fire per instance",
-                "cache reads per fire (all instances)",
-                "all requests per fire",
+                "instances",
+                "jobs",
+                "items per job",
+                "ledger requests per job fire per instance",
+                "other requests (caches, election) per job fire per instance",
+                "all requests per job fire per instance",
                 "all requests per item");
         try (BenchmarkCluster cluster = new BenchmarkCluster("traffic")) {
-            measure(cluster, report, false, false);
-            measure(cluster, report, true, false);
-            measure(cluster, report, true, true);
+            measure(cluster, report, 1, 10, 10);
+            measure(cluster, report, 1, 1, 1_000);
+            measure(cluster, report, 3, 1, 10);
+            measure(cluster, report, 3, 1, 1_000);
         }
-        report.note("Goal: zero reads per fire, and a small constant number of writes per fire per instance rather"
-                + " than per item. Anchor (ElasticJob-Lite 3.0.4): 126 requests per fire of 10 items (12.6 per item),"
-                + " sent one after another. With running marks on, each instance marks its items of a fire in one"
-                + " multi-operation and removes the marks of items that complete together in one more; every other"
-                + " instance's cache then reads each new mark once, in the background.");
+        report.note("Goal (issue 12): at most 2 requests per job fire per instance, whatever the item count. Before the"
+                + " fire ledger: 24 with one instance and ten jobs. A fire claims its instance's items in one"
+                + " multi-operation (the first claimer of a fire also creates the fire's node; the others find it and"
+                + " claim again without it) and records the items that end together in one more.");
         report.write();
     }
 
-    private void measure(BenchmarkCluster cluster, BenchmarkReport report, boolean monitor, boolean failover)
+    private void measure(BenchmarkCluster cluster, BenchmarkReport report, int instances, int jobs, int items)
             throws Exception {
-        String namespace = "traffic-" + monitor + "-" + failover;
-        JobConfiguration job = JobConfiguration.builder("traffic")
-                .cron("0 0 0 1 1 ?")
-                .shardingTotalCount(ITEMS)
-                .monitorExecution(monitor)
-                .failover(failover)
-                .build();
-        List<Member> members = new ArrayList<>();
-        for (int i = 0; i < INSTANCES; i++) {
-            Member member = cluster.member(namespace, "i" + i, job, context -> {}, 8, result -> {}, b -> b);
-            member.coordinator().start();
-            members.add(member);
+        String namespace = "traffic-" + instances + "-" + jobs + "-" + items;
+        List<CuratorFramework> clients = new ArrayList<>();
+        List<RequestCounter> counters = new ArrayList<>();
+        List<List<JobCoordinator>> coordinators = new ArrayList<>();
+        ExecutorService pool = Executors.newFixedThreadPool(16);
+        ExecutorService firing = Executors.newCachedThreadPool();
+        for (int i = 0; i < instances; i++) {
+            CuratorFramework client = cluster.client(namespace, Duration.ofSeconds(10));
+            clients.add(client);
+            counters.add(RequestCounter.attachTo(client));
+            List<JobCoordinator> ofInstance = new ArrayList<>();
+            for (int j = 0; j < jobs; j++) {
+                JobCoordinator coordinator = JobCoordinator.builder(client, job("job" + j, items))
+                        .instanceId("i" + i)
+                        .reconcileInterval(Duration.ofSeconds(1))
+                        .job(context -> {}, pool)
+                        .build();
+                coordinator.start();
+                ofInstance.add(coordinator);
+            }
+            coordinators.add(ofInstance);
         }
-        BenchmarkCluster.awaitAllOwned(members, ITEMS);
-        cluster.awaitQuiet(members);
-        Counts before = cluster.requests(members);
+        for (int j = 0; j < jobs; j++) {
+            int job = j;
+            org.awaitility.Awaitility.await()
+                    .atMost(Duration.ofSeconds(60))
+                    .until(() -> coordinators.stream()
+                            .allMatch(ofInstance -> ofInstance
+                                            .get(job)
+                                            .assignment()
+                                            .itemsByInstance()
+                                            .size()
+                                    == instances));
+        }
+        Counts before = sum(counters);
         int ran = 0;
+        Instant first = Instant.now().truncatedTo(ChronoUnit.SECONDS).plusSeconds(1);
+        long start = System.nanoTime();
         for (int fire = 0; fire < FIRES; fire++) {
-            Instant fireTime = Instant.now();
-            List<CompletableFuture<FireReport>> fires = cluster.fireAll(members, fireTime);
-            for (CompletableFuture<FireReport> each : fires) {
+            Instant fireTime = first.plus(PERIOD.multipliedBy(fire));
+            long due = start + PERIOD.multipliedBy(fire).toNanos();
+            long wait = due - System.nanoTime();
+            if (wait > 0) {
+                TimeUnit.NANOSECONDS.sleep(wait);
+            }
+            List<CompletableFuture<FireReport>> reports = new ArrayList<>();
+            coordinators.forEach(ofInstance -> ofInstance.forEach(coordinator -> reports.add(
+                    CompletableFuture.supplyAsync(() -> coordinator.fire(ExecutionSource.NORMAL, fireTime), firing))));
+            for (CompletableFuture<FireReport> each : reports) {
                 ran += each.join().items().size();
             }
         }
-        cluster.awaitQuiet(members);
-        Counts used = cluster.requests(members).since(before);
-        assertThat(ran).as("items run").isEqualTo(FIRES * ITEMS);
-        Counts own = used.foreground();
+        Counts used = sum(counters).since(before);
+        assertThat(ran).as("items run").isEqualTo(FIRES * jobs * items);
+        double jobFires = FIRES * (double) jobs * instances;
         report.row(
-                monitor ? "on" : "off",
-                failover ? "on" : "off",
-                own.reads() / (double) FIRES,
-                own.writes() / (double) FIRES / INSTANCES,
-                used.background().reads() / (double) FIRES,
-                used.total() / (double) FIRES,
-                used.total() / (double) (FIRES * ITEMS));
-        System.out.printf(Locale.ROOT, "[traffic] monitor=%s failover=%s requests: %s%n", monitor, failover, used);
-        members.parallelStream().forEach(Member::leave);
+                instances,
+                jobs,
+                items,
+                used.ledger().total() / jobFires,
+                (used.total() - used.ledger().total()) / jobFires,
+                used.total() / jobFires,
+                used.total() / (FIRES * (double) jobs * items));
+        System.out.printf(
+                Locale.ROOT, "[traffic] instances=%d jobs=%d items=%d requests: %s%n", instances, jobs, items, used);
+        coordinators.parallelStream().forEach(ofInstance -> ofInstance.forEach(JobCoordinator::close));
+        clients.forEach(CuratorFramework::close);
+        pool.shutdownNow();
+        firing.shutdownNow();
+    }
+
+    private static JobConfiguration job(String name, int items) {
+        return JobConfiguration.builder(name)
+                .cron("0 0 0 1 1 ?")
+                .shardingTotalCount(items)
+                .failover(true)
+                .build();
+    }
+
+    private static Counts sum(List<RequestCounter> counters) {
+        Counts sum = Counts.NONE;
+        for (RequestCounter counter : counters) {
+            sum = sum.plus(counter.counts());
+        }
+        return sum;
     }
 }

@@ -94,6 +94,17 @@ public final class RequestCounter extends AdvancedTracerDriver {
             return new Counts(sum);
         }
 
+        /** Only the fire ledger's requests, which it reports to Curator's tracer under names starting with Ledger. */
+        public Counts ledger() {
+            Map<String, Long> kept = new TreeMap<>();
+            byOperation.forEach((name, count) -> {
+                if (name.startsWith("Ledger")) {
+                    kept.put(name, count);
+                }
+            });
+            return new Counts(kept);
+        }
+
         /** Only what the callers' own threads waited for. */
         public Counts foreground() {
             return filtered(FOREGROUND);

@@ -14,6 +14,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import org.apache.curator.drivers.OperationTrace;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.CreateMode;
@@ -104,7 +105,7 @@ public final class FireLedger {
                 ops.add(Op.create(full(nodes.claim(fireTime, claim.item())), claim.encode(), persistent()));
             }
             try {
-                List<OpResult> results = zooKeeper().multi(ops);
+                List<OpResult> results = request("Multi", zooKeeper -> zooKeeper.multi(ops));
                 knownFires.add(fireTime.toEpochMilli());
                 int offset = withFire ? 1 : 0;
                 for (int i = 0; i < batch.size(); i++) {
@@ -166,7 +167,7 @@ public final class FireLedger {
                             full(nodes.claim(claim.fireTime(), claim.item())), claim.encode(), claim.version()));
                 }
                 try {
-                    List<OpResult> results = zooKeeper().multi(ops);
+                    List<OpResult> results = request("Multi", zooKeeper -> zooKeeper.multi(ops));
                     for (int i = 0; i < remaining.size(); i++) {
                         Stat stat = ((OpResult.SetDataResult) results.get(i)).getStat();
                         written.add(remaining.get(i).written(stat, false));
@@ -194,8 +195,10 @@ public final class FireLedger {
      */
     public Optional<Claim> takeOver(Claim orphan, Claim taken) throws Exception {
         try {
-            Stat stat = zooKeeper()
-                    .setData(full(nodes.claim(orphan.fireTime(), orphan.item())), taken.encode(), orphan.version());
+            Stat stat = request(
+                    "SetData",
+                    zooKeeper -> zooKeeper.setData(
+                            full(nodes.claim(orphan.fireTime(), orphan.item())), taken.encode(), orphan.version()));
             return Optional.of(taken.written(stat, true));
         } catch (KeeperException.BadVersionException | KeeperException.NoNodeException lostRace) {
             return Optional.empty();
@@ -210,7 +213,8 @@ public final class FireLedger {
      */
     public boolean writeNote(Instant fireTime, String note, int version) throws Exception {
         try {
-            zooKeeper().setData(full(nodes.ledgerFire(fireTime)), note.getBytes(StandardCharsets.UTF_8), version);
+            byte[] data = note.getBytes(StandardCharsets.UTF_8);
+            request("SetData", zooKeeper -> zooKeeper.setData(full(nodes.ledgerFire(fireTime)), data, version));
             return true;
         } catch (KeeperException.BadVersionException | KeeperException.NoNodeException lostRace) {
             return false;
@@ -223,12 +227,13 @@ public final class FireLedger {
      */
     public void recordDue(Instant fireTime) throws Exception {
         try {
-            zooKeeper()
-                    .create(
+            request(
+                    "Create",
+                    zooKeeper -> zooKeeper.create(
                             full(nodes.ledgerFire(fireTime)),
                             new byte[0],
                             ZooDefs.Ids.OPEN_ACL_UNSAFE,
-                            CreateMode.PERSISTENT);
+                            CreateMode.PERSISTENT));
         } catch (KeeperException.NodeExistsException already) {
             // Someone claimed in it meanwhile.
         }
@@ -238,7 +243,7 @@ public final class FireLedger {
     /** The fires the ledger holds, oldest first. */
     public List<Instant> fires() throws Exception {
         try {
-            return zooKeeper().getChildren(full(nodes.ledger()), false).stream()
+            return request("GetChildren", zooKeeper -> zooKeeper.getChildren(full(nodes.ledger()), false)).stream()
                     .map(Long::parseLong)
                     .sorted()
                     .map(Instant::ofEpochMilli)
@@ -251,7 +256,9 @@ public final class FireLedger {
     /** The fire every earlier fire is settled by, or the epoch when none is known. */
     public Instant watermark() throws Exception {
         try {
-            String text = new String(zooKeeper().getData(full(nodes.ledger()), false, null), StandardCharsets.UTF_8);
+            String text = new String(
+                    request("GetData", zooKeeper -> zooKeeper.getData(full(nodes.ledger()), false, null)),
+                    StandardCharsets.UTF_8);
             return text.startsWith(WATERMARK_PREFIX)
                     ? Instant.ofEpochMilli(Long.parseLong(
                             text.substring(WATERMARK_PREFIX.length()).trim()))
@@ -263,11 +270,8 @@ public final class FireLedger {
 
     /** Stores the watermark; only the leader writes it, and a stale one only makes audits look further back. */
     public void setWatermark(Instant settledThrough) throws Exception {
-        zooKeeper()
-                .setData(
-                        full(nodes.ledger()),
-                        (WATERMARK_PREFIX + settledThrough.toEpochMilli()).getBytes(StandardCharsets.UTF_8),
-                        -1);
+        byte[] data = (WATERMARK_PREFIX + settledThrough.toEpochMilli()).getBytes(StandardCharsets.UTF_8);
+        request("SetData", zooKeeper -> zooKeeper.setData(full(nodes.ledger()), data, -1));
     }
 
     /** Every claim of the given fires, in two read-only multi-operations per few fires. Missing fires read empty. */
@@ -279,7 +283,7 @@ public final class FireLedger {
                 listings.add(Op.getData(full(nodes.ledgerFire(fireTime))));
                 listings.add(Op.getChildren(full(nodes.ledgerFire(fireTime))));
             });
-            List<OpResult> children = zooKeeper().multi(listings);
+            List<OpResult> children = request("Multi", zooKeeper -> zooKeeper.multi(listings));
             Map<Instant, List<Integer>> items = new LinkedHashMap<>();
             Map<Instant, OpResult.GetDataResult> notes = new LinkedHashMap<>();
             for (int i = 0; i < chunk.size(); i++) {
@@ -327,7 +331,7 @@ public final class FireLedger {
             for (int i = from; i < to; i++) {
                 reads.add(Op.getData(full(nodes.claim(fireOf.get(i), itemOf.get(i)))));
             }
-            List<OpResult> results = zooKeeper().multi(reads);
+            List<OpResult> results = request("Multi", zooKeeper -> zooKeeper.multi(reads));
             for (int i = from; i < to; i++) {
                 if (results.get(i - from) instanceof OpResult.GetDataResult data) {
                     Claim claim = Claim.decode(itemOf.get(i), fireOf.get(i), data.getData(), data.getStat());
@@ -364,7 +368,7 @@ public final class FireLedger {
 
     private int deleteBatch(List<Op> ops, List<FireView> fires) throws Exception {
         try {
-            zooKeeper().multi(ops);
+            request("Multi", zooKeeper -> zooKeeper.multi(ops));
             fires.forEach(fire -> knownFires.remove(fire.fireTime().toEpochMilli()));
             return fires.size();
         } catch (KeeperException failed) {
@@ -391,16 +395,18 @@ public final class FireLedger {
      */
     public Set<Long> liveSessions() throws Exception {
         String instances = full(nodes.instances());
-        ZooKeeper zooKeeper = zooKeeper();
-        java.util.concurrent.CompletableFuture<Void> synced = new java.util.concurrent.CompletableFuture<>();
-        zooKeeper.sync(instances, (rc, path, context) -> synced.complete(null), null);
-        synced.get(client.getZookeeperClient().getConnectionTimeoutMs(), java.util.concurrent.TimeUnit.MILLISECONDS);
-        List<String> names = zooKeeper.getChildren(instances, false);
+        request("Sync", zooKeeper -> {
+            java.util.concurrent.CompletableFuture<Void> synced = new java.util.concurrent.CompletableFuture<>();
+            zooKeeper.sync(instances, (rc, path, context) -> synced.complete(null), null);
+            return synced.get(
+                    client.getZookeeperClient().getConnectionTimeoutMs(), java.util.concurrent.TimeUnit.MILLISECONDS);
+        });
+        List<String> names = request("GetChildren", zooKeeper -> zooKeeper.getChildren(instances, false));
         Set<Long> live = new java.util.HashSet<>();
         for (List<String> chunk : batches(names, MAX_OPS_PER_MULTI)) {
             List<Op> reads = new ArrayList<>(chunk.size());
             chunk.forEach(name -> reads.add(Op.getData(instances + "/" + name)));
-            for (OpResult result : zooKeeper.multi(reads)) {
+            for (OpResult result : request("Multi", zooKeeper -> zooKeeper.multi(reads))) {
                 if (result instanceof OpResult.GetDataResult data
                         && data.getStat().getEphemeralOwner() != 0) {
                     live.add(data.getStat().getEphemeralOwner());
@@ -417,6 +423,24 @@ public final class FireLedger {
 
     private ZooKeeper zooKeeper() throws Exception {
         return client.getZookeeperClient().getZooKeeper();
+    }
+
+    /** One request to the server, reported to Curator's tracer as Curator's own operations are. */
+    private <T> T request(String name, Request<T> request) throws Exception {
+        OperationTrace trace = client.getZookeeperClient().startAdvancedTracer("Ledger" + name);
+        try {
+            return request.send(zooKeeper());
+        } catch (KeeperException failed) {
+            trace.setReturnCode(failed.code().intValue());
+            throw failed;
+        } finally {
+            trace.commit();
+        }
+    }
+
+    @FunctionalInterface
+    private interface Request<T> {
+        T send(ZooKeeper zooKeeper) throws Exception;
     }
 
     private String full(String path) {
