@@ -224,7 +224,12 @@ final class LedgerAudit {
         }
         Claim claim = step.claim;
         if (claim.version() >= 0) {
-            return claim;
+            // This session's own claim, read before the item was reserved here: the run that held it may have ended
+            // since. Only a claim still running under this session, with the item now reserved here, is stranded.
+            return ledger.readClaim(claim.fireTime(), claim.item())
+                    .filter(now -> now.state() == ClaimState.RUNNING && now.sessionId() == coordinator.sessionId())
+                    .filter(now -> !local.isUnwritten(new Slot(now.item(), now.fireTime())))
+                    .orElse(null);
         }
         FireLedger.Claimed claimed = ledger.claim(claim.fireTime(), List.of(claim));
         return claimed.won().get(claim.item());

@@ -240,6 +240,18 @@ public final class FireLedger {
         knownFires.add(fireTime.toEpochMilli());
     }
 
+    /** One claim as stored now, if it exists. */
+    public Optional<Claim> readClaim(Instant fireTime, int item) throws Exception {
+        try {
+            Stat stat = new Stat();
+            byte[] data =
+                    request("GetData", zooKeeper -> zooKeeper.getData(full(nodes.claim(fireTime, item)), false, stat));
+            return Optional.of(Claim.decode(item, fireTime, data, stat));
+        } catch (KeeperException.NoNodeException gone) {
+            return Optional.empty();
+        }
+    }
+
     /** The fires the ledger holds, oldest first. */
     public List<Instant> fires() throws Exception {
         try {
