@@ -195,6 +195,7 @@ final class FireRunner {
             }
         });
         won.sort((left, right) -> Integer.compare(left.item(), right.item()));
+        won.forEach(local::claimed);
         return won;
     }
 
@@ -209,7 +210,8 @@ final class FireRunner {
     private List<ItemResult> run(
             ItemExecutor job, ShardingContext context, Claim claim, LocalExecutions.Execution reservation) {
         int item = claim.item();
-        if (!local.start(item, reservation, claim)) {
+        if (!local.start(item, reservation)) {
+            local.settled(claim);
             return List.of();
         }
         AtomicReference<Claim> held = new AtomicReference<>(claim);
@@ -234,6 +236,7 @@ final class FireRunner {
                 coordinator.itemEnded(claim.fireTime());
             }
         } finally {
+            local.settled(claim);
             local.finish(item, reservation);
             // Pool threads are reused: an interrupt meant for this item must not reach the next one.
             Thread.interrupted();

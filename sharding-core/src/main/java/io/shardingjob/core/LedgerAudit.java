@@ -111,7 +111,7 @@ final class LedgerAudit {
         views.forEach(view -> claims.addAll(view.claims().values()));
         Map<Integer, List<Step>> work = new TreeMap<>();
 
-        for (Claim own : LedgerRules.strandedOwn(claims, session, local.runningSlots())) {
+        for (Claim own : LedgerRules.strandedOwn(claims, session, local.inFlight())) {
             if (!local.isUnwritten(new Slot(own.item(), own.fireTime()))) {
                 work.computeIfAbsent(own.item(), item -> new ArrayList<>()).add(new Step(own, null));
             }
@@ -200,6 +200,7 @@ final class LedgerAudit {
                 local.finish(item, reservation);
                 continue;
             }
+            local.claimed(owned);
             runner.runClaimedHere(job, owned, reservation);
         }
     }

@@ -4,7 +4,6 @@ import io.shardingjob.core.internal.ledger.Claim;
 import io.shardingjob.core.internal.ledger.LedgerRules.Slot;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableSet;
@@ -31,6 +30,9 @@ final class LocalExecutions {
 
     private final Map<Slot, Claim> unwritten = new ConcurrentHashMap<>();
 
+    /** Item-fires this session won a claim for and has not finished recording: not stranded, whatever a read says. */
+    private final Set<Slot> inFlight = ConcurrentHashMap.newKeySet();
+
     private final Set<Integer> missedWhileBusy = ConcurrentHashMap.newKeySet();
 
     /** Reserves the item for a run; null if a run of this instance already has it. */
@@ -39,14 +41,28 @@ final class LocalExecutions {
         return running.putIfAbsent(item, reservation) == null ? reservation : null;
     }
 
-    /** Attaches the calling thread and the claim to the reservation; false if it was released meanwhile. */
-    boolean start(int item, Execution reservation, Claim claim) {
+    /** Attaches the calling thread to the reservation; false if it was released meanwhile. */
+    boolean start(int item, Execution reservation) {
         if (running.get(item) != reservation) {
             return false;
         }
-        reservation.slot = new Slot(claim.item(), claim.fireTime());
         reservation.thread = Thread.currentThread();
         return true;
+    }
+
+    /** This session won the claim: its run is this instance's business until its end is recorded. */
+    void claimed(Claim claim) {
+        inFlight.add(new Slot(claim.item(), claim.fireTime()));
+    }
+
+    /** The claim's end is recorded (or owed, see {@link #unwritten}), or the run never started. */
+    void settled(Claim claim) {
+        inFlight.remove(new Slot(claim.item(), claim.fireTime()));
+    }
+
+    /** The item-fires this session holds a claim for and is running or about to run. */
+    Set<Slot> inFlight() {
+        return Set.copyOf(inFlight);
     }
 
     /** Ends a reservation (run or not); waiters for idleness wake up. */
@@ -63,18 +79,6 @@ final class LocalExecutions {
 
     Set<Integer> runningItems() {
         return Set.copyOf(running.keySet());
-    }
-
-    /** The item-fires running here, as their claims name them. */
-    Set<Slot> runningSlots() {
-        Set<Slot> slots = new HashSet<>();
-        running.values().forEach(execution -> {
-            Slot slot = execution.slot;
-            if (slot != null) {
-                slots.add(slot);
-            }
-        });
-        return slots;
     }
 
     /** A fire (or an audit) found the item still running here: the audit must look again when it ends. */
@@ -164,10 +168,8 @@ final class LocalExecutions {
         return true;
     }
 
-    /** One reservation of one item: the item-fire and thread running it once it starts, and whether it was abandoned. */
+    /** One reservation of one item: the thread running it once it starts, and whether it was abandoned. */
     static final class Execution {
-
-        private volatile Slot slot;
 
         private volatile Thread thread;
 

@@ -169,7 +169,17 @@ class LedgerRulesProperties {
             reshard();
         }
 
+        /** What an audit may read: the ledger as it was after each of the last steps. */
+        final List<List<Claim>> snapshots = new ArrayList<>();
+
+        void snapshot() {
+            List<Claim> views = new ArrayList<>();
+            ledger.forEach((slot, claim) -> views.add(claim.view(slot)));
+            snapshots.add(views);
+        }
+
         void randomStep() {
+            snapshot();
             int choice = random.nextInt(10);
             Worker worker = workers.get(random.nextInt(workers.size()));
             switch (choice) {
@@ -255,8 +265,8 @@ class LedgerRulesProperties {
                     owned.add(item);
                 }
             });
-            List<Claim> views = new ArrayList<>();
-            ledger.forEach((slot, claim) -> views.add(claim.view(slot)));
+            // Audits act on a read that may be several steps old: ZooKeeper, not the read, must decide every race.
+            List<Claim> views = snapshots.get(Math.max(0, snapshots.size() - 1 - random.nextInt(4)));
             for (Claim orphan : LedgerRules.toTakeOver(views, live, owned)) {
                 ModelClaim claim = ledger.get(new Slot(orphan.item(), orphan.fireTime()));
                 if (claim.version == orphan.version()) {
@@ -267,11 +277,19 @@ class LedgerRulesProperties {
                 }
             }
             for (Claim stranded : LedgerRules.strandedOwn(views, worker.session, worker.running)) {
-                worker.running.add(new Slot(stranded.item(), stranded.fireTime()));
+                Slot slot = new Slot(stranded.item(), stranded.fireTime());
+                ModelClaim now = ledger.get(slot);
+                // Re-read with the item reserved: the run that held it may have ended since the read.
+                if (now.session == worker.session
+                        && now.state == ClaimState.RUNNING
+                        && !worker.running.contains(slot)) {
+                    worker.running.add(slot);
+                }
             }
             SortedMap<Instant, Set<Integer>> claimed = new TreeMap<>();
             fires.forEach(fireTime -> claimed.put(fireTime, new HashSet<>()));
-            ledger.keySet().forEach(slot -> claimed.get(slot.fireTime()).add(slot.item()));
+            views.forEach(claim -> claimed.computeIfAbsent(claim.fireTime(), fireTime -> new HashSet<>())
+                    .add(claim.item()));
             Instant lateBefore = T0.plusSeconds(fires.size());
             MakeUpPlan plan = LedgerRules.makeUps(claimed, owned, policy, lateBefore, T0);
             plan.coalesced().keySet().forEach(slot -> resolve(worker, slot, ClaimState.COALESCED));
@@ -291,7 +309,11 @@ class LedgerRulesProperties {
             workers.forEach(this::restart);
             reshard();
             for (int round = 0; round < 3; round++) {
-                workers.forEach(this::audit);
+                workers.forEach(worker -> {
+                    snapshots.clear();
+                    snapshot();
+                    audit(worker);
+                });
                 workers.forEach(worker -> {
                     while (!worker.running.isEmpty()) {
                         finishSome(worker);
