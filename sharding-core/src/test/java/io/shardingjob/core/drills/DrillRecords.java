@@ -1,0 +1,396 @@
+package io.shardingjob.core.drills;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+
+/**
+ * What a drill's worker processes printed ({@link DrillWorker}'s lines) and the judgement of issue 12's promise over
+ * it: every item of every fire runs, and never twice at the same time. Pure: it reads lines and the fault times the
+ * drill recorded, never a process or the clock.
+ *
+ * <p>A run starts with its start line and ends with its end line. A run whose process was killed (or exited) before
+ * its end line lasts until then; a run of a frozen process lasts across the freeze, but does not really run during
+ * it, so the freeze is cut out of it when runs are compared for overlaps. A run's fire time and source come from its
+ * end line, or from its start line when it has none; a run with neither is <em>unattributed</em>.
+ */
+final class DrillRecords {
+
+    static final String MISFIRE = "MISFIRE";
+
+    private DrillRecords() {}
+
+    /** From {@code from} (inclusive) to {@code to} (exclusive), in epoch milliseconds. */
+    record Interval(long from, long to) {
+
+        boolean overlaps(Interval other) {
+            return from < other.to && other.from < to;
+        }
+    }
+
+    /**
+     * One process as the drill saw it.
+     *
+     * @param name e.g. {@code w2#1}, the second process of instance {@code w2}
+     * @param lines what it printed
+     * @param endedAt when it was killed or exited, {@link Long#MAX_VALUE} while it runs
+     * @param freezes from each {@code SIGSTOP} to its {@code SIGCONT}
+     */
+    record Process(String name, List<String> lines, long endedAt, List<Interval> freezes) {}
+
+    /** The fires judged: every {@code period} from {@code from} (inclusive) to {@code to} (exclusive), each of all items. */
+    record Window(Instant from, Instant to, Duration period, int items) {
+
+        List<Instant> fires() {
+            List<Instant> fires = new ArrayList<>();
+            for (Instant fire = from; fire.isBefore(to); fire = fire.plus(period)) {
+                fires.add(fire);
+            }
+            return fires;
+        }
+    }
+
+    /** One item of one fire. */
+    record Slot(int item, Instant fireTime) {
+
+        @Override
+        public String toString() {
+            return "item " + item + " of " + fireTime;
+        }
+    }
+
+    /** How a run ended: its end line said ok or failed, its process ended first, or it still runs. */
+    enum Outcome {
+        OK,
+        FAILED,
+        CUT,
+        RUNNING
+    }
+
+    /**
+     * One run of one item.
+     *
+     * @param fireTime the fire it ran for, {@code null} when unattributed
+     * @param source its source ({@code NORMAL}, {@code FAILOVER}, {@code MISFIRE}, ...), {@code -} when unknown
+     * @param end its end line's time, or its process's end when it was cut
+     * @param cutAt when a fault first hit it while it ran: its process frozen or ended; {@link Long#MAX_VALUE} if none
+     * @param active when it really ran: from start to end, less its process's freezes
+     */
+    record Run(
+            String process,
+            int item,
+            Instant fireTime,
+            String source,
+            long start,
+            long end,
+            Outcome outcome,
+            long cutAt,
+            List<Interval> active) {
+
+        boolean overlaps(Run other) {
+            return active.stream().anyMatch(mine -> other.active.stream().anyMatch(mine::overlaps));
+        }
+
+        @Override
+        public String toString() {
+            return source + " on " + process + " " + start + ".." + (end == Long.MAX_VALUE ? "" : end) + " "
+                    + outcome.name().toLowerCase();
+        }
+    }
+
+    /**
+     * The judgement of one drill over its window.
+     *
+     * @param slots item-fires due in the window
+     * @param missed slots without a run, not coalesced
+     * @param coalesced slots without a run whose item's next run is a {@code MISFIRE} run of a later fire: the misfire
+     *     rule ran the missed fires once, late, with the latest fire's time
+     * @param doubled slots with more than one run
+     * @param excused doubled slots whose every extra run is a re-run after a run its process died or froze in
+     * @param overlaps pairs of runs of one item-fire that really ran at the same time, over the whole record
+     * @param crossFireOverlaps pairs of runs of one item for different (or unknown) fires that ran at the same time
+     * @param failed runs of the window's slots whose end line said failed
+     * @param unattributed runs whose fire is not known: killed before their end line, with a start line that did not
+     *     know it
+     * @param mismatches runs whose start line named another fire or source than their end line
+     * @param cleanAgainAfter from the fault's end to the first fire from which every fire of the window ran every item
+     *     exactly once, and successfully; zero when that fire is not later than the fault's end; empty when the window's
+     *     last fire is not clean
+     */
+    record Judgement(
+            int slots,
+            List<Slot> missed,
+            List<Slot> coalesced,
+            Map<Slot, List<Run>> doubled,
+            List<Slot> excused,
+            List<String> overlaps,
+            List<String> crossFireOverlaps,
+            int failed,
+            int unattributed,
+            List<String> mismatches,
+            Optional<Duration> cleanAgainAfter) {
+
+        /** Doubled slots with a run no fault excuses. */
+        int unexcused() {
+            return doubled.size() - excused.size();
+        }
+
+        String summary(String drill) {
+            return "drill " + drill + ": slots=" + slots + " missed=" + missed.size() + " coalesced=" + coalesced.size()
+                    + " doubled=" + doubled.size() + " excused=" + excused.size() + " overlaps=" + overlaps.size()
+                    + " cross-fire-overlaps=" + crossFireOverlaps.size() + " failed=" + failed + " unattributed="
+                    + unattributed + " clean-again-after="
+                    + cleanAgainAfter.map(after -> after.toMillis() + " ms").orElse("never");
+        }
+
+        /** The first {@code max} of each kind of fault, one per line, for reading what went wrong. */
+        String details(int max) {
+            StringBuilder out = new StringBuilder();
+            list(out, "missed", missed, max);
+            list(out, "coalesced", coalesced, max);
+            list(
+                    out,
+                    "doubled",
+                    doubled.entrySet().stream()
+                            .map(slot -> slot.getKey() + (excused.contains(slot.getKey()) ? " (excused)" : "") + ": "
+                                    + slot.getValue())
+                            .toList(),
+                    max);
+            list(out, "overlapping", overlaps, max);
+            list(out, "overlapping across fires", crossFireOverlaps, max);
+            list(out, "start and end lines disagree", mismatches, max);
+            return out.toString();
+        }
+
+        private static void list(StringBuilder out, String what, List<?> all, int max) {
+            if (all.isEmpty()) {
+                return;
+            }
+            out.append("  ").append(what).append(" (").append(all.size()).append("):\n");
+            all.stream()
+                    .limit(max)
+                    .forEach(each -> out.append("    ").append(each).append('\n'));
+            if (all.size() > max) {
+                out.append("    ...\n");
+            }
+        }
+    }
+
+    /** Every run of every process, in start order. */
+    static List<Run> runs(Collection<Process> processes) {
+        return processes.stream()
+                .flatMap(process -> runs(process).stream())
+                .sorted(Comparator.comparingLong(Run::start).thenComparing(Run::process))
+                .toList();
+    }
+
+    /** The runs of one process: each start line with the end line that names its item and start time. */
+    static List<Run> runs(Process process) {
+        Map<String, String[]> starts = new LinkedHashMap<>();
+        Map<String, String[]> ends = new HashMap<>();
+        for (String line : process.lines()) {
+            String[] fields = line.trim().split(" ");
+            if (fields[0].equals("start") && fields.length == 5) {
+                starts.putIfAbsent(fields[1] + "@" + fields[3], fields);
+            } else if (fields[0].equals("end") && fields.length == 7) {
+                ends.putIfAbsent(fields[1] + "@" + fields[3], fields);
+            }
+        }
+        List<Run> runs = new ArrayList<>();
+        starts.forEach((key, start) -> runs.add(run(process, start, ends.remove(key))));
+        // An end line without its start line (which a drill never loses) still is a run.
+        ends.values().forEach(end -> runs.add(run(process, null, end)));
+        return runs;
+    }
+
+    private static Run run(Process process, String[] start, String[] end) {
+        int item = Integer.parseInt((start == null ? end : start)[1]);
+        long started = Long.parseLong((start == null ? end : start)[3]);
+        Instant fireTime;
+        String source;
+        long ended;
+        Outcome outcome;
+        if (end != null) {
+            fireTime = Instant.ofEpochMilli(Long.parseLong(end[2]));
+            source = end[5];
+            ended = Long.parseLong(end[4]);
+            outcome = end[6].equals("ok") ? Outcome.OK : Outcome.FAILED;
+        } else {
+            fireTime = start[2].equals("-") ? null : Instant.ofEpochMilli(Long.parseLong(start[2]));
+            source = start[4];
+            ended = process.endedAt();
+            outcome = ended == Long.MAX_VALUE ? Outcome.RUNNING : Outcome.CUT;
+        }
+        long cutAt = outcome == Outcome.CUT ? ended : Long.MAX_VALUE;
+        List<Interval> active = new ArrayList<>();
+        long from = started;
+        for (Interval freeze : process.freezes().stream()
+                .sorted(Comparator.comparingLong(Interval::from))
+                .toList()) {
+            if (freeze.to() <= from || freeze.from() >= ended) {
+                continue;
+            }
+            cutAt = Math.min(cutAt, Math.max(freeze.from(), started));
+            if (freeze.from() > from) {
+                active.add(new Interval(from, freeze.from()));
+            }
+            from = Math.max(from, freeze.to());
+        }
+        if (from < ended) {
+            active.add(new Interval(from, ended));
+        }
+        return new Run(process.name(), item, fireTime, source, started, ended, outcome, cutAt, List.copyOf(active));
+    }
+
+    /** Start lines that named another fire or source than their run's end line: the worker's guess was wrong. */
+    static List<String> mismatches(Collection<Process> processes) {
+        List<String> mismatches = new ArrayList<>();
+        for (Process process : processes) {
+            Map<String, String[]> starts = new HashMap<>();
+            for (String line : process.lines()) {
+                String[] fields = line.trim().split(" ");
+                if (fields[0].equals("start") && fields.length == 5) {
+                    starts.putIfAbsent(fields[1] + "@" + fields[3], fields);
+                } else if (fields[0].equals("end") && fields.length == 7) {
+                    String[] start = starts.get(fields[1] + "@" + fields[3]);
+                    if (start != null
+                            && !start[2].equals("-")
+                            && !(start[2].equals(fields[2]) && start[4].equals(fields[5]))) {
+                        mismatches.add(
+                                process.name() + ": " + String.join(" ", start) + " / " + String.join(" ", fields));
+                    }
+                }
+            }
+        }
+        return mismatches;
+    }
+
+    /** Whether every item of {@code fire} ran exactly once and succeeded. */
+    static boolean isClean(List<Run> runs, Instant fire, int items) {
+        Map<Integer, List<Run>> byItem =
+                runs.stream().filter(run -> fire.equals(run.fireTime())).collect(Collectors.groupingBy(Run::item));
+        for (int item = 0; item < items; item++) {
+            List<Run> itemRuns = byItem.getOrDefault(item, List.of());
+            if (itemRuns.size() != 1 || itemRuns.get(0).outcome() != Outcome.OK) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Judges the window's fires, and every run for overlaps; {@code faultEnd} in epoch milliseconds. */
+    static Judgement judge(Collection<Process> processes, Window window, long faultEnd) {
+        List<Run> runs = runs(processes);
+        Map<Slot, List<Run>> bySlot =
+                new TreeMap<>(Comparator.comparing(Slot::fireTime).thenComparingInt(Slot::item));
+        runs.stream()
+                .filter(run -> run.fireTime() != null)
+                .forEach(run -> bySlot.computeIfAbsent(new Slot(run.item(), run.fireTime()), slot -> new ArrayList<>())
+                        .add(run));
+        List<Slot> missed = new ArrayList<>();
+        List<Slot> coalesced = new ArrayList<>();
+        Map<Slot, List<Run>> doubled = new LinkedHashMap<>();
+        List<Slot> excused = new ArrayList<>();
+        int failed = 0;
+        List<Instant> fires = window.fires();
+        for (Instant fire : fires) {
+            for (int item = 0; item < window.items(); item++) {
+                Slot slot = new Slot(item, fire);
+                List<Run> slotRuns = bySlot.getOrDefault(slot, List.of());
+                failed += (int) slotRuns.stream()
+                        .filter(run -> run.outcome() == Outcome.FAILED)
+                        .count();
+                if (slotRuns.isEmpty()) {
+                    (isCoalesced(runs, slot) ? coalesced : missed).add(slot);
+                } else if (slotRuns.size() > 1) {
+                    doubled.put(slot, slotRuns);
+                    if (everyExtraRunExcused(slotRuns)) {
+                        excused.add(slot);
+                    }
+                }
+            }
+        }
+        List<String> overlaps = new ArrayList<>();
+        List<String> crossFireOverlaps = new ArrayList<>();
+        Map<Integer, List<Run>> byItem =
+                runs.stream().collect(Collectors.groupingBy(Run::item, TreeMap::new, Collectors.toList()));
+        byItem.forEach((item, itemRuns) -> {
+            for (int i = 0; i < itemRuns.size(); i++) {
+                for (int j = i + 1; j < itemRuns.size(); j++) {
+                    Run a = itemRuns.get(i);
+                    Run b = itemRuns.get(j);
+                    if (!a.overlaps(b)) {
+                        continue;
+                    }
+                    boolean sameFire = a.fireTime() != null && a.fireTime().equals(b.fireTime());
+                    String pair = "item " + item + ": " + a.fireTime() + " " + a + " and " + b.fireTime() + " " + b;
+                    (sameFire ? overlaps : crossFireOverlaps).add(pair);
+                }
+            }
+        });
+        return new Judgement(
+                fires.size() * window.items(),
+                missed,
+                coalesced,
+                doubled,
+                excused,
+                overlaps,
+                crossFireOverlaps,
+                failed,
+                (int) runs.stream().filter(run -> run.fireTime() == null).count(),
+                mismatches(processes),
+                cleanAgainAfter(runs, fires, window.items(), faultEnd));
+    }
+
+    /** A missed slot whose item's next run (by fire time) is a misfire run: the misfire rule's one late run. */
+    private static boolean isCoalesced(List<Run> runs, Slot slot) {
+        return runs.stream()
+                .filter(run -> run.item() == slot.item()
+                        && run.fireTime() != null
+                        && run.fireTime().isAfter(slot.fireTime()))
+                .min(Comparator.comparing(Run::fireTime))
+                .map(next -> next.source().equals(MISFIRE))
+                .orElse(false);
+    }
+
+    /**
+     * Each run of the slot after the first (by start) needs an earlier run of the slot that a fault hit before it
+     * started: its process was killed or frozen while running it. Each such run excuses one re-run.
+     */
+    private static boolean everyExtraRunExcused(List<Run> slotRuns) {
+        List<Run> byStart =
+                slotRuns.stream().sorted(Comparator.comparingLong(Run::start)).toList();
+        int used = 0;
+        for (int i = 1; i < byStart.size(); i++) {
+            Run rerun = byStart.get(i);
+            long excuses = byStart.subList(0, i).stream()
+                    .filter(earlier -> earlier.cutAt() <= rerun.start())
+                    .count();
+            if (excuses <= used) {
+                return false;
+            }
+            used++;
+        }
+        return true;
+    }
+
+    private static Optional<Duration> cleanAgainAfter(List<Run> runs, List<Instant> fires, int items, long faultEnd) {
+        Instant cleanFrom = null;
+        for (int i = fires.size() - 1; i >= 0 && isClean(runs, fires.get(i), items); i--) {
+            cleanFrom = fires.get(i);
+        }
+        if (cleanFrom == null) {
+            return Optional.empty();
+        }
+        return Optional.of(Duration.ofMillis(Math.max(0, cleanFrom.toEpochMilli() - faultEnd)));
+    }
+}

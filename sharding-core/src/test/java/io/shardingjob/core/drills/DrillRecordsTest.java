@@ -1,0 +1,286 @@
+package io.shardingjob.core.drills;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
+
+import io.shardingjob.core.drills.DrillRecords.Interval;
+import io.shardingjob.core.drills.DrillRecords.Judgement;
+import io.shardingjob.core.drills.DrillRecords.Outcome;
+import io.shardingjob.core.drills.DrillRecords.Process;
+import io.shardingjob.core.drills.DrillRecords.Run;
+import io.shardingjob.core.drills.DrillRecords.Slot;
+import io.shardingjob.core.drills.DrillRecords.Window;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The drills' judge on small hand-made tables: two items, fires at 10 s, 11 s, 12 s and 13 s (in epoch ms), items
+ * lasting 300 ms.
+ */
+class DrillRecordsTest {
+
+    private static final Window WINDOW = new Window(at(10_000), at(14_000), Duration.ofSeconds(1), 2);
+
+    private static final long ALIVE = Long.MAX_VALUE;
+
+    @Test
+    void findsNothingWrongWhenEveryItemOfEveryFireRanOnce() {
+        Judgement judgement = judge(
+                process("a", ALIVE, lines(run(0, 10_000), run(0, 11_000), run(0, 12_000), run(0, 13_000))),
+                process("b", ALIVE, lines(run(1, 10_000), run(1, 11_000), run(1, 12_000), run(1, 13_000))));
+
+        assertThat(judgement.slots()).isEqualTo(8);
+        assertThat(judgement.missed()).isEmpty();
+        assertThat(judgement.doubled()).isEmpty();
+        assertThat(judgement.overlaps()).isEmpty();
+        assertThat(judgement.cleanAgainAfter()).contains(Duration.ZERO);
+        assertThat(judgement.summary("quiet"))
+                .isEqualTo("drill quiet: slots=8 missed=0 coalesced=0 doubled=0 excused=0 overlaps=0"
+                        + " cross-fire-overlaps=0 failed=0 unattributed=0 clean-again-after=0 ms");
+    }
+
+    @Test
+    void countsASlotWithoutARunAsMissed() {
+        Judgement judgement = judge(
+                process("a", ALIVE, lines(run(0, 10_000), run(0, 12_000), run(0, 13_000))),
+                process("b", ALIVE, lines(run(1, 10_000), run(1, 11_000), run(1, 12_000), run(1, 13_000))));
+
+        assertThat(judgement.missed()).containsExactly(new Slot(0, at(11_000)));
+        assertThat(judgement.coalesced()).isEmpty();
+    }
+
+    @Test
+    void countsMissedFiresOfAnItemFollowedByOneLateMisfireRunAsCoalesced() {
+        Judgement judgement = judge(
+                process(
+                        "a",
+                        ALIVE,
+                        lines(
+                                run(0, 10_000),
+                                // The fires at 11 s and 12 s run once, late, as the fire at 12 s.
+                                List.of("start 0 - 12_600 -", "end 0 12000 12_600 12_900 MISFIRE ok"),
+                                run(0, 13_000))),
+                process("b", ALIVE, lines(run(1, 10_000), run(1, 11_000), run(1, 12_000), run(1, 13_000))));
+
+        assertThat(judgement.coalesced()).containsExactly(new Slot(0, at(11_000)));
+        assertThat(judgement.missed()).isEmpty();
+    }
+
+    @Test
+    void doesNotCoalesceAMissedFireWhoseItemRanNormallyNext() {
+        Judgement judgement = judge(
+                process("a", ALIVE, lines(run(0, 10_000), run(0, 12_000), misfire(0, 13_000, 13_400))),
+                process("b", ALIVE, lines(run(1, 10_000), run(1, 11_000), run(1, 12_000), run(1, 13_000))));
+
+        assertThat(judgement.missed()).containsExactly(new Slot(0, at(11_000)));
+    }
+
+    @Test
+    void excusesTheReRunOfAnItemWhoseProcessWasKilledWhileRunningIt() {
+        Judgement judgement = judge(
+                process("a", 11_150, lines(run(0, 10_000), List.of("start 0 11000 11_010 NORMAL"))),
+                process(
+                        "b",
+                        ALIVE,
+                        lines(
+                                run(1, 10_000),
+                                run(1, 11_000),
+                                failover(0, 11_000, 16_300),
+                                run(0, 12_000),
+                                run(1, 12_000),
+                                run(0, 13_000),
+                                run(1, 13_000))));
+
+        assertThat(judgement.doubled()).containsOnlyKeys(new Slot(0, at(11_000)));
+        assertThat(judgement.excused()).containsExactly(new Slot(0, at(11_000)));
+        assertThat(judgement.unexcused()).isZero();
+        assertThat(judgement.overlaps()).isEmpty();
+        // The item of 11 s ran twice: fires are clean again from 12 s, a second after the kill.
+        assertThat(judgement.cleanAgainAfter()).contains(Duration.ofMillis(850));
+    }
+
+    @Test
+    void aRunOfAKilledProcessLastsUntilTheKill() {
+        Judgement judgement = judge(
+                process("a", 11_500, lines(List.of("start 0 11000 11_010 NORMAL"))),
+                process(
+                        "b",
+                        ALIVE,
+                        lines(List.of("start 0 11000 11_400 NORMAL", "end 0 11000 11_400 11_700 NORMAL ok"))));
+
+        assertThat(judgement.overlaps()).hasSize(1);
+        assertThat(judgement.excused()).isEmpty();
+    }
+
+    @Test
+    void excusesTheReRunOfAnItemWhoseProcessWasFrozenWhileRunningItAndDoesNotCountTheFreezeAsRunning() {
+        Process frozen = new Process(
+                "a",
+                lines(List.of("start 0 11000 11_100 NORMAL", "end 0 11000 11_100 23_150 NORMAL ok")),
+                ALIVE,
+                List.of(new Interval(11_200, 23_000)));
+        Judgement judgement = judge(
+                frozen,
+                process("b", ALIVE, lines(failover(0, 11_000, 17_000), List.of("start 0 11000 22_900 FAILOVER"))));
+
+        assertThat(judgement.doubled()).containsOnlyKeys(new Slot(0, at(11_000)));
+        // Two excuses are needed (three runs), the frozen run gives one.
+        assertThat(judgement.excused()).isEmpty();
+        // The run that started at 22.9 s and was still running when the frozen one resumed at 23 s.
+        assertThat(judgement.overlaps()).hasSize(1);
+        assertThat(DrillRecords.runs(frozen).get(0).active())
+                .containsExactly(new Interval(11_100, 11_200), new Interval(23_000, 23_150));
+    }
+
+    @Test
+    void doesNotExcuseASecondRunOfAFireThatRanToItsEnd() {
+        Judgement judgement = judge(
+                process("a", ALIVE, lines(run(0, 10_000), run(0, 11_000))),
+                process("b", ALIVE, lines(failover(0, 11_000, 16_300), run(1, 10_000), run(1, 11_000))));
+
+        assertThat(judgement.doubled()).containsOnlyKeys(new Slot(0, at(11_000)));
+        assertThat(judgement.excused()).isEmpty();
+        assertThat(judgement.unexcused()).isEqualTo(1);
+    }
+
+    @Test
+    void countsTwoRunsOfOneFireAtTheSameTimeAsAnOverlapAndOfTwoFiresApart() {
+        Judgement judgement = judge(
+                process(
+                        "a",
+                        ALIVE,
+                        lines(List.of("start 0 11000 11_010 NORMAL", "end 0 11000 11_010 11_310 NORMAL ok"))),
+                process(
+                        "b",
+                        ALIVE,
+                        lines(
+                                List.of("start 0 11000 11_200 NORMAL", "end 0 11000 11_200 11_500 NORMAL ok"),
+                                List.of("start 0 10000 11_250 FAILOVER", "end 0 10000 11_250 11_550 FAILOVER ok"))));
+
+        assertThat(judgement.overlaps()).hasSize(1);
+        assertThat(judgement.crossFireOverlaps()).hasSize(2);
+    }
+
+    @Test
+    void takesARunsFireFromItsEndLineWhenItsStartLineDidNotKnowIt() {
+        List<Run> runs = DrillRecords.runs(process("b", ALIVE, lines(failover(1, 12_000, 18_000))));
+
+        assertThat(runs).singleElement().satisfies(run -> {
+            assertThat(run.fireTime()).isEqualTo(at(12_000));
+            assertThat(run.source()).isEqualTo("FAILOVER");
+            assertThat(run.outcome()).isEqualTo(Outcome.OK);
+        });
+    }
+
+    @Test
+    void countsAKilledRunWhoseFireNoLineNamedAsUnattributed() {
+        Judgement judgement = judge(process("a", 18_100, lines(List.of("start 1 - 18_000 -"))));
+
+        assertThat(judgement.unattributed()).isEqualTo(1);
+        assertThat(judgement.doubled()).isEmpty();
+    }
+
+    @Test
+    void isNeverCleanAgainWhenTheWindowsLastFireIsNotClean() {
+        Judgement judgement = judge(
+                process("a", ALIVE, lines(run(0, 10_000), run(0, 11_000), run(0, 12_000))),
+                process("b", ALIVE, lines(run(1, 10_000), run(1, 11_000), run(1, 12_000), run(1, 13_000))));
+
+        assertThat(judgement.cleanAgainAfter()).isEmpty();
+        assertThat(judgement.summary("x")).endsWith("clean-again-after=never");
+    }
+
+    @Test
+    void isCleanAgainFromTheFirstFireAfterWhichEveryFireRanEveryItemOnceSuccessfully() {
+        Judgement judgement = judge(
+                process(
+                        "a",
+                        ALIVE,
+                        lines(
+                                run(0, 10_000),
+                                List.of("start 0 11000 11_010 NORMAL", "end 0 11000 11_010 11_020 NORMAL failed"),
+                                run(0, 12_000),
+                                run(0, 13_000))),
+                process("b", ALIVE, lines(run(1, 10_000), run(1, 11_000), run(1, 12_000), run(1, 13_000))));
+
+        assertThat(judgement.failed()).isEqualTo(1);
+        // From the fire at 12 s, 850 ms after the fault ended.
+        assertThat(judgement.cleanAgainAfter()).contains(Duration.ofMillis(850));
+    }
+
+    @Test
+    void readsOnlyItsOwnLinesAmongTheLogAndMatchesAnEndToItsStartByItemAndStartTime() {
+        List<Run> runs = DrillRecords.runs(process(
+                "a",
+                ALIVE,
+                List.of(
+                        "ready 9000",
+                        "12:00:01.000 INFO  [main] i.s.c.JobCoordinator - Job drill started on instance a",
+                        "start 0 10000 10010 NORMAL",
+                        "start 1 10000 10010 NORMAL",
+                        "end 1 10000 10010 10310 NORMAL ok",
+                        "not-started 0 11000 NORMAL")));
+
+        assertThat(runs)
+                .extracting(Run::item, Run::outcome)
+                .containsExactly(tuple(0, Outcome.RUNNING), tuple(1, Outcome.OK));
+    }
+
+    @Test
+    void namesStartLinesThatGuessedAnotherFireThanTheirEndLine() {
+        Process process =
+                process("a", ALIVE, List.of("start 0 11000 11010 NORMAL", "end 0 10000 11010 11310 MISFIRE ok"));
+
+        assertThat(DrillRecords.mismatches(List.of(process))).hasSize(1);
+        assertThat(DrillRecords.runs(process))
+                .singleElement()
+                .extracting(Run::fireTime)
+                .isEqualTo(at(10_000));
+    }
+
+    private static Judgement judge(Process... processes) {
+        // The fault ended at 11.15 s.
+        return DrillRecords.judge(List.of(processes), WINDOW, 11_150);
+    }
+
+    private static Process process(String name, long endedAt, List<String> lines) {
+        return new Process(name, lines, endedAt, List.of());
+    }
+
+    /** A normal run of the item for the fire, starting 10 ms after it. */
+    private static List<String> run(int item, long fire) {
+        long start = fire + 10;
+        return List.of(
+                "start " + item + " " + fire + " " + start + " NORMAL",
+                "end " + item + " " + fire + " " + start + " " + (start + 300) + " NORMAL ok");
+    }
+
+    private static List<String> failover(int item, long fire, long start) {
+        return List.of(
+                "start " + item + " - " + start + " -",
+                "end " + item + " " + fire + " " + start + " " + (start + 300) + " FAILOVER ok");
+    }
+
+    private static List<String> misfire(int item, long fire, long start) {
+        return List.of(
+                "start " + item + " - " + start + " -",
+                "end " + item + " " + fire + " " + start + " " + (start + 300) + " MISFIRE ok");
+    }
+
+    /** Joins the lines; {@code 11_010}-style numbers in them are read without the underscores. */
+    @SafeVarargs
+    private static List<String> lines(List<String>... parts) {
+        List<String> lines = new ArrayList<>();
+        for (List<String> part : parts) {
+            part.forEach(line -> lines.add(line.replace("_", "")));
+        }
+        return lines;
+    }
+
+    private static Instant at(long millis) {
+        return Instant.ofEpochMilli(millis);
+    }
+}
