@@ -1,0 +1,182 @@
+package io.shardingjob.core.drills;
+
+import io.shardingjob.core.JobCoordinator;
+import io.shardingjob.core.config.JobConfiguration;
+import io.shardingjob.core.execution.ExecutionSource;
+import io.shardingjob.core.execution.ItemResult;
+import io.shardingjob.core.execution.ShardingContext;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+
+/**
+ * One instance of the drill job in a process of its own, using only the core's public API, so that a drill can
+ * {@code kill -9}, {@code SIGSTOP} or {@code SIGTERM} it. It fires the job on every whole second and prints one flushed
+ * line per event on its standard output (a file, which survives {@code kill -9}):
+ *
+ * <ul>
+ *   <li>{@code ready <ms>} once started;
+ *   <li>{@code start <item> <fire ms> <start ms> <source>} on entry to the item's code, before it runs;
+ *   <li>{@code end <item> <fire ms> <start ms> <end ms> <source> <ok|failed>} from the execution listener;
+ *   <li>{@code not-started <item> <fire ms> <source>} from the listener for a run the coordinator refused before the
+ *       item's code was entered;
+ *   <li>{@code closed <ms>} when a graceful stop (SIGTERM) is done.
+ * </ul>
+ *
+ * <p>{@link ShardingContext} carries no fire time, so the start line learns it from the fire call: the thread calling
+ * {@link JobCoordinator#fire(ExecutionSource, Instant)} hands its items to the item executor, which passes that fire
+ * on to the first item run of the task. A run the coordinator starts on its own (a failover run, a misfire run) has no
+ * such caller: its start line says {@code -} for the fire and the source, and its end line tells them. The end line
+ * repeats the start line's own start time, so that the two are matched exactly (the listener runs on the item's
+ * thread). Should a future coordinator hand items over from another thread, start lines say {@code -} more often and
+ * nothing else changes.
+ *
+ * <p>The clock loop behaves as Spring's cron scheduling does after a pause: a fire whose time passed while the process
+ * was frozen is fired once, late, with its own (stale) fire time, and the next one is the next whole second.
+ *
+ * <p>Arguments: connect string, namespace, instance id, session timeout ms, items, item duration ms.
+ */
+public final class DrillWorker {
+
+    static final String JOB = "drill";
+
+    /** The fire the calling thread is firing; read by the item executor when the coordinator hands it an item. */
+    private static final ThreadLocal<Fire> FIRING = new ThreadLocal<>();
+
+    /** The fire handed to this item thread with its task, for the task's first run only. */
+    private static final ThreadLocal<Fire> HANDED = new ThreadLocal<>();
+
+    /** When the item code running on this thread was entered, for its end line. */
+    private static final ThreadLocal<Long> STARTED = new ThreadLocal<>();
+
+    private record Fire(Instant time, ExecutionSource source) {}
+
+    private DrillWorker() {}
+
+    public static void main(String[] args) throws Exception {
+        String connectString = args[0];
+        String namespace = args[1];
+        String instanceId = args[2];
+        int sessionTimeout = Integer.parseInt(args[3]);
+        int items = Integer.parseInt(args[4]);
+        long itemMillis = Long.parseLong(args[5]);
+        CuratorFramework client = CuratorFrameworkFactory.builder()
+                .connectString(connectString)
+                .namespace(namespace)
+                .sessionTimeoutMs(sessionTimeout)
+                .connectionTimeoutMs(5_000)
+                .retryPolicy(new ExponentialBackoffRetry(100, 10, 1_000))
+                .build();
+        client.start();
+        if (!client.blockUntilConnected(30, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("No connection to " + connectString);
+        }
+        ExecutorService itemThreads = Executors.newFixedThreadPool(16);
+        JobCoordinator coordinator = JobCoordinator.builder(client, job(items))
+                .instanceId(instanceId)
+                .job(
+                        context -> {
+                            started(context);
+                            Thread.sleep(itemMillis);
+                        },
+                        handingOnTheFire(itemThreads))
+                .listener(DrillWorker::ended)
+                .shutdownGracePeriod(Duration.ofSeconds(5))
+                .build();
+        coordinator.start();
+        Runtime.getRuntime()
+                .addShutdownHook(new Thread(
+                        () -> {
+                            coordinator.close();
+                            client.close();
+                            print("closed " + System.currentTimeMillis());
+                        },
+                        "drill-worker-stop"));
+        print("ready " + System.currentTimeMillis());
+        fireEveryWholeSecond(coordinator);
+    }
+
+    static JobConfiguration job(int items) {
+        return JobConfiguration.builder(JOB)
+                .cron("* * * * * *")
+                .shardingTotalCount(items)
+                .failover(true)
+                .misfire(true)
+                .build();
+    }
+
+    /** Each fire on a thread of its own: a fire blocks until its items end, and the next second must not wait. */
+    private static void fireEveryWholeSecond(JobCoordinator coordinator) throws InterruptedException {
+        ExecutorService fires = Executors.newCachedThreadPool();
+        long next = nextWholeSecond();
+        while (true) {
+            for (long now = System.currentTimeMillis(); now < next; now = System.currentTimeMillis()) {
+                Thread.sleep(next - now);
+            }
+            Fire fire = new Fire(Instant.ofEpochMilli(next), ExecutionSource.NORMAL);
+            fires.execute(() -> {
+                FIRING.set(fire);
+                try {
+                    coordinator.fire(fire.source(), fire.time());
+                } finally {
+                    FIRING.remove();
+                }
+            });
+            next = nextWholeSecond();
+        }
+    }
+
+    private static long nextWholeSecond() {
+        return (System.currentTimeMillis() / 1000 + 1) * 1000;
+    }
+
+    private static Executor handingOnTheFire(ExecutorService itemThreads) {
+        return task -> {
+            Fire fire = FIRING.get();
+            itemThreads.execute(() -> {
+                HANDED.set(fire);
+                try {
+                    task.run();
+                } finally {
+                    HANDED.remove();
+                    STARTED.remove();
+                }
+            });
+        };
+    }
+
+    private static void started(ShardingContext context) {
+        Fire fire = HANDED.get();
+        // Only the task's first run is the fire's own; a misfire run after it in the same task has another fire time.
+        HANDED.remove();
+        long start = System.currentTimeMillis();
+        STARTED.set(start);
+        print("start " + context.item() + " "
+                + (fire == null ? "-" : fire.time().toEpochMilli()) + " " + start + " "
+                + (fire == null ? "-" : fire.source()));
+    }
+
+    private static void ended(ItemResult result) {
+        Long start = STARTED.get();
+        STARTED.remove();
+        HANDED.remove();
+        if (start == null) {
+            print("not-started " + result.context().item() + " "
+                    + result.fireTime().toEpochMilli() + " " + result.source());
+            return;
+        }
+        print("end " + result.context().item() + " " + result.fireTime().toEpochMilli() + " " + start + " "
+                + result.end().toEpochMilli() + " " + result.source() + " " + (result.succeeded() ? "ok" : "failed"));
+    }
+
+    private static synchronized void print(String line) {
+        System.out.println(line);
+        System.out.flush();
+    }
+}
