@@ -2,6 +2,8 @@ package io.shardingjob.core.drills;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.time.LocalTime;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
@@ -102,8 +104,13 @@ final class DrillRecords {
 
         @Override
         public String toString() {
-            return source + " on " + process + " " + start + ".." + (end == Long.MAX_VALUE ? "" : end) + " "
+            return source + " on " + process + " " + time(start) + ".." + (end == Long.MAX_VALUE ? "" : time(end)) + " "
                     + outcome.name().toLowerCase();
+        }
+
+        private static String time(long millis) {
+            return LocalTime.ofInstant(Instant.ofEpochMilli(millis), ZoneOffset.UTC)
+                    .toString();
         }
     }
 

@@ -1,0 +1,394 @@
+package io.shardingjob.core.drills;
+
+import static org.awaitility.Awaitility.await;
+
+import io.shardingjob.core.drills.DrillRecords.Interval;
+import io.shardingjob.core.drills.DrillRecords.Outcome;
+import io.shardingjob.core.drills.DrillRecords.Run;
+import io.shardingjob.core.testing.ProcessGroup;
+import io.shardingjob.core.testing.ZooKeeperServers;
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.SeekableByteChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * The processes of one drill: its ZooKeeper server or ensemble, its {@link DrillWorker}s (each process of an instance
+ * with an output file of its own), the faults done to them, and their execution records for {@link DrillRecords}.
+ * Everything lives under {@code target/e2e/drills/<drill>/}, emptied when the drill starts.
+ */
+final class DrillCluster implements AutoCloseable {
+
+    /** A small JVM that starts fast: four of them and ZooKeeper share two cores with the build. */
+    private static final List<String> WORKER_JVM = List.of("-Xmx128m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
+
+    private final ProcessGroup processes = new ProcessGroup();
+
+    private final String drill;
+
+    private final Path directory;
+
+    private final Duration sessionTimeout;
+
+    private final int items;
+
+    private final Duration itemDuration;
+
+    private final List<Worker> workers = new CopyOnWriteArrayList<>();
+
+    private final Map<String, Integer> incarnations = new HashMap<>();
+
+    private String connectString;
+
+    /** One process of one instance, from its start to its kill or exit. */
+    static final class Worker {
+
+        private final String instanceId;
+
+        private final String name;
+
+        private final Process process;
+
+        private final Output output;
+
+        private final List<Interval> freezes = new CopyOnWriteArrayList<>();
+
+        private volatile long frozenSince = -1;
+
+        private volatile long endedAt = Long.MAX_VALUE;
+
+        private Worker(String instanceId, String name, Process process, Path output) {
+            this.instanceId = instanceId;
+            this.name = name;
+            this.process = process;
+            this.output = new Output(output);
+        }
+
+        String instanceId() {
+            return instanceId;
+        }
+
+        boolean isAlive() {
+            return endedAt == Long.MAX_VALUE;
+        }
+
+        /** When it printed {@code ready}. */
+        Optional<Long> readyAt() {
+            return output.lines().stream()
+                    .filter(line -> line.startsWith("ready "))
+                    .map(line ->
+                            Long.parseLong(line.substring("ready ".length()).trim()))
+                    .findFirst();
+        }
+
+        DrillRecords.Process record() {
+            List<Interval> all = new ArrayList<>(freezes);
+            if (frozenSince >= 0) {
+                all.add(new Interval(frozenSince, endedAt));
+            }
+            return new DrillRecords.Process(name, output.lines(), endedAt, all);
+        }
+
+        @Override
+        public String toString() {
+            return name + " (pid " + process.pid() + ")";
+        }
+    }
+
+    DrillCluster(String drill, Duration sessionTimeout, int items, Duration itemDuration) {
+        this.drill = drill;
+        this.sessionTimeout = sessionTimeout;
+        this.items = items;
+        this.itemDuration = itemDuration;
+        this.directory = ProcessGroup.workDirectory("drills/" + drill);
+        deleteContents(directory);
+    }
+
+    /** A standalone ZooKeeper server for the workers. */
+    ZooKeeperServers.Server standaloneZooKeeper() {
+        ZooKeeperServers.Server server = ZooKeeperServers.standalone(processes, "drills/" + drill + "/zookeeper");
+        connectString = server.address();
+        return server;
+    }
+
+    /** An ensemble of three ZooKeeper servers; the workers know all three. */
+    List<ZooKeeperServers.Server> zooKeeperEnsemble() {
+        List<ZooKeeperServers.Server> servers =
+                ZooKeeperServers.ensemble(processes, "drills/" + drill + "/zookeeper", 3);
+        connectString = ZooKeeperServers.connectString(servers);
+        return servers;
+    }
+
+    /** Starts a process of instance {@code instanceId}, with an output file of its own; does not wait for it. */
+    Worker start(String instanceId) {
+        int incarnation = incarnations.merge(instanceId, 1, Integer::sum) - 1;
+        String name = instanceId + "#" + incarnation;
+        Path output = directory.resolve(instanceId + "-" + incarnation + ".log");
+        List<String> command = new ArrayList<>();
+        command.add(ProcessGroup.java());
+        command.addAll(WORKER_JVM);
+        command.addAll(List.of(
+                "-Dlogback.configurationFile=" + workerLogback(),
+                "-cp",
+                ProcessGroup.testClassPath(),
+                DrillWorker.class.getName(),
+                connectString,
+                "drill-" + drill,
+                instanceId,
+                Long.toString(sessionTimeout.toMillis()),
+                Integer.toString(items),
+                Long.toString(itemDuration.toMillis())));
+        Worker worker = new Worker(instanceId, name, processes.start(command, output), output);
+        workers.add(worker);
+        return worker;
+    }
+
+    /** Starts {@code count} instances {@code w0, w1, ...} and waits until each is ready. */
+    List<Worker> startWorkers(int count) {
+        List<Worker> started = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            started.add(start("w" + i));
+        }
+        started.forEach(this::awaitReady);
+        return started;
+    }
+
+    /** Waits until the worker printed {@code ready}, and returns when it did. */
+    long awaitReady(Worker worker) {
+        await(worker + " ready")
+                .atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(50))
+                .failFast(worker + " exited, see " + worker.output.file, () -> !worker.process.isAlive())
+                .until(() -> worker.readyAt().isPresent());
+        return worker.readyAt().orElseThrow();
+    }
+
+    /**
+     * Waits for the first fire after every worker is ready in which every item ran exactly once, successfully: the
+     * cluster is settled, and the drill's judged window starts there.
+     */
+    Instant awaitCleanFire() {
+        long ready = workers.stream()
+                .filter(Worker::isAlive)
+                .mapToLong(worker -> worker.readyAt().orElseThrow())
+                .max()
+                .orElseThrow();
+        Instant first = Instant.ofEpochSecond(ready / 1000 + 1);
+        Instant[] clean = {null};
+        await(drill + ": a fire that ran every item once")
+                .atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(200))
+                .until(() -> {
+                    List<Run> runs = DrillRecords.runs(records());
+                    for (Instant fire = first; fire.isBefore(Instant.now()); fire = fire.plusSeconds(1)) {
+                        if (DrillRecords.isClean(runs, fire, items)) {
+                            clean[0] = fire;
+                            return true;
+                        }
+                    }
+                    return false;
+                });
+        return clean[0];
+    }
+
+    /**
+     * Waits until the worker runs an item that started within the last 100 ms: a fault done right after hits it in the
+     * middle of a fire, with most of the item still to run.
+     */
+    void awaitRunningItem(Worker worker) {
+        await(worker + " running an item")
+                .atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(5))
+                .until(() -> DrillRecords.runs(worker.record()).stream()
+                        .anyMatch(run ->
+                                run.outcome() == Outcome.RUNNING && run.start() > System.currentTimeMillis() - 100));
+    }
+
+    /** Polls {@code probe} until it has a value, and returns that value. */
+    static <T> T awaitValue(String what, Duration atMost, Duration pollInterval, Callable<Optional<T>> probe) {
+        return await(what)
+                .atMost(atMost)
+                .pollInterval(pollInterval)
+                .until(probe, Optional::isPresent)
+                .orElseThrow();
+    }
+
+    /** {@code kill -9}; returns when it is gone. */
+    long kill(Worker worker) {
+        ProcessGroup.kill(worker.process);
+        worker.endedAt = System.currentTimeMillis();
+        return worker.endedAt;
+    }
+
+    /** SIGTERM, a graceful stop; returns when it exited. */
+    long terminate(Worker worker) {
+        worker.process.destroy();
+        try {
+            if (!worker.process.waitFor(60, TimeUnit.SECONDS)) {
+                throw new IllegalStateException(worker + " did not exit within 60 s of SIGTERM");
+            }
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(ex);
+        }
+        worker.endedAt = System.currentTimeMillis();
+        return worker.endedAt;
+    }
+
+    /** SIGSTOP; returns when the signal was sent. */
+    long freeze(Worker worker) {
+        signal(worker.process, "STOP");
+        worker.frozenSince = System.currentTimeMillis();
+        return worker.frozenSince;
+    }
+
+    /** SIGCONT; returns when the signal is about to be sent. */
+    long thaw(Worker worker) {
+        long thawedAt = System.currentTimeMillis();
+        worker.freezes.add(new Interval(worker.frozenSince, thawedAt));
+        worker.frozenSince = -1;
+        signal(worker.process, "CONT");
+        return thawedAt;
+    }
+
+    /** Sends {@code SIG<name>} to the process, through {@code kill(1)}: Java sends only TERM and KILL. */
+    static void signal(Process process, String name) {
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid()))
+                    .inheritIO()
+                    .start();
+            if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+                throw new IllegalStateException("kill -" + name + " " + process.pid() + " failed");
+            }
+        } catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(ex);
+        }
+    }
+
+    /** Kills every worker still running ({@code kill -9}): the drill is over and its records are complete. */
+    void stopWorkers() {
+        workers.stream().filter(Worker::isAlive).forEach(this::kill);
+    }
+
+    /** Every process's records so far. */
+    List<DrillRecords.Process> records() {
+        return workers.stream().map(Worker::record).toList();
+    }
+
+    Path directory() {
+        return directory;
+    }
+
+    @Override
+    public void close() {
+        stopWorkers();
+        processes.close();
+    }
+
+    /**
+     * The scenario's own time, not a wait for a condition: a fault lasts this long (or the drill goes on this long)
+     * whatever happens meanwhile.
+     */
+    static void holdUntil(long deadline) {
+        try {
+            for (long now = System.currentTimeMillis(); now < deadline; now = System.currentTimeMillis()) {
+                Thread.sleep(Math.min(100, deadline - now));
+            }
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(ex);
+        }
+    }
+
+    private Path workerLogback() {
+        Path file = directory.resolve("worker-logback.xml");
+        if (Files.notExists(file)) {
+            try {
+                Files.writeString(file, """
+                        <configuration>
+                          <appender name="OUT" class="ch.qos.logback.core.ConsoleAppender">
+                            <encoder><pattern>%d{HH:mm:ss.SSS} %-5level [%thread] %logger{20} - %msg%n</pattern></encoder>
+                          </appender>
+                          <logger name="io.shardingjob" level="INFO"/>
+                          <root level="WARN"><appender-ref ref="OUT"/></root>
+                        </configuration>
+                        """);
+            } catch (IOException ex) {
+                throw new UncheckedIOException(ex);
+            }
+        }
+        return file;
+    }
+
+    private static void deleteContents(Path directory) {
+        try (Stream<Path> paths = Files.walk(directory)) {
+            paths.sorted(Comparator.reverseOrder())
+                    .filter(path -> !path.equals(directory))
+                    .map(Path::toFile)
+                    .forEach(File::delete);
+        } catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    /** A growing output file, read from where the last read stopped; only complete lines. */
+    private static final class Output {
+
+        private final Path file;
+
+        private final List<String> lines = new ArrayList<>();
+
+        private final StringBuilder partial = new StringBuilder();
+
+        private long offset;
+
+        Output(Path file) {
+            this.file = file;
+        }
+
+        synchronized List<String> lines() {
+            try (SeekableByteChannel channel = Files.newByteChannel(file)) {
+                long size = channel.size();
+                if (size > offset) {
+                    ByteBuffer buffer = ByteBuffer.allocate((int) (size - offset));
+                    channel.position(offset);
+                    while (buffer.hasRemaining() && channel.read(buffer) > 0) {
+                        // Until the size seen.
+                    }
+                    offset += buffer.position();
+                    // Records are ASCII; Latin-1 never splits a character between two reads.
+                    partial.append(new String(buffer.array(), 0, buffer.position(), StandardCharsets.ISO_8859_1));
+                    for (int end = partial.indexOf("\n"); end >= 0; end = partial.indexOf("\n")) {
+                        lines.add(partial.substring(0, end));
+                        partial.delete(0, end + 1);
+                    }
+                }
+            } catch (NoSuchFileException ex) {
+                return List.of();
+            } catch (IOException ex) {
+                throw new UncheckedIOException(ex);
+            }
+            return List.copyOf(lines);
+        }
+    }
+}
