@@ -158,7 +158,7 @@ class FaultDrillTest {
                 alive.add(replacement);
                 faultEnd = cluster.awaitReady(replacement);
             }
-            System.out.println("drill churn: seed " + seed + " (-Ddrill.seed), killed " + victims);
+            System.out.println("churn: seed " + seed + " (-Ddrill.seed to repeat), killed " + victims);
             judge(cluster, from, faultEnd);
         }
     }
