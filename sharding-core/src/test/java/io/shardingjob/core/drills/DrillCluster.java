@@ -181,31 +181,29 @@ final class DrillCluster implements AutoCloseable {
     }
 
     /**
-     * Waits for the first fire after every worker is ready in which every item ran exactly once, successfully: the
-     * cluster is settled, and the drill's judged window starts there.
+     * Waits until the cluster settled: three fires in a row, after every worker is ready, in which every item ran
+     * exactly once, successfully. The drill's judged window starts at the first of them. One clean fire is not enough:
+     * a reshard still in flight as the workers join can run an item of it a second time a moment later.
      */
-    Instant awaitCleanFire() {
+    Instant awaitSettled() {
         long ready = workers.stream()
                 .filter(Worker::isAlive)
                 .mapToLong(worker -> worker.readyAt().orElseThrow())
                 .max()
                 .orElseThrow();
         Instant first = Instant.ofEpochSecond(ready / 1000 + 1);
-        Instant[] clean = {null};
-        await(drill + ": a fire that ran every item once")
-                .atMost(Duration.ofSeconds(60))
-                .pollInterval(Duration.ofMillis(200))
-                .until(() -> {
+        return awaitValue(
+                drill + ": three clean fires in a row", Duration.ofSeconds(60), Duration.ofMillis(200), () -> {
                     List<Run> runs = DrillRecords.runs(records());
+                    int inARow = 0;
                     for (Instant fire = first; fire.isBefore(Instant.now()); fire = fire.plusSeconds(1)) {
-                        if (DrillRecords.isClean(runs, fire, items)) {
-                            clean[0] = fire;
-                            return true;
+                        inARow = DrillRecords.isClean(runs, fire, items) ? inARow + 1 : 0;
+                        if (inARow == 3) {
+                            return Optional.of(fire.minusSeconds(2));
                         }
                     }
-                    return false;
+                    return Optional.empty();
                 });
-        return clean[0];
     }
 
     /**

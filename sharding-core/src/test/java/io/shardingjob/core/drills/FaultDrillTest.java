@@ -59,7 +59,7 @@ class FaultDrillTest {
         try (DrillCluster cluster = cluster("sigstop")) {
             cluster.standaloneZooKeeper();
             List<Worker> workers = cluster.startWorkers(WORKERS);
-            Instant from = cluster.awaitCleanFire();
+            Instant from = cluster.awaitSettled();
             Worker victim = workers.get(1);
             cluster.awaitRunningItem(victim);
             long frozenAt = cluster.freeze(victim);
@@ -76,7 +76,7 @@ class FaultDrillTest {
         try (DrillCluster cluster = cluster("restart")) {
             cluster.standaloneZooKeeper();
             List<Worker> workers = cluster.startWorkers(WORKERS);
-            Instant from = cluster.awaitCleanFire();
+            Instant from = cluster.awaitSettled();
             Worker victim = workers.get(1);
             cluster.awaitRunningItem(victim);
             cluster.kill(victim);
@@ -92,7 +92,7 @@ class FaultDrillTest {
         try (DrillCluster cluster = cluster("zookeeper-frozen")) {
             ZooKeeperServers.Server server = cluster.standaloneZooKeeper();
             List<Worker> workers = cluster.startWorkers(WORKERS);
-            Instant from = cluster.awaitCleanFire();
+            Instant from = cluster.awaitSettled();
             cluster.awaitRunningItem(workers.get(0));
             DrillCluster.signal(server.process(), "STOP");
             long frozenAt = System.currentTimeMillis();
@@ -110,7 +110,7 @@ class FaultDrillTest {
         try (DrillCluster cluster = cluster("ensemble-leader")) {
             List<ZooKeeperServers.Server> servers = cluster.zooKeeperEnsemble();
             List<Worker> workers = cluster.startWorkers(WORKERS);
-            Instant from = cluster.awaitCleanFire();
+            Instant from = cluster.awaitSettled();
             cluster.awaitRunningItem(workers.get(0));
             ZooKeeperServers.Server leader = servers.stream()
                     .filter(server -> server.mode().equals(Optional.of("leader")))
@@ -142,7 +142,7 @@ class FaultDrillTest {
         try (DrillCluster cluster = cluster("churn")) {
             cluster.standaloneZooKeeper();
             List<Worker> alive = new ArrayList<>(cluster.startWorkers(WORKERS));
-            Instant from = cluster.awaitCleanFire();
+            Instant from = cluster.awaitSettled();
             // 150 ms after a whole second: the fire's items run.
             long churnStart = (System.currentTimeMillis() / 1000 + 2) * 1000 + 150;
             List<String> victims = new ArrayList<>();
@@ -169,7 +169,7 @@ class FaultDrillTest {
         try (DrillCluster cluster = cluster("rolling-restart")) {
             cluster.standaloneZooKeeper();
             List<Worker> workers = cluster.startWorkers(WORKERS);
-            Instant from = cluster.awaitCleanFire();
+            Instant from = cluster.awaitSettled();
             long faultEnd = 0;
             for (Worker worker : workers) {
                 cluster.awaitRunningItem(worker);
