@@ -119,6 +119,7 @@ final class DrillRecords {
      *
      * @param slots item-fires due in the window
      * @param missed slots without a run, not coalesced
+     * @param unfinished slots with runs, none of which ended well: each was cut by its process's end or failed
      * @param coalesced slots without a run whose item's next run is a {@code MISFIRE} run of a later fire: the misfire
      *     rule ran the missed fires once, late, with the latest fire's time
      * @param doubled slots with more than one run
@@ -136,6 +137,7 @@ final class DrillRecords {
     record Judgement(
             int slots,
             List<Slot> missed,
+            List<Slot> unfinished,
             List<Slot> coalesced,
             Map<Slot, List<Run>> doubled,
             List<Slot> excused,
@@ -152,7 +154,9 @@ final class DrillRecords {
         }
 
         String summary(String drill) {
-            return "drill " + drill + ": slots=" + slots + " missed=" + missed.size() + " coalesced=" + coalesced.size()
+            return "drill " + drill + ": slots=" + slots + " missed=" + missed.size() + " unfinished="
+                    + unfinished.size()
+                    + " coalesced=" + coalesced.size()
                     + " doubled=" + doubled.size() + " excused=" + excused.size() + " overlaps=" + overlaps.size()
                     + " cross-fire-overlaps=" + crossFireOverlaps.size() + " failed=" + failed + " unattributed="
                     + unattributed + " clean-again-after="
@@ -163,6 +167,7 @@ final class DrillRecords {
         String details(int max) {
             StringBuilder out = new StringBuilder();
             list(out, "missed", missed, max);
+            list(out, "unfinished", unfinished, max);
             list(out, "coalesced", coalesced, max);
             list(
                     out,
@@ -304,6 +309,7 @@ final class DrillRecords {
                 .forEach(run -> bySlot.computeIfAbsent(new Slot(run.item(), run.fireTime()), slot -> new ArrayList<>())
                         .add(run));
         List<Slot> missed = new ArrayList<>();
+        List<Slot> unfinished = new ArrayList<>();
         List<Slot> coalesced = new ArrayList<>();
         Map<Slot, List<Run>> doubled = new LinkedHashMap<>();
         List<Slot> excused = new ArrayList<>();
@@ -318,7 +324,10 @@ final class DrillRecords {
                         .count();
                 if (slotRuns.isEmpty()) {
                     (isCoalesced(runs, slot) ? coalesced : missed).add(slot);
-                } else if (slotRuns.size() > 1) {
+                } else if (slotRuns.stream().noneMatch(run -> run.outcome() == Outcome.OK)) {
+                    unfinished.add(slot);
+                }
+                if (slotRuns.size() > 1) {
                     doubled.put(slot, slotRuns);
                     if (everyExtraRunExcused(slotRuns)) {
                         excused.add(slot);
@@ -347,6 +356,7 @@ final class DrillRecords {
         return new Judgement(
                 fires.size() * window.items(),
                 missed,
+                unfinished,
                 coalesced,
                 doubled,
                 excused,

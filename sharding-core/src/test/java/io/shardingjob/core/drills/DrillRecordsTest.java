@@ -38,7 +38,7 @@ class DrillRecordsTest {
         assertThat(judgement.overlaps()).isEmpty();
         assertThat(judgement.cleanAgainAfter()).contains(Duration.ZERO);
         assertThat(judgement.summary("quiet"))
-                .isEqualTo("drill quiet: slots=8 missed=0 coalesced=0 doubled=0 excused=0 overlaps=0"
+                .isEqualTo("drill quiet: slots=8 missed=0 unfinished=0 coalesced=0 doubled=0 excused=0 overlaps=0"
                         + " cross-fire-overlaps=0 failed=0 unattributed=0 clean-again-after=0 ms");
     }
 
@@ -50,6 +50,16 @@ class DrillRecordsTest {
 
         assertThat(judgement.missed()).containsExactly(new Slot(0, at(11_000)));
         assertThat(judgement.coalesced()).isEmpty();
+    }
+
+    @Test
+    void countsASlotWhoseOnlyRunWasCutByAKillAndNeverRunAgainAsUnfinished() {
+        Judgement judgement = judge(
+                process("a", 11_150, lines(run(0, 10_000), List.of("start 0 11000 11_010 NORMAL"))),
+                process("b", ALIVE, lines(run(1, 10_000), run(1, 11_000), run(0, 12_000), run(1, 12_000))));
+
+        assertThat(judgement.unfinished()).containsExactly(new Slot(0, at(11_000)));
+        assertThat(judgement.missed()).containsExactly(new Slot(0, at(13_000)), new Slot(1, at(13_000)));
     }
 
     @Test
