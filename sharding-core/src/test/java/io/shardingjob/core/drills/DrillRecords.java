@@ -44,7 +44,7 @@ final class DrillRecords {
      *
      * @param name e.g. {@code w2#1}, the second process of instance {@code w2}
      * @param lines what it printed
-     * @param endedAt when it was killed or exited, {@link Long#MAX_VALUE} while it runs
+     * @param endedAt when it was killed or exited, {@link Long#MAX_VALUE} if it still ran when its lines were read
      * @param freezes from each {@code SIGSTOP} to its {@code SIGCONT}
      */
     record Process(String name, List<String> lines, long endedAt, List<Interval> freezes) {}
@@ -128,7 +128,7 @@ final class DrillRecords {
      * @param crossFireOverlaps pairs of runs of one item for different (or unknown) fires that ran at the same time
      * @param failed runs of the window's slots whose end line said failed
      * @param unattributed runs whose fire is not known: killed before their end line, with a start line that did not
-     *     know it
+     *     know it (runs still going when the records were taken are not counted)
      * @param mismatches runs whose start line named another fire or source than their end line
      * @param cleanAgainAfter from the fault's end to the first fire from which every fire of the window ran every item
      *     exactly once, and successfully; zero when that fire is not later than the fault's end; empty when the window's
@@ -363,7 +363,9 @@ final class DrillRecords {
                 overlaps,
                 crossFireOverlaps,
                 failed,
-                (int) runs.stream().filter(run -> run.fireTime() == null).count(),
+                (int) runs.stream()
+                        .filter(run -> run.fireTime() == null && run.outcome() == Outcome.CUT)
+                        .count(),
                 mismatches(processes),
                 cleanAgainAfter(runs, fires, window.items(), faultEnd));
     }

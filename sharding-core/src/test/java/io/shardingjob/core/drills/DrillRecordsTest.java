@@ -187,7 +187,10 @@ class DrillRecordsTest {
 
     @Test
     void countsAKilledRunWhoseFireNoLineNamedAsUnattributed() {
-        Judgement judgement = judge(process("a", 18_100, lines(List.of("start 1 - 18_000 -"))));
+        Judgement judgement = judge(
+                process("a", 18_100, lines(List.of("start 1 - 18_000 -"))),
+                // Still running when the records were read: not a fault, only the end of the record.
+                process("b", ALIVE, lines(List.of("start 0 - 18_000 -"))));
 
         assertThat(judgement.unattributed()).isEqualTo(1);
         assertThat(judgement.doubled()).isEmpty();

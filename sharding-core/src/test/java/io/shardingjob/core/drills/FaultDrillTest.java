@@ -54,6 +54,8 @@ class FaultDrillTest {
     /** Judged fires after the fault ends: the promised recovery time and three more fires that must stay clean. */
     private static final Duration TAIL = SESSION.plus(PERIOD).plusSeconds(3);
 
+    private final long begun = System.nanoTime();
+
     @Test
     @Order(1)
     void runsEveryItemOnceThroughAWorkerFrozenLongerThanItsSession() {
@@ -189,15 +191,15 @@ class FaultDrillTest {
      * Judges the fires from {@code from} to the fault's end and {@link #TAIL} after it, once their late runs had their
      * time, prints the counts and asserts the promise.
      */
-    private static void judge(DrillCluster cluster, Instant from, long faultEnd) {
+    private void judge(DrillCluster cluster, Instant from, long faultEnd) {
         Instant to = Instant.ofEpochSecond(faultEnd / 1000 + 1).plus(TAIL);
         // The scenario's tail, not a wait for a condition: failover and make-up runs of the judged fires may come up to
         // a session timeout late, and late doubles count as much as early ones.
         holdUntil(to.plus(SESSION).toEpochMilli());
-        cluster.stopWorkers();
-        Judgement judgement = DrillRecords.judge(cluster.records(), new Window(from, to, PERIOD, ITEMS), faultEnd);
+        Judgement judgement = DrillRecords.judge(cluster.finish(), new Window(from, to, PERIOD, ITEMS), faultEnd);
         String drill = cluster.directory().getFileName().toString();
-        String summary = judgement.summary(drill);
+        String summary = judgement.summary(drill) + " (drill took "
+                + Duration.ofNanos(System.nanoTime() - begun).toSeconds() + " s)";
         System.out.println(summary);
         System.out.print(judgement.details(10));
         record(summary);
