@@ -59,7 +59,7 @@ final class FireRunner {
             FireListener fireListener) {
         this.coordinator = coordinator;
         this.ledger = ledger;
-        this.commits = new ClaimCommits(ledger);
+        this.commits = new ClaimCommits(ledger, coordinator.commitExecutor());
         this.local = local;
         this.attempts = new ItemAttempts(coordinator, listener);
         this.listener = listener;
@@ -128,17 +128,18 @@ final class FireRunner {
         if (!contexts.isEmpty()) {
             notify(() -> fireListener.beforeFire(jobName, fireTime, source, contexts));
         }
-        List<CompletableFuture<List<ItemResult>>> running = new ArrayList<>(won.size());
+        List<CompletableFuture<Run>> running = new ArrayList<>(won.size());
         for (int i = 0; i < won.size(); i++) {
             Claim claim = won.get(i);
             ShardingContext context = contexts.get(i);
             LocalExecutions.Execution reservation = reservations.get(claim.item());
             running.add(CompletableFuture.supplyAsync(() -> run(job, context, claim, reservation), executor));
         }
-        List<ItemResult> results = running.stream()
-                .map(CompletableFuture::join)
-                .flatMap(List::stream)
-                .toList();
+        List<Run> runs = running.stream().map(CompletableFuture::join).toList();
+        // The item threads went back to their pool; the fire ends once the ends of its items are recorded.
+        runs.forEach(run -> run.recorded().join());
+        List<ItemResult> results =
+                runs.stream().flatMap(run -> run.results().stream()).toList();
         FireReport report = new FireReport(jobName, assignment.epoch(), results, skipped, null);
         if (!contexts.isEmpty()) {
             notify(() -> fireListener.afterFire(jobName, fireTime, source, report));
@@ -203,19 +204,31 @@ final class FireRunner {
     List<ItemResult> runClaimedHere(ItemExecutor job, Claim claim, LocalExecutions.Execution reservation) {
         JobConfiguration config = coordinator.configuration();
         String taskId = ShardingContext.taskId(coordinator.jobName(), List.of(claim.item()), coordinator.instanceId());
-        return run(job, context(config, taskId, claim), claim, reservation);
+        Run run = run(job, context(config, taskId, claim), claim, reservation);
+        run.recorded().join();
+        return run.results();
     }
 
-    /** Runs one claimed item with its retries and records how it ended in its claim. */
-    private List<ItemResult> run(
-            ItemExecutor job, ShardingContext context, Claim claim, LocalExecutions.Execution reservation) {
+    /**
+     * One item's run: its results, and when its end was recorded in the ledger and the item released here.
+     *
+     * @param recorded completes once the claim's final write was answered (or is owed) and the item is free again
+     */
+    private record Run(List<ItemResult> results, CompletableFuture<Void> recorded) {}
+
+    /**
+     * Runs one claimed item with its retries on the calling thread, and queues the write of how it ended: the thread is
+     * free again at once, the item once the write is answered.
+     */
+    private Run run(ItemExecutor job, ShardingContext context, Claim claim, LocalExecutions.Execution reservation) {
         int item = claim.item();
         if (!local.start(item, reservation)) {
             local.settled(claim);
-            return List.of();
+            return new Run(List.of(), CompletableFuture.completedFuture(null));
         }
         AtomicReference<Claim> held = new AtomicReference<>(claim);
         List<ItemResult> results = List.of();
+        CompletableFuture<Void> recorded = null;
         try {
             results = attempts.run(
                     job,
@@ -231,25 +244,61 @@ final class FireRunner {
             ClaimState end = reservation.isAbandoned()
                     ? ClaimState.RELEASED
                     : last.succeeded() ? ClaimState.DONE : ClaimState.FAILED;
-            write(held, held.get().with(end, coordinator.now()), context);
-            if (end != ClaimState.RELEASED) {
-                coordinator.itemEnded(claim.fireTime());
-            }
+            Claim ended = held.get().with(end, coordinator.now());
+            recorded = commits.writeLater(ended).handle((stored, failure) -> {
+                recordEnd(ended, stored, failure, context);
+                return null;
+            });
         } finally {
-            local.settled(claim);
-            local.finish(item, reservation);
             // Pool threads are reused: an interrupt meant for this item must not reach the next one.
             Thread.interrupted();
-            if (local.takeMissedWhileBusy(item)) {
-                coordinator.requestAudit();
+            Runnable release = () -> {
+                local.settled(claim);
+                local.finish(item, reservation);
+                if (local.takeMissedWhileBusy(item)) {
+                    coordinator.requestAudit();
+                }
+            };
+            if (recorded == null) {
+                release.run();
+                recorded = CompletableFuture.completedFuture(null);
+            } else {
+                recorded = recorded.whenComplete((done, failure) -> release.run());
             }
         }
-        return results;
+        return new Run(results, recorded);
+    }
+
+    private void recordEnd(Claim ended, Optional<Claim> stored, Throwable failure, ShardingContext context) {
+        if (failure != null) {
+            log.warn(
+                    "Job {}: could not record item {} of the fire at {} as {}; will retry: {}",
+                    coordinator.jobName(),
+                    ended.item(),
+                    ended.fireTime(),
+                    ended.state(),
+                    failure.toString());
+            local.unwritten(ended);
+        } else if (stored.isEmpty()) {
+            claimLost(ended, context);
+        } else if (ended.state() != ClaimState.RELEASED) {
+            coordinator.itemEnded(ended.fireTime());
+        }
+    }
+
+    private void claimLost(Claim next, ShardingContext context) {
+        log.warn(
+                "Job {}: item {} of the fire at {} was taken over by another instance; this run's {} is not recorded",
+                coordinator.jobName(),
+                next.item(),
+                next.fireTime(),
+                next.state());
+        notify(() -> listener.claimLost(context, next.fireTime()));
     }
 
     /**
-     * Writes the claim at the version held. Lost: another instance owns it now, say so and touch nothing else.
-     * Unreachable: the write is owed, and the audit makes it once connected again.
+     * Records a retry in the claim at the version held, and waits for the answer: a retry starts only while the claim
+     * is still this owner's. Lost: another instance owns it now, say so and touch nothing else.
      */
     private boolean write(AtomicReference<Claim> held, Claim next, ShardingContext context) {
         try {
@@ -258,25 +307,17 @@ final class FireRunner {
                 held.set(stored.get());
                 return true;
             }
-            log.warn(
-                    "Job {}: item {} of the fire at {} was taken over by another instance; this run's {} is not"
-                            + " recorded",
-                    coordinator.jobName(),
-                    next.item(),
-                    next.fireTime(),
-                    next.state());
-            notify(() -> listener.claimLost(context, next.fireTime()));
+            claimLost(next, context);
             return false;
         } catch (Exception ex) {
             log.warn(
-                    "Job {}: could not record item {} of the fire at {} as {}; will retry: {}",
+                    "Job {}: could not record retry {} of item {} of the fire at {}; not retrying: {}",
                     coordinator.jobName(),
+                    next.retry(),
                     next.item(),
                     next.fireTime(),
-                    next.state(),
                     ex.toString());
-            local.unwritten(next);
-            return next.state() == ClaimState.RUNNING;
+            return false;
         }
     }
 
@@ -284,7 +325,10 @@ final class FireRunner {
     void writeOwed() {
         for (Claim owed : local.takeUnwritten()) {
             try {
-                if (commits.write(owed).isEmpty()) {
+                // Directly, not through the group commit: this runs on the coordination thread, which may be the one
+                // the group commit drains on.
+                FireLedger.Written written = ledger.update(List.of(owed));
+                if (written.written().isEmpty()) {
                     log.warn(
                             "Job {}: item {} of the fire at {} was taken over before its end could be recorded",
                             coordinator.jobName(),

@@ -538,6 +538,14 @@ public final class JobCoordinator implements AutoCloseable {
         return scheduler;
     }
 
+    /**
+     * Where the group commit of claim writes drains: the coordination scheduler, on which nothing waits for a claim
+     * write (fires and items run elsewhere), so a drain never waits behind a thread that waits for it.
+     */
+    Executor commitExecutor() {
+        return scheduler;
+    }
+
     /** Asks for an audit of this instance's items soon, once however often it is asked meanwhile. */
     void requestAudit() {
         if (isStarted() && auditQueued.compareAndSet(false, true)) {

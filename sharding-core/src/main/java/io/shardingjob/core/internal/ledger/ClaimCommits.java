@@ -7,82 +7,107 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * Group commit of owner writes to claims: the items of a fire that end together are written in one multi-operation.
- * Whoever holds the lock writes everything queued so far; writers arriving meanwhile queue up and are written together
- * by the next holder, so a burst of n endings costs a few requests, not n, and no writer waits for a timer.
+ * Group commit of owner writes to claims. A write is queued and the caller goes on (an item's thread returns to its
+ * pool at once); one drain at a time, on the given executor, writes everything queued so far in as few
+ * multi-operations as their size allows, then drains again if more arrived meanwhile. So the items of a fire that end
+ * together cost one or two requests, not one each, and no writer waits for a timer.
  */
 public final class ClaimCommits {
 
     private final FireLedger ledger;
 
+    private final Executor drainer;
+
     private final Queue<Pending> queue = new ConcurrentLinkedQueue<>();
 
-    private final ReentrantLock writing = new ReentrantLock();
+    private final AtomicBoolean draining = new AtomicBoolean();
 
-    public ClaimCommits(FireLedger ledger) {
+    public ClaimCommits(FireLedger ledger, Executor drainer) {
         this.ledger = ledger;
+        this.drainer = drainer;
     }
 
     /**
-     * Writes the claim at the version it holds.
+     * Queues a write of the claim at the version it holds.
      *
-     * @return the claim as stored now; empty when the claim is no longer this owner's (taken over, or retired)
-     * @throws Exception when ZooKeeper could not be reached: whether the write happened is unknown
+     * @return completes with the claim as stored now, or empty when the claim is no longer this owner's (taken over,
+     *     or retired); completes exceptionally when ZooKeeper could not be reached: whether the write happened is then
+     *     unknown
      */
-    public Optional<Claim> write(Claim claim) throws Exception {
-        Pending mine = new Pending(claim);
-        queue.add(mine);
-        writing.lock();
-        try {
-            if (!mine.done) {
-                writeQueued();
-            }
-        } finally {
-            writing.unlock();
-        }
-        if (mine.failure != null) {
-            throw mine.failure;
-        }
-        return Optional.ofNullable(mine.stored);
+    public CompletableFuture<Optional<Claim>> writeLater(Claim claim) {
+        Pending pending = new Pending(claim);
+        queue.add(pending);
+        scheduleDrain();
+        return pending.result;
     }
 
-    private void writeQueued() {
-        List<Pending> batch = new ArrayList<>();
-        for (Pending next = queue.poll(); next != null; next = queue.poll()) {
-            batch.add(next);
+    /** Writes the claim and waits for the answer: for a retry, which must not start unless the claim is still ours. */
+    public Optional<Claim> write(Claim claim) throws Exception {
+        try {
+            return writeLater(claim).join();
+        } catch (CompletionException failed) {
+            throw failed.getCause() instanceof Exception cause ? cause : failed;
         }
+    }
+
+    private void scheduleDrain() {
+        if (draining.compareAndSet(false, true)) {
+            try {
+                drainer.execute(this::drain);
+            } catch (RuntimeException rejected) {
+                // The executor is shutting down: write on the caller's thread rather than lose the writes.
+                drain();
+            }
+        }
+    }
+
+    /** Writes until nothing is queued; a writer that queues after the last look starts the next drain itself. */
+    private void drain() {
+        do {
+            try {
+                List<Pending> batch = new ArrayList<>();
+                for (Pending next = queue.poll(); next != null; next = queue.poll()) {
+                    batch.add(next);
+                }
+                if (!batch.isEmpty()) {
+                    write(batch);
+                }
+            } finally {
+                draining.set(false);
+            }
+        } while (!queue.isEmpty() && draining.compareAndSet(false, true));
+    }
+
+    private void write(List<Pending> batch) {
         Map<Slot, Pending> bySlot = new HashMap<>();
         batch.forEach(pending -> bySlot.put(slot(pending.claim), pending));
         try {
             FireLedger.Written written =
                     ledger.update(batch.stream().map(pending -> pending.claim).toList());
-            written.written().forEach(stored -> bySlot.get(slot(stored)).stored = stored);
+            written.written()
+                    .forEach(stored -> bySlot.remove(slot(stored)).result.complete(Optional.of(stored)));
+            written.lost().forEach(lost -> bySlot.remove(slot(lost)).result.complete(Optional.empty()));
+            bySlot.values().forEach(pending -> pending.result.complete(Optional.empty()));
         } catch (Exception ex) {
-            batch.forEach(pending -> pending.failure = ex);
+            batch.forEach(pending -> pending.result.completeExceptionally(ex));
         }
-        batch.forEach(pending -> pending.done = true);
     }
 
     private static Slot slot(Claim claim) {
         return new Slot(claim.item(), claim.fireTime());
     }
 
-    private static final class Pending {
-
-        final Claim claim;
-
-        volatile boolean done;
-
-        volatile Claim stored;
-
-        volatile Exception failure;
+    private record Pending(Claim claim, CompletableFuture<Optional<Claim>> result) {
 
         Pending(Claim claim) {
-            this.claim = claim;
+            this(claim, new CompletableFuture<>());
         }
     }
 }
