@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.execution.FireReport;
-import io.shardingjob.core.registry.JobNodes;
+import io.shardingjob.core.internal.registry.JobNodes;
 import io.shardingjob.core.sharding.Assignment;
 import io.shardingjob.core.sharding.strategy.ShardingStrategies;
 import java.time.Duration;

@@ -117,7 +117,7 @@ class RetryTest extends JobInstanceTestSupport {
         await().atMost(WITHIN).until(() -> settledAt(2, List.of(doomed, survivor)));
         assertThat(doomed.coordinator().localItems()).containsExactly(0);
         Instant fire = Instant.now().truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
-        String claim = new io.shardingjob.core.registry.JobNodes("retried").claim(fire, 0);
+        String claim = new io.shardingjob.core.internal.registry.JobNodes("retried").claim(fire, 0);
 
         CompletableFuture.runAsync(() -> doomed.coordinator().fire(ExecutionSource.NORMAL, fire));
         await().atMost(WITHIN)

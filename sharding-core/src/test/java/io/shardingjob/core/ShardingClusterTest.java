@@ -7,7 +7,7 @@ import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.config.JobConfigurationCodec;
 import io.shardingjob.core.execution.FireReport;
 import io.shardingjob.core.execution.ShardingContext;
-import io.shardingjob.core.registry.JobNodes;
+import io.shardingjob.core.internal.registry.JobNodes;
 import io.shardingjob.core.sharding.Assignment;
 import java.time.Duration;
 import java.util.ArrayList;

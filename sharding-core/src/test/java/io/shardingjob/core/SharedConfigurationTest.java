@@ -7,7 +7,7 @@ import static org.awaitility.Awaitility.await;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.config.JobConfigurationCodec;
 import io.shardingjob.core.config.JobConfigurationException;
-import io.shardingjob.core.registry.JobNodes;
+import io.shardingjob.core.internal.registry.JobNodes;
 import java.time.Duration;
 import org.apache.curator.framework.CuratorFramework;
 import org.junit.jupiter.api.Test;

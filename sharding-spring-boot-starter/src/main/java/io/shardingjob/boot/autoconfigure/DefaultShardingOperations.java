@@ -4,19 +4,12 @@ import io.shardingjob.boot.ExecutionPage;
 import io.shardingjob.boot.ExecutionRecord;
 import io.shardingjob.boot.ShardingOperations;
 import io.shardingjob.core.JobCoordinator;
-import io.shardingjob.core.config.JobConfiguration;
-import io.shardingjob.core.config.JobConfigurationCodec;
 import io.shardingjob.core.execution.ExecutionSource;
-import io.shardingjob.core.registry.JobNodes;
 import io.shardingjob.core.registry.RegistryCenter;
-import io.shardingjob.core.registry.RegistryUnavailableException;
 import java.time.Instant;
 import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.Optional;
-import org.apache.curator.framework.CuratorFramework;
-import org.apache.zookeeper.KeeperException;
-import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -135,37 +128,14 @@ final class DefaultShardingOperations implements ShardingOperations {
 
     /**
      * Stores the configuration with the job's {@code disabled} flag set, at the version read, so that a concurrent
-     * change of another property is not lost. Every instance sees it through its cache. The core has no operation for
-     * this yet, so the starter writes the shared configuration node itself.
+     * change of another property is not lost. Every instance sees it through its cache.
      */
     private void storeDisabled(JobCoordinator job, boolean disabled) {
-        RegistryCenter registry = jobs.registry();
-        if (registry == null) {
+        if (jobs.registry() == null) {
             throw new IllegalStateException("Sharded jobs are not running");
         }
-        CuratorFramework client = registry.client();
-        String path = new JobNodes(job.jobName()).config();
-        try {
-            for (int attempt = 0; attempt < 5; attempt++) {
-                Stat stat = new Stat();
-                byte[] stored = client.getData().storingStatIn(stat).forPath(path);
-                JobConfiguration current = JobConfigurationCodec.decode(job.jobName(), stored);
-                if (current.disabled() == disabled) {
-                    return;
-                }
-                JobConfiguration next = current.toBuilder().disabled(disabled).build();
-                try {
-                    client.setData().withVersion(stat.getVersion()).forPath(path, JobConfigurationCodec.encode(next));
-                    log.info("Job {}: {} by an operator", job.jobName(), disabled ? "disabled" : "enabled");
-                    return;
-                } catch (KeeperException.BadVersionException raced) {
-                    // Another change landed in between; apply ours on top of it.
-                }
-            }
-        } catch (Exception ex) {
-            throw new RegistryUnavailableException(
-                    "Job '" + job.jobName() + "': could not store disabled=" + disabled, ex);
+        if (job.updateDisabled(disabled)) {
+            log.info("Job {}: {} by an operator", job.jobName(), disabled ? "disabled" : "enabled");
         }
-        throw new IllegalStateException("Job '" + job.jobName() + "': the stored configuration kept changing");
     }
 }

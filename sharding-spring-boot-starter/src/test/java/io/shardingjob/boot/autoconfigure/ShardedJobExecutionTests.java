@@ -11,7 +11,7 @@ import io.shardingjob.boot.TestZooKeeper;
 import io.shardingjob.core.JobCoordinator;
 import io.shardingjob.core.config.JobConfigurationCodec;
 import io.shardingjob.core.execution.ShardingContext;
-import io.shardingjob.core.registry.JobNodes;
+import io.shardingjob.core.internal.registry.JobNodes;
 import io.shardingjob.core.registry.RegistryCenter;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;

@@ -1,7 +1,7 @@
 package io.shardingjob.core.internal.ledger;
 
 import io.shardingjob.core.internal.ledger.LedgerRules.FireView;
-import io.shardingjob.core.registry.JobNodes;
+import io.shardingjob.core.internal.registry.JobNodes;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;

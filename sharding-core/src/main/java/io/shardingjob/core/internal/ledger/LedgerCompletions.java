@@ -6,6 +6,7 @@ import io.shardingjob.core.internal.ledger.LedgerRules.FireView;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,7 +50,7 @@ public final class LedgerCompletions {
      *
      * @param liveSessions the live sessions, or {@code null} when not known: a note of another session is then left alone
      */
-    public void completeIfSettled(FireView fire, long sessionId, Set<Long> liveSessions) throws Exception {
+    public void completeIfSettled(FireView fire, long sessionId, @Nullable Set<Long> liveSessions) throws Exception {
         if (!fire.isSettled() || isCompleted(fire) || fire.noteVersion() < 0) {
             return;
         }

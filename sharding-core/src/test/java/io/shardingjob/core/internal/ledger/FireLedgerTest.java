@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.shardingjob.core.ZooKeeperTestSupport;
 import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.internal.ledger.LedgerRules.FireView;
-import io.shardingjob.core.registry.JobNodes;
+import io.shardingjob.core.internal.registry.JobNodes;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package io.shardingjob.core;
+package io.shardingjob.core.internal.scheduling;
 
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.config.MisfirePolicy;
@@ -23,6 +23,7 @@ import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,7 +45,7 @@ final class LedgerAudit {
     /** How late an item-fire this instance did not plan must be before it counts as missed: its owner may be slow. */
     private static final Duration LATENESS = Duration.ofSeconds(2);
 
-    private final JobCoordinator coordinator;
+    private final JobRuntime runtime;
 
     private final FireLedger ledger;
 
@@ -52,21 +53,21 @@ final class LedgerAudit {
 
     private final LocalExecutions local;
 
-    private final ItemExecutor job;
+    private final @Nullable ItemExecutor job;
 
     private final Executor executor;
 
     private final Duration catchUpHorizon;
 
     LedgerAudit(
-            JobCoordinator coordinator,
+            JobRuntime runtime,
             FireLedger ledger,
             FireRunner runner,
             LocalExecutions local,
-            ItemExecutor job,
+            @Nullable ItemExecutor job,
             Executor executor,
             Duration catchUpHorizon) {
-        this.coordinator = coordinator;
+        this.runtime = runtime;
         this.ledger = ledger;
         this.runner = runner;
         this.local = local;
@@ -77,17 +78,17 @@ final class LedgerAudit {
 
     /** One audit; runs on the job's serial executor. */
     void run() throws Exception {
-        if (!coordinator.isAvailable()) {
+        if (!runtime.isAvailable()) {
             return;
         }
         runner.writeOwed();
-        JobConfiguration config = coordinator.configuration();
-        String me = coordinator.instanceId();
-        if (job == null || config.disabled() || coordinator.disabledInstances().contains(me)) {
+        JobConfiguration config = runtime.configuration();
+        String me = runtime.instanceId();
+        if (job == null || config.disabled() || runtime.disabledInstances().contains(me)) {
             return;
         }
-        long session = coordinator.sessionId();
-        Instant now = coordinator.now();
+        long session = runtime.sessionId();
+        Instant now = runtime.now();
         Instant watermark = ledger.watermark();
         local.forgetFiresThrough(watermark);
         Instant horizon = now.minus(catchUpHorizon);
@@ -104,9 +105,9 @@ final class LedgerAudit {
             return;
         }
         List<FireView> views = ledger.read(fires);
-        Assignment assignment = coordinator.assignment();
+        Assignment assignment = runtime.assignment();
         Set<Integer> owned = new HashSet<>(assignment.itemsOf(me));
-        owned.removeAll(coordinator.disabledItems());
+        owned.removeAll(runtime.disabledItems());
         List<Claim> claims = new ArrayList<>();
         views.forEach(view -> claims.addAll(view.claims().values()));
         Map<Integer, List<Step>> work = new TreeMap<>();
@@ -146,7 +147,7 @@ final class LedgerAudit {
         if (!plan.isEmpty()) {
             log.info(
                     "Job {} on {}: making up {}, coalescing {}, skipping {}",
-                    coordinator.jobName(),
+                    runtime.jobName(),
                     me,
                     plan.run(),
                     plan.coalesced().keySet(),
@@ -176,7 +177,7 @@ final class LedgerAudit {
     /** Runs the work of one item, oldest fire first, on one thread of the item executor. */
     private void runSteps(int item, List<Step> steps, long session) {
         for (Step step : steps) {
-            if (!coordinator.isAvailable() || coordinator.sessionId() != session) {
+            if (!runtime.isAvailable() || runtime.sessionId() != session) {
                 return;
             }
             LocalExecutions.Execution reservation = local.reserve(item);
@@ -191,7 +192,7 @@ final class LedgerAudit {
             } catch (Exception ex) {
                 log.warn(
                         "Job {}: could not claim item {} of the fire at {}: {}",
-                        coordinator.jobName(),
+                        runtime.jobName(),
                         item,
                         step.fireTime(),
                         ex.toString());
@@ -206,21 +207,20 @@ final class LedgerAudit {
     }
 
     /** The claim this step runs: its own, a new make-up claim, or an orphan taken over; null when another won it. */
-    private Claim acquire(Step step) throws Exception {
+    private @Nullable Claim acquire(Step step) throws Exception {
         if (step.orphan != null) {
             Claim orphan = step.orphan;
             ExecutionSource source =
                     orphan.source() == ExecutionSource.MISFIRE ? ExecutionSource.MISFIRE : ExecutionSource.FAILOVER;
             log.info(
                     "Job {}: taking over item {} of the fire at {} from {}",
-                    coordinator.jobName(),
+                    runtime.jobName(),
                     orphan.item(),
                     orphan.fireTime(),
                     orphan.instanceId());
             return ledger.takeOver(
                             orphan,
-                            orphan.takenOverBy(
-                                    coordinator.instanceId(), coordinator.sessionId(), source, coordinator.now()))
+                            orphan.takenOverBy(runtime.instanceId(), runtime.sessionId(), source, runtime.now()))
                     .orElse(null);
         }
         Claim claim = step.claim;
@@ -228,7 +228,7 @@ final class LedgerAudit {
             // This session's own claim, read before the item was reserved here: the run that held it may have ended
             // since. Only a claim still running under this session, with the item now reserved here, is stranded.
             return ledger.readClaim(claim.fireTime(), claim.item())
-                    .filter(now -> now.state() == ClaimState.RUNNING && now.sessionId() == coordinator.sessionId())
+                    .filter(now -> now.state() == ClaimState.RUNNING && now.sessionId() == runtime.sessionId())
                     .filter(now -> !local.isUnwritten(new Slot(now.item(), now.fireTime())))
                     .orElse(null);
         }
@@ -244,7 +244,7 @@ final class LedgerAudit {
         return Claim.first(
                 slot.item(),
                 slot.fireTime(),
-                coordinator.instanceId(),
+                runtime.instanceId(),
                 session,
                 ExecutionSource.MISFIRE,
                 assignment.epoch(),
@@ -258,7 +258,7 @@ final class LedgerAudit {
     }
 
     /** One piece of an item's work: a claim of its own or to create ({@code claim}), or an orphan to take over. */
-    private record Step(Claim claim, Claim orphan) {
+    private record Step(@Nullable Claim claim, @Nullable Claim orphan) {
 
         Instant fireTime() {
             return claim != null ? claim.fireTime() : orphan.fireTime();

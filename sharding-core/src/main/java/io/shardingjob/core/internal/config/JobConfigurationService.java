@@ -1,7 +1,11 @@
-package io.shardingjob.core.config;
+package io.shardingjob.core.internal.config;
 
-import io.shardingjob.core.registry.JobCache;
-import io.shardingjob.core.registry.JobNodes;
+import io.shardingjob.core.config.JobConfiguration;
+import io.shardingjob.core.config.JobConfigurationCodec;
+import io.shardingjob.core.config.JobConfigurationException;
+import io.shardingjob.core.internal.registry.JobCache;
+import io.shardingjob.core.internal.registry.JobNodes;
+import io.shardingjob.core.registry.RegistryUnavailableException;
 import java.util.List;
 import java.util.Optional;
 import org.apache.curator.framework.CuratorFramework;
@@ -131,6 +135,40 @@ public final class JobConfigurationService {
             } catch (KeeperException.BadVersionException raced) {
                 // Another change landed in between; apply ours on top of it.
             }
+        }
+        throw new IllegalStateException("Job '" + local.name() + "': the stored configuration kept changing");
+    }
+
+    /**
+     * Stores the configuration with the job's {@code disabled} flag set, at the version read, so that a concurrent
+     * change of another property is not lost. Every instance sees it through its cache.
+     *
+     * @return whether the stored flag changed; false when it already had that value
+     * @throws RegistryUnavailableException when ZooKeeper could not be read or written
+     * @throws IllegalStateException when the stored configuration kept changing
+     */
+    public boolean updateDisabled(boolean disabled) {
+        try {
+            for (int attempt = 0; attempt < 5; attempt++) {
+                Stat stat = new Stat();
+                byte[] stored = client.getData().storingStatIn(stat).forPath(nodes.config());
+                JobConfiguration current = JobConfigurationCodec.decode(local.name(), stored);
+                if (current.disabled() == disabled) {
+                    return false;
+                }
+                JobConfiguration next = current.toBuilder().disabled(disabled).build();
+                try {
+                    client.setData()
+                            .withVersion(stat.getVersion())
+                            .forPath(nodes.config(), JobConfigurationCodec.encode(next));
+                    return true;
+                } catch (KeeperException.BadVersionException raced) {
+                    // Another change landed in between; apply ours on top of it.
+                }
+            }
+        } catch (Exception ex) {
+            throw new RegistryUnavailableException(
+                    "Job '" + local.name() + "': could not store disabled=" + disabled, ex);
         }
         throw new IllegalStateException("Job '" + local.name() + "': the stored configuration kept changing");
     }

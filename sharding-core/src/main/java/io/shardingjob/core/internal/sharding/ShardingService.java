@@ -1,8 +1,9 @@
-package io.shardingjob.core.sharding;
+package io.shardingjob.core.internal.sharding;
 
 import io.shardingjob.core.config.JobConfiguration;
-import io.shardingjob.core.registry.JobCache;
-import io.shardingjob.core.registry.JobNodes;
+import io.shardingjob.core.internal.registry.JobCache;
+import io.shardingjob.core.internal.registry.JobNodes;
+import io.shardingjob.core.sharding.Assignment;
 import io.shardingjob.core.sharding.strategy.ShardingRequest;
 import io.shardingjob.core.sharding.strategy.ShardingResultVerifier;
 import io.shardingjob.core.sharding.strategy.ShardingStrategy;

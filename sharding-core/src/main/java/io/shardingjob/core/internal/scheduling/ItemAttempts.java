@@ -1,4 +1,4 @@
-package io.shardingjob.core;
+package io.shardingjob.core.internal.scheduling;
 
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.execution.ExecutionListener;
@@ -28,12 +28,12 @@ final class ItemAttempts {
 
     private static final Logger log = LoggerFactory.getLogger(ItemAttempts.class);
 
-    private final JobCoordinator coordinator;
+    private final JobRuntime runtime;
 
     private final ExecutionListener listener;
 
-    ItemAttempts(JobCoordinator coordinator, ExecutionListener listener) {
-        this.coordinator = coordinator;
+    ItemAttempts(JobRuntime runtime, ExecutionListener listener) {
+        this.runtime = runtime;
         this.listener = listener;
     }
 
@@ -54,7 +54,7 @@ final class ItemAttempts {
         List<ItemResult> results = new ArrayList<>(1);
         ItemResult result = runOnce(job, context, source, fireTime, retry);
         results.add(result);
-        JobConfiguration config = coordinator.configuration();
+        JobConfiguration config = runtime.configuration();
         while (!result.succeeded() && retry < config.retries() && mayRetry(reservation)) {
             retry++;
             if (!beforeRetry.test(retry) || !backOff(config.retryBackoff()) || !mayRetry(reservation)) {
@@ -67,7 +67,7 @@ final class ItemAttempts {
     }
 
     private boolean mayRetry(LocalExecutions.Execution reservation) {
-        return !reservation.isAbandoned() && !Thread.currentThread().isInterrupted() && coordinator.isAvailable();
+        return !reservation.isAbandoned() && !Thread.currentThread().isInterrupted() && runtime.isAvailable();
     }
 
     /** Waits before a retry on the item's own thread, which keeps the item reserved; false when interrupted. */
@@ -86,12 +86,12 @@ final class ItemAttempts {
 
     private ItemResult runOnce(
             ItemExecutor job, ShardingContext context, ExecutionSource source, Instant fireTime, int retry) {
-        JobConfiguration config = coordinator.configuration();
+        JobConfiguration config = runtime.configuration();
         Instant start = Instant.now();
         Throwable failure = null;
         ItemDeadline deadline = null;
         try {
-            deadline = ItemDeadline.start(config.timeout(), coordinator.scheduler());
+            deadline = ItemDeadline.start(config.timeout(), runtime.scheduler());
             job.execute(context);
         } catch (Throwable thrown) {
             failure = thrown;

@@ -1,4 +1,4 @@
-package io.shardingjob.core;
+package io.shardingjob.core.internal.scheduling;
 
 import io.shardingjob.core.internal.ledger.Claim;
 import io.shardingjob.core.internal.ledger.LedgerRules.Slot;
@@ -10,6 +10,7 @@ import java.util.NavigableSet;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListSet;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What this instance knows about its own runs of one job, in memory: the items reserved or running here now (an item
@@ -36,6 +37,7 @@ final class LocalExecutions {
     private final Set<Integer> missedWhileBusy = ConcurrentHashMap.newKeySet();
 
     /** Reserves the item for a run; null if a run of this instance already has it. */
+    @Nullable
     Execution reserve(int item) {
         Execution reservation = new Execution();
         return running.putIfAbsent(item, reservation) == null ? reservation : null;
@@ -171,7 +173,7 @@ final class LocalExecutions {
     /** One reservation of one item: the thread running it once it starts, and whether it was abandoned. */
     static final class Execution {
 
-        private volatile Thread thread;
+        private volatile @Nullable Thread thread;
 
         private volatile boolean abandoned;
 

@@ -1,9 +1,10 @@
-package io.shardingjob.core;
+package io.shardingjob.core.internal.scheduling;
 
 import java.util.ArrayDeque;
 import java.util.Queue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Runs a job's coordination tasks one at a time, in order, on a pool shared by all jobs: thousands of jobs share a
@@ -15,7 +16,7 @@ final class SerialExecutor implements Executor {
 
     private final Executor pool;
 
-    private Runnable active;
+    private @Nullable Runnable active;
 
     SerialExecutor(Executor pool) {
         this.pool = pool;

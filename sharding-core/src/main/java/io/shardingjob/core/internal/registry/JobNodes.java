@@ -1,4 +1,4 @@
-package io.shardingjob.core.registry;
+package io.shardingjob.core.internal.registry;
 
 /**
  * Every ZooKeeper path of one job, relative to the namespace. This is the only place paths are built; the README's

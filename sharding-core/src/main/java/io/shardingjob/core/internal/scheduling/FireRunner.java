@@ -1,4 +1,4 @@
-package io.shardingjob.core;
+package io.shardingjob.core.internal.scheduling;
 
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.execution.ExecutionListener;
@@ -37,7 +37,7 @@ final class FireRunner {
 
     private static final Logger log = LoggerFactory.getLogger(FireRunner.class);
 
-    private final JobCoordinator coordinator;
+    private final JobRuntime runtime;
 
     private final FireLedger ledger;
 
@@ -52,16 +52,16 @@ final class FireRunner {
     private final FireListener fireListener;
 
     FireRunner(
-            JobCoordinator coordinator,
+            JobRuntime runtime,
             FireLedger ledger,
             LocalExecutions local,
             ExecutionListener listener,
             FireListener fireListener) {
-        this.coordinator = coordinator;
+        this.runtime = runtime;
         this.ledger = ledger;
-        this.commits = new ClaimCommits(ledger, coordinator.commitExecutor());
+        this.commits = new ClaimCommits(ledger, runtime.commitExecutor());
         this.local = local;
-        this.attempts = new ItemAttempts(coordinator, listener);
+        this.attempts = new ItemAttempts(runtime, listener);
         this.listener = listener;
         this.fireListener = fireListener;
     }
@@ -70,25 +70,25 @@ final class FireRunner {
     FireReport fire(ItemExecutor job, Executor executor, ExecutionSource source, Instant scheduled) {
         // The ledger keys fires by the millisecond: every run of the fire, here or elsewhere, carries the same time.
         Instant fireTime = scheduled.truncatedTo(ChronoUnit.MILLIS);
-        String jobName = coordinator.jobName();
+        String jobName = runtime.jobName();
         local.sawFire(fireTime);
-        if (!coordinator.isAvailable()) {
+        if (!runtime.isAvailable()) {
             // Its items of this fire are made up by whoever owns them once this instance is back or gone.
             return skippedEntirely("not connected to ZooKeeper, or not started");
         }
-        JobConfiguration config = coordinator.configuration();
+        JobConfiguration config = runtime.configuration();
         if (config.disabled()) {
             return skippedEntirely("the job is disabled");
         }
-        String me = coordinator.instanceId();
-        if (coordinator.disabledInstances().contains(me)) {
+        String me = runtime.instanceId();
+        if (runtime.disabledInstances().contains(me)) {
             // Also when it was the last enabled instance: with no leader left to reshard, it still owns items.
             return skippedEntirely("this instance is disabled for the job");
         }
-        Assignment assignment = coordinator.awaitSharding();
-        long session = coordinator.sessionId();
-        Instant now = coordinator.now();
-        Set<Integer> disabled = new HashSet<>(coordinator.disabledItems());
+        Assignment assignment = runtime.awaitSharding();
+        long session = runtime.sessionId();
+        Instant now = runtime.now();
+        Set<Integer> disabled = new HashSet<>(runtime.disabledItems());
         Map<Integer, String> skipped = new TreeMap<>();
         Map<Integer, LocalExecutions.Execution> reservations = new TreeMap<>();
         List<Claim> wanted = new ArrayList<>();
@@ -166,7 +166,7 @@ final class FireRunner {
         } catch (Exception ex) {
             log.warn(
                     "Job {}: could not claim items {} of the fire at {}; the audit makes them up: {}",
-                    coordinator.jobName(),
+                    runtime.jobName(),
                     reservations.keySet(),
                     fireTime,
                     ex.toString());
@@ -174,7 +174,7 @@ final class FireRunner {
                 local.finish(item, reservation);
                 skipped.put(item, "could not be claimed");
             });
-            coordinator.requestAudit();
+            runtime.requestAudit();
             return List.of();
         }
         List<Claim> won = new ArrayList<>();
@@ -202,8 +202,8 @@ final class FireRunner {
 
     /** Runs a claim the audit won (a make-up, a take-over, or one of this session's own) on the calling thread. */
     List<ItemResult> runClaimedHere(ItemExecutor job, Claim claim, LocalExecutions.Execution reservation) {
-        JobConfiguration config = coordinator.configuration();
-        String taskId = ShardingContext.taskId(coordinator.jobName(), List.of(claim.item()), coordinator.instanceId());
+        JobConfiguration config = runtime.configuration();
+        String taskId = ShardingContext.taskId(runtime.jobName(), List.of(claim.item()), runtime.instanceId());
         Run run = run(job, context(config, taskId, claim), claim, reservation);
         run.recorded().join();
         return run.results();
@@ -244,7 +244,7 @@ final class FireRunner {
             ClaimState end = reservation.isAbandoned()
                     ? ClaimState.RELEASED
                     : last.succeeded() ? ClaimState.DONE : ClaimState.FAILED;
-            Claim ended = held.get().with(end, coordinator.now());
+            Claim ended = held.get().with(end, runtime.now());
             recorded = commits.writeLater(ended).handle((stored, failure) -> {
                 recordEnd(ended, stored, failure, context);
                 return null;
@@ -256,7 +256,7 @@ final class FireRunner {
                 local.settled(claim);
                 local.finish(item, reservation);
                 if (local.takeMissedWhileBusy(item)) {
-                    coordinator.requestAudit();
+                    runtime.requestAudit();
                 }
             };
             if (recorded == null) {
@@ -273,7 +273,7 @@ final class FireRunner {
         if (failure != null) {
             log.warn(
                     "Job {}: could not record item {} of the fire at {} as {}; will retry: {}",
-                    coordinator.jobName(),
+                    runtime.jobName(),
                     ended.item(),
                     ended.fireTime(),
                     ended.state(),
@@ -282,14 +282,14 @@ final class FireRunner {
         } else if (stored.isEmpty()) {
             claimLost(ended, context);
         } else if (ended.state() != ClaimState.RELEASED) {
-            coordinator.itemEnded(ended.fireTime());
+            runtime.itemEnded(ended.fireTime());
         }
     }
 
     private void claimLost(Claim next, ShardingContext context) {
         log.warn(
                 "Job {}: item {} of the fire at {} was taken over by another instance; this run's {} is not recorded",
-                coordinator.jobName(),
+                runtime.jobName(),
                 next.item(),
                 next.fireTime(),
                 next.state());
@@ -312,7 +312,7 @@ final class FireRunner {
         } catch (Exception ex) {
             log.warn(
                     "Job {}: could not record retry {} of item {} of the fire at {}; not retrying: {}",
-                    coordinator.jobName(),
+                    runtime.jobName(),
                     next.retry(),
                     next.item(),
                     next.fireTime(),
@@ -331,11 +331,11 @@ final class FireRunner {
                 if (written.written().isEmpty()) {
                     log.warn(
                             "Job {}: item {} of the fire at {} was taken over before its end could be recorded",
-                            coordinator.jobName(),
+                            runtime.jobName(),
                             owed.item(),
                             owed.fireTime());
                 } else if (owed.state() != ClaimState.RELEASED) {
-                    coordinator.itemEnded(owed.fireTime());
+                    runtime.itemEnded(owed.fireTime());
                 }
             } catch (Exception ex) {
                 local.unwritten(owed);
@@ -348,25 +348,25 @@ final class FireRunner {
         try {
             call.run();
         } catch (RuntimeException ex) {
-            log.warn("Job {}: a listener failed", coordinator.jobName(), ex);
+            log.warn("Job {}: a listener failed", runtime.jobName(), ex);
         }
     }
 
     private FireReport skippedEntirely(String reason) {
-        log.debug("Job {} on {}: fire skipped: {}", coordinator.jobName(), coordinator.instanceId(), reason);
-        return FireReport.skippedEntirely(coordinator.jobName(), reason);
+        log.debug("Job {} on {}: fire skipped: {}", runtime.jobName(), runtime.instanceId(), reason);
+        return FireReport.skippedEntirely(runtime.jobName(), reason);
     }
 
     private ShardingContext context(JobConfiguration config, String taskId, Claim claim) {
         return new ShardingContext(
-                coordinator.jobName(),
+                runtime.jobName(),
                 taskId,
                 claim.total(),
                 claim.item(),
                 config.itemParameters().get(claim.item()),
                 config.jobParameter(),
                 claim.epoch(),
-                coordinator.instanceId(),
+                runtime.instanceId(),
                 claim.fencingToken());
     }
 }

@@ -1,6 +1,6 @@
-package io.shardingjob.core.election;
+package io.shardingjob.core.internal.election;
 
-import io.shardingjob.core.registry.JobNodes;
+import io.shardingjob.core.internal.registry.JobNodes;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.Executor;
@@ -11,6 +11,7 @@ import org.apache.curator.framework.recipes.leader.LeaderLatchListener;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,7 +38,7 @@ public final class LeaderElection implements AutoCloseable {
 
     private final Consumer<Boolean> onLeadershipChange;
 
-    private LeaderLatch latch;
+    private @Nullable LeaderLatch latch;
 
     public LeaderElection(
             CuratorFramework client,

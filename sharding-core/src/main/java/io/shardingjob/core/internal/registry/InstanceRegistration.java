@@ -1,6 +1,5 @@
-package io.shardingjob.core.instance;
+package io.shardingjob.core.internal.registry;
 
-import io.shardingjob.core.registry.JobNodes;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

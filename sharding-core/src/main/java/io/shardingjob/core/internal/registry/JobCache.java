@@ -1,5 +1,6 @@
-package io.shardingjob.core.registry;
+package io.shardingjob.core.internal.registry;
 
+import io.shardingjob.core.registry.RegistryUnavailableException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -11,6 +12,7 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.cache.ChildData;
 import org.apache.curator.framework.recipes.cache.CuratorCache;
 import org.apache.curator.framework.recipes.cache.CuratorCacheListener;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A local, watch-maintained copy of the small state of one job: its configuration, instances, leader, assignment and
@@ -43,7 +45,7 @@ public final class JobCache implements AutoCloseable {
      * Adds a listener told the path of every created, changed or deleted node, and {@code null} once the initial load
      * is complete.
      */
-    public void addListener(Consumer<String> onChange) {
+    public void addListener(Consumer<@Nullable String> onChange) {
         CountDownLatch loaded = new CountDownLatch(caches.size());
         caches.forEach(cache -> cache.listenable()
                 .addListener(

@@ -1,4 +1,4 @@
-package io.shardingjob.core.sharding;
+package io.shardingjob.core.internal.sharding;
 
 import io.shardingjob.core.config.JobConfiguration;
 import java.util.ArrayDeque;

@@ -1,4 +1,4 @@
-package io.shardingjob.core.sharding;
+package io.shardingjob.core.internal.sharding;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package io.shardingjob.core;
+package io.shardingjob.core.internal.scheduling;
 
 import java.time.Duration;
 import java.util.concurrent.RejectedExecutionException;
@@ -6,6 +6,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The time limit of one run of one item: a timer on the coordination scheduler interrupts the item's thread when it
@@ -23,11 +24,11 @@ final class ItemDeadline {
 
     private final AtomicInteger state = new AtomicInteger(RUNNING);
 
-    private final ScheduledFuture<?> timer;
+    private final @Nullable ScheduledFuture<?> timer;
 
     private ItemDeadline(Duration timeout, ScheduledExecutorService scheduler) {
         Thread runner = Thread.currentThread();
-        ScheduledFuture<?> scheduled;
+        @Nullable ScheduledFuture<?> scheduled;
         try {
             scheduled = scheduler.schedule(
                     () -> {
@@ -45,7 +46,7 @@ final class ItemDeadline {
     }
 
     /** Starts the clock for the calling thread; {@code null} when there is no limit. */
-    static ItemDeadline start(Duration timeout, ScheduledExecutorService scheduler) {
+    static @Nullable ItemDeadline start(Duration timeout, ScheduledExecutorService scheduler) {
         return timeout.isZero() ? null : new ItemDeadline(timeout, scheduler);
     }
 

@@ -1,4 +1,4 @@
-package io.shardingjob.core.instance;
+package io.shardingjob.core.internal.registry;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -6,7 +6,6 @@ import static org.awaitility.Awaitility.await;
 
 import io.shardingjob.core.TcpProxy;
 import io.shardingjob.core.ZooKeeperTestSupport;
-import io.shardingjob.core.registry.JobNodes;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;

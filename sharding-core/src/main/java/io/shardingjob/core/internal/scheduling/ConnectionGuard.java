@@ -1,0 +1,190 @@
+package io.shardingjob.core.internal.scheduling;
+
+import io.shardingjob.core.internal.registry.JobNodes;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.framework.state.ConnectionStateListener;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one place a job's connection state is handled, between {@link JobRuntime#start()} and its close:
+ *
+ * <ul>
+ *   <li>SUSPENDED: no new item starts; running items are interrupted a third of a session timeout later, before the
+ *       session can expire and another instance take them over;
+ *   <li>LOST: the session, and with it every claim this instance holds, is gone: running items are interrupted now;
+ *   <li>RECONNECTED: the registration is re-created under the new session once the old session's node is gone (see
+ *       {@link io.shardingjob.core.internal.registry.InstanceRegistration}; each creation raises the reshard flag, so
+ *       this instance gets items again), the assignment is re-read from ZooKeeper, owed claim writes are made, and an
+ *       audit runs before fires start again.
+ * </ul>
+ *
+ * Race window: an item that ignores interrupts keeps running after its session expired while another instance runs
+ * it again; its claim's fencing token, lower than the new owner's, lets a store refuse its writes.
+ */
+final class ConnectionGuard {
+
+    private static final Logger log = LoggerFactory.getLogger(ConnectionGuard.class);
+
+    private final JobRuntime runtime;
+
+    private final CuratorFramework client;
+
+    private final JobNodes nodes;
+
+    private final LocalExecutions executions;
+
+    private final ScheduledExecutorService scheduler;
+
+    private final Executor serial;
+
+    private final boolean interruptOnConnectionLoss;
+
+    private final ConnectionStateListener connectionListener = this::connectionStateChanged;
+
+    private volatile @Nullable ScheduledFuture<?> pendingInterrupt;
+
+    private volatile boolean suspended;
+
+    ConnectionGuard(
+            JobRuntime runtime,
+            CuratorFramework client,
+            JobNodes nodes,
+            LocalExecutions executions,
+            ScheduledExecutorService scheduler,
+            Executor serial,
+            boolean interruptOnConnectionLoss) {
+        this.runtime = runtime;
+        this.client = client;
+        this.nodes = nodes;
+        this.executions = executions;
+        this.scheduler = scheduler;
+        this.serial = serial;
+        this.interruptOnConnectionLoss = interruptOnConnectionLoss;
+    }
+
+    /** Starts listening to the client's connection state. */
+    void start() {
+        client.getConnectionStateListenable().addListener(connectionListener);
+    }
+
+    /** Cancels a pending interrupt and stops listening. */
+    void close() {
+        cancelPendingInterrupt();
+        client.getConnectionStateListenable().removeListener(connectionListener);
+    }
+
+    /** Whether the connection was suspended or lost and the job has not resumed since. */
+    boolean isSuspended() {
+        return suspended;
+    }
+
+    /** A resume that failed is retried here, so a reconnected instance never stays paused. */
+    void retryResume() {
+        if (suspended && client.getZookeeperClient().isConnected()) {
+            resumeAfterReconnect();
+        }
+    }
+
+    private void connectionStateChanged(CuratorFramework changedClient, ConnectionState newState) {
+        switch (newState) {
+            case SUSPENDED -> {
+                suspended = true;
+                log.warn(
+                        "Job {} on {}: connection suspended, no new items start until reconnected",
+                        runtime.jobName(),
+                        runtime.instanceId());
+                scheduleInterrupt();
+                runtime.signalChange();
+            }
+            case LOST -> {
+                suspended = true;
+                log.warn(
+                        "Job {} on {}: session lost; owns nothing until it has reconnected",
+                        runtime.jobName(),
+                        runtime.instanceId());
+                cancelPendingInterrupt();
+                interruptRunningItems("the session was lost");
+                runtime.signalChange();
+            }
+            case RECONNECTED -> {
+                cancelPendingInterrupt();
+                serial.execute(this::resumeAfterReconnect);
+            }
+            default -> {}
+        }
+    }
+
+    /**
+     * The server may expire a silent session as early as one session timeout after it last heard from us, and
+     * SUSPENDED comes at most two thirds of a session timeout after that, so running items are interrupted a third of
+     * a session timeout after SUSPENDED (less a margin): before any other instance can take them over.
+     */
+    private void scheduleInterrupt() {
+        if (!interruptOnConnectionLoss) {
+            return;
+        }
+        long sessionTimeout = negotiatedSessionTimeoutMillis();
+        long delay = Math.max(0, sessionTimeout / 3 - Math.min(100, sessionTimeout / 10));
+        cancelPendingInterrupt();
+        pendingInterrupt = scheduler.schedule(
+                () -> interruptRunningItems("the connection was lost for a third of the session timeout"),
+                delay,
+                TimeUnit.MILLISECONDS);
+    }
+
+    private void interruptRunningItems(String why) {
+        if (interruptOnConnectionLoss && !executions.isIdle()) {
+            log.warn("Job {}: interrupting items {}: {}", runtime.jobName(), executions.runningItems(), why);
+            executions.abandonAll();
+        }
+    }
+
+    private void cancelPendingInterrupt() {
+        ScheduledFuture<?> pending = pendingInterrupt;
+        if (pending != null) {
+            pending.cancel(false);
+        }
+    }
+
+    private long negotiatedSessionTimeoutMillis() {
+        try {
+            int negotiated = client.getZookeeperClient().getZooKeeper().getSessionTimeout();
+            if (negotiated > 0) {
+                return negotiated;
+            }
+        } catch (Exception ex) {
+            // Fall through to the configured value.
+        }
+        return client.getZookeeperClient().getConnectionTimeoutMs();
+    }
+
+    private void resumeAfterReconnect() {
+        if (!runtime.isStarted() || !suspended) {
+            return;
+        }
+        try {
+            // Read the current epoch from the server, not the cache, before starting anything again.
+            client.sync().forPath(nodes.root());
+            client.checkExists().forPath(nodes.assignment());
+        } catch (Exception ex) {
+            log.warn(
+                    "Job {}: could not re-read the registry after reconnecting, will retry: {}",
+                    runtime.jobName(),
+                    ex.toString());
+            return;
+        }
+        suspended = false;
+        log.info("Job {} on {}: reconnected, resuming", runtime.jobName(), runtime.instanceId());
+        runtime.signalChange();
+        runtime.reconcile();
+        // Fires missed while disconnected, claims whose end could not be written: the audit settles them.
+        runtime.runAudit();
+    }
+}

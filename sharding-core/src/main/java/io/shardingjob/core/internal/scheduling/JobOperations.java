@@ -1,0 +1,129 @@
+package io.shardingjob.core.internal.scheduling;
+
+import io.shardingjob.core.config.JobConfiguration;
+import io.shardingjob.core.config.JobConfigurationException;
+import io.shardingjob.core.instance.InstanceId;
+import io.shardingjob.core.internal.config.JobConfigurationService;
+import io.shardingjob.core.internal.registry.JobNodes;
+import io.shardingjob.core.internal.sharding.ShardingService;
+import io.shardingjob.core.registry.RegistryUnavailableException;
+import java.util.List;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.zookeeper.KeeperException;
+
+/**
+ * What an operator changes in one job's registry, from any instance: instances and items disabled or enabled, the
+ * count, the job's disabled flag, a reshard request; and the job's persistent nodes, created at start. Each change is
+ * one write (or one versioned read-modify-write) that every instance sees through its cache.
+ */
+final class JobOperations {
+
+    private final CuratorFramework client;
+
+    private final JobNodes nodes;
+
+    private final JobConfigurationService configurations;
+
+    private final ShardingService sharding;
+
+    private final String jobName;
+
+    private final String instanceId;
+
+    JobOperations(
+            CuratorFramework client,
+            JobNodes nodes,
+            JobConfigurationService configurations,
+            ShardingService sharding,
+            String jobName,
+            String instanceId) {
+        this.client = client;
+        this.nodes = nodes;
+        this.configurations = configurations;
+        this.sharding = sharding;
+        this.jobName = jobName;
+        this.instanceId = instanceId;
+    }
+
+    /** Asks the leader for a new assignment now. */
+    void requestReshard() {
+        sharding.requestReshard("requested on " + instanceId);
+    }
+
+    /** Disables an instance for this job: it leaves the election and gets no items. */
+    void disableInstance(String id) {
+        createQuietly(nodes.disabledInstance(InstanceId.validate(id)));
+    }
+
+    void enableInstance(String id) {
+        deleteQuietly(nodes.disabledInstance(InstanceId.validate(id)));
+    }
+
+    /** Disables an item: its owner skips it until it is enabled again. */
+    void disableItem(int item) {
+        createQuietly(nodes.disabledItem(checkItem(item)));
+    }
+
+    void enableItem(int item) {
+        deleteQuietly(nodes.disabledItem(checkItem(item)));
+    }
+
+    /** Stores a new count; every instance sees it and the leader reshards to it. */
+    JobConfiguration updateShardingTotalCount(int shardingTotalCount) {
+        try {
+            return configurations.updateShardingTotalCount(shardingTotalCount);
+        } catch (JobConfigurationException ex) {
+            throw ex;
+        } catch (Exception ex) {
+            throw new RegistryUnavailableException("Job '" + jobName + "': could not store the count", ex);
+        }
+    }
+
+    /** See {@link JobConfigurationService#updateDisabled(boolean)}. */
+    boolean updateDisabled(boolean disabled) {
+        return configurations.updateDisabled(disabled);
+    }
+
+    /** Creates the job's persistent nodes that are not there yet. */
+    void createStructure() throws Exception {
+        for (String path : List.of(
+                nodes.instances(),
+                nodes.disabledInstances(),
+                nodes.disabledItems(),
+                nodes.leavingInstances(),
+                nodes.ledger(),
+                JobNodes.parent(nodes.assignment()),
+                JobNodes.parent(nodes.reshardNecessary()))) {
+            createQuietly(path);
+        }
+    }
+
+    private int checkItem(int item) {
+        // With dynamic sharding the items are those of the assignment, not of the configured count.
+        int total = configurations.effective().dynamicSharding()
+                ? sharding.currentAssignment().shardingTotalCount()
+                : configurations.effective().shardingTotalCount();
+        if (item < 0 || item >= total) {
+            throw new IllegalArgumentException("Job '" + jobName + "': item " + item + " is outside 0.." + (total - 1));
+        }
+        return item;
+    }
+
+    private void createQuietly(String path) {
+        try {
+            client.create().creatingParentsIfNeeded().forPath(path);
+        } catch (KeeperException.NodeExistsException exists) {
+            // Already there: nothing to do.
+        } catch (Exception ex) {
+            throw new RegistryUnavailableException("Job '" + jobName + "': could not create " + path, ex);
+        }
+    }
+
+    private void deleteQuietly(String path) {
+        try {
+            client.delete().quietly().forPath(path);
+        } catch (Exception ex) {
+            throw new RegistryUnavailableException("Job '" + jobName + "': could not delete " + path, ex);
+        }
+    }
+}

@@ -1,0 +1,41 @@
+package io.shardingjob.core.internal.scheduling;
+
+import io.shardingjob.core.config.JobConfiguration;
+import io.shardingjob.core.execution.ExecutionListener;
+import io.shardingjob.core.execution.FireCompletionListener;
+import io.shardingjob.core.execution.FireListener;
+import io.shardingjob.core.execution.ItemExecutor;
+import io.shardingjob.core.sharding.strategy.ShardingStrategies;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledExecutorService;
+import org.apache.curator.framework.CuratorFramework;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What a {@link JobRuntime} is built from: the public builder fills it in with its defaults.
+ *
+ * @param scheduler a pool shared by many jobs for coordination work, or null to give the job a thread of its own
+ * @param job the job's code for make-ups and take-overs, or null when the caller passes it to each fire
+ * @param completionListener told once per fire across the cluster when all its items ended, or null
+ */
+public record JobSettings(
+        CuratorFramework client,
+        JobConfiguration configuration,
+        String instanceId,
+        ShardingStrategies strategies,
+        @Nullable ScheduledExecutorService scheduler,
+        Duration startTimeout,
+        Duration reconcileInterval,
+        Duration shardingWaitTimeout,
+        @Nullable ItemExecutor job,
+        Executor itemExecutor,
+        ExecutionListener listener,
+        FireListener fireListener,
+        @Nullable FireCompletionListener completionListener,
+        Duration shutdownGracePeriod,
+        boolean interruptOnConnectionLoss,
+        Duration catchUpHorizon,
+        Duration ledgerRetention,
+        Clock clock) {}

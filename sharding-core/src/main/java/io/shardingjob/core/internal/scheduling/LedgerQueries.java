@@ -1,0 +1,112 @@
+package io.shardingjob.core.internal.scheduling;
+
+import io.shardingjob.core.internal.ledger.Claim;
+import io.shardingjob.core.internal.ledger.ClaimState;
+import io.shardingjob.core.internal.ledger.FireLedger;
+import io.shardingjob.core.internal.ledger.LedgerRules.FireView;
+import io.shardingjob.core.internal.registry.JobCache;
+import io.shardingjob.core.internal.registry.JobNodes;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Read-only views of one job's ledger for operators: open claims, take-overs, orphans and running items. Each reads the
+ * unsettled fires from ZooKeeper (a few requests) and judges liveness by the sessions in the cache, which is good enough
+ * for display and never used to decide a take-over; fires never call these.
+ */
+final class LedgerQueries {
+
+    private static final Logger log = LoggerFactory.getLogger(LedgerQueries.class);
+
+    private final FireLedger ledger;
+
+    private final JobCache cache;
+
+    private final JobNodes nodes;
+
+    private final String jobName;
+
+    LedgerQueries(FireLedger ledger, JobCache cache, JobNodes nodes, String jobName) {
+        this.ledger = ledger;
+        this.cache = cache;
+        this.nodes = nodes;
+        this.jobName = jobName;
+    }
+
+    /**
+     * What the ledger holds for the fires that are not settled yet: claims running, orphaned or taken over. Read from
+     * ZooKeeper (a few requests), for operators; fires never read it.
+     */
+    List<Claim> openClaims() {
+        try {
+            Instant watermark = ledger.watermark();
+            List<Instant> recent = ledger.fires().stream()
+                    .filter(fireTime -> fireTime.isAfter(watermark))
+                    .toList();
+            List<Claim> open = new ArrayList<>();
+            for (FireView view : ledger.read(recent)) {
+                view.claims().values().stream()
+                        .filter(claim -> claim.state().isOpen())
+                        .forEach(open::add);
+            }
+            return open;
+        } catch (Exception ex) {
+            log.debug("Job {}: could not read the ledger: {}", jobName, ex.toString());
+            return List.of();
+        }
+    }
+
+    /** The sessions of the live instances, from the cache: good enough for display, never for a take-over. */
+    private Set<Long> cachedLiveSessions() {
+        Set<Long> live = new HashSet<>();
+        for (String instance : cache.children(nodes.instances())) {
+            cache.node(nodes.instance(instance))
+                    .ifPresent(node -> live.add(node.getStat().getEphemeralOwner()));
+        }
+        return live;
+    }
+
+    /** Items running now for a fire whose owner took them over from another instance, with the instance running each. */
+    Map<Integer, String> failoverOwners() {
+        Set<Long> live = cachedLiveSessions();
+        Map<Integer, String> owners = new TreeMap<>();
+        openClaims().stream()
+                .filter(claim -> claim.state() == ClaimState.RUNNING && claim.attempt() > 1)
+                .filter(claim -> live.contains(claim.sessionId()))
+                .forEach(claim -> owners.put(claim.item(), claim.instanceId()));
+        return owners;
+    }
+
+    /** Items with an orphaned claim (its owner gone or gone away) that no instance has taken over yet. */
+    List<Integer> failoverQueue() {
+        Set<Long> live = cachedLiveSessions();
+        return openClaims().stream()
+                .filter(claim -> claim.state() == ClaimState.RELEASED || !live.contains(claim.sessionId()))
+                .map(Claim::item)
+                .distinct()
+                .sorted()
+                .toList();
+    }
+
+    /** Items whose claim for some unsettled fire is held by a live instance's session, read from the ledger. */
+    List<Integer> runningItems() {
+        return List.copyOf(runningOwners().keySet());
+    }
+
+    /** Item to the instance whose live claim says it runs the item, read from the ledger. */
+    Map<Integer, String> runningOwners() {
+        Set<Long> live = cachedLiveSessions();
+        Map<Integer, String> owners = new TreeMap<>();
+        openClaims().stream()
+                .filter(claim -> claim.state() == ClaimState.RUNNING && live.contains(claim.sessionId()))
+                .forEach(claim -> owners.put(claim.item(), claim.instanceId()));
+        return owners;
+    }
+}

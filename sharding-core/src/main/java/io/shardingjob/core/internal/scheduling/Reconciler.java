@@ -1,0 +1,90 @@
+package io.shardingjob.core.internal.scheduling;
+
+import io.shardingjob.core.internal.election.LeaderElection;
+import io.shardingjob.core.internal.ledger.LedgerKeeper;
+import io.shardingjob.core.internal.sharding.ShardingService;
+import java.util.Optional;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The leader's duties for one job, on the job's serial executor: raise the reshard flag when the assignment no longer
+ * matches, reshard while the flag is up, and keep the ledger. On an instance that is not the leader, or cannot start
+ * items, a pass does nothing.
+ */
+final class Reconciler {
+
+    private static final Logger log = LoggerFactory.getLogger(Reconciler.class);
+
+    private final JobRuntime runtime;
+
+    private final LeaderElection election;
+
+    private final ShardingService sharding;
+
+    private final LedgerKeeper keeper;
+
+    private final Executor serial;
+
+    /** Whether a reconcile is already waiting on the serial executor. */
+    private final AtomicBoolean reconcileQueued = new AtomicBoolean();
+
+    Reconciler(
+            JobRuntime runtime,
+            LeaderElection election,
+            ShardingService sharding,
+            LedgerKeeper keeper,
+            Executor serial) {
+        this.runtime = runtime;
+        this.election = election;
+        this.sharding = sharding;
+        this.keeper = keeper;
+        this.serial = serial;
+    }
+
+    /** On the leader, a reaction to a registry event: one pass soon, however many events arrive meanwhile. */
+    void reconcileSoon() {
+        if (election.isLeader() && reconcileQueued.compareAndSet(false, true)) {
+            serial.execute(() -> {
+                reconcileQueued.set(false);
+                reconcile(false);
+            });
+        }
+    }
+
+    /** A periodic pass. */
+    void reconcile() {
+        reconcile(true);
+    }
+
+    /**
+     * On the leader: raises the flag if the assignment no longer matches, reshards while it is up, and keeps the
+     * ledger (watermark, completions, retention).
+     *
+     * @param periodic whether this is a periodic pass (look for the flag in ZooKeeper even when the cache shows none,
+     *     and keep the ledger) rather than a reaction to a registry event
+     */
+    private void reconcile(boolean periodic) {
+        if (!runtime.isAvailable() || !election.isLeader()) {
+            return;
+        }
+        try {
+            boolean pending = sharding.isReshardPending();
+            if (!pending) {
+                Optional<String> inconsistency = sharding.inconsistency();
+                inconsistency.ifPresent(sharding::requestReshard);
+                pending = inconsistency.isPresent();
+            }
+            if (pending || periodic) {
+                sharding.reshardIfNecessary();
+            }
+            if (periodic) {
+                keeper.pass(runtime.now(), runtime.sessionId());
+            }
+        } catch (Exception ex) {
+            log.warn("Job {}: reconcile failed, will retry: {}", runtime.jobName(), ex.toString());
+        }
+    }
+}
