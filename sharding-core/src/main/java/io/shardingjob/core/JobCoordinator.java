@@ -154,9 +154,10 @@ public final class JobCoordinator implements AutoCloseable {
 
     /**
      * What the ledger holds for the fires that are not settled yet: claims running, orphaned or taken over. Read from
-     * ZooKeeper (a few requests), for operators; fires never read it.
+     * ZooKeeper (a few requests). Not public: the claim is an internal type; operators read {@link #runningOwners()},
+     * {@link #failoverOwners()} and {@link #failoverQueue()}.
      */
-    public List<Claim> openClaims() {
+    List<Claim> openClaims() {
         return runtime.openClaims();
     }
 

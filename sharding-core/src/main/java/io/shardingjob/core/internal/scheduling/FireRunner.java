@@ -73,7 +73,9 @@ final class FireRunner {
         String jobName = runtime.jobName();
         local.sawFire(fireTime);
         if (!runtime.isAvailable()) {
-            // Its items of this fire are made up by whoever owns them once this instance is back or gone.
+            // Its items of this fire are made up by whoever owns them once this instance is back or gone; for this
+            // instance's own audit the fire is decided (late) at once.
+            local.planned(fireTime);
             return skippedEntirely("not connected to ZooKeeper, or not started");
         }
         JobConfiguration config = runtime.configuration();
@@ -322,25 +324,34 @@ final class FireRunner {
     }
 
     /** Writes final claim states that could not be written when their items ended. */
-    void writeOwed() {
-        for (Claim owed : local.takeUnwritten()) {
-            try {
-                // Directly, not through the group commit: this runs on the coordination thread, which may be the one
-                // the group commit drains on.
-                FireLedger.Written written = ledger.update(List.of(owed));
-                if (written.written().isEmpty()) {
-                    log.warn(
+    /**
+     * Writes the ends of items that could not be recorded when they ended, in one request.
+     *
+     * @return whether nothing is owed any more: until then, this session's audit must not act on these claims
+     */
+    boolean writeOwed() {
+        List<Claim> owed = local.takeUnwritten();
+        if (owed.isEmpty()) {
+            return true;
+        }
+        try {
+            // Directly, not through the group commit: this runs on the coordination thread, which may be the one the
+            // group commit drains on.
+            FireLedger.Written written = ledger.update(owed);
+            written.lost()
+                    .forEach(lost -> log.warn(
                             "Job {}: item {} of the fire at {} was taken over before its end could be recorded",
                             runtime.jobName(),
-                            owed.item(),
-                            owed.fireTime());
-                } else if (owed.state() != ClaimState.RELEASED) {
-                    runtime.itemEnded(owed.fireTime());
-                }
-            } catch (Exception ex) {
-                local.unwritten(owed);
-                return;
-            }
+                            lost.item(),
+                            lost.fireTime()));
+            written.written().stream()
+                    .filter(claim -> claim.state() != ClaimState.RELEASED)
+                    .forEach(claim -> runtime.itemEnded(claim.fireTime()));
+            return true;
+        } catch (Exception ex) {
+            owed.forEach(local::unwritten);
+            log.debug("Job {}: {} ends still owed: {}", runtime.jobName(), owed.size(), ex.toString());
+            return false;
         }
     }
 

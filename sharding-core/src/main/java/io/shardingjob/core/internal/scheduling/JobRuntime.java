@@ -128,6 +128,9 @@ public final class JobRuntime implements AutoCloseable {
     /** The time of fires started without a fire time, and of claims. */
     private final Clock clock;
 
+    /** Whether a delayed audit is already scheduled. */
+    private final AtomicBoolean auditLaterScheduled = new AtomicBoolean();
+
     /** Whether an audit is already waiting on the serial executor. */
     private final AtomicBoolean auditQueued = new AtomicBoolean();
 
@@ -472,6 +475,23 @@ public final class JobRuntime implements AutoCloseable {
      */
     Executor commitExecutor() {
         return scheduler;
+    }
+
+    /** Asks for an audit after a delay, once however often it is asked meanwhile. */
+    void auditLater(Duration delay) {
+        if (isStarted() && auditLaterScheduled.compareAndSet(false, true)) {
+            try {
+                scheduler.schedule(
+                        () -> {
+                            auditLaterScheduled.set(false);
+                            requestAudit();
+                        },
+                        Math.max(1, delay.toMillis() + 50),
+                        TimeUnit.MILLISECONDS);
+            } catch (RuntimeException closing) {
+                auditLaterScheduled.set(false);
+            }
+        }
     }
 
     /** Asks for an audit of this instance's items soon, once however often it is asked meanwhile. */

@@ -23,6 +23,7 @@ import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -81,7 +82,11 @@ final class LedgerAudit {
         if (!runtime.isAvailable()) {
             return;
         }
-        runner.writeOwed();
+        if (!runner.writeOwed()) {
+            // Ends this session owes are not in the ledger yet: acting on it now would re-run finished items.
+            runtime.auditLater(LATENESS);
+            return;
+        }
         JobConfiguration config = runtime.configuration();
         String me = runtime.instanceId();
         if (job == null || config.disabled() || runtime.disabledInstances().contains(me)) {
@@ -101,6 +106,11 @@ final class LedgerAudit {
                 fires.add(seen);
             }
         }
+        // A fire this instance saw that is not late yet is looked at again once it is, not at the next periodic audit.
+        Stream.concat(fires.stream(), local.seenFires().stream())
+                .filter(fireTime -> fireTime.isAfter(watermark) && !isLate(fireTime, now))
+                .min(Instant::compareTo)
+                .ifPresent(next -> runtime.auditLater(Duration.between(now, next.plus(LATENESS))));
         if (fires.isEmpty()) {
             return;
         }
@@ -123,6 +133,9 @@ final class LedgerAudit {
                         && (claim.sessionId() != session || claim.state() == ClaimState.RELEASED));
         if (foreignOpenClaim) {
             for (Claim orphan : LedgerRules.toTakeOver(claims, ledger.liveSessions(), owned)) {
+                if (local.isUnwritten(new Slot(orphan.item(), orphan.fireTime()))) {
+                    continue;
+                }
                 if (config.failover()) {
                     work.computeIfAbsent(orphan.item(), item -> new ArrayList<>())
                             .add(new Step(null, orphan));

@@ -30,7 +30,7 @@ import net.jqwik.api.constraints.IntRange;
  * that fails at a stale version. Whatever the history: never two live runs of one item of one fire, and once the
  * cluster is whole again and every owner has audited, no fire forgotten.
  */
-class LedgerRulesProperties {
+class LedgerRulesPropertiesTest {
 
     private static final Instant T0 = Instant.ofEpochSecond(2_000_000);
 
