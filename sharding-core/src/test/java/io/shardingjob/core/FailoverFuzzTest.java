@@ -82,7 +82,15 @@ class FailoverFuzzTest extends FailoverTestSupport {
                     }
                     case 1 -> {
                         victim.proxy().cut();
-                        ticker.schedule(() -> victim.proxy().restore(), 2500, TimeUnit.MILLISECONDS);
+                        // A victim killed during its partition stays dead: healing the partition must not revive it.
+                        ticker.schedule(
+                                () -> {
+                                    if (!victim.dead().get()) {
+                                        victim.proxy().restore();
+                                    }
+                                },
+                                2500,
+                                TimeUnit.MILLISECONDS);
                         partitions++;
                     }
                     default -> {

@@ -124,8 +124,9 @@ abstract class FailoverTestSupport extends ZooKeeperTestSupport {
 
     /** The process dies: its items stop at once and its session expires after the session timeout. */
     protected static Instant kill(Worker worker) {
-        worker.dead.set(true);
+        // The network first: a killed process writes nothing, not even the failure its dying items would report.
         worker.proxy.cut();
+        worker.dead.set(true);
         return Instant.now();
     }
 

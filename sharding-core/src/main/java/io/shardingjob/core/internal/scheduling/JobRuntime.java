@@ -352,7 +352,11 @@ public final class JobRuntime implements AutoCloseable {
 
     /** Whether this instance can start items: started, not stopping, and connected. */
     public boolean isAvailable() {
-        return isStarted() && !connection.isSuspended();
+        // Registered under the current session, too: a claim names its session, and a session without a registration
+        // looks dead to every other instance's audit, which would take its claims over while it runs them. After a
+        // fast restart under the same id, the old session's node is still there until it expires.
+        long session = sessionId();
+        return isStarted() && !connection.isSuspended() && session != 0 && registration.sessionId() == session;
     }
 
     /** The current ZooKeeper session of this instance's client: the session its claims name. */

@@ -155,7 +155,12 @@ final class LedgerAudit {
             }
         }
         Set<Integer> candidates = new HashSet<>(owned);
-        candidates.removeAll(local.runningItems());
+        for (int busy : local.runningItems()) {
+            if (candidates.remove(busy)) {
+                // Looked at again when its run here ends, not at the next periodic audit.
+                local.missedWhileBusy(busy);
+            }
+        }
         MakeUpPlan plan = LedgerRules.makeUps(claimed, candidates, policy(config), Instant.MAX, horizon);
         if (!plan.isEmpty()) {
             log.info(

@@ -81,7 +81,9 @@ class InstanceRegistrationTest extends ZooKeeperTestSupport {
             long session = sessionOf(client);
             assertThat(session).isNotEqualTo(expired);
             assertThat(registration.sessionId()).isEqualTo(session);
-            assertThat(client.checkExists().forPath(PATH).getEphemeralOwner()).isEqualTo(session);
+            Stat node = client.checkExists().forPath(PATH);
+            assertThat(node).isNotNull();
+            assertThat(node.getEphemeralOwner()).isEqualTo(session);
         });
         assertThat(registered).hasValue(2);
     }
