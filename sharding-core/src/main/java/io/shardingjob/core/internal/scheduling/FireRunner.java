@@ -114,6 +114,11 @@ final class FireRunner {
         }
         List<Claim> won = claim(fireTime, wanted, reservations, skipped, session);
         local.planned(fireTime);
+        if (runtime.assignment().epoch() != assignment.epoch()) {
+            // A reshard landed while this fire was planned: an item it gave this instance may have no claim in this
+            // fire (its old owner planned with the new assignment), and this instance's audit makes it up now.
+            runtime.requestAudit();
+        }
         log.debug(
                 "Job {} on {}: {} fire at {} under epoch {}: running {}, skipped {}",
                 jobName,
