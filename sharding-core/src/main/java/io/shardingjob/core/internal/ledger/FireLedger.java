@@ -406,6 +406,11 @@ public final class FireLedger {
      * session is live exactly while the node exists.
      */
     public Set<Long> liveSessions() throws Exception {
+        return Set.copyOf(liveInstances().values());
+    }
+
+    /** The instances registered now, each with the session that owns its registration, read as {@link #liveSessions}. */
+    public Map<String, Long> liveInstances() throws Exception {
         String instances = full(nodes.instances());
         request("Sync", zooKeeper -> {
             java.util.concurrent.CompletableFuture<Void> synced = new java.util.concurrent.CompletableFuture<>();
@@ -414,14 +419,15 @@ public final class FireLedger {
                     client.getZookeeperClient().getConnectionTimeoutMs(), java.util.concurrent.TimeUnit.MILLISECONDS);
         });
         List<String> names = request("GetChildren", zooKeeper -> zooKeeper.getChildren(instances, false));
-        Set<Long> live = new java.util.HashSet<>();
+        Map<String, Long> live = new TreeMap<>();
         for (List<String> chunk : batches(names, MAX_OPS_PER_MULTI)) {
             List<Op> reads = new ArrayList<>(chunk.size());
             chunk.forEach(name -> reads.add(Op.getData(instances + "/" + name)));
-            for (OpResult result : request("Multi", zooKeeper -> zooKeeper.multi(reads))) {
-                if (result instanceof OpResult.GetDataResult data
+            List<OpResult> results = request("Multi", zooKeeper -> zooKeeper.multi(reads));
+            for (int i = 0; i < chunk.size(); i++) {
+                if (results.get(i) instanceof OpResult.GetDataResult data
                         && data.getStat().getEphemeralOwner() != 0) {
-                    live.add(data.getStat().getEphemeralOwner());
+                    live.put(chunk.get(i), data.getStat().getEphemeralOwner());
                 }
             }
         }

@@ -59,12 +59,37 @@ public final class LedgerRules {
 
     /**
      * The orphans this instance takes over: those of items it owns now. Only the item's owner takes it over, so that
-     * the runs of one item, orphaned or not, stay on one instance, one after another.
+     * the runs of one item, orphaned or not, stay on one instance, one after another. A running claim of a dead session
+     * whose instance is registered again (under a new session) is left to that instance: it knows whether the run
+     * ended (its end may be owed after a connection loss) and releases it if not, see {@link #previousSessionOwn}.
+     *
+     * @param liveInstances the instances registered now, each with its session
      */
-    public static List<Claim> toTakeOver(Collection<Claim> claims, Set<Long> liveSessions, Set<Integer> ownedItems) {
+    public static List<Claim> toTakeOver(
+            Collection<Claim> claims, Map<String, Long> liveInstances, Set<Integer> ownedItems) {
+        Set<Long> liveSessions = Set.copyOf(liveInstances.values());
         return claims.stream()
                 .filter(claim -> ownedItems.contains(claim.item()))
                 .filter(claim -> isOrphan(claim, liveSessions))
+                .filter(claim -> claim.state() == ClaimState.RELEASED || !liveInstances.containsKey(claim.instanceId()))
+                .sorted(Comparator.comparing(Claim::fireTime).thenComparingInt(Claim::item))
+                .toList();
+    }
+
+    /**
+     * Running claims of this instance's earlier sessions that this process neither runs nor owes an end for: it lost
+     * them with its session (or it is a new process under the same id). It releases them, so that the item's owner
+     * takes them over at once.
+     *
+     * @param known the item-fires this process runs or owes an end for
+     */
+    public static List<Claim> previousSessionOwn(
+            Collection<Claim> claims, String instanceId, long sessionId, Set<Slot> known) {
+        return claims.stream()
+                .filter(claim -> claim.state() == ClaimState.RUNNING
+                        && claim.instanceId().equals(instanceId)
+                        && claim.sessionId() != sessionId)
+                .filter(claim -> !known.contains(new Slot(claim.item(), claim.fireTime())))
                 .sorted(Comparator.comparing(Claim::fireTime).thenComparingInt(Claim::item))
                 .toList();
     }

@@ -89,9 +89,10 @@ final class LedgerAudit {
         }
         JobConfiguration config = runtime.configuration();
         String me = runtime.instanceId();
-        if (job == null || config.disabled() || runtime.disabledInstances().contains(me)) {
-            return;
-        }
+        // Without a job (or disabled) this instance runs nothing, but it still releases what its earlier sessions left.
+        boolean runsItems = job != null
+                && !config.disabled()
+                && !runtime.disabledInstances().contains(me);
         long session = runtime.sessionId();
         Instant now = runtime.now();
         Instant watermark = ledger.watermark();
@@ -120,6 +121,22 @@ final class LedgerAudit {
         owned.removeAll(runtime.disabledItems());
         List<Claim> claims = new ArrayList<>();
         views.forEach(view -> claims.addAll(view.claims().values()));
+        Set<Slot> known = new HashSet<>(local.inFlight());
+        local.unwrittenSlots().forEach(known::add);
+        for (Claim lost : LedgerRules.previousSessionOwn(claims, me, session, known)) {
+            // Left by an earlier session of this instance, unfinished as far as this process knows: the owner of the
+            // item takes it over once it is released. Nobody else does while this instance is registered.
+            log.info(
+                    "Job {} on {}: releasing item {} of the fire at {}, left by an earlier session",
+                    runtime.jobName(),
+                    me,
+                    lost.item(),
+                    lost.fireTime());
+            ledger.takeOver(lost, lost.with(ClaimState.RELEASED, now));
+        }
+        if (!runsItems) {
+            return;
+        }
         Map<Integer, List<Step>> work = new TreeMap<>();
 
         for (Claim own : LedgerRules.strandedOwn(claims, session, local.inFlight())) {
@@ -132,7 +149,7 @@ final class LedgerAudit {
                         && claim.state().isOpen()
                         && (claim.sessionId() != session || claim.state() == ClaimState.RELEASED));
         if (foreignOpenClaim) {
-            for (Claim orphan : LedgerRules.toTakeOver(claims, ledger.liveSessions(), owned)) {
+            for (Claim orphan : LedgerRules.toTakeOver(claims, ledger.liveInstances(), owned)) {
                 if (local.isUnwritten(new Slot(orphan.item(), orphan.fireTime()))) {
                     continue;
                 }

@@ -136,6 +136,11 @@ final class LocalExecutions {
         return owed;
     }
 
+    /** The item-fires that ended here and whose final write is owed. */
+    Set<Slot> unwrittenSlots() {
+        return Set.copyOf(unwritten.keySet());
+    }
+
     /** Whether an item-fire ended here and only its final write is owed. */
     boolean isUnwritten(Slot slot) {
         return unwritten.containsKey(slot);

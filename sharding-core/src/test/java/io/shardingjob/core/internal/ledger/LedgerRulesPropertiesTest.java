@@ -267,7 +267,9 @@ class LedgerRulesPropertiesTest {
             });
             // Audits act on a read that may be several steps old: ZooKeeper, not the read, must decide every race.
             List<Claim> views = snapshots.get(Math.max(0, snapshots.size() - 1 - random.nextInt(4)));
-            for (Claim orphan : LedgerRules.toTakeOver(views, live, owned)) {
+            Map<String, Long> liveInstances = new HashMap<>();
+            live.forEach(session -> liveInstances.put("s" + session, session));
+            for (Claim orphan : LedgerRules.toTakeOver(views, liveInstances, owned)) {
                 ModelClaim claim = ledger.get(new Slot(orphan.item(), orphan.fireTime()));
                 if (claim.version == orphan.version()) {
                     claim.session = worker.session;

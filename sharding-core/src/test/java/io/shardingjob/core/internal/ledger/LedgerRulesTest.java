@@ -102,9 +102,33 @@ class LedgerRulesTest {
                 claim(2, 3, 7, ClaimState.RUNNING),
                 claim(3, 3, 9, ClaimState.RUNNING));
 
-        assertThat(LedgerRules.toTakeOver(claims, Set.of(9L), Set.of(2, 3)))
+        assertThat(LedgerRules.toTakeOver(claims, Map.of("i9", 9L), Set.of(2, 3)))
                 .extracting(claim -> new Slot(claim.item(), claim.fireTime()))
                 .containsExactly(new Slot(2, t(3)), new Slot(2, t(5)));
+    }
+
+    @Test
+    void anOrphanWhoseInstanceIsRegisteredAgainIsLeftToItUnlessItReleasedIt() {
+        List<Claim> claims = List.of(claim(1, 3, 7, ClaimState.RUNNING), claim(2, 3, 7, ClaimState.RELEASED));
+        // Instance i7 came back under session 8: it may owe item 1's end, and it released item 2.
+        Map<String, Long> live = Map.of("i7", 8L);
+
+        assertThat(LedgerRules.toTakeOver(claims, live, Set.of(1, 2)))
+                .extracting(Claim::item)
+                .containsExactly(2);
+    }
+
+    @Test
+    void aRunningClaimOfAnEarlierSessionOfThisInstanceIsReleasedUnlessThisProcessRunsItOrOwesItsEnd() {
+        List<Claim> claims = List.of(
+                claim(0, 1, 7, ClaimState.RUNNING),
+                claim(1, 1, 7, ClaimState.RUNNING),
+                claim(2, 1, 7, ClaimState.DONE),
+                claim(3, 1, 8, ClaimState.RUNNING));
+
+        assertThat(LedgerRules.previousSessionOwn(claims, "i7", 9, Set.of(new Slot(1, t(1)))))
+                .extracting(Claim::item)
+                .containsExactly(0);
     }
 
     @Test
