@@ -79,12 +79,13 @@ final class LedgerAudit {
 
     /** One audit; runs on the job's serial executor. */
     void run() throws Exception {
-        if (!runtime.isAvailable()) {
+        // Owed ends first, as soon as the connection is back and before this instance is registered again: until they
+        // are written, another instance may take those claims over and run finished items again.
+        if (!runtime.isStarted() || !runner.writeOwed()) {
+            runtime.auditLater(LATENESS);
             return;
         }
-        if (!runner.writeOwed()) {
-            // Ends this session owes are not in the ledger yet: acting on it now would re-run finished items.
-            runtime.auditLater(LATENESS);
+        if (!runtime.isAvailable()) {
             return;
         }
         JobConfiguration config = runtime.configuration();
