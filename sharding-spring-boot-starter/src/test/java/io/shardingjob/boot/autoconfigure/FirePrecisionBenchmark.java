@@ -395,7 +395,7 @@ class FirePrecisionBenchmark {
                 + " a full history adds "
                 + String.format(Locale.ROOT, "%.0f", mebibytes((long) (200_000 * bytesPerRecord)))
                 + " MiB per 1,000 jobs. *ZooKeeper requests per fire*: every request of the application's Curator"
-                + " client during the window (marks, caches, reconcile) divided by the fires seen. Per-job INFO"
+                + " client during the window (claims, ends, audits, caches, reconcile) divided by the fires seen. Per-job INFO"
                 + " logging is turned off (`logging.level.io.shardingjob=WARN`).");
         report.write();
     }
