@@ -55,7 +55,7 @@ public @interface ShardedJob {
      */
     MisfirePolicy misfirePolicy() default MisfirePolicy.ONCE;
 
-    /** Whether items are marked running in ZooKeeper while they run. */
+    /** Whether items are marked running; kept for compatibility, as the fire ledger records every run. */
     boolean monitorExecution() default true;
 
     /** The name of the sharding strategy: a built-in one or the name of a {@code ShardingStrategy} bean. */

@@ -20,7 +20,7 @@ import java.util.regex.Pattern;
  * @param jobParameter a parameter handed to every item
  * @param failover whether items of a crashed instance run elsewhere at once
  * @param misfire whether a fire that arrives while the previous one still runs is made up afterwards
- * @param monitorExecution whether items are marked running in ZooKeeper while they run
+ * @param monitorExecution kept for compatibility with Elastic-Job configurations: the fire ledger records every run
  * @param strategy the name of the sharding strategy
  * @param description free text for operators
  * @param disabled whether the job is paused: it keeps its assignment but runs nothing

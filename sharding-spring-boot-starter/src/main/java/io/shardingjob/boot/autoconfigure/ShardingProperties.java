@@ -428,7 +428,7 @@ public class ShardingProperties {
         /** What happens to missed fires while misfire is on: once (the default), all, or skip. */
         private @Nullable MisfirePolicy misfirePolicy;
 
-        /** Whether items are marked running in ZooKeeper while they run. */
+        /** Whether items are marked running; kept for compatibility, as the fire ledger records every run. */
         private @Nullable Boolean monitorExecution;
 
         /** The name of the sharding strategy: average, odevity, rotate, sticky, or a custom strategy's name. */

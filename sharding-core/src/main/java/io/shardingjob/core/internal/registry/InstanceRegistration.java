@@ -25,8 +25,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Keeps this instance's ephemeral node {@code /{job}/instances/{instanceId}}, owned by this client's current session
- * and never by another one. The others read the node's {@code ephemeralOwner} as the instance's session (running marks
- * of any other session are orphans), so the node must never be one this process merely found there.
+ * and never by another one. The others read the node's {@code ephemeralOwner} as the instance's session (claims of any
+ * other session of the instance are orphans), so the node must never be one this process merely found there.
  *
  * <p>Curator's {@code PersistentNode}, finding its path taken, adopts the node with {@code setData} whatever session
  * owns it (CURATOR-154): after a kill -9 and a restart within the session timeout, the new process believed it was
@@ -45,7 +45,7 @@ import org.slf4j.LoggerFactory;
  *   <li>A process restarted under the same id while the previous one's session is still alive on the server (a kill
  *       -9 less than a session timeout ago) is not registered until the server expires that session, at most one
  *       session timeout later. Meanwhile the others still see the old node, so they keep the id's items where they
- *       were; the old session's running marks are orphans as soon as the new session registers.
+ *       were; the old session's claims are resolved by the new session as soon as it registers (its audit releases them).
  *   <li>Between losing the session and creating the node under the new one the instance is not registered: the
  *       server deletes the node of the expired session, the others reshard without the instance, then again with it.
  *       If the client gave the session up while the server still holds it (a partition), the node of our own old
