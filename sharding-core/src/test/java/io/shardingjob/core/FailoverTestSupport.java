@@ -202,9 +202,18 @@ abstract class FailoverTestSupport extends ZooKeeperTestSupport {
                     .toList();
         }
 
-        /** Pairs of runs of one item whose intervals overlap: must be empty. */
+        /** Pairs of runs of one item, for any fires, whose intervals overlap. */
         List<String> overlaps() {
-            Map<Integer, List<Run>> byItem = runs.stream().collect(Collectors.groupingBy(Run::item));
+            return overlapsWithin(Run::item);
+        }
+
+        /** Pairs of runs of one item for one fire whose intervals overlap: the promise says none, ever. */
+        List<String> sameFireOverlaps() {
+            return overlapsWithin(run -> run.item() + "@" + run.fireTime());
+        }
+
+        private List<String> overlapsWithin(java.util.function.Function<Run, Object> key) {
+            Map<Object, List<Run>> byItem = runs.stream().collect(Collectors.groupingBy(key));
             List<String> overlaps = new ArrayList<>();
             byItem.forEach((item, itemRuns) -> {
                 List<Run> sorted = itemRuns.stream()

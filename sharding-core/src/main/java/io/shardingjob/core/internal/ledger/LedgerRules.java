@@ -77,6 +77,22 @@ public final class LedgerRules {
     }
 
     /**
+     * The items this instance owns that another live session is still running, for any fire: this instance does not
+     * start them until that run ends, so that one item never runs on two instances at once, even for two fires (an item
+     * moved by a reshard while its old owner finishes it, say).
+     */
+    public static Set<Integer> runningElsewhere(
+            Collection<Claim> claims, Set<Long> liveSessions, long sessionId, Set<Integer> ownedItems) {
+        return claims.stream()
+                .filter(claim -> claim.state() == ClaimState.RUNNING
+                        && claim.sessionId() != sessionId
+                        && liveSessions.contains(claim.sessionId())
+                        && ownedItems.contains(claim.item()))
+                .map(Claim::item)
+                .collect(java.util.stream.Collectors.toUnmodifiableSet());
+    }
+
+    /**
      * Running claims of this instance's earlier sessions that this process neither runs nor owes an end for: it lost
      * them with its session (or it is a new process under the same id). It releases them, so that the item's owner
      * takes them over at once.

@@ -88,6 +88,11 @@ final class FireRunner {
             return skippedEntirely("this instance is disabled for the job");
         }
         Assignment assignment = runtime.awaitSharding();
+        if (local.auditedEpoch() != assignment.epoch()) {
+            // An item this assignment moved here may still run on its old owner: the audit of the new assignment says.
+            runtime.requestAudit();
+            local.awaitAudit(assignment.epoch(), runtime.shardingWaitTimeout());
+        }
         long session = runtime.sessionId();
         Instant now = runtime.now();
         Set<Integer> disabled = new HashSet<>(runtime.disabledItems());
@@ -101,6 +106,11 @@ final class FireRunner {
                 // Recorded, so that the fire settles without waiting for an item that will not run.
                 wanted.add(claim.with(ClaimState.SKIPPED, now));
                 skipped.put(item, "disabled");
+                continue;
+            }
+            if (!local.mayStart(item, assignment.epoch())) {
+                // Its audit makes this fire up once the other instance's run of the item has ended.
+                skipped.put(item, "running on another instance for an earlier fire; made up when it ends");
                 continue;
             }
             LocalExecutions.Execution reservation = local.reserve(item);

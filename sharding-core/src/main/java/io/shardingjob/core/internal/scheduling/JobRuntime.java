@@ -142,6 +142,8 @@ public final class JobRuntime implements AutoCloseable {
 
     private @Nullable ScheduledFuture<?> reconcileTask;
 
+    private final Duration shardingWaitTimeout;
+
     public JobRuntime(JobSettings settings) {
         this.client = settings.client();
         this.local = settings.configuration();
@@ -158,6 +160,7 @@ public final class JobRuntime implements AutoCloseable {
                 : settings.scheduler();
         this.serial = new SerialExecutor(scheduler);
         this.startTimeout = settings.startTimeout();
+        this.shardingWaitTimeout = settings.shardingWaitTimeout();
         this.reconcileInterval = settings.reconcileInterval();
         this.cache = new JobCache(client, nodes, serial);
         this.configurations = new JobConfigurationService(client, nodes, cache, local);
@@ -530,6 +533,11 @@ public final class JobRuntime implements AutoCloseable {
                 }
             });
         }
+    }
+
+    /** How long a fire waits for a pending reshard, or for the audit of a new assignment. */
+    Duration shardingWaitTimeout() {
+        return shardingWaitTimeout;
     }
 
     /** See {@link AssignmentWait#await()}. */

@@ -113,13 +113,14 @@ final class LedgerAudit {
                 .filter(fireTime -> fireTime.isAfter(watermark) && !isLate(fireTime, now))
                 .min(Instant::compareTo)
                 .ifPresent(next -> runtime.auditLater(Duration.between(now, next.plus(LATENESS))));
-        if (fires.isEmpty()) {
-            return;
-        }
-        List<FireView> views = ledger.read(fires);
         Assignment assignment = runtime.assignment();
         Set<Integer> owned = new HashSet<>(assignment.itemsOf(me));
         owned.removeAll(runtime.disabledItems());
+        if (fires.isEmpty()) {
+            local.audited(assignment.epoch(), owned, Set.of());
+            return;
+        }
+        List<FireView> views = ledger.read(fires);
         List<Claim> claims = new ArrayList<>();
         views.forEach(view -> claims.addAll(view.claims().values()));
         Set<Slot> known = new HashSet<>(local.inFlight());
@@ -135,6 +136,17 @@ final class LedgerAudit {
                     lost.fireTime());
             ledger.takeOver(lost, lost.with(ClaimState.RELEASED, now));
         }
+        boolean foreignOpenClaim = claims.stream()
+                .anyMatch(claim -> owned.contains(claim.item())
+                        && claim.state().isOpen()
+                        && (claim.sessionId() != session || claim.state() == ClaimState.RELEASED));
+        Map<String, Long> live = foreignOpenClaim ? ledger.liveInstances() : Map.of();
+        Set<Integer> elsewhere = LedgerRules.runningElsewhere(claims, Set.copyOf(live.values()), session, owned);
+        local.audited(assignment.epoch(), owned, elsewhere);
+        if (!elsewhere.isEmpty()) {
+            // Not watched: looked at again shortly, until the other instance's run has ended.
+            runtime.auditLater(Duration.ofSeconds(1));
+        }
         if (!runsItems) {
             return;
         }
@@ -145,12 +157,8 @@ final class LedgerAudit {
                 work.computeIfAbsent(own.item(), item -> new ArrayList<>()).add(new Step(own, null));
             }
         }
-        boolean foreignOpenClaim = claims.stream()
-                .anyMatch(claim -> owned.contains(claim.item())
-                        && claim.state().isOpen()
-                        && (claim.sessionId() != session || claim.state() == ClaimState.RELEASED));
         if (foreignOpenClaim) {
-            for (Claim orphan : LedgerRules.toTakeOver(claims, ledger.liveInstances(), owned)) {
+            for (Claim orphan : LedgerRules.toTakeOver(claims, live, owned)) {
                 if (local.isUnwritten(new Slot(orphan.item(), orphan.fireTime()))) {
                     continue;
                 }
@@ -173,6 +181,7 @@ final class LedgerAudit {
             }
         }
         Set<Integer> candidates = new HashSet<>(owned);
+        candidates.removeAll(elsewhere);
         for (int busy : local.runningItems()) {
             if (candidates.remove(busy)) {
                 // Looked at again when its run here ends, not at the next periodic audit.

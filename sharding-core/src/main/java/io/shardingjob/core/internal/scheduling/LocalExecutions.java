@@ -36,6 +36,52 @@ final class LocalExecutions {
 
     private final Set<Integer> missedWhileBusy = ConcurrentHashMap.newKeySet();
 
+    /** Owned items another live session still runs, as the last audit saw them. */
+    private volatile Set<Integer> runningElsewhere = Set.of();
+
+    /** The epoch of the assignment the last audit looked at, and the items this instance owned under it. */
+    private long auditedEpoch = -1;
+
+    private Set<Integer> auditedItems = Set.of();
+
+    /** What an audit found for the assignment of {@code epoch}; fires waiting for it go on. */
+    synchronized void audited(long epoch, Set<Integer> owned, Set<Integer> elsewhere) {
+        auditedEpoch = epoch;
+        auditedItems = Set.copyOf(owned);
+        runningElsewhere = Set.copyOf(elsewhere);
+        notifyAll();
+    }
+
+    /**
+     * Whether a fire under the assignment of {@code epoch} may start the item here: no other live session runs it, as
+     * far as the last audit saw, and that audit already knew the item was this instance's (an item that just moved
+     * here may still run on its old owner until an audit has looked).
+     */
+    synchronized boolean mayStart(int item, long epoch) {
+        return !runningElsewhere.contains(item) && (epoch == auditedEpoch || auditedItems.contains(item));
+    }
+
+    /** Waits until an audit has looked at the assignment of {@code epoch}, at most the timeout. */
+    synchronized void awaitAudit(long epoch, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (auditedEpoch != epoch) {
+            long remaining = deadline - System.nanoTime();
+            if (remaining <= 0) {
+                return;
+            }
+            try {
+                wait(Math.max(1, remaining / 1_000_000));
+            } catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    synchronized long auditedEpoch() {
+        return auditedEpoch;
+    }
+
     /** Reserves the item for a run; null if a run of this instance already has it. */
     @Nullable
     Execution reserve(int item) {

@@ -119,6 +119,20 @@ class LedgerRulesTest {
     }
 
     @Test
+    void anOwnedItemThatAnotherLiveSessionStillRunsForAnyFireIsRunningElsewhere() {
+        List<Claim> claims = List.of(
+                claim(0, 1, 7, ClaimState.RUNNING),
+                claim(1, 2, 8, ClaimState.RUNNING),
+                claim(2, 1, 7, ClaimState.DONE),
+                claim(3, 1, 9, ClaimState.RUNNING),
+                claim(4, 1, 7, ClaimState.RUNNING));
+
+        // Session 8 is this one, 9 is dead, item 4 is not owned here.
+        assertThat(LedgerRules.runningElsewhere(claims, Set.of(7L, 8L), 8, Set.of(0, 1, 2, 3)))
+                .containsExactly(0);
+    }
+
+    @Test
     void aRunningClaimOfAnEarlierSessionOfThisInstanceIsReleasedUnlessThisProcessRunsItOrOwesItsEnd() {
         List<Claim> claims = List.of(
                 claim(0, 1, 7, ClaimState.RUNNING),
