@@ -1,5 +1,6 @@
 package io.shardingjob.core;
 
+import io.shardingjob.core.config.FireSchedule;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.config.JobConfigurationException;
 import io.shardingjob.core.execution.ExecutionListener;
@@ -76,7 +77,8 @@ public final class JobCoordinator implements AutoCloseable {
                 builder.interruptOnConnectionLoss,
                 builder.catchUpHorizon,
                 builder.ledgerRetention,
-                builder.clock));
+                builder.clock,
+                builder.schedule));
     }
 
     public static Builder builder(CuratorFramework client, JobConfiguration configuration) {
@@ -296,6 +298,8 @@ public final class JobCoordinator implements AutoCloseable {
 
         private Clock clock = Clock.systemUTC();
 
+        private FireSchedule schedule = FireSchedule.NONE;
+
         private Builder(CuratorFramework client, JobConfiguration configuration) {
             this.client = Objects.requireNonNull(client, "client");
             this.configuration = Objects.requireNonNull(configuration, "configuration");
@@ -403,6 +407,16 @@ public final class JobCoordinator implements AutoCloseable {
         /** How long settled fires stay in the ledger before the leader deletes them. One minute by default. */
         public Builder ledgerRetention(Duration ledgerRetention) {
             this.ledgerRetention = Objects.requireNonNull(ledgerRetention, "ledgerRetention");
+            return this;
+        }
+
+        /**
+         * The job's fire times, so that fires which came due while no instance could claim them (a ZooKeeper outage,
+         * every instance down) are made up as the misfire policy says. Without one, only the fires this instance is told
+         * about count as due.
+         */
+        public Builder schedule(FireSchedule schedule) {
+            this.schedule = Objects.requireNonNull(schedule, "schedule");
             return this;
         }
 

@@ -88,6 +88,8 @@ public final class DrillWorker {
                         handingOnTheFire(itemThreads))
                 .listener(DrillWorker::ended)
                 .shutdownGracePeriod(Duration.ofSeconds(5))
+                // The cron "* * * * * *", as the starter would read it: every whole second.
+                .schedule((configuration, after) -> Instant.ofEpochSecond(after.getEpochSecond() + 1))
                 .build();
         coordinator.start();
         Runtime.getRuntime()

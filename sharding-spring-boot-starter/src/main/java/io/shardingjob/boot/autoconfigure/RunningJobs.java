@@ -97,6 +97,7 @@ final class RunningJobs {
                 .reconcileInterval(timings.getReconcileInterval())
                 .shardingWaitTimeout(timings.getShardingWaitTimeout())
                 .shutdownGracePeriod(properties.getShutdown().getGracePeriod())
+                .schedule(new CronFireSchedule())
                 // The core runs items outside fires too (failover), so it gets the job and the pool itself.
                 .job(method.invoker(), executors.items())
                 .listener(result -> executed(ExecutionRecord.of(result)))

@@ -27,17 +27,26 @@ public final class LedgerKeeper {
 
     private final Duration catchUpHorizon;
 
+    private final DueFires dueFires;
+
     /**
      * @param retention how long settled fires stay in the ledger, for operators and for late make-ups to see them
      * @param catchUpHorizon how far back missed fires are made up; unsettled fires older than this with no open claim
      *     are deleted, as nothing will make them up
+     * @param dueFires the fires that came due: recorded before the watermark moves, so that it never passes a fire
+     *     nobody claimed
      */
     public LedgerKeeper(
-            FireLedger ledger, @Nullable LedgerCompletions completions, Duration retention, Duration catchUpHorizon) {
+            FireLedger ledger,
+            @Nullable LedgerCompletions completions,
+            Duration retention,
+            Duration catchUpHorizon,
+            DueFires dueFires) {
         this.ledger = ledger;
         this.completions = completions;
         this.retention = retention;
         this.catchUpHorizon = catchUpHorizon;
+        this.dueFires = dueFires;
     }
 
     /**
@@ -47,7 +56,15 @@ public final class LedgerKeeper {
      */
     public Instant pass(Instant now, long sessionId) throws Exception {
         Instant watermark = ledger.watermark();
+        Instant horizon = now.minus(catchUpHorizon);
         List<Instant> fires = ledger.fires();
+        List<Instant> missed = dueFires.recordLate(
+                watermark, fires, fireTime -> fireTime.isBefore(now.minus(LedgerRules.LATENESS)), horizon);
+        if (!missed.isEmpty()) {
+            fires = java.util.stream.Stream.concat(fires.stream(), missed.stream())
+                    .sorted()
+                    .toList();
+        }
         List<Instant> recent = fires.stream()
                 .filter(fireTime -> fireTime.isAfter(watermark))
                 .limit(FIRES_PER_PASS)
@@ -72,7 +89,6 @@ public final class LedgerKeeper {
             ledger.setWatermark(through);
         }
         Instant keepAfter = now.minus(retention);
-        Instant horizon = now.minus(catchUpHorizon);
         List<Instant> old = fires.stream()
                 .filter(fireTime ->
                         fireTime.isBefore(keepAfter) && (!fireTime.isAfter(through) || fireTime.isBefore(horizon)))

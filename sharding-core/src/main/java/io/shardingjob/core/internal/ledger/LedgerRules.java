@@ -1,6 +1,7 @@
 package io.shardingjob.core.internal.ledger;
 
 import io.shardingjob.core.config.MisfirePolicy;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -18,6 +19,12 @@ import java.util.SortedMap;
  * it can only lose.
  */
 public final class LedgerRules {
+
+    /**
+     * How late a fire must be before an instance that did not plan it counts its unclaimed items as missed: their owner
+     * may be slow.
+     */
+    public static final Duration LATENESS = Duration.ofSeconds(2);
 
     private LedgerRules() {}
 

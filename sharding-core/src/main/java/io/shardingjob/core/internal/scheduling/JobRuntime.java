@@ -9,6 +9,7 @@ import io.shardingjob.core.instance.InstanceId;
 import io.shardingjob.core.internal.config.JobConfigurationService;
 import io.shardingjob.core.internal.election.LeaderElection;
 import io.shardingjob.core.internal.ledger.Claim;
+import io.shardingjob.core.internal.ledger.DueFires;
 import io.shardingjob.core.internal.ledger.FireLedger;
 import io.shardingjob.core.internal.ledger.LedgerCompletions;
 import io.shardingjob.core.internal.ledger.LedgerKeeper;
@@ -181,6 +182,7 @@ public final class JobRuntime implements AutoCloseable {
                 ? null
                 : new LedgerCompletions(ledger, local.name(), instanceId, settings.completionListener());
         this.fireRunner = new FireRunner(this, ledger, executions, settings.listener(), settings.fireListener());
+        DueFires dueFires = new DueFires(ledger, settings.schedule(), this::configuration, executions::seenFires);
         this.audit = new LedgerAudit(
                 this,
                 ledger,
@@ -188,12 +190,13 @@ public final class JobRuntime implements AutoCloseable {
                 executions,
                 settings.job(),
                 settings.itemExecutor(),
-                settings.catchUpHorizon());
+                settings.catchUpHorizon(),
+                dueFires);
         this.reconciler = new Reconciler(
                 this,
                 election,
                 sharding,
-                new LedgerKeeper(ledger, completions, settings.ledgerRetention(), settings.catchUpHorizon()),
+                new LedgerKeeper(ledger, completions, settings.ledgerRetention(), settings.catchUpHorizon(), dueFires),
                 serial);
         this.queries = new LedgerQueries(ledger, cache, nodes, local.name());
         this.connection = new ConnectionGuard(

@@ -1,5 +1,6 @@
 package io.shardingjob.core.internal.scheduling;
 
+import io.shardingjob.core.config.FireSchedule;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.execution.ExecutionListener;
 import io.shardingjob.core.execution.FireCompletionListener;
@@ -19,6 +20,7 @@ import org.jspecify.annotations.Nullable;
  * @param scheduler a pool shared by many jobs for coordination work, or null to give the job a thread of its own
  * @param job the job's code for make-ups and take-overs, or null when the caller passes it to each fire
  * @param completionListener told once per fire across the cluster when all its items ended, or null
+ * @param schedule the job's fire times, for the fires that came due while nobody could claim them
  */
 public record JobSettings(
         CuratorFramework client,
@@ -38,4 +40,5 @@ public record JobSettings(
         boolean interruptOnConnectionLoss,
         Duration catchUpHorizon,
         Duration ledgerRetention,
-        Clock clock) {}
+        Clock clock,
+        FireSchedule schedule) {}

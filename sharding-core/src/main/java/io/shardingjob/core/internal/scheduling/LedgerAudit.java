@@ -6,6 +6,7 @@ import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.execution.ItemExecutor;
 import io.shardingjob.core.internal.ledger.Claim;
 import io.shardingjob.core.internal.ledger.ClaimState;
+import io.shardingjob.core.internal.ledger.DueFires;
 import io.shardingjob.core.internal.ledger.FireLedger;
 import io.shardingjob.core.internal.ledger.LedgerRules;
 import io.shardingjob.core.internal.ledger.LedgerRules.FireView;
@@ -43,8 +44,7 @@ final class LedgerAudit {
 
     private static final Logger log = LoggerFactory.getLogger(LedgerAudit.class);
 
-    /** How late an item-fire this instance did not plan must be before it counts as missed: its owner may be slow. */
-    private static final Duration LATENESS = Duration.ofSeconds(2);
+    private static final Duration LATENESS = LedgerRules.LATENESS;
 
     private final JobRuntime runtime;
 
@@ -60,6 +60,8 @@ final class LedgerAudit {
 
     private final Duration catchUpHorizon;
 
+    private final DueFires dueFires;
+
     LedgerAudit(
             JobRuntime runtime,
             FireLedger ledger,
@@ -67,7 +69,8 @@ final class LedgerAudit {
             LocalExecutions local,
             @Nullable ItemExecutor job,
             Executor executor,
-            Duration catchUpHorizon) {
+            Duration catchUpHorizon,
+            DueFires dueFires) {
         this.runtime = runtime;
         this.ledger = ledger;
         this.runner = runner;
@@ -75,6 +78,7 @@ final class LedgerAudit {
         this.job = job;
         this.executor = executor;
         this.catchUpHorizon = catchUpHorizon;
+        this.dueFires = dueFires;
     }
 
     /** One audit; runs on the job's serial executor. */
@@ -99,15 +103,11 @@ final class LedgerAudit {
         Instant watermark = ledger.watermark();
         local.forgetFiresThrough(watermark);
         Instant horizon = now.minus(catchUpHorizon);
+        List<Instant> recorded = ledger.fires();
         Set<Instant> fires = new java.util.TreeSet<>();
-        ledger.fires().stream().filter(fireTime -> fireTime.isAfter(watermark)).forEach(fires::add);
-        for (Instant seen : List.copyOf(local.seenFires())) {
-            if (seen.isAfter(watermark) && !fires.contains(seen) && isLate(seen, now) && !seen.isBefore(horizon)) {
-                // Due, but nobody claimed anything in it: recorded so that every owner's audit sees it.
-                ledger.recordDue(seen);
-                fires.add(seen);
-            }
-        }
+        recorded.stream().filter(fireTime -> fireTime.isAfter(watermark)).forEach(fires::add);
+        // Due, but nobody claimed anything in them: recorded so that every owner's audit sees them.
+        fires.addAll(dueFires.recordLate(watermark, recorded, fireTime -> isLate(fireTime, now), horizon));
         // A fire this instance saw that is not late yet is looked at again once it is, not at the next periodic audit.
         Stream.concat(fires.stream(), local.seenFires().stream())
                 .filter(fireTime -> fireTime.isAfter(watermark) && !isLate(fireTime, now))

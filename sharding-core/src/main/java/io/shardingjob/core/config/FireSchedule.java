@@ -1,0 +1,24 @@
+package io.shardingjob.core.config;
+
+import java.time.Instant;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * When a job is due: the core keeps no cron parser of its own, so whoever triggers fires (the starter, with Spring's
+ * {@code CronExpression}) says which fire times its schedule has. The ledger's keeper uses it to record the fires that
+ * came due while no instance could claim them (a ZooKeeper outage, every instance down), so that the misfire policy
+ * decides them instead of nobody.
+ */
+@FunctionalInterface
+public interface FireSchedule {
+
+    /** No schedule: only the fires this instance is told about are known to be due. */
+    FireSchedule NONE = (configuration, after) -> null;
+
+    /**
+     * The first fire time strictly after {@code after} under the job's current configuration, or null when there is
+     * none.
+     */
+    @Nullable
+    Instant nextFireAfter(JobConfiguration configuration, Instant after);
+}

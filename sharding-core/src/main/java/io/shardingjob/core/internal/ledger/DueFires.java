@@ -1,0 +1,126 @@
+package io.shardingjob.core.internal.ledger;
+
+import io.shardingjob.core.config.FireSchedule;
+import io.shardingjob.core.config.JobConfiguration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Which fires came due, as far as one instance knows: its schedule's fire times and the fires it was told of (a manual
+ * fire, a fire of a caller without a schedule). A due fire that is late and has no node in the ledger was claimed by
+ * nobody: it is recorded, empty, so that the watermark cannot pass it and the audits of its items' owners make it up
+ * as the misfire policy says. The leader's keeper records them before it moves the watermark; audits record them too,
+ * so that a missed fire is made up as soon as it is late rather than at the next upkeep.
+ */
+public final class DueFires {
+
+    /** Fires recorded in one go at most: a long outage's backlog is worked off over several passes. */
+    static final int MAX_PER_PASS = 256;
+
+    private final FireLedger ledger;
+
+    private final FireSchedule schedule;
+
+    private final Supplier<JobConfiguration> configuration;
+
+    private final Supplier<? extends Collection<Instant>> seen;
+
+    public DueFires(
+            FireLedger ledger,
+            FireSchedule schedule,
+            Supplier<JobConfiguration> configuration,
+            Supplier<? extends Collection<Instant>> seen) {
+        this.ledger = ledger;
+        this.schedule = schedule;
+        this.configuration = configuration;
+        this.seen = seen;
+    }
+
+    /**
+     * Records the late due fires the ledger does not hold.
+     *
+     * @param watermark the ledger's watermark: every fire at or before it is settled
+     * @param recorded every fire the ledger holds, oldest first
+     * @param isLate whether a fire is late: its claimers had their time
+     * @param horizon fires before it are beyond catch-up and not recorded
+     * @return the fires recorded now, oldest first
+     */
+    public List<Instant> recordLate(
+            Instant watermark, List<Instant> recorded, Predicate<Instant> isLate, Instant horizon) throws Exception {
+        JobConfiguration job = configuration.get();
+        if (job.disabled()) {
+            // A disabled job's fires are not due: nothing is made up for them once it is enabled again.
+            return List.of();
+        }
+        List<Instant> missing = unrecorded(
+                scheduled(job, historyStart(watermark, recorded), isLate, horizon),
+                seen.get(),
+                recorded,
+                watermark,
+                isLate,
+                horizon);
+        for (Instant fireTime : missing) {
+            ledger.recordDue(fireTime);
+        }
+        return missing;
+    }
+
+    /**
+     * The schedule's late fire times after the ledger's history starts. Before its first fire the job had no history
+     * to miss fires of: the schedule says nothing about the time before the job first ran.
+     */
+    private List<Instant> scheduled(
+            JobConfiguration job, @Nullable Instant historyStart, Predicate<Instant> isLate, Instant horizon) {
+        if (historyStart == null) {
+            return List.of();
+        }
+        List<Instant> times = new java.util.ArrayList<>();
+        Instant after = historyStart.isBefore(horizon) ? horizon.minusMillis(1) : historyStart;
+        while (times.size() < MAX_PER_PASS) {
+            Instant next = schedule.nextFireAfter(job, after);
+            if (next == null || !isLate.test(next)) {
+                break;
+            }
+            times.add(next.truncatedTo(ChronoUnit.MILLIS));
+            after = next;
+        }
+        return times;
+    }
+
+    /** The watermark once it was ever moved, else the ledger's first fire; null for a job that never fired. */
+    static @Nullable Instant historyStart(Instant watermark, List<Instant> recorded) {
+        if (watermark.isAfter(Instant.EPOCH)) {
+            return watermark;
+        }
+        return recorded.isEmpty() ? null : recorded.get(0);
+    }
+
+    /**
+     * The pure rule: the scheduled and seen fires after the watermark, within the horizon and late, that the ledger
+     * does not hold, oldest first and at most {@link #MAX_PER_PASS}.
+     */
+    static List<Instant> unrecorded(
+            Collection<Instant> scheduled,
+            Collection<Instant> seen,
+            Collection<Instant> recorded,
+            Instant watermark,
+            Predicate<Instant> isLate,
+            Instant horizon) {
+        Set<Instant> held = new HashSet<>(recorded);
+        TreeSet<Instant> due = new TreeSet<>(scheduled);
+        due.addAll(seen);
+        return due.stream()
+                .filter(fireTime -> fireTime.isAfter(watermark) && !fireTime.isBefore(horizon))
+                .filter(fireTime -> !held.contains(fireTime) && isLate.test(fireTime))
+                .limit(MAX_PER_PASS)
+                .toList();
+    }
+}

@@ -1,0 +1,107 @@
+package io.shardingjob.core.internal.ledger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.shardingjob.core.ZooKeeperTestSupport;
+import io.shardingjob.core.config.FireSchedule;
+import io.shardingjob.core.config.JobConfiguration;
+import io.shardingjob.core.execution.ExecutionSource;
+import io.shardingjob.core.internal.registry.JobNodes;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The leader's upkeep against a real ZooKeeper server. */
+class LedgerKeeperTest extends ZooKeeperTestSupport {
+
+    private static final JobNodes NODES = new JobNodes("settlement");
+
+    private static final FireSchedule EVERY_SECOND =
+            (configuration, after) -> Instant.ofEpochSecond(after.getEpochSecond() + 1);
+
+    private final Instant start = Instant.now().truncatedTo(ChronoUnit.SECONDS).minusSeconds(30);
+
+    private FireLedger ledger;
+
+    @BeforeEach
+    void createTheLedger() throws Exception {
+        newClient().create().creatingParentsIfNeeded().forPath(NODES.ledger());
+        ledger = new FireLedger(newClient(), NODES);
+    }
+
+    @Test
+    void theWatermarkStopsBeforeAScheduledFireThatNobodyClaimedWhichIsRecordedForTheAudits() throws Exception {
+        settle(start);
+        settle(start.plusSeconds(4));
+
+        Instant through = keeper(job(false), Set.of()).pass(start.plusSeconds(10), ledger.sessionId());
+
+        assertThat(through).isEqualTo(start);
+        assertThat(ledger.fires())
+                .startsWith(start, start.plusSeconds(1), start.plusSeconds(2), start.plusSeconds(3))
+                .contains(start.plusSeconds(4), start.plusSeconds(7))
+                .doesNotContain(start.plusSeconds(8), start.plusSeconds(9));
+        assertThat(ledger.read(List.of(start.plusSeconds(2))).get(0).claims()).isEmpty();
+    }
+
+    @Test
+    void aFireThisInstanceWasToldOfCountsAsDueWithoutASchedule() throws Exception {
+        settle(start);
+        settle(start.plusSeconds(4));
+        Instant manual = start.plusMillis(2_500);
+
+        Instant through = new LedgerKeeper(
+                        ledger,
+                        null,
+                        Duration.ofMinutes(1),
+                        Duration.ofMinutes(10),
+                        new DueFires(ledger, FireSchedule.NONE, () -> job(false), () -> Set.of(manual)))
+                .pass(start.plusSeconds(10), ledger.sessionId());
+
+        assertThat(through).isEqualTo(start);
+        assertThat(ledger.fires()).containsExactly(start, manual, start.plusSeconds(4));
+    }
+
+    @Test
+    void nothingIsDueForAJobThatNeverFiredOrIsDisabled() throws Exception {
+        keeper(job(false), Set.of()).pass(start.plusSeconds(10), ledger.sessionId());
+        assertThat(ledger.fires()).isEmpty();
+
+        settle(start);
+        Instant through = keeper(job(true), Set.of()).pass(start.plusSeconds(10), ledger.sessionId());
+
+        assertThat(ledger.fires()).containsExactly(start);
+        assertThat(through).isEqualTo(start);
+    }
+
+    private LedgerKeeper keeper(JobConfiguration job, Set<Instant> seen) {
+        return new LedgerKeeper(
+                ledger,
+                null,
+                Duration.ofMinutes(1),
+                Duration.ofMinutes(10),
+                new DueFires(ledger, EVERY_SECOND, () -> job, () -> seen));
+    }
+
+    private static JobConfiguration job(boolean disabled) {
+        return JobConfiguration.builder("settlement")
+                .cron("* * * * * *")
+                .shardingTotalCount(1)
+                .disabled(disabled)
+                .build();
+    }
+
+    private void settle(Instant fireTime) throws Exception {
+        Claim claim = ledger.claim(
+                        fireTime,
+                        List.of(Claim.first(
+                                0, fireTime, "a", ledger.sessionId(), ExecutionSource.NORMAL, 1, 1, fireTime)))
+                .won()
+                .get(0);
+        ledger.update(List.of(claim.with(ClaimState.DONE, fireTime)));
+    }
+}
