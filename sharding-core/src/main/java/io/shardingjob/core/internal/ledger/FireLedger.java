@@ -180,11 +180,27 @@ public final class FireLedger {
                     if (index < 0 || (code != KeeperException.Code.BADVERSION && code != KeeperException.Code.NONODE)) {
                         throw failed;
                     }
-                    lost.add(remaining.remove(index));
+                    Claim refused = remaining.remove(index);
+                    Optional<Claim> landed =
+                            code == KeeperException.Code.BADVERSION ? landedEarlier(refused) : Optional.empty();
+                    if (landed.isPresent()) {
+                        written.add(landed.get());
+                    } else {
+                        lost.add(refused);
+                    }
                 }
             }
         }
         return new Written(written, lost);
+    }
+
+    /**
+     * The claim as stored, when it holds exactly this write: an earlier attempt of it reached the server although the
+     * client saw the connection drop, so the retry's version is stale. Such a write is this owner's, not lost.
+     */
+    private Optional<Claim> landedEarlier(Claim refused) throws Exception {
+        return readClaim(refused.fireTime(), refused.item())
+                .filter(stored -> java.util.Arrays.equals(stored.encode(), refused.encode()));
     }
 
     /**

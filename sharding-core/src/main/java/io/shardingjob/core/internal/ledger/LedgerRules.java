@@ -70,15 +70,25 @@ public final class LedgerRules {
      * whose instance is registered again (under a new session) is left to that instance: it knows whether the run
      * ended (its end may be owed after a connection loss) and releases it if not, see {@link #previousSessionOwn}.
      *
+     * <p>Whether an owner that is not registered is dead is judged only by an observer that can tell: one that lost its
+     * own session lately (every session expires together when the ZooKeeper server was frozen) cannot tell a dead owner
+     * from one still reconnecting, which may have finished the run and owes its end. Until a session timeout has passed
+     * since it came back, it takes over only released claims.
+     *
      * @param liveInstances the instances registered now, each with its session
+     * @param absentOwnersAreDead whether an owner that is not registered counts as dead
      */
     public static List<Claim> toTakeOver(
-            Collection<Claim> claims, Map<String, Long> liveInstances, Set<Integer> ownedItems) {
+            Collection<Claim> claims,
+            Map<String, Long> liveInstances,
+            Set<Integer> ownedItems,
+            boolean absentOwnersAreDead) {
         Set<Long> liveSessions = Set.copyOf(liveInstances.values());
         return claims.stream()
                 .filter(claim -> ownedItems.contains(claim.item()))
                 .filter(claim -> isOrphan(claim, liveSessions))
-                .filter(claim -> claim.state() == ClaimState.RELEASED || !liveInstances.containsKey(claim.instanceId()))
+                .filter(claim -> claim.state() == ClaimState.RELEASED
+                        || (absentOwnersAreDead && !liveInstances.containsKey(claim.instanceId())))
                 .sorted(Comparator.comparing(Claim::fireTime).thenComparingInt(Claim::item))
                 .toList();
     }

@@ -1,6 +1,8 @@
 package io.shardingjob.core.internal.scheduling;
 
 import io.shardingjob.core.internal.registry.JobNodes;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -52,6 +54,12 @@ final class ConnectionGuard {
 
     private volatile boolean suspended;
 
+    /** Whether the session was lost since the last resume: the next one starts a new session. */
+    private volatile boolean sessionLost;
+
+    /** When this instance came back under a new session after losing one; null when it never lost one. */
+    private volatile @Nullable Instant rejoined;
+
     ConnectionGuard(
             JobRuntime runtime,
             CuratorFramework client,
@@ -85,6 +93,21 @@ final class ConnectionGuard {
         return suspended;
     }
 
+    /**
+     * How much longer an owner that is not registered cannot be judged dead here: for a session timeout after this
+     * instance came back from losing its own session. Its session may have expired with everyone's (a frozen server
+     * expires every session when it resumes), and the others may still be reconnecting, owing the ends of runs they
+     * finished meanwhile. Zero when this instance never lost a session, or long enough ago.
+     */
+    Duration absentOwnersUndecidedFor(Instant now) {
+        Instant since = rejoined;
+        if (since == null) {
+            return Duration.ZERO;
+        }
+        Instant decided = since.plusMillis(negotiatedSessionTimeoutMillis());
+        return now.isBefore(decided) ? Duration.between(now, decided) : Duration.ZERO;
+    }
+
     /** A resume that failed is retried here, so a reconnected instance never stays paused. */
     void retryResume() {
         if (suspended && client.getZookeeperClient().isConnected()) {
@@ -105,6 +128,7 @@ final class ConnectionGuard {
             }
             case LOST -> {
                 suspended = true;
+                sessionLost = true;
                 log.warn(
                         "Job {} on {}: session lost; owns nothing until it has reconnected",
                         runtime.jobName(),
@@ -181,6 +205,10 @@ final class ConnectionGuard {
             return;
         }
         suspended = false;
+        if (sessionLost) {
+            sessionLost = false;
+            rejoined = runtime.now();
+        }
         log.info("Job {} on {}: reconnected, resuming", runtime.jobName(), runtime.instanceId());
         runtime.signalChange();
         runtime.reconcile();

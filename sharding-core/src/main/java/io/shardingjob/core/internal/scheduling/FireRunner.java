@@ -338,7 +338,6 @@ final class FireRunner {
         }
     }
 
-    /** Writes final claim states that could not be written when their items ended. */
     /**
      * Writes the ends of items that could not be recorded when they ended, in one request.
      *

@@ -605,6 +605,11 @@ public final class JobRuntime implements AutoCloseable {
         }
     }
 
+    /** See {@link ConnectionGuard#absentOwnersUndecidedFor(Instant)}. */
+    Duration absentOwnersUndecidedFor(Instant now) {
+        return connection.absentOwnersUndecidedFor(now);
+    }
+
     /** Wakes fires waiting in {@link #awaitSharding()}: the registry, the connection or the lifecycle changed. */
     void signalChange() {
         assignmentWait.signal();

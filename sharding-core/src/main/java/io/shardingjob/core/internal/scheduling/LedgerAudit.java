@@ -157,8 +157,13 @@ final class LedgerAudit {
                 work.computeIfAbsent(own.item(), item -> new ArrayList<>()).add(new Step(own, null));
             }
         }
+        Duration undecided = runtime.absentOwnersUndecidedFor(now);
+        if (!undecided.isZero()) {
+            // Looked at again once owners that are still reconnecting had their time to register again.
+            runtime.auditLater(undecided);
+        }
         if (foreignOpenClaim) {
-            for (Claim orphan : LedgerRules.toTakeOver(claims, live, owned)) {
+            for (Claim orphan : LedgerRules.toTakeOver(claims, live, owned, undecided.isZero())) {
                 if (local.isUnwritten(new Slot(orphan.item(), orphan.fireTime()))) {
                     continue;
                 }

@@ -269,7 +269,7 @@ class LedgerRulesPropertiesTest {
             List<Claim> views = snapshots.get(Math.max(0, snapshots.size() - 1 - random.nextInt(4)));
             Map<String, Long> liveInstances = new HashMap<>();
             live.forEach(session -> liveInstances.put("s" + session, session));
-            for (Claim orphan : LedgerRules.toTakeOver(views, liveInstances, owned)) {
+            for (Claim orphan : LedgerRules.toTakeOver(views, liveInstances, owned, true)) {
                 ModelClaim claim = ledger.get(new Slot(orphan.item(), orphan.fireTime()));
                 if (claim.version == orphan.version()) {
                     claim.session = worker.session;

@@ -102,7 +102,7 @@ class LedgerRulesTest {
                 claim(2, 3, 7, ClaimState.RUNNING),
                 claim(3, 3, 9, ClaimState.RUNNING));
 
-        assertThat(LedgerRules.toTakeOver(claims, Map.of("i9", 9L), Set.of(2, 3)))
+        assertThat(LedgerRules.toTakeOver(claims, Map.of("i9", 9L), Set.of(2, 3), true))
                 .extracting(claim -> new Slot(claim.item(), claim.fireTime()))
                 .containsExactly(new Slot(2, t(3)), new Slot(2, t(5)));
     }
@@ -113,9 +113,22 @@ class LedgerRulesTest {
         // Instance i7 came back under session 8: it may owe item 1's end, and it released item 2.
         Map<String, Long> live = Map.of("i7", 8L);
 
-        assertThat(LedgerRules.toTakeOver(claims, live, Set.of(1, 2)))
+        assertThat(LedgerRules.toTakeOver(claims, live, Set.of(1, 2), true))
                 .extracting(Claim::item)
                 .containsExactly(2);
+    }
+
+    @Test
+    void anObserverThatLostItsOwnSessionLatelyTakesOverOnlyReleasedClaimsNotThoseOfAbsentOwners() {
+        // After a frozen server every session expired at once: i7 may be reconnecting still, owing item 1's end.
+        List<Claim> claims = List.of(claim(1, 3, 7, ClaimState.RUNNING), claim(2, 3, 7, ClaimState.RELEASED));
+
+        assertThat(LedgerRules.toTakeOver(claims, Map.of("i9", 9L), Set.of(1, 2), false))
+                .extracting(Claim::item)
+                .containsExactly(2);
+        assertThat(LedgerRules.toTakeOver(claims, Map.of("i9", 9L), Set.of(1, 2), true))
+                .extracting(Claim::item)
+                .containsExactly(1, 2);
     }
 
     @Test
