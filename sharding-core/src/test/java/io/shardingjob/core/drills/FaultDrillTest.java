@@ -34,8 +34,8 @@ import org.junit.jupiter.api.TestMethodOrder;
  * none is left with only runs cut by a kill or failed; and fires are clean again (every item once) within a session
  * timeout and a fire period after the fault ends.
  *
- * <p>Run with {@code mvn -B -Pdrills verify -pl sharding-core -am}; the default build leaves them out (tag
- * {@code drill}): each takes up to about a minute, and the coordination before the fire ledger fails them.
+ * <p>They run in every build, about four minutes in all; {@code mvn -B -Pdrills verify -pl sharding-core -am} runs
+ * only them (tag {@code drill}).
  */
 @Tag("drill")
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
