@@ -51,21 +51,24 @@ public final class ZooKeeperServers {
 
     private ZooKeeperServers() {}
 
+    /**
+     * A standalone server on a fresh data directory: a test must not see what an earlier build left, such as a ledger
+     * whose fires the misfire policy would make up.
+     */
     public static Server standalone(ProcessGroup processes, String name) {
         return standalone(processes, name, TEST_JVM);
     }
 
     /**
-     * A standalone server for a benchmark: on a fresh data directory, so that figures do not depend on what an earlier
-     * run left, and in a fully compiling JVM with room for thousands of jobs, since the server's speed is part of what
-     * is measured.
+     * A standalone server for a benchmark: on a fresh data directory too, and in a fully compiling JVM with room for
+     * thousands of jobs, since the server's speed is part of what is measured.
      */
     public static Server forBenchmark(ProcessGroup processes, String name) {
-        deleteRecursively(ProcessGroup.workDirectory(name));
         return standalone(processes, name, BENCHMARK_JVM);
     }
 
     private static Server standalone(ProcessGroup processes, String name, List<String> jvmOptions) {
+        deleteRecursively(ProcessGroup.workDirectory(name));
         Path directory = ProcessGroup.workDirectory(name);
         int clientPort = ProcessGroup.freePort();
         Path config = writeConfig(directory, clientPort, List.of());
@@ -80,7 +83,9 @@ public final class ZooKeeperServers {
         return server;
     }
 
+    /** Three or more servers on fresh data directories. */
     public static List<Server> ensemble(ProcessGroup processes, String name, int size) {
+        deleteRecursively(ProcessGroup.workDirectory(name));
         List<String> peers = new ArrayList<>();
         int[] clientPorts = new int[size + 1];
         for (int id = 1; id <= size; id++) {
