@@ -9,10 +9,9 @@ import io.shardingjob.core.execution.FireCompletionListener;
 import io.shardingjob.core.execution.FireListener;
 import io.shardingjob.core.execution.FireReport;
 import io.shardingjob.core.execution.ItemExecutor;
-import io.shardingjob.core.instance.InstanceId;
 import io.shardingjob.core.internal.ledger.Claim;
 import io.shardingjob.core.internal.scheduling.JobRuntime;
-import io.shardingjob.core.internal.scheduling.JobSettings;
+import io.shardingjob.core.internal.scheduling.JobSettingsBuilder;
 import io.shardingjob.core.registry.RegistryUnavailableException;
 import io.shardingjob.core.sharding.Assignment;
 import io.shardingjob.core.sharding.strategy.ShardingStrategies;
@@ -59,26 +58,7 @@ public final class JobCoordinator implements AutoCloseable {
     private final JobRuntime runtime;
 
     private JobCoordinator(Builder builder) {
-        this.runtime = new JobRuntime(new JobSettings(
-                builder.client,
-                builder.configuration,
-                builder.instanceId,
-                builder.strategies,
-                builder.scheduler,
-                builder.startTimeout,
-                builder.reconcileInterval,
-                builder.shardingWaitTimeout,
-                builder.job,
-                builder.itemExecutor,
-                builder.listener,
-                builder.fireListener,
-                builder.completionListener,
-                builder.shutdownGracePeriod,
-                builder.interruptOnConnectionLoss,
-                builder.catchUpHorizon,
-                builder.ledgerRetention,
-                builder.clock,
-                builder.schedule));
+        this.runtime = new JobRuntime(builder.settings.build());
     }
 
     public static Builder builder(CuratorFramework client, JobConfiguration configuration) {
@@ -262,81 +242,46 @@ public final class JobCoordinator implements AutoCloseable {
     /** Settings of a coordinator; only the client and the configuration are required. */
     public static final class Builder {
 
-        private final CuratorFramework client;
-
-        private final JobConfiguration configuration;
-
-        private String instanceId = InstanceId.ofThisProcess();
-
-        private ShardingStrategies strategies = ShardingStrategies.defaults();
-
-        private ScheduledExecutorService scheduler;
-
-        private Duration startTimeout = Duration.ofSeconds(15);
-
-        private Duration reconcileInterval = Duration.ofSeconds(10);
-
-        private Duration shardingWaitTimeout = Duration.ofSeconds(10);
-
-        private ItemExecutor job;
-
-        private Executor itemExecutor = Runnable::run;
-
-        private ExecutionListener listener = result -> {};
-
-        private FireListener fireListener = new FireListener() {};
-
-        private FireCompletionListener completionListener;
-
-        private Duration shutdownGracePeriod = Duration.ofSeconds(30);
-
-        private boolean interruptOnConnectionLoss = true;
-
-        private Duration catchUpHorizon = Duration.ofMinutes(10);
-
-        private Duration ledgerRetention = Duration.ofMinutes(1);
-
-        private Clock clock = Clock.systemUTC();
-
-        private FireSchedule schedule = FireSchedule.NONE;
+        /** The values set so far, with the defaults of the others. */
+        private final JobSettingsBuilder settings;
 
         private Builder(CuratorFramework client, JobConfiguration configuration) {
-            this.client = Objects.requireNonNull(client, "client");
-            this.configuration = Objects.requireNonNull(configuration, "configuration");
+            this.settings = new JobSettingsBuilder(
+                    Objects.requireNonNull(client, "client"), Objects.requireNonNull(configuration, "configuration"));
         }
 
         /** This instance's id; defaults to {@code host@-@pid}. */
         public Builder instanceId(String instanceId) {
-            this.instanceId = instanceId;
+            settings.instanceId(instanceId);
             return this;
         }
 
         public Builder strategies(ShardingStrategies strategies) {
-            this.strategies = strategies;
+            settings.strategies(strategies);
             return this;
         }
 
         /** A pool shared by many jobs for coordination work; by default each coordinator has one thread of its own. */
         public Builder scheduler(ScheduledExecutorService scheduler) {
-            this.scheduler = scheduler;
+            settings.scheduler(scheduler);
             return this;
         }
 
         /** How long {@link #start()} waits for ZooKeeper. */
         public Builder startTimeout(Duration startTimeout) {
-            this.startTimeout = startTimeout;
+            settings.startTimeout(startTimeout);
             return this;
         }
 
         /** How often the leader checks that every item has a live owner. */
         public Builder reconcileInterval(Duration reconcileInterval) {
-            this.reconcileInterval = reconcileInterval;
+            settings.reconcileInterval(reconcileInterval);
             return this;
         }
 
         /** How long a fire waits for a pending reshard before running the assignment it has. */
         public Builder shardingWaitTimeout(Duration shardingWaitTimeout) {
-            this.shardingWaitTimeout = shardingWaitTimeout;
+            settings.shardingWaitTimeout(shardingWaitTimeout);
             return this;
         }
 
@@ -345,20 +290,19 @@ public final class JobCoordinator implements AutoCloseable {
          * fire.
          */
         public Builder job(ItemExecutor job, Executor itemExecutor) {
-            this.job = job;
-            this.itemExecutor = itemExecutor;
+            settings.job(job, itemExecutor);
             return this;
         }
 
         /** Told about every item run on this instance. */
         public Builder listener(ExecutionListener listener) {
-            this.listener = listener;
+            settings.listener(listener);
             return this;
         }
 
         /** Told before and after this instance runs its items of each fire. */
         public Builder fireListener(FireListener fireListener) {
-            this.fireListener = fireListener;
+            settings.fireListener(fireListener);
             return this;
         }
 
@@ -367,13 +311,13 @@ public final class JobCoordinator implements AutoCloseable {
          * call happens on whichever instance ends the fire's last item.
          */
         public Builder completionListener(FireCompletionListener completionListener) {
-            this.completionListener = completionListener;
+            settings.completionListener(completionListener);
             return this;
         }
 
         /** How long {@link #close()} lets running items finish before releasing their claims to other instances. */
         public Builder shutdownGracePeriod(Duration shutdownGracePeriod) {
-            this.shutdownGracePeriod = shutdownGracePeriod;
+            settings.shutdownGracePeriod(shutdownGracePeriod);
             return this;
         }
 
@@ -382,7 +326,7 @@ public final class JobCoordinator implements AutoCloseable {
          * so that they stop before another instance can take them over. On by default.
          */
         public Builder interruptOnConnectionLoss(boolean interruptOnConnectionLoss) {
-            this.interruptOnConnectionLoss = interruptOnConnectionLoss;
+            settings.interruptOnConnectionLoss(interruptOnConnectionLoss);
             return this;
         }
 
@@ -391,7 +335,7 @@ public final class JobCoordinator implements AutoCloseable {
          * after their fire if they never complete. Defaults to {@link Clock#systemUTC()}; tests give one they control.
          */
         public Builder clock(Clock clock) {
-            this.clock = Objects.requireNonNull(clock, "clock");
+            settings.clock(Objects.requireNonNull(clock, "clock"));
             return this;
         }
 
@@ -400,13 +344,13 @@ public final class JobCoordinator implements AutoCloseable {
          * recorded as skipped. Ten minutes by default.
          */
         public Builder catchUpHorizon(Duration catchUpHorizon) {
-            this.catchUpHorizon = Objects.requireNonNull(catchUpHorizon, "catchUpHorizon");
+            settings.catchUpHorizon(Objects.requireNonNull(catchUpHorizon, "catchUpHorizon"));
             return this;
         }
 
         /** How long settled fires stay in the ledger before the leader deletes them. One minute by default. */
         public Builder ledgerRetention(Duration ledgerRetention) {
-            this.ledgerRetention = Objects.requireNonNull(ledgerRetention, "ledgerRetention");
+            settings.ledgerRetention(Objects.requireNonNull(ledgerRetention, "ledgerRetention"));
             return this;
         }
 
@@ -416,7 +360,7 @@ public final class JobCoordinator implements AutoCloseable {
          * about count as due.
          */
         public Builder schedule(FireSchedule schedule) {
-            this.schedule = Objects.requireNonNull(schedule, "schedule");
+            settings.schedule(Objects.requireNonNull(schedule, "schedule"));
             return this;
         }
 

@@ -6,17 +6,13 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
-import org.apache.curator.drivers.OperationTrace;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.CreateOptions;
 import org.apache.zookeeper.KeeperException;
@@ -37,10 +33,11 @@ import org.apache.zookeeper.data.Stat;
  * nodes go in one read-only multi. The ledger is read only by audits and the leader's retention, never watched or
  * cached: it grows with fires and items.
  *
- * <p>This class talks to the session's {@link ZooKeeper} handle directly (Curator's transactions return no
- * {@link Stat} for a create, and the fencing token is the claim's {@code mzxid}), so it does not retry: a connection
- * loss surfaces as an exception, and whether the write happened is found out by reading the claim again (a claim that
- * names this session is this session's, see {@link LedgerRules#strandedOwn}).
+ * <p>This class talks to the session's {@link ZooKeeper} handle directly, through {@link LedgerRequests} (Curator's
+ * transactions return no {@link Stat} for a create, and the fencing token is the claim's {@code mzxid}), so it does not
+ * retry: a connection loss surfaces as an exception, and whether the write happened is found out by reading the claim
+ * again (a claim that names this session is this session's, see {@link LedgerRules#strandedOwn}). This class writes;
+ * what it reads is in {@link LedgerReads}.
  *
  * <p>Race windows: a claim read as an orphan may be taken over by two instances at once; the versioned write lets one
  * win. A fire being retired while a late make-up claims one of its items fails the deletion (the node is not empty)
@@ -48,17 +45,13 @@ import org.apache.zookeeper.data.Stat;
  */
 public final class FireLedger {
 
-    /** Operations per multi: a claim costs about 250 bytes, so a batch stays near 125 kB, an eighth of the limit. */
-    static final int MAX_OPS_PER_MULTI = 500;
-
-    /** Fires per read of their children: a fire of 10,000 items lists about 60 kB of names. */
-    private static final int MAX_FIRES_PER_READ = 8;
-
     private static final int MAX_CLAIM_ROUNDS = 4;
 
     private static final String WATERMARK_PREFIX = "settled=";
 
-    private final CuratorFramework client;
+    private final LedgerRequests requests;
+
+    private final LedgerReads reads;
 
     private final JobNodes nodes;
 
@@ -66,7 +59,8 @@ public final class FireLedger {
     private final Set<Long> knownFires = ConcurrentHashMap.newKeySet();
 
     public FireLedger(CuratorFramework client, JobNodes nodes) {
-        this.client = client;
+        this.requests = new LedgerRequests(client);
+        this.reads = new LedgerReads(requests, nodes);
         this.nodes = nodes;
     }
 
@@ -86,7 +80,7 @@ public final class FireLedger {
     public Claimed claim(Instant fireTime, List<Claim> claims) throws Exception {
         Map<Integer, Claim> won = new TreeMap<>();
         Map<Integer, Claim> lost = new TreeMap<>();
-        for (List<Claim> batch : batches(claims, MAX_OPS_PER_MULTI - 1)) {
+        for (List<Claim> batch : LedgerRequests.batches(claims, LedgerRequests.MAX_OPS_PER_MULTI - 1)) {
             claimBatch(fireTime, new ArrayList<>(batch), won, lost);
         }
         return new Claimed(won, lost);
@@ -94,7 +88,7 @@ public final class FireLedger {
 
     private void claimBatch(Instant fireTime, List<Claim> batch, Map<Integer, Claim> won, Map<Integer, Claim> lost)
             throws Exception {
-        String firePath = full(nodes.ledgerFire(fireTime));
+        String firePath = requests.full(nodes.ledgerFire(fireTime));
         for (int round = 0; round < MAX_CLAIM_ROUNDS && !batch.isEmpty(); round++) {
             boolean withFire = !knownFires.contains(fireTime.toEpochMilli());
             List<Op> ops = new ArrayList<>(batch.size() + 1);
@@ -102,10 +96,10 @@ public final class FireLedger {
                 ops.add(Op.create(firePath, new byte[0], persistent()));
             }
             for (Claim claim : batch) {
-                ops.add(Op.create(full(nodes.claim(fireTime, claim.item())), claim.encode(), persistent()));
+                ops.add(Op.create(requests.full(nodes.claim(fireTime, claim.item())), claim.encode(), persistent()));
             }
             try {
-                List<OpResult> results = request("Multi", zooKeeper -> zooKeeper.multi(ops));
+                List<OpResult> results = requests.send("Multi", zooKeeper -> zooKeeper.multi(ops));
                 knownFires.add(fireTime.toEpochMilli());
                 int offset = withFire ? 1 : 0;
                 for (int i = 0; i < batch.size(); i++) {
@@ -114,11 +108,11 @@ public final class FireLedger {
                 }
                 return;
             } catch (KeeperException failed) {
-                int index = firstFailure(failed);
+                int index = LedgerRequests.firstFailure(failed);
                 if (index < 0) {
                     throw failed;
                 }
-                KeeperException.Code code = KeeperException.Code.get(errorOf(failed, index));
+                KeeperException.Code code = KeeperException.Code.get(LedgerRequests.errorOf(failed, index));
                 if (withFire && index == 0 && code == KeeperException.Code.NODEEXISTS) {
                     knownFires.add(fireTime.toEpochMilli());
                 } else if (code == KeeperException.Code.NONODE) {
@@ -158,25 +152,27 @@ public final class FireLedger {
     public Written update(List<Claim> claims) throws Exception {
         List<Claim> written = new ArrayList<>(claims.size());
         List<Claim> lost = new ArrayList<>();
-        for (List<Claim> batch : batches(claims, MAX_OPS_PER_MULTI)) {
+        for (List<Claim> batch : LedgerRequests.batches(claims, LedgerRequests.MAX_OPS_PER_MULTI)) {
             List<Claim> remaining = new ArrayList<>(batch);
             while (!remaining.isEmpty()) {
                 List<Op> ops = new ArrayList<>(remaining.size());
                 for (Claim claim : remaining) {
                     ops.add(Op.setData(
-                            full(nodes.claim(claim.fireTime(), claim.item())), claim.encode(), claim.version()));
+                            requests.full(nodes.claim(claim.fireTime(), claim.item())),
+                            claim.encode(),
+                            claim.version()));
                 }
                 try {
-                    List<OpResult> results = request("Multi", zooKeeper -> zooKeeper.multi(ops));
+                    List<OpResult> results = requests.send("Multi", zooKeeper -> zooKeeper.multi(ops));
                     for (int i = 0; i < remaining.size(); i++) {
                         Stat stat = ((OpResult.SetDataResult) results.get(i)).getStat();
                         written.add(remaining.get(i).written(stat, false));
                     }
                     remaining.clear();
                 } catch (KeeperException failed) {
-                    int index = firstFailure(failed);
+                    int index = LedgerRequests.firstFailure(failed);
                     KeeperException.Code code =
-                            index < 0 ? failed.code() : KeeperException.Code.get(errorOf(failed, index));
+                            index < 0 ? failed.code() : KeeperException.Code.get(LedgerRequests.errorOf(failed, index));
                     if (index < 0 || (code != KeeperException.Code.BADVERSION && code != KeeperException.Code.NONODE)) {
                         throw failed;
                     }
@@ -211,10 +207,12 @@ public final class FireLedger {
      */
     public Optional<Claim> takeOver(Claim orphan, Claim taken) throws Exception {
         try {
-            Stat stat = request(
+            Stat stat = requests.send(
                     "SetData",
                     zooKeeper -> zooKeeper.setData(
-                            full(nodes.claim(orphan.fireTime(), orphan.item())), taken.encode(), orphan.version()));
+                            requests.full(nodes.claim(orphan.fireTime(), orphan.item())),
+                            taken.encode(),
+                            orphan.version()));
             return Optional.of(taken.written(stat, true));
         } catch (KeeperException.BadVersionException | KeeperException.NoNodeException lostRace) {
             return Optional.empty();
@@ -230,7 +228,9 @@ public final class FireLedger {
     public boolean writeNote(Instant fireTime, String note, int version) throws Exception {
         try {
             byte[] data = note.getBytes(StandardCharsets.UTF_8);
-            request("SetData", zooKeeper -> zooKeeper.setData(full(nodes.ledgerFire(fireTime)), data, version));
+            requests.send(
+                    "SetData",
+                    zooKeeper -> zooKeeper.setData(requests.full(nodes.ledgerFire(fireTime)), data, version));
             return true;
         } catch (KeeperException.BadVersionException | KeeperException.NoNodeException lostRace) {
             return false;
@@ -243,10 +243,10 @@ public final class FireLedger {
      */
     public void recordDue(Instant fireTime) throws Exception {
         try {
-            request(
+            requests.send(
                     "Create",
                     zooKeeper -> zooKeeper.create(
-                            full(nodes.ledgerFire(fireTime)),
+                            requests.full(nodes.ledgerFire(fireTime)),
                             new byte[0],
                             ZooDefs.Ids.OPEN_ACL_UNSAFE,
                             CreateMode.PERSISTENT));
@@ -258,34 +258,20 @@ public final class FireLedger {
 
     /** One claim as stored now, if it exists. */
     public Optional<Claim> readClaim(Instant fireTime, int item) throws Exception {
-        try {
-            Stat stat = new Stat();
-            byte[] data =
-                    request("GetData", zooKeeper -> zooKeeper.getData(full(nodes.claim(fireTime, item)), false, stat));
-            return Optional.of(Claim.decode(item, fireTime, data, stat));
-        } catch (KeeperException.NoNodeException gone) {
-            return Optional.empty();
-        }
+        return reads.readClaim(fireTime, item);
     }
 
     /** The fires the ledger holds, oldest first. */
     public List<Instant> fires() throws Exception {
-        try {
-            return request("GetChildren", zooKeeper -> zooKeeper.getChildren(full(nodes.ledger()), false)).stream()
-                    .map(Long::parseLong)
-                    .sorted()
-                    .map(Instant::ofEpochMilli)
-                    .toList();
-        } catch (KeeperException.NoNodeException none) {
-            return List.of();
-        }
+        return reads.fires();
     }
 
     /** The fire every earlier fire is settled by, or the epoch when none is known. */
     public Instant watermark() throws Exception {
         try {
             String text = new String(
-                    request("GetData", zooKeeper -> zooKeeper.getData(full(nodes.ledger()), false, null)),
+                    requests.send(
+                            "GetData", zooKeeper -> zooKeeper.getData(requests.full(nodes.ledger()), false, null)),
                     StandardCharsets.UTF_8);
             return text.startsWith(WATERMARK_PREFIX)
                     ? Instant.ofEpochMilli(Long.parseLong(
@@ -299,75 +285,12 @@ public final class FireLedger {
     /** Stores the watermark; only the leader writes it, and a stale one only makes audits look further back. */
     public void setWatermark(Instant settledThrough) throws Exception {
         byte[] data = (WATERMARK_PREFIX + settledThrough.toEpochMilli()).getBytes(StandardCharsets.UTF_8);
-        request("SetData", zooKeeper -> zooKeeper.setData(full(nodes.ledger()), data, -1));
+        requests.send("SetData", zooKeeper -> zooKeeper.setData(requests.full(nodes.ledger()), data, -1));
     }
 
     /** Every claim of the given fires, in two read-only multi-operations per few fires. Missing fires read empty. */
     public List<FireView> read(Collection<Instant> fireTimes) throws Exception {
-        List<FireView> views = new ArrayList<>(fireTimes.size());
-        for (List<Instant> chunk : batches(List.copyOf(fireTimes), MAX_FIRES_PER_READ)) {
-            List<Op> listings = new ArrayList<>(chunk.size() * 2);
-            chunk.forEach(fireTime -> {
-                listings.add(Op.getData(full(nodes.ledgerFire(fireTime))));
-                listings.add(Op.getChildren(full(nodes.ledgerFire(fireTime))));
-            });
-            List<OpResult> children = request("Multi", zooKeeper -> zooKeeper.multi(listings));
-            Map<Instant, List<Integer>> items = new LinkedHashMap<>();
-            Map<Instant, OpResult.GetDataResult> notes = new LinkedHashMap<>();
-            for (int i = 0; i < chunk.size(); i++) {
-                if (children.get(2 * i) instanceof OpResult.GetDataResult note) {
-                    notes.put(chunk.get(i), note);
-                }
-                List<Integer> claimed = new ArrayList<>();
-                if (children.get(2 * i + 1) instanceof OpResult.GetChildrenResult listing) {
-                    for (String name : listing.getChildren()) {
-                        claimed.add(Integer.parseInt(name));
-                    }
-                }
-                Collections.sort(claimed);
-                items.put(chunk.get(i), claimed);
-            }
-            Map<Instant, Map<Integer, Claim>> claims = readClaims(items);
-            chunk.forEach(fireTime -> {
-                OpResult.GetDataResult note = notes.get(fireTime);
-                views.add(new FireView(
-                        fireTime,
-                        claims.get(fireTime),
-                        note == null || note.getData() == null
-                                ? ""
-                                : new String(note.getData(), StandardCharsets.UTF_8),
-                        note == null ? -1 : note.getStat().getVersion()));
-            });
-        }
-        return views;
-    }
-
-    private Map<Instant, Map<Integer, Claim>> readClaims(Map<Instant, List<Integer>> items) throws Exception {
-        List<Instant> fireOf = new ArrayList<>();
-        List<Integer> itemOf = new ArrayList<>();
-        Map<Instant, Map<Integer, Claim>> claims = new LinkedHashMap<>();
-        items.forEach((fireTime, claimed) -> {
-            claims.put(fireTime, new TreeMap<>());
-            claimed.forEach(item -> {
-                fireOf.add(fireTime);
-                itemOf.add(item);
-            });
-        });
-        for (int from = 0; from < fireOf.size(); from += MAX_OPS_PER_MULTI) {
-            int to = Math.min(fireOf.size(), from + MAX_OPS_PER_MULTI);
-            List<Op> reads = new ArrayList<>(to - from);
-            for (int i = from; i < to; i++) {
-                reads.add(Op.getData(full(nodes.claim(fireOf.get(i), itemOf.get(i)))));
-            }
-            List<OpResult> results = request("Multi", zooKeeper -> zooKeeper.multi(reads));
-            for (int i = from; i < to; i++) {
-                if (results.get(i - from) instanceof OpResult.GetDataResult data) {
-                    Claim claim = Claim.decode(itemOf.get(i), fireOf.get(i), data.getData(), data.getStat());
-                    claims.get(fireOf.get(i)).put(claim.item(), claim);
-                }
-            }
-        }
-        return claims;
+        return reads.read(fireTimes);
     }
 
     /**
@@ -381,11 +304,13 @@ public final class FireLedger {
         List<Op> ops = new ArrayList<>();
         List<FireView> inBatch = new ArrayList<>();
         for (FireView fire : fires) {
-            if (!ops.isEmpty() && ops.size() + fire.claims().size() + 1 > MAX_OPS_PER_MULTI) {
+            if (!ops.isEmpty() && ops.size() + fire.claims().size() + 1 > LedgerRequests.MAX_OPS_PER_MULTI) {
                 retired += deleteBatch(ops, inBatch);
             }
-            fire.claims().keySet().forEach(item -> ops.add(Op.delete(full(nodes.claim(fire.fireTime(), item)), -1)));
-            ops.add(Op.delete(full(nodes.ledgerFire(fire.fireTime())), -1));
+            fire.claims()
+                    .keySet()
+                    .forEach(item -> ops.add(Op.delete(requests.full(nodes.claim(fire.fireTime(), item)), -1)));
+            ops.add(Op.delete(requests.full(nodes.ledgerFire(fire.fireTime())), -1));
             inBatch.add(fire);
         }
         if (!ops.isEmpty()) {
@@ -396,7 +321,7 @@ public final class FireLedger {
 
     private int deleteBatch(List<Op> ops, List<FireView> fires) throws Exception {
         try {
-            request("Multi", zooKeeper -> zooKeeper.multi(ops));
+            requests.send("Multi", zooKeeper -> zooKeeper.multi(ops));
             fires.forEach(fire -> knownFires.remove(fire.fireTime().toEpochMilli()));
             return fires.size();
         } catch (KeeperException failed) {
@@ -422,63 +347,12 @@ public final class FireLedger {
      * session is live exactly while the node exists.
      */
     public Set<Long> liveSessions() throws Exception {
-        return Set.copyOf(liveInstances().values());
+        return reads.liveSessions();
     }
 
     /** The instances registered now, each with the session that owns its registration, read as {@link #liveSessions}. */
     public Map<String, Long> liveInstances() throws Exception {
-        String instances = full(nodes.instances());
-        request("Sync", zooKeeper -> {
-            java.util.concurrent.CompletableFuture<Void> synced = new java.util.concurrent.CompletableFuture<>();
-            zooKeeper.sync(instances, (rc, path, context) -> synced.complete(null), null);
-            return synced.get(
-                    client.getZookeeperClient().getConnectionTimeoutMs(), java.util.concurrent.TimeUnit.MILLISECONDS);
-        });
-        List<String> names = request("GetChildren", zooKeeper -> zooKeeper.getChildren(instances, false));
-        Map<String, Long> live = new TreeMap<>();
-        for (List<String> chunk : batches(names, MAX_OPS_PER_MULTI)) {
-            List<Op> reads = new ArrayList<>(chunk.size());
-            chunk.forEach(name -> reads.add(Op.getData(instances + "/" + name)));
-            List<OpResult> results = request("Multi", zooKeeper -> zooKeeper.multi(reads));
-            for (int i = 0; i < chunk.size(); i++) {
-                if (results.get(i) instanceof OpResult.GetDataResult data
-                        && data.getStat().getEphemeralOwner() != 0) {
-                    live.put(chunk.get(i), data.getStat().getEphemeralOwner());
-                }
-            }
-        }
-        return live;
-    }
-
-    /** The id of the session this instance's claims name. */
-    public long sessionId() throws Exception {
-        return zooKeeper().getSessionId();
-    }
-
-    private ZooKeeper zooKeeper() throws Exception {
-        return client.getZookeeperClient().getZooKeeper();
-    }
-
-    /** One request to the server, reported to Curator's tracer as Curator's own operations are. */
-    private <T> T request(String name, Request<T> request) throws Exception {
-        OperationTrace trace = client.getZookeeperClient().startAdvancedTracer("Ledger" + name);
-        try {
-            return request.send(zooKeeper());
-        } catch (KeeperException failed) {
-            trace.setReturnCode(failed.code().intValue());
-            throw failed;
-        } finally {
-            trace.commit();
-        }
-    }
-
-    @FunctionalInterface
-    private interface Request<T> {
-        T send(ZooKeeper zooKeeper) throws Exception;
-    }
-
-    private String full(String path) {
-        return ZKPaths.fixForNamespace(client.getNamespace(), path);
+        return reads.liveInstances();
     }
 
     private static CreateOptions persistent() {
@@ -486,31 +360,8 @@ public final class FireLedger {
                 .build();
     }
 
-    /** The index of the operation that failed a multi, or -1 when the failure was not an operation's. */
-    private static int firstFailure(KeeperException failed) {
-        List<OpResult> results = failed.getResults();
-        if (results == null) {
-            return -1;
-        }
-        for (int i = 0; i < results.size(); i++) {
-            if (results.get(i) instanceof OpResult.ErrorResult error
-                    && error.getErr() != KeeperException.Code.OK.intValue()
-                    && error.getErr() != KeeperException.Code.RUNTIMEINCONSISTENCY.intValue()) {
-                return i;
-            }
-        }
-        return -1;
-    }
-
-    private static int errorOf(KeeperException failed, int index) {
-        return ((OpResult.ErrorResult) failed.getResults().get(index)).getErr();
-    }
-
-    private static <T> List<List<T>> batches(List<T> all, int size) {
-        List<List<T>> batches = new ArrayList<>();
-        for (int from = 0; from < all.size(); from += size) {
-            batches.add(all.subList(from, Math.min(all.size(), from + size)));
-        }
-        return batches;
+    /** The id of the session this instance's claims name. */
+    public long sessionId() throws Exception {
+        return requests.zooKeeper().getSessionId();
     }
 }

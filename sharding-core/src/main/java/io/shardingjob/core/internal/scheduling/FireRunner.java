@@ -54,12 +54,13 @@ final class FireRunner {
     FireRunner(
             JobRuntime runtime,
             FireLedger ledger,
+            Executor commitExecutor,
             LocalExecutions local,
             ExecutionListener listener,
             FireListener fireListener) {
         this.runtime = runtime;
         this.ledger = ledger;
-        this.commits = new ClaimCommits(ledger, runtime.commitExecutor());
+        this.commits = new ClaimCommits(ledger, commitExecutor);
         this.local = local;
         this.attempts = new ItemAttempts(runtime, listener);
         this.listener = listener;

@@ -1,0 +1,96 @@
+package io.shardingjob.core.internal.ledger;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.drivers.OperationTrace;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.utils.ZKPaths;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.OpResult;
+import org.apache.zookeeper.ZooKeeper;
+
+/**
+ * How the ledger's reads and writes reach ZooKeeper: on the session's own {@link ZooKeeper} handle, without Curator's
+ * retries (see {@link FireLedger} for why), each request still reported to Curator's tracer as Curator's own
+ * operations are; and the rules every multi-operation of the ledger shares: how many operations one may hold, and
+ * which operation of a failed one failed. Kept apart so that {@link FireLedger} and {@link LedgerReads} say what they
+ * ask, not how a request is sent.
+ */
+final class LedgerRequests {
+
+    /** Operations per multi: a claim costs about 250 bytes, so a batch stays near 125 kB, an eighth of the limit. */
+    static final int MAX_OPS_PER_MULTI = 500;
+
+    private final CuratorFramework client;
+
+    LedgerRequests(CuratorFramework client) {
+        this.client = client;
+    }
+
+    /** One request to the server, reported to Curator's tracer as Curator's own operations are. */
+    <T> T send(String name, Request<T> request) throws Exception {
+        OperationTrace trace = client.getZookeeperClient().startAdvancedTracer("Ledger" + name);
+        try {
+            return request.send(zooKeeper());
+        } catch (KeeperException failed) {
+            trace.setReturnCode(failed.code().intValue());
+            throw failed;
+        } finally {
+            trace.commit();
+        }
+    }
+
+    @FunctionalInterface
+    interface Request<T> {
+        T send(ZooKeeper zooKeeper) throws Exception;
+    }
+
+    /** Waits until the server this session talks to has caught up on the path, at most the connection timeout. */
+    void sync(String fullPath) throws Exception {
+        send("Sync", zooKeeper -> {
+            CompletableFuture<Void> synced = new CompletableFuture<>();
+            zooKeeper.sync(fullPath, (rc, path, context) -> synced.complete(null), null);
+            return synced.get(client.getZookeeperClient().getConnectionTimeoutMs(), TimeUnit.MILLISECONDS);
+        });
+    }
+
+    ZooKeeper zooKeeper() throws Exception {
+        return client.getZookeeperClient().getZooKeeper();
+    }
+
+    /** The path with the client's namespace: the raw handle does not add it. */
+    String full(String path) {
+        return ZKPaths.fixForNamespace(client.getNamespace(), path);
+    }
+
+    /** The index of the operation that failed a multi, or -1 when the failure was not an operation's. */
+    static int firstFailure(KeeperException failed) {
+        List<OpResult> results = failed.getResults();
+        if (results == null) {
+            return -1;
+        }
+        for (int i = 0; i < results.size(); i++) {
+            if (results.get(i) instanceof OpResult.ErrorResult error
+                    && error.getErr() != KeeperException.Code.OK.intValue()
+                    && error.getErr() != KeeperException.Code.RUNTIMEINCONSISTENCY.intValue()) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    static int errorOf(KeeperException failed, int index) {
+        return ((OpResult.ErrorResult) failed.getResults().get(index)).getErr();
+    }
+
+    /** Consecutive views of at most {@code size} elements each, so that no multi-operation exceeds its limit. */
+    static <T> List<List<T>> batches(List<T> all, int size) {
+        List<List<T>> batches = new ArrayList<>();
+        for (int from = 0; from < all.size(); from += size) {
+            batches.add(all.subList(from, Math.min(all.size(), from + size)));
+        }
+        return batches;
+    }
+}

@@ -1,0 +1,102 @@
+package io.shardingjob.core.internal.scheduling;
+
+import io.shardingjob.core.sharding.Assignment;
+import java.time.Duration;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * When one job's {@link LedgerAudit} runs. Registry events, fires, failed claim writes and the audit itself ask for
+ * audits, often many at once, and each audit reads the ledger: a burst of requests costs one audit on the serial
+ * executor, and a delayed request is scheduled once however often it is repeated meanwhile. It also remembers which
+ * assignment the last audit saw, since a new one may give this instance items whose earlier fires were left undone.
+ */
+final class AuditRequests {
+
+    private static final Logger log = LoggerFactory.getLogger(AuditRequests.class);
+
+    private final LedgerAudit audit;
+
+    private final ScheduledExecutorService scheduler;
+
+    private final Executor serial;
+
+    /** Whether the job is started: a job not started yet, or stopping, asks for nothing. */
+    private final BooleanSupplier started;
+
+    private final Supplier<Assignment> assignment;
+
+    private final String jobName;
+
+    /** Whether a delayed audit is already scheduled. */
+    private final AtomicBoolean laterScheduled = new AtomicBoolean();
+
+    /** Whether an audit is already waiting on the serial executor. */
+    private final AtomicBoolean queued = new AtomicBoolean();
+
+    /** The epoch of the assignment the last audit saw: a new one may have given this instance items to look after. */
+    private volatile long auditedEpoch = -1;
+
+    AuditRequests(
+            LedgerAudit audit,
+            ScheduledExecutorService scheduler,
+            Executor serial,
+            BooleanSupplier started,
+            Supplier<Assignment> assignment,
+            String jobName) {
+        this.audit = audit;
+        this.scheduler = scheduler;
+        this.serial = serial;
+        this.started = started;
+        this.assignment = assignment;
+        this.jobName = jobName;
+    }
+
+    /** Asks for an audit after a delay, once however often it is asked meanwhile. */
+    void later(Duration delay) {
+        if (started.getAsBoolean() && laterScheduled.compareAndSet(false, true)) {
+            try {
+                scheduler.schedule(
+                        () -> {
+                            laterScheduled.set(false);
+                            soon();
+                        },
+                        Math.max(1, delay.toMillis() + 50),
+                        TimeUnit.MILLISECONDS);
+            } catch (RuntimeException closing) {
+                laterScheduled.set(false);
+            }
+        }
+    }
+
+    /** Asks for an audit of this instance's items soon, once however often it is asked meanwhile. */
+    void soon() {
+        if (started.getAsBoolean() && queued.compareAndSet(false, true)) {
+            serial.execute(() -> {
+                queued.set(false);
+                run();
+            });
+        }
+    }
+
+    /** Audits now, on the calling thread; a failure is logged, and the next request or periodic check retries. */
+    void run() {
+        try {
+            auditedEpoch = assignment.get().epoch();
+            audit.run();
+        } catch (Exception ex) {
+            log.warn("Job {}: audit failed, will retry: {}", jobName, ex.toString());
+        }
+    }
+
+    /** Whether the last audit saw the assignment of this epoch. */
+    boolean hasAudited(long epoch) {
+        return auditedEpoch == epoch;
+    }
+}

@@ -1,0 +1,100 @@
+package io.shardingjob.core.internal.scheduling;
+
+import io.shardingjob.core.internal.election.LeaderElection;
+import io.shardingjob.core.internal.registry.JobNodes;
+import java.time.Duration;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The part of closing a started job that must happen while it is still registered, in this order: its items move to
+ * other instances for later fires at once, the items it runs get the shutdown grace period, and every end is written
+ * to the ledger. Done after the registration went, another instance's audit would take over claims of work that had
+ * finished, and run it again.
+ */
+final class GracefulClose {
+
+    private static final Logger log = LoggerFactory.getLogger(GracefulClose.class);
+
+    private final CuratorFramework client;
+
+    private final JobNodes nodes;
+
+    private final String instanceId;
+
+    private final LeaderElection election;
+
+    private final LocalExecutions executions;
+
+    private final FireRunner fireRunner;
+
+    private final Duration shutdownGracePeriod;
+
+    GracefulClose(
+            CuratorFramework client,
+            JobNodes nodes,
+            String instanceId,
+            LeaderElection election,
+            LocalExecutions executions,
+            FireRunner fireRunner,
+            Duration shutdownGracePeriod) {
+        this.client = client;
+        this.nodes = nodes;
+        this.instanceId = instanceId;
+        this.election = election;
+        this.executions = executions;
+        this.fireRunner = fireRunner;
+        this.shutdownGracePeriod = shutdownGracePeriod;
+    }
+
+    /**
+     * Announces leaving, lets running items finish within the grace period, interrupts the ones still running then
+     * (their claims are released to their next owner), and writes the ends still owed if the connection allows.
+     */
+    void run() {
+        announceLeaving();
+        if (!executions.awaitIdle(shutdownGracePeriod)) {
+            log.warn(
+                    "Job {}: items {} still running after the {} ms grace period; interrupting them and releasing"
+                            + " their claims",
+                    jobName(),
+                    executions.runningItems(),
+                    shutdownGracePeriod.toMillis());
+            executions.abandonAll();
+            executions.awaitIdle(Duration.ofSeconds(1));
+        }
+        if (client.getZookeeperClient().isConnected()) {
+            fireRunner.writeOwed();
+        }
+    }
+
+    /**
+     * A closing instance gives its items up at once rather than after the grace period: it stays registered (its
+     * claims stay live and nobody takes over what it is finishing) but is left out of the next assignment, and it
+     * hands leadership over.
+     */
+    private void announceLeaving() {
+        try {
+            client.create().withMode(CreateMode.EPHEMERAL).forPath(nodes.leavingInstance(instanceId));
+        } catch (KeeperException.NodeExistsException already) {
+            // A previous close attempt announced it.
+        } catch (Exception ex) {
+            log.warn(
+                    "Job {}: could not announce leaving; items move when the registration goes: {}",
+                    jobName(),
+                    ex.toString());
+        }
+        try {
+            election.close();
+        } catch (Exception ex) {
+            log.warn("Job {}: closing the {} failed: {}", jobName(), "leader election", ex.toString());
+        }
+    }
+
+    private String jobName() {
+        return JobNodes.name(nodes.root());
+    }
+}

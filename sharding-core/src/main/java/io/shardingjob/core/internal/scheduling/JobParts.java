@@ -1,0 +1,172 @@
+package io.shardingjob.core.internal.scheduling;
+
+import io.shardingjob.core.config.JobConfiguration;
+import io.shardingjob.core.instance.InstanceId;
+import io.shardingjob.core.internal.config.JobConfigurationService;
+import io.shardingjob.core.internal.election.LeaderElection;
+import io.shardingjob.core.internal.ledger.DueFires;
+import io.shardingjob.core.internal.ledger.FireLedger;
+import io.shardingjob.core.internal.ledger.LedgerCompletions;
+import io.shardingjob.core.internal.ledger.LedgerKeeper;
+import io.shardingjob.core.internal.registry.InstanceRegistration;
+import io.shardingjob.core.internal.registry.JobCache;
+import io.shardingjob.core.internal.registry.JobNodes;
+import io.shardingjob.core.internal.sharding.ShardingService;
+import java.time.Duration;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import org.apache.curator.framework.CuratorFramework;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The parts one job's {@link JobRuntime} is made of, built from its settings and connected to each other here, and
+ * started and closed here in the order they depend on each other. Kept apart so that the runtime reads as what the job
+ * does (its lifecycle, its fires, its answers to operators) rather than as how twenty parts are made. Parts that call
+ * back into the runtime are given it here, and none calls it while being built.
+ *
+ * @param instanceId this instance's id, validated
+ * @param scheduler the coordination scheduler: registry reactions, audits, reconciles, claim writes and item
+ *     time-outs run on it
+ * @param ownsScheduler whether the scheduler is the job's own thread, shut down on close, rather than a shared pool
+ * @param serial the job's coordination tasks, one at a time, on the scheduler
+ */
+record JobParts(
+        CuratorFramework client,
+        JobNodes nodes,
+        String instanceId,
+        ScheduledExecutorService scheduler,
+        boolean ownsScheduler,
+        SerialExecutor serial,
+        JobCache cache,
+        JobConfigurationService configurations,
+        LeaderElection election,
+        ShardingService sharding,
+        InstanceRegistration registration,
+        LocalExecutions executions,
+        FireRunner fireRunner,
+        AuditRequests audits,
+        CompletionChecks completionChecks,
+        Reconciler reconciler,
+        RegistryReactions reactions,
+        LedgerQueries queries,
+        ConnectionGuard connection,
+        AssignmentWait assignmentWait,
+        JobOperations operations,
+        GracefulClose gracefulClose) {
+
+    private static final Logger log = LoggerFactory.getLogger(JobParts.class);
+
+    /** Builds the parts of the runtime's job; nothing talks to ZooKeeper yet. */
+    static JobParts wire(JobRuntime runtime, JobSettings settings) {
+        CuratorFramework client = settings.client();
+        JobConfiguration local = settings.configuration();
+        String instanceId = InstanceId.validate(settings.instanceId());
+        JobNodes nodes = new JobNodes(local.name());
+        boolean ownsScheduler = settings.scheduler() == null;
+        ScheduledExecutorService scheduler = ownsScheduler
+                ? Executors.newSingleThreadScheduledExecutor(runnable -> {
+                    Thread thread = new Thread(runnable, "sharding-" + local.name());
+                    thread.setDaemon(true);
+                    return thread;
+                })
+                : settings.scheduler();
+        SerialExecutor serial = new SerialExecutor(scheduler);
+        JobCache cache = new JobCache(client, nodes, serial);
+        JobConfigurationService configurations = new JobConfigurationService(client, nodes, cache, local);
+        LeaderElection election = new LeaderElection(client, nodes, instanceId, serial, runtime::leadershipChanged);
+        ShardingService sharding = new ShardingService(
+                client, nodes, cache, configurations::effective, settings.strategies()::get, election::isLeader);
+        FireLedger ledger = new FireLedger(client, nodes);
+        LedgerCompletions completions = settings.completionListener() == null
+                ? null
+                : new LedgerCompletions(ledger, local.name(), instanceId, settings.completionListener());
+        LocalExecutions executions = new LocalExecutions();
+        // Claim writes drain on the coordination scheduler, on which nothing waits for a claim write (fires and items
+        // run elsewhere), so a drain never waits behind a thread that waits for it.
+        FireRunner fireRunner =
+                new FireRunner(runtime, ledger, scheduler, executions, settings.listener(), settings.fireListener());
+        DueFires dueFires = new DueFires(ledger, settings.schedule(), runtime::configuration, executions::seenFires);
+        LedgerAudit audit = new LedgerAudit(
+                runtime,
+                ledger,
+                fireRunner,
+                executions,
+                settings.job(),
+                settings.itemExecutor(),
+                settings.catchUpHorizon(),
+                dueFires);
+        AuditRequests audits = new AuditRequests(
+                audit, scheduler, serial, runtime::isStarted, sharding::currentAssignment, local.name());
+        Reconciler reconciler = new Reconciler(
+                runtime,
+                election,
+                sharding,
+                new LedgerKeeper(ledger, completions, settings.ledgerRetention(), settings.catchUpHorizon(), dueFires),
+                serial);
+        RegistryReactions reactions =
+                new RegistryReactions(runtime, nodes, cache, election, sharding, reconciler, audits, instanceId);
+        return new JobParts(
+                client,
+                nodes,
+                instanceId,
+                scheduler,
+                ownsScheduler,
+                serial,
+                cache,
+                configurations,
+                election,
+                sharding,
+                new InstanceRegistration(
+                        client, nodes, instanceId, () -> serial.execute(reactions::instanceRegistered)),
+                executions,
+                fireRunner,
+                audits,
+                new CompletionChecks(completions, ledger, serial, runtime::sessionId, local.name()),
+                reconciler,
+                reactions,
+                new LedgerQueries(ledger, cache, nodes, local.name()),
+                new ConnectionGuard(
+                        runtime, client, nodes, executions, scheduler, serial, settings.interruptOnConnectionLoss()),
+                new AssignmentWait(
+                        sharding, election, instanceId, settings.shardingWaitTimeout(), runtime::isAvailable),
+                new JobOperations(client, nodes, configurations, sharding, local.name(), instanceId),
+                new GracefulClose(
+                        client, nodes, instanceId, election, executions, fireRunner, settings.shutdownGracePeriod()));
+    }
+
+    /**
+     * Creates the job's nodes, publishes or reads the shared configuration, loads the cache, registers this instance
+     * and joins the election unless an operator disabled this instance.
+     */
+    void start(Duration startTimeout) throws Exception {
+        operations.createStructure();
+        configurations.publish();
+        cache.addListener(reactions::registryChanged);
+        cache.start(startTimeout);
+        connection.start();
+        registration.start(startTimeout);
+        if (!cache.exists(nodes.disabledInstance(instanceId))) {
+            election.join();
+        }
+    }
+
+    /** Closes every part that holds a resource, each even if an earlier one fails (the client may be closed already). */
+    void close() {
+        connection.close();
+        closeQuietly(election, "leader election");
+        closeQuietly(registration, "registration");
+        closeQuietly(cache, "cache");
+        if (ownsScheduler) {
+            scheduler.shutdownNow();
+        }
+    }
+
+    private void closeQuietly(AutoCloseable part, String what) {
+        try {
+            part.close();
+        } catch (Exception ex) {
+            log.warn("Job {}: closing the {} failed: {}", JobNodes.name(nodes.root()), what, ex.toString());
+        }
+    }
+}

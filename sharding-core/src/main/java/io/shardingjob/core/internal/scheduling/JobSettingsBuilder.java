@@ -1,0 +1,157 @@
+package io.shardingjob.core.internal.scheduling;
+
+import io.shardingjob.core.config.FireSchedule;
+import io.shardingjob.core.config.JobConfiguration;
+import io.shardingjob.core.execution.ExecutionListener;
+import io.shardingjob.core.execution.FireCompletionListener;
+import io.shardingjob.core.execution.FireListener;
+import io.shardingjob.core.execution.ItemExecutor;
+import io.shardingjob.core.instance.InstanceId;
+import io.shardingjob.core.sharding.strategy.ShardingStrategies;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledExecutorService;
+import org.apache.curator.framework.CuratorFramework;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The values the public {@code JobCoordinator.Builder} collects, with their defaults, until they become the
+ * {@link JobSettings} of a runtime. They are kept here rather than in the public builder so that the builder is only
+ * its documented setters, and so that the settings can grow without the public class carrying their plumbing. Public
+ * only because that builder is in another package; not API.
+ */
+public final class JobSettingsBuilder {
+
+    private final CuratorFramework client;
+
+    private final JobConfiguration configuration;
+
+    private String instanceId = InstanceId.ofThisProcess();
+
+    private ShardingStrategies strategies = ShardingStrategies.defaults();
+
+    private @Nullable ScheduledExecutorService scheduler;
+
+    private Duration startTimeout = Duration.ofSeconds(15);
+
+    private Duration reconcileInterval = Duration.ofSeconds(10);
+
+    private Duration shardingWaitTimeout = Duration.ofSeconds(10);
+
+    private @Nullable ItemExecutor job;
+
+    private Executor itemExecutor = Runnable::run;
+
+    private ExecutionListener listener = result -> {};
+
+    private FireListener fireListener = new FireListener() {};
+
+    private @Nullable FireCompletionListener completionListener;
+
+    private Duration shutdownGracePeriod = Duration.ofSeconds(30);
+
+    private boolean interruptOnConnectionLoss = true;
+
+    private Duration catchUpHorizon = Duration.ofMinutes(10);
+
+    private Duration ledgerRetention = Duration.ofMinutes(1);
+
+    private Clock clock = Clock.systemUTC();
+
+    private FireSchedule schedule = FireSchedule.NONE;
+
+    public JobSettingsBuilder(CuratorFramework client, JobConfiguration configuration) {
+        this.client = client;
+        this.configuration = configuration;
+    }
+
+    public void instanceId(String instanceId) {
+        this.instanceId = instanceId;
+    }
+
+    public void strategies(ShardingStrategies strategies) {
+        this.strategies = strategies;
+    }
+
+    public void scheduler(ScheduledExecutorService scheduler) {
+        this.scheduler = scheduler;
+    }
+
+    public void startTimeout(Duration startTimeout) {
+        this.startTimeout = startTimeout;
+    }
+
+    public void reconcileInterval(Duration reconcileInterval) {
+        this.reconcileInterval = reconcileInterval;
+    }
+
+    public void shardingWaitTimeout(Duration shardingWaitTimeout) {
+        this.shardingWaitTimeout = shardingWaitTimeout;
+    }
+
+    public void job(ItemExecutor job, Executor itemExecutor) {
+        this.job = job;
+        this.itemExecutor = itemExecutor;
+    }
+
+    public void listener(ExecutionListener listener) {
+        this.listener = listener;
+    }
+
+    public void fireListener(FireListener fireListener) {
+        this.fireListener = fireListener;
+    }
+
+    public void completionListener(FireCompletionListener completionListener) {
+        this.completionListener = completionListener;
+    }
+
+    public void shutdownGracePeriod(Duration shutdownGracePeriod) {
+        this.shutdownGracePeriod = shutdownGracePeriod;
+    }
+
+    public void interruptOnConnectionLoss(boolean interruptOnConnectionLoss) {
+        this.interruptOnConnectionLoss = interruptOnConnectionLoss;
+    }
+
+    public void clock(Clock clock) {
+        this.clock = clock;
+    }
+
+    public void catchUpHorizon(Duration catchUpHorizon) {
+        this.catchUpHorizon = catchUpHorizon;
+    }
+
+    public void ledgerRetention(Duration ledgerRetention) {
+        this.ledgerRetention = ledgerRetention;
+    }
+
+    public void schedule(FireSchedule schedule) {
+        this.schedule = schedule;
+    }
+
+    /** The settings as they are now; later changes to this builder do not affect them. */
+    public JobSettings build() {
+        return new JobSettings(
+                client,
+                configuration,
+                instanceId,
+                strategies,
+                scheduler,
+                startTimeout,
+                reconcileInterval,
+                shardingWaitTimeout,
+                job,
+                itemExecutor,
+                listener,
+                fireListener,
+                completionListener,
+                shutdownGracePeriod,
+                interruptOnConnectionLoss,
+                catchUpHorizon,
+                ledgerRetention,
+                clock,
+                schedule);
+    }
+}

@@ -1,0 +1,95 @@
+package io.shardingjob.core.internal.scheduling;
+
+import io.shardingjob.core.internal.election.LeaderElection;
+import io.shardingjob.core.internal.registry.JobCache;
+import io.shardingjob.core.internal.registry.JobNodes;
+import io.shardingjob.core.internal.sharding.ShardingService;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What one job does when its registry changes under it: another instance came or went, the leader wrote an assignment,
+ * an operator disabled or enabled this instance, or this instance's own registration was created again. Kept together
+ * because they are the job's only reactions to other instances and operators. Each runs on the job's serial executor,
+ * so the job never reacts to two events at once, and each only wakes waiting fires, follows the disabled flag out of or
+ * into the election, or asks for an audit, a reshard or a reconcile.
+ */
+final class RegistryReactions {
+
+    private static final Logger log = LoggerFactory.getLogger(RegistryReactions.class);
+
+    private final JobRuntime runtime;
+
+    private final JobNodes nodes;
+
+    private final JobCache cache;
+
+    private final LeaderElection election;
+
+    private final ShardingService sharding;
+
+    private final Reconciler reconciler;
+
+    private final AuditRequests audits;
+
+    private final String instanceId;
+
+    RegistryReactions(
+            JobRuntime runtime,
+            JobNodes nodes,
+            JobCache cache,
+            LeaderElection election,
+            ShardingService sharding,
+            Reconciler reconciler,
+            AuditRequests audits,
+            String instanceId) {
+        this.runtime = runtime;
+        this.nodes = nodes;
+        this.cache = cache;
+        this.election = election;
+        this.sharding = sharding;
+        this.reconciler = reconciler;
+        this.audits = audits;
+        this.instanceId = instanceId;
+    }
+
+    /** A node of the job's registry was created, changed or deleted; {@code null} once the cache's first load ended. */
+    void registryChanged(@Nullable String path) {
+        runtime.signalChange();
+        if (!runtime.isStarted()) {
+            return;
+        }
+        if ((nodes.assignment().equals(path)
+                        && !audits.hasAudited(runtime.assignment().epoch()))
+                || (path != null && path.startsWith(nodes.instances() + "/") && !cache.exists(path))) {
+            // A new assignment may give this instance items whose earlier fires were left undone, and an instance that
+            // went away may have left claims of items this instance owns already.
+            audits.soon();
+        }
+        if (nodes.disabledInstance(instanceId).equals(path)) {
+            if (cache.exists(path)) {
+                log.info("Job {}: instance {} disabled, leaving the election", runtime.jobName(), instanceId);
+                election.leave();
+            } else {
+                log.info("Job {}: instance {} enabled, joining the election", runtime.jobName(), instanceId);
+                election.join();
+            }
+        }
+        reconciler.reconcileSoon();
+    }
+
+    /** This instance's registration was created under its current session: the leader must give it items again. */
+    void instanceRegistered() {
+        String reason = "instance " + instanceId + " registered";
+        try {
+            sharding.requestReshard(reason);
+        } catch (RuntimeException ex) {
+            log.warn(
+                    "Job {}: could not request a reshard ({}); the leader's reconcile will",
+                    runtime.jobName(),
+                    reason,
+                    ex);
+        }
+    }
+}
