@@ -349,7 +349,7 @@ public final class JobRuntime implements AutoCloseable {
 
     /** See {@link ConnectionGuard#absentOwnersUndecidedFor(Instant)}. */
     Duration absentOwnersUndecidedFor(Instant now) {
-        return connection.absentOwnersUndecidedFor(now);
+        return parts.connection().absentOwnersUndecidedFor(now);
     }
 
     /** Wakes fires waiting in {@link #awaitSharding()}: the registry, the connection or the lifecycle changed. */
