@@ -266,20 +266,42 @@ public final class FireLedger {
         return reads.fires();
     }
 
+    /**
+     * What an audit or the keeper reads first.
+     *
+     * @param watermark the fire every earlier fire is settled by, or the epoch when none is known
+     * @param fires the fires the ledger holds, oldest first
+     */
+    public record Overview(Instant watermark, List<Instant> fires) {}
+
+    /** The watermark and the fires, in one read-only multi-operation. */
+    public Overview overview() throws Exception {
+        String ledger = requests.full(nodes.ledger());
+        List<OpResult> results = requests.send(
+                "Multi", zooKeeper -> zooKeeper.multi(List.of(Op.getData(ledger), Op.getChildren(ledger))));
+        Instant watermark =
+                results.get(0) instanceof OpResult.GetDataResult data ? parseWatermark(data.getData()) : Instant.EPOCH;
+        List<Instant> fires = results.get(1) instanceof OpResult.GetChildrenResult children
+                ? children.getChildren().stream()
+                        .map(Long::parseLong)
+                        .sorted()
+                        .map(Instant::ofEpochMilli)
+                        .toList()
+                : List.of();
+        return new Overview(watermark, fires);
+    }
+
     /** The fire every earlier fire is settled by, or the epoch when none is known. */
     public Instant watermark() throws Exception {
-        try {
-            String text = new String(
-                    requests.send(
-                            "GetData", zooKeeper -> zooKeeper.getData(requests.full(nodes.ledger()), false, null)),
-                    StandardCharsets.UTF_8);
-            return text.startsWith(WATERMARK_PREFIX)
-                    ? Instant.ofEpochMilli(Long.parseLong(
-                            text.substring(WATERMARK_PREFIX.length()).trim()))
-                    : Instant.EPOCH;
-        } catch (KeeperException.NoNodeException none) {
-            return Instant.EPOCH;
-        }
+        return overview().watermark();
+    }
+
+    private static Instant parseWatermark(byte[] data) {
+        String text = data == null ? "" : new String(data, StandardCharsets.UTF_8);
+        return text.startsWith(WATERMARK_PREFIX)
+                ? Instant.ofEpochMilli(
+                        Long.parseLong(text.substring(WATERMARK_PREFIX.length()).trim()))
+                : Instant.EPOCH;
     }
 
     /** Stores the watermark; only the leader writes it, and a stale one only makes audits look further back. */

@@ -55,9 +55,10 @@ public final class LedgerKeeper {
      * @return the watermark after the pass
      */
     public Instant pass(Instant now, long sessionId) throws Exception {
-        Instant watermark = ledger.watermark();
+        FireLedger.Overview overview = ledger.overview();
+        Instant watermark = overview.watermark();
         Instant horizon = now.minus(catchUpHorizon);
-        List<Instant> fires = ledger.fires();
+        List<Instant> fires = overview.fires();
         List<Instant> missed = dueFires.recordLate(
                 watermark, fires, fireTime -> fireTime.isBefore(now.minus(LedgerRules.LATENESS)), horizon);
         if (!missed.isEmpty()) {

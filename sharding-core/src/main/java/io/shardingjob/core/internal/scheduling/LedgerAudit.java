@@ -100,10 +100,11 @@ final class LedgerAudit {
                 && !runtime.disabledInstances().contains(me);
         long session = runtime.sessionId();
         Instant now = runtime.now();
-        Instant watermark = ledger.watermark();
+        FireLedger.Overview overview = ledger.overview();
+        Instant watermark = overview.watermark();
         local.forgetFiresThrough(watermark);
         Instant horizon = now.minus(catchUpHorizon);
-        List<Instant> recorded = ledger.fires();
+        List<Instant> recorded = overview.fires();
         Set<Instant> fires = new java.util.TreeSet<>();
         recorded.stream().filter(fireTime -> fireTime.isAfter(watermark)).forEach(fires::add);
         // Due, but nobody claimed anything in them: recorded so that every owner's audit sees them.
@@ -154,7 +155,7 @@ final class LedgerAudit {
 
         for (Claim own : LedgerRules.strandedOwn(claims, session, local.inFlight())) {
             if (!local.isUnwritten(new Slot(own.item(), own.fireTime()))) {
-                work.computeIfAbsent(own.item(), item -> new ArrayList<>()).add(new Step(own, null));
+                work.computeIfAbsent(own.item(), item -> new ArrayList<>()).add(new Step(own, null, List.of()));
             }
         }
         Duration undecided = runtime.absentOwnersUndecidedFor(now);
@@ -169,7 +170,7 @@ final class LedgerAudit {
                 }
                 if (config.failover()) {
                     work.computeIfAbsent(orphan.item(), item -> new ArrayList<>())
-                            .add(new Step(null, orphan));
+                            .add(new Step(null, orphan, List.of()));
                 } else {
                     // Without failover, a dead owner's run is not repeated: the item-fire is recorded as failed.
                     ledger.takeOver(orphan, orphan.with(ClaimState.FAILED, now));
@@ -203,20 +204,22 @@ final class LedgerAudit {
                     plan.coalesced().keySet(),
                     plan.skipped());
         }
-        Map<Instant, List<Claim>> resolved = new TreeMap<>();
-        plan.coalesced()
-                .keySet()
-                .forEach(slot -> resolved.computeIfAbsent(slot.fireTime(), fireTime -> new ArrayList<>())
-                        .add(first(slot, totals, assignment, session, now).with(ClaimState.COALESCED, now)));
+        // Skipped slots are recorded now; coalesced ones only once the run they fold into is won (see runSteps).
+        Map<Instant, List<Claim>> skipped = new TreeMap<>();
         plan.skipped()
-                .forEach(slot -> resolved.computeIfAbsent(slot.fireTime(), fireTime -> new ArrayList<>())
+                .forEach(slot -> skipped.computeIfAbsent(slot.fireTime(), fireTime -> new ArrayList<>())
                         .add(first(slot, totals, assignment, session, now).with(ClaimState.SKIPPED, now)));
-        for (Map.Entry<Instant, List<Claim>> fire : resolved.entrySet()) {
+        for (Map.Entry<Instant, List<Claim>> fire : skipped.entrySet()) {
             ledger.claim(fire.getKey(), fire.getValue());
         }
+        Map<Slot, List<Claim>> folded = new java.util.HashMap<>();
+        plan.coalesced()
+                .forEach((slot, into) -> folded.computeIfAbsent(into, target -> new ArrayList<>())
+                        .add(first(slot, totals, assignment, session, now).with(ClaimState.COALESCED, now)));
         for (Slot slot : plan.run()) {
             work.computeIfAbsent(slot.item(), item -> new ArrayList<>())
-                    .add(new Step(first(slot, totals, assignment, session, now), null));
+                    .add(new Step(
+                            first(slot, totals, assignment, session, now), null, folded.getOrDefault(slot, List.of())));
         }
         work.forEach((item, steps) -> {
             steps.sort((left, right) -> left.fireTime().compareTo(right.fireTime()));
@@ -251,6 +254,7 @@ final class LedgerAudit {
                 local.finish(item, reservation);
                 continue;
             }
+            foldInto(step);
             local.claimed(owned);
             runner.runClaimedHere(job, owned, reservation);
         }
@@ -307,8 +311,34 @@ final class LedgerAudit {
         return config.misfire() ? config.misfirePolicy() : MisfirePolicy.SKIP;
     }
 
-    /** One piece of an item's work: a claim of its own or to create ({@code claim}), or an orphan to take over. */
-    private record Step(@Nullable Claim claim, @Nullable Claim orphan) {
+    /**
+     * Records the missed fires a make-up run folds in, once its claim is won: had another run won that item-fire (its
+     * new owner's regular fire, say), they would be folded into no late run at all; left unclaimed, the next audit makes
+     * them up again.
+     */
+    private void foldInto(Step step) {
+        Map<Instant, List<Claim>> byFire = new TreeMap<>();
+        step.coalesced()
+                .forEach(claim -> byFire.computeIfAbsent(claim.fireTime(), fireTime -> new ArrayList<>())
+                        .add(claim));
+        for (Map.Entry<Instant, List<Claim>> fire : byFire.entrySet()) {
+            try {
+                ledger.claim(fire.getKey(), fire.getValue());
+            } catch (Exception ex) {
+                log.warn(
+                        "Job {}: could not record the fire at {} as coalesced, the next audit will: {}",
+                        runtime.jobName(),
+                        fire.getKey(),
+                        ex.toString());
+            }
+        }
+    }
+
+    /**
+     * One piece of an item's work: a claim of its own or to create ({@code claim}), or an orphan to take over; and the
+     * missed fires its run folds in.
+     */
+    private record Step(@Nullable Claim claim, @Nullable Claim orphan, List<Claim> coalesced) {
 
         Instant fireTime() {
             return claim != null ? claim.fireTime() : orphan.fireTime();

@@ -46,9 +46,9 @@ final class LedgerQueries {
      */
     List<Claim> openClaims() {
         try {
-            Instant watermark = ledger.watermark();
-            List<Instant> recent = ledger.fires().stream()
-                    .filter(fireTime -> fireTime.isAfter(watermark))
+            FireLedger.Overview overview = ledger.overview();
+            List<Instant> recent = overview.fires().stream()
+                    .filter(fireTime -> fireTime.isAfter(overview.watermark()))
                     .toList();
             List<Claim> open = new ArrayList<>();
             for (FireView view : ledger.read(recent)) {
