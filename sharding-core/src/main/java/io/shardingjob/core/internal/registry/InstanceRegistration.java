@@ -48,8 +48,11 @@ import org.slf4j.LoggerFactory;
  *       were; the old session's claims are resolved by the new session as soon as it registers (its audit releases them).
  *   <li>Between losing the session and creating the node under the new one the instance is not registered: the
  *       server deletes the node of the expired session, the others reshard without the instance, then again with it.
- *       If the client gave the session up while the server still holds it (a partition), the node of our own old
- *       session is treated like any other session's: waited for, not adopted.
+ *       If the client gave the session up while the server still holds it (a partition, or a frozen server, which
+ *       expires every session only a session timeout after it resumes), the node of our own old session is never
+ *       adopted: it is deleted at the version read and created again under the new session. The session is this
+ *       client's own, closed by it, so nobody else can be using the node; waiting for the server to expire it would
+ *       leave the instance unregistered, claiming nothing, for a session timeout after every outage.
  *   <li>Two live processes with the same id: whoever created the node keeps it; the other one's {@link #start} fails
  *       after its timeout. A registration already started waits, and takes the node only once the other one's goes.
  *   <li>{@link #isRegistered()} is what this client last learnt: while the connection is SUSPENDED it stays true
@@ -84,6 +87,9 @@ public final class InstanceRegistration implements AutoCloseable {
 
     /** The session that owns our node, as this client last learnt; 0 while not registered. */
     private final AtomicLong owner = new AtomicLong();
+
+    /** Sessions this client had and lost: a node one of them still owns is a leftover of ours, not another's. */
+    private final java.util.Set<Long> givenUp = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     /** The other session last found holding our path; 0 when none was. */
     private final AtomicLong holder = new AtomicLong();
@@ -246,6 +252,8 @@ public final class InstanceRegistration implements AutoCloseable {
         long session = currentSession();
         if (session != 0 && nodeOwner == session) {
             registered(session);
+        } else if (givenUp.contains(nodeOwner)) {
+            deleteLeftover(event.getStat());
         } else {
             heldByAnother(nodeOwner);
         }
@@ -269,7 +277,14 @@ public final class InstanceRegistration implements AutoCloseable {
 
     private void connectionStateChanged(CuratorFramework framework, ConnectionState newState) {
         switch (newState) {
-            case LOST -> lost("the session was lost");
+            case LOST -> {
+                // Curator gives a lost session up for good (its next connection is a new session).
+                long was = owner.get();
+                if (was != 0) {
+                    givenUp.add(was);
+                }
+                lost("the session was lost");
+            }
             case CONNECTED, RECONNECTED -> create();
             default -> {
                 // SUSPENDED: the session may still live; nothing is known until it is back or lost.
@@ -310,6 +325,20 @@ public final class InstanceRegistration implements AutoCloseable {
                     jobName,
                     path,
                     Long.toHexString(session));
+        }
+    }
+
+    /** Deletes our node left by a session this client lost; the watch on it then creates it again. */
+    private void deleteLeftover(Stat stat) {
+        log.info(
+                "Job {}: deleting {} left by this instance's lost session 0x{}, to register under the new one",
+                jobName,
+                path,
+                Long.toHexString(stat.getEphemeralOwner()));
+        try {
+            client.delete().withVersion(stat.getVersion()).inBackground().forPath(path);
+        } catch (Exception ex) {
+            log.warn("Job {}: could not delete {}: {}", jobName, path, ex.toString());
         }
     }
 
