@@ -71,6 +71,9 @@ final class AssignmentWait {
             if (written.isPresent()) {
                 return written.get();
             }
+            // The flag was gone on the server: this instance's own reconcile resharded a moment ago, and the cache may
+            // show the flag still and the assignment before it. Read the assignment from ZooKeeper.
+            return sharding.readCurrentAssignment();
         }
         if (waited && !sharding.isReshardPending()) {
             // The flag's deletion can reach the cache before the assignment written in the same transaction does:
