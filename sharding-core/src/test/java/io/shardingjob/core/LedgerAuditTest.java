@@ -3,9 +3,14 @@ package io.shardingjob.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.shardingjob.core.config.FireSchedule;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.execution.ItemResult;
+import io.shardingjob.core.internal.ledger.Claim;
+import io.shardingjob.core.internal.ledger.ClaimState;
+import io.shardingjob.core.internal.ledger.FireLedger;
+import io.shardingjob.core.internal.registry.JobNodes;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -43,5 +48,57 @@ class LedgerAuditTest extends JobInstanceTestSupport {
                         Collectors.counting()));
         assertThat(runsPerSlot).hasSize(400);
         assertThat(runsPerSlot.values()).containsOnly(1L);
+    }
+
+    @Test
+    void aServiceWhoseEveryInstanceWasDownMakesUpItsScheduledFiresOnceWhenItComesBack() throws Exception {
+        FireSchedule everySecond = (configuration, after) -> Instant.ofEpochSecond(after.getEpochSecond() + 1);
+        Instant last = Instant.now().truncatedTo(ChronoUnit.SECONDS).minusSeconds(8);
+        Instance before = start("a", FOUR_ITEMS, context -> {}, builder -> builder.schedule(everySecond));
+        await().until(() -> settledAt(4, List.of(before)));
+        before.coordinator().fire(ExecutionSource.NORMAL, last);
+        before.coordinator().close();
+
+        // Back after the fires from last + 1 s on, which nobody claimed and no instance saw.
+        Instance after = start("b", FOUR_ITEMS, context -> {}, builder -> builder.schedule(everySecond));
+
+        await().untilAsserted(() -> assertThat(results(result -> result.source() == ExecutionSource.MISFIRE))
+                .extracting(result -> result.context().item())
+                .containsExactlyInAnyOrder(0, 1, 2, 3));
+        List<ItemResult> madeUp = results(result -> result.source() == ExecutionSource.MISFIRE);
+        // One late run per item, as the latest fire that was late when the audit looked: the others are coalesced.
+        assertThat(madeUp)
+                .extracting(ItemResult::fireTime)
+                .allSatisfy(fireTime -> assertThat(fireTime).isAfter(last.plusSeconds(5)));
+        assertThat(madeUp.stream().map(ItemResult::fireTime).distinct()).hasSize(1);
+        assertThat(results(result -> result.fireTime().equals(last))).hasSize(4);
+        assertThat(after.coordinator().isStarted()).isTrue();
+    }
+
+    @Test
+    void underTheSkipPolicyAServiceThatWasDownWaitsForItsNextFire() throws Exception {
+        JobConfiguration skipping = JobConfiguration.builder("audited")
+                .cron("* * * * * *")
+                .shardingTotalCount(4)
+                .misfirePolicy(io.shardingjob.core.config.MisfirePolicy.SKIP)
+                .build();
+        FireSchedule everySecond = (configuration, after) -> Instant.ofEpochSecond(after.getEpochSecond() + 1);
+        Instant last = Instant.now().truncatedTo(ChronoUnit.SECONDS).minusSeconds(8);
+        Instance before = start("a", skipping, context -> {}, builder -> builder.schedule(everySecond));
+        await().until(() -> settledAt(4, List.of(before)));
+        before.coordinator().fire(ExecutionSource.NORMAL, last);
+        before.coordinator().close();
+
+        Instance after = start("b", skipping, context -> {}, builder -> builder.schedule(everySecond));
+
+        // The audit records each missed fire's items as skipped, and nothing runs late.
+        FireLedger ledger = new FireLedger(after.client(), new JobNodes("audited"));
+        Instant missed = last.plusSeconds(3);
+        await().untilAsserted(() -> assertThat(
+                        ledger.read(List.of(missed)).get(0).claims().values())
+                .extracting(Claim::state)
+                .containsExactly(ClaimState.SKIPPED, ClaimState.SKIPPED, ClaimState.SKIPPED, ClaimState.SKIPPED));
+        assertThat(results(result -> result.source() == ExecutionSource.MISFIRE))
+                .isEmpty();
     }
 }
