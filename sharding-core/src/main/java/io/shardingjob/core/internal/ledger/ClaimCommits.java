@@ -10,26 +10,31 @@ import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Group commit of owner writes to claims. A write is queued and the caller goes on (an item's thread returns to its
  * pool at once); one drain at a time, on the given executor, writes everything queued so far in as few
- * multi-operations as their size allows, then drains again if more arrived meanwhile. So the items of a fire that end
- * together cost one or two requests, not one each, and no writer waits for a timer.
+ * multi-operations as their size allows, then drains again if more arrived meanwhile. The end of an item whose fire
+ * still runs other items here waits for them at most {@link #LINGER} (Kafka's {@code linger.ms}): the last of them
+ * drains at once, so the items of a fire that end together cost one request, not one each.
  */
 public final class ClaimCommits {
 
     private final FireLedger ledger;
 
-    private final Executor drainer;
+    /** How long an end waits for the other items of its fire to end here, so that they are written together. */
+    static final long LINGER_MILLIS = 5;
+
+    private final ScheduledExecutorService drainer;
 
     private final Queue<Pending> queue = new ConcurrentLinkedQueue<>();
 
     private final AtomicBoolean draining = new AtomicBoolean();
 
-    public ClaimCommits(FireLedger ledger, Executor drainer) {
+    public ClaimCommits(FireLedger ledger, ScheduledExecutorService drainer) {
         this.ledger = ledger;
         this.drainer = drainer;
     }
@@ -42,9 +47,25 @@ public final class ClaimCommits {
      *     unknown
      */
     public CompletableFuture<Optional<Claim>> writeLater(Claim claim) {
+        return writeLater(claim, true);
+    }
+
+    /**
+     * Queues a write, like {@link #writeLater(Claim)}; unless {@code drainNow}, it waits up to {@link #LINGER_MILLIS}
+     * for more writes to join it.
+     */
+    public CompletableFuture<Optional<Claim>> writeLater(Claim claim, boolean drainNow) {
         Pending pending = new Pending(claim);
         queue.add(pending);
-        scheduleDrain();
+        if (drainNow) {
+            scheduleDrain();
+        } else {
+            try {
+                drainer.schedule(this::scheduleDrain, LINGER_MILLIS, TimeUnit.MILLISECONDS);
+            } catch (RuntimeException rejected) {
+                scheduleDrain();
+            }
+        }
         return pending.result;
     }
 

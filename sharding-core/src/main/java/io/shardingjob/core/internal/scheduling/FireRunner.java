@@ -24,6 +24,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -54,7 +55,7 @@ final class FireRunner {
     FireRunner(
             JobRuntime runtime,
             FireLedger ledger,
-            Executor commitExecutor,
+            ScheduledExecutorService commitExecutor,
             LocalExecutions local,
             ExecutionListener listener,
             FireListener fireListener) {
@@ -263,10 +264,11 @@ final class FireRunner {
                     ? ClaimState.RELEASED
                     : last.succeeded() ? ClaimState.DONE : ClaimState.FAILED;
             Claim ended = held.get().with(end, runtime.now());
-            recorded = commits.writeLater(ended).handle((stored, failure) -> {
-                recordEnd(ended, stored, failure, context);
-                return null;
-            });
+            recorded = commits.writeLater(ended, local.endingLastOfItsFire(claim))
+                    .handle((stored, failure) -> {
+                        recordEnd(ended, stored, failure, context);
+                        return null;
+                    });
         } finally {
             // Pool threads are reused: an interrupt meant for this item must not reach the next one.
             Thread.interrupted();

@@ -34,6 +34,9 @@ final class LocalExecutions {
     /** Item-fires this session won a claim for and has not finished recording: not stranded, whatever a read says. */
     private final Set<Slot> inFlight = ConcurrentHashMap.newKeySet();
 
+    /** The item-fires in flight whose run ended, with their end queued or being written. */
+    private final Set<Slot> ending = ConcurrentHashMap.newKeySet();
+
     private final Set<Integer> missedWhileBusy = ConcurrentHashMap.newKeySet();
 
     /** Owned items another live session still runs, as the last audit saw them. */
@@ -105,7 +108,21 @@ final class LocalExecutions {
 
     /** The claim's end is recorded (or owed, see {@link #unwritten}), or the run never started. */
     void settled(Claim claim) {
-        inFlight.remove(new Slot(claim.item(), claim.fireTime()));
+        Slot slot = new Slot(claim.item(), claim.fireTime());
+        inFlight.remove(slot);
+        ending.remove(slot);
+    }
+
+    /**
+     * The claim's run ended and its end is about to be written.
+     *
+     * @return whether no other item of its fire still runs here: its end need not wait for theirs
+     */
+    boolean endingLastOfItsFire(Claim claim) {
+        Slot slot = new Slot(claim.item(), claim.fireTime());
+        ending.add(slot);
+        return inFlight.stream()
+                .noneMatch(other -> other.fireTime().equals(slot.fireTime()) && !ending.contains(other));
     }
 
     /** The item-fires this session holds a claim for and is running or about to run. */
