@@ -194,7 +194,8 @@ class FailoverTest extends FailoverTestSupport {
         assertThat(sameFire.skipped()).containsKey(2);
 
         // Once a's run has ended, item 2 is b's again for the next fire: on time, or made up as soon as b's audit has
-        // seen the end (while a's run lasts, b starts item 2 for no fire at all).
+        // seen the end (while a's run lasts, b starts item 2 for no fire at all). a's audit may find the claim its own
+        // session holds and run it first (a stranded claim); then this write loses to a's own end, as it should.
         ledger.update(List.of(taken.with(ClaimState.DONE, now())));
         Instant next = fire.plusSeconds(1);
         FireReport nextFire = b.coordinator().fire(ExecutionSource.NORMAL, next);
@@ -205,7 +206,9 @@ class FailoverTest extends FailoverTestSupport {
                         .singleElement()
                         .satisfies(run -> assertThat(run.instance()).isEqualTo("b")));
         assertThat(recorder.completedRuns(2))
-                .noneSatisfy(run -> assertThat(run.fireTime()).isEqualTo(fire));
+                .filteredOn(run -> run.fireTime().equals(fire))
+                .allSatisfy(run -> assertThat(run.instance()).isEqualTo("a"))
+                .hasSizeLessThanOrEqualTo(1);
     }
 
     @Test

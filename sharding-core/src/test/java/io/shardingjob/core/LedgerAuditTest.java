@@ -28,6 +28,9 @@ class LedgerAuditTest extends JobInstanceTestSupport {
             .failover(true)
             .build();
 
+    private static final FireSchedule EVERY_SECOND =
+            (configuration, after) -> Instant.ofEpochSecond(after.getEpochSecond() + 1);
+
     @Test
     void anAuditRunningWhileFiresClaimAndEndTheirItemsNeverRunsAnItemOfAFireTwice() throws Exception {
         Instance only =
@@ -52,15 +55,10 @@ class LedgerAuditTest extends JobInstanceTestSupport {
 
     @Test
     void aServiceWhoseEveryInstanceWasDownMakesUpItsScheduledFiresOnceWhenItComesBack() throws Exception {
-        FireSchedule everySecond = (configuration, after) -> Instant.ofEpochSecond(after.getEpochSecond() + 1);
-        Instant last = Instant.now().truncatedTo(ChronoUnit.SECONDS).minusSeconds(8);
-        Instance before = start("a", FOUR_ITEMS, context -> {}, builder -> builder.schedule(everySecond));
-        await().until(() -> settledAt(4, List.of(before)));
-        before.coordinator().fire(ExecutionSource.NORMAL, last);
-        before.coordinator().close();
+        Instant last = fireOnceAndStop(FOUR_ITEMS);
 
         // Back after the fires from last + 1 s on, which nobody claimed and no instance saw.
-        Instance after = start("b", FOUR_ITEMS, context -> {}, builder -> builder.schedule(everySecond));
+        Instance after = start("b", FOUR_ITEMS, context -> {}, builder -> builder.schedule(EVERY_SECOND));
 
         await().untilAsserted(() -> assertThat(results(result -> result.source() == ExecutionSource.MISFIRE))
                 .extracting(result -> result.context().item())
@@ -82,14 +80,9 @@ class LedgerAuditTest extends JobInstanceTestSupport {
                 .shardingTotalCount(4)
                 .misfirePolicy(io.shardingjob.core.config.MisfirePolicy.SKIP)
                 .build();
-        FireSchedule everySecond = (configuration, after) -> Instant.ofEpochSecond(after.getEpochSecond() + 1);
-        Instant last = Instant.now().truncatedTo(ChronoUnit.SECONDS).minusSeconds(8);
-        Instance before = start("a", skipping, context -> {}, builder -> builder.schedule(everySecond));
-        await().until(() -> settledAt(4, List.of(before)));
-        before.coordinator().fire(ExecutionSource.NORMAL, last);
-        before.coordinator().close();
+        Instant last = fireOnceAndStop(skipping);
 
-        Instance after = start("b", skipping, context -> {}, builder -> builder.schedule(everySecond));
+        Instance after = start("b", skipping, context -> {}, builder -> builder.schedule(EVERY_SECOND));
 
         // The audit records each missed fire's items as skipped, and nothing runs late.
         FireLedger ledger = new FireLedger(after.client(), new JobNodes("audited"));
@@ -100,5 +93,15 @@ class LedgerAuditTest extends JobInstanceTestSupport {
                 .containsExactly(ClaimState.SKIPPED, ClaimState.SKIPPED, ClaimState.SKIPPED, ClaimState.SKIPPED));
         assertThat(results(result -> result.source() == ExecutionSource.MISFIRE))
                 .isEmpty();
+    }
+
+    /** The only instance of a job fires once, eight seconds ago, and stops: every instance is down since. */
+    private Instant fireOnceAndStop(JobConfiguration job) throws Exception {
+        Instant last = Instant.now().truncatedTo(ChronoUnit.SECONDS).minusSeconds(8);
+        Instance before = start("a", job, context -> {}, builder -> builder.schedule(EVERY_SECOND));
+        await().until(() -> settledAt(4, List.of(before)));
+        before.coordinator().fire(ExecutionSource.NORMAL, last);
+        before.coordinator().close();
+        return last;
     }
 }
