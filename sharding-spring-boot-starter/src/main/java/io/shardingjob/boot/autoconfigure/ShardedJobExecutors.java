@@ -3,6 +3,7 @@ package io.shardingjob.boot.autoconfigure;
 import java.time.Duration;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.task.SimpleAsyncTaskExecutorBuilder;
@@ -14,14 +15,15 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 
 /**
- * The threads of every sharded job together: one scheduler, one pool of fires, one pool of items. Their sizes do not
- * depend on the number of jobs (Elastic-Job spends a pool per job). They are deliberately not {@code TaskScheduler} or
- * {@code Executor} beans, so that they neither replace the application's own scheduler for {@code @Scheduled} nor get
- * shut down by the context before the jobs have finished.
+ * The threads of every sharded job together: one scheduler, one coordination pool, one pool of fires, one pool of
+ * items. Their sizes do not depend on the number of jobs (Elastic-Job spends a pool per job). They are deliberately
+ * not {@code TaskScheduler} or {@code Executor} beans, so that they neither replace the application's own scheduler
+ * for {@code @Scheduled} nor get shut down by the context before the jobs have finished.
  *
  * <ul>
- *   <li>the scheduler fires cron triggers and runs every coordinator's coordination work (cache events, reconcile);
- *       its tasks are short, so a couple of threads serve any number of jobs;
+ *   <li>the scheduler only fires cron triggers: its tasks are short, so a couple of threads serve any number of jobs;
+ *   <li>coordination work (audits, ledger upkeep, reshards, claim writes) waits on ZooKeeper, so it has a scheduled
+ *       pool of its own: a slow or unreachable ZooKeeper must not make cron triggers late;
  *   <li>a fire waits for its items, so fires get their own bounded pool rather than blocking the scheduler;
  *   <li>items run on a separate bounded pool; sharing it with fires could deadlock fires waiting for queued items.
  * </ul>
@@ -30,7 +32,14 @@ public final class ShardedJobExecutors implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(ShardedJobExecutors.class);
 
+    /** Coordination threads of the factories that are not told a number. */
+    private static final int DEFAULT_COORDINATION_THREADS = 2;
+
     private final ThreadPoolTaskScheduler scheduler;
+
+    private final ScheduledExecutorService coordination;
+
+    private final @Nullable ThreadPoolTaskScheduler ownCoordination;
 
     private final Executor fires;
 
@@ -42,15 +51,42 @@ public final class ShardedJobExecutors implements AutoCloseable {
      * @param items runs the items
      */
     public ShardedJobExecutors(ThreadPoolTaskScheduler scheduler, Executor fires, Executor items) {
+        this(scheduler, null, fires, items);
+    }
+
+    /**
+     * @param scheduler an initialized scheduler, for cron triggers
+     * @param coordination an initialized scheduler for coordination work, closed with these executors; null to share
+     *     {@code scheduler}, whose triggers then wait behind coordination work
+     * @param fires runs each fire, which blocks until its items are done
+     * @param items runs the items
+     */
+    public ShardedJobExecutors(
+            ThreadPoolTaskScheduler scheduler,
+            @Nullable ThreadPoolTaskScheduler coordination,
+            Executor fires,
+            Executor items) {
         this.scheduler = scheduler;
+        this.ownCoordination = coordination;
+        this.coordination =
+                coordination != null ? coordination.getScheduledExecutor() : scheduler.getScheduledExecutor();
         this.fires = fires;
         this.items = items;
     }
 
     /** Platform threads: a scheduler of {@code schedulerThreads}, and fixed pools that queue what they cannot run. */
     public static ShardedJobExecutors platform(int schedulerThreads, int fireThreads, int itemThreads) {
+        return platform(schedulerThreads, DEFAULT_COORDINATION_THREADS, fireThreads, itemThreads);
+    }
+
+    /** Platform threads, with {@code coordinationThreads} for coordination work. */
+    public static ShardedJobExecutors platform(
+            int schedulerThreads, int coordinationThreads, int fireThreads, int itemThreads) {
         return new ShardedJobExecutors(
-                scheduler(schedulerThreads), pool("sharding-fire-", fireThreads), pool("sharding-item-", itemThreads));
+                scheduler("sharding-scheduler-", schedulerThreads),
+                scheduler("sharding-coordination-", coordinationThreads),
+                pool("sharding-fire-", fireThreads),
+                pool("sharding-item-", itemThreads));
     }
 
     /**
@@ -59,8 +95,14 @@ public final class ShardedJobExecutors implements AutoCloseable {
      * {@code SimpleAsyncTaskScheduler} is not, and its tasks never block.
      */
     public static ShardedJobExecutors virtual(int schedulerThreads, int itemConcurrency) {
+        return virtual(schedulerThreads, DEFAULT_COORDINATION_THREADS, itemConcurrency);
+    }
+
+    /** Virtual threads for fires and items, with {@code coordinationThreads} platform threads for coordination work. */
+    public static ShardedJobExecutors virtual(int schedulerThreads, int coordinationThreads, int itemConcurrency) {
         return new ShardedJobExecutors(
-                scheduler(schedulerThreads),
+                scheduler("sharding-scheduler-", schedulerThreads),
+                scheduler("sharding-coordination-", coordinationThreads),
                 new SimpleAsyncTaskExecutorBuilder()
                         .virtualThreads(true)
                         .threadNamePrefix("sharding-fire-")
@@ -72,12 +114,12 @@ public final class ShardedJobExecutors implements AutoCloseable {
                         .build());
     }
 
-    private static ThreadPoolTaskScheduler scheduler(int threads) {
+    private static ThreadPoolTaskScheduler scheduler(String prefix, int threads) {
         // A builder of our own rather than Boot's bean: spring.task.scheduling.* sizes @Scheduled's scheduler, not
         // ours.
         ThreadPoolTaskScheduler scheduler = new ThreadPoolTaskSchedulerBuilder()
                 .poolSize(threads)
-                .threadNamePrefix("sharding-scheduler-")
+                .threadNamePrefix(prefix)
                 .build();
         scheduler.setRemoveOnCancelPolicy(true);
         scheduler.initialize();
@@ -100,9 +142,9 @@ public final class ShardedJobExecutors implements AutoCloseable {
         return scheduler;
     }
 
-    /** The scheduler as the coordinators of the core take it. */
+    /** The executor of coordination work, as the coordinators of the core take it. */
     public ScheduledExecutorService coordination() {
-        return scheduler.getScheduledExecutor();
+        return coordination;
     }
 
     public Executor fires() {
@@ -119,7 +161,7 @@ public final class ShardedJobExecutors implements AutoCloseable {
      */
     @Override
     public void close() {
-        for (Object executor : new Object[] {fires, items, scheduler}) {
+        for (Object executor : new Object[] {fires, items, scheduler, ownCoordination}) {
             try {
                 if (executor instanceof ExecutorConfigurationSupport pool) {
                     pool.shutdown();

@@ -105,11 +105,15 @@ public final class ShardingAutoConfiguration {
     @ConditionalOnMissingBean
     ShardedJobExecutors shardedJobExecutors(ShardingProperties properties, Environment environment) {
         int schedulerThreads = properties.getScheduler().getPoolSize();
+        int coordinationThreads = properties.getCoordination().getPoolSize();
         ShardingProperties.Execution execution = properties.getExecution();
         return Threading.VIRTUAL.isActive(environment)
-                ? ShardedJobExecutors.virtual(schedulerThreads, execution.getPoolSize())
+                ? ShardedJobExecutors.virtual(schedulerThreads, coordinationThreads, execution.getPoolSize())
                 : ShardedJobExecutors.platform(
-                        schedulerThreads, execution.getMaxConcurrentFires(), execution.getPoolSize());
+                        schedulerThreads,
+                        coordinationThreads,
+                        execution.getMaxConcurrentFires(),
+                        execution.getPoolSize());
     }
 
     @Bean

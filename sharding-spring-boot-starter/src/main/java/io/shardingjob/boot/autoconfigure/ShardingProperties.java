@@ -245,7 +245,7 @@ public class ShardingProperties {
     /** The one scheduler shared by every job. */
     public static class Scheduler {
 
-        /** Threads that fire cron triggers and do coordination work, for all jobs together. */
+        /** Threads that fire cron triggers, for all jobs together; coordination work has threads of its own. */
         private int poolSize = 2;
 
         public int getPoolSize() {
@@ -360,6 +360,17 @@ public class ShardingProperties {
 
         /** How long a fire waits for a pending reshard before running the assignment it has. */
         private Duration shardingWaitTimeout = Duration.ofSeconds(10);
+
+        /** Threads that do coordination work (audits, ledger upkeep, reshards, claim writes) for all jobs together. */
+        private int poolSize = 2;
+
+        public int getPoolSize() {
+            return poolSize;
+        }
+
+        public void setPoolSize(int poolSize) {
+            this.poolSize = poolSize;
+        }
 
         public Duration getStartTimeout() {
             return startTimeout;

@@ -18,6 +18,7 @@ import io.shardingjob.core.sharding.strategy.ShardingStrategy;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -57,6 +58,36 @@ class ShardingAutoConfigurationTests {
                     .anySatisfy(
                             execution -> assertThat(execution.itemParameter()).isEqualTo("Shanghai"));
             assertThat(recording.threads()).allMatch(name -> name.startsWith("sharding-item-"));
+        });
+    }
+
+    @Test
+    void coordinationWorkRunsOnAPoolOfItsOwnSoThatItCannotMakeCronTriggersLate() throws Exception {
+        runner.withPropertyValues("sharding.coordination.pool-size=3").run(context -> {
+            ShardedJobExecutors executors = context.getBean(ShardedJobExecutors.class);
+            assertThat(executors.coordination())
+                    .isNotSameAs(
+                            ((org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler) executors.scheduler())
+                                    .getScheduledExecutor());
+            assertThat(((java.util.concurrent.ScheduledThreadPoolExecutor) executors.coordination()).getCorePoolSize())
+                    .isEqualTo(3);
+            // Coordination work blocked on ZooKeeper does not hold a trigger back.
+            java.util.concurrent.CountDownLatch blocked = new java.util.concurrent.CountDownLatch(1);
+            for (int thread = 0; thread < 3; thread++) {
+                executors.coordination().execute(() -> {
+                    try {
+                        blocked.await();
+                    } catch (InterruptedException ex) {
+                        Thread.currentThread().interrupt();
+                    }
+                });
+            }
+            java.util.concurrent.CompletableFuture<String> trigger = new java.util.concurrent.CompletableFuture<>();
+            executors
+                    .scheduler()
+                    .schedule(() -> trigger.complete(Thread.currentThread().getName()), Instant.now());
+            assertThat(trigger.get(5, java.util.concurrent.TimeUnit.SECONDS)).startsWith("sharding-scheduler-");
+            blocked.countDown();
         });
     }
 
