@@ -49,19 +49,26 @@ public final class DueFires {
      *
      * @param watermark the ledger's watermark: every fire at or before it is settled
      * @param recorded every fire the ledger holds, oldest first
-     * @param isLate whether a fire is late: its claimers had their time
+     * @param isLate whether a fire this instance was told of is late: its claimers had their time
+     * @param scheduledBefore the schedule's fires count only before this one: a fire after which another one settled
+     *     is missed for sure, while a recent one may still wait in the queue of the instance that will run it
      * @param horizon fires before it are beyond catch-up and not recorded
      * @return the fires recorded now, oldest first
      */
     public List<Instant> recordLate(
-            Instant watermark, List<Instant> recorded, Predicate<Instant> isLate, Instant horizon) throws Exception {
+            Instant watermark,
+            List<Instant> recorded,
+            Predicate<Instant> isLate,
+            Instant scheduledBefore,
+            Instant horizon)
+            throws Exception {
         JobConfiguration job = configuration.get();
         if (job.disabled()) {
             // A disabled job's fires are not due: nothing is made up for them once it is enabled again.
             return List.of();
         }
         List<Instant> missing = unrecorded(
-                scheduled(job, historyStart(watermark, recorded), isLate, horizon),
+                scheduled(job, historyStart(watermark, recorded), scheduledBefore, horizon),
                 seen.get(),
                 recorded,
                 watermark,
@@ -74,11 +81,11 @@ public final class DueFires {
     }
 
     /**
-     * The schedule's late fire times after the ledger's history starts. Before its first fire the job had no history
+     * The schedule's fire times after the ledger's history starts and before {@code before}. Before its first fire the job had no history
      * to miss fires of: the schedule says nothing about the time before the job first ran.
      */
     private List<Instant> scheduled(
-            JobConfiguration job, @Nullable Instant historyStart, Predicate<Instant> isLate, Instant horizon) {
+            JobConfiguration job, @Nullable Instant historyStart, Instant before, Instant horizon) {
         if (historyStart == null) {
             return List.of();
         }
@@ -86,7 +93,7 @@ public final class DueFires {
         Instant after = historyStart.isBefore(horizon) ? horizon.minusMillis(1) : historyStart;
         while (times.size() < MAX_PER_PASS) {
             Instant next = schedule.nextFireAfter(job, after);
-            if (next == null || !isLate.test(next)) {
+            if (next == null || !next.isBefore(before)) {
                 break;
             }
             times.add(next.truncatedTo(ChronoUnit.MILLIS));
@@ -119,7 +126,7 @@ public final class DueFires {
         due.addAll(seen);
         return due.stream()
                 .filter(fireTime -> fireTime.isAfter(watermark) && !fireTime.isBefore(horizon))
-                .filter(fireTime -> !held.contains(fireTime) && isLate.test(fireTime))
+                .filter(fireTime -> !held.contains(fireTime) && (scheduled.contains(fireTime) || isLate.test(fireTime)))
                 .limit(MAX_PER_PASS)
                 .toList();
     }

@@ -59,13 +59,6 @@ public final class LedgerKeeper {
         Instant watermark = overview.watermark();
         Instant horizon = now.minus(catchUpHorizon);
         List<Instant> fires = overview.fires();
-        List<Instant> missed = dueFires.recordLate(
-                watermark, fires, fireTime -> fireTime.isBefore(now.minus(LedgerRules.LATENESS)), horizon);
-        if (!missed.isEmpty()) {
-            fires = java.util.stream.Stream.concat(fires.stream(), missed.stream())
-                    .sorted()
-                    .toList();
-        }
         List<Instant> recent = fires.stream()
                 .filter(fireTime -> fireTime.isAfter(watermark))
                 .limit(FIRES_PER_PASS)
@@ -86,13 +79,23 @@ public final class LedgerKeeper {
             }
         }
         Instant through = LedgerRules.settledThrough(passable, watermark);
+        // A scheduled fire before a settled one that nobody claimed was missed, by every instance: recorded before the
+        // watermark passes it. Only fires before a settled one: a recent fire may still wait in its instance's queue.
+        List<Instant> missed = dueFires.recordLate(
+                watermark, fires, fireTime -> fireTime.isBefore(now.minus(LedgerRules.LATENESS)), through, horizon);
+        if (!missed.isEmpty()) {
+            List<FireView> withMissed = new ArrayList<>(passable);
+            missed.forEach(fireTime -> withMissed.add(new FireView(fireTime, java.util.Map.of())));
+            through = LedgerRules.settledThrough(withMissed, watermark);
+        }
         if (through.isAfter(watermark)) {
             ledger.setWatermark(through);
         }
         Instant keepAfter = now.minus(retention);
+        Instant settled = through;
         List<Instant> old = fires.stream()
                 .filter(fireTime ->
-                        fireTime.isBefore(keepAfter) && (!fireTime.isAfter(through) || fireTime.isBefore(horizon)))
+                        fireTime.isBefore(keepAfter) && (!fireTime.isAfter(settled) || fireTime.isBefore(horizon)))
                 .limit(FIRES_PER_PASS)
                 .toList();
         if (!old.isEmpty()) {

@@ -108,7 +108,9 @@ final class LedgerAudit {
         Set<Instant> fires = new java.util.TreeSet<>();
         recorded.stream().filter(fireTime -> fireTime.isAfter(watermark)).forEach(fires::add);
         // Due, but nobody claimed anything in them: recorded so that every owner's audit sees them.
-        fires.addAll(dueFires.recordLate(watermark, recorded, fireTime -> isLate(fireTime, now), horizon));
+        // The schedule's missed fires are the keeper's to record (before it moves the watermark past them): here a
+        // scheduled fire may still wait in this instance's own queue of fires.
+        fires.addAll(dueFires.recordLate(watermark, recorded, fireTime -> isLate(fireTime, now), watermark, horizon));
         // A fire this instance saw that is not late yet is looked at again once it is, not at the next periodic audit.
         Stream.concat(fires.stream(), local.seenFires().stream())
                 .filter(fireTime -> fireTime.isAfter(watermark) && !isLate(fireTime, now))

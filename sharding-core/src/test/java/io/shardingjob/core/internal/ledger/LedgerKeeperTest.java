@@ -34,17 +34,18 @@ class LedgerKeeperTest extends ZooKeeperTestSupport {
     }
 
     @Test
-    void theWatermarkStopsBeforeAScheduledFireThatNobodyClaimedWhichIsRecordedForTheAudits() throws Exception {
+    void theWatermarkStopsBeforeAScheduledFireThatNobodyClaimedBeforeASettledOneWhichIsRecordedForTheAudits()
+            throws Exception {
         settle(start);
         settle(start.plusSeconds(4));
 
         Instant through = keeper(job(false), Set.of()).pass(start.plusSeconds(10), ledger.sessionId());
 
         assertThat(through).isEqualTo(start);
+        // Only the scheduled fires before the settled one: a later one may still wait in its instance's queue.
         assertThat(ledger.fires())
-                .startsWith(start, start.plusSeconds(1), start.plusSeconds(2), start.plusSeconds(3))
-                .contains(start.plusSeconds(4), start.plusSeconds(7))
-                .doesNotContain(start.plusSeconds(8), start.plusSeconds(9));
+                .containsExactly(
+                        start, start.plusSeconds(1), start.plusSeconds(2), start.plusSeconds(3), start.plusSeconds(4));
         assertThat(ledger.read(List.of(start.plusSeconds(2))).get(0).claims()).isEmpty();
     }
 
