@@ -80,7 +80,7 @@ final class JobConfigurationResolver {
         String name = job.jobName();
         ShardedJob annotation = job.annotation();
         String key = properties.jobKey(name).orElse(name);
-        ShardingProperties.Job overrides = properties.getJobs().getOrDefault(key, new ShardingProperties.Job());
+        ShardedJobProperties overrides = properties.getJobs().getOrDefault(key, new ShardedJobProperties());
         JobConfiguration.Builder builder = JobConfiguration.builder(name)
                 .cron(pick(overrides.getCron(), placeholders.apply(annotation.cron())))
                 .shardingTotalCount(pick(overrides.getShardingTotalCount(), annotation.shardingTotalCount()))

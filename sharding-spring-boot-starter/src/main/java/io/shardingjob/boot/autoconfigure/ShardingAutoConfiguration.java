@@ -59,7 +59,7 @@ public final class ShardingAutoConfiguration {
     @ConditionalOnMissingBean
     RegistryCenter shardingRegistryCenter(
             ShardingProperties properties, Environment environment, ObjectProvider<EmbeddedZooKeeper> embedded) {
-        ShardingProperties.ZooKeeper zooKeeper = properties.getZookeeper();
+        ZooKeeperProperties zooKeeper = properties.getZookeeper();
         String connectString = zooKeeper.getConnectString();
         if (connectString == null || connectString.isBlank()) {
             EmbeddedZooKeeper server = embedded.getIfAvailable();
@@ -189,7 +189,7 @@ public final class ShardingAutoConfiguration {
         EmbeddedZooKeeper embeddedZooKeeper(ShardingProperties properties, ResourceLoader resourceLoader)
                 throws Exception {
             EmbeddedZooKeeper.checkServerDependencies(resourceLoader.getClassLoader());
-            ShardingProperties.Embedded embedded = properties.getZookeeper().getEmbedded();
+            ZooKeeperProperties.Embedded embedded = properties.getZookeeper().getEmbedded();
             String directory = embedded.getDataDirectory();
             EmbeddedZooKeeper server = new EmbeddedZooKeeper(
                     embedded.getPort(), directory == null ? null : Path.of(directory), embedded.getTickTime());
