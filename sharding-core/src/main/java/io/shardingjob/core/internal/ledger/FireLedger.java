@@ -261,6 +261,17 @@ public final class FireLedger {
         return reads.readClaim(fireTime, item);
     }
 
+    /** Whether another session's run, as an audit saw it, is still running now; when unknown, it is. */
+    public boolean stillRuns(Claim other) {
+        try {
+            return readClaim(other.fireTime(), other.item())
+                    .filter(now -> now.state() == ClaimState.RUNNING && now.sessionId() == other.sessionId())
+                    .isPresent();
+        } catch (Exception unreachable) {
+            return true;
+        }
+    }
+
     /** The fires the ledger holds, oldest first. */
     public List<Instant> fires() throws Exception {
         return reads.fires();

@@ -100,13 +100,20 @@ public final class LedgerRules {
      */
     public static Set<Integer> runningElsewhere(
             Collection<Claim> claims, Set<Long> liveSessions, long sessionId, Set<Integer> ownedItems) {
-        return claims.stream()
+        return runsElsewhere(claims, liveSessions, sessionId, ownedItems).keySet();
+    }
+
+    /** {@link #runningElsewhere}, with the other session's running claim of each item. */
+    public static Map<Integer, Claim> runsElsewhere(
+            Collection<Claim> claims, Set<Long> liveSessions, long sessionId, Set<Integer> ownedItems) {
+        Map<Integer, Claim> elsewhere = new java.util.TreeMap<>();
+        claims.stream()
                 .filter(claim -> claim.state() == ClaimState.RUNNING
                         && claim.sessionId() != sessionId
                         && liveSessions.contains(claim.sessionId())
                         && ownedItems.contains(claim.item()))
-                .map(Claim::item)
-                .collect(java.util.stream.Collectors.toUnmodifiableSet());
+                .forEach(claim -> elsewhere.put(claim.item(), claim));
+        return Map.copyOf(elsewhere);
     }
 
     /**

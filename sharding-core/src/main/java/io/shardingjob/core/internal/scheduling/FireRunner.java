@@ -110,7 +110,7 @@ final class FireRunner {
                 skipped.put(item, "disabled");
                 continue;
             }
-            if (!local.mayStart(item, assignment.epoch())) {
+            if (!local.mayStart(item, assignment.epoch(), ledger::stillRuns)) {
                 // Its audit makes this fire up once the other instance's run of the item has ended.
                 skipped.put(item, "running on another instance for an earlier fire; made up when it ends");
                 continue;

@@ -120,7 +120,7 @@ final class LedgerAudit {
         Set<Integer> owned = new HashSet<>(assignment.itemsOf(me));
         owned.removeAll(runtime.disabledItems());
         if (fires.isEmpty()) {
-            local.audited(assignment.epoch(), owned, Set.of());
+            local.audited(assignment.epoch(), owned, Map.of());
             return;
         }
         List<FireView> views = ledger.read(fires);
@@ -144,8 +144,9 @@ final class LedgerAudit {
                         && claim.state().isOpen()
                         && (claim.sessionId() != session || claim.state() == ClaimState.RELEASED));
         Map<String, Long> live = foreignOpenClaim ? ledger.liveInstances() : Map.of();
-        Set<Integer> elsewhere = LedgerRules.runningElsewhere(claims, Set.copyOf(live.values()), session, owned);
-        local.audited(assignment.epoch(), owned, elsewhere);
+        Map<Integer, Claim> runs = LedgerRules.runsElsewhere(claims, Set.copyOf(live.values()), session, owned);
+        Set<Integer> elsewhere = runs.keySet();
+        local.audited(assignment.epoch(), owned, runs);
         if (!elsewhere.isEmpty()) {
             // Not watched: looked at again shortly, until the other instance's run has ended.
             runtime.auditLater(Duration.ofSeconds(1));

@@ -4,12 +4,14 @@ import io.shardingjob.core.internal.ledger.Claim;
 import io.shardingjob.core.internal.ledger.LedgerRules.Slot;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableSet;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListSet;
+import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -39,8 +41,8 @@ final class LocalExecutions {
 
     private final Set<Integer> missedWhileBusy = ConcurrentHashMap.newKeySet();
 
-    /** Owned items another live session still runs, as the last audit saw them. */
-    private volatile Set<Integer> runningElsewhere = Set.of();
+    /** Owned items another live session still runs, with its claim, as the last audit saw them. */
+    private volatile Map<Integer, Claim> runningElsewhere = Map.of();
 
     /** The epoch of the assignment the last audit looked at, and the items this instance owned under it. */
     private long auditedEpoch = -1;
@@ -48,20 +50,36 @@ final class LocalExecutions {
     private Set<Integer> auditedItems = Set.of();
 
     /** What an audit found for the assignment of {@code epoch}; fires waiting for it go on. */
-    synchronized void audited(long epoch, Set<Integer> owned, Set<Integer> elsewhere) {
+    synchronized void audited(long epoch, Set<Integer> owned, Map<Integer, Claim> elsewhere) {
         auditedEpoch = epoch;
         auditedItems = Set.copyOf(owned);
-        runningElsewhere = Set.copyOf(elsewhere);
+        runningElsewhere = Map.copyOf(elsewhere);
         notifyAll();
     }
 
     /**
-     * Whether a fire under the assignment of {@code epoch} may start the item here: no other live session runs it, as
-     * far as the last audit saw, and that audit already knew the item was this instance's (an item that just moved
-     * here may still run on its old owner until an audit has looked).
+     * Whether a fire under the assignment of {@code epoch} may start the item here: no other live session runs it, and
+     * the last audit already knew the item was this instance's (an item that just moved here may still run on its old
+     * owner until an audit has looked). A run the audit saw elsewhere is checked again in the ledger ({@code
+     * stillRuns}): the audit only polls, and the run may have ended since.
      */
-    synchronized boolean mayStart(int item, long epoch) {
-        return !runningElsewhere.contains(item) && (epoch == auditedEpoch || auditedItems.contains(item));
+    boolean mayStart(int item, long epoch, Predicate<Claim> stillRuns) {
+        Claim other = runningElsewhere.get(item);
+        if (other != null && !stillRuns.test(other)) {
+            forgetElsewhere(item, other);
+            other = null;
+        }
+        synchronized (this) {
+            return other == null && (epoch == auditedEpoch || auditedItems.contains(item));
+        }
+    }
+
+    private synchronized void forgetElsewhere(int item, Claim ended) {
+        if (ended.equals(runningElsewhere.get(item))) {
+            Map<Integer, Claim> rest = new HashMap<>(runningElsewhere);
+            rest.remove(item);
+            runningElsewhere = Map.copyOf(rest);
+        }
     }
 
     /** Waits until an audit has looked at the assignment of {@code epoch}, at most the timeout. */

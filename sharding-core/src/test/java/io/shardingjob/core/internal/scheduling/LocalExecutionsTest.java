@@ -1,0 +1,44 @@
+package io.shardingjob.core.internal.scheduling;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.shardingjob.core.execution.ExecutionSource;
+import io.shardingjob.core.internal.ledger.Claim;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** What a fire may start here, from what the last audit saw and what the ledger says now. */
+class LocalExecutionsTest {
+
+    private final LocalExecutions local = new LocalExecutions();
+
+    private final Claim runOfAnotherSession =
+            Claim.first(2, Instant.now(), "a", 7, ExecutionSource.NORMAL, 2, 4, Instant.now());
+
+    @Test
+    void anItemAnotherSessionStillRunsIsNotStartedHere() {
+        local.audited(3, Set.of(2, 3), Map.of(2, runOfAnotherSession));
+
+        assertThat(local.mayStart(2, 3, other -> true)).isFalse();
+        assertThat(local.mayStart(3, 3, other -> true)).isTrue();
+    }
+
+    @Test
+    void aRunTheAuditSawElsewhereThatHasEndedSinceNoLongerHoldsTheItemBack() {
+        local.audited(3, Set.of(2, 3), Map.of(2, runOfAnotherSession));
+
+        assertThat(local.mayStart(2, 3, other -> false)).isTrue();
+        // Forgotten once seen ended: no further read of the ledger for it.
+        assertThat(local.mayStart(2, 3, other -> true)).isTrue();
+    }
+
+    @Test
+    void anItemThatMovedHereIsNotStartedBeforeAnAuditOfItsAssignmentHasLooked() {
+        local.audited(3, Set.of(3), Map.of());
+
+        assertThat(local.mayStart(2, 4, other -> false)).isFalse();
+        assertThat(local.mayStart(3, 4, other -> false)).isTrue();
+    }
+}
