@@ -10,11 +10,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.CreateMode;
-import org.apache.zookeeper.CreateOptions;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
@@ -45,8 +43,6 @@ import org.apache.zookeeper.data.Stat;
  */
 public final class FireLedger {
 
-    private static final int MAX_CLAIM_ROUNDS = 4;
-
     private static final String WATERMARK_PREFIX = "settled=";
 
     private final LedgerRequests requests;
@@ -58,10 +54,13 @@ public final class FireLedger {
     /** Fires whose node this instance created or found, so that its next claims in them skip creating it. */
     private final Set<Long> knownFires = ConcurrentHashMap.newKeySet();
 
+    private final LedgerCommit commits;
+
     public FireLedger(CuratorFramework client, JobNodes nodes) {
         this.requests = new LedgerRequests(client);
         this.reads = new LedgerReads(requests, nodes);
         this.nodes = nodes;
+        this.commits = new LedgerCommit(requests, reads, nodes, knownFires);
     }
 
     /**
@@ -78,66 +77,7 @@ public final class FireLedger {
      * @param claims new claims ({@link Claim#first}) of one fire
      */
     public Claimed claim(Instant fireTime, List<Claim> claims) throws Exception {
-        Map<Integer, Claim> won = new TreeMap<>();
-        Map<Integer, Claim> lost = new TreeMap<>();
-        for (List<Claim> batch : LedgerRequests.batches(claims, LedgerRequests.MAX_OPS_PER_MULTI - 1)) {
-            claimBatch(fireTime, new ArrayList<>(batch), won, lost);
-        }
-        return new Claimed(won, lost);
-    }
-
-    private void claimBatch(Instant fireTime, List<Claim> batch, Map<Integer, Claim> won, Map<Integer, Claim> lost)
-            throws Exception {
-        String firePath = requests.full(nodes.ledgerFire(fireTime));
-        for (int round = 0; round < MAX_CLAIM_ROUNDS && !batch.isEmpty(); round++) {
-            boolean withFire = !knownFires.contains(fireTime.toEpochMilli());
-            List<Op> ops = new ArrayList<>(batch.size() + 1);
-            if (withFire) {
-                ops.add(Op.create(firePath, new byte[0], persistent()));
-            }
-            for (Claim claim : batch) {
-                ops.add(Op.create(requests.full(nodes.claim(fireTime, claim.item())), claim.encode(), persistent()));
-            }
-            try {
-                List<OpResult> results = requests.send("Multi", zooKeeper -> zooKeeper.multi(ops));
-                knownFires.add(fireTime.toEpochMilli());
-                int offset = withFire ? 1 : 0;
-                for (int i = 0; i < batch.size(); i++) {
-                    Stat stat = ((OpResult.CreateResult) results.get(i + offset)).getStat();
-                    won.put(batch.get(i).item(), batch.get(i).written(stat, true));
-                }
-                return;
-            } catch (KeeperException failed) {
-                int index = LedgerRequests.firstFailure(failed);
-                if (index < 0) {
-                    throw failed;
-                }
-                KeeperException.Code code = KeeperException.Code.get(LedgerRequests.errorOf(failed, index));
-                if (withFire && index == 0 && code == KeeperException.Code.NODEEXISTS) {
-                    knownFires.add(fireTime.toEpochMilli());
-                } else if (code == KeeperException.Code.NONODE) {
-                    // The fire node this instance knew was retired meanwhile: create it again with the claims.
-                    knownFires.remove(fireTime.toEpochMilli());
-                } else if (code == KeeperException.Code.NODEEXISTS) {
-                    knownFires.add(fireTime.toEpochMilli());
-                    Map<Integer, Claim> existing =
-                            read(List.of(fireTime)).get(0).claims();
-                    batch.removeIf(claim -> {
-                        Claim other = existing.get(claim.item());
-                        if (other != null) {
-                            lost.put(claim.item(), other);
-                        }
-                        return other != null;
-                    });
-                } else {
-                    throw failed;
-                }
-            }
-        }
-        if (!batch.isEmpty()) {
-            throw new IllegalStateException("Could not claim items of the fire at " + fireTime + " in "
-                    + MAX_CLAIM_ROUNDS + " rounds: the ledger keeps changing under them");
-        }
+        return commit(List.of(), fireTime, claims).claimed();
     }
 
     /**
@@ -150,53 +90,53 @@ public final class FireLedger {
 
     /** Writes each claim as given at the version it holds, in one multi-operation per batch: a group commit. */
     public Written update(List<Claim> claims) throws Exception {
-        List<Claim> written = new ArrayList<>(claims.size());
-        List<Claim> lost = new ArrayList<>();
-        for (List<Claim> batch : LedgerRequests.batches(claims, LedgerRequests.MAX_OPS_PER_MULTI)) {
-            List<Claim> remaining = new ArrayList<>(batch);
-            while (!remaining.isEmpty()) {
-                List<Op> ops = new ArrayList<>(remaining.size());
-                for (Claim claim : remaining) {
-                    ops.add(Op.setData(
-                            requests.full(nodes.claim(claim.fireTime(), claim.item())),
-                            claim.encode(),
-                            claim.version()));
-                }
-                try {
-                    List<OpResult> results = requests.send("Multi", zooKeeper -> zooKeeper.multi(ops));
-                    for (int i = 0; i < remaining.size(); i++) {
-                        Stat stat = ((OpResult.SetDataResult) results.get(i)).getStat();
-                        written.add(remaining.get(i).written(stat, false));
-                    }
-                    remaining.clear();
-                } catch (KeeperException failed) {
-                    int index = LedgerRequests.firstFailure(failed);
-                    KeeperException.Code code =
-                            index < 0 ? failed.code() : KeeperException.Code.get(LedgerRequests.errorOf(failed, index));
-                    if (index < 0 || (code != KeeperException.Code.BADVERSION && code != KeeperException.Code.NONODE)) {
-                        throw failed;
-                    }
-                    Claim refused = remaining.remove(index);
-                    Optional<Claim> landed =
-                            code == KeeperException.Code.BADVERSION ? landedEarlier(refused) : Optional.empty();
-                    if (landed.isPresent()) {
-                        written.add(landed.get());
-                    } else {
-                        lost.add(refused);
-                    }
-                }
-            }
-        }
-        return new Written(written, lost);
+        return commit(claims, Instant.EPOCH, List.of()).written();
     }
 
     /**
-     * The claim as stored, when it holds exactly this write: an earlier attempt of it reached the server although the
-     * client saw the connection drop, so the retry's version is stale. Such a write is this owner's, not lost.
+     * What a commit came to: its owner writes, and its new claims.
      */
-    private Optional<Claim> landedEarlier(Claim refused) throws Exception {
-        return readClaim(refused.fireTime(), refused.item())
-                .filter(stored -> java.util.Arrays.equals(stored.encode(), refused.encode()));
+    public record Committed(Written written, Claimed claimed) {}
+
+    /**
+     * Owner writes and new claims of one fire together, in one multi-operation when their size allows (else in as few
+     * as it does): how the ends of a fire and the claims of the next one cost one request.
+     *
+     * @param writes owner writes, each at the version its claim holds
+     * @param fireTime the fire of the new claims
+     * @param creates new claims ({@link Claim#first}) of that fire
+     */
+    public Committed commit(List<Claim> writes, Instant fireTime, List<Claim> creates) throws Exception {
+        LedgerCommit.Outcome outcome = new LedgerCommit.Outcome();
+        List<Claim> batchWrites = new ArrayList<>();
+        List<Claim> batchCreates = new ArrayList<>();
+        int bytes = 0;
+        for (Claim claim : writes) {
+            int size = commits.bytes(claim);
+            if (bytes + size > LedgerRequests.MAX_WRITE_BYTES && !batchWrites.isEmpty()) {
+                commits.send(batchWrites, fireTime, batchCreates, outcome);
+                batchWrites.clear();
+                bytes = 0;
+            }
+            batchWrites.add(claim);
+            bytes += size;
+        }
+        for (Claim claim : creates) {
+            int size = commits.bytes(claim);
+            if (bytes + size > LedgerRequests.MAX_WRITE_BYTES && (!batchWrites.isEmpty() || !batchCreates.isEmpty())) {
+                commits.send(batchWrites, fireTime, batchCreates, outcome);
+                batchWrites.clear();
+                batchCreates.clear();
+                bytes = 0;
+            }
+            batchCreates.add(claim);
+            bytes += size;
+        }
+        if (!batchWrites.isEmpty() || !batchCreates.isEmpty()) {
+            commits.send(batchWrites, fireTime, batchCreates, outcome);
+        }
+        return new Committed(
+                new Written(outcome.written(), outcome.lost()), new Claimed(outcome.won(), outcome.taken()));
     }
 
     /**
@@ -386,11 +326,6 @@ public final class FireLedger {
     /** The instances registered now, each with the session that owns its registration, read as {@link #liveSessions}. */
     public Map<String, Long> liveInstances() throws Exception {
         return reads.liveInstances();
-    }
-
-    private static CreateOptions persistent() {
-        return CreateOptions.newBuilder(ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT)
-                .build();
     }
 
     /** The id of the session this instance's claims name. */

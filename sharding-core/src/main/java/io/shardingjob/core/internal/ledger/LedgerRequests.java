@@ -20,8 +20,14 @@ import org.apache.zookeeper.ZooKeeper;
  */
 final class LedgerRequests {
 
-    /** Operations per multi: a claim costs about 250 bytes, so a batch stays near 125 kB, an eighth of the limit. */
+    /** Operations per multi of reads and deletes: a read claim answers about 250 bytes, so near 125 kB a request. */
     static final int MAX_OPS_PER_MULTI = 500;
+
+    /**
+     * Bytes of claim writes per multi, half of ZooKeeper's default 1 MB {@code jute.maxbuffer}: a thousand items' ends
+     * and the claims of their next fire (about 230 bytes each) still go in one request.
+     */
+    static final int MAX_WRITE_BYTES = 512 * 1024;
 
     private final CuratorFramework client;
 
