@@ -328,6 +328,14 @@ public final class FireLedger {
         return reads.liveInstances();
     }
 
+    /**
+     * Whether the session certainly still lives on the server, so that no other instance can have taken over its
+     * claims, judged without a request: its last request was answered less than half a session timeout ago.
+     */
+    public boolean certainlyLive(long sessionId) {
+        return requests.certainlyLive(sessionId);
+    }
+
     /** The id of the session this instance's claims name. */
     public long sessionId() throws Exception {
         return requests.zooKeeper().getSessionId();

@@ -31,6 +31,11 @@ final class LedgerRequests {
 
     private final CuratorFramework client;
 
+    /** The last request the server answered: the session it was sent on, and when it was sent. */
+    private volatile Answered lastAnswered = new Answered(0, 0);
+
+    private record Answered(long sessionId, long sentNanos) {}
+
     LedgerRequests(CuratorFramework client) {
         this.client = client;
     }
@@ -38,13 +43,41 @@ final class LedgerRequests {
     /** One request to the server, reported to Curator's tracer as Curator's own operations are. */
     <T> T send(String name, Request<T> request) throws Exception {
         OperationTrace trace = client.getZookeeperClient().startAdvancedTracer("Ledger" + name);
+        ZooKeeper zooKeeper = zooKeeper();
+        long sent = System.nanoTime();
         try {
-            return request.send(zooKeeper());
+            T answer = request.send(zooKeeper);
+            lastAnswered = new Answered(zooKeeper.getSessionId(), sent);
+            return answer;
         } catch (KeeperException failed) {
             trace.setReturnCode(failed.code().intValue());
+            if (failed.getResults() != null) {
+                // A multi the server refused operation by operation: it was answered, on a live session.
+                lastAnswered = new Answered(zooKeeper.getSessionId(), sent);
+            }
             throw failed;
         } finally {
             trace.commit();
+        }
+    }
+
+    /**
+     * Whether the session certainly still lives on the server, without asking it: the server expires a session only
+     * after a whole session timeout without hearing from it, and it heard from it when it answered the last request. Half
+     * a timeout after that request was sent, the answer no longer counts (a process frozen or paused since cannot tell
+     * how long it was away otherwise). Elapsed time is measured on the monotonic clock: a wall clock set back or forth
+     * must not stretch it.
+     */
+    boolean certainlyLive(long sessionId) {
+        Answered answered = lastAnswered;
+        if (answered.sessionId() != sessionId || sessionId == 0) {
+            return false;
+        }
+        try {
+            long timeoutNanos = TimeUnit.MILLISECONDS.toNanos(zooKeeper().getSessionTimeout());
+            return System.nanoTime() - answered.sentNanos() < timeoutNanos / 2;
+        } catch (Exception closed) {
+            return false;
         }
     }
 

@@ -148,6 +148,83 @@ public final class LedgerRules {
     }
 
     /**
+     * The items whose claims for the schedule's next fire this instance creates ahead, in the request that records the
+     * ends of a fire, so that at the next fire instant no round trip stands between the trigger and its items: the items
+     * it owns that it could start now. None when the next fire was already told of: its trigger claims for itself.
+     *
+     * @param unavailable owned items it could not start now (disabled, run by another live session, busy here) or
+     *     already holds a claim of the next fire for
+     */
+    public static List<Integer> toClaimAhead(
+            Collection<Integer> owned, Set<Integer> unavailable, boolean nextFireSeen) {
+        if (nextFireSeen) {
+            return List.of();
+        }
+        return owned.stream()
+                .filter(item -> !unavailable.contains(item))
+                .distinct()
+                .sorted()
+                .toList();
+    }
+
+    /** What a fire does with a claim its instance created ahead for it. */
+    public enum AheadFate {
+        /** Runs it: nothing changed since it was made. */
+        RUN,
+        /**
+         * Claims it again with the fire's other items: the create finds the claim as this session's, a round trip that
+         * proves the session still holds it. For a claim whose session this instance cannot vouch for without asking
+         * (nothing answered for a while: a process frozen or paused since may have lost its session, and its claims to
+         * another instance).
+         */
+        CLAIM,
+        /** Records it as not run: the item or the whole job is disabled now. */
+        SKIP,
+        /** Gives it up for the item's owner to take over: the item is no longer this instance's. */
+        RELEASE,
+        /**
+         * Leaves it to this instance's audit, as any claim of its own it is not running: the item is busy here or run by
+         * another session (the audit runs it once that run ended), this instance is cut off from ZooKeeper, or the claim
+         * names an earlier session (the audit releases it).
+         */
+        AUDIT
+    }
+
+    /**
+     * What a fire does with a claim made ahead for it, from what holds at the fire instant.
+     *
+     * @param connected whether this instance can start items (connected and registered)
+     * @param jobDisabled whether the job is disabled
+     * @param owned the items this instance owns now, none when it is disabled
+     * @param disabledItems the items disabled now
+     * @param startable whether the item is neither busy here nor run by another live session
+     * @param sessionCertainlyLive whether the session is known to live on the server without asking it
+     */
+    public static AheadFate atFire(
+            Claim ahead,
+            long sessionId,
+            boolean connected,
+            boolean jobDisabled,
+            Set<Integer> owned,
+            Set<Integer> disabledItems,
+            boolean startable,
+            boolean sessionCertainlyLive) {
+        if (!connected || ahead.sessionId() != sessionId) {
+            return AheadFate.AUDIT;
+        }
+        if (jobDisabled || disabledItems.contains(ahead.item())) {
+            return AheadFate.SKIP;
+        }
+        if (!owned.contains(ahead.item())) {
+            return AheadFate.RELEASE;
+        }
+        if (!startable) {
+            return AheadFate.AUDIT;
+        }
+        return sessionCertainlyLive ? AheadFate.RUN : AheadFate.CLAIM;
+    }
+
+    /**
      * Plans the make-up of the slots of {@code items} that no claim covers.
      *
      * <p>A slot is missing once its fire is late (before {@code lateBefore}): until then its owner may still claim it,

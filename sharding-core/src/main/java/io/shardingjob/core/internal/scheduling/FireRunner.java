@@ -12,16 +12,12 @@ import io.shardingjob.core.internal.ledger.Claim;
 import io.shardingjob.core.internal.ledger.ClaimCommits;
 import io.shardingjob.core.internal.ledger.ClaimState;
 import io.shardingjob.core.internal.ledger.FireLedger;
-import io.shardingjob.core.sharding.Assignment;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
@@ -30,8 +26,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs the items of one job on this instance through the fire ledger: a fire claims this instance's items in one
- * multi-operation and runs those it won; make-ups and take-overs run a claim the audit won. Every run ends with a
+ * Runs the items of one job on this instance through the fire ledger: a fire runs the items it holds claims for (made
+ * ahead with the ends of the previous fire, or created at the fire in one multi-operation, see {@link FirePlanner}); make-ups and take-overs run a claim the audit won. Every run ends with a
  * versioned write of its claim (grouped with the writes of items ending together).
  */
 final class FireRunner {
@@ -43,6 +39,8 @@ final class FireRunner {
     private final FireLedger ledger;
 
     private final ClaimCommits commits;
+
+    private final FirePlanner planner;
 
     private final LocalExecutions local;
 
@@ -57,11 +55,13 @@ final class FireRunner {
             FireLedger ledger,
             ScheduledExecutorService commitExecutor,
             LocalExecutions local,
+            ClaimsAhead ahead,
             ExecutionListener listener,
             FireListener fireListener) {
         this.runtime = runtime;
         this.ledger = ledger;
-        this.commits = new ClaimCommits(ledger, commitExecutor);
+        this.commits = new ClaimCommits(ledger, commitExecutor, ahead);
+        this.planner = new FirePlanner(runtime, ledger, local, ahead);
         this.local = local;
         this.attempts = new ItemAttempts(runtime, listener);
         this.listener = listener;
@@ -73,71 +73,22 @@ final class FireRunner {
         // The ledger keys fires by the millisecond: every run of the fire, here or elsewhere, carries the same time.
         Instant fireTime = scheduled.truncatedTo(ChronoUnit.MILLIS);
         String jobName = runtime.jobName();
-        local.sawFire(fireTime);
-        if (!runtime.isAvailable()) {
-            // Its items of this fire are made up by whoever owns them once this instance is back or gone; for this
-            // instance's own audit the fire is decided (late) at once.
-            local.planned(fireTime);
-            return skippedEntirely("not connected to ZooKeeper, or not started");
+        FirePlanner.Plan plan = planner.plan(source, fireTime, local.sawFire(fireTime));
+        if (plan.skipReason() != null) {
+            return skippedEntirely(plan.skipReason());
         }
+        List<Claim> won = plan.won();
+        Map<Integer, LocalExecutions.Execution> reservations = plan.reservations();
+        Map<Integer, String> skipped = plan.skipped();
         JobConfiguration config = runtime.configuration();
-        if (config.disabled()) {
-            return skippedEntirely("the job is disabled");
-        }
         String me = runtime.instanceId();
-        if (runtime.disabledInstances().contains(me)) {
-            // Also when it was the last enabled instance: with no leader left to reshard, it still owns items.
-            return skippedEntirely("this instance is disabled for the job");
-        }
-        Assignment assignment = runtime.awaitSharding();
-        if (local.auditedEpoch() != assignment.epoch()) {
-            // An item this assignment moved here may still run on its old owner: the audit of the new assignment says.
-            runtime.requestAudit();
-            local.awaitAudit(assignment.epoch(), runtime.shardingWaitTimeout());
-        }
-        long session = runtime.sessionId();
-        Instant now = runtime.now();
-        Set<Integer> disabled = new HashSet<>(runtime.disabledItems());
-        Map<Integer, String> skipped = new TreeMap<>();
-        Map<Integer, LocalExecutions.Execution> reservations = new TreeMap<>();
-        List<Claim> wanted = new ArrayList<>();
-        for (int item : assignment.itemsOf(me)) {
-            Claim claim = Claim.first(
-                    item, fireTime, me, session, source, assignment.epoch(), assignment.shardingTotalCount(), now);
-            if (disabled.contains(item)) {
-                // Recorded, so that the fire settles without waiting for an item that will not run.
-                wanted.add(claim.with(ClaimState.SKIPPED, now));
-                skipped.put(item, "disabled");
-                continue;
-            }
-            if (!local.mayStart(item, assignment.epoch(), ledger::stillRuns)) {
-                // Its audit makes this fire up once the other instance's run of the item has ended.
-                skipped.put(item, "running on another instance for an earlier fire; made up when it ends");
-                continue;
-            }
-            LocalExecutions.Execution reservation = local.reserve(item);
-            if (reservation == null) {
-                local.missedWhileBusy(item);
-                skipped.put(item, "still running; misfired, made up when it ends as the misfire policy says");
-                continue;
-            }
-            reservations.put(item, reservation);
-            wanted.add(claim);
-        }
-        List<Claim> won = claim(fireTime, wanted, reservations, skipped, session);
-        local.planned(fireTime);
-        if (runtime.assignment().epoch() != assignment.epoch()) {
-            // A reshard landed while this fire was planned: an item it gave this instance may have no claim in this
-            // fire (its old owner planned with the new assignment), and this instance's audit makes it up now.
-            runtime.requestAudit();
-        }
         log.debug(
                 "Job {} on {}: {} fire at {} under epoch {}: running {}, skipped {}",
                 jobName,
                 me,
                 source,
                 fireTime,
-                assignment.epoch(),
+                plan.epoch(),
                 won.stream().map(Claim::item).toList(),
                 skipped);
         String taskId =
@@ -159,64 +110,11 @@ final class FireRunner {
         runs.forEach(run -> run.recorded().join());
         List<ItemResult> results =
                 runs.stream().flatMap(run -> run.results().stream()).toList();
-        FireReport report = new FireReport(jobName, assignment.epoch(), results, skipped, null);
+        FireReport report = new FireReport(jobName, plan.epoch(), results, skipped, null);
         if (!contexts.isEmpty()) {
             notify(() -> fireListener.afterFire(jobName, fireTime, source, report));
         }
         return report;
-    }
-
-    /**
-     * Creates the claims; the items whose claim another run holds are released here. A claim that names this very
-     * session was written by an earlier attempt of ours whose answer was lost: it is ours.
-     */
-    private List<Claim> claim(
-            Instant fireTime,
-            List<Claim> wanted,
-            Map<Integer, LocalExecutions.Execution> reservations,
-            Map<Integer, String> skipped,
-            long session) {
-        if (wanted.isEmpty()) {
-            return List.of();
-        }
-        FireLedger.Claimed claimed;
-        try {
-            claimed = ledger.claim(fireTime, wanted);
-        } catch (Exception ex) {
-            log.warn(
-                    "Job {}: could not claim items {} of the fire at {}; the audit makes them up: {}",
-                    runtime.jobName(),
-                    reservations.keySet(),
-                    fireTime,
-                    ex.toString());
-            reservations.forEach((item, reservation) -> {
-                local.finish(item, reservation);
-                skipped.put(item, "could not be claimed");
-            });
-            runtime.requestAudit();
-            return List.of();
-        }
-        List<Claim> won = new ArrayList<>();
-        claimed.won().values().forEach(claim -> {
-            if (claim.state() == ClaimState.RUNNING) {
-                won.add(claim);
-            }
-        });
-        claimed.lost().forEach((item, other) -> {
-            LocalExecutions.Execution reservation = reservations.get(item);
-            if (reservation == null) {
-                return;
-            }
-            if (other.sessionId() == session && other.state() == ClaimState.RUNNING) {
-                won.add(other);
-            } else {
-                local.finish(item, reservation);
-                skipped.put(item, "claimed by " + other.instanceId() + " (" + other.state() + ")");
-            }
-        });
-        won.sort((left, right) -> Integer.compare(left.item(), right.item()));
-        won.forEach(local::claimed);
-        return won;
     }
 
     /** Runs a claim the audit won (a make-up, a take-over, or one of this session's own) on the calling thread. */
@@ -264,11 +162,10 @@ final class FireRunner {
                     ? ClaimState.RELEASED
                     : last.succeeded() ? ClaimState.DONE : ClaimState.FAILED;
             Claim ended = held.get().with(end, runtime.now());
-            recorded = commits.writeLater(ended, local.endingLastOfItsFire(claim))
-                    .handle((stored, failure) -> {
-                        recordEnd(ended, stored, failure, context);
-                        return null;
-                    });
+            recorded = commits.endLater(ended, local.endingLastOfItsFire(claim)).handle((stored, failure) -> {
+                recordEnd(ended, stored, failure, context);
+                return null;
+            });
         } finally {
             // Pool threads are reused: an interrupt meant for this item must not reach the next one.
             Thread.interrupted();

@@ -11,8 +11,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The part of closing a started job that must happen while it is still registered, in this order: its items move to
- * other instances for later fires at once, the items it runs get the shutdown grace period, and every end is written
- * to the ledger. Done after the registration went, another instance's audit would take over claims of work that had
+ * other instances for later fires at once, the items it runs get the shutdown grace period, every end is written
+ * to the ledger, and the claims it made ahead for fires to come are released. Done after the registration went, another instance's audit would take over claims of work that had
  * finished, and run it again.
  */
 final class GracefulClose {
@@ -31,6 +31,8 @@ final class GracefulClose {
 
     private final FireRunner fireRunner;
 
+    private final ClaimsAhead ahead;
+
     private final Duration shutdownGracePeriod;
 
     GracefulClose(
@@ -40,6 +42,7 @@ final class GracefulClose {
             LeaderElection election,
             LocalExecutions executions,
             FireRunner fireRunner,
+            ClaimsAhead ahead,
             Duration shutdownGracePeriod) {
         this.client = client;
         this.nodes = nodes;
@@ -47,6 +50,7 @@ final class GracefulClose {
         this.election = election;
         this.executions = executions;
         this.fireRunner = fireRunner;
+        this.ahead = ahead;
         this.shutdownGracePeriod = shutdownGracePeriod;
     }
 
@@ -68,6 +72,8 @@ final class GracefulClose {
         }
         if (client.getZookeeperClient().isConnected()) {
             fireRunner.writeOwed();
+            // Claims of fires to come go to the items' next owners at once, not when this session has expired.
+            ahead.releaseAll();
         }
     }
 

@@ -84,14 +84,16 @@ record JobParts(
         LocalExecutions executions = new LocalExecutions();
         // Claim writes drain on the coordination scheduler, on which nothing waits for a claim write (fires and items
         // run elsewhere), so a drain never waits behind a thread that waits for it.
-        FireRunner fireRunner =
-                new FireRunner(runtime, ledger, scheduler, executions, settings.listener(), settings.fireListener());
+        ClaimsAhead ahead = new ClaimsAhead(runtime, ledger, executions, settings.schedule());
+        FireRunner fireRunner = new FireRunner(
+                runtime, ledger, scheduler, executions, ahead, settings.listener(), settings.fireListener());
         DueFires dueFires = new DueFires(ledger, settings.schedule(), runtime::configuration, executions::seenFires);
         LedgerAudit audit = new LedgerAudit(
                 runtime,
                 ledger,
                 fireRunner,
                 executions,
+                ahead,
                 settings.job(),
                 settings.itemExecutor(),
                 settings.catchUpHorizon(),
@@ -125,14 +127,21 @@ record JobParts(
                 new CompletionChecks(completions, ledger, serial, runtime::sessionId, local.name()),
                 reconciler,
                 reactions,
-                new LedgerQueries(ledger, cache, nodes, local.name()),
+                new LedgerQueries(ledger, cache, nodes, local.name(), runtime::now),
                 new ConnectionGuard(
                         runtime, client, nodes, executions, scheduler, serial, settings.interruptOnConnectionLoss()),
                 new AssignmentWait(
                         sharding, election, instanceId, settings.shardingWaitTimeout(), runtime::isAvailable),
                 new JobOperations(client, nodes, configurations, sharding, local.name(), instanceId),
                 new GracefulClose(
-                        client, nodes, instanceId, election, executions, fireRunner, settings.shutdownGracePeriod()));
+                        client,
+                        nodes,
+                        instanceId,
+                        election,
+                        executions,
+                        fireRunner,
+                        ahead,
+                        settings.shutdownGracePeriod()));
     }
 
     /**

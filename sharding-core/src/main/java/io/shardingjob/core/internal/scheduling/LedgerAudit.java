@@ -54,6 +54,8 @@ final class LedgerAudit {
 
     private final LocalExecutions local;
 
+    private final ClaimsAhead ahead;
+
     private final @Nullable ItemExecutor job;
 
     private final Executor executor;
@@ -67,6 +69,7 @@ final class LedgerAudit {
             FireLedger ledger,
             FireRunner runner,
             LocalExecutions local,
+            ClaimsAhead ahead,
             @Nullable ItemExecutor job,
             Executor executor,
             Duration catchUpHorizon,
@@ -75,6 +78,7 @@ final class LedgerAudit {
         this.ledger = ledger;
         this.runner = runner;
         this.local = local;
+        this.ahead = ahead;
         this.job = job;
         this.executor = executor;
         this.catchUpHorizon = catchUpHorizon;
@@ -104,7 +108,11 @@ final class LedgerAudit {
         Instant watermark = overview.watermark();
         local.forgetFiresThrough(watermark);
         Instant horizon = now.minus(catchUpHorizon);
-        List<Instant> recorded = overview.fires();
+        ahead.review(now.minus(LATENESS));
+        // Fires to come hold only claims made ahead, which nobody runs, takes over or releases before their fire.
+        List<Instant> recorded = overview.fires().stream()
+                .filter(fireTime -> !fireTime.isAfter(now))
+                .toList();
         Set<Instant> fires = new java.util.TreeSet<>();
         recorded.stream().filter(fireTime -> fireTime.isAfter(watermark)).forEach(fires::add);
         // Due, but nobody claimed anything in them: recorded so that every owner's audit sees them.
@@ -157,7 +165,8 @@ final class LedgerAudit {
         Map<Integer, List<Step>> work = new TreeMap<>();
 
         for (Claim own : LedgerRules.strandedOwn(claims, session, local.inFlight())) {
-            if (!local.isUnwritten(new Slot(own.item(), own.fireTime()))) {
+            // One item never runs on two instances at once: a claim of its own waits for another session's run too.
+            if (!local.isUnwritten(new Slot(own.item(), own.fireTime())) && !elsewhere.contains(own.item())) {
                 work.computeIfAbsent(own.item(), item -> new ArrayList<>()).add(new Step(own, null, List.of()));
             }
         }
@@ -168,7 +177,8 @@ final class LedgerAudit {
         }
         if (foreignOpenClaim) {
             for (Claim orphan : LedgerRules.toTakeOver(claims, live, owned, undecided.isZero())) {
-                if (local.isUnwritten(new Slot(orphan.item(), orphan.fireTime()))) {
+                if (local.isUnwritten(new Slot(orphan.item(), orphan.fireTime()))
+                        || elsewhere.contains(orphan.item())) {
                     continue;
                 }
                 if (config.failover()) {

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,11 +34,14 @@ final class LedgerQueries {
 
     private final String jobName;
 
-    LedgerQueries(FireLedger ledger, JobCache cache, JobNodes nodes, String jobName) {
+    private final Supplier<Instant> clock;
+
+    LedgerQueries(FireLedger ledger, JobCache cache, JobNodes nodes, String jobName, Supplier<Instant> clock) {
         this.ledger = ledger;
         this.cache = cache;
         this.nodes = nodes;
         this.jobName = jobName;
+        this.clock = clock;
     }
 
     /**
@@ -47,8 +51,10 @@ final class LedgerQueries {
     List<Claim> openClaims() {
         try {
             FireLedger.Overview overview = ledger.overview();
+            Instant now = clock.get();
+            // Claims of fires to come were made ahead: nothing runs for them yet.
             List<Instant> recent = overview.fires().stream()
-                    .filter(fireTime -> fireTime.isAfter(overview.watermark()))
+                    .filter(fireTime -> fireTime.isAfter(overview.watermark()) && !fireTime.isAfter(now))
                     .toList();
             List<Claim> open = new ArrayList<>();
             for (FireView view : ledger.read(recent)) {

@@ -4,11 +4,16 @@ import io.shardingjob.core.internal.ledger.Claim;
 import io.shardingjob.core.internal.ledger.LedgerRules.Slot;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableMap;
 import java.util.NavigableSet;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.function.Predicate;
@@ -41,6 +46,9 @@ final class LocalExecutions {
 
     private final Set<Integer> missedWhileBusy = ConcurrentHashMap.newKeySet();
 
+    /** Claims this session created ahead for fires it has not been told of yet, by fire and item; guarded by this. */
+    private final NavigableMap<Instant, Map<Integer, Claim>> ahead = new TreeMap<>();
+
     /** Owned items another live session still runs, with its claim, as the last audit saw them. */
     private volatile Map<Integer, Claim> runningElsewhere = Map.of();
 
@@ -72,6 +80,11 @@ final class LocalExecutions {
         synchronized (this) {
             return other == null && (epoch == auditedEpoch || auditedItems.contains(item));
         }
+    }
+
+    /** The owned items another live session ran when the last audit looked. */
+    Set<Integer> elsewhereItems() {
+        return runningElsewhere.keySet();
     }
 
     private synchronized void forgetElsewhere(int item, Claim ended) {
@@ -174,14 +187,72 @@ final class LocalExecutions {
         return missedWhileBusy.remove(item);
     }
 
-    /** The scheduler told this instance of a fire, whatever it could do about it. */
-    void sawFire(Instant fireTime) {
+    /**
+     * The scheduler told this instance of a fire, whatever it could do about it.
+     *
+     * @return the claims this session created ahead for the fire, by item: the fire's to run or hand on now
+     */
+    synchronized Map<Integer, Claim> sawFire(Instant fireTime) {
         remember(seenFires, fireTime);
+        Map<Integer, Claim> claims = ahead.remove(fireTime);
+        return claims == null ? Map.of() : claims;
+    }
+
+    /**
+     * Keeps claims created ahead for a fire until its trigger takes them, and counts them in flight meanwhile: they are
+     * this session's business, not stranded.
+     *
+     * @return false, keeping nothing, when the fire came meanwhile: its trigger found them in the ledger as this
+     *     session's, or left them to the audit
+     */
+    synchronized boolean claimedAhead(Instant fireTime, Collection<Claim> claims) {
+        if (seenFires.contains(fireTime) || claims.isEmpty()) {
+            return false;
+        }
+        Map<Integer, Claim> ofFire = ahead.computeIfAbsent(fireTime, fire -> new TreeMap<>());
+        claims.forEach(claim -> {
+            ofFire.put(claim.item(), claim);
+            inFlight.add(new Slot(claim.item(), claim.fireTime()));
+        });
+        return true;
+    }
+
+    /** The items this session holds a claim of the fire for, made ahead. */
+    synchronized Set<Integer> aheadItems(Instant fireTime) {
+        Map<Integer, Claim> claims = ahead.get(fireTime);
+        return claims == null ? Set.of() : Set.copyOf(claims.keySet());
+    }
+
+    /**
+     * Takes the claims made ahead that match: their caller hands them on (releases them, or leaves them to the audit
+     * by calling {@link #settled}).
+     */
+    synchronized List<Claim> takeAhead(Predicate<Claim> which) {
+        List<Claim> taken = new ArrayList<>();
+        for (Iterator<Map<Integer, Claim>> fires = ahead.values().iterator(); fires.hasNext(); ) {
+            Map<Integer, Claim> ofFire = fires.next();
+            for (Iterator<Claim> claims = ofFire.values().iterator(); claims.hasNext(); ) {
+                Claim claim = claims.next();
+                if (which.test(claim)) {
+                    taken.add(claim);
+                    claims.remove();
+                }
+            }
+            if (ofFire.isEmpty()) {
+                fires.remove();
+            }
+        }
+        return taken;
     }
 
     /** This instance finished planning a fire: its claims for it are written, or were refused. */
     void planned(Instant fireTime) {
         remember(plannedFires, fireTime);
+    }
+
+    /** Whether the scheduler told this instance of the fire (and it is not settled yet). */
+    boolean hasSeen(Instant fireTime) {
+        return seenFires.contains(fireTime);
     }
 
     NavigableSet<Instant> seenFires() {

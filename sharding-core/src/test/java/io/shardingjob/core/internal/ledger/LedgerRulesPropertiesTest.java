@@ -25,10 +25,10 @@ import net.jqwik.api.Provide;
 import net.jqwik.api.constraints.IntRange;
 
 /**
- * The ledger's rules over thousands of random histories of fires, crashes, restarts, reshards, finishes and audits,
- * played against a model of ZooKeeper's two deciding operations: a create that fails when the node exists, and a write
- * that fails at a stale version. Whatever the history: never two live runs of one item of one fire, and once the
- * cluster is whole again and every owner has audited, no fire forgotten.
+ * The ledger's rules over thousands of random histories of fires, claims made ahead for the next fire, crashes,
+ * restarts, reshards, finishes and audits, played against a model of ZooKeeper's two deciding operations: a create that
+ * fails when the node exists, and a write that fails at a stale version. Whatever the history: never two live runs of
+ * one item of one fire, and once the cluster is whole again and every owner has audited, no fire forgotten.
  */
 class LedgerRulesPropertiesTest {
 
@@ -140,11 +140,12 @@ class LedgerRulesPropertiesTest {
         }
     }
 
-    /** One process: its session while alive, and the slots it runs. */
+    /** One process: its session while alive, the slots it runs, and the claims it made ahead for the next fire. */
     private static final class Worker {
         long session;
         boolean alive = true;
         final Set<Slot> running = new HashSet<>();
+        final Map<Slot, Claim> ahead = new HashMap<>();
     }
 
     private static final class Cluster {
@@ -180,7 +181,7 @@ class LedgerRulesPropertiesTest {
 
         void randomStep() {
             snapshot();
-            int choice = random.nextInt(10);
+            int choice = random.nextInt(11);
             Worker worker = workers.get(random.nextInt(workers.size()));
             switch (choice) {
                 case 0, 1, 2 -> fire();
@@ -188,13 +189,67 @@ class LedgerRulesPropertiesTest {
                 case 4 -> restart(worker);
                 case 5 -> reshard();
                 case 6, 7 -> finishSome(worker);
+                case 8 -> claimAhead(worker);
                 default -> audit(worker);
+            }
+        }
+
+        Set<Integer> ownedBy(Worker worker) {
+            Set<Integer> owned = new HashSet<>();
+            owner.forEach((item, index) -> {
+                if (workers.get(index) == worker) {
+                    owned.add(item);
+                }
+            });
+            return owned;
+        }
+
+        /** With the ends of a fire: the claims of the next fire, for the owned items not running here. */
+        void claimAhead(Worker worker) {
+            if (!worker.alive) {
+                return;
+            }
+            Instant next = T0.plusSeconds(fires.size());
+            Set<Integer> unavailable = new HashSet<>();
+            worker.running.forEach(slot -> unavailable.add(slot.item()));
+            worker.ahead.keySet().forEach(slot -> unavailable.add(slot.item()));
+            for (int item : LedgerRules.toClaimAhead(ownedBy(worker), unavailable, false)) {
+                Slot slot = new Slot(item, next);
+                if (!ledger.containsKey(slot)) {
+                    ledger.put(slot, new ModelClaim(worker.session));
+                    worker.ahead.put(slot, ledger.get(slot).view(slot));
+                }
             }
         }
 
         void fire() {
             Instant fireTime = T0.plusSeconds(fires.size());
             fires.add(fireTime);
+            // Every live worker's trigger takes the claims it made ahead for this fire, whatever it owns now.
+            for (Worker worker : workers) {
+                Set<Integer> owned = ownedBy(worker);
+                for (Slot slot : new ArrayList<>(worker.ahead.keySet())) {
+                    if (!slot.fireTime().equals(fireTime)) {
+                        continue;
+                    }
+                    Claim claim = worker.ahead.remove(slot);
+                    boolean startable = worker.running.stream().noneMatch(other -> other.item() == slot.item());
+                    switch (LedgerRules.atFire(
+                            claim, worker.session, worker.alive, false, owned, Set.of(), startable, worker.alive)) {
+                        case RUN -> worker.running.add(slot);
+                        case RELEASE -> {
+                            ModelClaim stored = ledger.get(slot);
+                            if (stored.version == claim.version()) {
+                                stored.state = ClaimState.RELEASED;
+                                stored.version++;
+                            }
+                        }
+                        default -> {
+                            // Left to the audit, as any claim of this session it does not run.
+                        }
+                    }
+                }
+            }
             for (int item = 0; item < items; item++) {
                 Worker worker = workers.get(owner.get(item));
                 // A busy, cut-off or slow owner misses the fire: audits must find the slot.
@@ -214,6 +269,7 @@ class LedgerRulesPropertiesTest {
         void crash(Worker worker) {
             worker.alive = false;
             worker.running.clear();
+            worker.ahead.clear();
         }
 
         void restart(Worker worker) {
@@ -259,14 +315,15 @@ class LedgerRulesPropertiesTest {
                     .filter(other -> other.alive)
                     .map(other -> other.session)
                     .collect(Collectors.toSet());
-            Set<Integer> owned = new HashSet<>();
-            owner.forEach((item, index) -> {
-                if (workers.get(index) == worker) {
-                    owned.add(item);
-                }
-            });
-            // Audits act on a read that may be several steps old: ZooKeeper, not the read, must decide every race.
-            List<Claim> views = snapshots.get(Math.max(0, snapshots.size() - 1 - random.nextInt(4)));
+            Set<Integer> owned = ownedBy(worker);
+            // Audits act on a read that may be several steps old: ZooKeeper, not the read, must decide every race. They
+            // look only at fires that came: claims made ahead for a fire to come are nobody's business before it.
+            Instant due = T0.plusSeconds(fires.size());
+            List<Claim> views = snapshots.get(Math.max(0, snapshots.size() - 1 - random.nextInt(4))).stream()
+                    .filter(claim -> claim.fireTime().isBefore(due))
+                    .toList();
+            Set<Slot> busy = new HashSet<>(worker.running);
+            busy.addAll(worker.ahead.keySet());
             Map<String, Long> liveInstances = new HashMap<>();
             live.forEach(session -> liveInstances.put("s" + session, session));
             for (Claim orphan : LedgerRules.toTakeOver(views, liveInstances, owned, true)) {
@@ -278,7 +335,7 @@ class LedgerRulesPropertiesTest {
                     worker.running.add(new Slot(orphan.item(), orphan.fireTime()));
                 }
             }
-            for (Claim stranded : LedgerRules.strandedOwn(views, worker.session, worker.running)) {
+            for (Claim stranded : LedgerRules.strandedOwn(views, worker.session, busy)) {
                 Slot slot = new Slot(stranded.item(), stranded.fireTime());
                 ModelClaim now = ledger.get(slot);
                 // Re-read with the item reserved: the run that held it may have ended since the read.

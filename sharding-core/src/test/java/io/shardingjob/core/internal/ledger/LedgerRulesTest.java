@@ -193,4 +193,55 @@ class LedgerRulesTest {
         assertThat(LedgerRules.toRetire(List.of(settled, missing, open), t(10), t(3)))
                 .containsExactly(t(1), t(2));
     }
+
+    @Test
+    void claimsAheadAreMadeForTheOwnedItemsThatCouldStartNow() {
+        assertThat(LedgerRules.toClaimAhead(List.of(3, 0, 1, 2), Set.of(1, 7), false))
+                .containsExactly(0, 2, 3);
+    }
+
+    @Test
+    void noClaimIsMadeAheadForAFireItsTriggerAlreadyTookUp() {
+        assertThat(LedgerRules.toClaimAhead(List.of(0, 1), Set.of(), true)).isEmpty();
+    }
+
+    private static LedgerRules.AheadFate atFire(
+            long claimSession,
+            boolean connected,
+            boolean jobDisabled,
+            Set<Integer> owned,
+            Set<Integer> disabledItems,
+            boolean startable,
+            boolean certainlyLive) {
+        Claim ahead = claim(2, 9, claimSession, ClaimState.RUNNING);
+        return LedgerRules.atFire(ahead, 5, connected, jobDisabled, owned, disabledItems, startable, certainlyLive);
+    }
+
+    @Test
+    void aClaimMadeAheadRunsAtItsFireWithoutAskingWhileNothingChanged() {
+        assertThat(atFire(5, true, false, Set.of(2), Set.of(), true, true)).isEqualTo(LedgerRules.AheadFate.RUN);
+    }
+
+    @Test
+    void aClaimMadeAheadWhoseSessionCannotBeVouchedForIsClaimedAgainToProveIt() {
+        assertThat(atFire(5, true, false, Set.of(2), Set.of(), true, false)).isEqualTo(LedgerRules.AheadFate.CLAIM);
+    }
+
+    @Test
+    void aClaimMadeAheadForAnItemThatMovedAwayIsReleasedToItsNewOwner() {
+        assertThat(atFire(5, true, false, Set.of(0, 1), Set.of(), true, true)).isEqualTo(LedgerRules.AheadFate.RELEASE);
+    }
+
+    @Test
+    void aClaimMadeAheadForADisabledItemOrJobIsRecordedAsSkipped() {
+        assertThat(atFire(5, true, false, Set.of(2), Set.of(2), true, true)).isEqualTo(LedgerRules.AheadFate.SKIP);
+        assertThat(atFire(5, true, true, Set.of(2), Set.of(), true, true)).isEqualTo(LedgerRules.AheadFate.SKIP);
+    }
+
+    @Test
+    void aClaimMadeAheadIsLeftToTheAuditWhenCutOffBusyOrOfAnEarlierSession() {
+        assertThat(atFire(5, false, false, Set.of(2), Set.of(), true, true)).isEqualTo(LedgerRules.AheadFate.AUDIT);
+        assertThat(atFire(5, true, false, Set.of(2), Set.of(), false, true)).isEqualTo(LedgerRules.AheadFate.AUDIT);
+        assertThat(atFire(4, true, false, Set.of(2), Set.of(), true, true)).isEqualTo(LedgerRules.AheadFate.AUDIT);
+    }
 }

@@ -1,0 +1,200 @@
+package io.shardingjob.core.internal.scheduling;
+
+import io.shardingjob.core.config.FireSchedule;
+import io.shardingjob.core.config.JobConfiguration;
+import io.shardingjob.core.execution.ExecutionSource;
+import io.shardingjob.core.internal.ledger.Claim;
+import io.shardingjob.core.internal.ledger.ClaimCommits;
+import io.shardingjob.core.internal.ledger.ClaimState;
+import io.shardingjob.core.internal.ledger.FireLedger;
+import io.shardingjob.core.internal.ledger.LedgerRules;
+import io.shardingjob.core.internal.ledger.LedgerRules.AheadFate;
+import io.shardingjob.core.sharding.Assignment;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Claims of the schedule's next fire, created in the request that records the last ends of a fire on this instance, so
+ * that at the next fire instant no ZooKeeper round trip stands between the trigger and its items. They are ordinary
+ * claims of this session (running, as far as every other instance can tell, once their fire is due), held here until
+ * their fire's trigger takes them. What changed meanwhile is judged by one rule, {@link LedgerRules#atFire}, both at
+ * the fire instant and at each audit before it: an item that moved away is released to its new owner, a disabled one
+ * skipped, and a claim whose fire never came (a changed schedule) is left to the audit, which runs it late as this
+ * session's own.
+ */
+final class ClaimsAhead implements ClaimCommits.Ahead {
+
+    private static final Logger log = LoggerFactory.getLogger(ClaimsAhead.class);
+
+    private final JobRuntime runtime;
+
+    private final FireLedger ledger;
+
+    private final LocalExecutions local;
+
+    private final FireSchedule schedule;
+
+    ClaimsAhead(JobRuntime runtime, FireLedger ledger, LocalExecutions local, FireSchedule schedule) {
+        this.runtime = runtime;
+        this.ledger = ledger;
+        this.local = local;
+        this.schedule = schedule;
+    }
+
+    @Override
+    public List<Claim> claimsAfter(List<Claim> lastEnds, List<Claim> ends) {
+        if (schedule == FireSchedule.NONE || !runtime.isAvailable()) {
+            return List.of();
+        }
+        JobConfiguration config = runtime.configuration();
+        String me = runtime.instanceId();
+        Assignment assignment = runtime.assignment();
+        if (config.disabled()
+                || runtime.disabledInstances().contains(me)
+                || local.auditedEpoch() != assignment.epoch()) {
+            return List.of();
+        }
+        Instant ended = lastEnds.stream()
+                .map(Claim::fireTime)
+                .max(Comparator.naturalOrder())
+                .orElseThrow();
+        Instant next = schedule.nextFireAfter(config, ended);
+        // A next fire already past is the trigger's (it may wait in the queue of fires), or the audit's if missed.
+        if (next == null || !next.isAfter(runtime.now())) {
+            return List.of();
+        }
+        Instant fireTime = next.truncatedTo(ChronoUnit.MILLIS);
+        Set<Integer> unavailable = new HashSet<>(runtime.disabledItems());
+        unavailable.addAll(local.elsewhereItems());
+        unavailable.addAll(local.aheadItems(fireTime));
+        Set<Integer> busy = new HashSet<>(local.runningItems());
+        ends.forEach(end -> busy.remove(end.item()));
+        unavailable.addAll(busy);
+        long session = runtime.sessionId();
+        return LedgerRules.toClaimAhead(assignment.itemsOf(me), unavailable, local.hasSeen(fireTime)).stream()
+                .map(item -> Claim.first(
+                        item,
+                        fireTime,
+                        me,
+                        session,
+                        ExecutionSource.NORMAL,
+                        assignment.epoch(),
+                        assignment.shardingTotalCount(),
+                        fireTime))
+                .toList();
+    }
+
+    @Override
+    public void claimed(Instant fireTime, FireLedger.Claimed claimed) {
+        // When the fire came meanwhile, its trigger found these in the ledger as this session's, or left them to the
+        // audit: either way they are not kept here.
+        local.claimedAhead(fireTime, claimed.won().values());
+    }
+
+    /**
+     * What the fire does with a claim made ahead for it, by the rule every other look at such a claim uses.
+     *
+     * @param startable whether the item is neither busy here nor run by another live session
+     */
+    AheadFate atFire(Claim claim, Assignment assignment, boolean startable) {
+        return atFire(claim, assignment, startable, ledger.certainlyLive(claim.sessionId()));
+    }
+
+    private AheadFate atFire(Claim claim, Assignment assignment, boolean startable, boolean certainlyLive) {
+        JobConfiguration config = runtime.configuration();
+        String me = runtime.instanceId();
+        Set<Integer> owned = runtime.disabledInstances().contains(me) ? Set.of() : Set.copyOf(assignment.itemsOf(me));
+        return LedgerRules.atFire(
+                claim,
+                runtime.sessionId(),
+                runtime.isAvailable(),
+                config.disabled(),
+                owned,
+                Set.copyOf(runtime.disabledItems()),
+                startable,
+                certainlyLive);
+    }
+
+    /**
+     * An audit's look at the claims held for fires to come: those the rule no longer lets run are handed on now rather
+     * than at their fire, and those whose fire did not come by the time it is late are left to the audit.
+     */
+    void review(Instant lateBefore) {
+        List<Claim> neverFired = local.takeAhead(claim -> claim.fireTime().isBefore(lateBefore));
+        if (!neverFired.isEmpty()) {
+            log.info(
+                    "Job {}: no fire came for the claims made ahead {}; they run as missed",
+                    runtime.jobName(),
+                    neverFired);
+            neverFired.forEach(local::settled);
+        }
+        Assignment assignment = runtime.assignment();
+        JobConfiguration config = runtime.configuration();
+        Map<Instant, Boolean> scheduled = new HashMap<>();
+        Function<Claim, AheadFate> fate = claim -> {
+            // Before the fire, only what changed since the claim was made counts: the session is proven at the fire.
+            AheadFate now = atFire(claim, assignment, true, true);
+            boolean stillAFire = scheduled.computeIfAbsent(claim.fireTime(), fireTime -> isScheduled(config, fireTime));
+            return now == AheadFate.RUN && !stillAFire ? AheadFate.SKIP : now;
+        };
+        Map<AheadFate, List<Claim>> stale = new EnumMap<>(AheadFate.class);
+        local.takeAhead(claim -> fate.apply(claim) != AheadFate.RUN)
+                .forEach(claim -> stale.computeIfAbsent(fate.apply(claim), any -> new ArrayList<>())
+                        .add(claim));
+        stale.forEach((each, claims) -> handOn(claims, each));
+    }
+
+    /** Gives every claim made ahead back: this instance stops. */
+    void releaseAll() {
+        handOn(local.takeAhead(claim -> true), AheadFate.RELEASE);
+    }
+
+    /**
+     * Hands claims made ahead on as the rule said: written as skipped or released, or left to the audit. They are no
+     * longer this instance's in flight once their write was answered.
+     */
+    void handOn(Collection<Claim> claims, AheadFate fate) {
+        if (claims.isEmpty()) {
+            return;
+        }
+        try {
+            if (fate == AheadFate.SKIP || fate == AheadFate.RELEASE) {
+                ClaimState state = fate == AheadFate.SKIP ? ClaimState.SKIPPED : ClaimState.RELEASED;
+                Instant now = runtime.now();
+                FireLedger.Written written = ledger.update(
+                        claims.stream().map(claim -> claim.with(state, now)).toList());
+                if (!written.lost().isEmpty()) {
+                    log.warn(
+                            "Job {}: claims made ahead {} were taken over before they could be {}",
+                            runtime.jobName(),
+                            written.lost(),
+                            state);
+                }
+            }
+        } catch (Exception ex) {
+            // Still this session's in the ledger: its audit runs or releases them.
+            log.warn(
+                    "Job {}: could not hand on the claims made ahead {}: {}", runtime.jobName(), claims, ex.toString());
+        } finally {
+            claims.forEach(local::settled);
+        }
+    }
+
+    private boolean isScheduled(JobConfiguration config, Instant fireTime) {
+        Instant next = schedule.nextFireAfter(config, fireTime.minusMillis(1));
+        return next != null && Objects.equals(next.truncatedTo(ChronoUnit.MILLIS), fireTime);
+    }
+}

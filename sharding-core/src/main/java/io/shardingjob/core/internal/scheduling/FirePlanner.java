@@ -1,0 +1,239 @@
+package io.shardingjob.core.internal.scheduling;
+
+import io.shardingjob.core.config.JobConfiguration;
+import io.shardingjob.core.execution.ExecutionSource;
+import io.shardingjob.core.internal.ledger.Claim;
+import io.shardingjob.core.internal.ledger.ClaimState;
+import io.shardingjob.core.internal.ledger.FireLedger;
+import io.shardingjob.core.internal.ledger.LedgerRules.AheadFate;
+import io.shardingjob.core.sharding.Assignment;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Decides which of this instance's items one fire runs, and holds their claims: those made ahead for the fire (no
+ * round trip), and the others created now in one multi-operation. Items it cannot run are skipped with a reason; the
+ * audit makes them up as the misfire policy says.
+ */
+final class FirePlanner {
+
+    private static final Logger log = LoggerFactory.getLogger(FirePlanner.class);
+
+    private final JobRuntime runtime;
+
+    private final FireLedger ledger;
+
+    private final LocalExecutions local;
+
+    private final ClaimsAhead ahead;
+
+    FirePlanner(JobRuntime runtime, FireLedger ledger, LocalExecutions local, ClaimsAhead ahead) {
+        this.runtime = runtime;
+        this.ledger = ledger;
+        this.local = local;
+        this.ahead = ahead;
+    }
+
+    /**
+     * What a fire runs here.
+     *
+     * @param skipReason why the fire runs nothing here at all, or null
+     * @param won the claims this session holds for the fire and runs, by item
+     * @param reservations the item reservations of those claims
+     * @param skipped the items it does not run, each with the reason
+     */
+    record Plan(
+            @Nullable String skipReason,
+            long epoch,
+            List<Claim> won,
+            Map<Integer, LocalExecutions.Execution> reservations,
+            Map<Integer, String> skipped) {
+
+        static Plan nothing(String reason) {
+            return new Plan(reason, -1, List.of(), Map.of(), Map.of());
+        }
+    }
+
+    /**
+     * Plans the fire and claims its items.
+     *
+     * @param madeAhead the claims this session created ahead for the fire, by item
+     */
+    Plan plan(ExecutionSource source, Instant fireTime, Map<Integer, Claim> madeAhead) {
+        if (!runtime.isAvailable()) {
+            // Its items of this fire are made up by whoever owns them once this instance is back or gone; for this
+            // instance's own audit the fire is decided (late) at once.
+            local.planned(fireTime);
+            ahead.handOn(madeAhead.values(), AheadFate.AUDIT);
+            return Plan.nothing("not connected to ZooKeeper, or not started");
+        }
+        JobConfiguration config = runtime.configuration();
+        if (config.disabled()) {
+            ahead.handOn(madeAhead.values(), AheadFate.SKIP);
+            return Plan.nothing("the job is disabled");
+        }
+        String me = runtime.instanceId();
+        if (runtime.disabledInstances().contains(me)) {
+            // Also when it was the last enabled instance: with no leader left to reshard, it still owns items.
+            ahead.handOn(madeAhead.values(), AheadFate.RELEASE);
+            return Plan.nothing("this instance is disabled for the job");
+        }
+        Assignment assignment = runtime.awaitSharding();
+        if (local.auditedEpoch() != assignment.epoch()) {
+            // An item this assignment moved here may still run on its old owner: the audit of the new assignment says.
+            runtime.requestAudit();
+            local.awaitAudit(assignment.epoch(), runtime.shardingWaitTimeout());
+        }
+        long session = runtime.sessionId();
+        Instant now = runtime.now();
+        Set<Integer> disabled = new HashSet<>(runtime.disabledItems());
+        Map<Integer, String> skipped = new TreeMap<>();
+        Map<Integer, LocalExecutions.Execution> reservations = new TreeMap<>();
+        List<Claim> won = new ArrayList<>();
+        Map<AheadFate, List<Claim>> handedOn = new EnumMap<>(AheadFate.class);
+        List<Claim> wanted = new ArrayList<>();
+        for (Claim claim : madeAhead.values()) {
+            int item = claim.item();
+            LocalExecutions.Execution reservation =
+                    local.mayStart(item, assignment.epoch(), ledger::stillRuns) ? local.reserve(item) : null;
+            AheadFate fate = ahead.atFire(claim, assignment, reservation != null);
+            if (fate == AheadFate.RUN || fate == AheadFate.CLAIM) {
+                reservations.put(item, reservation);
+                if (fate == AheadFate.RUN) {
+                    won.add(claim);
+                } else {
+                    wanted.add(
+                            Claim.first(item, fireTime, me, session, source, assignment.epoch(), claim.total(), now));
+                }
+                continue;
+            }
+            if (reservation != null) {
+                local.finish(item, reservation);
+            } else if (fate == AheadFate.AUDIT && local.runningItems().contains(item)) {
+                local.missedWhileBusy(item);
+            }
+            handedOn.computeIfAbsent(fate, any -> new ArrayList<>()).add(claim);
+            skipped.put(
+                    item,
+                    switch (fate) {
+                        case SKIP -> "disabled";
+                        case RELEASE -> "no longer this instance's; released to its owner";
+                        default -> "claimed ahead but not startable now; this instance's audit runs it";
+                    });
+        }
+        for (int item : assignment.itemsOf(me)) {
+            if (madeAhead.containsKey(item)) {
+                continue;
+            }
+            Claim claim = Claim.first(
+                    item, fireTime, me, session, source, assignment.epoch(), assignment.shardingTotalCount(), now);
+            if (disabled.contains(item)) {
+                // Recorded, so that the fire settles without waiting for an item that will not run.
+                wanted.add(claim.with(ClaimState.SKIPPED, now));
+                skipped.put(item, "disabled");
+                continue;
+            }
+            if (!local.mayStart(item, assignment.epoch(), ledger::stillRuns)) {
+                // Its audit makes this fire up once the other instance's run of the item has ended.
+                skipped.put(item, "running on another instance for an earlier fire; made up when it ends");
+                continue;
+            }
+            LocalExecutions.Execution reservation = local.reserve(item);
+            if (reservation == null) {
+                local.missedWhileBusy(item);
+                skipped.put(item, "still running; misfired, made up when it ends as the misfire policy says");
+                continue;
+            }
+            reservations.put(item, reservation);
+            wanted.add(claim);
+        }
+        won.addAll(claim(fireTime, wanted, reservations, skipped, session));
+        handedOn.forEach((fate, claims) -> ahead.handOn(claims, fate));
+        local.planned(fireTime);
+        if (runtime.assignment().epoch() != assignment.epoch()) {
+            // A reshard landed while this fire was planned: an item it gave this instance may have no claim in this
+            // fire (its old owner planned with the new assignment), and this instance's audit makes it up now.
+            runtime.requestAudit();
+        }
+        won.sort((left, right) -> Integer.compare(left.item(), right.item()));
+        return new Plan(null, assignment.epoch(), won, reservations, skipped);
+    }
+
+    /**
+     * Creates the claims; the items whose claim another run holds are released here. A claim that names this very
+     * session was written by an earlier attempt of ours whose answer was lost, or made ahead in a request answered
+     * after the fire came: it is ours.
+     */
+    private List<Claim> claim(
+            Instant fireTime,
+            List<Claim> wanted,
+            Map<Integer, LocalExecutions.Execution> reservations,
+            Map<Integer, String> skipped,
+            long session) {
+        if (wanted.isEmpty()) {
+            return List.of();
+        }
+        FireLedger.Claimed claimed;
+        try {
+            claimed = ledger.claim(fireTime, wanted);
+        } catch (Exception ex) {
+            log.warn(
+                    "Job {}: could not claim items {} of the fire at {}; the audit makes them up: {}",
+                    runtime.jobName(),
+                    wanted.stream().map(Claim::item).toList(),
+                    fireTime,
+                    ex.toString());
+            wanted.forEach(claim -> {
+                // A claim made ahead for this fire is the audit's now, as any claim of this session it does not run.
+                local.settled(claim);
+                LocalExecutions.Execution reservation = reservations.remove(claim.item());
+                if (reservation != null) {
+                    local.finish(claim.item(), reservation);
+                    skipped.put(claim.item(), "could not be claimed");
+                }
+            });
+            runtime.requestAudit();
+            return List.of();
+        }
+        List<Claim> won = new ArrayList<>();
+        claimed.won().values().forEach(claim -> {
+            if (claim.state() == ClaimState.RUNNING) {
+                won.add(claim);
+            }
+        });
+        boolean releasedByAnother = false;
+        for (Map.Entry<Integer, Claim> lost : claimed.lost().entrySet()) {
+            int item = lost.getKey();
+            Claim other = lost.getValue();
+            LocalExecutions.Execution reservation = reservations.get(item);
+            if (reservation == null) {
+                continue;
+            }
+            if (other.sessionId() == session && other.state() == ClaimState.RUNNING) {
+                won.add(other);
+            } else {
+                reservations.remove(item);
+                local.settled(other);
+                local.finish(item, reservation);
+                skipped.put(item, "claimed by " + other.instanceId() + " (" + other.state() + ")");
+                releasedByAnother |= other.state().isOpen();
+            }
+        }
+        if (releasedByAnother) {
+            // Its owner gave the item up, or left it (it had claimed it ahead before the item moved here, or died): the
+            // audit takes it over once it is sure.
+            runtime.requestAudit();
+        }
+        won.forEach(local::claimed);
+        return won;
+    }
+}

@@ -1,0 +1,183 @@
+package io.shardingjob.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.shardingjob.core.config.FireSchedule;
+import io.shardingjob.core.config.JobConfiguration;
+import io.shardingjob.core.execution.ExecutionSource;
+import io.shardingjob.core.execution.ItemResult;
+import io.shardingjob.core.internal.ledger.Claim;
+import io.shardingjob.core.internal.ledger.ClaimState;
+import io.shardingjob.core.internal.ledger.FireLedger;
+import io.shardingjob.core.internal.registry.JobNodes;
+import io.shardingjob.core.testing.RequestCounter;
+import io.shardingjob.core.testing.RequestCounter.Counts;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Claims made ahead: the request that records the ends of a fire also claims the instance's items of the schedule's
+ * next fire, so that fire starts its items with no request; and whatever happens before that fire (the item moves to
+ * another instance, the instance crashes or stops), each item of it still runs exactly once.
+ */
+class ClaimsAheadTest extends JobInstanceTestSupport {
+
+    private static final String JOB = "ahead";
+
+    private static final JobConfiguration FOUR_ITEMS = JobConfiguration.builder(JOB)
+            .cron("* * * * * *")
+            .shardingTotalCount(4)
+            .failover(true)
+            .build();
+
+    private static final FireSchedule EVERY_SECOND =
+            (configuration, after) -> Instant.ofEpochSecond(after.getEpochSecond() + 1);
+
+    @Test
+    void aScheduledFireRunsOnTheClaimsMadeWithTheEndsOfThePreviousOneAndCostsOneRequest() throws Exception {
+        Instance only = start(
+                "only",
+                FOUR_ITEMS,
+                context -> {},
+                // Items one after another on the fire's thread, so that exactly one of them ends last.
+                builder -> builder.schedule(EVERY_SECOND)
+                        .reconcileInterval(Duration.ofMinutes(5))
+                        .job(context -> {}, Runnable::run));
+        await().until(() -> settledAt(4, List.of(only)));
+        // Fires of whole seconds still to come, fired at once: each one's next fire is in the future.
+        Instant first = Instant.now().truncatedTo(ChronoUnit.SECONDS).plusSeconds(2);
+        only.coordinator().fire(ExecutionSource.NORMAL, first);
+        FireLedger ledger = new FireLedger(only.client(), new JobNodes(JOB));
+        Map<Integer, Claim> madeAhead =
+                ledger.read(List.of(first.plusSeconds(1))).get(0).claims();
+        assertThat(madeAhead.values())
+                .extracting(Claim::state, Claim::instanceId)
+                .containsOnly(org.assertj.core.groups.Tuple.tuple(ClaimState.RUNNING, "only"));
+        assertThat(madeAhead).hasSize(4);
+
+        RequestCounter counter = RequestCounter.attachTo(only.client());
+        Counts before = counter.counts();
+        int fires = 10;
+        for (int fire = 1; fire <= fires; fire++) {
+            only.coordinator().fire(ExecutionSource.NORMAL, first.plusSeconds(fire));
+        }
+        Counts used = counter.counts().since(before);
+
+        // The second fire ran on the claims made ahead: the fencing token is their creating write's.
+        assertThat(results(result -> result.fireTime().equals(first.plusSeconds(1))))
+                .extracting(
+                        result -> result.context().item(),
+                        result -> result.context().fencingToken())
+                .containsExactlyInAnyOrderElementsOf(madeAhead.values().stream()
+                        .map(claim -> org.assertj.core.groups.Tuple.tuple(claim.item(), claim.fencingToken()))
+                        .toList());
+        // One multi-operation per fire: its ends with the next fire's claims. Without claims ahead, two.
+        assertThat(used.ledger().total())
+                .as("ledger requests of %d fires: %s", fires, used)
+                .isEqualTo(fires);
+        assertRanOnce(first.plusSeconds(fires), 4);
+    }
+
+    @Test
+    void anItemThatMovedToAnotherInstanceBeforeItsFireRunsOnceThere() throws Exception {
+        Instance a = start("a", FOUR_ITEMS, context -> {}, builder -> builder.schedule(EVERY_SECOND));
+        await().until(() -> settledAt(4, List.of(a)));
+        Instant first = Instant.now().truncatedTo(ChronoUnit.SECONDS).plusSeconds(2);
+        a.coordinator().fire(ExecutionSource.NORMAL, first);
+        Instant next = first.plusSeconds(1);
+
+        Instance b = start("b", FOUR_ITEMS, context -> {}, builder -> builder.schedule(EVERY_SECOND));
+        await().until(() -> settledAt(4, List.of(a, b)));
+        // The old owner gives the moved items' claims up before their fire.
+        FireLedger ledger = new FireLedger(b.client(), new JobNodes(JOB));
+        List<Integer> moved = b.coordinator().assignment().itemsOf("b");
+        await().untilAsserted(() -> assertThat(ledger.read(List.of(next)).get(0).claims().values().stream()
+                        .filter(claim -> moved.contains(claim.item())))
+                .extracting(Claim::state)
+                .containsOnly(ClaimState.RELEASED));
+        a.coordinator().fire(ExecutionSource.NORMAL, next);
+        b.coordinator().fire(ExecutionSource.NORMAL, next);
+
+        assertRanOnce(next, 4);
+        assertThat(results(result -> result.fireTime().equals(next)))
+                .allMatch(result -> result.context()
+                        .instanceId()
+                        .equals(
+                                a.coordinator()
+                                                .assignment()
+                                                .itemsOf("a")
+                                                .contains(result.context().item())
+                                        ? "a"
+                                        : "b"));
+    }
+
+    @Test
+    void theClaimsMadeAheadByACrashedInstanceAreTakenOverAtTheirFire() throws Exception {
+        Instance a = start("a", FOUR_ITEMS, context -> {}, builder -> builder.schedule(EVERY_SECOND));
+        Instance b = start("b", FOUR_ITEMS, context -> {}, builder -> builder.schedule(EVERY_SECOND));
+        await().until(() -> settledAt(4, List.of(a, b)));
+        Instant first = Instant.now().truncatedTo(ChronoUnit.SECONDS).plusSeconds(2);
+        a.coordinator().fire(ExecutionSource.NORMAL, first);
+        b.coordinator().fire(ExecutionSource.NORMAL, first);
+        Instant next = first.plusSeconds(1);
+        List<Integer> ofA = a.coordinator().assignment().itemsOf("a");
+
+        crash(a);
+        await().until(() -> b.coordinator().assignment().itemsOf("b").size() == 4);
+        b.coordinator().fire(ExecutionSource.NORMAL, next);
+
+        assertRanOnce(next, 4);
+        assertThat(results(result -> result.fireTime().equals(next)))
+                .allMatch(result -> result.context().instanceId().equals("b"));
+        assertThat(results(result -> result.fireTime().equals(next)
+                        && ofA.contains(result.context().item())))
+                .extracting(ItemResult::source)
+                .containsOnly(ExecutionSource.FAILOVER);
+    }
+
+    @Test
+    void anInstanceThatStopsReleasesItsClaimsMadeAheadToTheItemsNextOwner() throws Exception {
+        Instance a = start("a", FOUR_ITEMS, context -> {}, builder -> builder.schedule(EVERY_SECOND));
+        Instance b = start("b", FOUR_ITEMS, context -> {}, builder -> builder.schedule(EVERY_SECOND));
+        await().until(() -> settledAt(4, List.of(a, b)));
+        Instant first = Instant.now().truncatedTo(ChronoUnit.SECONDS).plusSeconds(2);
+        a.coordinator().fire(ExecutionSource.NORMAL, first);
+        b.coordinator().fire(ExecutionSource.NORMAL, first);
+        Instant next = first.plusSeconds(1);
+        List<Integer> ofA = a.coordinator().assignment().itemsOf("a");
+
+        a.coordinator().close();
+        FireLedger ledger = new FireLedger(b.client(), new JobNodes(JOB));
+        assertThat(ledger.read(List.of(next)).get(0).claims().values().stream()
+                        .filter(claim -> ofA.contains(claim.item())))
+                .extracting(Claim::state)
+                .containsOnly(ClaimState.RELEASED);
+        await().until(() -> b.coordinator().assignment().itemsOf("b").size() == 4);
+        b.coordinator().fire(ExecutionSource.NORMAL, next);
+
+        assertRanOnce(next, 4);
+        assertThat(results(result -> result.fireTime().equals(next)))
+                .allMatch(result -> result.context().instanceId().equals("b"));
+    }
+
+    /** Every item of the fire ran, each exactly once (runs that a mistake doubled would show after a while). */
+    private void assertRanOnce(Instant fireTime, int items) {
+        await().atMost(Duration.ofSeconds(15))
+                .until(() ->
+                        results(result -> result.fireTime().equals(fireTime)).size() >= items);
+        await().during(Duration.ofMillis(500))
+                .atMost(Duration.ofSeconds(5))
+                .until(() ->
+                        results(result -> result.fireTime().equals(fireTime)).size() == items);
+        Map<Integer, Long> runs = results(result -> result.fireTime().equals(fireTime)).stream()
+                .collect(Collectors.groupingBy(result -> result.context().item(), Collectors.counting()));
+        assertThat(runs).hasSize(items);
+        assertThat(runs.values()).containsOnly(1L);
+    }
+}
