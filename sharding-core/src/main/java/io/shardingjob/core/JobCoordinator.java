@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import org.apache.curator.framework.CuratorFramework;
@@ -99,6 +100,15 @@ public final class JobCoordinator implements AutoCloseable {
     /** Runs one fire with the job and executor given to the builder. */
     public FireReport fire(ExecutionSource source, Instant fireTime) {
         return runtime.fire(source, fireTime);
+    }
+
+    /**
+     * Starts one fire with the job and executor given to the builder, without waiting for its items: the calling
+     * thread (a scheduler's) is free as soon as this instance's items of the fire are claimed and handed to the
+     * executor. The report completes once every item ended and its end was recorded in the ledger.
+     */
+    public CompletableFuture<FireReport> fireAsync(ExecutionSource source, Instant fireTime) {
+        return runtime.fireAsync(source, fireTime);
     }
 
     /**

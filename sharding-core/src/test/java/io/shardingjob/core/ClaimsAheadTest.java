@@ -154,16 +154,70 @@ class ClaimsAheadTest extends JobInstanceTestSupport {
 
         a.coordinator().close();
         FireLedger ledger = new FireLedger(b.client(), new JobNodes(JOB));
-        assertThat(ledger.read(List.of(next)).get(0).claims().values().stream()
+        await().untilAsserted(() -> assertThat(ledger.read(List.of(next)).get(0).claims().values().stream()
                         .filter(claim -> ofA.contains(claim.item())))
                 .extracting(Claim::state)
-                .containsOnly(ClaimState.RELEASED);
+                .containsOnly(ClaimState.RELEASED));
         await().until(() -> b.coordinator().assignment().itemsOf("b").size() == 4);
         b.coordinator().fire(ExecutionSource.NORMAL, next);
 
         assertRanOnce(next, 4);
         assertThat(results(result -> result.fireTime().equals(next)))
                 .allMatch(result -> result.context().instanceId().equals("b"));
+    }
+
+    @Test
+    void aClaimMadeAheadWhoseSessionWentUnheardForHalfATimeoutIsConfirmedByOneReadBeforeItRuns() throws Exception {
+        Instance only = start(
+                "only",
+                FOUR_ITEMS,
+                context -> {},
+                builder -> builder.schedule(EVERY_SECOND)
+                        .reconcileInterval(Duration.ofMinutes(5))
+                        .job(context -> {}, Runnable::run));
+        await().until(() -> settledAt(4, List.of(only)));
+        Instant first = Instant.now().truncatedTo(ChronoUnit.SECONDS).plusSeconds(3);
+        only.coordinator().fire(ExecutionSource.NORMAL, first);
+        FireLedger ledger = new FireLedger(only.client(), new JobNodes(JOB));
+        Instant next = first.plusSeconds(1);
+        Map<Integer, Claim> madeAhead = ledger.read(List.of(next)).get(0).claims();
+        long session = only.client().getZookeeperClient().getZooKeeper().getSessionId();
+        // Nothing asks the server anything for half a session timeout: the answer of the claims' request is too old.
+        await().until(() -> !ledger.certainlyLive(session));
+
+        RequestCounter counter = RequestCounter.attachTo(only.client());
+        Counts before = counter.counts();
+        only.coordinator().fire(ExecutionSource.NORMAL, next);
+        Counts used = counter.counts().since(before);
+
+        assertThat(results(result -> result.fireTime().equals(next)))
+                .extracting(
+                        result -> result.context().item(),
+                        result -> result.context().fencingToken())
+                .containsExactlyInAnyOrderElementsOf(madeAhead.values().stream()
+                        .map(claim -> org.assertj.core.groups.Tuple.tuple(claim.item(), claim.fencingToken()))
+                        .toList());
+        // One read confirms the four claims, one write records their ends with the next fire's claims.
+        assertThat(used.ledger().total()).as("ledger requests: %s", used).isEqualTo(2);
+    }
+
+    @Test
+    void claimsMadeAheadUnderASessionThatExpiredRunOnceAtTheirFire() throws Exception {
+        Instance a = start("a", FOUR_ITEMS, context -> {}, builder -> builder.schedule(EVERY_SECOND));
+        Instance b = start("b", FOUR_ITEMS, context -> {}, builder -> builder.schedule(EVERY_SECOND));
+        await().until(() -> settledAt(4, List.of(a, b)));
+        Instant first = Instant.now().truncatedTo(ChronoUnit.SECONDS).plusSeconds(2);
+        a.coordinator().fire(ExecutionSource.NORMAL, first);
+        b.coordinator().fire(ExecutionSource.NORMAL, first);
+        Instant next = first.plusSeconds(1);
+
+        // The server ends a's session; a comes back under a new one, its claims made ahead naming the old one.
+        expireSession(a.client());
+        await().until(() -> settledAt(4, List.of(a, b)));
+        a.coordinator().fire(ExecutionSource.NORMAL, next);
+        b.coordinator().fire(ExecutionSource.NORMAL, next);
+
+        assertRanOnce(next, 4);
     }
 
     /** Every item of the fire ran, each exactly once (runs that a mistake doubled would show after a while). */

@@ -12,7 +12,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One started job on this instance: its coordinator and its schedule. Each trigger hands a fire to the fire pool and
- * returns at once, so the scheduler's few threads never wait for a job. A fire that arrives while items of the previous
+ * returns at once, so the scheduler's few threads never wait for a job; the fire pool only claims and hands the items
+ * to the item pool, so it never waits for them either. A fire that arrives while items of the previous
  * one still run is handed to the core as well: it skips those items and, when the job's {@code misfire} is on, runs
  * them once more as soon as they finish.
  */
@@ -84,14 +85,25 @@ final class ScheduledShardedJob {
         }
     }
 
+    /**
+     * Claims and hands the fire's items on; the fire thread is free again at once, not when the items end, so that a
+     * few fire threads start the fires of many jobs due at the same instant.
+     */
     private void run(Instant fireTime, ExecutionSource source) {
-        FireReport report;
         try {
-            report = coordinator.fire(source, fireTime);
+            coordinator.fireAsync(source, fireTime).whenComplete((report, failure) -> {
+                if (failure != null) {
+                    log.error("Job {}: the fire of {} failed", coordinator.jobName(), fireTime, failure);
+                } else {
+                    logSkips(fireTime, report);
+                }
+            });
         } catch (RuntimeException ex) {
             log.error("Job {}: the fire of {} failed before running any item", coordinator.jobName(), fireTime, ex);
-            return;
         }
+    }
+
+    private void logSkips(Instant fireTime, FireReport report) {
         if (report.skipReason() != null) {
             log.debug("Job {}: fire of {} ran nothing: {}", coordinator.jobName(), fireTime, report.skipReason());
         } else if (report.skipped().values().stream().anyMatch(reason -> !reason.equals("disabled"))) {

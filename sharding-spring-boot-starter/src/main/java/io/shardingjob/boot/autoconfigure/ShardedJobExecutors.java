@@ -24,8 +24,10 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
  *   <li>the scheduler only fires cron triggers: its tasks are short, so a couple of threads serve any number of jobs;
  *   <li>coordination work (audits, ledger upkeep, reshards, claim writes) waits on ZooKeeper, so it has a scheduled
  *       pool of its own: a slow or unreachable ZooKeeper must not make cron triggers late;
- *   <li>a fire waits for its items, so fires get their own bounded pool rather than blocking the scheduler;
- *   <li>items run on a separate bounded pool; sharing it with fires could deadlock fires waiting for queued items.
+ *   <li>a fire plans its items and hands them on (it may wait for a reshard in progress, or for the claims of items
+ *       it could not claim ahead), so fires get their own bounded pool rather than blocking the scheduler; a fire
+ *       does not wait for its items;
+ *   <li>items run on a separate bounded pool, which also completes each fire's report.
  * </ul>
  */
 public final class ShardedJobExecutors implements AutoCloseable {
@@ -47,7 +49,7 @@ public final class ShardedJobExecutors implements AutoCloseable {
 
     /**
      * @param scheduler an initialized scheduler
-     * @param fires runs each fire, which blocks until its items are done
+     * @param fires plans each fire and hands its items on
      * @param items runs the items
      */
     public ShardedJobExecutors(ThreadPoolTaskScheduler scheduler, Executor fires, Executor items) {
@@ -58,7 +60,7 @@ public final class ShardedJobExecutors implements AutoCloseable {
      * @param scheduler an initialized scheduler, for cron triggers
      * @param coordination an initialized scheduler for coordination work, closed with these executors; null to share
      *     {@code scheduler}, whose triggers then wait behind coordination work
-     * @param fires runs each fire, which blocks until its items are done
+     * @param fires plans each fire and hands its items on
      * @param items runs the items
      */
     public ShardedJobExecutors(

@@ -118,7 +118,7 @@ public class ShardingProperties {
         /** Items that may run at the same time, for all jobs together. */
         private int poolSize = 16;
 
-        /** Fires that may wait for their items at the same time, for all jobs together; more wait in line. */
+        /** Fires planned (their items claimed and handed on) at the same time, for all jobs together; more wait in line. */
         private int maxConcurrentFires = 8;
 
         /** Item executions kept in memory per job for the sharding endpoint. */

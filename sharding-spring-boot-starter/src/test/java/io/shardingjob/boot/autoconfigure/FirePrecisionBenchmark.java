@@ -127,8 +127,12 @@ class FirePrecisionBenchmark {
         try (ProcessGroup processes = new ProcessGroup()) {
             ZooKeeperServers.Server server = ZooKeeperServers.forBenchmark(processes, "benchmark/" + NAME);
             startRequests = warmUp(server.address());
+            // -Dfire-precision.jobs=5000 measures one size only, to look into it.
+            String only = System.getProperty("fire-precision.jobs", "");
             for (Size size : SIZES) {
-                results.add(measure(server.address(), size));
+                if (only.isEmpty() || only.equals(String.valueOf(size.jobs()))) {
+                    results.add(measure(server.address(), size));
+                }
             }
         }
         report(results, startRequests, bytesPerHistoryRecord());
@@ -232,6 +236,7 @@ class FirePrecisionBenchmark {
             RequestCounter.Counts requestsAtFrom = requests.counts();
             sleepUntil(to);
             RequestCounter.Counts windowRequests = requests.counts().since(requestsAtFrom);
+            System.out.println("[fire-precision] " + size.jobs() + " jobs: requests in the window: " + windowRequests);
             try {
                 await().atMost(STRAGGLERS).pollInterval(Duration.ofMillis(100)).until(() -> fires.seen() >= expected);
             } catch (ConditionTimeoutException ex) {

@@ -17,8 +17,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Group commit of owner writes to claims. A write is queued and the caller goes on (an item's thread returns to its
- * pool at once); one drain at a time, on the given executor, writes everything queued so far in as few
- * multi-operations as their size allows, then drains again if more arrived meanwhile. The end of an item whose fire
+ * pool at once); one commit at a time sends everything queued so far in as few multi-operations as their size allows,
+ * without a thread waiting for the answer (the executor only hands the answers on), then sends what arrived meanwhile. The end of an item whose fire
  * still runs other items here waits for them at most {@link #LINGER} (Kafka's {@code linger.ms}): the last of them
  * drains at once, so the items of a fire that end together cost one request, not one each. The request that records
  * the last ends of a fire also creates this instance's claims of the next fire, as {@link Ahead} says.
@@ -119,53 +119,74 @@ public final class ClaimCommits {
 
     private void scheduleDrain() {
         if (draining.compareAndSet(false, true)) {
-            try {
-                drainer.execute(this::drain);
-            } catch (RuntimeException rejected) {
-                // The executor is shutting down: write on the caller's thread rather than lose the writes.
-                drain();
-            }
+            onDrainer(this::sendNext);
         }
     }
 
-    /** Writes until nothing is queued; a writer that queues after the last look starts the next drain itself. */
-    private void drain() {
-        do {
-            try {
-                List<Pending> batch = new ArrayList<>();
-                for (Pending next = queue.poll(); next != null; next = queue.poll()) {
-                    batch.add(next);
-                }
-                if (!batch.isEmpty()) {
-                    write(batch);
-                }
-            } finally {
-                draining.set(false);
+    /**
+     * Sends everything queued in one commit, without waiting for it; once it is answered, sends what queued meanwhile.
+     * One commit of this job is in flight at a time, so ends that come while one is on its way go together in the next.
+     */
+    private void sendNext() {
+        List<Pending> batch = new ArrayList<>();
+        for (Pending next = queue.poll(); next != null; next = queue.poll()) {
+            batch.add(next);
+        }
+        if (batch.isEmpty()) {
+            draining.set(false);
+            // A writer that queued after the last look, while this drain still counted as running, is sent now.
+            if (!queue.isEmpty() && draining.compareAndSet(false, true)) {
+                onDrainer(this::sendNext);
             }
-        } while (!queue.isEmpty() && draining.compareAndSet(false, true));
+            return;
+        }
+        write(batch).whenComplete((done, failure) -> onDrainer(this::sendNext));
     }
 
-    private void write(List<Pending> batch) {
+    /** On the drainer; on the calling thread once it shuts down, rather than lose the writes. */
+    private void onDrainer(Runnable task) {
+        try {
+            drainer.execute(task);
+        } catch (RuntimeException rejected) {
+            task.run();
+        }
+    }
+
+    /** Sends one commit; what it came to is handed to the waiting writers on the drainer, never on ZooKeeper's thread. */
+    private CompletableFuture<Void> write(List<Pending> batch) {
         Map<Slot, Pending> bySlot = new HashMap<>();
         batch.forEach(pending -> bySlot.put(slot(pending.claim), pending));
         List<Claim> next = claimsAhead(batch);
         Instant nextFire = next.isEmpty() ? Instant.EPOCH : next.get(0).fireTime();
-        try {
-            FireLedger.Committed committed =
-                    ledger.commit(batch.stream().map(pending -> pending.claim).toList(), nextFire, next);
-            if (!next.isEmpty()) {
-                // Kept before the ends are answered: a fire waiting for its ends is over only once the next is ready.
-                ahead.claimed(nextFire, committed.claimed());
-            }
-            FireLedger.Written written = committed.written();
-            written.written()
-                    .forEach(stored -> bySlot.remove(slot(stored)).result.complete(Optional.of(stored)));
-            written.lost().forEach(lost -> bySlot.remove(slot(lost)).result.complete(Optional.empty()));
-            bySlot.values().forEach(pending -> pending.result.complete(Optional.empty()));
-        } catch (Exception ex) {
-            // Claims ahead that reached the server anyway name this session: the next fire finds them as its own.
-            batch.forEach(pending -> pending.result.completeExceptionally(ex));
-        }
+        CompletableFuture<Void> answered = new CompletableFuture<>();
+        ledger.commitAsync(batch.stream().map(pending -> pending.claim).toList(), nextFire, next)
+                .whenComplete((committed, failure) -> onDrainer(() -> {
+                    try {
+                        if (failure != null) {
+                            // Claims ahead that reached the server anyway name this session: the next fire finds them.
+                            Throwable cause =
+                                    failure instanceof CompletionException wrapped ? wrapped.getCause() : failure;
+                            batch.forEach(pending -> pending.result.completeExceptionally(cause));
+                            return;
+                        }
+                        if (!next.isEmpty()) {
+                            // Kept before the ends are answered: a fire waiting for its ends is over once the next is
+                            // ready.
+                            ahead.claimed(nextFire, committed.claimed());
+                        }
+                        FireLedger.Written written = committed.written();
+                        written.written()
+                                .forEach(stored ->
+                                        bySlot.remove(slot(stored)).result.complete(Optional.of(stored)));
+                        written.lost()
+                                .forEach(
+                                        lost -> bySlot.remove(slot(lost)).result.complete(Optional.empty()));
+                        bySlot.values().forEach(pending -> pending.result.complete(Optional.empty()));
+                    } finally {
+                        answered.complete(null);
+                    }
+                }));
+        return answered;
     }
 
     private List<Claim> claimsAhead(List<Pending> batch) {

@@ -10,6 +10,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.CreateMode;
@@ -100,22 +102,35 @@ public final class FireLedger {
 
     /**
      * Owner writes and new claims of one fire together, in one multi-operation when their size allows (else in as few
-     * as it does): how the ends of a fire and the claims of the next one cost one request.
+     * as it does): how the ends of a fire and the claims of the next one cost one request. Waits for the answer.
      *
      * @param writes owner writes, each at the version its claim holds
      * @param fireTime the fire of the new claims
      * @param creates new claims ({@link Claim#first}) of that fire
      */
     public Committed commit(List<Claim> writes, Instant fireTime, List<Claim> creates) throws Exception {
+        try {
+            return commitAsync(writes, fireTime, creates).join();
+        } catch (CompletionException failed) {
+            throw failed.getCause() instanceof Exception cause ? cause : failed;
+        }
+    }
+
+    /**
+     * {@link #commit}, without waiting: the answers are handled on ZooKeeper's event thread, so what the caller chains
+     * on the result must not block, or must move to an executor of its own.
+     */
+    public CompletableFuture<Committed> commitAsync(List<Claim> writes, Instant fireTime, List<Claim> creates) {
         LedgerCommit.Outcome outcome = new LedgerCommit.Outcome();
+        CompletableFuture<LedgerCommit.Outcome> sent = CompletableFuture.completedFuture(outcome);
         List<Claim> batchWrites = new ArrayList<>();
         List<Claim> batchCreates = new ArrayList<>();
         int bytes = 0;
         for (Claim claim : writes) {
             int size = commits.bytes(claim);
             if (bytes + size > LedgerRequests.MAX_WRITE_BYTES && !batchWrites.isEmpty()) {
-                commits.send(batchWrites, fireTime, batchCreates, outcome);
-                batchWrites.clear();
+                sent = then(sent, batchWrites, fireTime, batchCreates);
+                batchWrites = new ArrayList<>();
                 bytes = 0;
             }
             batchWrites.add(claim);
@@ -124,19 +139,25 @@ public final class FireLedger {
         for (Claim claim : creates) {
             int size = commits.bytes(claim);
             if (bytes + size > LedgerRequests.MAX_WRITE_BYTES && (!batchWrites.isEmpty() || !batchCreates.isEmpty())) {
-                commits.send(batchWrites, fireTime, batchCreates, outcome);
-                batchWrites.clear();
-                batchCreates.clear();
+                sent = then(sent, batchWrites, fireTime, batchCreates);
+                batchWrites = new ArrayList<>();
+                batchCreates = new ArrayList<>();
                 bytes = 0;
             }
             batchCreates.add(claim);
             bytes += size;
         }
         if (!batchWrites.isEmpty() || !batchCreates.isEmpty()) {
-            commits.send(batchWrites, fireTime, batchCreates, outcome);
+            sent = then(sent, batchWrites, fireTime, batchCreates);
         }
-        return new Committed(
-                new Written(outcome.written(), outcome.lost()), new Claimed(outcome.won(), outcome.taken()));
+        return sent.thenApply(
+                done -> new Committed(new Written(done.written(), done.lost()), new Claimed(done.won(), done.taken())));
+    }
+
+    /** The next batch, once the ones before it were answered. */
+    private CompletableFuture<LedgerCommit.Outcome> then(
+            CompletableFuture<LedgerCommit.Outcome> before, List<Claim> writes, Instant fireTime, List<Claim> creates) {
+        return before.thenCompose(outcome -> commits.send(writes, fireTime, creates, outcome));
     }
 
     /**
@@ -199,6 +220,24 @@ public final class FireLedger {
     /** One claim as stored now, if it exists. */
     public Optional<Claim> readClaim(Instant fireTime, int item) throws Exception {
         return reads.readClaim(fireTime, item);
+    }
+
+    /**
+     * Which of these claims of one fire, held by this session, are still exactly as it holds them, read in one request:
+     * an answer also proves the session still lives on the server.
+     */
+    public List<Claim> stillHeld(Instant fireTime, Collection<Claim> held) throws Exception {
+        Map<Integer, Claim> stored =
+                reads.readClaims(fireTime, held.stream().map(Claim::item).toList());
+        return held.stream()
+                .filter(claim -> {
+                    Claim now = stored.get(claim.item());
+                    return now != null
+                            && now.version() == claim.version()
+                            && now.sessionId() == claim.sessionId()
+                            && now.state() == ClaimState.RUNNING;
+                })
+                .toList();
     }
 
     /** Whether another session's run, as an audit saw it, is still running now; when unknown, it is. */

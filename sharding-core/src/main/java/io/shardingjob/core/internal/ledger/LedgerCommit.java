@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.CreateOptions;
 import org.apache.zookeeper.KeeperException;
@@ -21,7 +22,8 @@ import org.apache.zookeeper.data.Stat;
  * claims of one fire (with the fire's node when this instance does not know it exists). A multi is all or nothing, so
  * an operation the server refuses is settled on its own (a stale version is a lost claim, an existing claim is another
  * claimer's) and the rest is sent again without it. Claiming a fire, recording ends, and recording ends together with
- * the claims of the next fire are all this one request.
+ * the claims of the next fire are all this one request. It never waits: each answer is handled as it arrives, on
+ * ZooKeeper's event thread, so a caller that must not block (the group commit) does not.
  */
 final class LedgerCommit {
 
@@ -45,106 +47,109 @@ final class LedgerCommit {
     }
 
     /**
-     * Sends the writes and the new claims in one request, again without each operation the server refuses.
+     * Sends the writes and the new claims in one request, again without each operation the server refuses, without
+     * waiting: every answer is handled on ZooKeeper's event thread, and nothing here blocks.
      *
      * @param writes owner writes, each at the version its claim holds, at most one per claim
      * @param fireTime the fire of the new claims; ignored when there are none
      * @param creates new claims ({@link Claim#first}) of that fire
+     * @return the outcome given, filled in; completes exceptionally when the server did not answer (whether the writes
+     *     happened is then unknown)
      */
-    Outcome send(List<Claim> writes, Instant fireTime, List<Claim> creates, Outcome outcome) throws Exception {
-        List<Claim> sets = new ArrayList<>(writes);
-        List<Claim> news = new ArrayList<>(creates);
-        int claimRounds = 0;
-        while (!sets.isEmpty() || !news.isEmpty()) {
-            boolean withFire = !news.isEmpty() && !knownFires.contains(fireTime.toEpochMilli());
-            List<Op> ops = new ArrayList<>(sets.size() + news.size() + 1);
-            sets.forEach(claim -> ops.add(Op.setData(path(claim), claim.encode(), claim.version())));
-            if (withFire) {
-                ops.add(Op.create(requests.full(nodes.ledgerFire(fireTime)), new byte[0], persistent()));
-            }
-            news.forEach(claim -> ops.add(Op.create(path(claim), claim.encode(), persistent())));
-            try {
-                List<OpResult> results = requests.send("Multi", zooKeeper -> zooKeeper.multi(ops));
+    CompletableFuture<Outcome> send(List<Claim> writes, Instant fireTime, List<Claim> creates, Outcome outcome) {
+        return round(new ArrayList<>(writes), fireTime, new ArrayList<>(creates), outcome, 0);
+    }
+
+    private CompletableFuture<Outcome> round(
+            List<Claim> sets, Instant fireTime, List<Claim> news, Outcome outcome, int claimRounds) {
+        if (sets.isEmpty() && news.isEmpty()) {
+            return CompletableFuture.completedFuture(outcome);
+        }
+        boolean withFire = !news.isEmpty() && !knownFires.contains(fireTime.toEpochMilli());
+        List<Op> ops = new ArrayList<>(sets.size() + news.size() + 1);
+        sets.forEach(claim -> ops.add(Op.setData(path(claim), claim.encode(), claim.version())));
+        if (withFire) {
+            ops.add(Op.create(requests.full(nodes.ledgerFire(fireTime)), new byte[0], persistent()));
+        }
+        news.forEach(claim -> ops.add(Op.create(path(claim), claim.encode(), persistent())));
+        return requests.multiAsync("Multi", ops).thenCompose(answer -> {
+            if (answer.ok()) {
                 for (int i = 0; i < sets.size(); i++) {
-                    Stat stat = ((OpResult.SetDataResult) results.get(i)).getStat();
+                    Stat stat = ((OpResult.SetDataResult) answer.results().get(i)).getStat();
                     outcome.written.add(sets.get(i).written(stat, false));
                 }
                 int offset = sets.size() + (withFire ? 1 : 0);
                 for (int i = 0; i < news.size(); i++) {
-                    Stat stat = ((OpResult.CreateResult) results.get(offset + i)).getStat();
+                    Stat stat = ((OpResult.CreateResult) answer.results().get(offset + i)).getStat();
                     outcome.won.put(news.get(i).item(), news.get(i).written(stat, true));
                 }
                 if (!news.isEmpty()) {
                     knownFires.add(fireTime.toEpochMilli());
                 }
-                return outcome;
-            } catch (KeeperException failed) {
-                int index = LedgerRequests.firstFailure(failed);
-                if (index < 0) {
-                    throw failed;
-                }
-                KeeperException.Code code = KeeperException.Code.get(LedgerRequests.errorOf(failed, index));
-                if (index < sets.size()) {
-                    refusedWrite(sets.remove(index), code, failed, outcome);
-                } else if (++claimRounds > MAX_CLAIM_ROUNDS) {
-                    throw new IllegalStateException("Could not claim items of the fire at " + fireTime + " in "
-                            + MAX_CLAIM_ROUNDS + " rounds: the ledger keeps changing under them");
-                } else {
-                    refusedClaim(fireTime, news, withFire && index == sets.size(), code, failed, outcome);
-                }
+                return CompletableFuture.completedFuture(outcome);
             }
-        }
-        return outcome;
-    }
-
-    private void refusedWrite(Claim refused, KeeperException.Code code, KeeperException failed, Outcome outcome)
-            throws Exception {
-        if (code != KeeperException.Code.BADVERSION && code != KeeperException.Code.NONODE) {
-            throw failed;
-        }
-        Optional<Claim> landed = code == KeeperException.Code.BADVERSION ? landedEarlier(refused) : Optional.empty();
-        if (landed.isPresent()) {
-            outcome.written.add(landed.get());
-        } else {
-            outcome.lost.add(refused);
-        }
+            int index = answer.failedAt();
+            if (index < 0) {
+                return CompletableFuture.failedFuture(KeeperException.create(answer.code()));
+            }
+            KeeperException.Code code = answer.errorAt(index);
+            if (index < sets.size()) {
+                return refusedWrite(sets.remove(index), code, outcome)
+                        .thenCompose(settled -> round(sets, fireTime, news, outcome, claimRounds));
+            }
+            if (claimRounds >= MAX_CLAIM_ROUNDS) {
+                return CompletableFuture.failedFuture(new IllegalStateException("Could not claim items of the fire at "
+                        + fireTime + " in " + MAX_CLAIM_ROUNDS + " rounds: the ledger keeps changing under them"));
+            }
+            return refusedClaim(fireTime, news, withFire && index == sets.size(), code, outcome)
+                    .thenCompose(settled -> round(sets, fireTime, news, outcome, claimRounds + 1));
+        });
     }
 
     /**
-     * The claim as stored, when it holds exactly this write: an earlier attempt of it reached the server although the
-     * client saw the connection drop, so the retry's version is stale. Such a write is this owner's, not lost.
+     * Settles an owner write the server refused: lost, unless it is stored already. An earlier attempt of it reached the
+     * server although the client saw the connection drop, so the retry's version is stale: such a write is this owner's.
      */
-    private Optional<Claim> landedEarlier(Claim refused) throws Exception {
-        return reads.readClaim(refused.fireTime(), refused.item())
-                .filter(stored -> Arrays.equals(stored.encode(), refused.encode()));
+    private CompletableFuture<Void> refusedWrite(Claim refused, KeeperException.Code code, Outcome outcome) {
+        if (code != KeeperException.Code.BADVERSION && code != KeeperException.Code.NONODE) {
+            return CompletableFuture.failedFuture(KeeperException.create(code));
+        }
+        CompletableFuture<Optional<Claim>> landed = code == KeeperException.Code.BADVERSION
+                ? reads.readClaimAsync(refused.fireTime(), refused.item())
+                        .thenApply(stored -> stored.filter(now -> Arrays.equals(now.encode(), refused.encode())))
+                : CompletableFuture.completedFuture(Optional.empty());
+        return landed.thenAccept(stored -> {
+            if (stored.isPresent()) {
+                outcome.written.add(stored.get());
+            } else {
+                outcome.lost.add(refused);
+            }
+        });
     }
 
-    private void refusedClaim(
-            Instant fireTime,
-            List<Claim> news,
-            boolean fireNodeRefused,
-            KeeperException.Code code,
-            KeeperException failed,
-            Outcome outcome)
-            throws Exception {
+    private CompletableFuture<Void> refusedClaim(
+            Instant fireTime, List<Claim> news, boolean fireNodeRefused, KeeperException.Code code, Outcome outcome) {
         if (fireNodeRefused && code == KeeperException.Code.NODEEXISTS) {
             knownFires.add(fireTime.toEpochMilli());
-        } else if (code == KeeperException.Code.NONODE) {
+            return CompletableFuture.completedFuture(null);
+        }
+        if (code == KeeperException.Code.NONODE) {
             // The fire node this instance knew was retired meanwhile: create it again with the claims.
             knownFires.remove(fireTime.toEpochMilli());
-        } else if (code == KeeperException.Code.NODEEXISTS) {
-            knownFires.add(fireTime.toEpochMilli());
-            Map<Integer, Claim> existing = reads.read(List.of(fireTime)).get(0).claims();
-            news.removeIf(claim -> {
-                Claim other = existing.get(claim.item());
-                if (other != null) {
-                    outcome.taken.put(claim.item(), other);
-                }
-                return other != null;
-            });
-        } else {
-            throw failed;
+            return CompletableFuture.completedFuture(null);
         }
+        if (code != KeeperException.Code.NODEEXISTS) {
+            return CompletableFuture.failedFuture(KeeperException.create(code));
+        }
+        knownFires.add(fireTime.toEpochMilli());
+        return reads.claimsOfAsync(fireTime)
+                .thenAccept(existing -> news.removeIf(claim -> {
+                    Claim other = existing.get(claim.item());
+                    if (other != null) {
+                        outcome.taken.put(claim.item(), other);
+                    }
+                    return other != null;
+                }));
     }
 
     /** What one claim write adds to a request: its path, its data and the operation's own fields. */

@@ -19,6 +19,9 @@ public final class LedgerKeeper {
     /** Fires one pass reads: a few read requests, whatever the backlog. */
     static final int FIRES_PER_PASS = 256;
 
+    /** Old fires retired together: retention waits until this many are due, or one is twice the retention old. */
+    static final int RETIRE_BATCH = 4;
+
     private final FireLedger ledger;
 
     private final @Nullable LedgerCompletions completions;
@@ -98,7 +101,10 @@ public final class LedgerKeeper {
                         fireTime.isBefore(keepAfter) && (!fireTime.isAfter(settled) || fireTime.isBefore(horizon)))
                 .limit(FIRES_PER_PASS)
                 .toList();
-        if (!old.isEmpty()) {
+        // A few at a time: a job firing once per pass would otherwise cost a read and a delete every pass.
+        boolean worthAPass =
+                old.size() >= RETIRE_BATCH || (!old.isEmpty() && old.get(0).isBefore(keepAfter.minus(retention)));
+        if (worthAPass) {
             List<FireView> oldViews = ledger.read(old);
             List<Instant> retire = LedgerRules.toRetire(oldViews, keepAfter, horizon);
             ledger.retire(oldViews.stream()

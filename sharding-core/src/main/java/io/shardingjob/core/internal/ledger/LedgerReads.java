@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
@@ -49,6 +50,46 @@ final class LedgerReads {
         } catch (KeeperException.NoNodeException gone) {
             return Optional.empty();
         }
+    }
+
+    /** {@link #readClaim}, without waiting: completes on ZooKeeper's event thread. */
+    CompletableFuture<Optional<Claim>> readClaimAsync(Instant fireTime, int item) {
+        return requests.multiAsync("Multi", List.of(Op.getData(requests.full(nodes.claim(fireTime, item)))))
+                .thenApply(answer -> answer.ok() && answer.results().get(0) instanceof OpResult.GetDataResult data
+                        ? Optional.of(Claim.decode(item, fireTime, data.getData(), data.getStat()))
+                        : Optional.empty());
+    }
+
+    /** Every claim of one fire, by item, without waiting: completes on ZooKeeper's event thread. */
+    CompletableFuture<Map<Integer, Claim>> claimsOfAsync(Instant fireTime) {
+        String fire = requests.full(nodes.ledgerFire(fireTime));
+        return requests.multiAsync("Multi", List.of(Op.getChildren(fire))).thenCompose(listing -> {
+            if (!listing.ok() || !(listing.results().get(0) instanceof OpResult.GetChildrenResult children)) {
+                return CompletableFuture.completedFuture(Map.of());
+            }
+            List<Integer> items = children.getChildren().stream()
+                    .map(Integer::parseInt)
+                    .sorted()
+                    .toList();
+            CompletableFuture<Map<Integer, Claim>> claims = CompletableFuture.completedFuture(new TreeMap<>());
+            for (List<Integer> batch : LedgerRequests.batches(items, LedgerRequests.MAX_OPS_PER_MULTI)) {
+                List<Op> reads = batch.stream()
+                        .map(item -> Op.getData(requests.full(nodes.claim(fireTime, item))))
+                        .toList();
+                claims = claims.thenCompose(read -> requests.multiAsync("Multi", reads)
+                        .thenApply(answer -> {
+                            for (int i = 0; i < batch.size(); i++) {
+                                if (answer.results().get(i) instanceof OpResult.GetDataResult data) {
+                                    read.put(
+                                            batch.get(i),
+                                            Claim.decode(batch.get(i), fireTime, data.getData(), data.getStat()));
+                                }
+                            }
+                            return read;
+                        }));
+            }
+            return claims;
+        });
     }
 
     /** The fires the ledger holds, oldest first. */
@@ -104,6 +145,11 @@ final class LedgerReads {
             });
         }
         return views;
+    }
+
+    /** The claims of these items of one fire as stored now, by item, in one read-only multi-operation per batch. */
+    Map<Integer, Claim> readClaims(Instant fireTime, List<Integer> items) throws Exception {
+        return readClaims(Map.of(fireTime, items)).get(fireTime);
     }
 
     private Map<Instant, Map<Integer, Claim>> readClaims(Map<Instant, List<Integer>> items) throws Exception {

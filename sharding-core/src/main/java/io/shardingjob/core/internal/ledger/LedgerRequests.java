@@ -2,12 +2,15 @@ package io.shardingjob.core.internal.ledger;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.drivers.OperationTrace;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.ZooKeeper;
 
@@ -31,10 +34,11 @@ final class LedgerRequests {
 
     private final CuratorFramework client;
 
-    /** The last request the server answered: the session it was sent on, and when it was sent. */
-    private volatile Answered lastAnswered = new Answered(0, 0);
-
-    private record Answered(long sessionId, long sentNanos) {}
+    /**
+     * When the last request on each session that the server answered was sent, shared by every job of the process: the
+     * jobs of one client share its session, and any answer proves it lived when the request was sent.
+     */
+    private static final Map<Long, Long> ANSWERED_SENT_NANOS = new ConcurrentHashMap<>();
 
     LedgerRequests(CuratorFramework client) {
         this.client = client;
@@ -47,13 +51,13 @@ final class LedgerRequests {
         long sent = System.nanoTime();
         try {
             T answer = request.send(zooKeeper);
-            lastAnswered = new Answered(zooKeeper.getSessionId(), sent);
+            answered(zooKeeper.getSessionId(), sent);
             return answer;
         } catch (KeeperException failed) {
             trace.setReturnCode(failed.code().intValue());
             if (failed.getResults() != null) {
                 // A multi the server refused operation by operation: it was answered, on a live session.
-                lastAnswered = new Answered(zooKeeper.getSessionId(), sent);
+                answered(zooKeeper.getSessionId(), sent);
             }
             throw failed;
         } finally {
@@ -69,16 +73,82 @@ final class LedgerRequests {
      * must not stretch it.
      */
     boolean certainlyLive(long sessionId) {
-        Answered answered = lastAnswered;
-        if (answered.sessionId() != sessionId || sessionId == 0) {
+        Long sent = ANSWERED_SENT_NANOS.get(sessionId);
+        if (sent == null || sessionId == 0) {
             return false;
         }
         try {
-            long timeoutNanos = TimeUnit.MILLISECONDS.toNanos(zooKeeper().getSessionTimeout());
-            return System.nanoTime() - answered.sentNanos() < timeoutNanos / 2;
+            ZooKeeper zooKeeper = zooKeeper();
+            long timeoutNanos = TimeUnit.MILLISECONDS.toNanos(zooKeeper.getSessionTimeout());
+            return zooKeeper.getSessionId() == sessionId && System.nanoTime() - sent < timeoutNanos / 2;
         } catch (Exception closed) {
             return false;
         }
+    }
+
+    private static void answered(long sessionId, long sentNanos) {
+        // Sessions are few (one per client and connection loss): the map stays small however long the process runs.
+        ANSWERED_SENT_NANOS.merge(sessionId, sentNanos, (earlier, later) -> later - earlier > 0 ? later : earlier);
+    }
+
+    /**
+     * The server's answer to a multi-operation: {@code OK} with every operation's result, or the code of the first
+     * operation it refused with each operation's error.
+     */
+    record MultiAnswer(KeeperException.Code code, List<OpResult> results) {
+
+        boolean ok() {
+            return code == KeeperException.Code.OK;
+        }
+
+        /** The index of the operation that failed, or -1. */
+        int failedAt() {
+            for (int i = 0; i < results.size(); i++) {
+                if (results.get(i) instanceof OpResult.ErrorResult error
+                        && error.getErr() != KeeperException.Code.OK.intValue()
+                        && error.getErr() != KeeperException.Code.RUNTIMEINCONSISTENCY.intValue()) {
+                    return i;
+                }
+            }
+            return -1;
+        }
+
+        KeeperException.Code errorAt(int index) {
+            return KeeperException.Code.get(((OpResult.ErrorResult) results.get(index)).getErr());
+        }
+    }
+
+    /**
+     * One multi-operation sent without waiting for it: the answer completes on ZooKeeper's event thread, so what follows
+     * it must not block. Completes exceptionally when the server did not answer it (connection loss, session expiry).
+     */
+    CompletableFuture<MultiAnswer> multiAsync(String name, List<Op> ops) {
+        CompletableFuture<MultiAnswer> answer = new CompletableFuture<>();
+        OperationTrace trace = client.getZookeeperClient().startAdvancedTracer("Ledger" + name);
+        ZooKeeper zooKeeper;
+        try {
+            zooKeeper = zooKeeper();
+        } catch (Exception unavailable) {
+            trace.commit();
+            return CompletableFuture.failedFuture(unavailable);
+        }
+        long session = zooKeeper.getSessionId();
+        long sent = System.nanoTime();
+        zooKeeper.multi(
+                ops,
+                (rc, path, context, results) -> {
+                    KeeperException.Code code = KeeperException.Code.get(rc);
+                    trace.setReturnCode(rc);
+                    trace.commit();
+                    if (code == KeeperException.Code.OK || results != null && !results.isEmpty()) {
+                        answered(session, sent);
+                        answer.complete(new MultiAnswer(code, results));
+                    } else {
+                        answer.completeExceptionally(KeeperException.create(code));
+                    }
+                },
+                null);
+        return answer;
     }
 
     @FunctionalInterface

@@ -172,12 +172,12 @@ public final class LedgerRules {
         /** Runs it: nothing changed since it was made. */
         RUN,
         /**
-         * Claims it again with the fire's other items: the create finds the claim as this session's, a round trip that
-         * proves the session still holds it. For a claim whose session this instance cannot vouch for without asking
-         * (nothing answered for a while: a process frozen or paused since may have lost its session, and its claims to
-         * another instance).
+         * Runs it once one read shows it unchanged: the server's answer proves the session still lives, so no other
+         * instance can have taken the claim over. For a claim whose session this instance cannot vouch for without
+         * asking (nothing answered for a while: a process frozen or paused since may have lost its session, and its
+         * claims to another instance).
          */
-        CLAIM,
+        CONFIRM,
         /** Records it as not run: the item or the whole job is disabled now. */
         SKIP,
         /** Gives it up for the item's owner to take over: the item is no longer this instance's. */
@@ -221,7 +221,7 @@ public final class LedgerRules {
         if (!startable) {
             return AheadFate.AUDIT;
         }
-        return sessionCertainlyLive ? AheadFate.RUN : AheadFate.CLAIM;
+        return sessionCertainlyLive ? AheadFate.RUN : AheadFate.CONFIRM;
     }
 
     /**

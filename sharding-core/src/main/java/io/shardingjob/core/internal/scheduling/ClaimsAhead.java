@@ -10,6 +10,7 @@ import io.shardingjob.core.internal.ledger.FireLedger;
 import io.shardingjob.core.internal.ledger.LedgerRules;
 import io.shardingjob.core.internal.ledger.LedgerRules.AheadFate;
 import io.shardingjob.core.sharding.Assignment;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -38,6 +39,12 @@ import org.slf4j.LoggerFactory;
 final class ClaimsAhead implements ClaimCommits.Ahead {
 
     private static final Logger log = LoggerFactory.getLogger(ClaimsAhead.class);
+
+    /**
+     * How long after its fire time a claim made ahead waits for its trigger before the audit runs it: a safety net for
+     * a trigger that never comes (the schedule's own changes are judged at once, see {@link #review}).
+     */
+    static final Duration NEVER_FIRED_AFTER = Duration.ofMinutes(1);
 
     private final JobRuntime runtime;
 
@@ -130,9 +137,11 @@ final class ClaimsAhead implements ClaimCommits.Ahead {
 
     /**
      * An audit's look at the claims held for fires to come: those the rule no longer lets run are handed on now rather
-     * than at their fire, and those whose fire did not come by the time it is late are left to the audit.
+     * than at their fire, and those whose trigger never came are left to the audit.
      */
-    void review(Instant lateBefore) {
+    void review(Instant now) {
+        // A late trigger (fires queue up under load) still takes its claims: only one that never came leaves them here.
+        Instant lateBefore = now.minus(NEVER_FIRED_AFTER);
         List<Claim> neverFired = local.takeAhead(claim -> claim.fireTime().isBefore(lateBefore));
         if (!neverFired.isEmpty()) {
             log.info(
@@ -146,9 +155,9 @@ final class ClaimsAhead implements ClaimCommits.Ahead {
         Map<Instant, Boolean> scheduled = new HashMap<>();
         Function<Claim, AheadFate> fate = claim -> {
             // Before the fire, only what changed since the claim was made counts: the session is proven at the fire.
-            AheadFate now = atFire(claim, assignment, true, true);
+            AheadFate current = atFire(claim, assignment, true, true);
             boolean stillAFire = scheduled.computeIfAbsent(claim.fireTime(), fireTime -> isScheduled(config, fireTime));
-            return now == AheadFate.RUN && !stillAFire ? AheadFate.SKIP : now;
+            return current == AheadFate.RUN && !stillAFire ? AheadFate.SKIP : current;
         };
         Map<AheadFate, List<Claim>> stale = new EnumMap<>(AheadFate.class);
         local.takeAhead(claim -> fate.apply(claim) != AheadFate.RUN)
@@ -159,7 +168,20 @@ final class ClaimsAhead implements ClaimCommits.Ahead {
 
     /** Gives every claim made ahead back: this instance stops. */
     void releaseAll() {
-        handOn(local.takeAhead(claim -> true), AheadFate.RELEASE);
+        List<Claim> held = local.takeAhead(claim -> true);
+        if (held.isEmpty()) {
+            return;
+        }
+        // Sent, not waited for: a service stopping thousands of jobs must not wait a round trip for each. Should the
+        // release not land before the session closes, the claims are a dead session's, taken over at their fire.
+        Instant now = runtime.now();
+        ledger.commitAsync(
+                        held.stream()
+                                .map(claim -> claim.with(ClaimState.RELEASED, now))
+                                .toList(),
+                        Instant.EPOCH,
+                        List.of())
+                .whenComplete((released, failure) -> held.forEach(local::settled));
     }
 
     /**

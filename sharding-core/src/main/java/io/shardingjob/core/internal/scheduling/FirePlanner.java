@@ -101,19 +101,15 @@ final class FirePlanner {
         List<Claim> won = new ArrayList<>();
         Map<AheadFate, List<Claim>> handedOn = new EnumMap<>(AheadFate.class);
         List<Claim> wanted = new ArrayList<>();
+        List<Claim> toConfirm = new ArrayList<>();
         for (Claim claim : madeAhead.values()) {
             int item = claim.item();
             LocalExecutions.Execution reservation =
                     local.mayStart(item, assignment.epoch(), ledger::stillRuns) ? local.reserve(item) : null;
             AheadFate fate = ahead.atFire(claim, assignment, reservation != null);
-            if (fate == AheadFate.RUN || fate == AheadFate.CLAIM) {
+            if (fate == AheadFate.RUN || fate == AheadFate.CONFIRM) {
                 reservations.put(item, reservation);
-                if (fate == AheadFate.RUN) {
-                    won.add(claim);
-                } else {
-                    wanted.add(
-                            Claim.first(item, fireTime, me, session, source, assignment.epoch(), claim.total(), now));
-                }
+                (fate == AheadFate.RUN ? won : toConfirm).add(claim);
                 continue;
             }
             if (reservation != null) {
@@ -156,6 +152,7 @@ final class FirePlanner {
             reservations.put(item, reservation);
             wanted.add(claim);
         }
+        won.addAll(confirm(fireTime, toConfirm, reservations, skipped));
         won.addAll(claim(fireTime, wanted, reservations, skipped, session));
         handedOn.forEach((fate, claims) -> ahead.handOn(claims, fate));
         local.planned(fireTime);
@@ -166,6 +163,41 @@ final class FirePlanner {
         }
         won.sort((left, right) -> Integer.compare(left.item(), right.item()));
         return new Plan(null, assignment.epoch(), won, reservations, skipped);
+    }
+
+    /** The claims made ahead that one read shows unchanged; the others are no longer this instance's to run. */
+    private List<Claim> confirm(
+            Instant fireTime,
+            List<Claim> held,
+            Map<Integer, LocalExecutions.Execution> reservations,
+            Map<Integer, String> skipped) {
+        if (held.isEmpty()) {
+            return List.of();
+        }
+        List<Claim> confirmed;
+        try {
+            confirmed = ledger.stillHeld(fireTime, held);
+        } catch (Exception ex) {
+            log.warn(
+                    "Job {}: could not confirm the claims made ahead for items {} of the fire at {}; the audit"
+                            + " looks at them: {}",
+                    runtime.jobName(),
+                    held.stream().map(Claim::item).toList(),
+                    fireTime,
+                    ex.toString());
+            confirmed = List.of();
+            runtime.requestAudit();
+        }
+        Set<Integer> kept = new HashSet<>();
+        confirmed.forEach(claim -> kept.add(claim.item()));
+        for (Claim claim : held) {
+            if (!kept.contains(claim.item())) {
+                local.settled(claim);
+                local.finish(claim.item(), reservations.remove(claim.item()));
+                skipped.put(claim.item(), "claimed ahead, but no longer held as made; the audit looks at it");
+            }
+        }
+        return confirmed;
     }
 
     /**

@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicReference;
@@ -70,12 +71,25 @@ final class FireRunner {
 
     /** Claims and runs this instance's items of one fire, and waits for them. */
     FireReport fire(ItemExecutor job, Executor executor, ExecutionSource source, Instant scheduled) {
+        try {
+            return fireAsync(job, executor, source, scheduled).join();
+        } catch (CompletionException failed) {
+            throw failed.getCause() instanceof RuntimeException cause ? cause : failed;
+        }
+    }
+
+    /**
+     * Claims this instance's items of one fire and hands them to the executor; the calling thread is free again as soon
+     * as they are handed on. The report completes, on the executor, once every item ended and its end was recorded.
+     */
+    CompletableFuture<FireReport> fireAsync(
+            ItemExecutor job, Executor executor, ExecutionSource source, Instant scheduled) {
         // The ledger keys fires by the millisecond: every run of the fire, here or elsewhere, carries the same time.
         Instant fireTime = scheduled.truncatedTo(ChronoUnit.MILLIS);
         String jobName = runtime.jobName();
         FirePlanner.Plan plan = planner.plan(source, fireTime, local.sawFire(fireTime));
         if (plan.skipReason() != null) {
-            return skippedEntirely(plan.skipReason());
+            return CompletableFuture.completedFuture(skippedEntirely(plan.skipReason()));
         }
         List<Claim> won = plan.won();
         Map<Integer, LocalExecutions.Execution> reservations = plan.reservations();
@@ -105,25 +119,33 @@ final class FireRunner {
             LocalExecutions.Execution reservation = reservations.get(claim.item());
             running.add(CompletableFuture.supplyAsync(() -> run(job, context, claim, reservation), executor));
         }
-        List<Run> runs = running.stream().map(CompletableFuture::join).toList();
-        // The item threads went back to their pool; the fire ends once the ends of its items are recorded.
-        runs.forEach(run -> run.recorded().join());
-        List<ItemResult> results =
-                runs.stream().flatMap(run -> run.results().stream()).toList();
-        FireReport report = new FireReport(jobName, plan.epoch(), results, skipped, null);
-        if (!contexts.isEmpty()) {
-            notify(() -> fireListener.afterFire(jobName, fireTime, source, report));
-        }
-        return report;
+        // The item threads go back to their pool as each item ends; the fire ends once the ends are recorded.
+        return CompletableFuture.allOf(running.toArray(CompletableFuture<?>[]::new))
+                .thenCompose(itemsEnded -> CompletableFuture.allOf(
+                        running.stream().map(item -> item.join().recorded()).toArray(CompletableFuture<?>[]::new)))
+                .thenApplyAsync(
+                        endsRecorded -> {
+                            List<ItemResult> results = running.stream()
+                                    .flatMap(item -> item.join().results().stream())
+                                    .toList();
+                            FireReport report = new FireReport(jobName, plan.epoch(), results, skipped, null);
+                            if (!contexts.isEmpty()) {
+                                notify(() -> fireListener.afterFire(jobName, fireTime, source, report));
+                            }
+                            return report;
+                        },
+                        executor);
     }
 
-    /** Runs a claim the audit won (a make-up, a take-over, or one of this session's own) on the calling thread. */
-    List<ItemResult> runClaimedHere(ItemExecutor job, Claim claim, LocalExecutions.Execution reservation) {
+    /**
+     * Runs a claim the audit won (a make-up, a take-over, or one of this session's own) on the calling thread.
+     *
+     * @return completes once the run's end is recorded and the item is free here again; the thread does not wait
+     */
+    CompletableFuture<Void> runClaimedHere(ItemExecutor job, Claim claim, LocalExecutions.Execution reservation) {
         JobConfiguration config = runtime.configuration();
         String taskId = ShardingContext.taskId(runtime.jobName(), List.of(claim.item()), runtime.instanceId());
-        Run run = run(job, context(config, taskId, claim), claim, reservation);
-        run.recorded().join();
-        return run.results();
+        return run(job, context(config, taskId, claim), claim, reservation).recorded();
     }
 
     /**

@@ -16,6 +16,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -136,11 +137,20 @@ public final class JobRuntime implements AutoCloseable {
 
     /** Runs one fire with the job and executor the runtime was built with. */
     public FireReport fire(ExecutionSource source, Instant fireTime) {
+        return fire(builtJob(), settings.itemExecutor(), source, fireTime);
+    }
+
+    /** Starts one fire with the job and executor the runtime was built with; see {@link FireRunner#fireAsync}. */
+    public CompletableFuture<FireReport> fireAsync(ExecutionSource source, Instant fireTime) {
+        return parts.fireRunner().fireAsync(builtJob(), settings.itemExecutor(), source, fireTime);
+    }
+
+    private ItemExecutor builtJob() {
         ItemExecutor job = settings.job();
         if (job == null) {
             throw new IllegalStateException("Job '" + jobName() + "': no job was given to the builder");
         }
-        return fire(job, settings.itemExecutor(), source, fireTime);
+        return job;
     }
 
     /**

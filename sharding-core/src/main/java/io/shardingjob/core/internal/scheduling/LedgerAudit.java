@@ -24,6 +24,7 @@ import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -108,7 +109,7 @@ final class LedgerAudit {
         Instant watermark = overview.watermark();
         local.forgetFiresThrough(watermark);
         Instant horizon = now.minus(catchUpHorizon);
-        ahead.review(now.minus(LATENESS));
+        ahead.review(now);
         // Fires to come hold only claims made ahead, which nobody runs, takes over or releases before their fire.
         List<Instant> recorded = overview.fires().stream()
                 .filter(fireTime -> !fireTime.isAfter(now))
@@ -236,13 +237,17 @@ final class LedgerAudit {
         }
         work.forEach((item, steps) -> {
             steps.sort((left, right) -> left.fireTime().compareTo(right.fireTime()));
-            CompletableFuture.runAsync(() -> runSteps(item, steps, session), executor);
+            CompletableFuture.runAsync(() -> runSteps(item, steps, 0, session), executor);
         });
     }
 
-    /** Runs the work of one item, oldest fire first, on one thread of the item executor. */
-    private void runSteps(int item, List<Step> steps, long session) {
-        for (Step step : steps) {
+    /**
+     * Runs the work of one item from step {@code from}, oldest fire first, on the item executor: each step once the
+     * previous one's end is recorded, without a thread waiting for that in between.
+     */
+    private void runSteps(int item, List<Step> steps, int from, long session) {
+        for (int index = from; index < steps.size(); index++) {
+            Step step = steps.get(index);
             if (!runtime.isAvailable() || runtime.sessionId() != session) {
                 return;
             }
@@ -269,7 +274,18 @@ final class LedgerAudit {
             }
             foldInto(step);
             local.claimed(owned);
-            runner.runClaimedHere(job, owned, reservation);
+            CompletableFuture<Void> recorded = runner.runClaimedHere(job, owned, reservation);
+            int next = index + 1;
+            if (next < steps.size()) {
+                recorded.whenComplete((ended, failure) -> {
+                    try {
+                        executor.execute(() -> runSteps(item, steps, next, session));
+                    } catch (RejectedExecutionException stopping) {
+                        // The instance stops: what is left is its items' next owners' to make up.
+                    }
+                });
+            }
+            return;
         }
     }
 

@@ -223,8 +223,8 @@ class LedgerRulesTest {
     }
 
     @Test
-    void aClaimMadeAheadWhoseSessionCannotBeVouchedForIsClaimedAgainToProveIt() {
-        assertThat(atFire(5, true, false, Set.of(2), Set.of(), true, false)).isEqualTo(LedgerRules.AheadFate.CLAIM);
+    void aClaimMadeAheadWhoseSessionCannotBeVouchedForIsConfirmedByOneReadFirst() {
+        assertThat(atFire(5, true, false, Set.of(2), Set.of(), true, false)).isEqualTo(LedgerRules.AheadFate.CONFIRM);
     }
 
     @Test
