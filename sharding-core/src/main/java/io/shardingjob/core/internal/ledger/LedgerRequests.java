@@ -174,26 +174,6 @@ final class LedgerRequests {
         return ZKPaths.fixForNamespace(client.getNamespace(), path);
     }
 
-    /** The index of the operation that failed a multi, or -1 when the failure was not an operation's. */
-    static int firstFailure(KeeperException failed) {
-        List<OpResult> results = failed.getResults();
-        if (results == null) {
-            return -1;
-        }
-        for (int i = 0; i < results.size(); i++) {
-            if (results.get(i) instanceof OpResult.ErrorResult error
-                    && error.getErr() != KeeperException.Code.OK.intValue()
-                    && error.getErr() != KeeperException.Code.RUNTIMEINCONSISTENCY.intValue()) {
-                return i;
-            }
-        }
-        return -1;
-    }
-
-    static int errorOf(KeeperException failed, int index) {
-        return ((OpResult.ErrorResult) failed.getResults().get(index)).getErr();
-    }
-
     /** Consecutive views of at most {@code size} elements each, so that no multi-operation exceeds its limit. */
     static <T> List<List<T>> batches(List<T> all, int size) {
         List<List<T>> batches = new ArrayList<>();
