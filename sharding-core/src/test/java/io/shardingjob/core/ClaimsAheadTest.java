@@ -3,7 +3,6 @@ package io.shardingjob.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.shardingjob.core.config.FireSchedule;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.execution.ItemResult;
@@ -18,6 +17,7 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
@@ -36,20 +36,10 @@ class ClaimsAheadTest extends JobInstanceTestSupport {
             .failover(true)
             .build();
 
-    private static final FireSchedule EVERY_SECOND =
-            (configuration, after) -> Instant.ofEpochSecond(after.getEpochSecond() + 1);
-
     @Test
     void aScheduledFireRunsOnTheClaimsMadeWithTheEndsOfThePreviousOneAndCostsOneRequest() throws Exception {
-        Instance only = start(
-                "only",
-                FOUR_ITEMS,
-                context -> {},
-                // Items one after another on the fire's thread, so that exactly one of them ends last.
-                builder -> builder.schedule(EVERY_SECOND)
-                        .reconcileInterval(Duration.ofMinutes(5))
-                        .job(context -> {}, Runnable::run));
-        await().until(() -> settledAt(4, List.of(only)));
+        // A long session: its claims made ahead are vouched for however slowly this machine goes between fires.
+        Instance only = quietInstance(Duration.ofSeconds(30));
         // Fires of whole seconds still to come, fired at once: each one's next fire is in the future.
         Instant first = Instant.now().truncatedTo(ChronoUnit.SECONDS).plusSeconds(2);
         only.coordinator().fire(ExecutionSource.NORMAL, first);
@@ -62,6 +52,8 @@ class ClaimsAheadTest extends JobInstanceTestSupport {
         assertThat(madeAhead).hasSize(4);
 
         RequestCounter counter = RequestCounter.attachTo(only.client());
+        // Audits the start and the first fire asked for are done before anything is counted.
+        awaitQuiet(counter);
         Counts before = counter.counts();
         int fires = 10;
         for (int fire = 1; fire <= fires; fire++) {
@@ -86,13 +78,10 @@ class ClaimsAheadTest extends JobInstanceTestSupport {
 
     @Test
     void anItemThatMovedToAnotherInstanceBeforeItsFireRunsOnceThere() throws Exception {
-        Instance a = start("a", FOUR_ITEMS, context -> {}, builder -> builder.schedule(EVERY_SECOND));
-        await().until(() -> settledAt(4, List.of(a)));
-        Instant first = Instant.now().truncatedTo(ChronoUnit.SECONDS).plusSeconds(2);
-        a.coordinator().fire(ExecutionSource.NORMAL, first);
-        Instant next = first.plusSeconds(1);
+        Instance a = scheduled("a");
+        Instant next = fireOnceOn(a).plusSeconds(1);
 
-        Instance b = start("b", FOUR_ITEMS, context -> {}, builder -> builder.schedule(EVERY_SECOND));
+        Instance b = scheduled("b");
         await().until(() -> settledAt(4, List.of(a, b)));
         // The old owner gives the moved items' claims up before their fire.
         FireLedger ledger = new FireLedger(b.client(), new JobNodes(JOB));
@@ -119,13 +108,9 @@ class ClaimsAheadTest extends JobInstanceTestSupport {
 
     @Test
     void theClaimsMadeAheadByACrashedInstanceAreTakenOverAtTheirFire() throws Exception {
-        Instance a = start("a", FOUR_ITEMS, context -> {}, builder -> builder.schedule(EVERY_SECOND));
-        Instance b = start("b", FOUR_ITEMS, context -> {}, builder -> builder.schedule(EVERY_SECOND));
-        await().until(() -> settledAt(4, List.of(a, b)));
-        Instant first = Instant.now().truncatedTo(ChronoUnit.SECONDS).plusSeconds(2);
-        a.coordinator().fire(ExecutionSource.NORMAL, first);
-        b.coordinator().fire(ExecutionSource.NORMAL, first);
-        Instant next = first.plusSeconds(1);
+        Instance a = scheduled("a");
+        Instance b = scheduled("b");
+        Instant next = fireOnceOn(a, b).plusSeconds(1);
         List<Integer> ofA = a.coordinator().assignment().itemsOf("a");
 
         crash(a);
@@ -143,13 +128,9 @@ class ClaimsAheadTest extends JobInstanceTestSupport {
 
     @Test
     void anInstanceThatStopsReleasesItsClaimsMadeAheadToTheItemsNextOwner() throws Exception {
-        Instance a = start("a", FOUR_ITEMS, context -> {}, builder -> builder.schedule(EVERY_SECOND));
-        Instance b = start("b", FOUR_ITEMS, context -> {}, builder -> builder.schedule(EVERY_SECOND));
-        await().until(() -> settledAt(4, List.of(a, b)));
-        Instant first = Instant.now().truncatedTo(ChronoUnit.SECONDS).plusSeconds(2);
-        a.coordinator().fire(ExecutionSource.NORMAL, first);
-        b.coordinator().fire(ExecutionSource.NORMAL, first);
-        Instant next = first.plusSeconds(1);
+        Instance a = scheduled("a");
+        Instance b = scheduled("b");
+        Instant next = fireOnceOn(a, b).plusSeconds(1);
         List<Integer> ofA = a.coordinator().assignment().itemsOf("a");
 
         a.coordinator().close();
@@ -168,14 +149,7 @@ class ClaimsAheadTest extends JobInstanceTestSupport {
 
     @Test
     void aClaimMadeAheadWhoseSessionWentUnheardForHalfATimeoutIsConfirmedByOneReadBeforeItRuns() throws Exception {
-        Instance only = start(
-                "only",
-                FOUR_ITEMS,
-                context -> {},
-                builder -> builder.schedule(EVERY_SECOND)
-                        .reconcileInterval(Duration.ofMinutes(5))
-                        .job(context -> {}, Runnable::run));
-        await().until(() -> settledAt(4, List.of(only)));
+        Instance only = quietInstance(SESSION_TIMEOUT);
         Instant first = Instant.now().truncatedTo(ChronoUnit.SECONDS).plusSeconds(3);
         only.coordinator().fire(ExecutionSource.NORMAL, first);
         FireLedger ledger = new FireLedger(only.client(), new JobNodes(JOB));
@@ -186,6 +160,7 @@ class ClaimsAheadTest extends JobInstanceTestSupport {
         await().until(() -> !ledger.certainlyLive(session));
 
         RequestCounter counter = RequestCounter.attachTo(only.client());
+        awaitQuiet(counter);
         Counts before = counter.counts();
         only.coordinator().fire(ExecutionSource.NORMAL, next);
         Counts used = counter.counts().since(before);
@@ -203,13 +178,9 @@ class ClaimsAheadTest extends JobInstanceTestSupport {
 
     @Test
     void claimsMadeAheadUnderASessionThatExpiredRunOnceAtTheirFire() throws Exception {
-        Instance a = start("a", FOUR_ITEMS, context -> {}, builder -> builder.schedule(EVERY_SECOND));
-        Instance b = start("b", FOUR_ITEMS, context -> {}, builder -> builder.schedule(EVERY_SECOND));
-        await().until(() -> settledAt(4, List.of(a, b)));
-        Instant first = Instant.now().truncatedTo(ChronoUnit.SECONDS).plusSeconds(2);
-        a.coordinator().fire(ExecutionSource.NORMAL, first);
-        b.coordinator().fire(ExecutionSource.NORMAL, first);
-        Instant next = first.plusSeconds(1);
+        Instance a = scheduled("a");
+        Instance b = scheduled("b");
+        Instant next = fireOnceOn(a, b).plusSeconds(1);
 
         // The server ends a's session; a comes back under a new one, its claims made ahead naming the old one.
         expireSession(a.client());
@@ -218,6 +189,54 @@ class ClaimsAheadTest extends JobInstanceTestSupport {
         b.coordinator().fire(ExecutionSource.NORMAL, next);
 
         assertRanOnce(next, 4);
+    }
+
+    /** Waits until the client has sent nothing for half a second: nothing asked for earlier is still on its way. */
+    private static void awaitQuiet(RequestCounter counter) {
+        AtomicLong lastSeen = new AtomicLong(-1);
+        await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(10)).until(() -> {
+            long now = counter.counts().total();
+            return lastSeen.getAndSet(now) == now;
+        });
+    }
+
+    /** An instance whose schedule is known, with the test's defaults. */
+    private Instance scheduled(String id) throws InterruptedException {
+        return start(id, FOUR_ITEMS, context -> {}, builder -> builder.schedule(EVERY_SECOND));
+    }
+
+    /**
+     * The only instance, asking ZooKeeper nothing by itself (no periodic check for minutes), its items one after
+     * another on the fire's thread so that exactly one of them ends last.
+     *
+     * @param sessionTimeout its session's: an answer vouches for the session for half of it
+     */
+    private Instance quietInstance(Duration sessionTimeout) throws InterruptedException {
+        Instance only = start(
+                "only",
+                FOUR_ITEMS,
+                context -> {},
+                builder -> builder.schedule(EVERY_SECOND)
+                        .reconcileInterval(Duration.ofMinutes(5))
+                        .job(context -> {}, Runnable::run),
+                sessionTimeout);
+        await().until(() -> settledAt(4, List.of(only)));
+        return only;
+    }
+
+    /**
+     * Once the instances agree on the assignment, each fires once, two whole seconds ahead, so that every next fire is
+     * still to come.
+     *
+     * @return the fire time
+     */
+    private static Instant fireOnceOn(Instance... instances) {
+        await().until(() -> settledAt(4, List.of(instances)));
+        Instant first = Instant.now().truncatedTo(ChronoUnit.SECONDS).plusSeconds(2);
+        for (Instance instance : instances) {
+            instance.coordinator().fire(ExecutionSource.NORMAL, first);
+        }
+        return first;
     }
 
     /** Every item of the fire ran, each exactly once (runs that a mistake doubled would show after a while). */

@@ -1,10 +1,12 @@
 package io.shardingjob.core;
 
+import io.shardingjob.core.config.FireSchedule;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.execution.ItemExecutor;
 import io.shardingjob.core.execution.ItemResult;
 import io.shardingjob.core.sharding.Assignment;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -17,6 +19,10 @@ import org.junit.jupiter.api.AfterEach;
 
 /** Instances that run a given job on their own pool, and every item result of every instance, in finishing order. */
 abstract class JobInstanceTestSupport extends ZooKeeperTestSupport {
+
+    /** The cron {@code * * * * * *} as the starter reads it: every whole second. */
+    protected static final FireSchedule EVERY_SECOND =
+            (configuration, after) -> Instant.ofEpochSecond(after.getEpochSecond() + 1);
 
     protected final ConcurrentLinkedQueue<ItemResult> results = new ConcurrentLinkedQueue<>();
 
@@ -43,7 +49,17 @@ abstract class JobInstanceTestSupport extends ZooKeeperTestSupport {
     protected Instance start(
             String id, JobConfiguration configuration, ItemExecutor job, UnaryOperator<JobCoordinator.Builder> more)
             throws InterruptedException {
-        CuratorFramework client = newClient();
+        return start(id, configuration, job, more, SESSION_TIMEOUT);
+    }
+
+    protected Instance start(
+            String id,
+            JobConfiguration configuration,
+            ItemExecutor job,
+            UnaryOperator<JobCoordinator.Builder> more,
+            Duration sessionTimeout)
+            throws InterruptedException {
+        CuratorFramework client = newClient(sessionTimeout);
         ExecutorService pool = Executors.newCachedThreadPool();
         JobCoordinator coordinator = more.apply(JobCoordinator.builder(client, configuration)
                         .instanceId(id)

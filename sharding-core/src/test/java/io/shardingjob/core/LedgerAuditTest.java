@@ -3,7 +3,6 @@ package io.shardingjob.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.shardingjob.core.config.FireSchedule;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.execution.ItemResult;
@@ -27,9 +26,6 @@ class LedgerAuditTest extends JobInstanceTestSupport {
             .shardingTotalCount(4)
             .failover(true)
             .build();
-
-    private static final FireSchedule EVERY_SECOND =
-            (configuration, after) -> Instant.ofEpochSecond(after.getEpochSecond() + 1);
 
     @Test
     void anAuditRunningWhileFiresClaimAndEndTheirItemsNeverRunsAnItemOfAFireTwice() throws Exception {

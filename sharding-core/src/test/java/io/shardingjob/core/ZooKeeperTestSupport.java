@@ -49,10 +49,14 @@ public abstract class ZooKeeperTestSupport {
 
     /** A new client with its own session, started and connected. */
     protected CuratorFramework newClient() throws InterruptedException {
+        return newClient(SESSION_TIMEOUT);
+    }
+
+    protected CuratorFramework newClient(Duration sessionTimeout) throws InterruptedException {
         CuratorFramework client = CuratorFrameworkFactory.builder()
                 .connectString(server.getConnectString())
                 .namespace(NAMESPACE)
-                .sessionTimeoutMs((int) SESSION_TIMEOUT.toMillis())
+                .sessionTimeoutMs((int) sessionTimeout.toMillis())
                 .connectionTimeoutMs(5000)
                 .retryPolicy(new ExponentialBackoffRetry(100, 10, 500))
                 .build();

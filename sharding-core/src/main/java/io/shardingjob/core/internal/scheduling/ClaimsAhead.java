@@ -111,28 +111,64 @@ final class ClaimsAhead implements ClaimCommits.Ahead {
         local.claimedAhead(fireTime, claimed.won().values());
     }
 
-    /**
-     * What the fire does with a claim made ahead for it, by the rule every other look at such a claim uses.
-     *
-     * @param startable whether the item is neither busy here nor run by another live session
-     */
-    AheadFate atFire(Claim claim, Assignment assignment, boolean startable) {
-        return atFire(claim, assignment, startable, ledger.certainlyLive(claim.sessionId()));
-    }
-
-    private AheadFate atFire(Claim claim, Assignment assignment, boolean startable, boolean certainlyLive) {
-        JobConfiguration config = runtime.configuration();
+    /** The rule's view of this instance now, read once for all the claims a fire or an audit looks at. */
+    Verdicts verdicts(Assignment assignment) {
         String me = runtime.instanceId();
-        Set<Integer> owned = runtime.disabledInstances().contains(me) ? Set.of() : Set.copyOf(assignment.itemsOf(me));
-        return LedgerRules.atFire(
-                claim,
+        return new Verdicts(
                 runtime.sessionId(),
                 runtime.isAvailable(),
-                config.disabled(),
-                owned,
-                Set.copyOf(runtime.disabledItems()),
-                startable,
-                certainlyLive);
+                runtime.configuration().disabled(),
+                runtime.disabledInstances().contains(me) ? Set.of() : Set.copyOf(assignment.itemsOf(me)),
+                Set.copyOf(runtime.disabledItems()));
+    }
+
+    /** What becomes of claims made ahead, by {@link LedgerRules#atFire}, the rule every look at them uses. */
+    final class Verdicts {
+
+        private final long sessionId;
+
+        private final boolean connected;
+
+        private final boolean jobDisabled;
+
+        private final Set<Integer> owned;
+
+        private final Set<Integer> disabledItems;
+
+        private Verdicts(
+                long sessionId,
+                boolean connected,
+                boolean jobDisabled,
+                Set<Integer> owned,
+                Set<Integer> disabledItems) {
+            this.sessionId = sessionId;
+            this.connected = connected;
+            this.jobDisabled = jobDisabled;
+            this.owned = owned;
+            this.disabledItems = disabledItems;
+        }
+
+        /**
+         * What the fire does with a claim made ahead for it.
+         *
+         * @param startable whether the item is neither busy here nor run by another live session
+         */
+        AheadFate atFire(Claim claim, boolean startable) {
+            return atFire(claim, startable, ledger.certainlyLive(claim.sessionId()));
+        }
+
+        private AheadFate atFire(Claim claim, boolean startable, boolean certainlyLive) {
+            return LedgerRules.atFire(
+                    claim, sessionId, connected, jobDisabled, owned, disabledItems, startable, certainlyLive);
+        }
+
+        /** Hands on claims made ahead for a fire that runs nothing here, as the rule says for items it cannot start. */
+        void handOnUnstarted(Collection<Claim> claims) {
+            Map<AheadFate, List<Claim>> byFate = new EnumMap<>(AheadFate.class);
+            claims.forEach(claim -> byFate.computeIfAbsent(atFire(claim, false, true), any -> new ArrayList<>())
+                    .add(claim));
+            byFate.forEach((fate, ofFate) -> handOn(ofFate, fate));
+        }
     }
 
     /**
@@ -150,12 +186,12 @@ final class ClaimsAhead implements ClaimCommits.Ahead {
                     neverFired);
             neverFired.forEach(local::settled);
         }
-        Assignment assignment = runtime.assignment();
+        Verdicts verdicts = verdicts(runtime.assignment());
         JobConfiguration config = runtime.configuration();
         Map<Instant, Boolean> scheduled = new HashMap<>();
         Function<Claim, AheadFate> fate = claim -> {
             // Before the fire, only what changed since the claim was made counts: the session is proven at the fire.
-            AheadFate current = atFire(claim, assignment, true, true);
+            AheadFate current = verdicts.atFire(claim, true, true);
             boolean stillAFire = scheduled.computeIfAbsent(claim.fireTime(), fireTime -> isScheduled(config, fireTime));
             return current == AheadFate.RUN && !stillAFire ? AheadFate.SKIP : current;
         };
@@ -168,51 +204,43 @@ final class ClaimsAhead implements ClaimCommits.Ahead {
 
     /** Gives every claim made ahead back: this instance stops. */
     void releaseAll() {
-        List<Claim> held = local.takeAhead(claim -> true);
-        if (held.isEmpty()) {
-            return;
-        }
-        // Sent, not waited for: a service stopping thousands of jobs must not wait a round trip for each. Should the
-        // release not land before the session closes, the claims are a dead session's, taken over at their fire.
-        Instant now = runtime.now();
-        ledger.commitAsync(
-                        held.stream()
-                                .map(claim -> claim.with(ClaimState.RELEASED, now))
-                                .toList(),
-                        Instant.EPOCH,
-                        List.of())
-                .whenComplete((released, failure) -> held.forEach(local::settled));
+        handOn(local.takeAhead(claim -> true), AheadFate.RELEASE);
     }
 
     /**
-     * Hands claims made ahead on as the rule said: written as skipped or released, or left to the audit. They are no
-     * longer this instance's in flight once their write was answered.
+     * Hands claims made ahead on as the rule said: written as skipped or released, or left to the audit. The write is
+     * sent, not waited for (a service stopping thousands of jobs must not wait a round trip for each); the claims are
+     * no longer this instance's in flight once it was answered. Should it not land, they are still this session's in
+     * the ledger, which its audit runs or releases, or a dead session's, taken over at their fire.
      */
     void handOn(Collection<Claim> claims, AheadFate fate) {
         if (claims.isEmpty()) {
             return;
         }
-        try {
-            if (fate == AheadFate.SKIP || fate == AheadFate.RELEASE) {
-                ClaimState state = fate == AheadFate.SKIP ? ClaimState.SKIPPED : ClaimState.RELEASED;
-                Instant now = runtime.now();
-                FireLedger.Written written = ledger.update(
-                        claims.stream().map(claim -> claim.with(state, now)).toList());
-                if (!written.lost().isEmpty()) {
-                    log.warn(
-                            "Job {}: claims made ahead {} were taken over before they could be {}",
-                            runtime.jobName(),
-                            written.lost(),
-                            state);
-                }
-            }
-        } catch (Exception ex) {
-            // Still this session's in the ledger: its audit runs or releases them.
-            log.warn(
-                    "Job {}: could not hand on the claims made ahead {}: {}", runtime.jobName(), claims, ex.toString());
-        } finally {
+        if (fate != AheadFate.SKIP && fate != AheadFate.RELEASE) {
             claims.forEach(local::settled);
+            return;
         }
+        ClaimState state = fate == AheadFate.SKIP ? ClaimState.SKIPPED : ClaimState.RELEASED;
+        Instant now = runtime.now();
+        ledger.commitAsync(claims.stream().map(claim -> claim.with(state, now)).toList(), Instant.EPOCH, List.of())
+                .whenComplete((committed, failure) -> {
+                    if (failure != null) {
+                        log.warn(
+                                "Job {}: could not record the claims made ahead {} as {}: {}",
+                                runtime.jobName(),
+                                claims,
+                                state,
+                                failure.toString());
+                    } else if (!committed.written().lost().isEmpty()) {
+                        log.warn(
+                                "Job {}: claims made ahead {} were taken over before they could be {}",
+                                runtime.jobName(),
+                                committed.written().lost(),
+                                state);
+                    }
+                    claims.forEach(local::settled);
+                });
     }
 
     private boolean isScheduled(JobConfiguration config, Instant fireTime) {

@@ -73,18 +73,18 @@ final class FirePlanner {
             // Its items of this fire are made up by whoever owns them once this instance is back or gone; for this
             // instance's own audit the fire is decided (late) at once.
             local.planned(fireTime);
-            ahead.handOn(madeAhead.values(), AheadFate.AUDIT);
+            ahead.verdicts(runtime.assignment()).handOnUnstarted(madeAhead.values());
             return Plan.nothing("not connected to ZooKeeper, or not started");
         }
         JobConfiguration config = runtime.configuration();
         if (config.disabled()) {
-            ahead.handOn(madeAhead.values(), AheadFate.SKIP);
+            ahead.verdicts(runtime.assignment()).handOnUnstarted(madeAhead.values());
             return Plan.nothing("the job is disabled");
         }
         String me = runtime.instanceId();
         if (runtime.disabledInstances().contains(me)) {
             // Also when it was the last enabled instance: with no leader left to reshard, it still owns items.
-            ahead.handOn(madeAhead.values(), AheadFate.RELEASE);
+            ahead.verdicts(runtime.assignment()).handOnUnstarted(madeAhead.values());
             return Plan.nothing("this instance is disabled for the job");
         }
         Assignment assignment = runtime.awaitSharding();
@@ -102,11 +102,12 @@ final class FirePlanner {
         Map<AheadFate, List<Claim>> handedOn = new EnumMap<>(AheadFate.class);
         List<Claim> wanted = new ArrayList<>();
         List<Claim> toConfirm = new ArrayList<>();
+        ClaimsAhead.Verdicts verdicts = ahead.verdicts(assignment);
         for (Claim claim : madeAhead.values()) {
             int item = claim.item();
             LocalExecutions.Execution reservation =
                     local.mayStart(item, assignment.epoch(), ledger::stillRuns) ? local.reserve(item) : null;
-            AheadFate fate = ahead.atFire(claim, assignment, reservation != null);
+            AheadFate fate = verdicts.atFire(claim, reservation != null);
             if (fate == AheadFate.RUN || fate == AheadFate.CONFIRM) {
                 reservations.put(item, reservation);
                 (fate == AheadFate.RUN ? won : toConfirm).add(claim);
@@ -242,7 +243,7 @@ final class FirePlanner {
                 won.add(claim);
             }
         });
-        boolean releasedByAnother = false;
+        boolean openElsewhere = false;
         for (Map.Entry<Integer, Claim> lost : claimed.lost().entrySet()) {
             int item = lost.getKey();
             Claim other = lost.getValue();
@@ -257,10 +258,10 @@ final class FirePlanner {
                 local.settled(other);
                 local.finish(item, reservation);
                 skipped.put(item, "claimed by " + other.instanceId() + " (" + other.state() + ")");
-                releasedByAnother |= other.state().isOpen();
+                openElsewhere |= other.state().isOpen();
             }
         }
-        if (releasedByAnother) {
+        if (openElsewhere) {
             // Its owner gave the item up, or left it (it had claimed it ahead before the item moved here, or died): the
             // audit takes it over once it is sure.
             runtime.requestAudit();
