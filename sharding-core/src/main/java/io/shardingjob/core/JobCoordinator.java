@@ -105,7 +105,9 @@ public final class JobCoordinator implements AutoCloseable {
     /**
      * Starts one fire with the job and executor given to the builder, without waiting for its items: the calling
      * thread (a scheduler's) is free as soon as this instance's items of the fire are claimed and handed to the
-     * executor. The report completes once every item ended and its end was recorded in the ledger.
+     * executor, and at once when the fire must first wait for a reshard in progress or for the audit of a new
+     * assignment (it is then planned on the executor). The report completes once every item ended and its end was
+     * recorded in the ledger.
      */
     public CompletableFuture<FireReport> fireAsync(ExecutionSource source, Instant fireTime) {
         return runtime.fireAsync(source, fireTime);

@@ -4,14 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.shardingjob.core.config.JobConfiguration;
+import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.execution.FireReport;
 import io.shardingjob.core.internal.registry.JobNodes;
 import io.shardingjob.core.sharding.Assignment;
 import io.shardingjob.core.sharding.strategy.ShardingStrategies;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.junit.jupiter.api.Test;
@@ -40,6 +43,7 @@ class ReshardTriggersTest extends ZooKeeperTestSupport {
                 .strategies(ShardingStrategies.defaults().with(gate))
                 .reconcileInterval(Duration.ofMillis(500))
                 .shardingWaitTimeout(Duration.ofSeconds(30))
+                .job(context -> {}, ForkJoinPool.commonPool())
                 .build();
         Instance instance = new Instance(client, coordinator);
         coordinator.start();
@@ -47,7 +51,7 @@ class ReshardTriggersTest extends ZooKeeperTestSupport {
     }
 
     @Test
-    void aFireWaitsForAPendingReshardAndRunsItselfIfItBecomesLeader() throws Exception {
+    void aFireWaitsForAPendingReshardWithoutHoldingAThreadAndRunsItselfIfItBecomesLeader() throws Exception {
         Instance a = start("a", "gate");
         Instance b = start("b", "gate");
         try {
@@ -59,9 +63,10 @@ class ReshardTriggersTest extends ZooKeeperTestSupport {
             b.coordinator().requestReshard();
             await().atMost(WITHIN).until(gate::hasBlockedCaller);
 
-            CompletableFuture<FireReport> fire =
-                    CompletableFuture.supplyAsync(() -> b.coordinator().fire(c -> {}));
             await().atMost(WITHIN).until(() -> b.coordinator().isReshardPending());
+            // The wait holds no thread (the fire threads are shared by every job): the call returns at once, and the
+            // report completes once the fire could be planned.
+            CompletableFuture<FireReport> fire = b.coordinator().fireAsync(ExecutionSource.NORMAL, Instant.now());
             assertThat(fire).isNotDone();
 
             crash(a);

@@ -4,14 +4,17 @@ import io.shardingjob.core.internal.election.LeaderElection;
 import io.shardingjob.core.internal.sharding.ShardingService;
 import io.shardingjob.core.sharding.Assignment;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
 /**
- * A fire's wait for the assignment it runs under: on a condition signalled by registry events, connection changes and
- * the lifecycle, never a sleep loop.
+ * A fire's wait for the assignment it runs under: a future completed by registry events, connection changes and the
+ * lifecycle, never a sleep loop nor a blocked thread.
  */
 final class AssignmentWait {
 
@@ -26,9 +29,8 @@ final class AssignmentWait {
     /** Whether this instance can start items: a wait ends as soon as it cannot. */
     private final BooleanSupplier available;
 
-    private final ReentrantLock lock = new ReentrantLock();
-
-    private final Condition changed = lock.newCondition();
+    /** The fires waiting, each completed once the assignment is ready or its wait timed out; guarded by this. */
+    private final List<CompletableFuture<Void>> waiting = new ArrayList<>();
 
     AssignmentWait(
             ShardingService sharding,
@@ -44,27 +46,35 @@ final class AssignmentWait {
     }
 
     /**
-     * Waits until no reshard is pending, on a condition signalled by registry events, at most the sharding wait
-     * timeout. A waiter that becomes leader meanwhile stops waiting and reshards itself (the seed's double check).
+     * The assignment a fire runs under, once no reshard is pending, at most the sharding wait timeout later. The wait
+     * holds no thread: a fire whose job is being resharded must not keep the fire threads of every other job (a few,
+     * shared) from their fires. A waiter that becomes leader meanwhile stops waiting and reshards itself (the seed's
+     * double check).
      *
-     * @return the assignment the fire runs under
+     * @param executor where what follows a wait runs: it may read the assignment from ZooKeeper
      */
-    Assignment await() {
-        long remaining = shardingWaitTimeout.toNanos();
-        boolean waited = false;
-        lock.lock();
-        try {
-            while (((sharding.isReshardPending() && !election.isLeader()) || notAssignedYet())
-                    && available.getAsBoolean()
-                    && remaining > 0) {
-                waited = true;
-                remaining = changed.awaitNanos(remaining);
-            }
-        } catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-        } finally {
-            lock.unlock();
+    CompletableFuture<Assignment> whenReady(Executor executor) {
+        if (!mustWait()) {
+            return CompletableFuture.completedFuture(settled(false));
         }
+        CompletableFuture<Void> ready = new CompletableFuture<Void>()
+                .completeOnTimeout(null, shardingWaitTimeout.toMillis(), TimeUnit.MILLISECONDS);
+        synchronized (this) {
+            waiting.removeIf(CompletableFuture::isDone);
+            waiting.add(ready);
+        }
+        if (!mustWait()) {
+            // Ready between the look and the registration: that signal found no waiter.
+            ready.complete(null);
+        }
+        return ready.thenApplyAsync(done -> settled(true), executor);
+    }
+
+    private boolean mustWait() {
+        return ((sharding.isReshardPending() && !election.isLeader()) || notAssignedYet()) && available.getAsBoolean();
+    }
+
+    private Assignment settled(boolean waited) {
         if (sharding.isReshardPending() && election.isLeader()) {
             // Our own cache may not show what we just wrote yet: use the written assignment directly.
             Optional<Assignment> written = sharding.reshardIfNecessary();
@@ -93,13 +103,21 @@ final class AssignmentWait {
         return !sharding.currentAssignment().itemsByInstance().containsKey(instanceId);
     }
 
-    /** Wakes the waiting fires: the registry, the connection or the lifecycle changed. */
+    /** Wakes the waiting fires if they may go on: the registry, the connection or the lifecycle changed. */
     void signal() {
-        lock.lock();
-        try {
-            changed.signalAll();
-        } finally {
-            lock.unlock();
+        List<CompletableFuture<Void>> woken;
+        synchronized (this) {
+            if (waiting.isEmpty()) {
+                return;
+            }
         }
+        if (mustWait()) {
+            return;
+        }
+        synchronized (this) {
+            woken = List.copyOf(waiting);
+            waiting.clear();
+        }
+        woken.forEach(ready -> ready.complete(null));
     }
 }

@@ -1,6 +1,5 @@
 package io.shardingjob.core.internal.scheduling;
 
-import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.internal.ledger.Claim;
 import io.shardingjob.core.internal.ledger.ClaimState;
@@ -15,6 +14,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -64,35 +65,53 @@ final class FirePlanner {
     }
 
     /**
-     * Plans the fire and claims its items.
+     * Plans the fire and claims its items, once the assignment it runs under is known and audited. Neither wait holds
+     * a thread: a job being resharded must not keep the few fire threads every job shares from the other jobs' fires.
      *
      * @param madeAhead the claims this session created ahead for the fire, by item
+     * @param executor where the planning goes on after a wait: it sends requests, so never ZooKeeper's thread
      */
-    Plan plan(ExecutionSource source, Instant fireTime, Map<Integer, Claim> madeAhead) {
+    CompletableFuture<Plan> plan(
+            ExecutionSource source, Instant fireTime, Map<Integer, Claim> madeAhead, Executor executor) {
         if (!runtime.isAvailable()) {
             // Its items of this fire are made up by whoever owns them once this instance is back or gone; for this
             // instance's own audit the fire is decided (late) at once.
             local.planned(fireTime);
-            ahead.verdicts(runtime.assignment()).handOnUnstarted(madeAhead.values());
-            return Plan.nothing("not connected to ZooKeeper, or not started");
+            return nothing("not connected to ZooKeeper, or not started", madeAhead);
         }
-        JobConfiguration config = runtime.configuration();
-        if (config.disabled()) {
-            ahead.verdicts(runtime.assignment()).handOnUnstarted(madeAhead.values());
-            return Plan.nothing("the job is disabled");
+        if (runtime.configuration().disabled()) {
+            return nothing("the job is disabled", madeAhead);
         }
-        String me = runtime.instanceId();
-        if (runtime.disabledInstances().contains(me)) {
+        if (runtime.disabledInstances().contains(runtime.instanceId())) {
             // Also when it was the last enabled instance: with no leader left to reshard, it still owns items.
-            ahead.verdicts(runtime.assignment()).handOnUnstarted(madeAhead.values());
-            return Plan.nothing("this instance is disabled for the job");
+            return nothing("this instance is disabled for the job", madeAhead);
         }
-        Assignment assignment = runtime.awaitSharding();
-        if (local.auditedEpoch() != assignment.epoch()) {
-            // An item this assignment moved here may still run on its old owner: the audit of the new assignment says.
-            runtime.requestAudit();
-            local.awaitAudit(assignment.epoch(), runtime.shardingWaitTimeout());
+        return runtime.whenSharded(executor)
+                .thenCompose(assignment -> audited(assignment, executor))
+                .thenApply(assignment -> plan(source, fireTime, madeAhead, assignment));
+    }
+
+    /** A fire that runs nothing here: the claims made ahead for it go to whoever runs their items now. */
+    private CompletableFuture<Plan> nothing(String reason, Map<Integer, Claim> madeAhead) {
+        ahead.verdicts(runtime.assignment()).handOnUnstarted(madeAhead.values());
+        return CompletableFuture.completedFuture(Plan.nothing(reason));
+    }
+
+    /** The assignment, once an audit has looked at it: an item it moved here may still run on its old owner. */
+    private CompletableFuture<Assignment> audited(Assignment assignment, Executor executor) {
+        if (local.auditedEpoch() == assignment.epoch()) {
+            return CompletableFuture.completedFuture(assignment);
         }
+        runtime.requestAudit();
+        CompletableFuture<Void> audited = local.whenAudited(assignment.epoch(), runtime.shardingWaitTimeout());
+        // Completed by the audit, on the job's coordination thread: the planning goes on elsewhere.
+        return audited.isDone()
+                ? CompletableFuture.completedFuture(assignment)
+                : audited.thenApplyAsync(done -> assignment, executor);
+    }
+
+    private Plan plan(ExecutionSource source, Instant fireTime, Map<Integer, Claim> madeAhead, Assignment assignment) {
+        String me = runtime.instanceId();
         long session = runtime.sessionId();
         Instant now = runtime.now();
         Set<Integer> disabled = new HashSet<>(runtime.disabledItems());

@@ -80,14 +80,21 @@ final class FireRunner {
 
     /**
      * Claims this instance's items of one fire and hands them to the executor; the calling thread is free again as soon
-     * as they are handed on. The report completes, on the executor, once every item ended and its end was recorded.
+     * as they are handed on, or at once when the fire must wait for a reshard or an audit (the planning then goes on,
+     * on the executor, when they are done). The report completes, on the executor, once every item ended and its end was recorded.
      */
     CompletableFuture<FireReport> fireAsync(
             ItemExecutor job, Executor executor, ExecutionSource source, Instant scheduled) {
         // The ledger keys fires by the millisecond: every run of the fire, here or elsewhere, carries the same time.
         Instant fireTime = scheduled.truncatedTo(ChronoUnit.MILLIS);
+        return planner.plan(source, fireTime, local.sawFire(fireTime), executor)
+                .thenCompose(plan -> start(job, executor, source, fireTime, plan));
+    }
+
+    /** Hands the planned items to the executor. */
+    private CompletableFuture<FireReport> start(
+            ItemExecutor job, Executor executor, ExecutionSource source, Instant fireTime, FirePlanner.Plan plan) {
         String jobName = runtime.jobName();
-        FirePlanner.Plan plan = planner.plan(source, fireTime, local.sawFire(fireTime));
         if (plan.skipReason() != null) {
             return CompletableFuture.completedFuture(skippedEntirely(plan.skipReason()));
         }

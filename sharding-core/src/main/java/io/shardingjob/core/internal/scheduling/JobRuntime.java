@@ -333,9 +333,9 @@ public final class JobRuntime implements AutoCloseable {
         return settings.shardingWaitTimeout();
     }
 
-    /** See {@link AssignmentWait#await()}. */
-    Assignment awaitSharding() {
-        return parts.assignmentWait().await();
+    /** See {@link AssignmentWait#whenReady(Executor)}. */
+    CompletableFuture<Assignment> whenSharded(Executor executor) {
+        return parts.assignmentWait().whenReady(executor);
     }
 
     /** The new leader reconciles at once rather than at the next periodic check. */
@@ -362,7 +362,7 @@ public final class JobRuntime implements AutoCloseable {
         return parts.connection().absentOwnersUndecidedFor(now);
     }
 
-    /** Wakes fires waiting in {@link #awaitSharding()}: the registry, the connection or the lifecycle changed. */
+    /** Wakes fires waiting in {@link #whenSharded(Executor)}: the registry, the connection or the lifecycle changed. */
     void signalChange() {
         parts.assignmentWait().signal();
     }

@@ -14,8 +14,10 @@ import java.util.NavigableMap;
 import java.util.NavigableSet;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListSet;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 
@@ -57,12 +59,25 @@ final class LocalExecutions {
 
     private Set<Integer> auditedItems = Set.of();
 
+    /** The fires waiting for the audit of an assignment; guarded by this. */
+    private final List<AuditWaiter> auditWaiters = new ArrayList<>();
+
     /** What an audit found for the assignment of {@code epoch}; fires waiting for it go on. */
-    synchronized void audited(long epoch, Set<Integer> owned, Map<Integer, Claim> elsewhere) {
-        auditedEpoch = epoch;
-        auditedItems = Set.copyOf(owned);
-        runningElsewhere = Map.copyOf(elsewhere);
-        notifyAll();
+    void audited(long epoch, Set<Integer> owned, Map<Integer, Claim> elsewhere) {
+        List<CompletableFuture<Void>> woken = new ArrayList<>();
+        synchronized (this) {
+            auditedEpoch = epoch;
+            auditedItems = Set.copyOf(owned);
+            runningElsewhere = Map.copyOf(elsewhere);
+            auditWaiters.removeIf(waiter -> {
+                boolean done = waiter.epoch() <= epoch || waiter.audited().isDone();
+                if (done) {
+                    woken.add(waiter.audited());
+                }
+                return done;
+            });
+        }
+        woken.forEach(audited -> audited.complete(null));
     }
 
     /**
@@ -95,22 +110,23 @@ final class LocalExecutions {
         }
     }
 
-    /** Waits until an audit has looked at the assignment of {@code epoch}, at most the timeout. */
-    synchronized void awaitAudit(long epoch, Duration timeout) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (auditedEpoch != epoch) {
-            long remaining = deadline - System.nanoTime();
-            if (remaining <= 0) {
-                return;
-            }
-            try {
-                wait(Math.max(1, remaining / 1_000_000));
-            } catch (InterruptedException ex) {
-                Thread.currentThread().interrupt();
-                return;
-            }
+    /**
+     * Completes once an audit has looked at the assignment of {@code epoch} (or a later one), at most the timeout
+     * later: a fire's wait that holds no thread.
+     */
+    synchronized CompletableFuture<Void> whenAudited(long epoch, Duration timeout) {
+        if (auditedEpoch >= epoch) {
+            return CompletableFuture.completedFuture(null);
         }
+        CompletableFuture<Void> audited =
+                new CompletableFuture<Void>().completeOnTimeout(null, timeout.toMillis(), TimeUnit.MILLISECONDS);
+        auditWaiters.removeIf(waiter -> waiter.audited().isDone());
+        auditWaiters.add(new AuditWaiter(epoch, audited));
+        return audited;
     }
+
+    /** A fire waiting for the audit of an assignment. */
+    private record AuditWaiter(long epoch, CompletableFuture<Void> audited) {}
 
     synchronized long auditedEpoch() {
         return auditedEpoch;

@@ -1,12 +1,15 @@
 package io.shardingjob.core.internal.scheduling;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.internal.ledger.Claim;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
 /** What a fire may start here, from what the last audit saw and what the ledger says now. */
@@ -40,5 +43,27 @@ class LocalExecutionsTest {
 
         assertThat(local.mayStart(2, 4, other -> false)).isFalse();
         assertThat(local.mayStart(3, 4, other -> false)).isTrue();
+    }
+
+    @Test
+    void aFireWaitingForTheAuditOfAnAssignmentGoesOnOnceThatOrALaterOneIsAudited() {
+        local.audited(3, Set.of(3), Map.of());
+        assertThat(local.whenAudited(3, Duration.ofMinutes(1))).isDone();
+
+        CompletableFuture<Void> ofFour = local.whenAudited(4, Duration.ofMinutes(1));
+        CompletableFuture<Void> ofSix = local.whenAudited(6, Duration.ofMinutes(1));
+        assertThat(ofFour).isNotDone();
+
+        local.audited(5, Set.of(3), Map.of());
+        assertThat(ofFour).isDone();
+        assertThat(ofSix).isNotDone();
+    }
+
+    @Test
+    void aFireWaitsForAnAuditAtMostTheTimeout() {
+        CompletableFuture<Void> audited = local.whenAudited(4, Duration.ofMillis(50));
+
+        await().atMost(Duration.ofSeconds(10)).until(audited::isDone);
+        assertThat(local.auditedEpoch()).isEqualTo(-1);
     }
 }
