@@ -9,6 +9,7 @@ import io.shardingjob.core.execution.ItemResult;
 import io.shardingjob.core.internal.ledger.Claim;
 import io.shardingjob.core.internal.ledger.ClaimState;
 import io.shardingjob.core.internal.ledger.FireLedger;
+import io.shardingjob.core.internal.ledger.LedgerRules;
 import io.shardingjob.core.internal.registry.JobNodes;
 import io.shardingjob.core.testing.RequestCounter;
 import io.shardingjob.core.testing.RequestCounter.Counts;
@@ -218,6 +219,20 @@ class ClaimsAheadTest extends JobInstanceTestSupport {
         b.coordinator().fire(ExecutionSource.NORMAL, next);
 
         assertRanOnce(next, 4);
+    }
+
+    @Test
+    void aFireWhoseTriggerWonEveryItemOfThisInstanceCostsItsAuditNothing() throws Exception {
+        Instance only = quietInstance(Duration.ofSeconds(30));
+        Instant fire = Instant.now().truncatedTo(ChronoUnit.MILLIS);
+        only.coordinator().fire(ExecutionSource.NORMAL, fire);
+        assertRanOnce(fire, 4);
+
+        RequestCounter counter = RequestCounter.attachTo(only.client());
+        // Once late, a fire this instance did not claim whole is audited (read) again; this one holds nothing to do.
+        await().during(LedgerRules.LATENESS.plusSeconds(1))
+                .atMost(LedgerRules.LATENESS.plusSeconds(5))
+                .until(() -> counter.counts().ledger().total() == 0);
     }
 
     /** Waits until the client has sent nothing for half a second: nothing asked for earlier is still on its way. */

@@ -16,6 +16,8 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -120,6 +122,7 @@ class CoordinationTrafficBenchmark {
         firstFire.set(first);
         Counts before = sum(counters);
         int ran = 0;
+        Map<String, Integer> skipped = new TreeMap<>();
         long start = System.nanoTime() + Duration.between(Instant.now(), first).toNanos();
         for (int fire = 0; fire < FIRES; fire++) {
             Instant fireTime = first.plus(PERIOD.multipliedBy(fire));
@@ -132,11 +135,13 @@ class CoordinationTrafficBenchmark {
             coordinators.forEach(ofInstance -> ofInstance.forEach(coordinator -> reports.add(
                     CompletableFuture.supplyAsync(() -> coordinator.fire(ExecutionSource.NORMAL, fireTime), firing))));
             for (CompletableFuture<FireReport> each : reports) {
-                ran += each.join().items().size();
+                FireReport fired = each.join();
+                ran += fired.items().size();
+                fired.skipped().forEach((item, reason) -> skipped.merge(reason, 1, Integer::sum));
             }
         }
         Counts used = sum(counters).since(before);
-        assertThat(ran).as("items run").isEqualTo(FIRES * jobs * items);
+        assertThat(ran).as("items run; skipped: %s", skipped).isEqualTo(FIRES * jobs * items);
         double jobFires = FIRES * (double) jobs * instances;
         report.row(
                 instances,

@@ -14,21 +14,42 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Group commit of owner writes to claims. A write is queued and the caller goes on (an item's thread returns to its
  * pool at once); one commit at a time sends everything queued so far in as few multi-operations as their size allows,
- * without a thread waiting for the answer (the executor only hands the answers on), then sends what arrived meanwhile. The end of an item whose fire
- * still runs other items here waits for them at most {@link #LINGER} (Kafka's {@code linger.ms}): the last of them
- * drains at once, so the items of a fire that end together cost one request, not one each. The request that records
- * the last ends of a fire also creates this instance's claims of the next fire, as {@link Ahead} says.
+ * without a thread waiting for the answer (the executor only hands the answers on), then sends what arrived meanwhile.
+ * The end of an item whose fire still runs other items here lingers (Kafka's {@code linger.ms}) until no other end has
+ * come for {@link #LINGER_MILLIS}, at most {@link #MAX_LINGER_MILLIS}: the items of a fire that end one after another
+ * (a thousand short items on a pool of sixteen threads) are written together, and the last end of the fire drains at
+ * once. The request that records the last ends of a fire also creates this instance's claims of the next fire, as
+ * {@link Ahead} says.
  */
 public final class ClaimCommits {
 
     private final FireLedger ledger;
 
-    /** How long an end waits for the other items of its fire to end here, so that they are written together. */
+    /** How long after the latest end the lingering ends are written, when no other end came meanwhile. */
     static final long LINGER_MILLIS = 5;
+
+    /**
+     * The longest an end lingers however steadily others keep coming: until it is written, a crash of this instance
+     * has its item run again elsewhere.
+     */
+    static final long MAX_LINGER_MILLIS = 50;
+
+    private static final long LINGER_NANOS = TimeUnit.MILLISECONDS.toNanos(LINGER_MILLIS);
+
+    private static final long MAX_LINGER_NANOS = TimeUnit.MILLISECONDS.toNanos(MAX_LINGER_MILLIS);
+
+    /** Whether a look at the lingering ends is scheduled. */
+    private final AtomicBoolean lingering = new AtomicBoolean();
+
+    /** When the latest end that lingers came, and when the first of them did. */
+    private volatile long lastEndNanos;
+
+    private volatile long lingerSinceNanos;
 
     private final ScheduledExecutorService drainer;
 
@@ -49,7 +70,7 @@ public final class ClaimCommits {
             }
 
             @Override
-            public void claimed(Instant fireTime, FireLedger.Claimed claimed) {}
+            public void claimed(Instant fireTime, List<Claim> requested, FireLedger.@Nullable Claimed claimed) {}
         };
 
         /**
@@ -60,8 +81,14 @@ public final class ClaimCommits {
          */
         List<Claim> claimsAfter(List<Claim> lastEnds, List<Claim> ends);
 
-        /** What came of the claims: called only when the request was answered. */
-        void claimed(Instant fireTime, FireLedger.Claimed claimed);
+        /**
+         * What came of the claims, once the request was answered or failed.
+         *
+         * @param requested the claims {@link #claimsAfter} gave
+         * @param claimed what came of them; null when the server did not answer (whether they were created is then
+         *     unknown: any that were name this session, and its next fire or audit finds them)
+         */
+        void claimed(Instant fireTime, List<Claim> requested, FireLedger.@Nullable Claimed claimed);
     }
 
     public ClaimCommits(FireLedger ledger, ScheduledExecutorService drainer) {
@@ -87,8 +114,7 @@ public final class ClaimCommits {
 
     /**
      * Queues the end of an item's run, like {@link #writeLater(Claim)}. Unless it is the last end of its fire here, it
-     * waits up to {@link #LINGER_MILLIS} for more ends to join it; the last one drains at once, with the claims of the
-     * next fire.
+     * lingers for more ends to join it; the last one drains at once, with the claims of the next fire.
      */
     public CompletableFuture<Optional<Claim>> endLater(Claim claim, boolean lastOfItsFire) {
         return enqueue(new Pending(claim, lastOfItsFire), lastOfItsFire);
@@ -99,13 +125,36 @@ public final class ClaimCommits {
         if (drainNow) {
             scheduleDrain();
         } else {
-            try {
-                drainer.schedule(this::scheduleDrain, LINGER_MILLIS, TimeUnit.MILLISECONDS);
-            } catch (RuntimeException rejected) {
-                scheduleDrain();
+            long now = System.nanoTime();
+            lastEndNanos = now;
+            if (lingering.compareAndSet(false, true)) {
+                lingerSinceNanos = now;
+                lookAgainIn(LINGER_NANOS);
             }
         }
         return pending.result;
+    }
+
+    /** Drains once the ends stopped coming for a linger, or the first of them waited the longest it may. */
+    private void lookAtLingering() {
+        long now = System.nanoTime();
+        long quiet = now - lastEndNanos;
+        long waited = now - lingerSinceNanos;
+        if (quiet >= LINGER_NANOS || waited >= MAX_LINGER_NANOS) {
+            lingering.set(false);
+            scheduleDrain();
+        } else {
+            lookAgainIn(Math.min(LINGER_NANOS - quiet, MAX_LINGER_NANOS - waited));
+        }
+    }
+
+    private void lookAgainIn(long nanos) {
+        try {
+            drainer.schedule(this::lookAtLingering, nanos, TimeUnit.NANOSECONDS);
+        } catch (RuntimeException rejected) {
+            lingering.set(false);
+            scheduleDrain();
+        }
     }
 
     /** Writes the claim and waits for the answer: for a retry, which must not start unless the claim is still ours. */
@@ -163,7 +212,9 @@ public final class ClaimCommits {
                 .whenComplete((committed, failure) -> onDrainer(() -> {
                     try {
                         if (failure != null) {
-                            // Claims ahead that reached the server anyway name this session: the next fire finds them.
+                            if (!next.isEmpty()) {
+                                ahead.claimed(nextFire, next, null);
+                            }
                             Throwable cause =
                                     failure instanceof CompletionException wrapped ? wrapped.getCause() : failure;
                             batch.forEach(pending -> pending.result.completeExceptionally(cause));
@@ -172,7 +223,7 @@ public final class ClaimCommits {
                         if (!next.isEmpty()) {
                             // Kept before the ends are answered: a fire waiting for its ends is over once the next is
                             // ready.
-                            ahead.claimed(nextFire, committed.claimed());
+                            ahead.claimed(nextFire, next, committed.claimed());
                         }
                         FireLedger.Written written = committed.written();
                         written.written()

@@ -55,9 +55,10 @@ public final class LedgerKeeper {
     /**
      * One pass.
      *
-     * @return the watermark after the pass
+     * @return the ledger as the pass left it: the watermark it stored, and the fires it read (a few of the oldest may
+     *     be gone since), for the audit that follows it to start from rather than read again
      */
-    public Instant pass(Instant now, long sessionId) throws Exception {
+    public FireLedger.Overview pass(Instant now, long sessionId) throws Exception {
         FireLedger.Overview overview = ledger.overview();
         Instant watermark = overview.watermark();
         Instant horizon = now.minus(catchUpHorizon);
@@ -111,6 +112,6 @@ public final class LedgerKeeper {
                     .filter(view -> retire.contains(view.fireTime()))
                     .toList());
         }
-        return through;
+        return new FireLedger.Overview(through, fires);
     }
 }

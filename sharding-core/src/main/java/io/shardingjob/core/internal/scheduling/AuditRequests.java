@@ -1,5 +1,6 @@
 package io.shardingjob.core.internal.scheduling;
 
+import io.shardingjob.core.internal.ledger.FireLedger;
 import io.shardingjob.core.sharding.Assignment;
 import java.time.Duration;
 import java.util.concurrent.Executor;
@@ -8,6 +9,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -87,9 +89,18 @@ final class AuditRequests {
 
     /** Audits now, on the calling thread; a failure is logged, and the next request or periodic check retries. */
     void run() {
+        run(null);
+    }
+
+    /**
+     * Audits now, like {@link #run()}.
+     *
+     * @param read the ledger as read a moment ago on this thread, or null to read it
+     */
+    void run(FireLedger.@Nullable Overview read) {
         try {
             auditedEpoch = assignment.get().epoch();
-            audit.run();
+            audit.run(read);
         } catch (Exception ex) {
             log.warn("Job {}: audit failed, will retry: {}", jobName, ex.toString());
         }

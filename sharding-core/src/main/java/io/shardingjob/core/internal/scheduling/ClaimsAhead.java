@@ -24,6 +24,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -91,24 +92,32 @@ final class ClaimsAhead implements ClaimCommits.Ahead {
         ends.forEach(end -> busy.remove(end.item()));
         unavailable.addAll(busy);
         long session = runtime.sessionId();
-        return LedgerRules.toClaimAhead(assignment.itemsOf(me), unavailable, local.hasSeen(fireTime)).stream()
-                .map(item -> Claim.first(
-                        item,
-                        fireTime,
-                        me,
-                        session,
-                        ExecutionSource.NORMAL,
-                        assignment.epoch(),
-                        assignment.shardingTotalCount(),
-                        fireTime))
-                .toList();
+        List<Claim> claims =
+                LedgerRules.toClaimAhead(assignment.itemsOf(me), unavailable, local.hasSeen(fireTime)).stream()
+                        .map(item -> Claim.first(
+                                item,
+                                fireTime,
+                                me,
+                                session,
+                                ExecutionSource.NORMAL,
+                                assignment.epoch(),
+                                assignment.shardingTotalCount(),
+                                fireTime))
+                        .toList();
+        // The server may create them a while before the answer is handled here, past their fire: an audit reading them
+        // meanwhile must see them as this session's business, not as stranded.
+        local.requestingAhead(claims);
+        return claims;
     }
 
     @Override
-    public void claimed(Instant fireTime, FireLedger.Claimed claimed) {
-        // When the fire came meanwhile, its trigger found these in the ledger as this session's, or left them to the
-        // audit: either way they are not kept here.
-        local.claimedAhead(fireTime, claimed.won().values());
+    public void claimed(Instant fireTime, List<Claim> requested, FireLedger.@Nullable Claimed claimed) {
+        if (claimed != null) {
+            // When the fire came meanwhile, its trigger found these in the ledger as this session's, or left them to
+            // the audit: either way they are not kept here.
+            local.claimedAhead(fireTime, claimed.won().values());
+        }
+        local.answeredAhead(requested);
     }
 
     /** The rule's view of this instance now, read once for all the claims a fire or an audit looks at. */

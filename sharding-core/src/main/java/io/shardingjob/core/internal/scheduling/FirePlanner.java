@@ -180,6 +180,8 @@ final class FirePlanner {
             // A reshard landed while this fire was planned: an item it gave this instance may have no claim in this
             // fire (its old owner planned with the new assignment), and this instance's audit makes it up now.
             runtime.requestAudit();
+        } else if (won.stream().map(Claim::item).toList().containsAll(assignment.itemsOf(me))) {
+            local.claimedWhole(fireTime, assignment.epoch(), session);
         }
         won.sort((left, right) -> Integer.compare(left.item(), right.item()));
         return new Plan(null, assignment.epoch(), won, reservations, skipped);

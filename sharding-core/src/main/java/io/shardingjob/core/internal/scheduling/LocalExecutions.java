@@ -7,6 +7,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -16,6 +17,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
@@ -38,6 +40,8 @@ final class LocalExecutions {
 
     private final NavigableSet<Instant> plannedFires = new ConcurrentSkipListSet<>();
 
+    private final NavigableMap<Instant, Whole> claimedWhole = new ConcurrentSkipListMap<>();
+
     private final Map<Slot, Claim> unwritten = new ConcurrentHashMap<>();
 
     /** Item-fires this session won a claim for and has not finished recording: not stranded, whatever a read says. */
@@ -58,6 +62,9 @@ final class LocalExecutions {
     private long auditedEpoch = -1;
 
     private Set<Integer> auditedItems = Set.of();
+
+    /** The claims ahead in a request not answered yet. */
+    private final Set<Slot> requestedAhead = ConcurrentHashMap.newKeySet();
 
     /** The fires waiting for the audit of an assignment; guarded by this. */
     private final List<AuditWaiter> auditWaiters = new ArrayList<>();
@@ -172,9 +179,24 @@ final class LocalExecutions {
                 .noneMatch(other -> other.fireTime().equals(slot.fireTime()) && !ending.contains(other));
     }
 
-    /** The item-fires this session holds a claim for and is running or about to run. */
+    /**
+     * The item-fires this session holds a claim for and is running or about to run, and those it is claiming ahead in a
+     * request not answered yet: the audit must not take the claims such a request created for stranded.
+     */
     Set<Slot> inFlight() {
-        return Set.copyOf(inFlight);
+        Set<Slot> all = new HashSet<>(inFlight);
+        all.addAll(requestedAhead);
+        return all;
+    }
+
+    /** Claims ahead are being requested: in flight until {@link #answeredAhead} says what came of the request. */
+    void requestingAhead(Collection<Claim> claims) {
+        claims.forEach(claim -> requestedAhead.add(new Slot(claim.item(), claim.fireTime())));
+    }
+
+    /** The request for these claims ahead was answered (the ones won are kept by {@link #claimedAhead}) or failed. */
+    void answeredAhead(Collection<Claim> claims) {
+        claims.forEach(claim -> requestedAhead.remove(new Slot(claim.item(), claim.fireTime())));
     }
 
     /** Ends a reservation (run or not); waiters for idleness wake up. */
@@ -266,6 +288,25 @@ final class LocalExecutions {
         remember(plannedFires, fireTime);
     }
 
+    /**
+     * The fire's trigger won a claim for every item this instance owns under the assignment of {@code epoch}, in this
+     * session: until the assignment or the session changes, an audit finds nothing to do in that fire.
+     */
+    void claimedWhole(Instant fireTime, long epoch, long session) {
+        claimedWhole.put(fireTime, new Whole(epoch, session));
+        while (claimedWhole.size() > REMEMBERED_FIRES) {
+            claimedWhole.pollFirstEntry();
+        }
+    }
+
+    /** See {@link #claimedWhole(Instant, long, long)}. */
+    boolean isClaimedWhole(Instant fireTime, long epoch, long session) {
+        return new Whole(epoch, session).equals(claimedWhole.get(fireTime));
+    }
+
+    /** Under which assignment and session a fire's trigger claimed every item this instance owned. */
+    private record Whole(long epoch, long session) {}
+
     /** Whether the scheduler told this instance of the fire (and it is not settled yet). */
     boolean hasSeen(Instant fireTime) {
         return seenFires.contains(fireTime);
@@ -283,6 +324,7 @@ final class LocalExecutions {
     void forgetFiresThrough(Instant watermark) {
         seenFires.headSet(watermark, true).clear();
         plannedFires.headSet(watermark, true).clear();
+        claimedWhole.headMap(watermark, true).clear();
     }
 
     private static void remember(NavigableSet<Instant> fires, Instant fireTime) {

@@ -1,6 +1,7 @@
 package io.shardingjob.core.internal.scheduling;
 
 import io.shardingjob.core.internal.election.LeaderElection;
+import io.shardingjob.core.internal.ledger.FireLedger;
 import io.shardingjob.core.internal.ledger.LedgerKeeper;
 import io.shardingjob.core.internal.sharding.ShardingService;
 import java.util.Optional;
@@ -54,9 +55,13 @@ final class Reconciler {
         }
     }
 
-    /** A periodic pass. */
-    void reconcile() {
-        reconcile(true);
+    /**
+     * A periodic pass.
+     *
+     * @return the ledger as the keeper left it, when this instance leads and kept it
+     */
+    Optional<FireLedger.Overview> reconcile() {
+        return reconcile(true);
     }
 
     /**
@@ -66,9 +71,9 @@ final class Reconciler {
      * @param periodic whether this is a periodic pass (look for the flag in ZooKeeper even when the cache shows none,
      *     and keep the ledger) rather than a reaction to a registry event
      */
-    private void reconcile(boolean periodic) {
+    private Optional<FireLedger.Overview> reconcile(boolean periodic) {
         if (!runtime.isAvailable() || !election.isLeader()) {
-            return;
+            return Optional.empty();
         }
         try {
             boolean pending = sharding.isReshardPending();
@@ -81,10 +86,11 @@ final class Reconciler {
                 sharding.reshardIfNecessary();
             }
             if (periodic) {
-                keeper.pass(runtime.now(), runtime.sessionId());
+                return Optional.of(keeper.pass(runtime.now(), runtime.sessionId()));
             }
         } catch (Exception ex) {
             log.warn("Job {}: reconcile failed, will retry: {}", runtime.jobName(), ex.toString());
         }
+        return Optional.empty();
     }
 }

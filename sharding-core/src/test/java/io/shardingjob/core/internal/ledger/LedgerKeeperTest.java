@@ -39,7 +39,9 @@ class LedgerKeeperTest extends ZooKeeperTestSupport {
         settle(start);
         settle(start.plusSeconds(4));
 
-        Instant through = keeper(job(false), Set.of()).pass(start.plusSeconds(10), ledger.sessionId());
+        Instant through = keeper(job(false), Set.of())
+                .pass(start.plusSeconds(10), ledger.sessionId())
+                .watermark();
 
         assertThat(through).isEqualTo(start);
         // Only the scheduled fires before the settled one: a later one may still wait in its instance's queue.
@@ -61,7 +63,8 @@ class LedgerKeeperTest extends ZooKeeperTestSupport {
                         Duration.ofMinutes(1),
                         Duration.ofMinutes(10),
                         new DueFires(ledger, FireSchedule.NONE, () -> job(false), () -> Set.of(manual)))
-                .pass(start.plusSeconds(10), ledger.sessionId());
+                .pass(start.plusSeconds(10), ledger.sessionId())
+                .watermark();
 
         assertThat(through).isEqualTo(start);
         assertThat(ledger.fires()).containsExactly(start, manual, start.plusSeconds(4));
@@ -73,7 +76,9 @@ class LedgerKeeperTest extends ZooKeeperTestSupport {
         assertThat(ledger.fires()).isEmpty();
 
         settle(start);
-        Instant through = keeper(job(true), Set.of()).pass(start.plusSeconds(10), ledger.sessionId());
+        Instant through = keeper(job(true), Set.of())
+                .pass(start.plusSeconds(10), ledger.sessionId())
+                .watermark();
 
         assertThat(ledger.fires()).containsExactly(start);
         assertThat(through).isEqualTo(start);

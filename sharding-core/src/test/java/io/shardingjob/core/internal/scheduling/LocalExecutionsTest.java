@@ -5,8 +5,10 @@ import static org.awaitility.Awaitility.await;
 
 import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.internal.ledger.Claim;
+import io.shardingjob.core.internal.ledger.LedgerRules;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -65,5 +67,31 @@ class LocalExecutionsTest {
 
         await().atMost(Duration.ofSeconds(10)).until(audited::isDone);
         assertThat(local.auditedEpoch()).isEqualTo(-1);
+    }
+
+    @Test
+    void claimsAheadInARequestNotAnsweredYetCountAsInFlightSoThatNoAuditTakesThemForStranded() {
+        Instant next = Instant.now().plusSeconds(1);
+        Claim ahead = Claim.first(5, next, "me", 9, ExecutionSource.NORMAL, 3, 8, next);
+        LedgerRules.Slot slot = new LedgerRules.Slot(5, next);
+
+        local.requestingAhead(List.of(ahead));
+        assertThat(local.inFlight()).contains(slot);
+
+        // Answered and kept: in flight as a claim made ahead until its trigger takes it.
+        local.claimedAhead(next, List.of(ahead));
+        local.answeredAhead(List.of(ahead));
+        assertThat(local.inFlight()).contains(slot);
+    }
+
+    @Test
+    void claimsAheadWhoseRequestFailedAreNoLongerInFlight() {
+        Instant next = Instant.now().plusSeconds(1);
+        Claim ahead = Claim.first(5, next, "me", 9, ExecutionSource.NORMAL, 3, 8, next);
+
+        local.requestingAhead(List.of(ahead));
+        local.answeredAhead(List.of(ahead));
+
+        assertThat(local.inFlight()).isEmpty();
     }
 }
