@@ -181,7 +181,7 @@ final class FirePlanner {
             // fire (its old owner planned with the new assignment), and this instance's audit makes it up now.
             runtime.requestAudit();
         } else if (won.stream().map(Claim::item).toList().containsAll(assignment.itemsOf(me))) {
-            local.claimedWhole(fireTime, assignment.epoch(), session);
+            local.wholeFires().claimed(fireTime, assignment.epoch(), session);
         }
         won.sort((left, right) -> Integer.compare(left.item(), right.item()));
         return new Plan(null, assignment.epoch(), won, reservations, skipped);

@@ -191,6 +191,10 @@ final class FireRunner {
                     ? ClaimState.RELEASED
                     : last.succeeded() ? ClaimState.DONE : ClaimState.FAILED;
             Claim ended = held.get().with(end, runtime.now());
+            if (end == ClaimState.RELEASED) {
+                // The item's owner takes it over: this instance's audit, when it still owns the item.
+                local.wholeFires().released(claim.fireTime());
+            }
             recorded = commits.endLater(ended, local.endingLastOfItsFire(claim)).handle((stored, failure) -> {
                 recordEnd(ended, stored, failure, context);
                 return null;

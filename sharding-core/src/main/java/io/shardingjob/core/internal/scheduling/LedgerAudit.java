@@ -128,14 +128,14 @@ final class LedgerAudit {
         // A fire whose trigger here won every item this instance owns under this assignment holds nothing for this
         // audit: it is not read, nor looked at again (with a thousand items a fire, most of an audit's reads).
         Set<Instant> whole = fires.stream()
-                .filter(fireTime -> local.isClaimedWhole(fireTime, assignment.epoch(), session))
+                .filter(fireTime -> local.wholeFires().isWhole(fireTime, assignment.epoch(), session))
                 .collect(java.util.stream.Collectors.toSet());
         fires.removeAll(whole);
         // A fire this instance saw that is not late yet is looked at again once it is, not at the next periodic audit.
         Stream.concat(fires.stream(), local.seenFires().stream())
                 .filter(fireTime -> fireTime.isAfter(watermark)
                         && !isLate(fireTime, now)
-                        && !local.isClaimedWhole(fireTime, assignment.epoch(), session))
+                        && !local.wholeFires().isWhole(fireTime, assignment.epoch(), session))
                 .min(Instant::compareTo)
                 .ifPresent(next -> runtime.auditLater(Duration.between(now, next.plus(LATENESS))));
         Set<Integer> owned = new HashSet<>(assignment.itemsOf(me));

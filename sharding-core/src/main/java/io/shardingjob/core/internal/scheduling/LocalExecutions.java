@@ -17,7 +17,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
@@ -40,7 +39,7 @@ final class LocalExecutions {
 
     private final NavigableSet<Instant> plannedFires = new ConcurrentSkipListSet<>();
 
-    private final NavigableMap<Instant, Whole> claimedWhole = new ConcurrentSkipListMap<>();
+    private final WholeFires wholeFires = new WholeFires(REMEMBERED_FIRES);
 
     private final Map<Slot, Claim> unwritten = new ConcurrentHashMap<>();
 
@@ -288,24 +287,10 @@ final class LocalExecutions {
         remember(plannedFires, fireTime);
     }
 
-    /**
-     * The fire's trigger won a claim for every item this instance owns under the assignment of {@code epoch}, in this
-     * session: until the assignment or the session changes, an audit finds nothing to do in that fire.
-     */
-    void claimedWhole(Instant fireTime, long epoch, long session) {
-        claimedWhole.put(fireTime, new Whole(epoch, session));
-        while (claimedWhole.size() > REMEMBERED_FIRES) {
-            claimedWhole.pollFirstEntry();
-        }
+    /** The fires whose trigger won every item this instance owned: see {@link WholeFires}. */
+    WholeFires wholeFires() {
+        return wholeFires;
     }
-
-    /** See {@link #claimedWhole(Instant, long, long)}. */
-    boolean isClaimedWhole(Instant fireTime, long epoch, long session) {
-        return new Whole(epoch, session).equals(claimedWhole.get(fireTime));
-    }
-
-    /** Under which assignment and session a fire's trigger claimed every item this instance owned. */
-    private record Whole(long epoch, long session) {}
 
     /** Whether the scheduler told this instance of the fire (and it is not settled yet). */
     boolean hasSeen(Instant fireTime) {
@@ -324,7 +309,7 @@ final class LocalExecutions {
     void forgetFiresThrough(Instant watermark) {
         seenFires.headSet(watermark, true).clear();
         plannedFires.headSet(watermark, true).clear();
-        claimedWhole.headMap(watermark, true).clear();
+        wholeFires.forgetThrough(watermark);
     }
 
     private static void remember(NavigableSet<Instant> fires, Instant fireTime) {
