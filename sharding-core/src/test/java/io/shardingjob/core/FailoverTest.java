@@ -216,10 +216,12 @@ class FailoverTest extends FailoverTestSupport {
         // a and b are busy with their own items long after c's session expires; the leader a dies before anyone has
         // reshuffled c's items, so the survivor takes over both dead instances' claims.
         Worker a = startWorker("a", job(9), item -> 8_000);
+        // a leads: the first to start is not sure to be the first in the election, so the others join once it leads.
+        await().atMost(WITHIN).until(() -> a.coordinator().isLeader());
         Worker b = startWorker("b", job(9), item -> item >= 3 && item <= 5 ? 8_000 : 500);
         Worker c = startWorker("c", job(9), item -> 8_000);
         awaitSettled(a, b, c);
-        await().atMost(WITHIN).until(() -> a.coordinator().isLeader());
+        assertThat(a.coordinator().isLeader()).isTrue();
         await().atMost(WITHIN).until(() -> b.coordinator().localItems().equals(List.of(3, 4, 5)));
 
         fireAll(now(), a, b, c);
@@ -243,10 +245,12 @@ class FailoverTest extends FailoverTestSupport {
         strategies = strategies.with(gate);
         JobConfiguration gated = job(9).toBuilder().strategy("gate").build();
         Worker a = startWorker("a", gated, item -> 1_500);
+        // a leads: the first to start is not sure to be the first in the election, so the others join once it leads.
+        await().atMost(WITHIN).until(() -> a.coordinator().isLeader());
         Worker b = startWorker("b", gated, item -> 1_500);
         Worker c = startWorker("c", gated, item -> 1_500);
         awaitSettled(a, b, c);
-        await().atMost(WITHIN).until(() -> a.coordinator().isLeader());
+        assertThat(a.coordinator().isLeader()).isTrue();
         Instant fire = now();
         fireAll(fire, a, b, c);
         await().atMost(WITHIN).until(() -> recorder.hasStarted("a", 0) && recorder.hasStarted("c", 8));
