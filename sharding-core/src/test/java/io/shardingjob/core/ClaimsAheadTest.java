@@ -66,14 +66,8 @@ class ClaimsAheadTest extends JobInstanceTestSupport {
         }
         Counts used = counter.counts().since(before);
 
-        // The second fire ran on the claims made ahead: the fencing token is their creating write's.
-        assertThat(results(result -> result.fireTime().equals(first.plusSeconds(1))))
-                .extracting(
-                        result -> result.context().item(),
-                        result -> result.context().fencingToken())
-                .containsExactlyInAnyOrderElementsOf(madeAhead.values().stream()
-                        .map(claim -> org.assertj.core.groups.Tuple.tuple(claim.item(), claim.fencingToken()))
-                        .toList());
+        // The second fire ran on the claims made ahead.
+        assertRanOn(madeAhead, first.plusSeconds(1));
         assertRanOnce(first.plusSeconds(fires), 4);
         // Each fire's claims were created in the very transaction (one zxid) that recorded the last end of the fire
         // before: the fire itself sent nothing.
@@ -195,13 +189,7 @@ class ClaimsAheadTest extends JobInstanceTestSupport {
         only.coordinator().fire(ExecutionSource.NORMAL, next);
         Counts used = counter.counts().since(before);
 
-        assertThat(results(result -> result.fireTime().equals(next)))
-                .extracting(
-                        result -> result.context().item(),
-                        result -> result.context().fencingToken())
-                .containsExactlyInAnyOrderElementsOf(madeAhead.values().stream()
-                        .map(claim -> org.assertj.core.groups.Tuple.tuple(claim.item(), claim.fencingToken()))
-                        .toList());
+        assertRanOn(madeAhead, next);
         // One read confirms the four claims, one write records their ends with the next fire's claims.
         assertThat(used.ledger().total()).as("ledger requests: %s", used).isEqualTo(2);
     }
@@ -233,6 +221,17 @@ class ClaimsAheadTest extends JobInstanceTestSupport {
         await().during(LedgerRules.LATENESS.plusSeconds(1))
                 .atMost(LedgerRules.LATENESS.plusSeconds(5))
                 .until(() -> counter.counts().ledger().total() == 0);
+    }
+
+    /** The fire's items ran on these claims: each run's fencing token is its claim's creating write's. */
+    private void assertRanOn(Map<Integer, Claim> claims, Instant fireTime) {
+        assertThat(results(result -> result.fireTime().equals(fireTime)))
+                .extracting(
+                        result -> result.context().item(),
+                        result -> result.context().fencingToken())
+                .containsExactlyInAnyOrderElementsOf(claims.values().stream()
+                        .map(claim -> org.assertj.core.groups.Tuple.tuple(claim.item(), claim.fencingToken()))
+                        .toList());
     }
 
     /** Waits until the client has sent nothing for half a second: nothing asked for earlier is still on its way. */

@@ -24,10 +24,11 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
  *   <li>the scheduler only fires cron triggers: its tasks are short, so a couple of threads serve any number of jobs;
  *   <li>coordination work (audits, ledger upkeep, reshards, claim writes) waits on ZooKeeper, so it has a scheduled
  *       pool of its own: a slow or unreachable ZooKeeper must not make cron triggers late;
- *   <li>a fire plans its items and hands them on (it may wait for a reshard in progress, or for the claims of items
- *       it could not claim ahead), so fires get their own bounded pool rather than blocking the scheduler; a fire
- *       does not wait for its items;
- *   <li>items run on a separate bounded pool, which also completes each fire's report.
+ *   <li>a fire plans its items and hands them on (it may wait for the claims of items it could not claim ahead), so
+ *       fires get their own bounded pool rather than blocking the scheduler; a fire does not wait for its items, nor
+ *       hold its thread while it waits for a reshard in progress or an audit;
+ *   <li>items run on a separate bounded pool, which also plans the fires that had to wait and completes each fire's
+ *       report.
  * </ul>
  */
 public final class ShardedJobExecutors implements AutoCloseable {

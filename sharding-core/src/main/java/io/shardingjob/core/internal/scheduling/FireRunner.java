@@ -81,7 +81,8 @@ final class FireRunner {
     /**
      * Claims this instance's items of one fire and hands them to the executor; the calling thread is free again as soon
      * as they are handed on, or at once when the fire must wait for a reshard or an audit (the planning then goes on,
-     * on the executor, when they are done). The report completes, on the executor, once every item ended and its end was recorded.
+     * on the executor, when they are done). The report completes, on the executor, once every item ended and its end
+     * was recorded.
      */
     CompletableFuture<FireReport> fireAsync(
             ItemExecutor job, Executor executor, ExecutionSource source, Instant scheduled) {

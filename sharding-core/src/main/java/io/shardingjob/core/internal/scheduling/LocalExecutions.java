@@ -76,11 +76,12 @@ final class LocalExecutions {
             auditedItems = Set.copyOf(owned);
             runningElsewhere = Map.copyOf(elsewhere);
             auditWaiters.removeIf(waiter -> {
-                boolean done = waiter.epoch() <= epoch || waiter.audited().isDone();
-                if (done) {
+                if (waiter.epoch() <= epoch) {
                     woken.add(waiter.audited());
+                    return true;
                 }
-                return done;
+                // Timed out: the fire went on without this audit.
+                return waiter.audited().isDone();
             });
         }
         woken.forEach(audited -> audited.complete(null));
