@@ -9,11 +9,13 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A loopback TCP proxy in front of the test ZooKeeper, so that one instance's network can be cut while its process
  * lives on: its session then expires on the server after the session timeout, exactly as a partition or a kill -9
- * looks to ZooKeeper, while the instance itself only sees a lost connection.
+ * looks to ZooKeeper, while the instance itself only sees a lost connection. It can also be frozen: connections stay
+ * open but nothing passes, as with a server or a network that stalls, so requests wait for answers that do not come.
  */
 public final class TcpProxy implements AutoCloseable {
 
@@ -24,6 +26,13 @@ public final class TcpProxy implements AutoCloseable {
     private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
 
     private volatile boolean cut;
+
+    private final Object thawed = new Object();
+
+    private boolean frozen;
+
+    /** Bytes that arrived while frozen: requests waiting for the thaw. */
+    private final AtomicLong heldBytes = new AtomicLong();
 
     public TcpProxy(int targetPort) throws IOException {
         this.targetPort = targetPort;
@@ -40,12 +49,35 @@ public final class TcpProxy implements AutoCloseable {
     /** Drops every connection and refuses new ones until {@link #restore()}. */
     public void cut() {
         cut = true;
+        synchronized (thawed) {
+            thawed.notifyAll();
+        }
         sockets.forEach(TcpProxy::closeQuietly);
         sockets.clear();
     }
 
     public void restore() {
         cut = false;
+    }
+
+    /** Holds every byte in both directions until {@link #thaw()}, keeping the connections open. */
+    public void freeze() {
+        synchronized (thawed) {
+            heldBytes.set(0);
+            frozen = true;
+        }
+    }
+
+    public void thaw() {
+        synchronized (thawed) {
+            frozen = false;
+            thawed.notifyAll();
+        }
+    }
+
+    /** Bytes that arrived since the last {@link #freeze()} and wait for the thaw. */
+    public long heldBytes() {
+        return heldBytes.get();
     }
 
     @Override
@@ -82,6 +114,7 @@ public final class TcpProxy implements AutoCloseable {
                             OutputStream out = to.getOutputStream()) {
                         int read;
                         while (!cut && (read = in.read(buffer)) >= 0) {
+                            holdWhileFrozen(read);
                             out.write(buffer, 0, read);
                             out.flush();
                         }
@@ -95,6 +128,22 @@ public final class TcpProxy implements AutoCloseable {
                 "tcp-proxy-pump");
         thread.setDaemon(true);
         thread.start();
+    }
+
+    private void holdWhileFrozen(int bytes) {
+        synchronized (thawed) {
+            if (frozen) {
+                heldBytes.addAndGet(bytes);
+            }
+            while (frozen && !cut) {
+                try {
+                    thawed.wait();
+                } catch (InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        }
     }
 
     private static void closeQuietly(AutoCloseable closeable) {

@@ -3,11 +3,16 @@ package io.shardingjob.core.internal.election;
 import io.shardingjob.core.internal.registry.JobNodes;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.EnumSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.function.Consumer;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.leader.LeaderLatch;
 import org.apache.curator.framework.recipes.leader.LeaderLatchListener;
+import org.apache.curator.x.async.AsyncCuratorFramework;
+import org.apache.curator.x.async.api.CreateOption;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
@@ -30,6 +35,8 @@ public final class LeaderElection implements AutoCloseable {
 
     private final CuratorFramework client;
 
+    private final AsyncCuratorFramework async;
+
     private final JobNodes nodes;
 
     private final String instanceId;
@@ -47,6 +54,7 @@ public final class LeaderElection implements AutoCloseable {
             Executor executor,
             Consumer<Boolean> onLeadershipChange) {
         this.client = client;
+        this.async = AsyncCuratorFramework.wrap(client);
         this.nodes = nodes;
         this.instanceId = instanceId;
         this.executor = executor;
@@ -63,14 +71,12 @@ public final class LeaderElection implements AutoCloseable {
                 new LeaderLatchListener() {
                     @Override
                     public void isLeader() {
-                        publishLeader(joined);
-                        onLeadershipChange.accept(true);
+                        publishLeader(joined, 1).whenComplete((published, failure) -> onLeadershipChange.accept(true));
                     }
 
                     @Override
                     public void notLeader() {
-                        unpublishLeader();
-                        onLeadershipChange.accept(false);
+                        unpublishLeader().whenComplete((removed, failure) -> onLeadershipChange.accept(false));
                     }
                 },
                 executor);
@@ -96,8 +102,7 @@ public final class LeaderElection implements AutoCloseable {
             log.warn("Closing the leader latch of {} failed: {}", nodes.root(), ex.toString());
         }
         if (wasLeader) {
-            unpublishLeader();
-            onLeadershipChange.accept(false);
+            unpublishLeader().whenComplete((removed, failure) -> onLeadershipChange.accept(false));
         }
     }
 
@@ -110,50 +115,85 @@ public final class LeaderElection implements AutoCloseable {
         leave();
     }
 
-    private void publishLeader(LeaderLatch owner) {
+    /**
+     * Writes the leader's id node, without waiting for ZooKeeper on a thread: a node left by a previous leader whose
+     * session has not expired yet is removed first, at the version read, and the create tried again.
+     */
+    private CompletableFuture<Void> publishLeader(LeaderLatch owner, int attempt) {
+        if (attempt > 5 || !owner.hasLeadership()) {
+            return CompletableFuture.completedFuture(null);
+        }
         byte[] id = instanceId.getBytes(StandardCharsets.UTF_8);
         String path = nodes.leaderInstance();
-        for (int attempt = 0; attempt < 5 && owner.hasLeadership(); attempt++) {
-            try {
-                client.create()
-                        .creatingParentsIfNeeded()
-                        .withMode(CreateMode.EPHEMERAL)
-                        .forPath(path, id);
-                log.info("Instance {} leads job {}", instanceId, nodes.root().substring(1));
-                return;
-            } catch (KeeperException.NodeExistsException exists) {
-                removeStaleLeaderNode(path);
-            } catch (Exception ex) {
-                log.warn("Could not publish the leader of {}", nodes.root(), ex);
-                return;
-            }
-        }
+        return async.create()
+                .withOptions(EnumSet.of(CreateOption.createParentsIfNeeded), CreateMode.EPHEMERAL)
+                .forPath(path, id)
+                .toCompletableFuture()
+                .handle((created, failure) -> {
+                    if (failure == null) {
+                        log.info(
+                                "Instance {} leads job {}",
+                                instanceId,
+                                nodes.root().substring(1));
+                        return CompletableFuture.<Void>completedFuture(null);
+                    }
+                    if (unwrap(failure) instanceof KeeperException.NodeExistsException) {
+                        return removeStaleLeaderNode(path).thenCompose(removed -> publishLeader(owner, attempt + 1));
+                    }
+                    log.warn(
+                            "Could not publish the leader of {}: {}",
+                            nodes.root(),
+                            unwrap(failure).toString());
+                    return CompletableFuture.<Void>completedFuture(null);
+                })
+                .thenCompose(published -> published);
     }
 
     /** A node left by a previous leader whose session has not yet expired; ours if we wrote it earlier. */
-    private void removeStaleLeaderNode(String path) {
-        try {
-            Stat stat = new Stat();
-            client.getData().storingStatIn(stat).forPath(path);
-            client.delete().withVersion(stat.getVersion()).forPath(path);
-        } catch (KeeperException.NoNodeException | KeeperException.BadVersionException gone) {
-            // Someone else removed or replaced it; the next attempt sees the current state.
-        } catch (Exception ex) {
-            log.warn("Could not remove the stale leader node of {}", nodes.root(), ex);
-        }
+    private CompletableFuture<Void> removeStaleLeaderNode(String path) {
+        Stat stat = new Stat();
+        return async.getData()
+                .storingStatIn(stat)
+                .forPath(path)
+                .thenCompose(
+                        data -> async.delete().withVersion(stat.getVersion()).forPath(path))
+                .toCompletableFuture()
+                .exceptionally(failure -> {
+                    // NoNode or BadVersion: someone else removed or replaced it; the next attempt sees the current
+                    // state.
+                    if (!(unwrap(failure) instanceof KeeperException.NoNodeException)
+                            && !(unwrap(failure) instanceof KeeperException.BadVersionException)) {
+                        log.warn(
+                                "Could not remove the stale leader node of {}: {}",
+                                nodes.root(),
+                                unwrap(failure).toString());
+                    }
+                    return null;
+                });
     }
 
-    private void unpublishLeader() {
-        try {
-            Stat stat = new Stat();
-            byte[] current = client.getData().storingStatIn(stat).forPath(nodes.leaderInstance());
-            if (instanceId.equals(new String(current, StandardCharsets.UTF_8))) {
-                client.delete().withVersion(stat.getVersion()).forPath(nodes.leaderInstance());
-            }
-        } catch (KeeperException.NoNodeException | KeeperException.BadVersionException gone) {
-            // Already replaced by the next leader.
-        } catch (Exception ex) {
-            log.debug("Could not remove the leader node of {}", nodes.root(), ex);
-        }
+    /** Deletes the leader's id node if it is still this instance's, without waiting for ZooKeeper on a thread. */
+    private CompletableFuture<Void> unpublishLeader() {
+        Stat stat = new Stat();
+        String path = nodes.leaderInstance();
+        return async.getData()
+                .storingStatIn(stat)
+                .forPath(path)
+                .thenCompose(current -> instanceId.equals(new String(current, StandardCharsets.UTF_8))
+                        ? async.delete().withVersion(stat.getVersion()).forPath(path)
+                        : CompletableFuture.<Void>completedFuture(null))
+                .toCompletableFuture()
+                .exceptionally(failure -> {
+                    // NoNode or BadVersion: already replaced by the next leader.
+                    log.debug(
+                            "Could not remove the leader node of {}: {}",
+                            nodes.root(),
+                            unwrap(failure).toString());
+                    return null;
+                });
+    }
+
+    private static Throwable unwrap(Throwable failure) {
+        return failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
     }
 }

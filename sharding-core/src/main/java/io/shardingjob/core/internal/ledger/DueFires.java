@@ -9,6 +9,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
@@ -53,19 +54,18 @@ public final class DueFires {
      * @param scheduledBefore the schedule's fires count only before this one: a fire after which another one settled
      *     is missed for sure, while a recent one may still wait in the queue of the instance that will run it
      * @param horizon fires before it are beyond catch-up and not recorded
-     * @return the fires recorded now, oldest first
+     * @return the fires recorded now, oldest first, once they are; completes on ZooKeeper's event thread
      */
-    public List<Instant> recordLate(
+    public CompletableFuture<List<Instant>> recordLate(
             Instant watermark,
             List<Instant> recorded,
             Predicate<Instant> isLate,
             Instant scheduledBefore,
-            Instant horizon)
-            throws Exception {
+            Instant horizon) {
         JobConfiguration job = configuration.get();
         if (job.disabled()) {
             // A disabled job's fires are not due: nothing is made up for them once it is enabled again.
-            return List.of();
+            return CompletableFuture.completedFuture(List.of());
         }
         List<Instant> missing = unrecorded(
                 scheduled(job, historyStart(watermark, recorded), scheduledBefore, horizon),
@@ -74,10 +74,9 @@ public final class DueFires {
                 watermark,
                 isLate,
                 horizon);
-        for (Instant fireTime : missing) {
-            ledger.recordDue(fireTime);
-        }
-        return missing;
+        return CompletableFuture.allOf(
+                        missing.stream().map(ledger::recordDueAsync).toArray(CompletableFuture[]::new))
+                .thenApply(written -> missing);
     }
 
     /**

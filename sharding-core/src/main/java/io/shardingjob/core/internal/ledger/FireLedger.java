@@ -11,7 +11,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.CreateMode;
@@ -79,7 +78,12 @@ public final class FireLedger {
      * @param claims new claims ({@link Claim#first}) of one fire
      */
     public Claimed claim(Instant fireTime, List<Claim> claims) throws Exception {
-        return commit(List.of(), fireTime, claims).claimed();
+        return LedgerRequests.await(claimAsync(fireTime, claims));
+    }
+
+    /** {@link #claim}, without waiting: completes on ZooKeeper's event thread. */
+    public CompletableFuture<Claimed> claimAsync(Instant fireTime, List<Claim> claims) {
+        return commitAsync(List.of(), fireTime, claims).thenApply(Committed::claimed);
     }
 
     /**
@@ -109,11 +113,7 @@ public final class FireLedger {
      * @param creates new claims ({@link Claim#first}) of that fire
      */
     public Committed commit(List<Claim> writes, Instant fireTime, List<Claim> creates) throws Exception {
-        try {
-            return commitAsync(writes, fireTime, creates).join();
-        } catch (CompletionException failed) {
-            throw failed.getCause() instanceof Exception cause ? cause : failed;
-        }
+        return LedgerRequests.await(commitAsync(writes, fireTime, creates));
     }
 
     /**
@@ -167,59 +167,73 @@ public final class FireLedger {
      * @return the claim now owned, with its new fencing token; empty when someone else changed it first
      */
     public Optional<Claim> takeOver(Claim orphan, Claim taken) throws Exception {
-        try {
-            Stat stat = requests.send(
-                    "SetData",
-                    zooKeeper -> zooKeeper.setData(
-                            requests.full(nodes.claim(orphan.fireTime(), orphan.item())),
-                            taken.encode(),
-                            orphan.version()));
-            return Optional.of(taken.written(stat, true));
-        } catch (KeeperException.BadVersionException | KeeperException.NoNodeException lostRace) {
-            return Optional.empty();
-        }
+        return LedgerRequests.await(takeOverAsync(orphan, taken));
+    }
+
+    /** {@link #takeOver}, without waiting: completes on ZooKeeper's event thread. */
+    public CompletableFuture<Optional<Claim>> takeOverAsync(Claim orphan, Claim taken) {
+        String path = requests.full(nodes.claim(orphan.fireTime(), orphan.item()));
+        return requests.multiAsync("SetData", List.of(Op.setData(path, taken.encode(), orphan.version())))
+                .thenApply(answer -> {
+                    if (answer.ok() && answer.results().get(0) instanceof OpResult.SetDataResult written) {
+                        return Optional.of(taken.written(written.getStat(), true));
+                    }
+                    if (lostRace(answer.code())) {
+                        return Optional.empty();
+                    }
+                    throw LedgerRequests.refused(answer.code(), path);
+                });
     }
 
     /**
      * Writes a fire's note at the version it was read with: how the instances agree on who calls the completion
-     * listener.
+     * listener. Completes on ZooKeeper's event thread.
      *
      * @return whether this write won
      */
-    public boolean writeNote(Instant fireTime, String note, int version) throws Exception {
-        try {
-            byte[] data = note.getBytes(StandardCharsets.UTF_8);
-            requests.send(
-                    "SetData",
-                    zooKeeper -> zooKeeper.setData(requests.full(nodes.ledgerFire(fireTime)), data, version));
-            return true;
-        } catch (KeeperException.BadVersionException | KeeperException.NoNodeException lostRace) {
-            return false;
-        }
+    public CompletableFuture<Boolean> writeNoteAsync(Instant fireTime, String note, int version) {
+        String path = requests.full(nodes.ledgerFire(fireTime));
+        byte[] data = note.getBytes(StandardCharsets.UTF_8);
+        return requests.multiAsync("SetData", List.of(Op.setData(path, data, version)))
+                .thenApply(answer -> {
+                    if (answer.ok() || lostRace(answer.code())) {
+                        return answer.ok();
+                    }
+                    throw LedgerRequests.refused(answer.code(), path);
+                });
+    }
+
+    /** A versioned write that another writer's change, or the node's retirement, beat. */
+    private static boolean lostRace(KeeperException.Code code) {
+        return code == KeeperException.Code.BADVERSION || code == KeeperException.Code.NONODE;
     }
 
     /**
      * Creates a fire's node with no claim, so that every instance's audit sees that the fire was due even though no
-     * owner claimed anything in it (all were cut off, or busy).
+     * owner claimed anything in it (all were cut off, or busy). Completes on ZooKeeper's event thread.
      */
-    public void recordDue(Instant fireTime) throws Exception {
-        try {
-            requests.send(
-                    "Create",
-                    zooKeeper -> zooKeeper.create(
-                            requests.full(nodes.ledgerFire(fireTime)),
-                            new byte[0],
-                            ZooDefs.Ids.OPEN_ACL_UNSAFE,
-                            CreateMode.PERSISTENT));
-        } catch (KeeperException.NodeExistsException already) {
-            // Someone claimed in it meanwhile.
-        }
-        knownFires.add(fireTime.toEpochMilli());
+    public CompletableFuture<Void> recordDueAsync(Instant fireTime) {
+        String path = requests.full(nodes.ledgerFire(fireTime));
+        return requests.multiAsync(
+                        "Create",
+                        List.of(Op.create(path, new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT)))
+                .thenAccept(answer -> {
+                    // NODEEXISTS: someone claimed in it meanwhile.
+                    if (!answer.ok() && answer.code() != KeeperException.Code.NODEEXISTS) {
+                        throw LedgerRequests.refused(answer.code(), path);
+                    }
+                    knownFires.add(fireTime.toEpochMilli());
+                });
     }
 
     /** One claim as stored now, if it exists. */
     public Optional<Claim> readClaim(Instant fireTime, int item) throws Exception {
-        return reads.readClaim(fireTime, item);
+        return LedgerRequests.await(reads.readClaimAsync(fireTime, item));
+    }
+
+    /** {@link #readClaim}, without waiting: completes on ZooKeeper's event thread. */
+    public CompletableFuture<Optional<Claim>> readClaimAsync(Instant fireTime, int item) {
+        return reads.readClaimAsync(fireTime, item);
     }
 
     /**
@@ -227,8 +241,8 @@ public final class FireLedger {
      * an answer also proves the session still lives on the server.
      */
     public List<Claim> stillHeld(Instant fireTime, Collection<Claim> held) throws Exception {
-        Map<Integer, Claim> stored =
-                reads.readClaims(fireTime, held.stream().map(Claim::item).toList());
+        Map<Integer, Claim> stored = LedgerRequests.await(
+                reads.readClaimsAsync(fireTime, held.stream().map(Claim::item).toList()));
         return held.stream()
                 .filter(claim -> {
                     Claim now = stored.get(claim.item());
@@ -253,7 +267,7 @@ public final class FireLedger {
 
     /** The fires the ledger holds, oldest first. */
     public List<Instant> fires() throws Exception {
-        return reads.fires();
+        return LedgerRequests.await(reads.firesAsync());
     }
 
     /**
@@ -266,19 +280,27 @@ public final class FireLedger {
 
     /** The watermark and the fires, in one read-only multi-operation. */
     public Overview overview() throws Exception {
+        return LedgerRequests.await(overviewAsync());
+    }
+
+    /** {@link #overview}, without waiting: completes on ZooKeeper's event thread. */
+    public CompletableFuture<Overview> overviewAsync() {
         String ledger = requests.full(nodes.ledger());
-        List<OpResult> results = requests.send(
-                "Multi", zooKeeper -> zooKeeper.multi(List.of(Op.getData(ledger), Op.getChildren(ledger))));
-        Instant watermark =
-                results.get(0) instanceof OpResult.GetDataResult data ? parseWatermark(data.getData()) : Instant.EPOCH;
-        List<Instant> fires = results.get(1) instanceof OpResult.GetChildrenResult children
-                ? children.getChildren().stream()
-                        .map(Long::parseLong)
-                        .sorted()
-                        .map(Instant::ofEpochMilli)
-                        .toList()
-                : List.of();
-        return new Overview(watermark, fires);
+        return requests.multiAsync("Multi", List.of(Op.getData(ledger), Op.getChildren(ledger)))
+                .thenApply(answer -> {
+                    List<OpResult> results = answer.results();
+                    Instant watermark = results.get(0) instanceof OpResult.GetDataResult data
+                            ? parseWatermark(data.getData())
+                            : Instant.EPOCH;
+                    List<Instant> fires = results.get(1) instanceof OpResult.GetChildrenResult children
+                            ? children.getChildren().stream()
+                                    .map(Long::parseLong)
+                                    .sorted()
+                                    .map(Instant::ofEpochMilli)
+                                    .toList()
+                            : List.of();
+                    return new Overview(watermark, fires);
+                });
     }
 
     /** The fire every earlier fire is settled by, or the epoch when none is known. */
@@ -294,30 +316,47 @@ public final class FireLedger {
                 : Instant.EPOCH;
     }
 
-    /** Stores the watermark; only the leader writes it, and a stale one only makes audits look further back. */
-    public void setWatermark(Instant settledThrough) throws Exception {
+    /**
+     * Stores the watermark; only the leader writes it, and a stale one only makes audits look further back. Completes on
+     * ZooKeeper's event thread.
+     */
+    public CompletableFuture<Void> setWatermarkAsync(Instant settledThrough) {
+        String path = requests.full(nodes.ledger());
         byte[] data = (WATERMARK_PREFIX + settledThrough.toEpochMilli()).getBytes(StandardCharsets.UTF_8);
-        requests.send("SetData", zooKeeper -> zooKeeper.setData(requests.full(nodes.ledger()), data, -1));
+        return requests.multiAsync("SetData", List.of(Op.setData(path, data, -1)))
+                .thenAccept(answer -> {
+                    if (!answer.ok()) {
+                        throw LedgerRequests.refused(answer.code(), path);
+                    }
+                });
     }
 
     /** Every claim of the given fires, in two read-only multi-operations per few fires. Missing fires read empty. */
     public List<FireView> read(Collection<Instant> fireTimes) throws Exception {
-        return reads.read(fireTimes);
+        return LedgerRequests.await(readAsync(fireTimes));
+    }
+
+    /** {@link #read}, without waiting: completes on ZooKeeper's event thread. */
+    public CompletableFuture<List<FireView>> readAsync(Collection<Instant> fireTimes) {
+        return reads.readAsync(fireTimes);
     }
 
     /**
-     * Deletes fires and their claims, several fires per multi-operation. A fire that gained a claim since it was read
-     * is left for the next pass (its deletion fails as not empty).
+     * Deletes fires and their claims, several fires per multi-operation, without waiting: completes on ZooKeeper's
+     * event thread. A fire that gained a claim since it was read is left for the next pass (its deletion fails as not
+     * empty).
      *
      * @return how many fires were deleted
      */
-    public int retire(Collection<FireView> fires) throws Exception {
-        int retired = 0;
+    public CompletableFuture<Integer> retireAsync(Collection<FireView> fires) {
+        CompletableFuture<Integer> retired = CompletableFuture.completedFuture(0);
         List<Op> ops = new ArrayList<>();
         List<FireView> inBatch = new ArrayList<>();
         for (FireView fire : fires) {
             if (!ops.isEmpty() && ops.size() + fire.claims().size() + 1 > LedgerRequests.MAX_OPS_PER_MULTI) {
-                retired += deleteBatch(ops, inBatch);
+                retired = deleteBatch(retired, List.copyOf(ops), List.copyOf(inBatch));
+                ops.clear();
+                inBatch.clear();
             }
             fire.claims()
                     .keySet()
@@ -326,30 +365,29 @@ public final class FireLedger {
             inBatch.add(fire);
         }
         if (!ops.isEmpty()) {
-            retired += deleteBatch(ops, inBatch);
+            retired = deleteBatch(retired, List.copyOf(ops), List.copyOf(inBatch));
         }
         return retired;
     }
 
-    private int deleteBatch(List<Op> ops, List<FireView> fires) throws Exception {
-        try {
-            requests.send("Multi", zooKeeper -> zooKeeper.multi(ops));
-            fires.forEach(fire -> knownFires.remove(fire.fireTime().toEpochMilli()));
-            return fires.size();
-        } catch (KeeperException failed) {
+    private CompletableFuture<Integer> deleteBatch(
+            CompletableFuture<Integer> before, List<Op> ops, List<FireView> fires) {
+        return before.thenCompose(sofar -> requests.multiAsync("Multi", ops).thenCompose(answer -> {
+            if (answer.ok()) {
+                fires.forEach(fire -> knownFires.remove(fire.fireTime().toEpochMilli()));
+                return CompletableFuture.completedFuture(sofar + fires.size());
+            }
             if (fires.size() == 1) {
-                return 0;
+                return CompletableFuture.completedFuture(sofar);
             }
             // One fire changed since it was read: delete the others one by one.
-            int retired = 0;
+            CompletableFuture<Integer> oneByOne = CompletableFuture.completedFuture(sofar);
             for (FireView fire : fires) {
-                retired += retire(List.of(fire));
+                oneByOne =
+                        oneByOne.thenCompose(count -> retireAsync(List.of(fire)).thenApply(one -> count + one));
             }
-            return retired;
-        } finally {
-            ops.clear();
-            fires.clear();
-        }
+            return oneByOne;
+        }));
     }
 
     /**
@@ -359,12 +397,22 @@ public final class FireLedger {
      * session is live exactly while the node exists.
      */
     public Set<Long> liveSessions() throws Exception {
-        return reads.liveSessions();
+        return LedgerRequests.await(liveSessionsAsync());
+    }
+
+    /** {@link #liveSessions}, without waiting: completes on ZooKeeper's event thread. */
+    public CompletableFuture<Set<Long>> liveSessionsAsync() {
+        return liveInstancesAsync().thenApply(live -> Set.copyOf(live.values()));
     }
 
     /** The instances registered now, each with the session that owns its registration, read as {@link #liveSessions}. */
     public Map<String, Long> liveInstances() throws Exception {
-        return reads.liveInstances();
+        return LedgerRequests.await(liveInstancesAsync());
+    }
+
+    /** {@link #liveInstances}, without waiting: completes on ZooKeeper's event thread. */
+    public CompletableFuture<Map<String, Long>> liveInstancesAsync() {
+        return reads.liveInstancesAsync();
     }
 
     /**

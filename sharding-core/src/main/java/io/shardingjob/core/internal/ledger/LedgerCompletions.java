@@ -6,6 +6,8 @@ import io.shardingjob.core.internal.ledger.LedgerRules.FireView;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -46,31 +48,43 @@ public final class LedgerCompletions {
     }
 
     /**
-     * Completes the fire if it is settled and nobody live is completing it.
+     * Completes the fire if it is settled and nobody live is completing it, without waiting for ZooKeeper on a thread:
+     * the listener is called on the given executor once this instance won the note.
      *
      * @param liveSessions the live sessions, or {@code null} when not known: a note of another session is then left alone
+     * @param listenerExecutor where the listener runs: never ZooKeeper's event thread, which user code must not hold
      */
-    public void completeIfSettled(FireView fire, long sessionId, @Nullable Set<Long> liveSessions) throws Exception {
+    public CompletableFuture<Void> completeIfSettled(
+            FireView fire, long sessionId, @Nullable Set<Long> liveSessions, Executor listenerExecutor) {
         if (!fire.isSettled() || isCompleted(fire) || fire.noteVersion() < 0) {
-            return;
+            return CompletableFuture.completedFuture(null);
         }
         if (fire.note().startsWith(COMPLETING)) {
             long owner = Long.parseUnsignedLong(
                     fire.note().substring(fire.note().indexOf(' ') + 1).trim(), 16);
             if (liveSessions == null || liveSessions.contains(owner)) {
-                return;
+                return CompletableFuture.completedFuture(null);
             }
         }
-        if (!ledger.writeNote(fire.fireTime(), COMPLETING + " " + Long.toHexString(sessionId), fire.noteVersion())) {
-            return;
-        }
-        FireCompletion completion = new FireCompletion(jobName, fire.fireTime(), fire.total(), outcomes(fire));
-        try {
-            listener.fireCompleted(completion);
-        } catch (RuntimeException ex) {
-            log.warn("Job {}: the fire completion listener failed", jobName, ex);
-        }
-        ledger.writeNote(fire.fireTime(), COMPLETED + " " + instanceId, fire.noteVersion() + 1);
+        return ledger.writeNoteAsync(
+                        fire.fireTime(), COMPLETING + " " + Long.toHexString(sessionId), fire.noteVersion())
+                .thenComposeAsync(
+                        won -> {
+                            if (!won) {
+                                return CompletableFuture.completedFuture(null);
+                            }
+                            FireCompletion completion =
+                                    new FireCompletion(jobName, fire.fireTime(), fire.total(), outcomes(fire));
+                            try {
+                                listener.fireCompleted(completion);
+                            } catch (RuntimeException ex) {
+                                log.warn("Job {}: the fire completion listener failed", jobName, ex);
+                            }
+                            return ledger.writeNoteAsync(
+                                            fire.fireTime(), COMPLETED + " " + instanceId, fire.noteVersion() + 1)
+                                    .thenAccept(written -> {});
+                        },
+                        listenerExecutor);
     }
 
     private static Map<Integer, FireCompletion.ItemEnd> outcomes(FireView fire) {

@@ -5,7 +5,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -32,86 +34,140 @@ public final class LedgerKeeper {
 
     private final DueFires dueFires;
 
+    private final Executor executor;
+
     /**
      * @param retention how long settled fires stay in the ledger, for operators and for late make-ups to see them
      * @param catchUpHorizon how far back missed fires are made up; unsettled fires older than this with no open claim
      *     are deleted, as nothing will make them up
      * @param dueFires the fires that came due: recorded before the watermark moves, so that it never passes a fire
      *     nobody claimed
+     * @param executor where a pass goes on after ZooKeeper answered it (and completion listeners run): never
+     *     ZooKeeper's event thread
      */
     public LedgerKeeper(
             FireLedger ledger,
             @Nullable LedgerCompletions completions,
             Duration retention,
             Duration catchUpHorizon,
-            DueFires dueFires) {
+            DueFires dueFires,
+            Executor executor) {
         this.ledger = ledger;
         this.completions = completions;
         this.retention = retention;
         this.catchUpHorizon = catchUpHorizon;
         this.dueFires = dueFires;
+        this.executor = executor;
     }
 
     /**
-     * One pass.
+     * One pass, without a thread waiting for ZooKeeper's answers.
      *
-     * @return the ledger as the pass left it: the watermark it stored, and the fires it read (a few of the oldest may
-     *     be gone since), for the audit that follows it to start from rather than read again
+     * @return the ledger as the pass left it, once it did: the watermark it stored, and the fires it read (a few of the
+     *     oldest may be gone since), for the audit that follows it to start from rather than read again
      */
-    public FireLedger.Overview pass(Instant now, long sessionId) throws Exception {
-        FireLedger.Overview overview = ledger.overview();
+    public CompletableFuture<FireLedger.Overview> pass(Instant now, long sessionId) {
+        return ledger.overviewAsync()
+                .thenComposeAsync(
+                        overview -> {
+                            List<Instant> recent = overview.fires().stream()
+                                    .filter(fireTime -> fireTime.isAfter(overview.watermark()))
+                                    .limit(FIRES_PER_PASS)
+                                    .toList();
+                            return ledger.readAsync(recent)
+                                    .thenComposeAsync(views -> complete(views, sessionId), executor)
+                                    .thenComposeAsync(passable -> moveWatermark(overview, passable, now), executor)
+                                    .thenCompose(through -> retire(overview.fires(), through, now)
+                                            .thenApply(retired -> new FireLedger.Overview(through, overview.fires())));
+                        },
+                        executor);
+    }
+
+    /**
+     * Completes the settled fires not completed yet; such a fire is passed over only on a later pass, once its
+     * completion is recorded.
+     *
+     * @return the fires as the watermark may pass them
+     */
+    private CompletableFuture<List<FireView>> complete(List<FireView> views, long sessionId) {
+        LedgerCompletions completing = completions;
+        List<FireView> toComplete = completing == null
+                ? List.of()
+                : views.stream()
+                        .filter(view -> view.isSettled() && !LedgerCompletions.isCompleted(view))
+                        .toList();
+        if (completing == null || toComplete.isEmpty()) {
+            return CompletableFuture.completedFuture(views);
+        }
+        List<FireView> passable = views.stream()
+                .map(view -> toComplete.contains(view)
+                        ? new FireView(view.fireTime(), Map.of(), view.note(), view.noteVersion())
+                        : view)
+                .toList();
+        return ledger.liveSessionsAsync()
+                .thenComposeAsync(
+                        live -> {
+                            CompletableFuture<Void> done = CompletableFuture.completedFuture(null);
+                            for (FireView view : toComplete) {
+                                done = done.thenCompose(
+                                        previous -> completing.completeIfSettled(view, sessionId, live, executor));
+                            }
+                            return done.thenApply(completed -> passable);
+                        },
+                        executor);
+    }
+
+    /**
+     * Records the missed fires before a settled one and moves the watermark past the settled ones.
+     *
+     * @return the watermark now
+     */
+    private CompletableFuture<Instant> moveWatermark(
+            FireLedger.Overview overview, List<FireView> passable, Instant now) {
         Instant watermark = overview.watermark();
         Instant horizon = now.minus(catchUpHorizon);
-        List<Instant> fires = overview.fires();
-        List<Instant> recent = fires.stream()
-                .filter(fireTime -> fireTime.isAfter(watermark))
-                .limit(FIRES_PER_PASS)
-                .toList();
-        List<FireView> views = ledger.read(recent);
-        List<FireView> passable = new ArrayList<>(views.size());
-        Set<Long> live = null;
-        for (FireView view : views) {
-            if (completions != null && view.isSettled() && !LedgerCompletions.isCompleted(view)) {
-                if (live == null) {
-                    live = ledger.liveSessions();
-                }
-                completions.completeIfSettled(view, sessionId, live);
-                // Passed over only once its completion is recorded, on a later pass.
-                passable.add(new FireView(view.fireTime(), java.util.Map.of(), view.note(), view.noteVersion()));
-            } else {
-                passable.add(view);
-            }
-        }
-        Instant through = LedgerRules.settledThrough(passable, watermark);
+        Instant settled = LedgerRules.settledThrough(passable, watermark);
         // A scheduled fire before a settled one that nobody claimed was missed, by every instance: recorded before the
         // watermark passes it. Only fires before a settled one: a recent fire may still wait in its instance's queue.
-        List<Instant> missed = dueFires.recordLate(
-                watermark, fires, fireTime -> fireTime.isBefore(now.minus(LedgerRules.LATENESS)), through, horizon);
-        if (!missed.isEmpty()) {
-            List<FireView> withMissed = new ArrayList<>(passable);
-            missed.forEach(fireTime -> withMissed.add(new FireView(fireTime, java.util.Map.of())));
-            through = LedgerRules.settledThrough(withMissed, watermark);
-        }
-        if (through.isAfter(watermark)) {
-            ledger.setWatermark(through);
-        }
+        return dueFires.recordLate(
+                        watermark,
+                        overview.fires(),
+                        fireTime -> fireTime.isBefore(now.minus(LedgerRules.LATENESS)),
+                        settled,
+                        horizon)
+                .thenCompose(missed -> {
+                    Instant through = settled;
+                    if (!missed.isEmpty()) {
+                        List<FireView> withMissed = new ArrayList<>(passable);
+                        missed.forEach(fireTime -> withMissed.add(new FireView(fireTime, Map.of())));
+                        through = LedgerRules.settledThrough(withMissed, watermark);
+                    }
+                    Instant moved = through;
+                    return through.isAfter(watermark)
+                            ? ledger.setWatermarkAsync(through).thenApply(written -> moved)
+                            : CompletableFuture.completedFuture(moved);
+                });
+    }
+
+    /** Deletes old settled fires, a few at a time: a job firing once per pass would otherwise cost a read and a delete every pass. */
+    private CompletableFuture<Integer> retire(List<Instant> fires, Instant settled, Instant now) {
         Instant keepAfter = now.minus(retention);
-        Instant settled = through;
+        Instant horizon = now.minus(catchUpHorizon);
         List<Instant> old = fires.stream()
                 .filter(fireTime ->
                         fireTime.isBefore(keepAfter) && (!fireTime.isAfter(settled) || fireTime.isBefore(horizon)))
                 .limit(FIRES_PER_PASS)
                 .toList();
-        // A few at a time: a job firing once per pass would otherwise cost a read and a delete every pass.
         boolean worthAPass =
                 old.size() >= RETIRE_BATCH || (!old.isEmpty() && old.get(0).isBefore(keepAfter.minus(retention)));
-        if (worthAPass) {
-            List<FireView> oldViews = ledger.read(old);
+        if (!worthAPass) {
+            return CompletableFuture.completedFuture(0);
+        }
+        return ledger.readAsync(old).thenCompose(oldViews -> {
             List<Instant> retire = LedgerRules.toRetire(oldViews, keepAfter, horizon);
-            ledger.retire(oldViews.stream()
+            return ledger.retireAsync(oldViews.stream()
                     .filter(view -> retire.contains(view.fireTime()))
                     .toList());
-        }
-        return new FireLedger.Overview(through, fires);
+        });
     }
 }

@@ -11,13 +11,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
-import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
-import org.apache.zookeeper.data.Stat;
 
 /**
  * What {@link FireLedger} reads: fires with their claims and notes, one claim, and the live instances. All from the
@@ -38,18 +35,6 @@ final class LedgerReads {
     LedgerReads(LedgerRequests requests, JobNodes nodes) {
         this.requests = requests;
         this.nodes = nodes;
-    }
-
-    /** One claim as stored now, if it exists. */
-    Optional<Claim> readClaim(Instant fireTime, int item) throws Exception {
-        try {
-            Stat stat = new Stat();
-            byte[] data = requests.send(
-                    "GetData", zooKeeper -> zooKeeper.getData(requests.full(nodes.claim(fireTime, item)), false, stat));
-            return Optional.of(Claim.decode(item, fireTime, data, stat));
-        } catch (KeeperException.NoNodeException gone) {
-            return Optional.empty();
-        }
     }
 
     /** {@link #readClaim}, without waiting: completes on ZooKeeper's event thread. */
@@ -92,31 +77,41 @@ final class LedgerReads {
         });
     }
 
-    /** The fires the ledger holds, oldest first. */
-    List<Instant> fires() throws Exception {
-        try {
-            return requests
-                    .send("GetChildren", zooKeeper -> zooKeeper.getChildren(requests.full(nodes.ledger()), false))
-                    .stream()
-                    .map(Long::parseLong)
-                    .sorted()
-                    .map(Instant::ofEpochMilli)
-                    .toList();
-        } catch (KeeperException.NoNodeException none) {
-            return List.of();
-        }
+    /** The fires the ledger holds, oldest first, without waiting: completes on ZooKeeper's event thread. */
+    CompletableFuture<List<Instant>> firesAsync() {
+        return requests.multiAsync("GetChildren", List.of(Op.getChildren(requests.full(nodes.ledger()))))
+                .thenApply(answer -> answer.results().get(0) instanceof OpResult.GetChildrenResult children
+                        ? children.getChildren().stream()
+                                .map(Long::parseLong)
+                                .sorted()
+                                .map(Instant::ofEpochMilli)
+                                .toList()
+                        : List.of());
     }
 
-    /** Every claim of the given fires, in two read-only multi-operations per few fires. Missing fires read empty. */
-    List<FireView> read(Collection<Instant> fireTimes) throws Exception {
-        List<FireView> views = new ArrayList<>(fireTimes.size());
+    /**
+     * Every claim of the given fires, in two read-only multi-operations per few fires, without waiting: completes on
+     * ZooKeeper's event thread. Missing fires read empty.
+     */
+    CompletableFuture<List<FireView>> readAsync(Collection<Instant> fireTimes) {
+        CompletableFuture<List<FireView>> views = CompletableFuture.completedFuture(new ArrayList<>(fireTimes.size()));
         for (List<Instant> chunk : LedgerRequests.batches(List.copyOf(fireTimes), MAX_FIRES_PER_READ)) {
-            List<Op> listings = new ArrayList<>(chunk.size() * 2);
-            chunk.forEach(fireTime -> {
-                listings.add(Op.getData(requests.full(nodes.ledgerFire(fireTime))));
-                listings.add(Op.getChildren(requests.full(nodes.ledgerFire(fireTime))));
-            });
-            List<OpResult> children = requests.send("Multi", zooKeeper -> zooKeeper.multi(listings));
+            views = views.thenCompose(read -> readChunk(chunk).thenApply(more -> {
+                read.addAll(more);
+                return read;
+            }));
+        }
+        return views;
+    }
+
+    private CompletableFuture<List<FireView>> readChunk(List<Instant> chunk) {
+        List<Op> listings = new ArrayList<>(chunk.size() * 2);
+        chunk.forEach(fireTime -> {
+            listings.add(Op.getData(requests.full(nodes.ledgerFire(fireTime))));
+            listings.add(Op.getChildren(requests.full(nodes.ledgerFire(fireTime))));
+        });
+        return requests.multiAsync("Multi", listings).thenCompose(answer -> {
+            List<OpResult> children = answer.results();
             Map<Instant, List<Integer>> items = new LinkedHashMap<>();
             Map<Instant, OpResult.GetDataResult> notes = new LinkedHashMap<>();
             for (int i = 0; i < chunk.size(); i++) {
@@ -132,27 +127,28 @@ final class LedgerReads {
                 Collections.sort(claimed);
                 items.put(chunk.get(i), claimed);
             }
-            Map<Instant, Map<Integer, Claim>> claims = readClaims(items);
-            chunk.forEach(fireTime -> {
-                OpResult.GetDataResult note = notes.get(fireTime);
-                views.add(new FireView(
-                        fireTime,
-                        claims.get(fireTime),
-                        note == null || note.getData() == null
-                                ? ""
-                                : new String(note.getData(), StandardCharsets.UTF_8),
-                        note == null ? -1 : note.getStat().getVersion()));
-            });
-        }
-        return views;
+            return readClaimsAsync(items)
+                    .thenApply(claims -> chunk.stream()
+                            .map(fireTime -> {
+                                OpResult.GetDataResult note = notes.get(fireTime);
+                                return new FireView(
+                                        fireTime,
+                                        claims.get(fireTime),
+                                        note == null || note.getData() == null
+                                                ? ""
+                                                : new String(note.getData(), StandardCharsets.UTF_8),
+                                        note == null ? -1 : note.getStat().getVersion());
+                            })
+                            .toList());
+        });
     }
 
     /** The claims of these items of one fire as stored now, by item, in one read-only multi-operation per batch. */
-    Map<Integer, Claim> readClaims(Instant fireTime, List<Integer> items) throws Exception {
-        return readClaims(Map.of(fireTime, items)).get(fireTime);
+    CompletableFuture<Map<Integer, Claim>> readClaimsAsync(Instant fireTime, List<Integer> items) {
+        return readClaimsAsync(Map.of(fireTime, items)).thenApply(claims -> claims.get(fireTime));
     }
 
-    private Map<Instant, Map<Integer, Claim>> readClaims(Map<Instant, List<Integer>> items) throws Exception {
+    private CompletableFuture<Map<Instant, Map<Integer, Claim>>> readClaimsAsync(Map<Instant, List<Integer>> items) {
         List<Instant> fireOf = new ArrayList<>();
         List<Integer> itemOf = new ArrayList<>();
         Map<Instant, Map<Integer, Claim>> claims = new LinkedHashMap<>();
@@ -163,45 +159,57 @@ final class LedgerReads {
                 itemOf.add(item);
             });
         });
-        for (int from = 0; from < fireOf.size(); from += LedgerRequests.MAX_OPS_PER_MULTI) {
+        CompletableFuture<Map<Instant, Map<Integer, Claim>>> read = CompletableFuture.completedFuture(claims);
+        for (int start = 0; start < fireOf.size(); start += LedgerRequests.MAX_OPS_PER_MULTI) {
+            int from = start;
             int to = Math.min(fireOf.size(), from + LedgerRequests.MAX_OPS_PER_MULTI);
             List<Op> reads = new ArrayList<>(to - from);
             for (int i = from; i < to; i++) {
                 reads.add(Op.getData(requests.full(nodes.claim(fireOf.get(i), itemOf.get(i)))));
             }
-            List<OpResult> results = requests.send("Multi", zooKeeper -> zooKeeper.multi(reads));
-            for (int i = from; i < to; i++) {
-                if (results.get(i - from) instanceof OpResult.GetDataResult data) {
-                    Claim claim = Claim.decode(itemOf.get(i), fireOf.get(i), data.getData(), data.getStat());
-                    claims.get(fireOf.get(i)).put(claim.item(), claim);
+            read = read.thenCompose(sofar -> requests.multiAsync("Multi", reads).thenApply(answer -> {
+                for (int i = from; i < to; i++) {
+                    if (answer.results().get(i - from) instanceof OpResult.GetDataResult data) {
+                        Claim claim = Claim.decode(itemOf.get(i), fireOf.get(i), data.getData(), data.getStat());
+                        sofar.get(fireOf.get(i)).put(claim.item(), claim);
+                    }
                 }
-            }
+                return sofar;
+            }));
         }
-        return claims;
+        return read;
     }
 
-    /** The sessions of the instances registered now, after a {@code sync}: see {@link FireLedger#liveSessions()}. */
-    Set<Long> liveSessions() throws Exception {
-        return Set.copyOf(liveInstances().values());
-    }
-
-    /** The instances registered now, each with the session that owns its registration, read as {@link #liveSessions}. */
-    Map<String, Long> liveInstances() throws Exception {
+    /**
+     * The instances registered now, each with the session that owns its registration, after a {@code sync}: see
+     * {@link FireLedger#liveSessions()}. Completes on ZooKeeper's event thread.
+     */
+    CompletableFuture<Map<String, Long>> liveInstancesAsync() {
         String instances = requests.full(nodes.instances());
-        requests.sync(instances);
-        List<String> names = requests.send("GetChildren", zooKeeper -> zooKeeper.getChildren(instances, false));
-        Map<String, Long> live = new TreeMap<>();
-        for (List<String> chunk : LedgerRequests.batches(names, LedgerRequests.MAX_OPS_PER_MULTI)) {
-            List<Op> reads = new ArrayList<>(chunk.size());
-            chunk.forEach(name -> reads.add(Op.getData(instances + "/" + name)));
-            List<OpResult> results = requests.send("Multi", zooKeeper -> zooKeeper.multi(reads));
-            for (int i = 0; i < chunk.size(); i++) {
-                if (results.get(i) instanceof OpResult.GetDataResult data
-                        && data.getStat().getEphemeralOwner() != 0) {
-                    live.put(chunk.get(i), data.getStat().getEphemeralOwner());
-                }
-            }
-        }
-        return live;
+        return requests.syncAsync(instances)
+                .thenCompose(synced -> requests.multiAsync("GetChildren", List.of(Op.getChildren(instances))))
+                .thenCompose(listing -> {
+                    if (!(listing.results().get(0) instanceof OpResult.GetChildrenResult children)) {
+                        throw LedgerRequests.refused(listing.code(), instances);
+                    }
+                    CompletableFuture<Map<String, Long>> live = CompletableFuture.completedFuture(new TreeMap<>());
+                    for (List<String> chunk :
+                            LedgerRequests.batches(children.getChildren(), LedgerRequests.MAX_OPS_PER_MULTI)) {
+                        List<Op> reads = new ArrayList<>(chunk.size());
+                        chunk.forEach(name -> reads.add(Op.getData(instances + "/" + name)));
+                        live = live.thenCompose(sofar -> requests.multiAsync("Multi", reads)
+                                .thenApply(answer -> {
+                                    for (int i = 0; i < chunk.size(); i++) {
+                                        if (answer.results().get(i) instanceof OpResult.GetDataResult data
+                                                && data.getStat().getEphemeralOwner() != 0) {
+                                            sofar.put(
+                                                    chunk.get(i), data.getStat().getEphemeralOwner());
+                                        }
+                                    }
+                                    return sofar;
+                                }));
+                    }
+                    return live;
+                });
     }
 }

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.drivers.OperationTrace;
@@ -42,27 +43,6 @@ final class LedgerRequests {
 
     LedgerRequests(CuratorFramework client) {
         this.client = client;
-    }
-
-    /** One request to the server, reported to Curator's tracer as Curator's own operations are. */
-    <T> T send(String name, Request<T> request) throws Exception {
-        OperationTrace trace = client.getZookeeperClient().startAdvancedTracer("Ledger" + name);
-        ZooKeeper zooKeeper = zooKeeper();
-        long sent = System.nanoTime();
-        try {
-            T answer = request.send(zooKeeper);
-            answered(zooKeeper.getSessionId(), sent);
-            return answer;
-        } catch (KeeperException failed) {
-            trace.setReturnCode(failed.code().intValue());
-            if (failed.getResults() != null) {
-                // A multi the server refused operation by operation: it was answered, on a live session.
-                answered(zooKeeper.getSessionId(), sent);
-            }
-            throw failed;
-        } finally {
-            trace.commit();
-        }
     }
 
     /**
@@ -151,18 +131,53 @@ final class LedgerRequests {
         return answer;
     }
 
-    @FunctionalInterface
-    interface Request<T> {
-        T send(ZooKeeper zooKeeper) throws Exception;
+    /**
+     * Asks the server this session talks to to catch up with the leader on the path, without waiting: completes on
+     * ZooKeeper's event thread.
+     */
+    CompletableFuture<Void> syncAsync(String fullPath) {
+        CompletableFuture<Void> synced = new CompletableFuture<>();
+        OperationTrace trace = client.getZookeeperClient().startAdvancedTracer("LedgerSync");
+        ZooKeeper zooKeeper;
+        try {
+            zooKeeper = zooKeeper();
+        } catch (Exception unavailable) {
+            trace.commit();
+            return CompletableFuture.failedFuture(unavailable);
+        }
+        long session = zooKeeper.getSessionId();
+        long sent = System.nanoTime();
+        zooKeeper.sync(
+                fullPath,
+                (rc, path, context) -> {
+                    trace.setReturnCode(rc);
+                    trace.commit();
+                    if (rc == KeeperException.Code.OK.intValue()) {
+                        answered(session, sent);
+                        synced.complete(null);
+                    } else {
+                        synced.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc), path));
+                    }
+                },
+                null);
+        return synced;
     }
 
-    /** Waits until the server this session talks to has caught up on the path, at most the connection timeout. */
-    void sync(String fullPath) throws Exception {
-        send("Sync", zooKeeper -> {
-            CompletableFuture<Void> synced = new CompletableFuture<>();
-            zooKeeper.sync(fullPath, (rc, path, context) -> synced.complete(null), null);
-            return synced.get(client.getZookeeperClient().getConnectionTimeoutMs(), TimeUnit.MILLISECONDS);
-        });
+    /**
+     * Waits for an answer on a thread that may wait (a fire's, an item's, an operator's; never ZooKeeper's event
+     * thread, which would then never deliver it), and throws what it failed with.
+     */
+    static <T> T await(CompletableFuture<T> answer) throws Exception {
+        try {
+            return answer.join();
+        } catch (CompletionException failed) {
+            throw failed.getCause() instanceof Exception cause ? cause : failed;
+        }
+    }
+
+    /** The failure of a request the server refused for a reason its caller does not handle. */
+    static CompletionException refused(KeeperException.Code code, String fullPath) {
+        return new CompletionException(KeeperException.create(code, fullPath));
     }
 
     ZooKeeper zooKeeper() throws Exception {

@@ -3,7 +3,7 @@ package io.shardingjob.core.internal.scheduling;
 import io.shardingjob.core.internal.ledger.FireLedger;
 import io.shardingjob.core.sharding.Assignment;
 import java.time.Duration;
-import java.util.concurrent.Executor;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -27,7 +27,7 @@ final class AuditRequests {
 
     private final ScheduledExecutorService scheduler;
 
-    private final Executor serial;
+    private final SerialExecutor serial;
 
     /** Whether the job is started: a job not started yet, or stopping, asks for nothing. */
     private final BooleanSupplier started;
@@ -48,7 +48,7 @@ final class AuditRequests {
     AuditRequests(
             LedgerAudit audit,
             ScheduledExecutorService scheduler,
-            Executor serial,
+            SerialExecutor serial,
             BooleanSupplier started,
             Supplier<Assignment> assignment,
             String jobName) {
@@ -80,30 +80,41 @@ final class AuditRequests {
     /** Asks for an audit of this instance's items soon, once however often it is asked meanwhile. */
     void soon() {
         if (started.getAsBoolean() && queued.compareAndSet(false, true)) {
-            serial.execute(() -> {
+            serial.submit(() -> {
                 queued.set(false);
-                run();
+                return run(null);
             });
         }
     }
 
-    /** Audits now, on the calling thread; a failure is logged, and the next request or periodic check retries. */
-    void run() {
-        run(null);
+    /**
+     * Audits now, on the coordination loop; a failure is logged, and the next request or periodic check retries.
+     *
+     * @param read the ledger as read a moment ago on this loop, or null to read it
+     * @return done when the audit is, never failed
+     */
+    CompletableFuture<Void> run(FireLedger.@Nullable Overview read) {
+        auditedEpoch = assignment.get().epoch();
+        CompletableFuture<Void> audited;
+        try {
+            audited = audit.run(read);
+        } catch (RuntimeException ex) {
+            audited = CompletableFuture.failedFuture(ex);
+        }
+        return audited.exceptionally(failure -> {
+            log.warn(
+                    "Job {}: audit failed, will retry: {}",
+                    jobName,
+                    rootCause(failure).toString());
+            return null;
+        });
     }
 
-    /**
-     * Audits now, like {@link #run()}.
-     *
-     * @param read the ledger as read a moment ago on this thread, or null to read it
-     */
-    void run(FireLedger.@Nullable Overview read) {
-        try {
-            auditedEpoch = assignment.get().epoch();
-            audit.run(read);
-        } catch (Exception ex) {
-            log.warn("Job {}: audit failed, will retry: {}", jobName, ex.toString());
-        }
+    /** The failure itself, not the wrapper a stage of a chain of them adds. */
+    static Throwable rootCause(Throwable failure) {
+        return failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
+                ? failure.getCause()
+                : failure;
     }
 
     /** Whether the last audit saw the assignment of this epoch. */

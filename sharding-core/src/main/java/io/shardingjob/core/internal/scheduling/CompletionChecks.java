@@ -2,12 +2,10 @@ package io.shardingjob.core.internal.scheduling;
 
 import io.shardingjob.core.internal.ledger.FireLedger;
 import io.shardingjob.core.internal.ledger.LedgerCompletions;
-import io.shardingjob.core.internal.ledger.LedgerRules.FireView;
 import java.time.Instant;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executor;
 import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -26,7 +24,7 @@ final class CompletionChecks {
 
     private final FireLedger ledger;
 
-    private final Executor serial;
+    private final SerialExecutor serial;
 
     /** The current session: the completing note names it, so that a completer that died is taken over. */
     private final LongSupplier sessionId;
@@ -39,7 +37,7 @@ final class CompletionChecks {
     CompletionChecks(
             @Nullable LedgerCompletions completions,
             FireLedger ledger,
-            Executor serial,
+            SerialExecutor serial,
             LongSupplier sessionId,
             String jobName) {
         this.completions = completions;
@@ -53,14 +51,19 @@ final class CompletionChecks {
     void itemEnded(Instant fireTime) {
         LedgerCompletions listening = completions;
         if (listening != null && waiting.add(fireTime)) {
-            serial.execute(() -> {
+            serial.submit(() -> {
                 waiting.remove(fireTime);
-                try {
-                    FireView view = ledger.read(List.of(fireTime)).get(0);
-                    listening.completeIfSettled(view, sessionId.getAsLong(), null);
-                } catch (Exception ex) {
-                    log.debug("Job {}: completion check of {} failed: {}", jobName, fireTime, ex.toString());
-                }
+                return ledger.readAsync(List.of(fireTime))
+                        .thenCompose(views ->
+                                listening.completeIfSettled(views.get(0), sessionId.getAsLong(), null, serial.pool()))
+                        .exceptionally(failure -> {
+                            log.debug(
+                                    "Job {}: completion check of {} failed: {}",
+                                    jobName,
+                                    fireTime,
+                                    AuditRequests.rootCause(failure).toString());
+                            return null;
+                        });
             });
         }
     }

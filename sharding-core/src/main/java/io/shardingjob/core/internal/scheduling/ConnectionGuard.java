@@ -3,13 +3,14 @@ package io.shardingjob.core.internal.scheduling;
 import io.shardingjob.core.internal.registry.JobNodes;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.concurrent.Executor;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
+import org.apache.curator.x.async.AsyncCuratorFramework;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,7 +45,7 @@ final class ConnectionGuard {
 
     private final ScheduledExecutorService scheduler;
 
-    private final Executor serial;
+    private final SerialExecutor serial;
 
     private final boolean interruptOnConnectionLoss;
 
@@ -66,7 +67,7 @@ final class ConnectionGuard {
             JobNodes nodes,
             LocalExecutions executions,
             ScheduledExecutorService scheduler,
-            Executor serial,
+            SerialExecutor serial,
             boolean interruptOnConnectionLoss) {
         this.runtime = runtime;
         this.client = client;
@@ -109,10 +110,11 @@ final class ConnectionGuard {
     }
 
     /** A resume that failed is retried here, so a reconnected instance never stays paused. */
-    void retryResume() {
+    CompletableFuture<Void> retryResume() {
         if (suspended && client.getZookeeperClient().isConnected()) {
-            resumeAfterReconnect();
+            return resumeAfterReconnect();
         }
+        return CompletableFuture.completedFuture(null);
     }
 
     private void connectionStateChanged(CuratorFramework changedClient, ConnectionState newState) {
@@ -139,7 +141,7 @@ final class ConnectionGuard {
             }
             case RECONNECTED -> {
                 cancelPendingInterrupt();
-                serial.execute(this::resumeAfterReconnect);
+                serial.submit(this::resumeAfterReconnect);
             }
             default -> {}
         }
@@ -189,20 +191,29 @@ final class ConnectionGuard {
         return client.getZookeeperClient().getConnectionTimeoutMs();
     }
 
-    private void resumeAfterReconnect() {
+    private CompletableFuture<Void> resumeAfterReconnect() {
         if (!runtime.isStarted() || !suspended) {
-            return;
+            return CompletableFuture.completedFuture(null);
         }
-        try {
-            // Read the current epoch from the server, not the cache, before starting anything again.
-            client.sync().forPath(nodes.root());
-            client.checkExists().forPath(nodes.assignment());
-        } catch (Exception ex) {
-            log.warn(
-                    "Job {}: could not re-read the registry after reconnecting, will retry: {}",
-                    runtime.jobName(),
-                    ex.toString());
-            return;
+        // Read the current epoch from the server, not the cache, before starting anything again.
+        return reread().handleAsync(
+                        (read, failure) -> {
+                            if (failure != null) {
+                                log.warn(
+                                        "Job {}: could not re-read the registry after reconnecting, will retry: {}",
+                                        runtime.jobName(),
+                                        AuditRequests.rootCause(failure).toString());
+                                return CompletableFuture.<Void>completedFuture(null);
+                            }
+                            return resumed();
+                        },
+                        serial.pool())
+                .thenCompose(resumed -> resumed);
+    }
+
+    private CompletableFuture<Void> resumed() {
+        if (!runtime.isStarted() || !suspended) {
+            return CompletableFuture.completedFuture(null);
         }
         suspended = false;
         if (sessionLost) {
@@ -211,8 +222,17 @@ final class ConnectionGuard {
         }
         log.info("Job {} on {}: reconnected, resuming", runtime.jobName(), runtime.instanceId());
         runtime.signalChange();
-        runtime.reconcile();
         // Fires missed while disconnected, claims whose end could not be written: the audit settles them.
-        runtime.runAudit();
+        return runtime.reconcile().thenCompose(reconciled -> runtime.runAudit());
+    }
+
+    /** A {@code sync} of the job's root, then a read of the assignment's node, without waiting for the answers. */
+    private CompletableFuture<Void> reread() {
+        AsyncCuratorFramework async = AsyncCuratorFramework.wrap(client);
+        return async.sync()
+                .forPath(nodes.root())
+                .thenCompose(synced -> async.checkExists().forPath(nodes.assignment()))
+                .toCompletableFuture()
+                .thenAccept(read -> {});
     }
 }

@@ -277,15 +277,20 @@ final class FireRunner {
      *
      * @return whether nothing is owed any more: until then, this session's audit must not act on these claims
      */
-    boolean writeOwed() {
+    CompletableFuture<Boolean> writeOwed() {
         List<Claim> owed = local.takeUnwritten();
         if (owed.isEmpty()) {
-            return true;
+            return CompletableFuture.completedFuture(true);
         }
-        try {
-            // Directly, not through the group commit: this runs on the coordination thread, which may be the one the
-            // group commit drains on.
-            FireLedger.Written written = ledger.update(owed);
+        // Directly, not through the group commit: the audit that asks for this runs on the coordination loop, which
+        // may be where the group commit drains.
+        return ledger.commitAsync(owed, Instant.EPOCH, List.of()).handle((committed, failure) -> {
+            if (failure != null) {
+                owed.forEach(local::unwritten);
+                log.debug("Job {}: {} ends still owed: {}", runtime.jobName(), owed.size(), failure.toString());
+                return false;
+            }
+            FireLedger.Written written = committed.written();
             written.lost()
                     .forEach(lost -> log.warn(
                             "Job {}: item {} of the fire at {} was taken over before its end could be recorded",
@@ -296,11 +301,7 @@ final class FireRunner {
                     .filter(claim -> claim.state() != ClaimState.RELEASED)
                     .forEach(claim -> runtime.itemEnded(claim.fireTime()));
             return true;
-        } catch (Exception ex) {
-            owed.forEach(local::unwritten);
-            log.debug("Job {}: {} ends still owed: {}", runtime.jobName(), owed.size(), ex.toString());
-            return false;
-        }
+        });
     }
 
     private void notify(Runnable call) {

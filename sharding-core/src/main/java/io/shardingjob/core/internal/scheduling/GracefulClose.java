@@ -71,7 +71,8 @@ final class GracefulClose {
             executions.awaitIdle(Duration.ofSeconds(1));
         }
         if (client.getZookeeperClient().isConnected()) {
-            fireRunner.writeOwed();
+            // The closing thread may wait: nothing else needs it, and the answer comes or the connection fails it.
+            fireRunner.writeOwed().join();
             // Claims of fires to come go to the items' next owners at once, not when this session has expired.
             ahead.releaseAll();
         }

@@ -95,7 +95,8 @@ record JobParts(
                 executions,
                 ahead,
                 settings.job(),
-                settings.itemExecutor(),
+                new AuditWork(runtime, ledger, fireRunner, executions, settings.job(), settings.itemExecutor()),
+                scheduler,
                 settings.catchUpHorizon(),
                 dueFires);
         AuditRequests audits = new AuditRequests(
@@ -104,7 +105,13 @@ record JobParts(
                 runtime,
                 election,
                 sharding,
-                new LedgerKeeper(ledger, completions, settings.ledgerRetention(), settings.catchUpHorizon(), dueFires),
+                new LedgerKeeper(
+                        ledger,
+                        completions,
+                        settings.ledgerRetention(),
+                        settings.catchUpHorizon(),
+                        dueFires,
+                        scheduler),
                 serial);
         RegistryReactions reactions =
                 new RegistryReactions(runtime, nodes, cache, election, sharding, reconciler, audits, instanceId);
@@ -119,8 +126,7 @@ record JobParts(
                 configurations,
                 election,
                 sharding,
-                new InstanceRegistration(
-                        client, nodes, instanceId, () -> serial.execute(reactions::instanceRegistered)),
+                new InstanceRegistration(client, nodes, instanceId, () -> serial.submit(reactions::instanceRegistered)),
                 executions,
                 fireRunner,
                 audits,

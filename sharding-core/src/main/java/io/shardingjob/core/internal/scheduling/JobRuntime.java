@@ -21,6 +21,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -59,6 +60,12 @@ public final class JobRuntime implements AutoCloseable {
 
     private @Nullable ScheduledFuture<?> reconcileTask;
 
+    /**
+     * Whether a periodic check waits on the job's loop: while ZooKeeper is slow to answer the one running, the timer
+     * adds no more behind it.
+     */
+    private final AtomicBoolean periodicCheckQueued = new AtomicBoolean();
+
     public JobRuntime(JobSettings settings) {
         this.settings = settings;
         this.parts = JobParts.wire(this, settings);
@@ -86,11 +93,7 @@ public final class JobRuntime implements AutoCloseable {
             parts.start(settings.startTimeout());
             long interval = settings.reconcileInterval().toMillis();
             reconcileTask = parts.scheduler()
-                    .scheduleWithFixedDelay(
-                            () -> parts.serial().execute(this::periodicCheck),
-                            interval,
-                            interval,
-                            TimeUnit.MILLISECONDS);
+                    .scheduleWithFixedDelay(this::queuePeriodicCheck, interval, interval, TimeUnit.MILLISECONDS);
             log.info("Job {} started on instance {}", local.name(), instanceId());
         } catch (RuntimeException ex) {
             close();
@@ -318,9 +321,9 @@ public final class JobRuntime implements AutoCloseable {
         parts.audits().soon();
     }
 
-    /** See {@link AuditRequests#run()}. */
-    void runAudit() {
-        parts.audits().run();
+    /** See {@link AuditRequests#run}. */
+    CompletableFuture<Void> runAudit() {
+        return parts.audits().run(null);
     }
 
     /** See {@link CompletionChecks#itemEnded(Instant)}. */
@@ -342,19 +345,30 @@ public final class JobRuntime implements AutoCloseable {
     void leadershipChanged(boolean leader) {
         signalChange();
         if (leader) {
-            parts.serial().execute(parts.reconciler()::reconcile);
+            parts.serial().submit(parts.reconciler()::reconcile);
         }
     }
 
-    private void periodicCheck() {
-        parts.connection().retryResume();
-        // On the leader the audit starts from the ledger as the keeper just left it: one read less per pass.
-        parts.audits().run(parts.reconciler().reconcile().orElse(null));
+    private void queuePeriodicCheck() {
+        if (periodicCheckQueued.compareAndSet(false, true)) {
+            parts.serial().submit(() -> {
+                periodicCheckQueued.set(false);
+                return periodicCheck();
+            });
+        }
+    }
+
+    private CompletableFuture<Void> periodicCheck() {
+        return parts.connection()
+                .retryResume()
+                .thenCompose(resumed -> parts.reconciler().reconcile())
+                // On the leader the audit starts from the ledger as the keeper just left it: one read less per pass.
+                .thenCompose(kept -> parts.audits().run(kept.orElse(null)));
     }
 
     /** See {@link Reconciler#reconcile()}. */
-    void reconcile() {
-        parts.reconciler().reconcile();
+    CompletableFuture<?> reconcile() {
+        return parts.reconciler().reconcile();
     }
 
     /** See {@link ConnectionGuard#absentOwnersUndecidedFor(Instant)}. */

@@ -5,7 +5,7 @@ import io.shardingjob.core.internal.ledger.FireLedger;
 import io.shardingjob.core.internal.ledger.LedgerKeeper;
 import io.shardingjob.core.internal.sharding.ShardingService;
 import java.util.Optional;
-import java.util.concurrent.Executor;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,7 +27,7 @@ final class Reconciler {
 
     private final LedgerKeeper keeper;
 
-    private final Executor serial;
+    private final SerialExecutor serial;
 
     /** Whether a reconcile is already waiting on the serial executor. */
     private final AtomicBoolean reconcileQueued = new AtomicBoolean();
@@ -37,7 +37,7 @@ final class Reconciler {
             LeaderElection election,
             ShardingService sharding,
             LedgerKeeper keeper,
-            Executor serial) {
+            SerialExecutor serial) {
         this.runtime = runtime;
         this.election = election;
         this.sharding = sharding;
@@ -48,9 +48,9 @@ final class Reconciler {
     /** On the leader, a reaction to a registry event: one pass soon, however many events arrive meanwhile. */
     void reconcileSoon() {
         if (election.isLeader() && reconcileQueued.compareAndSet(false, true)) {
-            serial.execute(() -> {
+            serial.submit(() -> {
                 reconcileQueued.set(false);
-                reconcile(false);
+                return reconcile(false);
             });
         }
     }
@@ -58,9 +58,9 @@ final class Reconciler {
     /**
      * A periodic pass.
      *
-     * @return the ledger as the keeper left it, when this instance leads and kept it
+     * @return the ledger as the keeper left it, when this instance leads and kept it; never failed
      */
-    Optional<FireLedger.Overview> reconcile() {
+    CompletableFuture<Optional<FireLedger.Overview>> reconcile() {
         return reconcile(true);
     }
 
@@ -71,26 +71,33 @@ final class Reconciler {
      * @param periodic whether this is a periodic pass (look for the flag in ZooKeeper even when the cache shows none,
      *     and keep the ledger) rather than a reaction to a registry event
      */
-    private Optional<FireLedger.Overview> reconcile(boolean periodic) {
+    private CompletableFuture<Optional<FireLedger.Overview>> reconcile(boolean periodic) {
         if (!runtime.isAvailable() || !election.isLeader()) {
-            return Optional.empty();
+            return CompletableFuture.completedFuture(Optional.empty());
         }
+        CompletableFuture<Optional<FireLedger.Overview>> kept;
         try {
-            boolean pending = sharding.isReshardPending();
-            if (!pending) {
-                Optional<String> inconsistency = sharding.inconsistency();
-                inconsistency.ifPresent(sharding::requestReshard);
-                pending = inconsistency.isPresent();
-            }
-            if (pending || periodic) {
-                sharding.reshardIfNecessary();
-            }
-            if (periodic) {
-                return Optional.of(keeper.pass(runtime.now(), runtime.sessionId()));
-            }
-        } catch (Exception ex) {
-            log.warn("Job {}: reconcile failed, will retry: {}", runtime.jobName(), ex.toString());
+            Optional<String> inconsistency = sharding.isReshardPending() ? Optional.empty() : sharding.inconsistency();
+            boolean pending = sharding.isReshardPending() || inconsistency.isPresent();
+            CompletableFuture<?> raised = inconsistency
+                    .<CompletableFuture<?>>map(sharding::requestReshardAsync)
+                    .orElseGet(() -> CompletableFuture.completedFuture(null));
+            CompletableFuture<?> resharded =
+                    pending || periodic ? raised.thenCompose(flag -> sharding.reshardIfNecessaryAsync()) : raised;
+            kept = periodic
+                    ? resharded
+                            .thenComposeAsync(written -> keeper.pass(runtime.now(), runtime.sessionId()), serial.pool())
+                            .thenApply(Optional::of)
+                    : resharded.thenApply(written -> Optional.empty());
+        } catch (RuntimeException ex) {
+            kept = CompletableFuture.failedFuture(ex);
         }
-        return Optional.empty();
+        return kept.exceptionally(failure -> {
+            log.warn(
+                    "Job {}: reconcile failed, will retry: {}",
+                    runtime.jobName(),
+                    AuditRequests.rootCause(failure).toString());
+            return Optional.empty();
+        });
     }
 }

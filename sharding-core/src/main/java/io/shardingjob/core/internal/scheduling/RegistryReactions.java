@@ -4,6 +4,7 @@ import io.shardingjob.core.internal.election.LeaderElection;
 import io.shardingjob.core.internal.registry.JobCache;
 import io.shardingjob.core.internal.registry.JobNodes;
 import io.shardingjob.core.internal.sharding.ShardingService;
+import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -80,16 +81,15 @@ final class RegistryReactions {
     }
 
     /** This instance's registration was created under its current session: the leader must give it items again. */
-    void instanceRegistered() {
+    CompletableFuture<Void> instanceRegistered() {
         String reason = "instance " + instanceId + " registered";
-        try {
-            sharding.requestReshard(reason);
-        } catch (RuntimeException ex) {
+        return sharding.requestReshardAsync(reason).exceptionally(failure -> {
             log.warn(
-                    "Job {}: could not request a reshard ({}); the leader's reconcile will",
+                    "Job {}: could not request a reshard ({}); the leader's reconcile will: {}",
                     runtime.jobName(),
                     reason,
-                    ex);
-        }
+                    AuditRequests.rootCause(failure).toString());
+            return null;
+        });
     }
 }

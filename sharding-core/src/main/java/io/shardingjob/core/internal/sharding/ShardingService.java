@@ -9,17 +9,23 @@ import io.shardingjob.core.sharding.strategy.ShardingResultVerifier;
 import io.shardingjob.core.sharding.strategy.ShardingStrategy;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.curator.framework.recipes.cache.ChildData;
+import org.apache.curator.x.async.AsyncCuratorFramework;
+import org.apache.curator.x.async.api.CreateOption;
+import org.apache.curator.x.async.api.DeleteOption;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
@@ -44,6 +50,8 @@ public final class ShardingService {
 
     private final CuratorFramework client;
 
+    private final AsyncCuratorFramework async;
+
     private final JobNodes nodes;
 
     private final JobCache cache;
@@ -55,8 +63,6 @@ public final class ShardingService {
     private final Function<String, ShardingStrategy> strategies;
 
     private final BooleanSupplier leader;
-
-    private final Object reshardLock = new Object();
 
     private volatile CachedAssignment cached = new CachedAssignment(-1, Assignment.NONE);
 
@@ -70,6 +76,7 @@ public final class ShardingService {
             Function<String, ShardingStrategy> strategies,
             BooleanSupplier leader) {
         this.client = client;
+        this.async = AsyncCuratorFramework.wrap(client);
         this.nodes = nodes;
         this.cache = cache;
         this.jobName = JobNodes.name(nodes.root());
@@ -80,22 +87,38 @@ public final class ShardingService {
 
     /** Raises the flag, or bumps its version if it is already up, so that a leader mid-reshard starts over. */
     public void requestReshard(String reason) {
-        byte[] data = reason.getBytes(StandardCharsets.UTF_8);
-        for (int attempt = 1; ; attempt++) {
-            try {
-                client.create().orSetData().creatingParentsIfNeeded().forPath(nodes.reshardNecessary(), data);
-                log.debug("Job {}: reshard requested ({})", jobName, reason);
-                return;
-            } catch (KeeperException.NoNodeException clearedMeanwhile) {
-                // The leader cleared the flag between our create and set: raise it again.
-                if (attempt == MAX_ATTEMPTS) {
-                    throw new IllegalStateException(
-                            "Job '" + jobName + "': could not request a reshard", clearedMeanwhile);
-                }
-            } catch (Exception ex) {
-                throw new IllegalStateException("Job '" + jobName + "': could not request a reshard", ex);
-            }
+        try {
+            requestReshardAsync(reason).join();
+        } catch (CompletionException failed) {
+            throw failed.getCause() instanceof RuntimeException cause ? cause : failed;
         }
+    }
+
+    /** {@link #requestReshard}, without waiting: completes on Curator's event thread. */
+    public CompletableFuture<Void> requestReshardAsync(String reason) {
+        return requestReshardAsync(reason, 1);
+    }
+
+    private CompletableFuture<Void> requestReshardAsync(String reason, int attempt) {
+        byte[] data = reason.getBytes(StandardCharsets.UTF_8);
+        return async.create()
+                .withOptions(EnumSet.of(CreateOption.setDataIfExists, CreateOption.createParentsIfNeeded))
+                .forPath(nodes.reshardNecessary(), data)
+                .toCompletableFuture()
+                .handle((created, failure) -> {
+                    if (failure == null) {
+                        log.debug("Job {}: reshard requested ({})", jobName, reason);
+                        return CompletableFuture.<Void>completedFuture(null);
+                    }
+                    Throwable cause = unwrap(failure);
+                    if (cause instanceof KeeperException.NoNodeException && attempt < MAX_ATTEMPTS) {
+                        // The leader cleared the flag between our create and set: raise it again.
+                        return requestReshardAsync(reason, attempt + 1);
+                    }
+                    throw new CompletionException(
+                            new IllegalStateException("Job '" + jobName + "': could not request a reshard", cause));
+                })
+                .thenCompose(requested -> requested);
     }
 
     public boolean isReshardPending() {
@@ -118,11 +141,13 @@ public final class ShardingService {
         return current.assignment;
     }
 
-    /** The assignment in force, read from ZooKeeper (one round trip); the cached one if ZooKeeper cannot answer. */
+    /**
+     * The assignment in force, read from ZooKeeper (one round trip, waited for: a fire's thread asks); the cached one if
+     * ZooKeeper cannot answer.
+     */
     public Assignment readCurrentAssignment() {
         try {
-            Stat stat = new Stat();
-            Assignment read = readAssignment(stat);
+            Assignment read = readAssignment(new Stat()).join();
             Assignment cachedNow = currentAssignment();
             return read.epoch() >= cachedNow.epoch() ? read : cachedNow;
         } catch (Exception ex) {
@@ -166,82 +191,138 @@ public final class ShardingService {
     }
 
     /**
-     * On the leader, writes a new assignment if the flag is up; elsewhere does nothing.
+     * On the leader, writes a new assignment if the flag is up; elsewhere does nothing. Waits for the answers: for a fire
+     * that found the flag up on the leader, on its own thread.
      *
      * @return the new assignment, or empty when nothing was written
      */
     public Optional<Assignment> reshardIfNecessary() {
-        synchronized (reshardLock) {
-            for (int attempt = 1; attempt <= MAX_ATTEMPTS && leader.getAsBoolean(); attempt++) {
-                try {
-                    return reshardOnce();
-                } catch (KeeperException.BadVersionException
-                        | KeeperException.NoNodeException
-                        | KeeperException.NodeExistsException raced) {
-                    log.debug(
-                            "Job {}: reshard attempt {} raced with another change ({}), retrying",
-                            jobName,
-                            attempt,
-                            raced.code());
-                } catch (Exception ex) {
-                    throw new IllegalStateException("Job '" + jobName + "': reshard failed", ex);
-                }
-            }
-            return Optional.empty();
+        try {
+            return reshardIfNecessaryAsync().join();
+        } catch (CompletionException failed) {
+            throw failed.getCause() instanceof RuntimeException cause ? cause : failed;
         }
     }
 
-    private Optional<Assignment> reshardOnce() throws Exception {
-        Stat flag = client.checkExists().forPath(nodes.reshardNecessary());
-        if (flag == null) {
-            return Optional.empty();
+    /**
+     * {@link #reshardIfNecessary}, without waiting: each request is sent when the previous one is answered, and the
+     * result completes on Curator's event thread. Two reshards at once (the loop's and a fire's) are decided by the
+     * versions the transaction checks: the one that loses starts over and finds the flag gone.
+     */
+    public CompletableFuture<Optional<Assignment>> reshardIfNecessaryAsync() {
+        return reshardIfNecessaryAsync(1);
+    }
+
+    private CompletableFuture<Optional<Assignment>> reshardIfNecessaryAsync(int attempt) {
+        if (attempt > MAX_ATTEMPTS || !leader.getAsBoolean()) {
+            return CompletableFuture.completedFuture(Optional.empty());
         }
-        client.create()
-                .orSetData()
-                .creatingParentsIfNeeded()
-                .withMode(CreateMode.EPHEMERAL)
-                .forPath(nodes.reshardProcessing());
-        boolean committed = false;
-        try {
-            JobConfiguration config = readConfiguration();
-            List<String> instances = readShardingInstances();
-            Stat assignmentStat = new Stat();
-            Assignment previous = readAssignment(assignmentStat);
-            Assignment next = compute(config, instances, previous);
-            List<CuratorOp> ops = new ArrayList<>();
-            boolean unchanged = previous.shardingTotalCount() == next.shardingTotalCount()
-                    && previous.itemsByInstance().equals(next.itemsByInstance());
-            if (unchanged) {
-                // Nothing moves (a member re-registered, say): keep the epoch so that no running item is fenced off.
-                next = previous;
-                ops.add(client.transactionOp()
-                        .check()
-                        .withVersion(assignmentStat.getVersion())
-                        .forPath(nodes.assignment()));
-            } else if (previous == Assignment.NONE) {
-                ops.add(client.transactionOp().create().forPath(nodes.assignment(), next.encode()));
-            } else {
-                ops.add(client.transactionOp()
-                        .setData()
-                        .withVersion(assignmentStat.getVersion())
-                        .forPath(nodes.assignment(), next.encode()));
+        return reshardOnce()
+                .handle((written, failure) -> {
+                    if (failure == null) {
+                        return CompletableFuture.completedFuture(written);
+                    }
+                    Throwable cause = unwrap(failure);
+                    if (cause instanceof KeeperException.BadVersionException
+                            || cause instanceof KeeperException.NoNodeException
+                            || cause instanceof KeeperException.NodeExistsException) {
+                        log.debug(
+                                "Job {}: reshard attempt {} raced with another change ({}), retrying",
+                                jobName,
+                                attempt,
+                                ((KeeperException) cause).code());
+                        return reshardIfNecessaryAsync(attempt + 1);
+                    }
+                    throw new CompletionException(
+                            new IllegalStateException("Job '" + jobName + "': reshard failed", cause));
+                })
+                .thenCompose(next -> next);
+    }
+
+    private CompletableFuture<Optional<Assignment>> reshardOnce() {
+        return async.checkExists()
+                .forPath(nodes.reshardNecessary())
+                .toCompletableFuture()
+                .thenCompose(flag -> {
+                    if (flag == null) {
+                        return CompletableFuture.completedFuture(Optional.empty());
+                    }
+                    CompletableFuture<Optional<Assignment>> written = async.create()
+                            .withOptions(
+                                    EnumSet.of(CreateOption.setDataIfExists, CreateOption.createParentsIfNeeded),
+                                    CreateMode.EPHEMERAL)
+                            .forPath(nodes.reshardProcessing())
+                            .toCompletableFuture()
+                            .thenCompose(processing -> readState())
+                            .thenCompose(state -> commit(state, flag));
+                    return written.whenComplete((done, failure) -> {
+                        if (failure != null) {
+                            async.delete()
+                                    .withOptions(EnumSet.of(DeleteOption.quietly))
+                                    .forPath(nodes.reshardProcessing());
+                        }
+                    });
+                });
+    }
+
+    /** What a reshard is computed from, read from ZooKeeper rather than the cache. */
+    private record State(
+            JobConfiguration config,
+            List<String> instances,
+            Assignment previous,
+            int assignmentVersion,
+            List<String> disabledItems) {}
+
+    private CompletableFuture<State> readState() {
+        CompletableFuture<JobConfiguration> config = readConfiguration();
+        CompletableFuture<List<String>> instances = readShardingInstances();
+        Stat assignmentStat = new Stat();
+        CompletableFuture<Assignment> previous = readAssignment(assignmentStat);
+        CompletableFuture<List<String>> disabledItems =
+                async.getChildren().forPath(nodes.disabledItems()).toCompletableFuture();
+        return CompletableFuture.allOf(config, instances, previous, disabledItems)
+                .thenApply(read -> new State(
+                        config.join(),
+                        instances.join(),
+                        previous.join(),
+                        assignmentStat.getVersion(),
+                        disabledItems.join()));
+    }
+
+    private CompletableFuture<Optional<Assignment>> commit(State state, Stat flag) {
+        JobConfiguration config = state.config();
+        Assignment previous = state.previous();
+        Assignment computed = compute(config, state.instances(), previous);
+        List<CuratorOp> ops = new ArrayList<>();
+        boolean unchanged = previous.shardingTotalCount() == computed.shardingTotalCount()
+                && previous.itemsByInstance().equals(computed.itemsByInstance());
+        // Nothing moves (a member re-registered, say): keep the epoch so that no running item is fenced off.
+        Assignment next = unchanged ? previous : computed;
+        if (unchanged) {
+            ops.add(async.transactionOp()
+                    .check()
+                    .withVersion(state.assignmentVersion())
+                    .forPath(nodes.assignment()));
+        } else if (previous == Assignment.NONE) {
+            ops.add(async.transactionOp().create().forPath(nodes.assignment(), next.encode()));
+        } else {
+            ops.add(async.transactionOp()
+                    .setData()
+                    .withVersion(state.assignmentVersion())
+                    .forPath(nodes.assignment(), next.encode()));
+        }
+        ops.add(async.transactionOp().delete().withVersion(flag.getVersion()).forPath(nodes.reshardNecessary()));
+        ops.add(async.transactionOp().delete().forPath(nodes.reshardProcessing()));
+        for (String item : state.disabledItems()) {
+            if (Integer.parseInt(item) >= next.shardingTotalCount()) {
+                ops.add(async.transactionOp().delete().forPath(nodes.disabledItems() + "/" + item));
             }
-            ops.add(client.transactionOp()
-                    .delete()
-                    .withVersion(flag.getVersion())
-                    .forPath(nodes.reshardNecessary()));
-            ops.add(client.transactionOp().delete().forPath(nodes.reshardProcessing()));
-            for (String item : client.getChildren().forPath(nodes.disabledItems())) {
-                if (Integer.parseInt(item) >= next.shardingTotalCount()) {
-                    ops.add(client.transactionOp().delete().forPath(nodes.disabledItems() + "/" + item));
-                }
-            }
-            client.transaction().forOperations(ops);
-            committed = true;
+        }
+        return async.transaction().forOperations(ops).toCompletableFuture().thenApply(results -> {
             lastWrittenEpoch = next.epoch();
             if (unchanged) {
                 log.debug("Job {}: reshard flag cleared, epoch {} still in force", jobName, next.epoch());
-                return Optional.empty();
+                return Optional.<Assignment>empty();
             }
             log.info(
                     "Job {}: epoch {} assigns {} items with strategy '{}': {}",
@@ -251,11 +332,7 @@ public final class ShardingService {
                     config.dynamicSharding() ? "dynamic" : config.strategy(),
                     next.itemsByInstance());
             return Optional.of(next);
-        } finally {
-            if (!committed) {
-                client.delete().quietly().forPath(nodes.reshardProcessing());
-            }
-        }
+        });
     }
 
     private Assignment compute(JobConfiguration config, List<String> instances, Assignment previous) {
@@ -277,30 +354,44 @@ public final class ShardingService {
         return new Assignment(epoch, config.shardingTotalCount(), result);
     }
 
-    private JobConfiguration readConfiguration() {
+    private CompletableFuture<JobConfiguration> readConfiguration() {
         // The shared configuration may have changed an instant ago; the cached one is the fallback if it is invalid.
-        try {
-            byte[] data = client.getData().forPath(nodes.config());
-            return io.shardingjob.core.config.JobConfigurationCodec.decode(jobName, data);
-        } catch (Exception ex) {
-            return configuration.get();
-        }
+        return async.getData()
+                .forPath(nodes.config())
+                .toCompletableFuture()
+                .thenApply(data -> io.shardingjob.core.config.JobConfigurationCodec.decode(jobName, data))
+                .exceptionally(unreadable -> configuration.get());
     }
 
-    private List<String> readShardingInstances() throws Exception {
-        List<String> live = new ArrayList<>(client.getChildren().forPath(nodes.instances()));
-        live.removeAll(client.getChildren().forPath(nodes.disabledInstances()));
-        live.removeAll(client.getChildren().forPath(nodes.leavingInstances()));
-        live.sort(null);
-        return live;
+    private CompletableFuture<List<String>> readShardingInstances() {
+        CompletableFuture<List<String>> live =
+                async.getChildren().forPath(nodes.instances()).toCompletableFuture();
+        CompletableFuture<List<String>> disabled =
+                async.getChildren().forPath(nodes.disabledInstances()).toCompletableFuture();
+        CompletableFuture<List<String>> leaving =
+                async.getChildren().forPath(nodes.leavingInstances()).toCompletableFuture();
+        return CompletableFuture.allOf(live, disabled, leaving).thenApply(read -> {
+            List<String> sharding = new ArrayList<>(live.join());
+            sharding.removeAll(disabled.join());
+            sharding.removeAll(leaving.join());
+            sharding.sort(null);
+            return sharding;
+        });
     }
 
-    private Assignment readAssignment(Stat stat) throws Exception {
-        try {
-            return Assignment.decode(client.getData().storingStatIn(stat).forPath(nodes.assignment()));
-        } catch (KeeperException.NoNodeException none) {
-            return Assignment.NONE;
-        }
+    private CompletableFuture<Assignment> readAssignment(Stat stat) {
+        return async.getData()
+                .storingStatIn(stat)
+                .forPath(nodes.assignment())
+                .toCompletableFuture()
+                .thenApply(Assignment::decode)
+                .exceptionallyCompose(failure -> unwrap(failure) instanceof KeeperException.NoNodeException
+                        ? CompletableFuture.completedFuture(Assignment.NONE)
+                        : CompletableFuture.failedFuture(failure));
+    }
+
+    private static Throwable unwrap(Throwable failure) {
+        return failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
     }
 
     private record CachedAssignment(long mzxid, Assignment assignment) {}

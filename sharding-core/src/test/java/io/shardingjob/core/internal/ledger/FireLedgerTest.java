@@ -161,8 +161,10 @@ class FireLedgerTest extends ZooKeeperTestSupport {
         List<FireView> views = ledger.read(ledger.fires());
 
         List<Instant> retire = LedgerRules.toRetire(views, fire, fire.minusSeconds(60));
-        int retired = ledger.retire(
-                views.stream().filter(view -> retire.contains(view.fireTime())).toList());
+        int retired = ledger.retireAsync(views.stream()
+                        .filter(view -> retire.contains(view.fireTime()))
+                        .toList())
+                .join();
 
         assertThat(retired).isEqualTo(1);
         assertThat(ledger.fires()).containsExactly(open);

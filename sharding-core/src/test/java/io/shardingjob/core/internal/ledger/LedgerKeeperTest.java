@@ -41,6 +41,7 @@ class LedgerKeeperTest extends ZooKeeperTestSupport {
 
         Instant through = keeper(job(false), Set.of())
                 .pass(start.plusSeconds(10), ledger.sessionId())
+                .join()
                 .watermark();
 
         assertThat(through).isEqualTo(start);
@@ -62,8 +63,10 @@ class LedgerKeeperTest extends ZooKeeperTestSupport {
                         null,
                         Duration.ofMinutes(1),
                         Duration.ofMinutes(10),
-                        new DueFires(ledger, FireSchedule.NONE, () -> job(false), () -> Set.of(manual)))
+                        new DueFires(ledger, FireSchedule.NONE, () -> job(false), () -> Set.of(manual)),
+                        Runnable::run)
                 .pass(start.plusSeconds(10), ledger.sessionId())
+                .join()
                 .watermark();
 
         assertThat(through).isEqualTo(start);
@@ -72,12 +75,15 @@ class LedgerKeeperTest extends ZooKeeperTestSupport {
 
     @Test
     void nothingIsDueForAJobThatNeverFiredOrIsDisabled() throws Exception {
-        keeper(job(false), Set.of()).pass(start.plusSeconds(10), ledger.sessionId());
+        keeper(job(false), Set.of())
+                .pass(start.plusSeconds(10), ledger.sessionId())
+                .join();
         assertThat(ledger.fires()).isEmpty();
 
         settle(start);
         Instant through = keeper(job(true), Set.of())
                 .pass(start.plusSeconds(10), ledger.sessionId())
+                .join()
                 .watermark();
 
         assertThat(ledger.fires()).containsExactly(start);
@@ -90,7 +96,8 @@ class LedgerKeeperTest extends ZooKeeperTestSupport {
                 null,
                 Duration.ofMinutes(1),
                 Duration.ofMinutes(10),
-                new DueFires(ledger, EVERY_SECOND, () -> job, () -> seen));
+                new DueFires(ledger, EVERY_SECOND, () -> job, () -> seen),
+                Runnable::run);
     }
 
     private static JobConfiguration job(boolean disabled) {
