@@ -147,7 +147,7 @@ public record Claim(
     }
 
     /**
-     * The node's data. The fencing token is stored by every write after the owning one, so that a reader learns it;
+     * The node's data, one {@code key=value} line per field. The fencing token is stored by every write after the owning one, so that a reader learns it;
      * the owning write itself cannot know its own {@code mzxid}, so a node without a token was last written by its
      * owning write and its {@code mzxid} is the token.
      */
@@ -157,21 +157,26 @@ public record Claim(
                 .append(instanceId)
                 .append("\nsession=")
                 .append(Long.toHexString(sessionId))
-                .append("\nattempt=")
-                .append(attempt)
                 .append("\nstate=")
                 .append(state)
-                .append("\nsource=")
-                .append(source)
                 .append("\nepoch=")
                 .append(epoch)
                 .append("\ntotal=")
                 .append(total)
-                .append("\nretry=")
-                .append(retry)
                 .append("\nstarted=")
                 .append(started.toEpochMilli())
                 .append('\n');
+        // Fields at the value decode assumes when they are absent are left out: a thousand items' ends and
+        // the claims of their next fire then fit in one request.
+        if (attempt != 1) {
+            text.append("attempt=").append(attempt).append('\n');
+        }
+        if (source != ExecutionSource.NORMAL) {
+            text.append("source=").append(source).append('\n');
+        }
+        if (retry != 0) {
+            text.append("retry=").append(retry).append('\n');
+        }
         if (ended != null) {
             text.append("ended=").append(ended.toEpochMilli()).append('\n');
         }

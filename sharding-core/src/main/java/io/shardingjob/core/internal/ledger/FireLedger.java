@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.curator.framework.CuratorFramework;
@@ -45,6 +46,9 @@ import org.apache.zookeeper.data.Stat;
 public final class FireLedger {
 
     private static final String WATERMARK_PREFIX = "settled=";
+
+    /** What a delete operation adds to a request besides its path: its type, version and framing. */
+    private static final int DELETE_OVERHEAD_BYTES = 16;
 
     private final LedgerRequests requests;
 
@@ -342,49 +346,66 @@ public final class FireLedger {
     }
 
     /**
+     * The items that hold a claim in each of the given fires, by fire, without the claims themselves: a few listings in
+     * one read-only multi-operation. Completes on ZooKeeper's event thread; missing fires list nothing.
+     */
+    public CompletableFuture<Map<Instant, List<Integer>>> itemsAsync(Collection<Instant> fireTimes) {
+        return reads.itemsAsync(fireTimes);
+    }
+
+    /**
      * Deletes fires and their claims, several fires per multi-operation, without waiting: completes on ZooKeeper's
-     * event thread. A fire that gained a claim since it was read is left for the next pass (its deletion fails as not
+     * event thread. A fire that gained a claim since it was listed is left for the next pass (its deletion fails as not
      * empty).
      *
+     * @param fires each fire with the items it holds a claim for
      * @return how many fires were deleted
      */
-    public CompletableFuture<Integer> retireAsync(Collection<FireView> fires) {
+    public CompletableFuture<Integer> retireAsync(Map<Instant, ? extends Collection<Integer>> fires) {
         CompletableFuture<Integer> retired = CompletableFuture.completedFuture(0);
         List<Op> ops = new ArrayList<>();
-        List<FireView> inBatch = new ArrayList<>();
-        for (FireView fire : fires) {
-            if (!ops.isEmpty() && ops.size() + fire.claims().size() + 1 > LedgerRequests.MAX_OPS_PER_MULTI) {
-                retired = deleteBatch(retired, List.copyOf(ops), List.copyOf(inBatch));
+        Map<Instant, Collection<Integer>> inBatch = new TreeMap<>();
+        int bytes = 0;
+        for (Map.Entry<Instant, ? extends Collection<Integer>> fire : fires.entrySet()) {
+            List<Op> deletes = new ArrayList<>(fire.getValue().size() + 1);
+            fire.getValue()
+                    .forEach(item -> deletes.add(Op.delete(requests.full(nodes.claim(fire.getKey(), item)), -1)));
+            deletes.add(Op.delete(requests.full(nodes.ledgerFire(fire.getKey())), -1));
+            // A deletion is little more than its path: several fires of a thousand items go in one request.
+            int fireBytes = deletes.stream()
+                    .mapToInt(delete -> delete.getPath().length() + DELETE_OVERHEAD_BYTES)
+                    .sum();
+            if (!ops.isEmpty() && bytes + fireBytes > LedgerRequests.MAX_WRITE_BYTES) {
+                retired = deleteBatch(retired, List.copyOf(ops), new TreeMap<>(inBatch));
                 ops.clear();
                 inBatch.clear();
+                bytes = 0;
             }
-            fire.claims()
-                    .keySet()
-                    .forEach(item -> ops.add(Op.delete(requests.full(nodes.claim(fire.fireTime(), item)), -1)));
-            ops.add(Op.delete(requests.full(nodes.ledgerFire(fire.fireTime())), -1));
-            inBatch.add(fire);
+            ops.addAll(deletes);
+            inBatch.put(fire.getKey(), fire.getValue());
+            bytes += fireBytes;
         }
         if (!ops.isEmpty()) {
-            retired = deleteBatch(retired, List.copyOf(ops), List.copyOf(inBatch));
+            retired = deleteBatch(retired, List.copyOf(ops), new TreeMap<>(inBatch));
         }
         return retired;
     }
 
     private CompletableFuture<Integer> deleteBatch(
-            CompletableFuture<Integer> before, List<Op> ops, List<FireView> fires) {
+            CompletableFuture<Integer> before, List<Op> ops, Map<Instant, Collection<Integer>> fires) {
         return before.thenCompose(sofar -> requests.multiAsync("Multi", ops).thenCompose(answer -> {
             if (answer.ok()) {
-                fires.forEach(fire -> knownFires.remove(fire.fireTime().toEpochMilli()));
+                fires.keySet().forEach(fireTime -> knownFires.remove(fireTime.toEpochMilli()));
                 return CompletableFuture.completedFuture(sofar + fires.size());
             }
             if (fires.size() == 1) {
                 return CompletableFuture.completedFuture(sofar);
             }
-            // One fire changed since it was read: delete the others one by one.
+            // One fire changed since it was listed: delete the others one by one.
             CompletableFuture<Integer> oneByOne = CompletableFuture.completedFuture(sofar);
-            for (FireView fire : fires) {
-                oneByOne =
-                        oneByOne.thenCompose(count -> retireAsync(List.of(fire)).thenApply(one -> count + one));
+            for (Map.Entry<Instant, Collection<Integer>> fire : fires.entrySet()) {
+                oneByOne = oneByOne.thenCompose(count ->
+                        retireAsync(Map.of(fire.getKey(), fire.getValue())).thenApply(one -> count + one));
             }
             return oneByOne;
         }));

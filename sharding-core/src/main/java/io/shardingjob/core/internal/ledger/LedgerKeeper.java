@@ -6,6 +6,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import org.jspecify.annotations.Nullable;
@@ -36,6 +37,8 @@ public final class LedgerKeeper {
 
     private final Executor executor;
 
+    private final RecordedEnds recordedEnds;
+
     /**
      * @param retention how long settled fires stay in the ledger, for operators and for late make-ups to see them
      * @param catchUpHorizon how far back missed fires are made up; unsettled fires older than this with no open claim
@@ -44,6 +47,7 @@ public final class LedgerKeeper {
      *     nobody claimed
      * @param executor where a pass goes on after ZooKeeper answered it (and completion listeners run): never
      *     ZooKeeper's event thread
+     * @param recordedEnds the ends this instance recorded: a fire whose every item ended here is not read
      */
     public LedgerKeeper(
             FireLedger ledger,
@@ -51,13 +55,15 @@ public final class LedgerKeeper {
             Duration retention,
             Duration catchUpHorizon,
             DueFires dueFires,
-            Executor executor) {
+            Executor executor,
+            RecordedEnds recordedEnds) {
         this.ledger = ledger;
         this.completions = completions;
         this.retention = retention;
         this.catchUpHorizon = catchUpHorizon;
         this.dueFires = dueFires;
         this.executor = executor;
+        this.recordedEnds = recordedEnds;
     }
 
     /**
@@ -74,13 +80,34 @@ public final class LedgerKeeper {
                                     .filter(fireTime -> fireTime.isAfter(overview.watermark()))
                                     .limit(FIRES_PER_PASS)
                                     .toList();
-                            return ledger.readAsync(recent)
+                            return read(recent)
                                     .thenComposeAsync(views -> complete(views, sessionId), executor)
                                     .thenComposeAsync(passable -> moveWatermark(overview, passable, now), executor)
                                     .thenCompose(through -> retire(overview.fires(), through, now)
+                                            .thenApply(retired -> {
+                                                recordedEnds.forgetThrough(through);
+                                                return retired;
+                                            })
                                             .thenApply(retired -> new FireLedger.Overview(through, overview.fires())));
                         },
                         executor);
+    }
+
+    /**
+     * The fires as a read shows them; a fire whose every item ended here is known without one, unless a completion
+     * listener needs its note.
+     */
+    private CompletableFuture<List<FireView>> read(List<Instant> recent) {
+        Map<Instant, FireView> known = new TreeMap<>();
+        if (completions == null) {
+            recent.forEach(fireTime -> recordedEnds.settledHere(fireTime).ifPresent(view -> known.put(fireTime, view)));
+        }
+        List<Instant> unknown =
+                recent.stream().filter(fireTime -> !known.containsKey(fireTime)).toList();
+        return ledger.readAsync(unknown).thenApply(read -> {
+            read.forEach(view -> known.put(view.fireTime(), view));
+            return List.copyOf(known.values());
+        });
     }
 
     /**
@@ -163,11 +190,31 @@ public final class LedgerKeeper {
         if (!worthAPass) {
             return CompletableFuture.completedFuture(0);
         }
-        return ledger.readAsync(old).thenCompose(oldViews -> {
-            List<Instant> retire = LedgerRules.toRetire(oldViews, keepAfter, horizon);
-            return ledger.retireAsync(oldViews.stream()
-                    .filter(view -> retire.contains(view.fireTime()))
-                    .toList());
-        });
+        // A fire at or before the watermark is settled: no claim is created in it any more (every item has one) nor
+        // written (none is open), so the names of its claims are all its deletion needs. Only fires given up past the
+        // catch-up horizon are read, to keep the ones with an open claim.
+        List<Instant> settledOld =
+                old.stream().filter(fireTime -> !fireTime.isAfter(settled)).toList();
+        List<Instant> abandoned =
+                old.stream().filter(fireTime -> fireTime.isAfter(settled)).toList();
+        CompletableFuture<Map<Instant, List<Integer>>> listed =
+                settledOld.isEmpty() ? CompletableFuture.completedFuture(Map.of()) : ledger.itemsAsync(settledOld);
+        CompletableFuture<Map<Instant, List<Integer>>> unclaimed = abandoned.isEmpty()
+                ? CompletableFuture.completedFuture(Map.of())
+                : ledger.readAsync(abandoned).thenApply(views -> {
+                    List<Instant> retire = LedgerRules.toRetire(views, keepAfter, horizon);
+                    Map<Instant, List<Integer>> items = new TreeMap<>();
+                    views.stream()
+                            .filter(view -> retire.contains(view.fireTime()))
+                            .forEach(view -> items.put(
+                                    view.fireTime(), List.copyOf(view.claims().keySet())));
+                    return items;
+                });
+        return listed.thenCombine(unclaimed, (settledFires, givenUp) -> {
+                    Map<Instant, List<Integer>> retire = new TreeMap<>(settledFires);
+                    retire.putAll(givenUp);
+                    return retire;
+                })
+                .thenCompose(ledger::retireAsync);
     }
 }

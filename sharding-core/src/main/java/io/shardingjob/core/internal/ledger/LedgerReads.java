@@ -104,6 +104,35 @@ final class LedgerReads {
         return views;
     }
 
+    /** The items that hold a claim in each fire, by fire, listed a few fires per read-only multi-operation. */
+    CompletableFuture<Map<Instant, List<Integer>>> itemsAsync(Collection<Instant> fireTimes) {
+        CompletableFuture<Map<Instant, List<Integer>>> items = CompletableFuture.completedFuture(new TreeMap<>());
+        for (List<Instant> chunk : LedgerRequests.batches(List.copyOf(fireTimes), MAX_FIRES_PER_READ)) {
+            List<Op> listings = chunk.stream()
+                    .map(fireTime -> Op.getChildren(requests.full(nodes.ledgerFire(fireTime))))
+                    .toList();
+            items = items.thenCompose(listed -> requests.multiAsync("Multi", listings)
+                    .thenApply(answer -> {
+                        for (int i = 0; i < chunk.size(); i++) {
+                            listed.put(chunk.get(i), names(answer.results().get(i)));
+                        }
+                        return listed;
+                    }));
+        }
+        return items;
+    }
+
+    private static List<Integer> names(OpResult listing) {
+        List<Integer> claimed = new ArrayList<>();
+        if (listing instanceof OpResult.GetChildrenResult children) {
+            for (String name : children.getChildren()) {
+                claimed.add(Integer.parseInt(name));
+            }
+        }
+        Collections.sort(claimed);
+        return claimed;
+    }
+
     private CompletableFuture<List<FireView>> readChunk(List<Instant> chunk) {
         List<Op> listings = new ArrayList<>(chunk.size() * 2);
         chunk.forEach(fireTime -> {
@@ -118,14 +147,7 @@ final class LedgerReads {
                 if (children.get(2 * i) instanceof OpResult.GetDataResult note) {
                     notes.put(chunk.get(i), note);
                 }
-                List<Integer> claimed = new ArrayList<>();
-                if (children.get(2 * i + 1) instanceof OpResult.GetChildrenResult listing) {
-                    for (String name : listing.getChildren()) {
-                        claimed.add(Integer.parseInt(name));
-                    }
-                }
-                Collections.sort(claimed);
-                items.put(chunk.get(i), claimed);
+                items.put(chunk.get(i), names(children.get(2 * i + 1)));
             }
             return readClaimsAsync(items)
                     .thenApply(claims -> chunk.stream()

@@ -233,7 +233,7 @@ final class FireRunner {
         } else if (stored.isEmpty()) {
             claimLost(ended, context);
         } else if (ended.state() != ClaimState.RELEASED) {
-            runtime.itemEnded(ended.fireTime());
+            runtime.itemEnded(stored.get());
         }
     }
 
@@ -299,7 +299,7 @@ final class FireRunner {
                             lost.fireTime()));
             written.written().stream()
                     .filter(claim -> claim.state() != ClaimState.RELEASED)
-                    .forEach(claim -> runtime.itemEnded(claim.fireTime()));
+                    .forEach(runtime::itemEnded);
             return true;
         });
     }

@@ -111,7 +111,8 @@ record JobParts(
                         settings.ledgerRetention(),
                         settings.catchUpHorizon(),
                         dueFires,
-                        scheduler),
+                        scheduler,
+                        executions.recordedEnds()),
                 serial);
         RegistryReactions reactions =
                 new RegistryReactions(runtime, nodes, cache, election, sharding, reconciler, audits, instanceId);

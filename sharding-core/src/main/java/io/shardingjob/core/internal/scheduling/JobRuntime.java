@@ -326,9 +326,10 @@ public final class JobRuntime implements AutoCloseable {
         return parts.audits().run(null);
     }
 
-    /** See {@link CompletionChecks#itemEnded(Instant)}. */
-    void itemEnded(Instant fireTime) {
-        parts.completionChecks().itemEnded(fireTime);
+    /** An item's end is recorded: {@code stored} is its claim as the ledger holds it now. */
+    void itemEnded(Claim stored) {
+        parts.executions().recordedEnds().recorded(stored);
+        parts.completionChecks().itemEnded(stored.fireTime());
     }
 
     /** How long a fire waits for a pending reshard, or for the audit of a new assignment. */

@@ -2,6 +2,7 @@ package io.shardingjob.core.internal.scheduling;
 
 import io.shardingjob.core.internal.ledger.Claim;
 import io.shardingjob.core.internal.ledger.LedgerRules.Slot;
+import io.shardingjob.core.internal.ledger.RecordedEnds;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -40,6 +41,11 @@ final class LocalExecutions {
     private final NavigableSet<Instant> plannedFires = new ConcurrentSkipListSet<>();
 
     private final WholeFires wholeFires = new WholeFires(REMEMBERED_FIRES);
+
+    /** At most this many ended claims are remembered: a few fires of a thousand items, many fires of a few. */
+    private static final int REMEMBERED_ENDS = 16_384;
+
+    private final RecordedEnds recordedEnds = new RecordedEnds(REMEMBERED_ENDS);
 
     private final Map<Slot, Claim> unwritten = new ConcurrentHashMap<>();
 
@@ -293,6 +299,11 @@ final class LocalExecutions {
         return wholeFires;
     }
 
+    /** The ends this instance recorded, by fire, for the leader's keeper. */
+    RecordedEnds recordedEnds() {
+        return recordedEnds;
+    }
+
     /** Whether the scheduler told this instance of the fire (and it is not settled yet). */
     boolean hasSeen(Instant fireTime) {
         return seenFires.contains(fireTime);
@@ -311,6 +322,7 @@ final class LocalExecutions {
         seenFires.headSet(watermark, true).clear();
         plannedFires.headSet(watermark, true).clear();
         wholeFires.forgetThrough(watermark);
+        recordedEnds.forgetThrough(watermark);
     }
 
     private static void remember(NavigableSet<Instant> fires, Instant fireTime) {

@@ -163,7 +163,8 @@ class FireLedgerTest extends ZooKeeperTestSupport {
         List<Instant> retire = LedgerRules.toRetire(views, fire, fire.minusSeconds(60));
         int retired = ledger.retireAsync(views.stream()
                         .filter(view -> retire.contains(view.fireTime()))
-                        .toList())
+                        .collect(java.util.stream.Collectors.toMap(
+                                FireView::fireTime, view -> view.claims().keySet())))
                 .join();
 
         assertThat(retired).isEqualTo(1);

@@ -64,7 +64,8 @@ class LedgerKeeperTest extends ZooKeeperTestSupport {
                         Duration.ofMinutes(1),
                         Duration.ofMinutes(10),
                         new DueFires(ledger, FireSchedule.NONE, () -> job(false), () -> Set.of(manual)),
-                        Runnable::run)
+                        Runnable::run,
+                        new RecordedEnds(100))
                 .pass(start.plusSeconds(10), ledger.sessionId())
                 .join()
                 .watermark();
@@ -90,6 +91,39 @@ class LedgerKeeperTest extends ZooKeeperTestSupport {
         assertThat(through).isEqualTo(start);
     }
 
+    @Test
+    void aFireWhoseEveryItemEndedHereIsSettledWithoutReadingIt() throws Exception {
+        Claim running = claim(start);
+        claim(start.plusSeconds(1));
+        // Recorded here as ended, while the ledger still shows it running: only a keeper that did not read it passes
+        // it.
+        ends.recorded(running.with(ClaimState.DONE, start));
+
+        Instant through = keeper(job(false), Set.of())
+                .pass(start.plusSeconds(10), ledger.sessionId())
+                .join()
+                .watermark();
+
+        assertThat(through).isEqualTo(start);
+    }
+
+    @Test
+    void settledFiresPastTheRetentionAreDeletedInOnePass() throws Exception {
+        for (int fire = 0; fire < 5; fire++) {
+            settle(start.plusSeconds(fire));
+        }
+
+        Instant through = keeper(job(false), Set.of())
+                .pass(start.plusSeconds(180), ledger.sessionId())
+                .join()
+                .watermark();
+
+        assertThat(through).isEqualTo(start.plusSeconds(4));
+        assertThat(ledger.fires()).isEmpty();
+    }
+
+    private final RecordedEnds ends = new RecordedEnds(100);
+
     private LedgerKeeper keeper(JobConfiguration job, Set<Instant> seen) {
         return new LedgerKeeper(
                 ledger,
@@ -97,7 +131,8 @@ class LedgerKeeperTest extends ZooKeeperTestSupport {
                 Duration.ofMinutes(1),
                 Duration.ofMinutes(10),
                 new DueFires(ledger, EVERY_SECOND, () -> job, () -> seen),
-                Runnable::run);
+                Runnable::run,
+                ends);
     }
 
     private static JobConfiguration job(boolean disabled) {
@@ -109,12 +144,15 @@ class LedgerKeeperTest extends ZooKeeperTestSupport {
     }
 
     private void settle(Instant fireTime) throws Exception {
-        Claim claim = ledger.claim(
+        ledger.update(List.of(claim(fireTime).with(ClaimState.DONE, fireTime)));
+    }
+
+    private Claim claim(Instant fireTime) throws Exception {
+        return ledger.claim(
                         fireTime,
                         List.of(Claim.first(
                                 0, fireTime, "a", ledger.sessionId(), ExecutionSource.NORMAL, 1, 1, fireTime)))
                 .won()
                 .get(0);
-        ledger.update(List.of(claim.with(ClaimState.DONE, fireTime)));
     }
 }
