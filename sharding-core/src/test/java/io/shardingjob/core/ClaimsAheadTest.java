@@ -90,6 +90,61 @@ class ClaimsAheadTest extends JobInstanceTestSupport {
                 .isEqualTo(transactions.size());
     }
 
+    @Test
+    void withTwoInstancesEachStillClaimsAheadInOneRequestPerFireAsOnlyOneCreatesTheFireNodes() throws Exception {
+        Instance a = quietInstance("a", Duration.ofSeconds(30));
+        Instance b = quietInstance("b", Duration.ofSeconds(30));
+        await().until(() -> settledAt(4, List.of(a, b)));
+        // Fires before counting: the first claims at its instant, the second's node is not created ahead yet, and the
+        // one after the quiet spell confirms its claims by a read (nothing was answered for half a session timeout).
+        Instant first = Instant.now().truncatedTo(ChronoUnit.SECONDS).plusSeconds(3);
+        for (int fire = 0; fire < 2; fire++) {
+            a.coordinator().fire(ExecutionSource.NORMAL, first.plusSeconds(fire));
+            b.coordinator().fire(ExecutionSource.NORMAL, first.plusSeconds(fire));
+        }
+        Map<Instance, RequestCounter> counters =
+                Map.of(a, RequestCounter.attachTo(a.client()), b, RequestCounter.attachTo(b.client()));
+        counters.values().forEach(ClaimsAheadTest::awaitQuiet);
+        a.coordinator().fire(ExecutionSource.NORMAL, first.plusSeconds(2));
+        b.coordinator().fire(ExecutionSource.NORMAL, first.plusSeconds(2));
+        FireLedger reader = new FireLedger(newClient(), new JobNodes(JOB));
+        await().until(() ->
+                reader.read(List.of(first.plusSeconds(3))).get(0).claims().size() == 4);
+        Map<Instance, Counts> before = new java.util.HashMap<>();
+        counters.forEach((instance, counter) -> before.put(instance, counter.counts()));
+        int fires = 10;
+        for (int fire = 3; fire < 3 + fires; fire++) {
+            a.coordinator().fire(ExecutionSource.NORMAL, first.plusSeconds(fire));
+            b.coordinator().fire(ExecutionSource.NORMAL, first.plusSeconds(fire));
+        }
+
+        JobNodes nodes = new JobNodes(JOB);
+        for (Instance instance : List.of(a, b)) {
+            Counts used = counters.get(instance).counts().since(before.get(instance));
+            List<Integer> items = instance.coordinator()
+                    .assignment()
+                    .itemsOf(instance.coordinator().instanceId());
+            Set<Long> transactions = new TreeSet<>();
+            for (int fire = 3; fire < 3 + fires; fire++) {
+                for (int item : items) {
+                    transactions.add(instance.client()
+                            .checkExists()
+                            .forPath(nodes.claim(first.plusSeconds(fire), item))
+                            .getMzxid());
+                }
+            }
+            // No request was refused for a fire node another instance created first: one request per transaction.
+            assertThat(used.ledger().total())
+                    .as(
+                            "%s (items %s): ledger requests of %d fires: %s, transactions %s",
+                            instance.coordinator().instanceId(), items, fires, used, transactions)
+                    .isEqualTo(transactions.size());
+        }
+        for (int fire = 3; fire < 3 + fires; fire++) {
+            assertRanOnce(first.plusSeconds(fire), 4);
+        }
+    }
+
     /** The stats of the claims of one fire, read straight from ZooKeeper. */
     private static List<Stat> stats(Instance instance, JobNodes nodes, Instant fireTime) throws Exception {
         List<Stat> stats = new ArrayList<>();
@@ -255,16 +310,21 @@ class ClaimsAheadTest extends JobInstanceTestSupport {
      * @param sessionTimeout its session's: an answer vouches for the session for half of it
      */
     private Instance quietInstance(Duration sessionTimeout) throws InterruptedException {
-        Instance only = start(
-                "only",
+        Instance only = quietInstance("only", sessionTimeout);
+        await().until(() -> settledAt(4, List.of(only)));
+        return only;
+    }
+
+    /** An instance asking ZooKeeper nothing by itself, as {@link #quietInstance(Duration)}. */
+    private Instance quietInstance(String id, Duration sessionTimeout) throws InterruptedException {
+        return start(
+                id,
                 FOUR_ITEMS,
                 context -> {},
                 builder -> builder.schedule(EVERY_SECOND)
                         .reconcileInterval(Duration.ofMinutes(5))
                         .job(context -> {}, Runnable::run),
                 sessionTimeout);
-        await().until(() -> settledAt(4, List.of(only)));
-        return only;
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.shardingjob.core.config;
 
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -21,4 +22,10 @@ public interface FireSchedule {
      */
     @Nullable
     Instant nextFireAfter(JobConfiguration configuration, Instant after);
+
+    /** Whether the schedule fires at this instant, to the millisecond (the ledger's precision). */
+    default boolean firesAt(JobConfiguration configuration, Instant fireTime) {
+        Instant next = nextFireAfter(configuration, fireTime.minusMillis(1));
+        return next != null && next.truncatedTo(ChronoUnit.MILLIS).equals(fireTime.truncatedTo(ChronoUnit.MILLIS));
+    }
 }

@@ -65,8 +65,8 @@ public final class ClaimCommits {
         /** None: every fire claims its items at its own instant. */
         Ahead NONE = new Ahead() {
             @Override
-            public List<Claim> claimsAfter(List<Claim> lastEnds, List<Claim> ends) {
-                return List.of();
+            public Next claimsAfter(List<Claim> lastEnds, List<Claim> ends) {
+                return Next.NONE;
             }
 
             @Override
@@ -74,12 +74,18 @@ public final class ClaimCommits {
         };
 
         /**
-         * The claims to create with these ends, all of one fire; empty for none.
+         * The claims to create with these ends, all of one fire, and how to treat the fire nodes; no claims for none.
          *
          * @param lastEnds the ends that are the last of their fire on this instance
          * @param ends every end written with them: their items are free once it is answered
          */
-        List<Claim> claimsAfter(List<Claim> lastEnds, List<Claim> ends);
+        Next claimsAfter(List<Claim> lastEnds, List<Claim> ends);
+
+        /** Claims of the next fire, and how the request treats the fire nodes. */
+        record Next(List<Claim> claims, FireLedger.FireNodes fireNodes) {
+
+            public static final Next NONE = new Next(List.of(), FireLedger.FireNodes.AS_NEEDED);
+        }
 
         /**
          * What came of the claims, once the request was answered or failed.
@@ -205,10 +211,11 @@ public final class ClaimCommits {
     private CompletableFuture<Void> write(List<Pending> batch) {
         Map<Slot, Pending> bySlot = new HashMap<>();
         batch.forEach(pending -> bySlot.put(slot(pending.claim), pending));
-        List<Claim> next = claimsAhead(batch);
+        Ahead.Next following = claimsAhead(batch);
+        List<Claim> next = following.claims();
         Instant nextFire = next.isEmpty() ? Instant.EPOCH : next.get(0).fireTime();
         CompletableFuture<Void> answered = new CompletableFuture<>();
-        ledger.commitAsync(batch.stream().map(pending -> pending.claim).toList(), nextFire, next)
+        ledger.commitAsync(batch.stream().map(pending -> pending.claim).toList(), nextFire, next, following.fireNodes())
                 .whenComplete((committed, failure) -> onDrainer(() -> {
                     try {
                         if (failure != null) {
@@ -240,20 +247,20 @@ public final class ClaimCommits {
         return answered;
     }
 
-    private List<Claim> claimsAhead(List<Pending> batch) {
+    private Ahead.Next claimsAhead(List<Pending> batch) {
         List<Claim> lastEnds = batch.stream()
                 .filter(pending -> pending.lastOfFire)
                 .map(pending -> pending.claim)
                 .toList();
         if (lastEnds.isEmpty()) {
-            return List.of();
+            return Ahead.Next.NONE;
         }
         try {
             return ahead.claimsAfter(
                     lastEnds, batch.stream().map(pending -> pending.claim).toList());
         } catch (RuntimeException ex) {
             // The ends are written all the same; the next fire claims its items at its own instant.
-            return List.of();
+            return Ahead.Next.NONE;
         }
     }
 

@@ -80,6 +80,15 @@ public final class DueFires {
     }
 
     /**
+     * Whether a fire node created ahead, with no claim in it, stands for a fire that came due: the job is enabled and
+     * its schedule still fires then. After a change of schedule it stands for nothing, and is passed over.
+     */
+    public boolean cameDue(Instant aheadFire) {
+        JobConfiguration job = configuration.get();
+        return !job.disabled() && schedule.firesAt(job, aheadFire);
+    }
+
+    /**
      * The schedule's fire times after the ledger's history starts and before {@code before}. Before its first fire the job had no history
      * to miss fires of: the schedule says nothing about the time before the job first ran.
      */

@@ -12,7 +12,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
@@ -21,6 +20,7 @@ import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The fire ledger of one job in ZooKeeper: one persistent node per fire, one claim node per item of it. Whoever
@@ -57,7 +57,7 @@ public final class FireLedger {
     private final JobNodes nodes;
 
     /** Fires whose node this instance created or found, so that its next claims in them skip creating it. */
-    private final Set<Long> knownFires = ConcurrentHashMap.newKeySet();
+    private final KnownFires knownFires = new KnownFires();
 
     private final LedgerCommit commits;
 
@@ -121,10 +121,37 @@ public final class FireLedger {
     }
 
     /**
+     * How a commit treats fire nodes. A node created by one claimer fails the request of every other one that tries to
+     * create it too (a multi-operation is all or nothing), which then costs it a second request. So the instance that
+     * owns the job's lowest item creates the node of the fire after the one it claims ahead, marked as created ahead,
+     * and the others take the node of the fire they claim ahead to exist: a period later, it does.
+     *
+     * @param assumeExists whether the node of the new claims' fire is taken to exist; when it does not, the server's
+     *     refusal corrects the guess at the cost of one more request
+     * @param createAhead a later fire whose node to create, marked {@link LedgerRules#AHEAD}; null for none
+     */
+    public record FireNodes(boolean assumeExists, @Nullable Instant createAhead) {
+
+        /** The node of the new claims' fire is created unless this instance knows it exists; no other node is. */
+        public static final FireNodes AS_NEEDED = new FireNodes(false, null);
+
+        /** The same guess, without the node created ahead: for all batches of a large commit but its last. */
+        FireNodes without() {
+            return new FireNodes(assumeExists, null);
+        }
+    }
+
+    /**
      * {@link #commit}, without waiting: the answers are handled on ZooKeeper's event thread, so what the caller chains
      * on the result must not block, or must move to an executor of its own.
      */
     public CompletableFuture<Committed> commitAsync(List<Claim> writes, Instant fireTime, List<Claim> creates) {
+        return commitAsync(writes, fireTime, creates, FireNodes.AS_NEEDED);
+    }
+
+    /** {@link #commitAsync(List, Instant, List)}, with the fire nodes treated as {@code fireNodes} says. */
+    public CompletableFuture<Committed> commitAsync(
+            List<Claim> writes, Instant fireTime, List<Claim> creates, FireNodes fireNodes) {
         LedgerCommit.Outcome outcome = new LedgerCommit.Outcome();
         CompletableFuture<LedgerCommit.Outcome> sent = CompletableFuture.completedFuture(outcome);
         List<Claim> batchWrites = new ArrayList<>();
@@ -133,7 +160,7 @@ public final class FireLedger {
         for (Claim claim : writes) {
             int size = commits.bytes(claim);
             if (bytes + size > LedgerRequests.MAX_WRITE_BYTES && !batchWrites.isEmpty()) {
-                sent = then(sent, batchWrites, fireTime, batchCreates);
+                sent = then(sent, batchWrites, fireTime, batchCreates, fireNodes.without());
                 batchWrites = new ArrayList<>();
                 bytes = 0;
             }
@@ -143,7 +170,7 @@ public final class FireLedger {
         for (Claim claim : creates) {
             int size = commits.bytes(claim);
             if (bytes + size > LedgerRequests.MAX_WRITE_BYTES && (!batchWrites.isEmpty() || !batchCreates.isEmpty())) {
-                sent = then(sent, batchWrites, fireTime, batchCreates);
+                sent = then(sent, batchWrites, fireTime, batchCreates, fireNodes.without());
                 batchWrites = new ArrayList<>();
                 batchCreates = new ArrayList<>();
                 bytes = 0;
@@ -151,8 +178,8 @@ public final class FireLedger {
             batchCreates.add(claim);
             bytes += size;
         }
-        if (!batchWrites.isEmpty() || !batchCreates.isEmpty()) {
-            sent = then(sent, batchWrites, fireTime, batchCreates);
+        if (!batchWrites.isEmpty() || !batchCreates.isEmpty() || fireNodes.createAhead() != null) {
+            sent = then(sent, batchWrites, fireTime, batchCreates, fireNodes);
         }
         return sent.thenApply(
                 done -> new Committed(new Written(done.written(), done.lost()), new Claimed(done.won(), done.taken())));
@@ -160,8 +187,12 @@ public final class FireLedger {
 
     /** The next batch, once the ones before it were answered. */
     private CompletableFuture<LedgerCommit.Outcome> then(
-            CompletableFuture<LedgerCommit.Outcome> before, List<Claim> writes, Instant fireTime, List<Claim> creates) {
-        return before.thenCompose(outcome -> commits.send(writes, fireTime, creates, outcome));
+            CompletableFuture<LedgerCommit.Outcome> before,
+            List<Claim> writes,
+            Instant fireTime,
+            List<Claim> creates,
+            FireNodes fireNodes) {
+        return before.thenCompose(outcome -> commits.send(writes, fireTime, creates, fireNodes, outcome));
     }
 
     /**
@@ -226,7 +257,7 @@ public final class FireLedger {
                     if (!answer.ok() && answer.code() != KeeperException.Code.NODEEXISTS) {
                         throw LedgerRequests.refused(answer.code(), path);
                     }
-                    knownFires.add(fireTime.toEpochMilli());
+                    knownFires.add(fireTime);
                 });
     }
 
@@ -395,7 +426,7 @@ public final class FireLedger {
             CompletableFuture<Integer> before, List<Op> ops, Map<Instant, Collection<Integer>> fires) {
         return before.thenCompose(sofar -> requests.multiAsync("Multi", ops).thenCompose(answer -> {
             if (answer.ok()) {
-                fires.keySet().forEach(fireTime -> knownFires.remove(fireTime.toEpochMilli()));
+                fires.keySet().forEach(fireTime -> knownFires.remove(fireTime));
                 return CompletableFuture.completedFuture(sofar + fires.size());
             }
             if (fires.size() == 1) {

@@ -7,7 +7,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.CreateOptions;
@@ -37,9 +36,9 @@ final class LedgerCommit {
     private final JobNodes nodes;
 
     /** Fires whose node this instance created or found, so that its next claims in them skip creating it. */
-    private final Set<Long> knownFires;
+    private final KnownFires knownFires;
 
-    LedgerCommit(LedgerRequests requests, LedgerReads reads, JobNodes nodes, Set<Long> knownFires) {
+    LedgerCommit(LedgerRequests requests, LedgerReads reads, JobNodes nodes, KnownFires knownFires) {
         this.requests = requests;
         this.reads = reads;
         this.nodes = nodes;
@@ -53,25 +52,41 @@ final class LedgerCommit {
      * @param writes owner writes, each at the version its claim holds, at most one per claim
      * @param fireTime the fire of the new claims; ignored when there are none
      * @param creates new claims ({@link Claim#first}) of that fire
+     * @param fireNodes whether the fire's node is taken to exist, and a later fire's node to create ahead
      * @return the outcome given, filled in; completes exceptionally when the server did not answer (whether the writes
      *     happened is then unknown)
      */
-    CompletableFuture<Outcome> send(List<Claim> writes, Instant fireTime, List<Claim> creates, Outcome outcome) {
-        return round(new ArrayList<>(writes), fireTime, new ArrayList<>(creates), outcome, 0);
+    CompletableFuture<Outcome> send(
+            List<Claim> writes,
+            Instant fireTime,
+            List<Claim> creates,
+            FireLedger.FireNodes fireNodes,
+            Outcome outcome) {
+        return round(new ArrayList<>(writes), fireTime, new ArrayList<>(creates), fireNodes, outcome, 0);
     }
 
     private CompletableFuture<Outcome> round(
-            List<Claim> sets, Instant fireTime, List<Claim> news, Outcome outcome, int claimRounds) {
-        if (sets.isEmpty() && news.isEmpty()) {
+            List<Claim> sets,
+            Instant fireTime,
+            List<Claim> news,
+            FireLedger.FireNodes fireNodes,
+            Outcome outcome,
+            int claimRounds) {
+        Instant ahead = fireNodes.createAhead();
+        boolean withAhead = ahead != null && !knownFires.contains(ahead);
+        if (sets.isEmpty() && news.isEmpty() && !withAhead) {
             return CompletableFuture.completedFuture(outcome);
         }
-        boolean withFire = !news.isEmpty() && !knownFires.contains(fireTime.toEpochMilli());
-        List<Op> ops = new ArrayList<>(sets.size() + news.size() + 1);
+        boolean withFire = !news.isEmpty() && !fireNodes.assumeExists() && !knownFires.contains(fireTime);
+        List<Op> ops = new ArrayList<>(sets.size() + news.size() + 2);
         sets.forEach(claim -> ops.add(Op.setData(path(claim), claim.encode(), claim.version())));
         if (withFire) {
             ops.add(Op.create(requests.full(nodes.ledgerFire(fireTime)), new byte[0], persistent()));
         }
         news.forEach(claim -> ops.add(Op.create(path(claim), claim.encode(), persistent())));
+        if (withAhead) {
+            ops.add(Op.create(requests.full(nodes.ledgerFire(ahead)), LedgerRules.AHEAD_NOTE, persistent()));
+        }
         return requests.multiAsync("Multi", ops).thenCompose(answer -> {
             if (answer.ok()) {
                 for (int i = 0; i < sets.size(); i++) {
@@ -84,7 +99,10 @@ final class LedgerCommit {
                     outcome.won.put(news.get(i).item(), news.get(i).written(stat, true));
                 }
                 if (!news.isEmpty()) {
-                    knownFires.add(fireTime.toEpochMilli());
+                    knownFires.add(fireTime);
+                }
+                if (withAhead) {
+                    knownFires.add(ahead);
                 }
                 return CompletableFuture.completedFuture(outcome);
             }
@@ -93,16 +111,25 @@ final class LedgerCommit {
                 return CompletableFuture.failedFuture(KeeperException.create(answer.code()));
             }
             KeeperException.Code code = answer.errorAt(index);
+            if (withAhead && index == ops.size() - 1) {
+                // Created by another instance already, or not creatable: the claims do not depend on it.
+                knownFires.add(ahead);
+                return round(sets, fireTime, news, fireNodes, outcome, claimRounds);
+            }
             if (index < sets.size()) {
                 return refusedWrite(sets.remove(index), code, outcome)
-                        .thenCompose(settled -> round(sets, fireTime, news, outcome, claimRounds));
+                        .thenCompose(settled -> round(sets, fireTime, news, fireNodes, outcome, claimRounds));
             }
             if (claimRounds >= MAX_CLAIM_ROUNDS) {
                 return CompletableFuture.failedFuture(new IllegalStateException("Could not claim items of the fire at "
                         + fireTime + " in " + MAX_CLAIM_ROUNDS + " rounds: the ledger keeps changing under them"));
             }
+            // A node taken to exist that does not: created with the claims in the next round.
+            FireLedger.FireNodes next = code == KeeperException.Code.NONODE
+                    ? new FireLedger.FireNodes(false, fireNodes.createAhead())
+                    : fireNodes;
             return refusedClaim(fireTime, news, withFire && index == sets.size(), code, outcome)
-                    .thenCompose(settled -> round(sets, fireTime, news, outcome, claimRounds + 1));
+                    .thenCompose(settled -> round(sets, fireTime, news, next, outcome, claimRounds + 1));
         });
     }
 
@@ -130,18 +157,18 @@ final class LedgerCommit {
     private CompletableFuture<Void> refusedClaim(
             Instant fireTime, List<Claim> news, boolean fireNodeRefused, KeeperException.Code code, Outcome outcome) {
         if (fireNodeRefused && code == KeeperException.Code.NODEEXISTS) {
-            knownFires.add(fireTime.toEpochMilli());
+            knownFires.add(fireTime);
             return CompletableFuture.completedFuture(null);
         }
         if (code == KeeperException.Code.NONODE) {
             // The fire node this instance knew was retired meanwhile: create it again with the claims.
-            knownFires.remove(fireTime.toEpochMilli());
+            knownFires.remove(fireTime);
             return CompletableFuture.completedFuture(null);
         }
         if (code != KeeperException.Code.NODEEXISTS) {
             return CompletableFuture.failedFuture(KeeperException.create(code));
         }
-        knownFires.add(fireTime.toEpochMilli());
+        knownFires.add(fireTime);
         return reads.claimsOfAsync(fireTime)
                 .thenAccept(existing -> news.removeIf(claim -> {
                     Claim other = existing.get(claim.item());

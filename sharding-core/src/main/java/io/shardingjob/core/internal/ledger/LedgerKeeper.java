@@ -105,7 +105,10 @@ public final class LedgerKeeper {
         List<Instant> unknown =
                 recent.stream().filter(fireTime -> !known.containsKey(fireTime)).toList();
         return ledger.readAsync(unknown).thenApply(read -> {
-            read.forEach(view -> known.put(view.fireTime(), view));
+            // A node created ahead for a fire the schedule no longer has is no fire: the watermark passes it.
+            read.stream()
+                    .filter(view -> !view.isAheadOnly() || dueFires.cameDue(view.fireTime()))
+                    .forEach(view -> known.put(view.fireTime(), view));
             return List.copyOf(known.values());
         });
     }

@@ -291,6 +291,12 @@ public final class LedgerRules {
      * @param note the fire node's own data: who completes or completed the fire, empty before
      * @param noteVersion the fire node's data version, for a compare-and-set of the note
      */
+    /** The note of a fire node created ahead of its fire by the instance that owns the job's lowest item. */
+    public static final String AHEAD = "ahead";
+
+    /** {@link #AHEAD}, as the node's data. */
+    static final byte[] AHEAD_NOTE = AHEAD.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+
     public record FireView(Instant fireTime, Map<Integer, Claim> claims, String note, int noteVersion) {
 
         public FireView(Instant fireTime, Map<Integer, Claim> claims) {
@@ -315,6 +321,14 @@ public final class LedgerRules {
                 }
             }
             return true;
+        }
+
+        /**
+         * Whether the node was only created ahead of its fire and nobody claimed anything in it: a sign that the fire
+         * was due only while the schedule still has it; after a change of schedule, a fire that never came.
+         */
+        public boolean isAheadOnly() {
+            return claims.isEmpty() && note.equals(AHEAD);
         }
 
         public boolean hasOpenClaim() {

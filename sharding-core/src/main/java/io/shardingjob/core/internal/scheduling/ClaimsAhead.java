@@ -15,13 +15,13 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
@@ -63,9 +63,9 @@ final class ClaimsAhead implements ClaimCommits.Ahead {
     }
 
     @Override
-    public List<Claim> claimsAfter(List<Claim> lastEnds, List<Claim> ends) {
+    public Next claimsAfter(List<Claim> lastEnds, List<Claim> ends) {
         if (schedule == FireSchedule.NONE || !runtime.isAvailable()) {
-            return List.of();
+            return Next.NONE;
         }
         JobConfiguration config = runtime.configuration();
         String me = runtime.instanceId();
@@ -73,7 +73,7 @@ final class ClaimsAhead implements ClaimCommits.Ahead {
         if (config.disabled()
                 || runtime.disabledInstances().contains(me)
                 || local.auditedEpoch() != assignment.epoch()) {
-            return List.of();
+            return Next.NONE;
         }
         Instant ended = lastEnds.stream()
                 .map(Claim::fireTime)
@@ -82,7 +82,7 @@ final class ClaimsAhead implements ClaimCommits.Ahead {
         Instant next = schedule.nextFireAfter(config, ended);
         // A next fire already past is the trigger's (it may wait in the queue of fires), or the audit's if missed.
         if (next == null || !next.isAfter(runtime.now())) {
-            return List.of();
+            return Next.NONE;
         }
         Instant fireTime = next.truncatedTo(ChronoUnit.MILLIS);
         Set<Integer> unavailable = new HashSet<>(runtime.disabledItems());
@@ -107,7 +107,24 @@ final class ClaimsAhead implements ClaimCommits.Ahead {
         // The server may create them a while before the answer is handled here, past their fire: an audit reading them
         // meanwhile must see them as this session's business, not as stranded.
         local.requestingAhead(claims);
-        return claims;
+        return new Next(claims, fireNodes(config, assignment, me, fireTime));
+    }
+
+    /**
+     * The owner of the job's lowest item creates the node of the fire after the next one, a period ahead of the claims
+     * that go in it; the others take the next fire's node to exist (see {@link FireLedger.FireNodes}).
+     */
+    private FireLedger.FireNodes fireNodes(JobConfiguration config, Assignment assignment, String me, Instant next) {
+        boolean creator = assignment.itemsByInstance().entrySet().stream()
+                .filter(owner -> !owner.getValue().isEmpty())
+                .min(Comparator.comparing(owner -> Collections.min(owner.getValue())))
+                .map(owner -> owner.getKey().equals(me))
+                .orElse(false);
+        if (!creator) {
+            return new FireLedger.FireNodes(true, null);
+        }
+        Instant after = schedule.nextFireAfter(config, next);
+        return new FireLedger.FireNodes(false, after == null ? null : after.truncatedTo(ChronoUnit.MILLIS));
     }
 
     @Override
@@ -253,7 +270,6 @@ final class ClaimsAhead implements ClaimCommits.Ahead {
     }
 
     private boolean isScheduled(JobConfiguration config, Instant fireTime) {
-        Instant next = schedule.nextFireAfter(config, fireTime.minusMillis(1));
-        return next != null && Objects.equals(next.truncatedTo(ChronoUnit.MILLIS), fireTime);
+        return schedule.firesAt(config, fireTime);
     }
 }

@@ -204,7 +204,10 @@ final class LedgerAudit {
         }
 
         private CompletableFuture<Void> releaseEarlierSessions(List<FireView> read) {
-            views = read;
+            // A node created ahead for a fire the schedule no longer has is no fire: nothing in it is made up.
+            views = read.stream()
+                    .filter(view -> !view.isAheadOnly() || dueFires.cameDue(view.fireTime()))
+                    .toList();
             views.forEach(view -> claims.addAll(view.claims().values()));
             Set<Slot> known = new HashSet<>(local.inFlight());
             local.unwrittenSlots().forEach(known::add);

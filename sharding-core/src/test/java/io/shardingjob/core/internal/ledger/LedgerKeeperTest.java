@@ -6,6 +6,7 @@ import io.shardingjob.core.ZooKeeperTestSupport;
 import io.shardingjob.core.config.FireSchedule;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.execution.ExecutionSource;
+import io.shardingjob.core.internal.ledger.LedgerRules.FireView;
 import io.shardingjob.core.internal.registry.JobNodes;
 import java.time.Duration;
 import java.time.Instant;
@@ -120,6 +121,41 @@ class LedgerKeeperTest extends ZooKeeperTestSupport {
 
         assertThat(through).isEqualTo(start.plusSeconds(4));
         assertThat(ledger.fires()).isEmpty();
+    }
+
+    @Test
+    void aFireNodeCreatedAheadForATimeTheScheduleDoesNotHaveIsPassedOverAndRetired() throws Exception {
+        settle(start);
+        createAhead(start.plusMillis(500));
+        settle(start.plusSeconds(1));
+
+        Instant through = keeper(job(false), Set.of())
+                .pass(start.plusSeconds(180), ledger.sessionId())
+                .join()
+                .watermark();
+
+        assertThat(through).isEqualTo(start.plusSeconds(1));
+    }
+
+    @Test
+    void aFireNodeCreatedAheadForAScheduledFireNobodyClaimedHoldsTheWatermarkBackAsAMissedFire() throws Exception {
+        settle(start);
+        createAhead(start.plusSeconds(1));
+        settle(start.plusSeconds(2));
+
+        Instant through = keeper(job(false), Set.of())
+                .pass(start.plusSeconds(10), ledger.sessionId())
+                .join()
+                .watermark();
+
+        assertThat(through).isEqualTo(start);
+        FireView missed = ledger.read(List.of(start.plusSeconds(1))).get(0);
+        assertThat(missed.isAheadOnly()).as("%s", missed).isTrue();
+    }
+
+    private void createAhead(Instant fireTime) {
+        ledger.commitAsync(List.of(), Instant.EPOCH, List.of(), new FireLedger.FireNodes(false, fireTime))
+                .join();
     }
 
     private final RecordedEnds ends = new RecordedEnds(100);
