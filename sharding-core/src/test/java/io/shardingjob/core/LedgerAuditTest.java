@@ -92,6 +92,34 @@ class LedgerAuditTest extends JobInstanceTestSupport {
                 .isEmpty();
     }
 
+    @Test
+    void aFireNodeCreatedAheadForATimeTheScheduleDoesNotHaveIsNeverMadeUp() throws Exception {
+        JobConfiguration skipping = JobConfiguration.builder("audited")
+                .cron("* * * * * *")
+                .shardingTotalCount(4)
+                .misfirePolicy(io.shardingjob.core.config.MisfirePolicy.SKIP)
+                .build();
+        Instant last = fireOnceAndStop(skipping);
+        // Created ahead under a schedule that had a fire at half past: the schedule now fires on whole seconds only.
+        Instant neverCame = last.plusMillis(2_500);
+        FireLedger ledger = new FireLedger(newClient(), new JobNodes("audited"));
+        ledger.commitAsync(List.of(), Instant.EPOCH, List.of(), new FireLedger.FireNodes(false, neverCame))
+                .join();
+
+        Instance after = start("b", skipping, context -> {}, builder -> builder.schedule(EVERY_SECOND));
+        after.coordinator().fire(ExecutionSource.NORMAL, last.plusSeconds(5));
+
+        // The audit settles the missed fires on either side of it, and leaves it alone.
+        await().untilAsserted(() -> assertThat(ledger.read(List.of(last.plusSeconds(3)))
+                        .get(0)
+                        .claims()
+                        .values())
+                .extracting(Claim::state)
+                .containsOnly(ClaimState.SKIPPED)
+                .hasSize(4));
+        assertThat(ledger.read(List.of(neverCame)).get(0).claims()).isEmpty();
+    }
+
     /** The only instance of a job fires once, eight seconds ago, and stops: every instance is down since. */
     private Instant fireOnceAndStop(JobConfiguration job) throws Exception {
         Instant last = Instant.now().truncatedTo(ChronoUnit.SECONDS).minusSeconds(8);
