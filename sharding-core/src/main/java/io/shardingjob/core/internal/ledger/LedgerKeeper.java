@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -39,6 +40,8 @@ public final class LedgerKeeper {
 
     private final RecordedEnds recordedEnds;
 
+    private final Predicate<Instant> openHere;
+
     /**
      * @param retention how long settled fires stay in the ledger, for operators and for late make-ups to see them
      * @param catchUpHorizon how far back missed fires are made up; unsettled fires older than this with no open claim
@@ -48,6 +51,8 @@ public final class LedgerKeeper {
      * @param executor where a pass goes on after ZooKeeper answered it (and completion listeners run): never
      *     ZooKeeper's event thread
      * @param recordedEnds the ends this instance recorded: a fire whose every item ended here is not read
+     * @param openHere whether this instance holds a claim of the fire that has not ended: the fire is not settled, and
+     *     neither it nor a later one is read
      */
     public LedgerKeeper(
             FireLedger ledger,
@@ -56,7 +61,8 @@ public final class LedgerKeeper {
             Duration catchUpHorizon,
             DueFires dueFires,
             Executor executor,
-            RecordedEnds recordedEnds) {
+            RecordedEnds recordedEnds,
+            Predicate<Instant> openHere) {
         this.ledger = ledger;
         this.completions = completions;
         this.retention = retention;
@@ -64,6 +70,7 @@ public final class LedgerKeeper {
         this.dueFires = dueFires;
         this.executor = executor;
         this.recordedEnds = recordedEnds;
+        this.openHere = openHere;
     }
 
     /**
@@ -76,8 +83,10 @@ public final class LedgerKeeper {
         return ledger.overviewAsync()
                 .thenComposeAsync(
                         overview -> {
+                            // Fires to come hold only claims made ahead and nodes created ahead: none is settled.
                             List<Instant> recent = overview.fires().stream()
-                                    .filter(fireTime -> fireTime.isAfter(overview.watermark()))
+                                    .filter(fireTime ->
+                                            fireTime.isAfter(overview.watermark()) && !fireTime.isAfter(now))
                                     .limit(FIRES_PER_PASS)
                                     .toList();
                             return read(recent)
@@ -94,12 +103,16 @@ public final class LedgerKeeper {
     }
 
     /**
-     * The fires as a read shows them; a fire whose every item ended here is known without one, unless a completion
-     * listener needs its note.
+     * The fires as a read shows them, up to the first one still running here; a fire whose every item ended here is
+     * known without one. With a completion listener every fire is read: the listener needs each settled fire's note.
      */
     private CompletableFuture<List<FireView>> read(List<Instant> recent) {
         Map<Instant, FireView> known = new TreeMap<>();
         if (completions == null) {
+            // The watermark stops at the first fire still running here: what comes after it waits for the next pass.
+            recent = recent.stream()
+                    .takeWhile(fireTime -> !openHere.test(fireTime))
+                    .toList();
             recent.forEach(fireTime -> recordedEnds.settledHere(fireTime).ifPresent(view -> known.put(fireTime, view)));
         }
         List<Instant> unknown =

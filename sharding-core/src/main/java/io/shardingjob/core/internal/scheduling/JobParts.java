@@ -112,7 +112,8 @@ record JobParts(
                         settings.catchUpHorizon(),
                         dueFires,
                         scheduler,
-                        executions.recordedEnds()),
+                        executions.recordedEnds(),
+                        executions::holdsOpenClaimOf),
                 serial);
         RegistryReactions reactions =
                 new RegistryReactions(runtime, nodes, cache, election, sharding, reconciler, audits, instanceId);

@@ -8,7 +8,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -21,6 +20,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -42,10 +43,8 @@ final class LocalExecutions {
 
     private final WholeFires wholeFires = new WholeFires(REMEMBERED_FIRES);
 
-    /** At most this many ended claims are remembered: a few fires of a thousand items, many fires of a few. */
-    private static final int REMEMBERED_ENDS = 16_384;
-
-    private final RecordedEnds recordedEnds = new RecordedEnds(REMEMBERED_ENDS);
+    /** At most 16,384 ended claims: a few fires of a thousand items, many fires of a few. */
+    private final RecordedEnds recordedEnds = new RecordedEnds(16_384);
 
     private final Map<Slot, Claim> unwritten = new ConcurrentHashMap<>();
 
@@ -190,9 +189,13 @@ final class LocalExecutions {
      * request not answered yet: the audit must not take the claims such a request created for stranded.
      */
     Set<Slot> inFlight() {
-        Set<Slot> all = new HashSet<>(inFlight);
-        all.addAll(requestedAhead);
-        return all;
+        return Stream.concat(inFlight.stream(), requestedAhead.stream()).collect(Collectors.toSet());
+    }
+
+    /** Whether this session holds a claim of the fire that is in flight (see {@link #inFlight()}). */
+    boolean holdsOpenClaimOf(Instant fireTime) {
+        return Stream.concat(inFlight.stream(), requestedAhead.stream())
+                .anyMatch(slot -> slot.fireTime().equals(fireTime));
     }
 
     /** Claims ahead are being requested: in flight until {@link #answeredAhead} says what came of the request. */

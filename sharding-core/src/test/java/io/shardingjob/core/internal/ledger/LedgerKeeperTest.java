@@ -66,7 +66,8 @@ class LedgerKeeperTest extends ZooKeeperTestSupport {
                         Duration.ofMinutes(10),
                         new DueFires(ledger, FireSchedule.NONE, () -> job(false), () -> Set.of(manual)),
                         Runnable::run,
-                        new RecordedEnds(100))
+                        new RecordedEnds(100),
+                        fireTime -> false)
                 .pass(start.plusSeconds(10), ledger.sessionId())
                 .join()
                 .watermark();
@@ -158,7 +159,23 @@ class LedgerKeeperTest extends ZooKeeperTestSupport {
                 .join();
     }
 
+    @Test
+    void aFireStillRunningHereHoldsTheWatermarkBackAndSoDoesEveryLaterOne() throws Exception {
+        settle(start);
+        settle(start.plusSeconds(1));
+        openHere.add(start);
+
+        Instant through = keeper(job(false), Set.of())
+                .pass(start.plusSeconds(10), ledger.sessionId())
+                .join()
+                .watermark();
+
+        assertThat(through).isEqualTo(Instant.EPOCH);
+    }
+
     private final RecordedEnds ends = new RecordedEnds(100);
+
+    private final Set<Instant> openHere = new java.util.HashSet<>();
 
     private LedgerKeeper keeper(JobConfiguration job, Set<Instant> seen) {
         return new LedgerKeeper(
@@ -168,7 +185,8 @@ class LedgerKeeperTest extends ZooKeeperTestSupport {
                 Duration.ofMinutes(10),
                 new DueFires(ledger, EVERY_SECOND, () -> job, () -> seen),
                 Runnable::run,
-                ends);
+                ends,
+                openHere::contains);
     }
 
     private static JobConfiguration job(boolean disabled) {
