@@ -27,6 +27,12 @@ class LedgerAuditTest extends JobInstanceTestSupport {
             .failover(true)
             .build();
 
+    private static final JobConfiguration SKIPPING = JobConfiguration.builder("audited")
+            .cron("* * * * * *")
+            .shardingTotalCount(4)
+            .misfirePolicy(io.shardingjob.core.config.MisfirePolicy.SKIP)
+            .build();
+
     @Test
     void anAuditRunningWhileFiresClaimAndEndTheirItemsNeverRunsAnItemOfAFireTwice() throws Exception {
         Instance only =
@@ -71,14 +77,9 @@ class LedgerAuditTest extends JobInstanceTestSupport {
 
     @Test
     void underTheSkipPolicyAServiceThatWasDownWaitsForItsNextFire() throws Exception {
-        JobConfiguration skipping = JobConfiguration.builder("audited")
-                .cron("* * * * * *")
-                .shardingTotalCount(4)
-                .misfirePolicy(io.shardingjob.core.config.MisfirePolicy.SKIP)
-                .build();
-        Instant last = fireOnceAndStop(skipping);
+        Instant last = fireOnceAndStop(SKIPPING);
 
-        Instance after = start("b", skipping, context -> {}, builder -> builder.schedule(EVERY_SECOND));
+        Instance after = start("b", SKIPPING, context -> {}, builder -> builder.schedule(EVERY_SECOND));
         after.coordinator().fire(ExecutionSource.NORMAL, last.plusSeconds(5));
 
         // The audit records each missed fire's items as skipped, and nothing runs late.
@@ -94,19 +95,14 @@ class LedgerAuditTest extends JobInstanceTestSupport {
 
     @Test
     void aFireNodeCreatedAheadForATimeTheScheduleDoesNotHaveIsNeverMadeUp() throws Exception {
-        JobConfiguration skipping = JobConfiguration.builder("audited")
-                .cron("* * * * * *")
-                .shardingTotalCount(4)
-                .misfirePolicy(io.shardingjob.core.config.MisfirePolicy.SKIP)
-                .build();
-        Instant last = fireOnceAndStop(skipping);
+        Instant last = fireOnceAndStop(SKIPPING);
         // Created ahead under a schedule that had a fire at half past: the schedule now fires on whole seconds only.
         Instant neverCame = last.plusMillis(2_500);
         FireLedger ledger = new FireLedger(newClient(), new JobNodes("audited"));
         ledger.commitAsync(List.of(), Instant.EPOCH, List.of(), new FireLedger.FireNodes(false, neverCame))
                 .join();
 
-        Instance after = start("b", skipping, context -> {}, builder -> builder.schedule(EVERY_SECOND));
+        Instance after = start("b", SKIPPING, context -> {}, builder -> builder.schedule(EVERY_SECOND));
         after.coordinator().fire(ExecutionSource.NORMAL, last.plusSeconds(5));
 
         // The audit settles the missed fires on either side of it, and leaves it alone.

@@ -7,6 +7,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
 import org.apache.curator.drivers.OperationTrace;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.utils.ZKPaths;
@@ -14,6 +15,7 @@ import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.ZooKeeper;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How the ledger's reads and writes reach ZooKeeper: on the session's own {@link ZooKeeper} handle, without Curator's
@@ -106,32 +108,20 @@ final class LedgerRequests {
      * it must not block. Completes exceptionally when the server did not answer it (connection loss, session expiry).
      */
     CompletableFuture<MultiAnswer> multiAsync(String name, List<Op> ops) {
-        CompletableFuture<MultiAnswer> answer = new CompletableFuture<>();
-        OperationTrace trace = client.getZookeeperClient().startAdvancedTracer("Ledger" + name);
-        ZooKeeper zooKeeper;
-        try {
-            zooKeeper = zooKeeper();
-        } catch (Exception unavailable) {
-            trace.commit();
-            return CompletableFuture.failedFuture(unavailable);
-        }
-        long session = zooKeeper.getSessionId();
-        long sent = System.nanoTime();
-        zooKeeper.multi(
-                ops,
-                (rc, path, context, results) -> {
-                    KeeperException.Code code = KeeperException.Code.get(rc);
-                    trace.setReturnCode(rc);
-                    trace.commit();
-                    if (code == KeeperException.Code.OK || results != null && !results.isEmpty()) {
-                        answered(session, sent);
-                        answer.complete(new MultiAnswer(code, results));
-                    } else {
-                        answer.completeExceptionally(KeeperException.create(code));
-                    }
-                },
-                null);
-        return answer;
+        return sendAsync(
+                "Ledger" + name,
+                (zooKeeper, pending) -> zooKeeper.multi(
+                        ops,
+                        (rc, path, context, results) -> {
+                            KeeperException.Code code = KeeperException.Code.get(rc);
+                            if (code == KeeperException.Code.OK || results != null && !results.isEmpty()) {
+                                // Refused operation by operation: answered all the same, on a live session.
+                                pending.answered(rc, new MultiAnswer(code, results));
+                            } else {
+                                pending.failed(rc, KeeperException.create(code));
+                            }
+                        },
+                        null));
     }
 
     /**
@@ -139,8 +129,23 @@ final class LedgerRequests {
      * ZooKeeper's event thread.
      */
     CompletableFuture<Void> syncAsync(String fullPath) {
-        CompletableFuture<Void> synced = new CompletableFuture<>();
-        OperationTrace trace = client.getZookeeperClient().startAdvancedTracer("LedgerSync");
+        return sendAsync(
+                "LedgerSync",
+                (zooKeeper, pending) -> zooKeeper.sync(
+                        fullPath,
+                        (rc, path, context) -> {
+                            if (rc == KeeperException.Code.OK.intValue()) {
+                                pending.answered(rc, null);
+                            } else {
+                                pending.failed(rc, KeeperException.create(KeeperException.Code.get(rc), path));
+                            }
+                        },
+                        null));
+    }
+
+    /** Sends one request on the session's own handle, reported to Curator's tracer as Curator's own operations are. */
+    private <T> CompletableFuture<T> sendAsync(String traceName, BiConsumer<ZooKeeper, Pending<T>> request) {
+        OperationTrace trace = client.getZookeeperClient().startAdvancedTracer(traceName);
         ZooKeeper zooKeeper;
         try {
             zooKeeper = zooKeeper();
@@ -148,22 +153,41 @@ final class LedgerRequests {
             trace.commit();
             return CompletableFuture.failedFuture(unavailable);
         }
-        long session = zooKeeper.getSessionId();
-        long sent = System.nanoTime();
-        zooKeeper.sync(
-                fullPath,
-                (rc, path, context) -> {
-                    trace.setReturnCode(rc);
-                    trace.commit();
-                    if (rc == KeeperException.Code.OK.intValue()) {
-                        answered(session, sent);
-                        synced.complete(null);
-                    } else {
-                        synced.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc), path));
-                    }
-                },
-                null);
-        return synced;
+        Pending<T> pending = new Pending<>(trace, zooKeeper.getSessionId(), System.nanoTime());
+        request.accept(zooKeeper, pending);
+        return pending.result;
+    }
+
+    /** A request sent and not answered yet: its trace, and when it was sent on which session. */
+    private static final class Pending<T> {
+
+        private final CompletableFuture<T> result = new CompletableFuture<>();
+
+        private final OperationTrace trace;
+
+        private final long session;
+
+        private final long sentNanos;
+
+        private Pending(OperationTrace trace, long session, long sentNanos) {
+            this.trace = trace;
+            this.session = session;
+            this.sentNanos = sentNanos;
+        }
+
+        /** The server answered: the session lived when the request was sent. */
+        void answered(int rc, @Nullable T value) {
+            trace.setReturnCode(rc);
+            trace.commit();
+            LedgerRequests.answered(session, sentNanos);
+            result.complete(value);
+        }
+
+        void failed(int rc, Exception failure) {
+            trace.setReturnCode(rc);
+            trace.commit();
+            result.completeExceptionally(failure);
+        }
     }
 
     /**
