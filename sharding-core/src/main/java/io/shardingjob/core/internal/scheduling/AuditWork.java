@@ -23,8 +23,8 @@ import org.slf4j.LoggerFactory;
  * it lost track of, orphans to take over and fires to make up, oldest fire first, each step once the previous one's
  * end is recorded, so the make-ups of an item never overlap each other or a fire of the item here. Every step is
  * decided again by ZooKeeper: a make-up is a claim that fails if the item-fire was claimed since the audit read it, a
- * take-over a versioned write that fails if the orphan changed. These writes wait on the item executor's threads,
- * never on the coordination loop.
+ * take-over a versioned write that fails if the orphan changed. No thread waits for these writes: each step goes on,
+ * on the item executor, once ZooKeeper answered.
  */
 final class AuditWork {
 
@@ -61,64 +61,58 @@ final class AuditWork {
     void start(Map<Integer, List<Step>> work, long session) {
         work.forEach((item, steps) -> {
             steps.sort((left, right) -> left.fireTime().compareTo(right.fireTime()));
-            try {
-                executor.execute(() -> runSteps(item, steps, 0, session));
-            } catch (RejectedExecutionException stopping) {
-                // The instance stops: what is left is its items' next owners' to make up.
-            }
+            onExecutor(() -> runSteps(item, steps, 0, session));
         });
     }
 
     /**
-     * Runs the work of one item from step {@code from}, oldest fire first, on the item executor: each step once the
-     * previous one's end is recorded, without a thread waiting for that in between.
+     * Runs the work of one item from step {@code index}, oldest fire first, on the item executor: each step once the
+     * previous one's end is recorded, and its claim once ZooKeeper answered, without a thread waiting in between.
      */
-    private void runSteps(int item, List<Step> steps, int from, long session) {
-        for (int index = from; index < steps.size(); index++) {
-            Step step = steps.get(index);
-            if (!runtime.isAvailable() || runtime.sessionId() != session) {
-                return;
-            }
-            LocalExecutions.Execution reservation = local.reserve(item);
-            if (reservation == null) {
-                // A fire runs the item here now: this audit's work waits for the next audit, which its end triggers.
-                local.missedWhileBusy(item);
-                return;
-            }
-            Claim owned = null;
-            try {
-                owned = acquire(step);
-            } catch (Exception ex) {
-                log.warn(
-                        "Job {}: could not claim item {} of the fire at {}: {}",
-                        runtime.jobName(),
-                        item,
-                        step.fireTime(),
-                        ex.toString());
-            }
-            if (owned == null) {
-                local.finish(item, reservation);
-                continue;
-            }
-            foldInto(step);
-            local.claimed(owned);
-            CompletableFuture<Void> recorded = runner.runClaimedHere(job, owned, reservation);
-            int next = index + 1;
-            if (next < steps.size()) {
-                recorded.whenComplete((ended, failure) -> {
-                    try {
-                        executor.execute(() -> runSteps(item, steps, next, session));
-                    } catch (RejectedExecutionException stopping) {
-                        // The instance stops: what is left is its items' next owners' to make up.
-                    }
-                });
-            }
+    private void runSteps(int item, List<Step> steps, int index, long session) {
+        if (index >= steps.size() || !runtime.isAvailable() || runtime.sessionId() != session) {
             return;
+        }
+        Step step = steps.get(index);
+        LocalExecutions.Execution reservation = local.reserve(item);
+        if (reservation == null) {
+            // A fire runs the item here now: this audit's work waits for the next audit, which its end triggers.
+            local.missedWhileBusy(item);
+            return;
+        }
+        acquire(step)
+                .whenComplete((owned, failure) -> onExecutor(() -> {
+                    if (failure != null) {
+                        log.warn(
+                                "Job {}: could not claim item {} of the fire at {}: {}",
+                                runtime.jobName(),
+                                item,
+                                step.fireTime(),
+                                AuditRequests.rootCause(failure).toString());
+                    }
+                    if (owned == null) {
+                        local.finish(item, reservation);
+                        runSteps(item, steps, index + 1, session);
+                        return;
+                    }
+                    foldInto(step);
+                    local.claimed(owned);
+                    runner.runClaimedHere(job, owned, reservation)
+                            .whenComplete(
+                                    (ended, error) -> onExecutor(() -> runSteps(item, steps, index + 1, session)));
+                }));
+    }
+
+    private void onExecutor(Runnable task) {
+        try {
+            executor.execute(task);
+        } catch (RejectedExecutionException stopping) {
+            // The instance stops: what is left is its items' next owners' to make up.
         }
     }
 
     /** The claim this step runs: its own, a new make-up claim, or an orphan taken over; null when another won it. */
-    private @Nullable Claim acquire(Step step) throws Exception {
+    private CompletableFuture<@Nullable Claim> acquire(Step step) {
         if (step.orphan != null) {
             Claim orphan = step.orphan;
             ExecutionSource source =
@@ -129,22 +123,24 @@ final class AuditWork {
                     orphan.item(),
                     orphan.fireTime(),
                     orphan.instanceId());
-            return ledger.takeOver(
+            return ledger.takeOverAsync(
                             orphan,
                             orphan.takenOverBy(runtime.instanceId(), runtime.sessionId(), source, runtime.now()))
-                    .orElse(null);
+                    .thenApply(taken -> taken.orElse(null));
         }
         Claim claim = step.claim;
         if (claim.version() >= 0) {
             // This session's own claim, read before the item was reserved here: the run that held it may have ended
             // since. Only a claim still running under this session, with the item now reserved here, is stranded.
-            return ledger.readClaim(claim.fireTime(), claim.item())
-                    .filter(now -> now.state() == ClaimState.RUNNING && now.sessionId() == runtime.sessionId())
-                    .filter(now -> !local.isUnwritten(new Slot(now.item(), now.fireTime())))
-                    .orElse(null);
+            long session = runtime.sessionId();
+            return ledger.readClaimAsync(claim.fireTime(), claim.item())
+                    .thenApply(stored -> stored.filter(
+                                    now -> now.state() == ClaimState.RUNNING && now.sessionId() == session)
+                            .filter(now -> !local.isUnwritten(new Slot(now.item(), now.fireTime())))
+                            .orElse(null));
         }
-        FireLedger.Claimed claimed = ledger.claim(claim.fireTime(), List.of(claim));
-        return claimed.won().get(claim.item());
+        return ledger.claimAsync(claim.fireTime(), List.of(claim))
+                .thenApply(claimed -> claimed.won().get(claim.item()));
     }
 
     /**
@@ -157,17 +153,14 @@ final class AuditWork {
         step.coalesced()
                 .forEach(claim -> byFire.computeIfAbsent(claim.fireTime(), fireTime -> new ArrayList<>())
                         .add(claim));
-        for (Map.Entry<Instant, List<Claim>> fire : byFire.entrySet()) {
-            try {
-                ledger.claim(fire.getKey(), fire.getValue());
-            } catch (Exception ex) {
-                log.warn(
-                        "Job {}: could not record the fire at {} as coalesced, the next audit will: {}",
-                        runtime.jobName(),
-                        fire.getKey(),
-                        ex.toString());
-            }
-        }
+        byFire.forEach((fireTime, claims) -> ledger.claimAsync(fireTime, claims).exceptionally(failure -> {
+            log.warn(
+                    "Job {}: could not record the fire at {} as coalesced, the next audit will: {}",
+                    runtime.jobName(),
+                    fireTime,
+                    AuditRequests.rootCause(failure).toString());
+            return null;
+        }));
     }
 
     /**
