@@ -80,12 +80,23 @@ public final class ProcessGroup implements AutoCloseable {
         }
     }
 
+    /** Ports handed out in this JVM: the system may offer a port again once its probe closed. */
+    private static final java.util.Set<Integer> HANDED_OUT = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    /**
+     * A loopback port free now and never handed out before in this JVM: an ensemble's servers take several ports each,
+     * and one handed out twice (a server's client port again as its quorum port, seen in CI) keeps it from leading.
+     */
     public static int freePort() {
-        try (var socket = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            socket.setReuseAddress(true);
-            return socket.getLocalPort();
-        } catch (IOException ex) {
-            throw new UncheckedIOException(ex);
+        while (true) {
+            try (var socket = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+                socket.setReuseAddress(true);
+                if (HANDED_OUT.add(socket.getLocalPort())) {
+                    return socket.getLocalPort();
+                }
+            } catch (IOException ex) {
+                throw new UncheckedIOException(ex);
+            }
         }
     }
 }
