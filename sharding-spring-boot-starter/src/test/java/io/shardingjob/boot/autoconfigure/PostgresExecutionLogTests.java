@@ -16,8 +16,10 @@ import org.postgresql.ds.PGSimpleDataSource;
  */
 class PostgresExecutionLogTests extends AbstractJdbcExecutionLogTests {
 
-    private static final String URL = System.getenv()
-            .getOrDefault("SHARDING_TEST_POSTGRES_URL", "jdbc:postgresql://127.0.0.1:5432/postgres?user=postgres");
+    /** The server named by the environment; an empty value (an unset variable exported as blank) names none. */
+    private static final String URL = java.util.Optional.ofNullable(System.getenv("SHARDING_TEST_POSTGRES_URL"))
+            .filter(url -> !url.isBlank())
+            .orElse("jdbc:postgresql://127.0.0.1:5432/postgres?user=postgres");
 
     private static final PGSimpleDataSource dataSource = new PGSimpleDataSource();
 
