@@ -9,6 +9,7 @@ import io.shardingjob.core.execution.ItemResult;
 import io.shardingjob.core.internal.ledger.Claim;
 import io.shardingjob.core.internal.ledger.ClaimState;
 import io.shardingjob.core.internal.ledger.FireLedger;
+import io.shardingjob.core.internal.ledger.FireNodes;
 import io.shardingjob.core.internal.registry.JobNodes;
 import java.time.Duration;
 import java.time.Instant;
@@ -99,7 +100,7 @@ class LedgerAuditTest extends JobInstanceTestSupport {
         // Created ahead under a schedule that had a fire at half past: the schedule now fires on whole seconds only.
         Instant neverCame = last.plusMillis(2_500);
         FireLedger ledger = new FireLedger(newClient(), new JobNodes("audited"));
-        ledger.commitAsync(List.of(), Instant.EPOCH, List.of(), new FireLedger.FireNodes(false, neverCame))
+        ledger.commitAsync(List.of(), Instant.EPOCH, List.of(), new FireNodes(false, neverCame))
                 .join();
 
         Instance after = start("b", SKIPPING, context -> {}, builder -> builder.schedule(EVERY_SECOND));

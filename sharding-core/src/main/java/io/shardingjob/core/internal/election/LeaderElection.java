@@ -1,11 +1,11 @@
 package io.shardingjob.core.internal.election;
 
+import io.shardingjob.core.internal.registry.Answers;
 import io.shardingjob.core.internal.registry.JobNodes;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.EnumSet;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.function.Consumer;
 import org.apache.curator.framework.CuratorFramework;
@@ -137,13 +137,13 @@ public final class LeaderElection implements AutoCloseable {
                                 nodes.root().substring(1));
                         return CompletableFuture.<Void>completedFuture(null);
                     }
-                    if (unwrap(failure) instanceof KeeperException.NodeExistsException) {
+                    if (Answers.cause(failure) instanceof KeeperException.NodeExistsException) {
                         return removeStaleLeaderNode(path).thenCompose(removed -> publishLeader(owner, attempt + 1));
                     }
                     log.warn(
                             "Could not publish the leader of {}: {}",
                             nodes.root(),
-                            unwrap(failure).toString());
+                            Answers.cause(failure).toString());
                     return CompletableFuture.<Void>completedFuture(null);
                 })
                 .thenCompose(published -> published);
@@ -161,12 +161,12 @@ public final class LeaderElection implements AutoCloseable {
                 .exceptionally(failure -> {
                     // NoNode or BadVersion: someone else removed or replaced it; the next attempt sees the current
                     // state.
-                    if (!(unwrap(failure) instanceof KeeperException.NoNodeException)
-                            && !(unwrap(failure) instanceof KeeperException.BadVersionException)) {
+                    if (!(Answers.cause(failure) instanceof KeeperException.NoNodeException)
+                            && !(Answers.cause(failure) instanceof KeeperException.BadVersionException)) {
                         log.warn(
                                 "Could not remove the stale leader node of {}: {}",
                                 nodes.root(),
-                                unwrap(failure).toString());
+                                Answers.cause(failure).toString());
                     }
                     return null;
                 });
@@ -188,12 +188,8 @@ public final class LeaderElection implements AutoCloseable {
                     log.debug(
                             "Could not remove the leader node of {}: {}",
                             nodes.root(),
-                            unwrap(failure).toString());
+                            Answers.cause(failure).toString());
                     return null;
                 });
-    }
-
-    private static Throwable unwrap(Throwable failure) {
-        return failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
     }
 }

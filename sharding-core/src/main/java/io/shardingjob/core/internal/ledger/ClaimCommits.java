@@ -82,9 +82,9 @@ public final class ClaimCommits {
         Next claimsAfter(List<Claim> lastEnds, List<Claim> ends);
 
         /** Claims of the next fire, and how the request treats the fire nodes. */
-        record Next(List<Claim> claims, FireLedger.FireNodes fireNodes) {
+        record Next(List<Claim> claims, FireNodes fireNodes) {
 
-            public static final Next NONE = new Next(List.of(), FireLedger.FireNodes.AS_NEEDED);
+            public static final Next NONE = new Next(List.of(), FireNodes.AS_NEEDED);
         }
 
         /**

@@ -10,7 +10,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.CreateMode;
@@ -20,7 +19,6 @@ import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
-import org.jspecify.annotations.Nullable;
 
 /**
  * The fire ledger of one job in ZooKeeper: one persistent node per fire, one claim node per item of it. Whoever
@@ -47,9 +45,6 @@ public final class FireLedger {
 
     private static final String WATERMARK_PREFIX = "settled=";
 
-    /** What a delete operation adds to a request besides its path: its type, version and framing. */
-    private static final int DELETE_OVERHEAD_BYTES = 16;
-
     private final LedgerRequests requests;
 
     private final LedgerReads reads;
@@ -61,11 +56,14 @@ public final class FireLedger {
 
     private final LedgerCommit commits;
 
+    private final LedgerRetirement retirement;
+
     public FireLedger(CuratorFramework client, JobNodes nodes) {
         this.requests = new LedgerRequests(client);
         this.reads = new LedgerReads(requests, nodes);
         this.nodes = nodes;
         this.commits = new LedgerCommit(requests, reads, nodes, knownFires);
+        this.retirement = new LedgerRetirement(requests, nodes, knownFires);
     }
 
     /**
@@ -100,7 +98,8 @@ public final class FireLedger {
 
     /** Writes each claim as given at the version it holds, in one multi-operation per batch: a group commit. */
     public Written update(List<Claim> claims) throws Exception {
-        return commit(claims, Instant.EPOCH, List.of()).written();
+        return LedgerRequests.await(commitAsync(claims, Instant.EPOCH, List.of()))
+                .written();
     }
 
     /**
@@ -110,40 +109,13 @@ public final class FireLedger {
 
     /**
      * Owner writes and new claims of one fire together, in one multi-operation when their size allows (else in as few
-     * as it does): how the ends of a fire and the claims of the next one cost one request. Waits for the answer.
+     * as it does): how the ends of a fire and the claims of the next one cost one request. Does not wait: the answers
+     * are handled on ZooKeeper's event thread, so what the caller chains on the result must not block, or must move to
+     * an executor of its own.
      *
      * @param writes owner writes, each at the version its claim holds
      * @param fireTime the fire of the new claims
      * @param creates new claims ({@link Claim#first}) of that fire
-     */
-    public Committed commit(List<Claim> writes, Instant fireTime, List<Claim> creates) throws Exception {
-        return LedgerRequests.await(commitAsync(writes, fireTime, creates));
-    }
-
-    /**
-     * How a commit treats fire nodes. A node created by one claimer fails the request of every other one that tries to
-     * create it too (a multi-operation is all or nothing), which then costs it a second request. So the instance that
-     * owns the job's lowest item creates the node of the fire after the one it claims ahead, marked as created ahead,
-     * and the others take the node of the fire they claim ahead to exist: a period later, it does.
-     *
-     * @param assumeExists whether the node of the new claims' fire is taken to exist; when it does not, the server's
-     *     refusal corrects the guess at the cost of one more request
-     * @param createAhead a later fire whose node to create, marked {@link LedgerRules#AHEAD}; null for none
-     */
-    public record FireNodes(boolean assumeExists, @Nullable Instant createAhead) {
-
-        /** The node of the new claims' fire is created unless this instance knows it exists; no other node is. */
-        public static final FireNodes AS_NEEDED = new FireNodes(false, null);
-
-        /** The same guess, without the node created ahead: for all batches of a large commit but its last. */
-        FireNodes without() {
-            return new FireNodes(assumeExists, null);
-        }
-    }
-
-    /**
-     * {@link #commit}, without waiting: the answers are handled on ZooKeeper's event thread, so what the caller chains
-     * on the result must not block, or must move to an executor of its own.
      */
     public CompletableFuture<Committed> commitAsync(List<Claim> writes, Instant fireTime, List<Claim> creates) {
         return commitAsync(writes, fireTime, creates, FireNodes.AS_NEEDED);
@@ -197,15 +169,10 @@ public final class FireLedger {
 
     /**
      * Takes an orphan over: rewrites it for this session at the version it was read with. Of several instances taking
-     * the same orphan over, exactly one succeeds.
+     * the same orphan over, exactly one succeeds. Completes on ZooKeeper's event thread.
      *
      * @return the claim now owned, with its new fencing token; empty when someone else changed it first
      */
-    public Optional<Claim> takeOver(Claim orphan, Claim taken) throws Exception {
-        return LedgerRequests.await(takeOverAsync(orphan, taken));
-    }
-
-    /** {@link #takeOver}, without waiting: completes on ZooKeeper's event thread. */
     public CompletableFuture<Optional<Claim>> takeOverAsync(Claim orphan, Claim taken) {
         String path = requests.full(nodes.claim(orphan.fireTime(), orphan.item()));
         return requests.multiAsync("SetData", List.of(Op.setData(path, taken.encode(), orphan.version())))
@@ -261,12 +228,7 @@ public final class FireLedger {
                 });
     }
 
-    /** One claim as stored now, if it exists. */
-    public Optional<Claim> readClaim(Instant fireTime, int item) throws Exception {
-        return LedgerRequests.await(reads.readClaimAsync(fireTime, item));
-    }
-
-    /** {@link #readClaim}, without waiting: completes on ZooKeeper's event thread. */
+    /** One claim as stored now, if it exists: completes on ZooKeeper's event thread. */
     public CompletableFuture<Optional<Claim>> readClaimAsync(Instant fireTime, int item) {
         return reads.readClaimAsync(fireTime, item);
     }
@@ -292,7 +254,7 @@ public final class FireLedger {
     /** Whether another session's run, as an audit saw it, is still running now; when unknown, it is. */
     public boolean stillRuns(Claim other) {
         try {
-            return readClaim(other.fireTime(), other.item())
+            return LedgerRequests.await(reads.readClaimAsync(other.fireTime(), other.item()))
                     .filter(now -> now.state() == ClaimState.RUNNING && now.sessionId() == other.sessionId())
                     .isPresent();
         } catch (Exception unreachable) {
@@ -336,11 +298,6 @@ public final class FireLedger {
                             : List.of();
                     return new Overview(watermark, fires);
                 });
-    }
-
-    /** The fire every earlier fire is settled by, or the epoch when none is known. */
-    public Instant watermark() throws Exception {
-        return overview().watermark();
     }
 
     private static Instant parseWatermark(byte[] data) {
@@ -393,76 +350,20 @@ public final class FireLedger {
      * @return how many fires were deleted
      */
     public CompletableFuture<Integer> retireAsync(Map<Instant, ? extends Collection<Integer>> fires) {
-        CompletableFuture<Integer> retired = CompletableFuture.completedFuture(0);
-        List<Op> ops = new ArrayList<>();
-        Map<Instant, Collection<Integer>> inBatch = new TreeMap<>();
-        int bytes = 0;
-        for (Map.Entry<Instant, ? extends Collection<Integer>> fire : fires.entrySet()) {
-            List<Op> deletes = new ArrayList<>(fire.getValue().size() + 1);
-            fire.getValue()
-                    .forEach(item -> deletes.add(Op.delete(requests.full(nodes.claim(fire.getKey(), item)), -1)));
-            deletes.add(Op.delete(requests.full(nodes.ledgerFire(fire.getKey())), -1));
-            // A deletion is little more than its path: several fires of a thousand items go in one request.
-            int fireBytes = deletes.stream()
-                    .mapToInt(delete -> delete.getPath().length() + DELETE_OVERHEAD_BYTES)
-                    .sum();
-            if (!ops.isEmpty() && bytes + fireBytes > LedgerRequests.MAX_WRITE_BYTES) {
-                retired = deleteBatch(retired, List.copyOf(ops), new TreeMap<>(inBatch));
-                ops.clear();
-                inBatch.clear();
-                bytes = 0;
-            }
-            ops.addAll(deletes);
-            inBatch.put(fire.getKey(), fire.getValue());
-            bytes += fireBytes;
-        }
-        if (!ops.isEmpty()) {
-            retired = deleteBatch(retired, List.copyOf(ops), new TreeMap<>(inBatch));
-        }
-        return retired;
-    }
-
-    private CompletableFuture<Integer> deleteBatch(
-            CompletableFuture<Integer> before, List<Op> ops, Map<Instant, Collection<Integer>> fires) {
-        return before.thenCompose(sofar -> requests.multiAsync("Multi", ops).thenCompose(answer -> {
-            if (answer.ok()) {
-                fires.keySet().forEach(fireTime -> knownFires.remove(fireTime));
-                return CompletableFuture.completedFuture(sofar + fires.size());
-            }
-            if (fires.size() == 1) {
-                return CompletableFuture.completedFuture(sofar);
-            }
-            // One fire changed since it was listed: delete the others one by one.
-            CompletableFuture<Integer> oneByOne = CompletableFuture.completedFuture(sofar);
-            for (Map.Entry<Instant, Collection<Integer>> fire : fires.entrySet()) {
-                oneByOne = oneByOne.thenCompose(count ->
-                        retireAsync(Map.of(fire.getKey(), fire.getValue())).thenApply(one -> count + one));
-            }
-            return oneByOne;
-        }));
+        return retirement.retireAsync(fires);
     }
 
     /**
      * The sessions of the instances registered now, read from the server after a {@code sync}, never from a cache: a
      * cache that has not seen a registration yet would make that instance's claims look orphaned while it runs them.
      * An instance's registration is an ephemeral node, deleted by the server when its session ends, so its owner
-     * session is live exactly while the node exists.
+     * session is live exactly while the node exists. Completes on ZooKeeper's event thread.
      */
-    public Set<Long> liveSessions() throws Exception {
-        return LedgerRequests.await(liveSessionsAsync());
-    }
-
-    /** {@link #liveSessions}, without waiting: completes on ZooKeeper's event thread. */
     public CompletableFuture<Set<Long>> liveSessionsAsync() {
         return liveInstancesAsync().thenApply(live -> Set.copyOf(live.values()));
     }
 
-    /** The instances registered now, each with the session that owns its registration, read as {@link #liveSessions}. */
-    public Map<String, Long> liveInstances() throws Exception {
-        return LedgerRequests.await(liveInstancesAsync());
-    }
-
-    /** {@link #liveInstances}, without waiting: completes on ZooKeeper's event thread. */
+    /** The instances registered now, each with the session that owns its registration, read as {@link #liveSessionsAsync}. */
     public CompletableFuture<Map<String, Long>> liveInstancesAsync() {
         return reads.liveInstancesAsync();
     }

@@ -57,11 +57,7 @@ final class LedgerCommit {
      *     happened is then unknown)
      */
     CompletableFuture<Outcome> send(
-            List<Claim> writes,
-            Instant fireTime,
-            List<Claim> creates,
-            FireLedger.FireNodes fireNodes,
-            Outcome outcome) {
+            List<Claim> writes, Instant fireTime, List<Claim> creates, FireNodes fireNodes, Outcome outcome) {
         return round(new ArrayList<>(writes), fireTime, new ArrayList<>(creates), fireNodes, outcome, 0);
     }
 
@@ -69,7 +65,7 @@ final class LedgerCommit {
             List<Claim> sets,
             Instant fireTime,
             List<Claim> news,
-            FireLedger.FireNodes fireNodes,
+            FireNodes fireNodes,
             Outcome outcome,
             int claimRounds) {
         Instant ahead = fireNodes.createAhead();
@@ -125,9 +121,8 @@ final class LedgerCommit {
                         + fireTime + " in " + MAX_CLAIM_ROUNDS + " rounds: the ledger keeps changing under them"));
             }
             // A node taken to exist that does not: created with the claims in the next round.
-            FireLedger.FireNodes next = code == KeeperException.Code.NONODE
-                    ? new FireLedger.FireNodes(false, fireNodes.createAhead())
-                    : fireNodes;
+            FireNodes next =
+                    code == KeeperException.Code.NONODE ? new FireNodes(false, fireNodes.createAhead()) : fireNodes;
             return refusedClaim(fireTime, news, withFire && index == sets.size(), code, outcome)
                     .thenCompose(settled -> round(sets, fireTime, news, next, outcome, claimRounds + 1));
         });

@@ -37,7 +37,7 @@ final class LedgerReads {
         this.nodes = nodes;
     }
 
-    /** {@link #readClaim}, without waiting: completes on ZooKeeper's event thread. */
+    /** One claim as stored now, if it exists, without waiting: completes on ZooKeeper's event thread. */
     CompletableFuture<Optional<Claim>> readClaimAsync(Instant fireTime, int item) {
         return requests.multiAsync("Multi", List.of(Op.getData(requests.full(nodes.claim(fireTime, item)))))
                 .thenApply(answer -> answer.ok() && answer.results().get(0) instanceof OpResult.GetDataResult data
@@ -204,7 +204,7 @@ final class LedgerReads {
 
     /**
      * The instances registered now, each with the session that owns its registration, after a {@code sync}: see
-     * {@link FireLedger#liveSessions()}. Completes on ZooKeeper's event thread.
+     * {@link FireLedger#liveSessionsAsync()}. Completes on ZooKeeper's event thread.
      */
     CompletableFuture<Map<String, Long>> liveInstancesAsync() {
         String instances = requests.full(nodes.instances());

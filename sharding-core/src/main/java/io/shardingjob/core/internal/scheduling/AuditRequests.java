@@ -1,6 +1,7 @@
 package io.shardingjob.core.internal.scheduling;
 
 import io.shardingjob.core.internal.ledger.FireLedger;
+import io.shardingjob.core.internal.registry.Answers;
 import io.shardingjob.core.sharding.Assignment;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -105,16 +106,9 @@ final class AuditRequests {
             log.warn(
                     "Job {}: audit failed, will retry: {}",
                     jobName,
-                    rootCause(failure).toString());
+                    Answers.cause(failure).toString());
             return null;
         });
-    }
-
-    /** The failure itself, not the wrapper a stage of a chain of them adds. */
-    static Throwable rootCause(Throwable failure) {
-        return failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
-                ? failure.getCause()
-                : failure;
     }
 
     /** Whether the last audit saw the assignment of this epoch. */

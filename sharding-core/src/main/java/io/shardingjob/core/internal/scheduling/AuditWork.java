@@ -6,6 +6,7 @@ import io.shardingjob.core.internal.ledger.Claim;
 import io.shardingjob.core.internal.ledger.ClaimState;
 import io.shardingjob.core.internal.ledger.FireLedger;
 import io.shardingjob.core.internal.ledger.LedgerRules.Slot;
+import io.shardingjob.core.internal.registry.Answers;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -88,7 +89,7 @@ final class AuditWork {
                                 runtime.jobName(),
                                 item,
                                 step.fireTime(),
-                                AuditRequests.rootCause(failure).toString());
+                                Answers.cause(failure).toString());
                     }
                     if (owned == null) {
                         local.finish(item, reservation);
@@ -158,7 +159,7 @@ final class AuditWork {
                     "Job {}: could not record the fire at {} as coalesced, the next audit will: {}",
                     runtime.jobName(),
                     fireTime,
-                    AuditRequests.rootCause(failure).toString());
+                    Answers.cause(failure).toString());
             return null;
         }));
     }

@@ -7,6 +7,7 @@ import io.shardingjob.core.internal.ledger.Claim;
 import io.shardingjob.core.internal.ledger.ClaimCommits;
 import io.shardingjob.core.internal.ledger.ClaimState;
 import io.shardingjob.core.internal.ledger.FireLedger;
+import io.shardingjob.core.internal.ledger.FireNodes;
 import io.shardingjob.core.internal.ledger.LedgerRules;
 import io.shardingjob.core.internal.ledger.LedgerRules.AheadFate;
 import io.shardingjob.core.sharding.Assignment;
@@ -112,19 +113,19 @@ final class ClaimsAhead implements ClaimCommits.Ahead {
 
     /**
      * The owner of the job's lowest item creates the node of the fire after the next one, a period ahead of the claims
-     * that go in it; the others take the next fire's node to exist (see {@link FireLedger.FireNodes}).
+     * that go in it; the others take the next fire's node to exist (see {@link FireNodes}).
      */
-    private FireLedger.FireNodes fireNodes(JobConfiguration config, Assignment assignment, String me, Instant next) {
+    private FireNodes fireNodes(JobConfiguration config, Assignment assignment, String me, Instant next) {
         boolean creator = assignment.itemsByInstance().entrySet().stream()
                 .filter(owner -> !owner.getValue().isEmpty())
                 .min(Comparator.comparing(owner -> Collections.min(owner.getValue())))
                 .map(owner -> owner.getKey().equals(me))
                 .orElse(false);
         if (!creator) {
-            return new FireLedger.FireNodes(true, null);
+            return new FireNodes(true, null);
         }
         Instant after = schedule.nextFireAfter(config, next);
-        return new FireLedger.FireNodes(false, after == null ? null : after.truncatedTo(ChronoUnit.MILLIS));
+        return new FireNodes(false, after == null ? null : after.truncatedTo(ChronoUnit.MILLIS));
     }
 
     @Override

@@ -2,6 +2,7 @@ package io.shardingjob.core.internal.scheduling;
 
 import io.shardingjob.core.internal.ledger.FireLedger;
 import io.shardingjob.core.internal.ledger.LedgerCompletions;
+import io.shardingjob.core.internal.registry.Answers;
 import java.time.Instant;
 import java.util.List;
 import java.util.Set;
@@ -61,7 +62,7 @@ final class CompletionChecks {
                                     "Job {}: completion check of {} failed: {}",
                                     jobName,
                                     fireTime,
-                                    AuditRequests.rootCause(failure).toString());
+                                    Answers.cause(failure).toString());
                             return null;
                         });
             });

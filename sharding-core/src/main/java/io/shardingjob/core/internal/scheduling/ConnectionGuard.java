@@ -1,5 +1,6 @@
 package io.shardingjob.core.internal.scheduling;
 
+import io.shardingjob.core.internal.registry.Answers;
 import io.shardingjob.core.internal.registry.JobNodes;
 import java.time.Duration;
 import java.time.Instant;
@@ -202,7 +203,7 @@ final class ConnectionGuard {
                                 log.warn(
                                         "Job {}: could not re-read the registry after reconnecting, will retry: {}",
                                         runtime.jobName(),
-                                        AuditRequests.rootCause(failure).toString());
+                                        Answers.cause(failure).toString());
                                 return CompletableFuture.<Void>completedFuture(null);
                             }
                             return resumed();

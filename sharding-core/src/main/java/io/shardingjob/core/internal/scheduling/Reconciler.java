@@ -3,6 +3,7 @@ package io.shardingjob.core.internal.scheduling;
 import io.shardingjob.core.internal.election.LeaderElection;
 import io.shardingjob.core.internal.ledger.FireLedger;
 import io.shardingjob.core.internal.ledger.LedgerKeeper;
+import io.shardingjob.core.internal.registry.Answers;
 import io.shardingjob.core.internal.sharding.ShardingService;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -77,8 +78,9 @@ final class Reconciler {
         }
         CompletableFuture<Optional<FireLedger.Overview>> kept;
         try {
-            Optional<String> inconsistency = sharding.isReshardPending() ? Optional.empty() : sharding.inconsistency();
-            boolean pending = sharding.isReshardPending() || inconsistency.isPresent();
+            boolean flagUp = sharding.isReshardPending();
+            Optional<String> inconsistency = flagUp ? Optional.empty() : sharding.inconsistency();
+            boolean pending = flagUp || inconsistency.isPresent();
             CompletableFuture<?> raised = inconsistency
                     .<CompletableFuture<?>>map(sharding::requestReshardAsync)
                     .orElseGet(() -> CompletableFuture.completedFuture(null));
@@ -96,7 +98,7 @@ final class Reconciler {
             log.warn(
                     "Job {}: reconcile failed, will retry: {}",
                     runtime.jobName(),
-                    AuditRequests.rootCause(failure).toString());
+                    Answers.cause(failure).toString());
             return Optional.empty();
         });
     }

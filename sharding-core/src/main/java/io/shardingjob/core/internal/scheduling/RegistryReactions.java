@@ -1,6 +1,7 @@
 package io.shardingjob.core.internal.scheduling;
 
 import io.shardingjob.core.internal.election.LeaderElection;
+import io.shardingjob.core.internal.registry.Answers;
 import io.shardingjob.core.internal.registry.JobCache;
 import io.shardingjob.core.internal.registry.JobNodes;
 import io.shardingjob.core.internal.sharding.ShardingService;
@@ -88,7 +89,7 @@ final class RegistryReactions {
                     "Job {}: could not request a reshard ({}); the leader's reconcile will: {}",
                     runtime.jobName(),
                     reason,
-                    AuditRequests.rootCause(failure).toString());
+                    Answers.cause(failure).toString());
             return null;
         });
     }

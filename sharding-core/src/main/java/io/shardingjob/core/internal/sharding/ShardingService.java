@@ -1,6 +1,7 @@
 package io.shardingjob.core.internal.sharding;
 
 import io.shardingjob.core.config.JobConfiguration;
+import io.shardingjob.core.internal.registry.Answers;
 import io.shardingjob.core.internal.registry.JobCache;
 import io.shardingjob.core.internal.registry.JobNodes;
 import io.shardingjob.core.sharding.Assignment;
@@ -110,7 +111,7 @@ public final class ShardingService {
                         log.debug("Job {}: reshard requested ({})", jobName, reason);
                         return CompletableFuture.<Void>completedFuture(null);
                     }
-                    Throwable cause = unwrap(failure);
+                    Throwable cause = Answers.cause(failure);
                     if (cause instanceof KeeperException.NoNodeException && attempt < MAX_ATTEMPTS) {
                         // The leader cleared the flag between our create and set: raise it again.
                         return requestReshardAsync(reason, attempt + 1);
@@ -222,7 +223,7 @@ public final class ShardingService {
                     if (failure == null) {
                         return CompletableFuture.completedFuture(written);
                     }
-                    Throwable cause = unwrap(failure);
+                    Throwable cause = Answers.cause(failure);
                     if (cause instanceof KeeperException.BadVersionException
                             || cause instanceof KeeperException.NoNodeException
                             || cause instanceof KeeperException.NodeExistsException) {
@@ -385,13 +386,9 @@ public final class ShardingService {
                 .forPath(nodes.assignment())
                 .toCompletableFuture()
                 .thenApply(Assignment::decode)
-                .exceptionallyCompose(failure -> unwrap(failure) instanceof KeeperException.NoNodeException
+                .exceptionallyCompose(failure -> Answers.cause(failure) instanceof KeeperException.NoNodeException
                         ? CompletableFuture.completedFuture(Assignment.NONE)
                         : CompletableFuture.failedFuture(failure));
-    }
-
-    private static Throwable unwrap(Throwable failure) {
-        return failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
     }
 
     private record CachedAssignment(long mzxid, Assignment assignment) {}

@@ -92,8 +92,9 @@ class FireLedgerTest extends ZooKeeperTestSupport {
                 .get(3);
         Claim orphan = survivor.read(List.of(fire)).get(0).claims().get(3);
 
-        Claim taken = survivor.takeOver(
+        Claim taken = survivor.takeOverAsync(
                         orphan, orphan.takenOverBy("b", survivor.sessionId(), ExecutionSource.FAILOVER, Instant.now()))
+                .join()
                 .orElseThrow();
         FireLedger.Written zombieWrite = zombie.update(List.of(original.with(ClaimState.DONE, Instant.now())));
         FireLedger.Written survivorWrite = survivor.update(List.of(taken.with(ClaimState.DONE, Instant.now())));
@@ -118,9 +119,11 @@ class FireLedgerTest extends ZooKeeperTestSupport {
         Claim seenByB = b.read(List.of(fire)).get(0).claims().get(0);
         Claim seenByC = c.read(List.of(fire)).get(0).claims().get(0);
 
-        boolean bWon = b.takeOver(seenByB, seenByB.takenOverBy("b", b.sessionId(), ExecutionSource.FAILOVER, fire))
+        boolean bWon = b.takeOverAsync(seenByB, seenByB.takenOverBy("b", b.sessionId(), ExecutionSource.FAILOVER, fire))
+                .join()
                 .isPresent();
-        boolean cWon = c.takeOver(seenByC, seenByC.takenOverBy("c", c.sessionId(), ExecutionSource.FAILOVER, fire))
+        boolean cWon = c.takeOverAsync(seenByC, seenByC.takenOverBy("c", c.sessionId(), ExecutionSource.FAILOVER, fire))
+                .join()
                 .isPresent();
 
         assertThat(List.of(bWon, cWon)).containsExactlyInAnyOrder(true, false);

@@ -155,7 +155,7 @@ class LedgerKeeperTest extends ZooKeeperTestSupport {
     }
 
     private void createAhead(Instant fireTime) {
-        ledger.commitAsync(List.of(), Instant.EPOCH, List.of(), new FireLedger.FireNodes(false, fireTime))
+        ledger.commitAsync(List.of(), Instant.EPOCH, List.of(), new FireNodes(false, fireTime))
                 .join();
     }
 

@@ -1,0 +1,93 @@
+package io.shardingjob.core.internal.ledger;
+
+import io.shardingjob.core.internal.registry.JobNodes;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import org.apache.zookeeper.Op;
+
+/**
+ * How {@link FireLedger} deletes old fires: each fire's claims and then its node, several fires per multi-operation up
+ * to the request size the ledger's writes keep to. A fire that changed since it was listed fails its batch, whose other
+ * fires are then deleted one by one; the changed one is left for the leader's next pass. Kept apart so that the
+ * ledger's class shows the writes that decide who runs what, not the batching of deletions.
+ */
+final class LedgerRetirement {
+
+    /** What a delete operation adds to a request besides its path: its type, version and framing. */
+    private static final int DELETE_OVERHEAD_BYTES = 16;
+
+    private final LedgerRequests requests;
+
+    private final JobNodes nodes;
+
+    private final KnownFires knownFires;
+
+    LedgerRetirement(LedgerRequests requests, JobNodes nodes, KnownFires knownFires) {
+        this.requests = requests;
+        this.nodes = nodes;
+        this.knownFires = knownFires;
+    }
+
+    /**
+     * Deletes fires and their claims, several fires per multi-operation, without waiting: completes on ZooKeeper's
+     * event thread. A fire that gained a claim since it was listed is left for the next pass (its deletion fails as not
+     * empty).
+     *
+     * @param fires each fire with the items it holds a claim for
+     * @return how many fires were deleted
+     */
+    CompletableFuture<Integer> retireAsync(Map<Instant, ? extends Collection<Integer>> fires) {
+        CompletableFuture<Integer> retired = CompletableFuture.completedFuture(0);
+        List<Op> ops = new ArrayList<>();
+        Map<Instant, Collection<Integer>> inBatch = new TreeMap<>();
+        int bytes = 0;
+        for (Map.Entry<Instant, ? extends Collection<Integer>> fire : fires.entrySet()) {
+            List<Op> deletes = new ArrayList<>(fire.getValue().size() + 1);
+            fire.getValue()
+                    .forEach(item -> deletes.add(Op.delete(requests.full(nodes.claim(fire.getKey(), item)), -1)));
+            deletes.add(Op.delete(requests.full(nodes.ledgerFire(fire.getKey())), -1));
+            // A deletion is little more than its path: several fires of a thousand items go in one request.
+            int fireBytes = deletes.stream()
+                    .mapToInt(delete -> delete.getPath().length() + DELETE_OVERHEAD_BYTES)
+                    .sum();
+            if (!ops.isEmpty() && bytes + fireBytes > LedgerRequests.MAX_WRITE_BYTES) {
+                retired = deleteBatch(retired, List.copyOf(ops), new TreeMap<>(inBatch));
+                ops.clear();
+                inBatch.clear();
+                bytes = 0;
+            }
+            ops.addAll(deletes);
+            inBatch.put(fire.getKey(), fire.getValue());
+            bytes += fireBytes;
+        }
+        if (!ops.isEmpty()) {
+            retired = deleteBatch(retired, List.copyOf(ops), new TreeMap<>(inBatch));
+        }
+        return retired;
+    }
+
+    private CompletableFuture<Integer> deleteBatch(
+            CompletableFuture<Integer> before, List<Op> ops, Map<Instant, Collection<Integer>> fires) {
+        return before.thenCompose(sofar -> requests.multiAsync("Multi", ops).thenCompose(answer -> {
+            if (answer.ok()) {
+                fires.keySet().forEach(fireTime -> knownFires.remove(fireTime));
+                return CompletableFuture.completedFuture(sofar + fires.size());
+            }
+            if (fires.size() == 1) {
+                return CompletableFuture.completedFuture(sofar);
+            }
+            // One fire changed since it was listed: delete the others one by one.
+            CompletableFuture<Integer> oneByOne = CompletableFuture.completedFuture(sofar);
+            for (Map.Entry<Instant, Collection<Integer>> fire : fires.entrySet()) {
+                oneByOne = oneByOne.thenCompose(count ->
+                        retireAsync(Map.of(fire.getKey(), fire.getValue())).thenApply(one -> count + one));
+            }
+            return oneByOne;
+        }));
+    }
+}
