@@ -118,7 +118,8 @@ class FirePrecisionBenchmark {
             long heapBefore,
             long heapWith,
             long historyRecords,
-            Duration stop) {}
+            Duration stop,
+            List<Double> floorDelays) {}
 
     @Test
     void measuresFireDelayThreadsAndHeapForFiftyToFiveThousandJobs() throws Exception {
@@ -254,6 +255,7 @@ class FirePrecisionBenchmark {
             context.close();
             Duration stop = Duration.ofNanos(System.nanoTime() - stopping);
             progress(size, "stopped in " + seconds(stop) + " s");
+            List<Double> floorDelays = floor(size);
             return new Result(
                     size,
                     contextStart,
@@ -273,10 +275,34 @@ class FirePrecisionBenchmark {
                     heapBefore,
                     heapWith,
                     historyRecords,
-                    stop);
+                    stop,
+                    floorDelays);
         } finally {
             context.close();
         }
+    }
+
+    /**
+     * The delays of the same fires with no library: the starter's pools at their default sizes and Spring's cron
+     * triggers alone, over a window of the same length.
+     */
+    private static List<Double> floor(Size size) throws InterruptedException {
+        List<String> crons = new ArrayList<>();
+        for (int i = 0; i < size.jobs(); i++) {
+            crons.add(cron(i, size.spread()));
+        }
+        ShardingProperties defaults = new ShardingProperties();
+        Instant from =
+                Instant.now().plus(WARM_UP).truncatedTo(ChronoUnit.SECONDS).plusSeconds(1);
+        List<Double> delays = HandOffFloor.delays(
+                crons,
+                defaults.getScheduler().getPoolSize(),
+                defaults.getExecution().getMaxConcurrentFires(),
+                defaults.getExecution().getPoolSize(),
+                from,
+                from.plus(WINDOW));
+        progress(size, "floor measured on " + delays.size() + " fires");
+        return delays;
     }
 
     private static void report(List<Result> results, RequestCounter.Counts startRequests, double bytesPerRecord) {
@@ -291,7 +317,11 @@ class FirePrecisionBenchmark {
                         + WINDOW.toSeconds() + " s window opened " + WARM_UP.toSeconds() + "-"
                         + (WARM_UP.toSeconds() + 1) + " s after the last job started. Threads and the live heap (the"
                         + " bytes a class histogram counts after a full GC) are taken once the context has started and before any job, then again at the"
-                        + " end of the window.");
+                        + " end of the window. *Floor*: the delay of the same fires with no library, measured right after on"
+                        + " the same machine: the starter's three pools at their default sizes and one Spring"
+                        + " `CronTrigger` per job, each fire handed from the scheduler to the fire pool to the item"
+                        + " pool, where an empty item takes its start time (`HandOffFloor`). What the library costs a"
+                        + " fire is its delay above the floor.");
         report.table(
                 "jobs",
                 "schedule",
@@ -301,6 +331,7 @@ class FirePrecisionBenchmark {
                 "delay p50 ms",
                 "delay p99 ms",
                 "delay max ms",
+                "floor p50 / p99 ms",
                 "made up (misfire)",
                 "ZooKeeper requests per fire");
         for (Result result : results) {
@@ -316,6 +347,11 @@ class FirePrecisionBenchmark {
                     BenchmarkReport.percentile(result.delays(), 50),
                     BenchmarkReport.percentile(result.delays(), 99),
                     BenchmarkReport.percentile(result.delays(), 100),
+                    String.format(
+                            Locale.ROOT,
+                            "%.2f / %.2f",
+                            BenchmarkReport.percentile(result.floorDelays(), 50),
+                            BenchmarkReport.percentile(result.floorDelays(), 99)),
                     result.madeUp(),
                     String.format(
                             Locale.ROOT,
