@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.curator.retry.RetryOneTime;
 import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.KeeperException;
@@ -76,6 +77,48 @@ class RegistryCenterTest {
                 assertThatThrownBy(() -> rawClient().getData().forPath("/secured/payroll/config"))
                         .isInstanceOf(KeeperException.NoAuthException.class);
             }
+        }
+    }
+
+    @Test
+    void letsACustomizerChangeTheClientBeforeItIsBuilt() throws Exception {
+        RegistryConfiguration configuration = RegistryConfiguration.of(server.getConnectString(), "billing");
+        try (RegistryCenter registry = new RegistryCenter(configuration, builder -> builder.namespace("customized"))) {
+            registry.start();
+            registry.client().create().forPath("/probe");
+
+            assertThat(rawClient().checkExists().forPath("/customized/probe")).isNotNull();
+        }
+    }
+
+    @Test
+    void usesAClientOfTheApplicationsOwnUnderItsNamespaceStartsItAndLeavesItOpen() throws Exception {
+        CuratorFramework own = CuratorFrameworkFactory.newClient(server.getConnectString(), new RetryOneTime(100));
+        try (own) {
+            try (RegistryCenter registry = RegistryCenter.using(own, "billing")) {
+                registry.start();
+                registry.client().create().forPath("/probe");
+
+                assertThat(registry.connectString()).isEqualTo(server.getConnectString());
+            }
+            assertThat(own.getState()).isEqualTo(CuratorFrameworkState.STARTED);
+            assertThat(own.checkExists().forPath("/billing/probe")).isNotNull();
+        }
+    }
+
+    @Test
+    void keepsTheNamespaceOfAClientOfTheApplicationsOwn() throws Exception {
+        try (CuratorFramework own = CuratorFrameworkFactory.builder()
+                .connectString(server.getConnectString())
+                .namespace("theirs")
+                .retryPolicy(new RetryOneTime(100))
+                .build()) {
+            own.start();
+            try (RegistryCenter registry = RegistryCenter.using(own, "billing")) {
+                registry.start();
+                registry.client().create().forPath("/probe");
+            }
+            assertThat(rawClient().checkExists().forPath("/theirs/probe")).isNotNull();
         }
     }
 
