@@ -148,6 +148,11 @@ public final class RegistryCenter implements AutoCloseable {
         return client.getZookeeperClient().getCurrentConnectionString();
     }
 
+    /** The node under which every job lives. */
+    public String namespace() {
+        return client.getNamespace();
+    }
+
     /** Whether the client currently has a live connection. */
     public boolean isConnected() {
         return state.get() == State.STARTED && client.getZookeeperClient().isConnected();

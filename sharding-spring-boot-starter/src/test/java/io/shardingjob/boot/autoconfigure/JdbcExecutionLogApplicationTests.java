@@ -16,7 +16,6 @@ import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /** The JDBC execution log in an application: on when asked for, queried through the operations, never in the way. */
@@ -25,7 +24,7 @@ class JdbcExecutionLogApplicationTests {
     private static final Duration PATIENCE = Duration.ofSeconds(20);
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(ShardingAutoConfiguration.class))
+            .withConfiguration(ShardingAutoConfigurations.all())
             .withPropertyValues(TestZooKeeper.properties("jdbc-log-test"))
             .withBean(EverySecondJob.class);
 

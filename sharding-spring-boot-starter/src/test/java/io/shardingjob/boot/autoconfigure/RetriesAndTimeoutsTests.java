@@ -13,7 +13,6 @@ import io.shardingjob.core.execution.ShardingContext;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /** Retries, back-offs and timeouts set on the annotation or under {@code sharding.jobs.<name>}. */
@@ -22,7 +21,7 @@ class RetriesAndTimeoutsTests {
     private static final Duration PATIENCE = Duration.ofSeconds(15);
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(ShardingAutoConfiguration.class))
+            .withConfiguration(ShardingAutoConfigurations.all())
             .withPropertyValues(TestZooKeeper.properties("retries-test"));
 
     @Test

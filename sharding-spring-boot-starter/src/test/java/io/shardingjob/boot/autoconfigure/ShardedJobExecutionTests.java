@@ -23,7 +23,6 @@ import org.junit.jupiter.api.Test;
 import org.springframework.aop.framework.ProxyFactory;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.config.BeanPostProcessor;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
@@ -35,7 +34,7 @@ class ShardedJobExecutionTests {
     private static final Duration PATIENCE = Duration.ofSeconds(10);
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(ShardingAutoConfiguration.class))
+            .withConfiguration(ShardingAutoConfigurations.all())
             .withPropertyValues(TestZooKeeper.properties("execution-test"));
 
     @Test

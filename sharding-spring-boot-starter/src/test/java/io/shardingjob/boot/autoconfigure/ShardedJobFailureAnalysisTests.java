@@ -8,7 +8,6 @@ import java.io.IOException;
 import java.net.ServerSocket;
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.context.properties.bind.UnboundConfigurationPropertiesException;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.diagnostics.FailureAnalyzer;
@@ -24,7 +23,7 @@ import org.springframework.core.io.support.SpringFactoriesLoader;
 class ShardedJobFailureAnalysisTests {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(ShardingAutoConfiguration.class))
+            .withConfiguration(ShardingAutoConfigurations.all())
             .withUserConfiguration(JobConfiguration.class)
             .withPropertyValues(
                     "sharding.zookeeper.connect-string=127.0.0.1:" + closedPort(),

@@ -17,7 +17,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -28,7 +27,7 @@ class ShardedJobListenersTests {
     private static final Duration PATIENCE = Duration.ofSeconds(15);
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(ShardingAutoConfiguration.class))
+            .withConfiguration(ShardingAutoConfigurations.all())
             .withPropertyValues(TestZooKeeper.properties("listeners-test"))
             .withUserConfiguration(Listeners.class);
 

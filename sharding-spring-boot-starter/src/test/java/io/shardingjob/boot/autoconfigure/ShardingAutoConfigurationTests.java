@@ -37,7 +37,7 @@ import org.springframework.context.annotation.Configuration;
 class ShardingAutoConfigurationTests {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(ShardingAutoConfiguration.class))
+            .withConfiguration(ShardingAutoConfigurations.all())
             .withUserConfiguration(JobConfiguration.class)
             .withPropertyValues(TestZooKeeper.properties("auto-config-test"));
 
@@ -97,7 +97,23 @@ class ShardingAutoConfigurationTests {
                 .run(context -> assertThat(context)
                         .doesNotHaveBean(ShardingOperations.class)
                         .doesNotHaveBean(RegistryCenter.class)
-                        .doesNotHaveBean(ShardedJobAnnotationBeanPostProcessor.class));
+                        .doesNotHaveBean(ShardedJobAnnotationBeanPostProcessor.class)
+                        .doesNotHaveBean(ShardingEndpoint.class)
+                        .doesNotHaveBean(ShardingHealthIndicator.class)
+                        .doesNotHaveBean(ShardingMetrics.class));
+    }
+
+    @Test
+    void eachActuatorPartNeedsTheJobsAutoConfiguration() {
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(
+                        ShardingEndpointAutoConfiguration.class,
+                        ShardingHealthAutoConfiguration.class,
+                        ShardingMetricsAutoConfiguration.class))
+                .run(context -> assertThat(context)
+                        .doesNotHaveBean(ShardingEndpoint.class)
+                        .doesNotHaveBean(ShardingHealthIndicator.class)
+                        .doesNotHaveBean(ShardingMetrics.class));
     }
 
     @Test
@@ -108,7 +124,7 @@ class ShardingAutoConfigurationTests {
     @Test
     void runsOnAnEmbeddedZooKeeperOnARandomPortWhenEnabled() {
         new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(ShardingAutoConfiguration.class))
+                .withConfiguration(ShardingAutoConfigurations.all())
                 .withUserConfiguration(JobConfiguration.class)
                 .withPropertyValues(
                         "sharding.zookeeper.embedded.enabled=true",
@@ -116,8 +132,7 @@ class ShardingAutoConfigurationTests {
                         "sharding.instance-id=embedded")
                 .run(context -> {
                     EmbeddedZooKeeper server = context.getBean(EmbeddedZooKeeper.class);
-                    RegistryConfiguration registry =
-                            context.getBean(RegistryCenter.class).configuration();
+                    RegistryCenter registry = context.getBean(RegistryCenter.class);
                     assertThat(registry.connectString())
                             .isEqualTo(server.connectString())
                             .doesNotEndWith(":2181");
@@ -132,7 +147,7 @@ class ShardingAutoConfigurationTests {
     @Test
     void explainsWhatTheEmbeddedZooKeeperNeedsWhenItsLibrariesAreMissing() {
         new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(ShardingAutoConfiguration.class))
+                .withConfiguration(ShardingAutoConfigurations.all())
                 .withClassLoader(new FilteredClassLoader("org.xerial.snappy"))
                 .withPropertyValues("sharding.zookeeper.embedded.enabled=true", "sharding.zookeeper.embedded.port=0")
                 .run(context -> assertThat(context)
@@ -146,7 +161,7 @@ class ShardingAutoConfigurationTests {
     void explainsAnEmbeddedZooKeeperPortInUse() throws Exception {
         try (ServerSocket taken = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
             new ApplicationContextRunner()
-                    .withConfiguration(AutoConfigurations.of(ShardingAutoConfiguration.class))
+                    .withConfiguration(ShardingAutoConfigurations.all())
                     .withPropertyValues(
                             "sharding.zookeeper.embedded.enabled=true",
                             "sharding.zookeeper.embedded.port=" + taken.getLocalPort())
@@ -162,20 +177,18 @@ class ShardingAutoConfigurationTests {
     @Test
     void takesTheNamespaceFromTheApplicationName() {
         new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(ShardingAutoConfiguration.class))
+                .withConfiguration(ShardingAutoConfigurations.all())
                 .withPropertyValues(
                         "sharding.zookeeper.connect-string=" + TestZooKeeper.connectString(),
                         "spring.application.name=billing")
-                .run(context -> assertThat(context.getBean(RegistryCenter.class)
-                                .configuration()
-                                .namespace())
+                .run(context -> assertThat(context.getBean(RegistryCenter.class).namespace())
                         .isEqualTo("billing"));
     }
 
     @Test
     void failsWithoutAConnectStringWhenNoEmbeddedZooKeeperRuns() {
         new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(ShardingAutoConfiguration.class))
+                .withConfiguration(ShardingAutoConfigurations.all())
                 .run(context -> assertThat(context)
                         .getFailure()
                         .rootCause()

@@ -1,0 +1,106 @@
+package io.shardingjob.boot.autoconfigure;
+
+import io.shardingjob.boot.ShardedJobCompletionListener;
+import io.shardingjob.boot.ShardedJobConfigurationCustomizer;
+import io.shardingjob.boot.ShardedJobFireListener;
+import io.shardingjob.boot.ShardedJobListener;
+import io.shardingjob.boot.ShardingOperations;
+import io.shardingjob.core.registry.RegistryCenter;
+import io.shardingjob.core.sharding.strategy.ShardingStrategies;
+import io.shardingjob.core.sharding.strategy.ShardingStrategy;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.thread.Threading;
+import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
+
+/**
+ * Runs every {@code @ShardedJob} method of the application as a sharded job: finds the methods, resolves each job's
+ * configuration (the annotation, then {@code sharding.jobs.<name>.*}, then the customizers), and starts and stops the
+ * jobs with the context, on threads whose number does not grow with the number of jobs.
+ */
+@AutoConfiguration(after = {ShardingRegistryAutoConfiguration.class, ShardingJdbcExecutionLogAutoConfiguration.class})
+@ConditionalOnBooleanProperty(name = "sharding.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(ShardingProperties.class)
+public final class ShardedJobsAutoConfiguration {
+
+    /** Static, as bean post-processors must be, so that it does not pull this configuration in early. */
+    @Bean
+    static ShardedJobAnnotationBeanPostProcessor shardedJobAnnotationBeanPostProcessor() {
+        return new ShardedJobAnnotationBeanPostProcessor();
+    }
+
+    /** The built-in strategies, those registered with ServiceLoader, and every {@code ShardingStrategy} bean. */
+    @Bean
+    @ConditionalOnMissingBean
+    ShardingStrategies shardingStrategies(ObjectProvider<ShardingStrategy> strategies) {
+        return ShardingStrategies.defaults().with(strategies.orderedStream().toArray(ShardingStrategy[]::new));
+    }
+
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean
+    ShardedJobExecutors shardedJobExecutors(ShardingProperties properties, Environment environment) {
+        int schedulerThreads = properties.getScheduler().getPoolSize();
+        int coordinationThreads = properties.getCoordination().getPoolSize();
+        ShardingProperties.Execution execution = properties.getExecution();
+        return Threading.VIRTUAL.isActive(environment)
+                ? ShardedJobExecutors.virtual(schedulerThreads, coordinationThreads, execution.getPoolSize())
+                : ShardedJobExecutors.platform(
+                        schedulerThreads,
+                        coordinationThreads,
+                        execution.getMaxConcurrentFires(),
+                        execution.getPoolSize());
+    }
+
+    @Bean
+    ExecutionHistory shardedJobExecutionHistory(ShardingProperties properties) {
+        return new ExecutionHistory(properties.getExecution().getHistorySize());
+    }
+
+    @Bean
+    RunningJobs shardedJobsRunning(
+            ShardingProperties properties,
+            ShardingStrategies strategies,
+            ShardedJobExecutors executors,
+            ObjectProvider<ShardedJobFireListener> fireListeners,
+            ObjectProvider<ShardedJobCompletionListener> completionListeners) {
+        JobListeners listeners = new JobListeners(
+                () -> fireListeners.orderedStream().toList(),
+                () -> completionListeners.orderedStream().toList());
+        return new RunningJobs(properties, strategies, executors, listeners);
+    }
+
+    @Bean
+    ShardedJobLifecycle shardedJobLifecycle(
+            ShardedJobAnnotationBeanPostProcessor discovery,
+            ShardingProperties properties,
+            ShardingStrategies strategies,
+            ObjectProvider<RegistryCenter> registry,
+            ObjectProvider<ShardedJobConfigurationCustomizer> customizers,
+            ObjectProvider<ShardedJobListener> listeners,
+            RunningJobs jobs,
+            ShardedJobExecutors executors) {
+        JobConfigurationResolver resolver = new JobConfigurationResolver(
+                properties, strategies, customizers.orderedStream().toList(), discovery::resolve);
+        return new ShardedJobLifecycle(
+                discovery,
+                resolver,
+                properties,
+                registry::getObject,
+                () -> listeners.orderedStream().toList(),
+                jobs,
+                executors);
+    }
+
+    /** Reads the JDBC execution log when there is one, the in-memory history otherwise. */
+    @Bean
+    @ConditionalOnMissingBean
+    ShardingOperations shardingOperations(
+            RunningJobs jobs, ExecutionHistory history, ObjectProvider<JdbcExecutionLog> jdbcLog) {
+        ExecutionLog log = jdbcLog.getIfAvailable();
+        return new DefaultShardingOperations(jobs, history, log != null ? log : history);
+    }
+}

@@ -1,0 +1,77 @@
+package io.shardingjob.boot.autoconfigure;
+
+import io.shardingjob.core.registry.RegistryCenter;
+import io.shardingjob.core.registry.RegistryConfiguration;
+import org.apache.curator.framework.CuratorFramework;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Lazy;
+import org.springframework.core.env.Environment;
+
+/**
+ * The ZooKeeper client every sharded job of the application shares. It connects to what the
+ * {@link ZooKeeperConnectionDetails} say ({@code sharding.zookeeper.*} unless a service connection or a bean of your own
+ * says otherwise), built with the {@link CuratorFrameworkBuilderCustomizer} beans; a {@link CuratorFramework} bean of
+ * your own is used as it is instead.
+ *
+ * <p>The connection is lazy: the jobs are validated first, so that a wrong cron is reported as such even while ZooKeeper
+ * is down, and the connection is made when the jobs start.
+ */
+@AutoConfiguration(after = EmbeddedZooKeeperAutoConfiguration.class)
+@ConditionalOnBooleanProperty(name = "sharding.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(ShardingProperties.class)
+public final class ShardingRegistryAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    ZooKeeperConnectionDetails zooKeeperConnectionDetails(
+            ShardingProperties properties, ObjectProvider<EmbeddedZooKeeper> embedded) {
+        return new PropertiesZooKeeperConnectionDetails(properties.getZookeeper(), embedded);
+    }
+
+    /** Started here; a {@code RegistryCenter} bean of your own must be started by you as well. */
+    @Bean(destroyMethod = "close")
+    @Lazy
+    @ConditionalOnMissingBean
+    RegistryCenter shardingRegistryCenter(
+            ShardingProperties properties,
+            Environment environment,
+            ZooKeeperConnectionDetails connection,
+            ObjectProvider<CuratorFramework> applicationClient,
+            ObjectProvider<CuratorFrameworkBuilderCustomizer> customizers) {
+        ZooKeeperProperties zooKeeper = properties.getZookeeper();
+        String namespace = zooKeeper.getNamespace() != null
+                ? zooKeeper.getNamespace()
+                : environment.getProperty("spring.application.name", "sharding");
+        CuratorFramework own = applicationClient.getIfUnique();
+        RegistryCenter registry = own != null
+                ? RegistryCenter.using(own, namespace)
+                : new RegistryCenter(
+                        configuration(zooKeeper, connection, namespace),
+                        builder -> customizers.orderedStream().forEach(customizer -> customizer.customize(builder)));
+        registry.start();
+        return registry;
+    }
+
+    private static RegistryConfiguration configuration(
+            ZooKeeperProperties zooKeeper, ZooKeeperConnectionDetails connection, String namespace) {
+        try {
+            return new RegistryConfiguration(
+                    connection.getConnectString(),
+                    namespace,
+                    zooKeeper.getSessionTimeout(),
+                    zooKeeper.getConnectionTimeout(),
+                    zooKeeper.getBaseSleepTime(),
+                    zooKeeper.getMaxRetries(),
+                    zooKeeper.getMaxSleepTime(),
+                    connection.getDigest());
+        } catch (IllegalArgumentException ex) {
+            throw new InvalidConfigurationPropertyValueException("sharding.zookeeper", null, ex.getMessage(), ex);
+        }
+    }
+}

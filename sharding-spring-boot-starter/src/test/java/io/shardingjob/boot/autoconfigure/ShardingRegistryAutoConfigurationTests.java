@@ -1,0 +1,120 @@
+package io.shardingjob.boot.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.shardingjob.boot.TestZooKeeper;
+import io.shardingjob.core.registry.RegistryCenter;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryOneTime;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.annotation.Order;
+
+class ShardingRegistryAutoConfigurationTests {
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(ShardingRegistryAutoConfiguration.class))
+            .withPropertyValues("sharding.zookeeper.namespace=registry-test");
+
+    @Test
+    void connectsToTheConnectStringOfTheProperties() {
+        runner.withPropertyValues("sharding.zookeeper.connect-string=" + TestZooKeeper.connectString())
+                .run(context -> {
+                    assertThat(context).hasSingleBean(PropertiesZooKeeperConnectionDetails.class);
+                    RegistryCenter registry = context.getBean(RegistryCenter.class);
+                    assertThat(registry.connectString()).isEqualTo(TestZooKeeper.connectString());
+                    assertThat(registry.isConnected()).isTrue();
+                });
+    }
+
+    @Test
+    void connectsWhereAConnectionDetailsBeanSaysInsteadOfTheProperties() {
+        runner.withPropertyValues("sharding.zookeeper.connect-string=unused.example:2181")
+                .withBean(ZooKeeperConnectionDetails.class, () -> TestZooKeeper::connectString)
+                .run(context -> {
+                    assertThat(context).doesNotHaveBean(PropertiesZooKeeperConnectionDetails.class);
+                    assertThat(context.getBean(RegistryCenter.class).connectString())
+                            .isEqualTo(TestZooKeeper.connectString());
+                });
+    }
+
+    @Test
+    void appliesEveryBuilderCustomizerInOrderAfterTheProperties() {
+        runner.withPropertyValues("sharding.zookeeper.connect-string=" + TestZooKeeper.connectString())
+                .withUserConfiguration(Customizers.class)
+                .run(context -> {
+                    // Lazy: the registry is made when the jobs start, or here. The later customizer's namespace
+                    // wins over the first's and over the property.
+                    assertThat(context.getBean(RegistryCenter.class).namespace())
+                            .isEqualTo("second");
+                    assertThat(context.getBean(Customizers.class).applied).containsExactly("first", "second");
+                });
+    }
+
+    @Test
+    void usesACuratorFrameworkOfTheApplicationsOwnAsItIsAndLeavesItOpen() {
+        CuratorFramework[] own = new CuratorFramework[1];
+        runner.withUserConfiguration(OwnClient.class)
+                .withUserConfiguration(Customizers.class)
+                .run(context -> {
+                    own[0] = context.getBean(CuratorFramework.class);
+                    RegistryCenter registry = context.getBean(RegistryCenter.class);
+                    registry.client().create().forPath("/probe");
+
+                    assertThat(own[0].checkExists().forPath("/registry-test/probe"))
+                            .isNotNull();
+                    assertThat(context.getBean(Customizers.class).applied)
+                            .as("customizers build our client, not the application's")
+                            .isEmpty();
+                });
+        // The application closed its client with its context; the registry did not close it first.
+        assertThat(own[0].getState()).hasToString("STOPPED");
+    }
+
+    @Test
+    void makesNoClientWhenShardingIsDisabled() {
+        runner.withPropertyValues("sharding.enabled=false")
+                .run(context -> assertThat(context)
+                        .doesNotHaveBean(RegistryCenter.class)
+                        .doesNotHaveBean(ZooKeeperConnectionDetails.class));
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class Customizers {
+
+        final List<String> applied = new ArrayList<>();
+
+        @Bean
+        @Order(2)
+        CuratorFrameworkBuilderCustomizer second() {
+            return builder -> {
+                applied.add("second");
+                builder.namespace("second");
+            };
+        }
+
+        @Bean
+        @Order(1)
+        CuratorFrameworkBuilderCustomizer first() {
+            return builder -> {
+                applied.add("first");
+                builder.namespace("first");
+            };
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class OwnClient {
+
+        @Bean(initMethod = "start", destroyMethod = "close")
+        CuratorFramework applicationClient() {
+            return CuratorFrameworkFactory.newClient(TestZooKeeper.connectString(), new RetryOneTime(100));
+        }
+    }
+}
