@@ -10,8 +10,7 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.boot.testcontainers.service.connection.ServiceConnection;
 import org.testcontainers.containers.GenericContainer;
 import org.testcontainers.containers.wait.strategy.Wait;
 import org.testcontainers.junit.jupiter.Container;
@@ -20,7 +19,8 @@ import org.testcontainers.junit.jupiter.Testcontainers;
 /**
  * The sample application against the official ZooKeeper image, for contributors with Docker. Where no Docker engine
  * answers (CI has none) JUnit reports it skipped: "disabledWithoutDocker is true and Docker is not available". The
- * other end-to-end tests do not need Docker.
+ * other end-to-end tests do not need Docker. {@code @ServiceConnection} tells the jobs where the container listens, as
+ * it would in an application's own tests: Spring Boot names the connection after the image, {@code zookeeper}.
  */
 @Testcontainers(disabledWithoutDocker = true)
 @SpringBootTest(
@@ -30,14 +30,9 @@ import org.testcontainers.junit.jupiter.Testcontainers;
 class ZooKeeperContainerIT {
 
     @Container
+    @ServiceConnection
     static final GenericContainer<?> zooKeeper =
             new GenericContainer<>("zookeeper:3.9").withExposedPorts(2181).waitingFor(Wait.forListeningPort());
-
-    @DynamicPropertySource
-    static void zooKeeper(DynamicPropertyRegistry registry) {
-        registry.add(
-                "sharding.zookeeper.connect-string", () -> zooKeeper.getHost() + ":" + zooKeeper.getMappedPort(2181));
-    }
 
     @Autowired
     private ShardingOperations operations;
