@@ -20,13 +20,14 @@ import org.testcontainers.junit.jupiter.Testcontainers;
  * The sample application against the official ZooKeeper image, for contributors with Docker. Where no Docker engine
  * answers (CI has none) JUnit reports it skipped: "disabledWithoutDocker is true and Docker is not available". The
  * other end-to-end tests do not need Docker. {@code @ServiceConnection} tells the jobs where the container listens, as
- * it would in an application's own tests: Spring Boot names the connection after the image, {@code zookeeper}.
+ * it would in an application's own tests: Spring Boot names the connection after the image, {@code zookeeper}, and
+ * the sample's embedded ZooKeeper then does not start.
  */
 @Testcontainers(disabledWithoutDocker = true)
 @SpringBootTest(
         classes = SampleApplication.class,
         webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = {"sharding.zookeeper.embedded.enabled=false", "sharding.jobs.orderSettlement.cron=* * * * * *"})
+        properties = "sharding.jobs.orderSettlement.cron=* * * * * *")
 class ZooKeeperContainerIT {
 
     @Container

@@ -10,11 +10,14 @@ import org.springframework.core.io.ResourceLoader;
 
 /**
  * A ZooKeeper server inside the application, for a demo or a single machine, when
- * {@code sharding.zookeeper.embedded.enabled=true}; the registry connects to it unless a connect string is set.
+ * {@code sharding.zookeeper.embedded.enabled=true}; the registry connects to it unless a connect string is set. A
+ * service connection (a {@code @ServiceConnection} container in a test, a Docker Compose service) or a
+ * {@link ZooKeeperConnectionDetails} bean of your own says where ZooKeeper is instead, and no server is started.
  */
 @AutoConfiguration
 @ConditionalOnBooleanProperty(name = "sharding.enabled", matchIfMissing = true)
 @ConditionalOnBooleanProperty("sharding.zookeeper.embedded.enabled")
+@ConditionalOnMissingBean(ZooKeeperConnectionDetails.class)
 @EnableConfigurationProperties(ShardingProperties.class)
 public final class EmbeddedZooKeeperAutoConfiguration {
 

@@ -45,6 +45,18 @@ class ShardingRegistryAutoConfigurationTests {
     }
 
     @Test
+    void startsNoEmbeddedZooKeeperWhenConnectionDetailsSayWhereZooKeeperIs() {
+        runner.withConfiguration(AutoConfigurations.of(EmbeddedZooKeeperAutoConfiguration.class))
+                .withPropertyValues("sharding.zookeeper.embedded.enabled=true", "sharding.zookeeper.embedded.port=0")
+                .withBean(ZooKeeperConnectionDetails.class, () -> TestZooKeeper::connectString)
+                .run(context -> {
+                    assertThat(context).doesNotHaveBean(EmbeddedZooKeeper.class);
+                    assertThat(context.getBean(RegistryCenter.class).connectString())
+                            .isEqualTo(TestZooKeeper.connectString());
+                });
+    }
+
+    @Test
     void appliesEveryBuilderCustomizerInOrderAfterTheProperties() {
         runner.withPropertyValues("sharding.zookeeper.connect-string=" + TestZooKeeper.connectString())
                 .withUserConfiguration(Customizers.class)
