@@ -1,16 +1,24 @@
 package io.shardingjob.core;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.config.JobConfigurationCodec;
 import io.shardingjob.core.config.JobConfigurationException;
+import io.shardingjob.core.internal.config.JobConfigurationService;
 import io.shardingjob.core.internal.registry.JobNodes;
 import java.time.Duration;
+import java.util.List;
 import org.apache.curator.framework.CuratorFramework;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 /** Which side wins when the local configuration and the one stored in ZooKeeper differ. */
 class SharedConfigurationTest extends ZooKeeperTestSupport {
@@ -69,6 +77,46 @@ class SharedConfigurationTest extends ZooKeeperTestSupport {
                         () -> assertThat(first.coordinator().configuration().jobParameter())
                                 .isEqualTo("after"));
         assertThat(first.coordinator().configuration().shardingTotalCount()).isEqualTo(3);
+    }
+
+    @Test
+    void anOperatorsEditThatTurnsOnDynamicShardingBesideItemParametersIsRefusedAndTheLastValidOneStays()
+            throws Exception {
+        Instance first = startInstance(
+                "a", report().shardingItemParameters("0=north,1=south,2=east").build());
+        CuratorFramework operator = newClient();
+        Logger log = (Logger) LoggerFactory.getLogger(JobConfigurationService.class);
+        ListAppender<ILoggingEvent> errors = new ListAppender<>();
+        errors.start();
+        log.addAppender(errors);
+        try {
+            operator.setData()
+                    .forPath(
+                            NODES.config(),
+                            ("cron=0 0/5 * * * *\nshardingTotalCount=3\nshardingItemParameters=0=north,1=south,2=east\n"
+                                            + "dynamicSharding=true\n")
+                                    .getBytes(UTF_8));
+
+            await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
+                first.coordinator().configuration();
+                List<ILoggingEvent> logged;
+                synchronized (errors) { // AppenderBase.doAppend appends under the appender's lock
+                    logged = List.copyOf(errors.list);
+                }
+                assertThat(logged).anySatisfy(event -> {
+                    assertThat(event.getLevel()).isEqualTo(Level.ERROR);
+                    assertThat(event.getFormattedMessage())
+                            .contains(
+                                    "Job report: ignoring the invalid configuration stored in ZooKeeper",
+                                    "invalid shardingItemParameters",
+                                    "cannot be combined with dynamicSharding=true");
+                });
+            });
+        } finally {
+            log.detachAppender(errors);
+        }
+        assertThat(first.coordinator().configuration().dynamicSharding()).isFalse();
+        assertThat(first.coordinator().configuration().itemParameters().get(2)).isEqualTo("east");
     }
 
     @Test

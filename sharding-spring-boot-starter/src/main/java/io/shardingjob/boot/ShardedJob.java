@@ -37,7 +37,7 @@ public @interface ShardedJob {
     /** The number of items each fire is split into. */
     int shardingTotalCount() default 1;
 
-    /** The parameter of each item, written {@code 0=Beijing,1=Shanghai}. */
+    /** The parameter of each item, written {@code 0=Beijing,1=Shanghai}; none with {@link #dynamicSharding()}. */
     String shardingItemParameters() default "";
 
     /** A parameter handed to every item. */
@@ -81,7 +81,8 @@ public @interface ShardedJob {
 
     /**
      * Whether the number of items follows the cluster: each live, enabled instance runs exactly one item and the total
-     * is their number (XXL-JOB's sharding broadcast); {@link #shardingTotalCount()} is then not used for sharding.
+     * is their number (XXL-JOB's sharding broadcast); {@link #shardingTotalCount()} is then not used for sharding, and
+     * {@link #shardingItemParameters()} must be empty.
      */
     boolean dynamicSharding() default false;
 }

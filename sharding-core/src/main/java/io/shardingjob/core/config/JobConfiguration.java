@@ -16,7 +16,7 @@ import java.util.regex.Pattern;
  * @param cron the schedule, six fields with seconds first, as Spring's {@code CronExpression} reads it
  * @param timeZone the zone the cron is evaluated in
  * @param shardingTotalCount how many items each fire is split into
- * @param itemParameters the optional parameter of each item
+ * @param itemParameters the optional parameter of each item; none with {@code dynamicSharding}
  * @param jobParameter a parameter handed to every item
  * @param failover whether items of a crashed instance run elsewhere at once
  * @param misfire whether a fire that arrives while the previous one still runs is made up afterwards
@@ -33,7 +33,8 @@ import java.util.regex.Pattern;
  * @param dynamicSharding whether the number of items follows the cluster (XXL-JOB's sharding broadcast): every live,
  *     enabled instance gets exactly one item and the total is their number (at most
  *     {@link #MAX_SHARDING_TOTAL_COUNT}; instances beyond it get none), so {@code shardingTotalCount} is ignored when
- *     resharding
+ *     resharding and {@code itemParameters} must be empty: an item is then a place in the cluster, not a fixed part of
+ *     the data a parameter could name
  * @param misfirePolicy what happens to the fires of an item that did not run when due, when {@code misfire} is on;
  *     {@code misfire} off means {@link MisfirePolicy#SKIP}
  */
@@ -108,6 +109,7 @@ public record JobConfiguration(
         }
         checkShardingTotalCount(name, shardingTotalCount);
         itemParameters = itemParameters == null ? ItemParameters.none() : itemParameters;
+        checkNoItemParametersWithDynamicSharding(name, dynamicSharding, itemParameters.toString());
         // Re-parse so that a record built directly is checked against its own count.
         itemParameters = ItemParameters.parse(name, itemParameters.toString(), shardingTotalCount);
         jobParameter = jobParameter == null ? "" : jobParameter;
@@ -198,6 +200,26 @@ public record JobConfiguration(
                     "must be at most " + MAX_SHARDING_TOTAL_COUNT + ", was " + shardingTotalCount
                             + ": the fire ledger keeps a ZooKeeper node per item of every retained fire, and the"
                             + " assignment lists every item in one node under ZooKeeper's 1 MB jute.maxbuffer");
+        }
+    }
+
+    /**
+     * Dynamic sharding and item parameters contradict each other: with dynamic sharding the items follow the live
+     * instances (item 0 of 2, then of 3 when an instance joins), so a parameter fixed to an item number would go to
+     * whichever instance holds that number now, and the items beyond the list would get none. Checked before the
+     * parameters are read against the count, which dynamic sharding does not use.
+     */
+    private static void checkNoItemParametersWithDynamicSharding(
+            String name, boolean dynamicSharding, String itemParameters) {
+        if (dynamicSharding && itemParameters != null && !itemParameters.isBlank()) {
+            throw new JobConfigurationException(
+                    name,
+                    "shardingItemParameters",
+                    "'" + itemParameters.trim() + "' cannot be combined with dynamicSharding=true: the number of items"
+                            + " then follows the number of live instances, so no item has a fixed parameter; leave"
+                            + " shardingItemParameters empty, or set dynamicSharding to false to keep a fixed"
+                            + " shardingTotalCount with a parameter per item",
+                    "dynamicSharding");
         }
     }
 
@@ -342,6 +364,7 @@ public record JobConfiguration(
             return this;
         }
 
+        /** Whether the items follow the live instances; item parameters must then be empty. */
         public Builder dynamicSharding(boolean dynamicSharding) {
             this.dynamicSharding = dynamicSharding;
             return this;
@@ -350,8 +373,9 @@ public record JobConfiguration(
         /** @throws JobConfigurationException naming the job and the first invalid property */
         public JobConfiguration build() {
             ZoneId zone = timeZoneText == null ? timeZone : parseZone();
-            // Before the item parameters, whose errors would otherwise hide the count's.
+            // Before the item parameters, whose errors would otherwise hide the count's and the contradiction's.
             checkShardingTotalCount(String.valueOf(name), shardingTotalCount);
+            checkNoItemParametersWithDynamicSharding(String.valueOf(name), dynamicSharding, shardingItemParameters);
             return new JobConfiguration(
                     name,
                     cron,

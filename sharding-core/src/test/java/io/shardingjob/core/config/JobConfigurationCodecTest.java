@@ -37,7 +37,6 @@ class JobConfigurationCodecTest {
                 .retries(3)
                 .retryBackoff(java.time.Duration.ofMillis(1500))
                 .timeout(java.time.Duration.ofMinutes(2))
-                .dynamicSharding(true)
                 .build();
     }
 
@@ -62,6 +61,30 @@ class JobConfigurationCodecTest {
         assertThat(decoded.itemParameters().get(1)).isEqualTo("C:\\data\\in");
         assertThat(decoded.itemParameters().get(2)).isEqualTo("a=b#c:d");
         assertThat(decoded.timeZone()).isEqualTo(ZoneId.of("America/New_York"));
+    }
+
+    @Test
+    void roundTripsADynamicallyShardedConfiguration() {
+        JobConfiguration original = everyFieldNonDefault().toBuilder()
+                .shardingItemParameters("")
+                .dynamicSharding(true)
+                .build();
+
+        JobConfiguration decoded = JobConfigurationCodec.decode(JOB, JobConfigurationCodec.encode(original));
+
+        assertThat(decoded).isEqualTo(original);
+        assertThat(decoded.dynamicSharding()).isTrue();
+    }
+
+    @Test
+    void rejectsAStoredConfigurationThatCombinesDynamicShardingWithItemParameters() {
+        JobConfigurationException rejection = assertRejected(
+                "cron=" + CRON + "\nshardingTotalCount=2\nshardingItemParameters=0=Beijing,1=Shanghai\n"
+                        + "dynamicSharding=true\n",
+                "shardingItemParameters");
+
+        assertThat(rejection.conflictingProperty()).contains("dynamicSharding");
+        assertThat(rejection).hasMessageContaining("cannot be combined with dynamicSharding=true");
     }
 
     @Test

@@ -44,6 +44,13 @@ class JobConfigurationTest {
                 .retries(2)
                 .retryBackoff(java.time.Duration.ofSeconds(1))
                 .timeout(java.time.Duration.ofSeconds(30))
+                .build();
+    }
+
+    /** Every field that dynamic sharding leaves meaningful, with dynamic sharding on. */
+    private static JobConfiguration everythingSetWithDynamicSharding() {
+        return everythingSet().toBuilder()
+                .shardingItemParameters("")
                 .dynamicSharding(true)
                 .build();
     }
@@ -257,6 +264,99 @@ class JobConfigurationTest {
         assertThat(rejection).hasMessageContaining(offending);
     }
 
+    @ParameterizedTest(name = "''{0}'' with count {1}")
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "0=Beijing,1=Shanghai | 2",
+                "0=Beijing,1=Shanghai | 1",
+                "0=                   | 1",
+                "Beijing              | 1",
+            })
+    void rejectsItemParametersWithDynamicShardingNamingBothPropertiesWhateverTheCount(String parameters, int count) {
+        JobConfigurationException rejection = assertRejected(
+                () -> valid().shardingTotalCount(count)
+                        .shardingItemParameters(parameters)
+                        .dynamicSharding(true)
+                        .build(),
+                JOB,
+                "shardingItemParameters");
+
+        assertThat(rejection.conflictingProperty()).contains("dynamicSharding");
+        assertThat(rejection)
+                .hasMessage("Job 'orderSync': invalid shardingItemParameters: '" + parameters
+                        + "' cannot be combined with dynamicSharding=true: the number of items then follows the"
+                        + " number of live instances, so no item has a fixed parameter; leave shardingItemParameters"
+                        + " empty, or set dynamicSharding to false to keep a fixed shardingTotalCount with a"
+                        + " parameter per item");
+    }
+
+    @Test
+    void rejectsItemParametersWithDynamicShardingWhenTheRecordIsBuiltDirectly() {
+        ItemParameters forTwo = ItemParameters.parse(JOB, "0=Beijing,1=Shanghai", 2);
+
+        JobConfigurationException rejection = assertRejected(
+                () -> new JobConfiguration(
+                        JOB,
+                        CRON,
+                        ZoneId.of("UTC"),
+                        2,
+                        forTwo,
+                        "",
+                        false,
+                        true,
+                        true,
+                        "average",
+                        "",
+                        false,
+                        false,
+                        0,
+                        null,
+                        null,
+                        true,
+                        MisfirePolicy.ONCE),
+                JOB,
+                "shardingItemParameters");
+
+        assertThat(rejection.conflictingProperty()).contains("dynamicSharding");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"", "  "})
+    void acceptsDynamicShardingWithoutItemParameters(String parameters) {
+        JobConfiguration configuration =
+                valid().shardingItemParameters(parameters).dynamicSharding(true).build();
+
+        assertThat(configuration.dynamicSharding()).isTrue();
+        assertThat(configuration.itemParameters()).isEqualTo(ItemParameters.none());
+    }
+
+    @Test
+    void acceptsDynamicShardingBesideTheSettingsItMerelyOverrides() {
+        // The configured count and strategy are not used while dynamic sharding is on, but they are what the job
+        // falls back to when it is turned off again: unused, not contradictory. The same holds for a misfire policy
+        // while misfire is off.
+        JobConfiguration configuration = valid().shardingTotalCount(8)
+                .strategy("sticky")
+                .dynamicSharding(true)
+                .misfire(false)
+                .misfirePolicy(MisfirePolicy.ALL)
+                .build();
+
+        assertThat(configuration.shardingTotalCount()).isEqualTo(8);
+        assertThat(configuration.strategy()).isEqualTo("sticky");
+        assertThat(configuration.misfirePolicy()).isEqualTo(MisfirePolicy.ALL);
+    }
+
+    @Test
+    void namesAnInvalidValueOnItsOwnWithoutAConflictingProperty() {
+        assertThat(catchThrowableOfType(
+                                JobConfigurationException.class,
+                                () -> valid().retries(-1).build())
+                        .conflictingProperty())
+                .isEmpty();
+    }
+
     @Test
     void rejectsItemParametersThatOutgrowTheCountWhenTheRecordIsBuiltDirectly() {
         ItemParameters forFour = ItemParameters.parse(JOB, "0=a,3=d", 4);
@@ -293,6 +393,13 @@ class JobConfigurationTest {
 
         assertThat(copy).isEqualTo(original).hasSameHashCodeAs(original);
         assertThat(copy.differencesTo(original)).isEmpty();
+    }
+
+    @Test
+    void roundTripsADynamicallyShardedConfigurationThroughToBuilder() {
+        JobConfiguration original = everythingSetWithDynamicSharding();
+
+        assertThat(original.toBuilder().build()).isEqualTo(original);
     }
 
     @Test

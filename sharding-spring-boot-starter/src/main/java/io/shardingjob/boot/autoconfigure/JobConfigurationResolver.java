@@ -142,7 +142,11 @@ final class JobConfigurationResolver {
             }
             return builder.build();
         } catch (JobConfigurationException ex) {
-            throw invalid(job, key, ex.property(), ex.getMessage(), expectation(ex.property()), ex);
+            String expectation = ex.conflictingProperty()
+                    .map(other -> expectation(ex.property(), other) + ", or set " + where(job, key, other) + " to "
+                            + expectation(other, ex.property()))
+                    .orElseGet(() -> expectation(ex.property()));
+            throw invalid(job, key, ex.property(), ex.getMessage(), expectation, ex);
         }
     }
 
@@ -161,15 +165,37 @@ final class JobConfigurationResolver {
             String problem,
             String expectation,
             @Nullable Throwable cause) {
-        String setting = "sharding.jobs." + key + "." + kebab(property);
-        String annotation = "@ShardedJob(" + property + ") on " + job.describe();
-        String where = "name".equals(property) ? annotation : setting + " (or " + annotation + ")";
         return new ShardedJobConfigurationException(
                 job.jobName(),
-                setting,
+                setting(key, property),
                 "invalid " + property + " of the job declared by " + job.describe() + ": " + problem,
-                "Set " + where + " to " + expectation + ".",
+                "Set " + where(job, key, property) + " to " + expectation + ".",
                 cause);
+    }
+
+    private static String setting(String key, String property) {
+        return "sharding.jobs." + key + "." + kebab(property);
+    }
+
+    /** Where a property is set: the {@code sharding.jobs.*} key, or the annotation for the name. */
+    private static String where(ShardedJobMethod job, String key, String property) {
+        String annotation = "@ShardedJob(" + property + ") on " + job.describe();
+        return "name".equals(property) ? annotation : setting(key, property) + " (or " + annotation + ")";
+    }
+
+    /**
+     * What a property must be so that it no longer contradicts another, for the failure analysis; the action offers
+     * both ways out, since changing either property fixes the contradiction.
+     */
+    private static String expectation(String property, String conflictingProperty) {
+        return switch (property + "/" + conflictingProperty) {
+            case "shardingItemParameters/dynamicSharding" ->
+                "an empty value, since with dynamic sharding the items follow the live instances and no item has a"
+                        + " fixed parameter";
+            case "dynamicSharding/shardingItemParameters" ->
+                "false to keep a fixed sharding-total-count with a parameter per item";
+            default -> "a value that agrees with " + kebab(conflictingProperty);
+        };
     }
 
     /** What a valid value of a property looks like, for the failure analysis. */

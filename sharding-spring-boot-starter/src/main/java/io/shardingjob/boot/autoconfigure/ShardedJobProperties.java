@@ -19,7 +19,7 @@ public class ShardedJobProperties {
     /** The number of items each fire is split into. */
     private @Nullable Integer shardingTotalCount;
 
-    /** The parameter of each item, written 0=Beijing,1=Shanghai. */
+    /** The parameter of each item, written 0=Beijing,1=Shanghai; empty with dynamic sharding. */
     private @Nullable String shardingItemParameters;
 
     /** A parameter handed to every item. */
@@ -58,7 +58,7 @@ public class ShardedJobProperties {
     /** How long one run of one item may take before it is interrupted and recorded as timed out; 0 for no limit. */
     private @Nullable Duration timeout;
 
-    /** Whether the number of items follows the number of live, enabled instances, one item each. */
+    /** Whether the number of items follows the number of live, enabled instances, one item each; no item parameters. */
     private @Nullable Boolean dynamicSharding;
 
     public @Nullable Integer getRetries() {

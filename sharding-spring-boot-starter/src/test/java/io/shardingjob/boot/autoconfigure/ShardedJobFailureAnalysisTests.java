@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.shardingjob.boot.RecordingJob;
 import io.shardingjob.boot.ShardedJob;
+import io.shardingjob.boot.ShardingOperations;
+import io.shardingjob.boot.TestZooKeeper;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.util.List;
@@ -18,7 +20,8 @@ import org.springframework.core.io.support.SpringFactoriesLoader;
 
 /**
  * Every way to misconfigure a job fails start-up with an analysis naming the job, the property and the fix. The jobs
- * point at a ZooKeeper that does not exist: validation comes before connecting, so none of these waits for it.
+ * point at a ZooKeeper that does not exist: validation comes before connecting, so none of these waits for it. Where
+ * an action suggests a fix that needs a real ZooKeeper to show it starts, that test brings its own.
  */
 class ShardedJobFailureAnalysisTests {
 
@@ -104,6 +107,45 @@ class ShardedJobFailureAnalysisTests {
         assertThat(analysis.getDescription())
                 .contains("'orderSync'", "item 7 is outside 0..3", "sharding.jobs.orderSync.sharding-item-parameters");
         assertThat(analysis.getAction()).contains("or raise sharding-total-count");
+    }
+
+    @Test
+    void explainsDynamicShardingBesideTheAnnotationsItemParametersAndOffersBothWaysOut() {
+        FailureAnalysis analysis = analyze(runner.withPropertyValues("sharding.jobs.orderSync.dynamic-sharding=true"));
+        assertThat(analysis.getDescription())
+                .contains(
+                        "Sharded job 'orderSync'",
+                        "invalid shardingItemParameters",
+                        "'0=Beijing,1=Shanghai,2=Guangzhou,3=Shenzhen' cannot be combined with dynamicSharding=true",
+                        "the number of items then follows the number of live instances")
+                .endsWith("Property: sharding.jobs.orderSync.sharding-item-parameters");
+        assertThat(analysis.getAction())
+                .isEqualTo("Set sharding.jobs.orderSync.sharding-item-parameters"
+                        + " (or @ShardedJob(shardingItemParameters) on"
+                        + " io.shardingjob.boot.RecordingJob.sync(ShardingContext)) to an empty value, since with"
+                        + " dynamic sharding the items follow the live instances and no item has a fixed parameter,"
+                        + " or set sharding.jobs.orderSync.dynamic-sharding (or @ShardedJob(dynamicSharding) on"
+                        + " io.shardingjob.boot.RecordingJob.sync(ShardingContext)) to false to keep a fixed"
+                        + " sharding-total-count with a parameter per item.");
+    }
+
+    @Test
+    void startsWithDynamicShardingOnceAnEmptyPropertyClearsTheAnnotationsItemParameters() {
+        // The test ZooKeeper's properties come last, so they replace the closed port.
+        runner.withPropertyValues(TestZooKeeper.properties("dynamic-without-parameters"))
+                .withPropertyValues(
+                        "sharding.jobs.orderSync.dynamic-sharding=true",
+                        "sharding.jobs.orderSync.sharding-item-parameters=")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    io.shardingjob.core.config.JobConfiguration configuration = context.getBean(
+                                    ShardingOperations.class)
+                            .job(RecordingJob.NAME)
+                            .orElseThrow()
+                            .configuration();
+                    assertThat(configuration.dynamicSharding()).isTrue();
+                    assertThat(configuration.itemParameters().asMap()).isEmpty();
+                });
     }
 
     @Test
