@@ -6,7 +6,10 @@ import java.util.Objects;
 /**
  * How to reach the ZooKeeper ensemble.
  *
- * @param connectString the ensemble, e.g. {@code zk1:2181,zk2:2181,zk3:2181}
+ * @param connectString the ensemble, e.g. {@code zk1:2181,zk2:2181,zk3:2181}: {@code host} or {@code host:port} entries
+ *     (an IPv4 address, a host name, or an IPv6 address in brackets as in {@code [::1]:2181}), optionally followed by a
+ *     chroot path ({@code zk1:2181,zk2:2181/apps}); checked here, so that a malformed one fails at once instead of
+ *     after the whole connection timeout
  * @param namespace the root node under which every job lives, so that several applications can share an ensemble
  * @param sessionTimeout how long ZooKeeper keeps the session of a silent instance; an instance that dies loses its
  *     items after this long
@@ -31,6 +34,7 @@ public record RegistryConfiguration(
         if (connectString == null || connectString.isBlank()) {
             throw new IllegalArgumentException("The ZooKeeper connect string is required, e.g. 'localhost:2181'");
         }
+        ConnectString.check(connectString);
         if (namespace == null || namespace.isBlank() || namespace.contains("/")) {
             throw new IllegalArgumentException(
                     "The ZooKeeper namespace must be a non-empty node name without '/', was '" + namespace + "'");

@@ -3,6 +3,7 @@ package io.shardingjob.boot.autoconfigure;
 import java.io.File;
 import java.io.IOException;
 import java.net.BindException;
+import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
@@ -114,7 +115,16 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
         if (connections == null) {
             throw new IllegalStateException("The embedded ZooKeeper is not started");
         }
-        return InetAddress.getLoopbackAddress().getHostAddress() + ":" + connections.getLocalPort();
+        return address(InetAddress.getLoopbackAddress(), connections.getLocalPort());
+    }
+
+    /**
+     * {@code host:port}, with an IPv6 address in brackets ({@code [::1]:2181}, the loopback of a JVM that prefers IPv6)
+     * as a connect string must have it.
+     */
+    static String address(InetAddress host, int port) {
+        String text = host.getHostAddress();
+        return (host instanceof Inet6Address ? "[" + text + "]" : text) + ":" + port;
     }
 
     @Override
