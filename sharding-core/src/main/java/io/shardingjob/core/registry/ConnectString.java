@@ -42,7 +42,7 @@ final class ConnectString {
 
     private ConnectString() {}
 
-    /** @throws IllegalArgumentException naming the connect string, the entry at fault and a valid example */
+    /** @throws InvalidRegistrySettingException naming the connect string, the entry at fault and a valid example */
     static void check(String connectString) {
         int slash = connectString.indexOf('/');
         String hosts = slash < 0 ? connectString : connectString.substring(0, slash);
@@ -175,8 +175,10 @@ final class ConnectString {
         }
     }
 
-    private static IllegalArgumentException invalid(String connectString, String problem) {
-        return new IllegalArgumentException("Invalid ZooKeeper connect string '" + connectString + "': " + problem
-                + ". Give host or host:port entries" + " separated by commas, " + EXAMPLE);
+    private static InvalidRegistrySettingException invalid(String connectString, String problem) {
+        return new InvalidRegistrySettingException(
+                "connectString",
+                "Invalid ZooKeeper connect string '" + connectString + "': " + problem
+                        + ". Give host or host:port entries" + " separated by commas, " + EXAMPLE);
     }
 }

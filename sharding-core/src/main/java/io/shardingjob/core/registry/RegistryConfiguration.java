@@ -1,7 +1,6 @@
 package io.shardingjob.core.registry;
 
 import java.time.Duration;
-import java.util.Objects;
 
 /**
  * How to reach the ZooKeeper ensemble.
@@ -32,11 +31,13 @@ public record RegistryConfiguration(
 
     public RegistryConfiguration {
         if (connectString == null || connectString.isBlank()) {
-            throw new IllegalArgumentException("The ZooKeeper connect string is required, e.g. 'localhost:2181'");
+            throw new InvalidRegistrySettingException(
+                    "connectString", "The ZooKeeper connect string is required, e.g. 'localhost:2181'");
         }
         ConnectString.check(connectString);
         if (namespace == null || namespace.isBlank() || namespace.contains("/")) {
-            throw new IllegalArgumentException(
+            throw new InvalidRegistrySettingException(
+                    "namespace",
                     "The ZooKeeper namespace must be a non-empty node name without '/', was '" + namespace + "'");
         }
         positive(sessionTimeout, "sessionTimeout");
@@ -44,10 +45,11 @@ public record RegistryConfiguration(
         positive(baseSleepTime, "baseSleepTime");
         positive(maxSleepTime, "maxSleepTime");
         if (maxRetries < 0) {
-            throw new IllegalArgumentException("maxRetries must not be negative, was " + maxRetries);
+            throw new InvalidRegistrySettingException(
+                    "maxRetries", "maxRetries must not be negative, was " + maxRetries);
         }
         if (digest != null && (digest.isBlank() || !digest.contains(":"))) {
-            throw new IllegalArgumentException("The digest must be of the form user:password");
+            throw new InvalidRegistrySettingException("digest", "The digest must be of the form user:password");
         }
     }
 
@@ -101,9 +103,8 @@ public record RegistryConfiguration(
     }
 
     private static void positive(Duration duration, String name) {
-        Objects.requireNonNull(duration, name);
-        if (duration.isNegative() || duration.isZero()) {
-            throw new IllegalArgumentException(name + " must be positive, was " + duration);
+        if (duration == null || duration.isNegative() || duration.isZero()) {
+            throw new InvalidRegistrySettingException(name, name + " must be positive, was " + duration);
         }
     }
 }

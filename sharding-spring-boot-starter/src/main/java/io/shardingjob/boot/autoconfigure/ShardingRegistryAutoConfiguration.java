@@ -1,7 +1,9 @@
 package io.shardingjob.boot.autoconfigure;
 
+import io.shardingjob.core.registry.InvalidRegistrySettingException;
 import io.shardingjob.core.registry.RegistryCenter;
 import io.shardingjob.core.registry.RegistryConfiguration;
+import java.util.Locale;
 import org.apache.curator.framework.CuratorFramework;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -58,6 +60,11 @@ public final class ShardingRegistryAutoConfiguration {
         return registry;
     }
 
+    /** {@code connectString} to {@code connect-string}: the property of a setting. */
+    private static String kebab(String setting) {
+        return setting.replaceAll("([a-z])([A-Z])", "$1-$2").toLowerCase(Locale.ROOT);
+    }
+
     private static RegistryConfiguration configuration(
             ZooKeeperProperties zooKeeper, ZooKeeperConnectionDetails connection, String namespace) {
         try {
@@ -70,8 +77,9 @@ public final class ShardingRegistryAutoConfiguration {
                     zooKeeper.getMaxRetries(),
                     zooKeeper.getMaxSleepTime(),
                     connection.getDigest());
-        } catch (IllegalArgumentException ex) {
-            throw new InvalidConfigurationPropertyValueException("sharding.zookeeper", null, ex.getMessage(), ex);
+        } catch (InvalidRegistrySettingException ex) {
+            String property = "sharding.zookeeper." + kebab(ex.setting());
+            throw new InvalidConfigurationPropertyValueException(property, null, ex.getMessage(), ex);
         }
     }
 }

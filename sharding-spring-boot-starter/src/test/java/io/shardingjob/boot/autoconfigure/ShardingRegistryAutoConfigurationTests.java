@@ -1,16 +1,21 @@
 package io.shardingjob.boot.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.shardingjob.boot.TestZooKeeper;
 import io.shardingjob.core.registry.RegistryCenter;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
+import java.util.stream.Stream;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryOneTime;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -87,6 +92,38 @@ class ShardingRegistryAutoConfigurationTests {
                 });
         // The application closed its client with its context; the registry did not close it first.
         assertThat(own[0].getState()).hasToString("STOPPED");
+    }
+
+    @Test
+    void refusesAMalformedConnectStringAtOnceNamingTheProperty() {
+        long started = System.nanoTime();
+        runner.withPropertyValues(
+                        "sharding.zookeeper.connect-string=not a host:xx", "sharding.zookeeper.connection-timeout=30s")
+                .run(context -> {
+                    assertThat(invalidProperty(catchThrowable(() -> context.getBean(RegistryCenter.class))))
+                            .hasMessageContaining("sharding.zookeeper.connect-string")
+                            .hasMessageContaining("'not a host'");
+                });
+        assertThat(Duration.ofNanos(System.nanoTime() - started))
+                .as("refused without waiting for the connection timeout")
+                .isLessThan(Duration.ofSeconds(30));
+    }
+
+    @Test
+    void namesThePropertyOfAnyOtherSettingThatCannotWork() {
+        runner.withPropertyValues(
+                        "sharding.zookeeper.connect-string=" + TestZooKeeper.connectString(),
+                        "sharding.zookeeper.session-timeout=0s")
+                .run(context -> assertThat(invalidProperty(catchThrowable(() -> context.getBean(RegistryCenter.class))))
+                        .hasMessageContaining("sharding.zookeeper.session-timeout"));
+    }
+
+    /** What Spring Boot's failure analyzer finds in the failure's causes to report the property. */
+    private static Throwable invalidProperty(Throwable failure) {
+        return Stream.iterate(failure, Objects::nonNull, Throwable::getCause)
+                .filter(InvalidConfigurationPropertyValueException.class::isInstance)
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("No invalid property in the causes of " + failure, failure));
     }
 
     @Test
