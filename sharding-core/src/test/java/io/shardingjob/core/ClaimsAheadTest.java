@@ -278,14 +278,20 @@ class ClaimsAheadTest extends JobInstanceTestSupport {
                 .until(() -> counter.counts().ledger().total() == 0);
     }
 
-    /** The fire's items ran on these claims: each run's fencing token is its claim's creating write's. */
+    /**
+     * The fire's items ran on these claims: each run's fencing token is its claim's creating write's, and its context
+     * names the fire and why it ran.
+     */
     private void assertRanOn(Map<Integer, Claim> claims, Instant fireTime) {
         assertThat(results(result -> result.fireTime().equals(fireTime)))
                 .extracting(
                         result -> result.context().item(),
-                        result -> result.context().fencingToken())
+                        result -> result.context().fencingToken(),
+                        result -> result.context().fireTime(),
+                        result -> result.context().source())
                 .containsExactlyInAnyOrderElementsOf(claims.values().stream()
-                        .map(claim -> org.assertj.core.groups.Tuple.tuple(claim.item(), claim.fencingToken()))
+                        .map(claim -> org.assertj.core.groups.Tuple.tuple(
+                                claim.item(), claim.fencingToken(), fireTime, ExecutionSource.NORMAL))
                         .toList());
     }
 

@@ -1,5 +1,6 @@
 package io.shardingjob.core.execution;
 
+import java.time.Instant;
 import java.util.List;
 import java.util.stream.Collectors;
 
@@ -19,6 +20,11 @@ import java.util.stream.Collectors;
  *     write that gave it its claim): a store that remembers the highest token it accepted per item and refuses lower
  *     ones cannot be written by an owner that lost the claim, e.g. {@code UPDATE stock SET qty = :qty, token = :token
  *     WHERE region = :item AND token <= :token}
+ * @param fireTime the scheduled time of the fire this run belongs to, the same on every instance and in every run of
+ *     the item for that fire (a make-up, a take-over, a retry): with the job and the item, a key that makes a job's
+ *     writes idempotent
+ * @param source why the item runs: its fire ({@code NORMAL}), a make-up of a missed fire ({@code MISFIRE}), a take-over
+ *     from a dead owner ({@code FAILOVER}), an operator's trigger ({@code MANUAL})
  */
 public record ShardingContext(
         String jobName,
@@ -29,7 +35,34 @@ public record ShardingContext(
         String jobParameter,
         long epoch,
         String instanceId,
-        long fencingToken) {
+        long fencingToken,
+        Instant fireTime,
+        ExecutionSource source) {
+
+    /** A context of a run outside the ledger (tests, tools): no fire, a {@code NORMAL} source. */
+    public ShardingContext(
+            String jobName,
+            String taskId,
+            int shardingTotalCount,
+            int item,
+            String itemParameter,
+            String jobParameter,
+            long epoch,
+            String instanceId,
+            long fencingToken) {
+        this(
+                jobName,
+                taskId,
+                shardingTotalCount,
+                item,
+                itemParameter,
+                jobParameter,
+                epoch,
+                instanceId,
+                fencingToken,
+                Instant.EPOCH,
+                ExecutionSource.NORMAL);
+    }
 
     /** A context without a fencing token, for a job run outside the ledger (tests, tools). */
     public ShardingContext(

@@ -327,6 +327,8 @@ final class FireRunner {
                 config.jobParameter(),
                 claim.epoch(),
                 runtime.instanceId(),
-                claim.fencingToken());
+                claim.fencingToken(),
+                claim.fireTime(),
+                claim.source());
     }
 }
