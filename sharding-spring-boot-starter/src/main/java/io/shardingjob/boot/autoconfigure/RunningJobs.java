@@ -5,6 +5,7 @@ import io.shardingjob.boot.ShardedJobListener;
 import io.shardingjob.core.JobCoordinator;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.execution.FireCompletionListener;
+import io.shardingjob.core.execution.ItemExecutor;
 import io.shardingjob.core.registry.RegistryCenter;
 import io.shardingjob.core.sharding.strategy.ShardingStrategies;
 import java.util.Collections;
@@ -16,6 +17,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -46,15 +48,19 @@ final class RunningJobs {
 
     private final JobListeners jobListeners;
 
+    private final Supplier<List<ItemExecutorDecorator>> decorators;
+
     RunningJobs(
             ShardingProperties properties,
             ShardingStrategies strategies,
             ShardedJobExecutors executors,
-            JobListeners jobListeners) {
+            JobListeners jobListeners,
+            Supplier<List<ItemExecutorDecorator>> decorators) {
         this.properties = properties;
         this.strategies = strategies;
         this.executors = executors;
         this.jobListeners = jobListeners;
+        this.decorators = decorators;
     }
 
     /** What every job started from now on shares: the registry, this instance's id and the listeners. */
@@ -99,7 +105,7 @@ final class RunningJobs {
                 .shutdownGracePeriod(properties.getShutdown().getGracePeriod())
                 .schedule(new CronFireSchedule())
                 // The core runs items outside fires too (failover), so it gets the job and the pool itself.
-                .job(method.invoker(), executors.items())
+                .job(invocation(configuration.name(), method), executors.items())
                 .listener(result -> executed(ExecutionRecord.of(result)))
                 .fireListener(jobListeners.fireListenerFor(configuration.name()));
         FireCompletionListener completion = jobListeners.completionListenerFor(configuration.name());
@@ -125,6 +131,16 @@ final class RunningJobs {
                 effective.shardingTotalCount(),
                 effective.strategy(),
                 method.describe());
+    }
+
+    /** The job's method, wrapped by the decorators in order: the first one's wrapper is the outermost. */
+    private ItemExecutor invocation(String job, ShardedJobMethod method) {
+        List<ItemExecutorDecorator> inOrder = decorators.get();
+        ItemExecutor invocation = method.invoker();
+        for (int i = inOrder.size() - 1; i >= 0; i--) {
+            invocation = inOrder.get(i).decorate(job, invocation);
+        }
+        return invocation;
     }
 
     /** Stops and closes the job, if it is the one the given bean declared. */

@@ -66,11 +66,17 @@ public final class ShardedJobsAutoConfiguration {
             ShardingStrategies strategies,
             ShardedJobExecutors executors,
             ObjectProvider<ShardedJobFireListener> fireListeners,
-            ObjectProvider<ShardedJobCompletionListener> completionListeners) {
+            ObjectProvider<ShardedJobCompletionListener> completionListeners,
+            ObjectProvider<ItemExecutorDecorator> decorators) {
         JobListeners listeners = new JobListeners(
                 () -> fireListeners.orderedStream().toList(),
                 () -> completionListeners.orderedStream().toList());
-        return new RunningJobs(properties, strategies, executors, listeners);
+        return new RunningJobs(
+                properties,
+                strategies,
+                executors,
+                listeners,
+                () -> decorators.orderedStream().toList());
     }
 
     @Bean

@@ -15,6 +15,7 @@ final class ShardingAutoConfigurations {
                 ShardedJobsAutoConfiguration.class,
                 ShardingEndpointAutoConfiguration.class,
                 ShardingHealthAutoConfiguration.class,
-                ShardingMetricsAutoConfiguration.class);
+                ShardingMetricsAutoConfiguration.class,
+                ShardingObservationAutoConfiguration.class);
     }
 }

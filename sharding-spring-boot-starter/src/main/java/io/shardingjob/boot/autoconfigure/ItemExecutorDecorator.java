@@ -1,0 +1,13 @@
+package io.shardingjob.boot.autoconfigure;
+
+import io.shardingjob.core.execution.ItemExecutor;
+
+/**
+ * Wraps the invocation of each job's method, for every run of its items: in a fire, a take-over or a make-up. Applied
+ * in {@code @Order} when the job starts.
+ */
+@FunctionalInterface
+interface ItemExecutorDecorator {
+
+    ItemExecutor decorate(String job, ItemExecutor invocation);
+}

@@ -1,0 +1,85 @@
+package io.shardingjob.boot.observation;
+
+import io.micrometer.observation.Observation;
+import io.shardingjob.core.execution.ExecutionSource;
+import io.shardingjob.core.execution.FireReport;
+import io.shardingjob.core.execution.ItemResult;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What a {@code sharding.fire} observation sees: one fire of a job on this instance, from the hand-off of its items to
+ * the recording of their ends, and the fire's report once it is over.
+ */
+public final class ShardingFireObservationContext extends Observation.Context {
+
+    private final String job;
+
+    private final Instant fireTime;
+
+    private final ExecutionSource source;
+
+    private final String instance;
+
+    private final List<Integer> items;
+
+    private @Nullable FireReport report;
+
+    public ShardingFireObservationContext(
+            String job, Instant fireTime, ExecutionSource source, String instance, List<Integer> items) {
+        this.job = job;
+        this.fireTime = fireTime;
+        this.source = source;
+        this.instance = instance;
+        this.items = List.copyOf(items);
+    }
+
+    public String getJob() {
+        return job;
+    }
+
+    /** The fire's scheduled time. */
+    public Instant getFireTime() {
+        return fireTime;
+    }
+
+    public ExecutionSource getSource() {
+        return source;
+    }
+
+    /** The instance the fire ran on. */
+    public String getInstance() {
+        return instance;
+    }
+
+    /** The items the fire ran here. */
+    public List<Integer> getItems() {
+        return items;
+    }
+
+    /** The fire's report; null until the fire is over. */
+    public @Nullable FireReport getReport() {
+        return report;
+    }
+
+    public void setReport(FireReport report) {
+        this.report = report;
+    }
+
+    /**
+     * Whether the last run of every item the fire ran here succeeded (a retry that succeeded makes up for the runs
+     * before it); null until the fire is over.
+     */
+    public @Nullable Boolean getSucceeded() {
+        FireReport over = report;
+        if (over == null) {
+            return null;
+        }
+        Map<Integer, ItemResult> last = new HashMap<>();
+        over.results().forEach(result -> last.put(result.context().item(), result));
+        return last.values().stream().allMatch(ItemResult::succeeded);
+    }
+}
