@@ -7,10 +7,20 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.shardingjob.boot.ExecutionRecord;
+import io.shardingjob.boot.ShardedJobFireListener;
 import io.shardingjob.boot.ShardedJobListener;
 import io.shardingjob.core.JobCoordinator;
 import io.shardingjob.core.execution.ExecutionSource;
+import io.shardingjob.core.execution.FireReport;
+import io.shardingjob.core.execution.ItemResult;
+import io.shardingjob.core.execution.ShardingContext;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.jspecify.annotations.Nullable;
 
@@ -22,16 +32,36 @@ import org.jspecify.annotations.Nullable;
  *       TIMED_OUT);
  *   <li>{@code sharding.job.items.owned}: gauge of the items this instance owns;
  *   <li>{@code sharding.job.reshards}: counter of the reshards this instance has seen (epoch increases);
- *   <li>{@code sharding.job.failovers}: counter of items this instance ran in place of a crashed or departed owner.
+ *   <li>{@code sharding.job.failovers}: counter of items this instance ran in place of a crashed or departed owner
+ *       (orphans taken over);
+ *   <li>{@code sharding.job.misfires.made.up}: counter of item runs this instance made up for fires they missed;
+ *   <li>{@code sharding.job.items.running}: gauge of the items running on this instance now;
+ *   <li>{@code sharding.job.fire.lag}: timer from each fire's scheduled time to the hand-off of its items here;
+ *   <li>{@code sharding.job.last.success.age}: gauge of the seconds since the scheduled time of the latest fire whose
+ *       items all succeeded here (their last run, retries included); absent (NaN) until one has.
  * </ul>
  *
  * Jobs start after the registry is bound, so meters are registered for each job as it starts.
  */
-public class ShardingMetrics implements MeterBinder, ShardedJobListener {
+public class ShardingMetrics implements MeterBinder, ShardedJobListener, ShardedJobFireListener {
 
     private final List<JobCoordinator> jobs = new CopyOnWriteArrayList<>();
 
+    /** The scheduled time of the latest fire of each job whose items all succeeded here. */
+    private final Map<String, Instant> lastSuccess = new ConcurrentHashMap<>();
+
+    private final Clock clock;
+
     private volatile @Nullable MeterRegistry registry;
+
+    public ShardingMetrics() {
+        this(Clock.systemUTC());
+    }
+
+    /** @param clock what the fire lag and the age of the last successful fire are measured against */
+    public ShardingMetrics(Clock clock) {
+        this.clock = clock;
+    }
 
     @Override
     public void bindTo(MeterRegistry registry) {
@@ -54,6 +84,8 @@ public class ShardingMetrics implements MeterBinder, ShardedJobListener {
         if (bound != null) {
             if (execution.source() == ExecutionSource.FAILOVER) {
                 failovers(bound, execution.job()).increment();
+            } else if (execution.source() == ExecutionSource.MISFIRE) {
+                madeUp(bound, execution.job()).increment();
             }
             Timer.builder("sharding.job.execution")
                     .description("Item executions of sharded jobs on this instance")
@@ -64,7 +96,28 @@ public class ShardingMetrics implements MeterBinder, ShardedJobListener {
         }
     }
 
-    private static void register(MeterRegistry registry, JobCoordinator job) {
+    @Override
+    public void beforeFire(String jobName, Instant fireTime, ExecutionSource source, List<ShardingContext> items) {
+        MeterRegistry bound = registry;
+        if (bound != null && source == ExecutionSource.NORMAL) {
+            Timer.builder("sharding.job.fire.lag")
+                    .description("From a fire's scheduled time to the hand-off of its items on this instance")
+                    .tag("job", jobName)
+                    .register(bound)
+                    .record(Duration.between(fireTime, clock.instant()));
+        }
+    }
+
+    @Override
+    public void afterFire(String jobName, Instant fireTime, ExecutionSource source, FireReport report) {
+        Map<Integer, ItemResult> last = new HashMap<>();
+        report.results().forEach(result -> last.put(result.context().item(), result));
+        if (!last.isEmpty() && last.values().stream().allMatch(ItemResult::succeeded)) {
+            lastSuccess.merge(jobName, fireTime, (known, now) -> now.isAfter(known) ? now : known);
+        }
+    }
+
+    private void register(MeterRegistry registry, JobCoordinator job) {
         Gauge.builder(
                         "sharding.job.items.owned",
                         job,
@@ -78,6 +131,34 @@ public class ShardingMetrics implements MeterBinder, ShardedJobListener {
                 .tag("job", job.jobName())
                 .register(registry);
         failovers(registry, job.jobName());
+        madeUp(registry, job.jobName());
+        Gauge.builder(
+                        "sharding.job.items.running",
+                        job,
+                        running -> running.runningItems().size())
+                .description("Items of the job running on this instance now")
+                .tag("job", job.jobName())
+                .register(registry);
+        Gauge.builder("sharding.job.last.success.age", job.jobName(), this::secondsSinceLastSuccess)
+                .description("Seconds since the scheduled time of the job's latest fire whose items all succeeded here")
+                .baseUnit("seconds")
+                .strongReference(true)
+                .tag("job", job.jobName())
+                .register(registry);
+    }
+
+    private double secondsSinceLastSuccess(String job) {
+        Instant last = lastSuccess.get(job);
+        return last == null
+                ? Double.NaN
+                : Duration.between(last, clock.instant()).toMillis() / 1_000.0;
+    }
+
+    private static Counter madeUp(MeterRegistry registry, String job) {
+        return Counter.builder("sharding.job.misfires.made.up")
+                .description("Item runs of the job this instance made up for fires they missed")
+                .tag("job", job)
+                .register(registry);
     }
 
     private static Counter failovers(MeterRegistry registry, String job) {

@@ -259,6 +259,27 @@ class ShardingEndpointHttpTests {
                             .counter()
                             .count())
                     .isZero();
+            assertThat(meters.get("sharding.job.misfires.made.up")
+                            .tag("job", "orderSync")
+                            .counter()
+                            .count())
+                    .isZero();
+            assertThat(meters.get("sharding.job.items.running")
+                            .tag("job", "orderSync")
+                            .gauge()
+                            .value())
+                    .isBetween(0.0, 4.0);
+            assertThat(meters.get("sharding.job.fire.lag")
+                            .tag("job", "orderSync")
+                            .timer()
+                            .count())
+                    .isPositive();
+            assertThat(meters.get("sharding.job.last.success.age")
+                            .tag("job", "orderSync")
+                            .gauge()
+                            .value())
+                    .as("seconds since the last fire whose items all succeeded")
+                    .isBetween(0.0, 60.0);
         });
     }
 
