@@ -47,6 +47,12 @@ public abstract class ZooKeeperTestSupport {
         server.close();
     }
 
+    /** Closed after the test, before the clients it uses. */
+    protected <T extends AutoCloseable> T closeAfterTest(T closeable) {
+        toClose.push(closeable);
+        return closeable;
+    }
+
     /** A new client with its own session, started and connected. */
     protected CuratorFramework newClient() throws InterruptedException {
         return newClient(SESSION_TIMEOUT);

@@ -120,23 +120,15 @@ public final class JobConfigurationService {
      * @throws JobConfigurationException when the count is invalid for the stored item parameters
      */
     public JobConfiguration updateShardingTotalCount(int shardingTotalCount) throws Exception {
-        for (int attempt = 0; attempt < 5; attempt++) {
-            Stat stat = new Stat();
-            byte[] stored = client.getData().storingStatIn(stat).forPath(nodes.config());
-            JobConfiguration next = JobConfigurationCodec.decode(local.name(), stored).toBuilder()
-                    .shardingTotalCount(shardingTotalCount)
-                    .build();
-            try {
-                client.setData()
-                        .withVersion(stat.getVersion())
-                        .forPath(nodes.config(), JobConfigurationCodec.encode(next));
-                log.info("Job {}: shardingTotalCount set to {}", local.name(), shardingTotalCount);
-                return next;
-            } catch (KeeperException.BadVersionException raced) {
-                // Another change landed in between; apply ours on top of it.
-            }
-        }
-        throw new IllegalStateException("Job '" + local.name() + "': the stored configuration kept changing");
+        JobConfiguration stored = StoredConfiguration.update(
+                        client,
+                        local.name(),
+                        current -> current.toBuilder()
+                                .shardingTotalCount(shardingTotalCount)
+                                .build())
+                .configuration();
+        log.info("Job {}: shardingTotalCount set to {}", local.name(), shardingTotalCount);
+        return stored;
     }
 
     /**
@@ -149,28 +141,17 @@ public final class JobConfigurationService {
      */
     public boolean updateDisabled(boolean disabled) {
         try {
-            for (int attempt = 0; attempt < 5; attempt++) {
-                Stat stat = new Stat();
-                byte[] stored = client.getData().storingStatIn(stat).forPath(nodes.config());
-                JobConfiguration current = JobConfigurationCodec.decode(local.name(), stored);
-                if (current.disabled() == disabled) {
-                    return false;
-                }
-                JobConfiguration next = current.toBuilder().disabled(disabled).build();
-                try {
-                    client.setData()
-                            .withVersion(stat.getVersion())
-                            .forPath(nodes.config(), JobConfigurationCodec.encode(next));
-                    return true;
-                } catch (KeeperException.BadVersionException raced) {
-                    // Another change landed in between; apply ours on top of it.
-                }
-            }
+            return StoredConfiguration.update(
+                            client,
+                            local.name(),
+                            current -> current.toBuilder().disabled(disabled).build())
+                    .changed();
+        } catch (IllegalStateException ex) {
+            throw ex;
         } catch (Exception ex) {
             throw new RegistryUnavailableException(
                     "Job '" + local.name() + "': could not store disabled=" + disabled, ex);
         }
-        throw new IllegalStateException("Job '" + local.name() + "': the stored configuration kept changing");
     }
 
     private Optional<JobConfiguration> decode(byte[] stored) {

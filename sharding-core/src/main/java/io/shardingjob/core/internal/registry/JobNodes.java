@@ -20,7 +20,10 @@ package io.shardingjob.core.internal.registry;
  * /{job}/ledger/{fireMillis}             persistent  one fire, named by its scheduled time; data: who completes it
  * /{job}/ledger/{fireMillis}/{item}      persistent  the claim of one item of that fire: instance, session, attempt,
  *                                                    state, source, epoch, total, retry, times, fencing token
+ * /.definitions/{job}                    persistent  a job defined at run time; data: the name of its handler
  * </pre>
+ *
+ * <p>Job names start with a letter or a digit, so {@code /.definitions} can be no job's root.
  */
 public final class JobNodes {
 
@@ -108,6 +111,16 @@ public final class JobNodes {
     /** The claim of one item of one fire: its creation decides who runs the item for that fire. */
     public String claim(java.time.Instant fireTime, int item) {
         return ledgerFire(fireTime) + "/" + item;
+    }
+
+    /** The jobs defined at run time, one child each: the application's, not one job's. */
+    public static String definitions() {
+        return "/.definitions";
+    }
+
+    /** The definition of a job defined at run time. */
+    public static String definition(String jobName) {
+        return definitions() + "/" + jobName;
     }
 
     /** The last segment of a path, e.g. the instance id of an instance node. */

@@ -1,0 +1,315 @@
+package io.shardingjob.core;
+
+import io.shardingjob.core.config.JobConfiguration;
+import io.shardingjob.core.config.JobConfigurationCodec;
+import io.shardingjob.core.config.JobConfigurationException;
+import io.shardingjob.core.internal.config.StoredConfiguration;
+import io.shardingjob.core.internal.registry.JobNodes;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.UnaryOperator;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.recipes.cache.ChildData;
+import org.apache.curator.framework.recipes.cache.CuratorCache;
+import org.apache.curator.framework.recipes.cache.CuratorCacheListener;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Watcher;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Jobs defined while the application runs, rather than in its code. A definition names the job's <em>handler</em>, the
+ * code that runs its items, which every instance registers under that name itself; the definition and the job's
+ * configuration are stored in ZooKeeper, so that every instance of the application runs the job (those that have the
+ * handler), and an instance that starts later finds it. A change of the job's cron, items or parameters is a change of
+ * its stored configuration, which every instance already follows between fires; a removal stops the job everywhere and
+ * deletes its state, the fire ledger included.
+ *
+ * <p>A definition is {@code active}, or {@code removing} from the moment a removal starts until the job's state is gone:
+ * a removal that its caller did not see through (it stopped, say) is finished by the next {@link #remove}, and the name
+ * cannot be defined again meanwhile.
+ *
+ * <p>The listener is called on Curator's cache thread, for every definition there is when it starts and for every
+ * change after: it must hand slow work (starting a job waits for ZooKeeper) to a thread of its own.
+ */
+public final class JobDefinitions implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(JobDefinitions.class);
+
+    private enum State {
+        LATENT,
+        STARTED,
+        CLOSED
+    }
+
+    /**
+     * A job defined at run time.
+     *
+     * @param jobName the job
+     * @param handler the name of the code that runs its items
+     * @param removing whether a removal of the job has started
+     */
+    public record Definition(String jobName, String handler, boolean removing) {
+
+        byte[] encode() {
+            return ("handler=" + handler + "\nstate=" + (removing ? "removing" : "active") + "\n")
+                    .getBytes(StandardCharsets.UTF_8);
+        }
+
+        static Definition decode(String jobName, byte[] data) {
+            String handler = "";
+            boolean removing = false;
+            for (String line : new String(data, StandardCharsets.UTF_8).split("\n")) {
+                int equals = line.indexOf('=');
+                if (equals > 0) {
+                    String key = line.substring(0, equals).trim();
+                    String value = line.substring(equals + 1).trim();
+                    if (key.equals("handler")) {
+                        handler = value;
+                    } else if (key.equals("state")) {
+                        removing = value.equals("removing");
+                    }
+                }
+            }
+            return new Definition(jobName, handler, removing);
+        }
+    }
+
+    /** Told of every definition, and of every removal. */
+    public interface Listener {
+
+        /** The job is defined and active: run it here when this instance has its handler. */
+        void defined(Definition definition);
+
+        /** The job's removal started, or its definition is gone: stop it here. */
+        void removed(String jobName);
+    }
+
+    private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
+
+    private final CuratorFramework client;
+
+    private final CuratorCache cache;
+
+    private final Map<String, Definition> known = new ConcurrentHashMap<>();
+
+    /**
+     * @param client the application's client, rooted at its namespace
+     * @param listener told of definitions and removals, on Curator's cache thread
+     */
+    public JobDefinitions(CuratorFramework client, Listener listener) {
+        this.client = client;
+        this.cache = CuratorCache.build(client, JobNodes.definitions());
+        cache.listenable()
+                .addListener(CuratorCacheListener.builder()
+                        .forCreatesAndChanges((before, node) -> changed(node, listener))
+                        .forDeletes(node -> deleted(node, listener))
+                        .build());
+    }
+
+    /** Starts following the definitions; the listener hears of those there already. */
+    public void start() {
+        if (!state.compareAndSet(State.LATENT, State.STARTED)) {
+            throw new IllegalStateException("Job definitions can be started only once");
+        }
+        cache.start();
+    }
+
+    /** The jobs defined and active, as this instance last saw them. */
+    public List<Definition> active() {
+        return known.values().stream()
+                .filter(definition -> !definition.removing())
+                .sorted((left, right) -> left.jobName().compareTo(right.jobName()))
+                .toList();
+    }
+
+    /** A job's definition as this instance last saw it. */
+    public Optional<Definition> find(String jobName) {
+        return Optional.ofNullable(known.get(jobName));
+    }
+
+    /**
+     * Defines a job and stores its configuration, in one transaction.
+     *
+     * @throws JobConfigurationException naming the job when the name is taken: defined already, being removed, or a job
+     *     of that name (declared in some instance's code) has state in ZooKeeper
+     */
+    public void define(JobConfiguration configuration, String handler) throws Exception {
+        String job = configuration.name();
+        if (handler == null || handler.isBlank()) {
+            throw new JobConfigurationException(job, "handler", "a job defined at run time needs a handler name");
+        }
+        JobNodes nodes = new JobNodes(job);
+        if (client.checkExists().forPath(JobNodes.definition(job)) != null) {
+            throw taken(job, "a job of this name is defined already (or being removed); remove it first");
+        }
+        if (client.checkExists().forPath(nodes.root()) != null) {
+            throw taken(
+                    job,
+                    "a job of this name, declared in the code of some instance, has state in ZooKeeper under "
+                            + nodes.root() + "; choose another name");
+        }
+        createQuietly(JobNodes.definitions());
+        try {
+            client.transaction()
+                    .forOperations(
+                            client.transactionOp().create().forPath(nodes.root()),
+                            client.transactionOp()
+                                    .create()
+                                    .forPath(nodes.config(), JobConfigurationCodec.encode(configuration)),
+                            client.transactionOp()
+                                    .create()
+                                    .forPath(JobNodes.definition(job), new Definition(job, handler, false).encode()));
+        } catch (KeeperException.NodeExistsException raced) {
+            throw taken(job, "another instance defined a job of this name at the same time");
+        }
+        log.info("Job {}: defined at run time, handler '{}': {}", job, handler, configuration);
+    }
+
+    /**
+     * Changes a job's stored configuration; every instance applies it between two fires (a new cron from the next fire
+     * on, a new count by a reshard once the fires running under the old one are over).
+     *
+     * @param change the new configuration from the stored one
+     * @return the configuration stored now
+     * @throws JobConfigurationException when the changed configuration is invalid; nothing is stored
+     * @throws IllegalArgumentException when there is no such job
+     */
+    public JobConfiguration update(String jobName, UnaryOperator<JobConfiguration> change) throws Exception {
+        try {
+            return StoredConfiguration.update(client, jobName, change).configuration();
+        } catch (KeeperException.NoNodeException none) {
+            throw new IllegalArgumentException("No job '" + jobName + "' is stored in ZooKeeper", none);
+        }
+    }
+
+    /**
+     * Removes a job defined at run time: every instance stops it (letting its running items finish within their grace
+     * period), then its state in ZooKeeper, the fire ledger included, is deleted, then its definition.
+     *
+     * @param wait how long to wait for the instances to stop the job before its state is deleted all the same
+     * @param executor where the removal waits and deletes
+     * @return completes once the job's state and definition are gone
+     * @throws IllegalArgumentException when no job of that name is defined at run time
+     */
+    public CompletableFuture<Void> remove(String jobName, Duration wait, Executor executor) throws Exception {
+        String path = JobNodes.definition(jobName);
+        byte[] data;
+        try {
+            data = client.getData().forPath(path);
+        } catch (KeeperException.NoNodeException none) {
+            throw new IllegalArgumentException("No job '" + jobName + "' is defined at run time", none);
+        }
+        Definition definition = Definition.decode(jobName, data);
+        if (!definition.removing()) {
+            client.setData().forPath(path, new Definition(jobName, definition.handler(), true).encode());
+        }
+        log.info("Job {}: removal started; every instance stops it", jobName);
+        return CompletableFuture.runAsync(
+                () -> {
+                    try {
+                        awaitNoInstances(jobName, wait);
+                        JobNodes nodes = new JobNodes(jobName);
+                        client.delete().quietly().deletingChildrenIfNeeded().forPath(nodes.root());
+                        client.delete().quietly().forPath(path);
+                        log.info("Job {}: removed, its state in ZooKeeper deleted", jobName);
+                    } catch (Exception ex) {
+                        throw new IllegalStateException(
+                                "Job '" + jobName + "': the removal could not finish; remove it again", ex);
+                    }
+                },
+                executor);
+    }
+
+    @Override
+    public void close() {
+        if (state.getAndSet(State.CLOSED) == State.STARTED) {
+            cache.close();
+        }
+    }
+
+    /** Waits on a watch of the job's instances until none is left or the time is up. */
+    private void awaitNoInstances(String jobName, Duration wait) throws Exception {
+        String instances = new JobNodes(jobName).instances();
+        long deadline = System.nanoTime() + wait.toNanos();
+        while (true) {
+            CountDownLatch changed = new CountDownLatch(1);
+            List<String> live;
+            try {
+                live = client.getChildren()
+                        .usingWatcher((Watcher) event -> changed.countDown())
+                        .forPath(instances);
+            } catch (KeeperException.NoNodeException none) {
+                return;
+            }
+            if (live.isEmpty()) {
+                return;
+            }
+            long left = deadline - System.nanoTime();
+            if (left <= 0 || !changed.await(left, TimeUnit.NANOSECONDS)) {
+                log.warn(
+                        "Job {}: instances {} still run the job after {}; deleting its state all the same",
+                        jobName,
+                        live,
+                        wait);
+                return;
+            }
+        }
+    }
+
+    private void changed(ChildData node, Listener listener) {
+        String jobName = JobNodes.name(node.getPath());
+        if (node.getPath().equals(JobNodes.definitions())) {
+            return;
+        }
+        Definition definition = Definition.decode(jobName, node.getData());
+        known.put(jobName, definition);
+        notify(jobName, () -> {
+            if (definition.removing()) {
+                listener.removed(jobName);
+            } else {
+                listener.defined(definition);
+            }
+        });
+    }
+
+    private void deleted(ChildData node, Listener listener) {
+        if (node.getPath().equals(JobNodes.definitions())) {
+            return;
+        }
+        String jobName = JobNodes.name(node.getPath());
+        Definition last = known.remove(jobName);
+        if (last != null && !last.removing()) {
+            notify(jobName, () -> listener.removed(jobName));
+        }
+    }
+
+    private static void notify(String jobName, Runnable call) {
+        try {
+            call.run();
+        } catch (RuntimeException ex) {
+            log.warn("Job {}: a definitions listener failed", jobName, ex);
+        }
+    }
+
+    private void createQuietly(String path) throws Exception {
+        try {
+            client.create().creatingParentsIfNeeded().forPath(path);
+        } catch (KeeperException.NodeExistsException exists) {
+            // Made by another definition first.
+        }
+    }
+
+    private static JobConfigurationException taken(String job, String problem) {
+        return new JobConfigurationException(job, "name", problem);
+    }
+}

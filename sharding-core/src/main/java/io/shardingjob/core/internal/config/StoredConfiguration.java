@@ -1,0 +1,57 @@
+package io.shardingjob.core.internal.config;
+
+import io.shardingjob.core.config.JobConfiguration;
+import io.shardingjob.core.config.JobConfigurationCodec;
+import io.shardingjob.core.internal.registry.JobNodes;
+import java.util.function.UnaryOperator;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.Stat;
+
+/**
+ * Changes a job's stored configuration, the one every instance applies: read, change, write at the version read, and
+ * again on top of a concurrent change, so that a change of one setting never loses another's. Every change of a stored
+ * configuration goes through here.
+ */
+public final class StoredConfiguration {
+
+    private static final int ATTEMPTS = 5;
+
+    private StoredConfiguration() {}
+
+    /**
+     * What a change came to.
+     *
+     * @param configuration the configuration stored now
+     * @param changed whether the change stored anything; false when it left the configuration as it was
+     */
+    public record Update(JobConfiguration configuration, boolean changed) {}
+
+    /**
+     * @param change the new configuration from the stored one; it is validated as it is built
+     * @throws io.shardingjob.core.config.JobConfigurationException when the changed configuration is invalid: nothing
+     *     is stored
+     * @throws KeeperException.NoNodeException when the job has no stored configuration
+     * @throws IllegalStateException when the stored configuration kept changing under the change
+     */
+    public static Update update(CuratorFramework client, String jobName, UnaryOperator<JobConfiguration> change)
+            throws Exception {
+        String path = new JobNodes(jobName).config();
+        for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
+            Stat stat = new Stat();
+            byte[] stored = client.getData().storingStatIn(stat).forPath(path);
+            JobConfiguration current = JobConfigurationCodec.decode(jobName, stored);
+            JobConfiguration next = change.apply(current);
+            if (next.equals(current)) {
+                return new Update(current, false);
+            }
+            try {
+                client.setData().withVersion(stat.getVersion()).forPath(path, JobConfigurationCodec.encode(next));
+                return new Update(next, true);
+            } catch (KeeperException.BadVersionException raced) {
+                // Another change landed in between; apply this one on top of it.
+            }
+        }
+        throw new IllegalStateException("Job '" + jobName + "': the stored configuration kept changing");
+    }
+}
