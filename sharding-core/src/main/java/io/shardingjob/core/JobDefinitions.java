@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.NoSuchElementException;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -138,6 +139,19 @@ public final class JobDefinitions implements AutoCloseable {
     }
 
     /**
+     * A job's stored configuration, the one every instance runs it with.
+     *
+     * @throws NoSuchElementException when there is no such job
+     */
+    public JobConfiguration storedConfiguration(String jobName) throws Exception {
+        try {
+            return JobConfigurationCodec.decode(jobName, client.getData().forPath(new JobNodes(jobName).config()));
+        } catch (KeeperException.NoNodeException none) {
+            throw noSuchJob("No job '" + jobName + "' is stored in ZooKeeper", none);
+        }
+    }
+
+    /**
      * Defines a job and stores its configuration, in one transaction.
      *
      * @throws JobConfigurationException naming the job when the name is taken: defined already, being removed, or a job
@@ -182,13 +196,13 @@ public final class JobDefinitions implements AutoCloseable {
      * @param change the new configuration from the stored one
      * @return the configuration stored now
      * @throws JobConfigurationException when the changed configuration is invalid; nothing is stored
-     * @throws IllegalArgumentException when there is no such job
+     * @throws NoSuchElementException when there is no such job
      */
     public JobConfiguration update(String jobName, UnaryOperator<JobConfiguration> change) throws Exception {
         try {
             return StoredConfiguration.update(client, jobName, change).configuration();
         } catch (KeeperException.NoNodeException none) {
-            throw new IllegalArgumentException("No job '" + jobName + "' is stored in ZooKeeper", none);
+            throw noSuchJob("No job '" + jobName + "' is stored in ZooKeeper", none);
         }
     }
 
@@ -199,7 +213,7 @@ public final class JobDefinitions implements AutoCloseable {
      * @param wait how long to wait for the instances to stop the job before its state is deleted all the same
      * @param executor where the removal waits and deletes
      * @return completes once the job's state and definition are gone
-     * @throws IllegalArgumentException when no job of that name is defined at run time
+     * @throws NoSuchElementException when no job of that name is defined at run time
      */
     public CompletableFuture<Void> remove(String jobName, Duration wait, Executor executor) throws Exception {
         String path = JobNodes.definition(jobName);
@@ -207,7 +221,7 @@ public final class JobDefinitions implements AutoCloseable {
         try {
             data = client.getData().forPath(path);
         } catch (KeeperException.NoNodeException none) {
-            throw new IllegalArgumentException("No job '" + jobName + "' is defined at run time", none);
+            throw noSuchJob("No job '" + jobName + "' is defined at run time", none);
         }
         Definition definition = Definition.decode(jobName, data);
         if (!definition.removing()) {
@@ -307,6 +321,12 @@ public final class JobDefinitions implements AutoCloseable {
         } catch (KeeperException.NodeExistsException exists) {
             // Made by another definition first.
         }
+    }
+
+    private static NoSuchElementException noSuchJob(String message, Exception cause) {
+        NoSuchElementException none = new NoSuchElementException(message);
+        none.initCause(cause);
+        return none;
     }
 
     private static JobConfigurationException taken(String job, String problem) {

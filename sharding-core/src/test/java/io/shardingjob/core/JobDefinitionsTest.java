@@ -9,6 +9,7 @@ import io.shardingjob.core.config.JobConfigurationCodec;
 import io.shardingjob.core.config.JobConfigurationException;
 import io.shardingjob.core.internal.registry.JobNodes;
 import java.time.Duration;
+import java.util.NoSuchElementException;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -89,7 +90,7 @@ class JobDefinitionsTest extends ZooKeeperTestSupport {
                         current -> current.toBuilder().shardingTotalCount(0).build()))
                 .isInstanceOf(JobConfigurationException.class);
         assertThatThrownBy(() -> definitions.update("nothing", current -> current))
-                .isInstanceOf(IllegalArgumentException.class);
+                .isInstanceOf(NoSuchElementException.class);
     }
 
     @Test
@@ -134,7 +135,7 @@ class JobDefinitionsTest extends ZooKeeperTestSupport {
                 .isNull();
         stuck.coordinator().close();
         assertThatThrownBy(() -> definitions.remove("export", Duration.ofSeconds(1), ForkJoinPool.commonPool()))
-                .isInstanceOf(IllegalArgumentException.class);
+                .isInstanceOf(NoSuchElementException.class);
     }
 
     private JobDefinitions definitions(CuratorFramework client, Heard heard) {
