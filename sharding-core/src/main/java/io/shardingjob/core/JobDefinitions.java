@@ -251,31 +251,43 @@ public final class JobDefinitions implements AutoCloseable {
         }
     }
 
-    /** Waits on a watch of the job's instances until none is left or the time is up. */
+    /**
+     * Waits, on watches, until no instance holds anything under the job: its registration, its leaving mark, its
+     * leader latch node. A latch still open when the job's nodes are deleted would create its parents again.
+     */
     private void awaitNoInstances(String jobName, Duration wait) throws Exception {
-        String instances = new JobNodes(jobName).instances();
+        JobNodes nodes = new JobNodes(jobName);
         long deadline = System.nanoTime() + wait.toNanos();
-        while (true) {
-            CountDownLatch changed = new CountDownLatch(1);
-            List<String> live;
-            try {
-                live = client.getChildren()
-                        .usingWatcher((Watcher) event -> changed.countDown())
-                        .forPath(instances);
-            } catch (KeeperException.NoNodeException none) {
+        for (String held : List.of(nodes.instances(), nodes.leavingInstances(), nodes.leaderLatch())) {
+            if (!awaitNoChildren(held, deadline)) {
+                log.warn(
+                        "Job {}: instances still hold {} after {}; deleting the job's state all the same",
+                        jobName,
+                        held,
+                        wait);
                 return;
             }
-            if (live.isEmpty()) {
-                return;
+        }
+    }
+
+    /** @return whether the node had no children (or was gone) before the deadline */
+    private boolean awaitNoChildren(String path, long deadline) throws Exception {
+        while (true) {
+            CountDownLatch changed = new CountDownLatch(1);
+            List<String> children;
+            try {
+                children = client.getChildren()
+                        .usingWatcher((Watcher) event -> changed.countDown())
+                        .forPath(path);
+            } catch (KeeperException.NoNodeException none) {
+                return true;
+            }
+            if (children.isEmpty()) {
+                return true;
             }
             long left = deadline - System.nanoTime();
             if (left <= 0 || !changed.await(left, TimeUnit.NANOSECONDS)) {
-                log.warn(
-                        "Job {}: instances {} still run the job after {}; deleting its state all the same",
-                        jobName,
-                        live,
-                        wait);
-                return;
+                return false;
             }
         }
     }

@@ -25,6 +25,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import org.apache.zookeeper.data.Stat;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Claims made ahead: the request that records the ends of a fire also claims the instance's items of the schedule's
@@ -155,12 +157,14 @@ class ClaimsAheadTest extends JobInstanceTestSupport {
         return stats;
     }
 
-    @Test
-    void anItemThatMovedToAnotherInstanceBeforeItsFireRunsOnceThere() throws Exception {
-        Instance a = scheduled("a");
+    @ParameterizedTest(name = "failover {0}")
+    @ValueSource(booleans = {true, false})
+    void anItemThatMovedToAnotherInstanceBeforeItsFireRunsOnceThereAsTheFiresOwnRun(boolean failover) throws Exception {
+        JobConfiguration job = FOUR_ITEMS.toBuilder().failover(failover).build();
+        Instance a = scheduled("a", job);
         Instant next = fireOnceOn(a).plusSeconds(1);
 
-        Instance b = scheduled("b");
+        Instance b = scheduled("b", job);
         await().until(() -> settledAt(4, List.of(a, b)));
         // The old owner gives the moved items' claims up before their fire.
         FireLedger ledger = new FireLedger(b.client(), new JobNodes(JOB));
@@ -168,11 +172,15 @@ class ClaimsAheadTest extends JobInstanceTestSupport {
         await().untilAsserted(() -> assertThat(ledger.read(List.of(next)).get(0).claims().values().stream()
                         .filter(claim -> moved.contains(claim.item())))
                 .extracting(Claim::state)
-                .containsOnly(ClaimState.RELEASED));
+                .containsOnly(ClaimState.HANDED_ON));
         a.coordinator().fire(ExecutionSource.NORMAL, next);
         b.coordinator().fire(ExecutionSource.NORMAL, next);
 
         assertRanOnce(next, 4);
+        // Nothing of the moved items ran before: their runs are the fire's own, with or without failover.
+        assertThat(results(result -> result.fireTime().equals(next)))
+                .extracting(ItemResult::source)
+                .containsOnly(ExecutionSource.NORMAL);
         assertThat(results(result -> result.fireTime().equals(next)))
                 .allMatch(result -> result.context()
                         .instanceId()
@@ -217,7 +225,7 @@ class ClaimsAheadTest extends JobInstanceTestSupport {
         await().untilAsserted(() -> assertThat(ledger.read(List.of(next)).get(0).claims().values().stream()
                         .filter(claim -> ofA.contains(claim.item())))
                 .extracting(Claim::state)
-                .containsOnly(ClaimState.RELEASED));
+                .containsOnly(ClaimState.HANDED_ON));
         await().until(() -> b.coordinator().assignment().itemsOf("b").size() == 4);
         b.coordinator().fire(ExecutionSource.NORMAL, next);
 
@@ -306,7 +314,11 @@ class ClaimsAheadTest extends JobInstanceTestSupport {
 
     /** An instance whose schedule is known, with the test's defaults. */
     private Instance scheduled(String id) throws InterruptedException {
-        return start(id, FOUR_ITEMS, context -> {}, builder -> builder.schedule(EVERY_SECOND));
+        return scheduled(id, FOUR_ITEMS);
+    }
+
+    private Instance scheduled(String id, JobConfiguration job) throws InterruptedException {
+        return start(id, job, context -> {}, builder -> builder.schedule(EVERY_SECOND));
     }
 
     /**

@@ -54,14 +54,18 @@ public final class LedgerRules {
         }
     }
 
+    /** Whether its owner gave the claim up, run or not: the item's owner takes it over whatever the owner's session. */
+    public static boolean isGivenUp(Claim claim) {
+        return claim.state() == ClaimState.RELEASED || claim.state() == ClaimState.HANDED_ON;
+    }
+
     /**
      * An orphan: an open claim whose owner gave it up, or whose owner session is not live. The live sessions must come
      * from the server, not a cache: a cache that has not seen a new instance's registration yet would make its claims
      * look orphaned while it runs them.
      */
     public static boolean isOrphan(Claim claim, Set<Long> liveSessions) {
-        return claim.state() == ClaimState.RELEASED
-                || (claim.state() == ClaimState.RUNNING && !liveSessions.contains(claim.sessionId()));
+        return isGivenUp(claim) || (claim.state() == ClaimState.RUNNING && !liveSessions.contains(claim.sessionId()));
     }
 
     /**
@@ -87,8 +91,8 @@ public final class LedgerRules {
         return claims.stream()
                 .filter(claim -> ownedItems.contains(claim.item()))
                 .filter(claim -> isOrphan(claim, liveSessions))
-                .filter(claim -> claim.state() == ClaimState.RELEASED
-                        || (absentOwnersAreDead && !liveInstances.containsKey(claim.instanceId())))
+                .filter(claim ->
+                        isGivenUp(claim) || (absentOwnersAreDead && !liveInstances.containsKey(claim.instanceId())))
                 .sorted(Comparator.comparing(Claim::fireTime).thenComparingInt(Claim::item))
                 .toList();
     }

@@ -116,8 +116,11 @@ final class AuditWork {
     private CompletableFuture<@Nullable Claim> acquire(Step step) {
         if (step.orphan != null) {
             Claim orphan = step.orphan;
+            // Handed on before it started, it runs as what it was made for; a run that started and was cut is repeated.
             ExecutionSource source =
-                    orphan.source() == ExecutionSource.MISFIRE ? ExecutionSource.MISFIRE : ExecutionSource.FAILOVER;
+                    orphan.state() == ClaimState.HANDED_ON || orphan.source() == ExecutionSource.MISFIRE
+                            ? orphan.source()
+                            : ExecutionSource.FAILOVER;
             log.info(
                     "Job {}: taking over item {} of the fire at {} from {}",
                     runtime.jobName(),

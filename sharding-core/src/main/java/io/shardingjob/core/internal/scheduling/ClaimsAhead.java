@@ -248,7 +248,7 @@ final class ClaimsAhead implements ClaimCommits.Ahead {
             claims.forEach(local::settled);
             return;
         }
-        ClaimState state = fate == AheadFate.SKIP ? ClaimState.SKIPPED : ClaimState.RELEASED;
+        ClaimState state = fate == AheadFate.SKIP ? ClaimState.SKIPPED : ClaimState.HANDED_ON;
         Instant now = runtime.now();
         ledger.commitAsync(claims.stream().map(claim -> claim.with(state, now)).toList(), Instant.EPOCH, List.of())
                 .whenComplete((committed, failure) -> {

@@ -226,7 +226,7 @@ final class LedgerAudit {
             boolean foreignOpenClaim = claims.stream()
                     .anyMatch(claim -> owned.contains(claim.item())
                             && claim.state().isOpen()
-                            && (claim.sessionId() != session || claim.state() == ClaimState.RELEASED));
+                            && (claim.sessionId() != session || LedgerRules.isGivenUp(claim)));
             return CompletableFuture.allOf(releases.toArray(CompletableFuture[]::new))
                     .thenCompose(released -> foreignOpenClaim
                             ? ledger.liveInstancesAsync()
@@ -266,7 +266,8 @@ final class LedgerAudit {
                             || elsewhere.contains(orphan.item())) {
                         continue;
                     }
-                    if (config.failover()) {
+                    // A claim handed on before it started is the fire's own run of the item, not a repeat of a run.
+                    if (config.failover() || orphan.state() == ClaimState.HANDED_ON) {
                         steps.computeIfAbsent(orphan.item(), item -> new ArrayList<>())
                                 .add(new AuditWork.Step(null, orphan, List.of()));
                     } else {

@@ -3,6 +3,7 @@ package io.shardingjob.core.internal.scheduling;
 import io.shardingjob.core.internal.ledger.Claim;
 import io.shardingjob.core.internal.ledger.ClaimState;
 import io.shardingjob.core.internal.ledger.FireLedger;
+import io.shardingjob.core.internal.ledger.LedgerRules;
 import io.shardingjob.core.internal.ledger.LedgerRules.FireView;
 import io.shardingjob.core.internal.registry.JobCache;
 import io.shardingjob.core.internal.registry.JobNodes;
@@ -94,7 +95,7 @@ final class LedgerQueries {
     List<Integer> failoverQueue() {
         Set<Long> live = cachedLiveSessions();
         return openClaims().stream()
-                .filter(claim -> claim.state() == ClaimState.RELEASED || !live.contains(claim.sessionId()))
+                .filter(claim -> LedgerRules.isGivenUp(claim) || !live.contains(claim.sessionId()))
                 .map(Claim::item)
                 .distinct()
                 .sorted()
