@@ -138,6 +138,26 @@ class JobDefinitionsTest extends ZooKeeperTestSupport {
                 .isInstanceOf(NoSuchElementException.class);
     }
 
+    @Test
+    void aJobClosedAndStartedAgainOnTheSameClientGetsItsItemsAgain() throws Exception {
+        CuratorFramework client = newClient();
+        JobCoordinator first = closeAfterTest(
+                JobCoordinator.builder(client, export()).instanceId("a").build());
+        first.start();
+        await().atMost(Duration.ofSeconds(10)).until(() -> first.localItems().size() == 2);
+
+        first.close();
+
+        assertThat(client.checkExists().forPath(new JobNodes("export").leavingInstance("a")))
+                .as("the leaving mark goes with the job, not with the session")
+                .isNull();
+        JobCoordinator again = closeAfterTest(
+                JobCoordinator.builder(client, export()).instanceId("a").build());
+        again.start();
+        await().atMost(Duration.ofSeconds(10))
+                .untilAsserted(() -> assertThat(again.localItems()).containsExactly(0, 1));
+    }
+
     private JobDefinitions definitions(CuratorFramework client, Heard heard) {
         JobDefinitions definitions = closeAfterTest(new JobDefinitions(client, heard));
         definitions.start();

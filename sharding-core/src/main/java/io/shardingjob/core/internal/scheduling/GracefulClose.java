@@ -101,6 +101,19 @@ final class GracefulClose {
         }
     }
 
+    /**
+     * Takes the leaving mark back once the registration is gone (the session orders the two deletes). Left, it would
+     * live as long as the session, which outlives the job when the application's client serves other jobs: a removed
+     * job's state could not be deleted cleanly, and the job started here again would get no items.
+     */
+    void withdrawLeaving() {
+        try {
+            client.delete().quietly().forPath(nodes.leavingInstance(instanceId));
+        } catch (Exception ex) {
+            log.debug("Job {}: the leaving mark goes with the session: {}", jobName(), ex.toString());
+        }
+    }
+
     private String jobName() {
         return JobNodes.name(nodes.root());
     }

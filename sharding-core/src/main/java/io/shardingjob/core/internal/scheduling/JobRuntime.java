@@ -122,6 +122,7 @@ public final class JobRuntime implements AutoCloseable {
         parts.gracefulClose().run();
         state.set(State.CLOSED);
         closeParts();
+        parts.gracefulClose().withdrawLeaving();
         log.info("Job {} closed on instance {}", jobName(), instanceId());
     }
 
