@@ -1,13 +1,17 @@
 package io.shardingjob.boot.actuate;
 
+import io.shardingjob.boot.ShardedJobRegistry;
 import io.shardingjob.boot.ShardingOperations;
 import io.shardingjob.boot.actuate.ShardingDescriptors.ActionResult;
 import io.shardingjob.boot.actuate.ShardingDescriptors.ExecutionsDescriptor;
 import io.shardingjob.boot.actuate.ShardingDescriptors.JobDescriptor;
 import io.shardingjob.boot.actuate.ShardingDescriptors.ShardingDescriptor;
 import io.shardingjob.core.JobCoordinator;
+import io.shardingjob.core.config.JobConfiguration;
 import java.util.Locale;
+import java.util.NoSuchElementException;
 import java.util.Optional;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -25,6 +29,10 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
  *   <li>{@code GET /actuator/sharding/{job}/executions?page=0&size=20}: the job's execution log, newest first (from the
  *       database when the JDBC log is on);
  *   <li>{@code POST /actuator/sharding/{job}} with {@code {"action": "trigger" | "reshard" | "disable" | "enable"}};
+ *   <li>for jobs defined at run time ({@link ShardedJobRegistry}), {@code POST /actuator/sharding/{job}} with
+ *       {@code {"action": "define", "handler": "export", "cron": "0 0 2 * * *", "count": 3, "parameters": "0=eu,1=us"}},
+ *       {@code {"action": "cron", "cron": "..."}}, {@code {"action": "items", "count": 3, "parameters": "..."}} (also
+ *       for a job declared in code: its stored configuration changes) or {@code {"action": "remove"}};
  *   <li>{@code POST /actuator/sharding/{job}/items/{item}} and {@code POST /actuator/sharding/{job}/instances/{id}}
  *       with {@code {"action": "disable" | "enable"}}.
  * </ul>
@@ -39,10 +47,21 @@ public class ShardingEndpoint {
 
     private static final int MAX_PAGE_SIZE = 500;
 
+    /** The actions on a job's definition, which need no coordinator of the job on this instance. */
+    private static final Set<String> DEFINITION_ACTIONS = Set.of("define", "cron", "items", "remove");
+
     private final ShardingOperations operations;
 
+    private final @Nullable ShardedJobRegistry registry;
+
     public ShardingEndpoint(ShardingOperations operations) {
+        this(operations, null);
+    }
+
+    /** @param registry the jobs defined at run time, or null to offer no operations on them */
+    public ShardingEndpoint(ShardingOperations operations, @Nullable ShardedJobRegistry registry) {
         this.operations = operations;
+        this.registry = registry;
     }
 
     @ReadOperation
@@ -80,13 +99,27 @@ public class ShardingEndpoint {
         }
     }
 
+    /**
+     * An operation on one job; {@code cron}, {@code count}, {@code parameters} and {@code handler} are read by the
+     * actions that need them.
+     */
     @WriteOperation
-    public WebEndpointResponse<ActionResult> changeJob(@Selector String job, String action) {
+    public WebEndpointResponse<ActionResult> changeJob(
+            @Selector String job,
+            String action,
+            @Nullable String cron,
+            @Nullable Integer count,
+            @Nullable String parameters,
+            @Nullable String handler) {
+        String lowerCase = action.toLowerCase(Locale.ROOT);
+        if (DEFINITION_ACTIONS.contains(lowerCase)) {
+            return changeDefinition(job, action, lowerCase, cron, count, parameters, handler);
+        }
         Optional<JobCoordinator> coordinator = operations.job(job);
         if (coordinator.isEmpty()) {
             return unknownJob(job, "job", action);
         }
-        return switch (action.toLowerCase(Locale.ROOT)) {
+        return switch (lowerCase) {
             case "trigger" ->
                 operations.trigger(job)
                         ? done(job, "job", action, "fire started on " + operations.instanceId())
@@ -96,8 +129,73 @@ public class ShardingEndpoint {
             case "reshard" -> run(job, "job", action, () -> operations.reshard(job));
             case "disable" -> run(job, "job", action, () -> operations.disable(job));
             case "enable" -> run(job, "job", action, () -> operations.enable(job));
-            default -> badRequest(job, "job", action, "unknown action; use trigger, reshard, disable or enable");
+            default ->
+                badRequest(
+                        job,
+                        "job",
+                        action,
+                        "unknown action; use trigger, reshard, disable, enable, define, cron, items or remove");
         };
+    }
+
+    private WebEndpointResponse<ActionResult> changeDefinition(
+            String job,
+            String action,
+            String lowerCase,
+            @Nullable String cron,
+            @Nullable Integer count,
+            @Nullable String parameters,
+            @Nullable String handler) {
+        ShardedJobRegistry jobs = registry;
+        if (jobs == null) {
+            return badRequest(job, "job", action, "jobs cannot be defined at run time in this application");
+        }
+        try {
+            return switch (lowerCase) {
+                case "define" -> {
+                    if (handler == null || cron == null) {
+                        yield badRequest(job, "job", action, "give a handler and a cron");
+                    }
+                    jobs.define(
+                            JobConfiguration.builder(job)
+                                    .cron(cron)
+                                    .shardingTotalCount(count == null ? 1 : count)
+                                    .shardingItemParameters(parameters == null ? "" : parameters)
+                                    .build(),
+                            handler);
+                    yield done(job, "job", action, "defined with handler '" + handler + "'");
+                }
+                case "cron" -> {
+                    if (cron == null) {
+                        yield badRequest(job, "job", action, "give a cron");
+                    }
+                    yield done(
+                            job,
+                            "job",
+                            action,
+                            "cron " + jobs.updateCron(job, cron).cron());
+                }
+                case "items" -> {
+                    if (count == null) {
+                        yield badRequest(job, "job", action, "give a count, and parameters if the items have any");
+                    }
+                    JobConfiguration stored = jobs.updateItems(job, count, parameters == null ? "" : parameters);
+                    yield done(job, "job", action, stored.shardingTotalCount() + " items");
+                }
+                default -> {
+                    jobs.remove(job);
+                    yield done(
+                            job, "job", action, "removal started: every instance stops the job, then its state goes");
+                }
+            };
+        } catch (NoSuchElementException ex) {
+            return new WebEndpointResponse<>(
+                    new ActionResult(job, "job", action, String.valueOf(ex.getMessage())),
+                    WebEndpointResponse.STATUS_NOT_FOUND);
+        } catch (IllegalArgumentException ex) {
+            // Also a JobConfigurationException: the message names the job and the setting.
+            return badRequest(job, "job", action, ex.getMessage());
+        }
     }
 
     @WriteOperation

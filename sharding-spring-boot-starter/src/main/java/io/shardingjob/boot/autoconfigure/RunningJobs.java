@@ -90,9 +90,38 @@ final class RunningJobs {
 
     /** Starts a job's coordinator, which joins the registry, then schedules the job. */
     void start(ShardedJobMethod method, JobConfiguration configuration) {
+        start(method, method.invoker(), method.describe(), configuration);
+    }
+
+    /** Starts a job defined at run time, whose code is the handler of that name here. */
+    void startDefined(String jobName, String handler, ItemExecutor code, JobConfiguration configuration) {
+        start(null, code, "handler '" + handler + "' (defined at run time)", configuration);
+    }
+
+    /** Whether a job defined at run time of that name runs here. */
+    boolean runsDefined(String jobName) {
+        ScheduledShardedJob job = jobs.get(jobName);
+        return job != null && job.method() == null;
+    }
+
+    /** Stops and closes a job defined at run time, letting its running items finish within the grace period. */
+    void stopDefined(String jobName) {
+        ScheduledShardedJob job = jobs.get(jobName);
+        if (job != null && job.method() == null) {
+            close(job);
+        }
+    }
+
+    private void start(
+            @Nullable ShardedJobMethod method, ItemExecutor code, String describedAs, JobConfiguration configuration) {
         RegistryCenter connected = registry;
         if (connected == null) {
-            throw new IllegalStateException("Sharded jobs are not running; cannot start " + method.describe());
+            throw new IllegalStateException("Sharded jobs are not running; cannot start " + describedAs);
+        }
+        ScheduledShardedJob running = jobs.get(configuration.name());
+        if (running != null) {
+            throw new IllegalStateException("Job '" + configuration.name() + "' of " + describedAs
+                    + " cannot start: a job of that name runs here, from " + running.describe());
         }
         ShardingProperties.Coordination timings = properties.getCoordination();
         JobCoordinator.Builder builder = JobCoordinator.builder(connected.client(), configuration)
@@ -105,7 +134,7 @@ final class RunningJobs {
                 .shutdownGracePeriod(properties.getShutdown().getGracePeriod())
                 .schedule(new CronFireSchedule())
                 // The core runs items outside fires too (failover), so it gets the job and the pool itself.
-                .job(invocation(configuration.name(), method), executors.items())
+                .job(invocation(configuration.name(), code), executors.items())
                 .listener(result -> executed(ExecutionRecord.of(result)))
                 .fireListener(jobListeners.fireListenerFor(configuration.name()));
         FireCompletionListener completion = jobListeners.completionListenerFor(configuration.name());
@@ -115,9 +144,7 @@ final class RunningJobs {
         JobCoordinator coordinator = builder.build();
         ScheduledShardedJob job = new ScheduledShardedJob(method, coordinator, executors);
         coordinator.start();
-        Map<String, ScheduledShardedJob> more = new LinkedHashMap<>(jobs);
-        more.put(configuration.name(), job);
-        jobs = Collections.unmodifiableMap(more);
+        put(configuration.name(), job);
         for (ShardedJobListener listener : listeners) {
             listener.jobStarted(coordinator);
         }
@@ -130,13 +157,13 @@ final class RunningJobs {
                 effective.timeZone(),
                 effective.shardingTotalCount(),
                 effective.strategy(),
-                method.describe());
+                describedAs);
     }
 
-    /** The job's method, wrapped by the decorators in order: the first one's wrapper is the outermost. */
-    private ItemExecutor invocation(String job, ShardedJobMethod method) {
+    /** The job's code, wrapped by the decorators in order: the first one's wrapper is the outermost. */
+    private ItemExecutor invocation(String job, ItemExecutor code) {
         List<ItemExecutorDecorator> inOrder = decorators.get();
-        ItemExecutor invocation = method.invoker();
+        ItemExecutor invocation = code;
         for (int i = inOrder.size() - 1; i >= 0; i--) {
             invocation = inOrder.get(i).decorate(job, invocation);
         }
@@ -146,13 +173,31 @@ final class RunningJobs {
     /** Stops and closes the job, if it is the one the given bean declared. */
     void stop(ShardedJobMethod method) {
         ScheduledShardedJob job = jobs.get(method.jobName());
-        if (job != null && job.method().beanName().equals(method.beanName())) {
-            job.cancel();
-            job.coordinator().close();
-            Map<String, ScheduledShardedJob> rest = new LinkedHashMap<>(jobs);
-            rest.remove(method.jobName());
-            jobs = Collections.unmodifiableMap(rest);
+        if (job != null && job.declaredBy(method)) {
+            close(job);
         }
+    }
+
+    private void close(ScheduledShardedJob job) {
+        job.cancel();
+        job.coordinator().close();
+        forget(job.coordinator().jobName());
+    }
+
+    /**
+     * The map of running jobs is replaced, never changed, so that readers need no lock; writers (the lifecycle, and
+     * the thread that starts and stops the jobs defined at run time) take this one.
+     */
+    private synchronized void put(String name, ScheduledShardedJob job) {
+        Map<String, ScheduledShardedJob> more = new LinkedHashMap<>(jobs);
+        more.put(name, job);
+        jobs = Collections.unmodifiableMap(more);
+    }
+
+    private synchronized void forget(String name) {
+        Map<String, ScheduledShardedJob> rest = new LinkedHashMap<>(jobs);
+        rest.remove(name);
+        jobs = Collections.unmodifiableMap(rest);
     }
 
     /** One periodic check for all jobs, rather than one per job: its cost is a cache read per job. */
@@ -194,7 +239,9 @@ final class RunningJobs {
                 closer.shutdown();
             }
         }
-        jobs = Map.of();
+        synchronized (this) {
+            jobs = Map.of();
+        }
     }
 
     private void executed(ExecutionRecord execution) {

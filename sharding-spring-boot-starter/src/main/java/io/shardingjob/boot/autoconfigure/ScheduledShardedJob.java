@@ -21,7 +21,7 @@ final class ScheduledShardedJob {
 
     private static final Logger log = LoggerFactory.getLogger(ScheduledShardedJob.class);
 
-    private final ShardedJobMethod method;
+    private final @Nullable ShardedJobMethod method;
 
     private final JobCoordinator coordinator;
 
@@ -31,15 +31,28 @@ final class ScheduledShardedJob {
 
     private volatile @Nullable ScheduledFuture<?> schedule;
 
-    ScheduledShardedJob(ShardedJobMethod method, JobCoordinator coordinator, ShardedJobExecutors executors) {
+    /** @param method the {@code @ShardedJob} method that declares the job; null for a job defined at run time */
+    ScheduledShardedJob(@Nullable ShardedJobMethod method, JobCoordinator coordinator, ShardedJobExecutors executors) {
         this.method = method;
         this.coordinator = coordinator;
         this.executors = executors;
         this.trigger = new JobTrigger(coordinator);
     }
 
+    /** The method that declares the job; null for a job defined at run time. */
+    @Nullable
     ShardedJobMethod method() {
         return method;
+    }
+
+    /** Whether the job is this method's. */
+    boolean declaredBy(ShardedJobMethod candidate) {
+        return method != null && method.beanName().equals(candidate.beanName());
+    }
+
+    /** Where the job comes from, for messages. */
+    String describe() {
+        return method != null ? method.describe() : "a definition made at run time";
     }
 
     JobCoordinator coordinator() {

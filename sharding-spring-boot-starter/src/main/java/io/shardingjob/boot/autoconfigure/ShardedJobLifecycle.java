@@ -43,6 +43,8 @@ final class ShardedJobLifecycle implements SmartLifecycle, ShardedJobAnnotationB
 
     private final ShardedJobExecutors executors;
 
+    private final RuntimeJobs runtimeJobs;
+
     private volatile boolean running;
 
     private @Nullable ScheduledFuture<?> scheduleWatch;
@@ -54,7 +56,8 @@ final class ShardedJobLifecycle implements SmartLifecycle, ShardedJobAnnotationB
             Supplier<RegistryCenter> registry,
             Supplier<List<ShardedJobListener>> listeners,
             RunningJobs jobs,
-            ShardedJobExecutors executors) {
+            ShardedJobExecutors executors,
+            RuntimeJobs runtimeJobs) {
         this.discovery = discovery;
         this.resolver = resolver;
         this.properties = properties;
@@ -62,6 +65,7 @@ final class ShardedJobLifecycle implements SmartLifecycle, ShardedJobAnnotationB
         this.listeners = listeners;
         this.jobs = jobs;
         this.executors = executors;
+        this.runtimeJobs = runtimeJobs;
     }
 
     @Override
@@ -72,8 +76,11 @@ final class ShardedJobLifecycle implements SmartLifecycle, ShardedJobAnnotationB
         try {
             Map<ShardedJobMethod, JobConfiguration> configurations = resolver.resolveAll(discovery.attach(this));
             String instanceId = instanceId();
-            jobs.connect(registry.get(), instanceId, listeners.get());
+            RegistryCenter connected = registry.get();
+            jobs.connect(connected, instanceId, listeners.get());
             configurations.forEach(jobs::start);
+            // After the declared jobs: a definition of the same name as one of them is refused when it is made.
+            runtimeJobs.connect(connected);
             scheduleWatch = executors
                     .scheduler()
                     .scheduleWithFixedDelay(
@@ -86,6 +93,7 @@ final class ShardedJobLifecycle implements SmartLifecycle, ShardedJobAnnotationB
                     instanceId);
         } catch (RuntimeException ex) {
             discovery.detach();
+            runtimeJobs.disconnect();
             jobs.closeAll();
             throw ex;
         }
@@ -108,6 +116,7 @@ final class ShardedJobLifecycle implements SmartLifecycle, ShardedJobAnnotationB
                 log.info(
                         "Stopping sharded jobs: waiting up to {} for running items",
                         properties.getShutdown().getGracePeriod());
+                runtimeJobs.disconnect();
                 jobs.closeAll();
             }
         } finally {
@@ -132,7 +141,7 @@ final class ShardedJobLifecycle implements SmartLifecycle, ShardedJobAnnotationB
             throw new ShardedJobConfigurationException(
                     job.jobName(),
                     "@ShardedJob(name)",
-                    "the name is declared twice, by " + existing.method().describe() + " and by " + job.describe(),
+                    "the name is declared twice, by " + existing.describe() + " and by " + job.describe(),
                     "Give one of these methods another @ShardedJob(name).",
                     null);
         });

@@ -88,7 +88,8 @@ public final class ShardedJobsAutoConfiguration {
             ObjectProvider<ShardedJobConfigurationCustomizer> customizers,
             ObjectProvider<ShardedJobListener> listeners,
             RunningJobs jobs,
-            ShardedJobExecutors executors) {
+            ShardedJobExecutors executors,
+            RuntimeJobs runtimeJobs) {
         JobConfigurationResolver resolver = new JobConfigurationResolver(
                 properties, strategies, customizers.orderedStream().toList(), discovery::resolve);
         return new ShardedJobLifecycle(
@@ -98,7 +99,22 @@ public final class ShardedJobsAutoConfiguration {
                 registry::getObject,
                 () -> listeners.orderedStream().toList(),
                 jobs,
-                executors);
+                executors,
+                runtimeJobs);
+    }
+
+    /**
+     * Jobs defined while the service runs. A removal waits for the instances to stop the job for up to a grace period
+     * and a session timeout (an instance that died meanwhile leaves by its session) before it deletes the job's state.
+     */
+    @Bean
+    RuntimeJobs shardedJobRegistry(RunningJobs jobs, ShardingProperties properties) {
+        return new RuntimeJobs(
+                jobs,
+                properties
+                        .getShutdown()
+                        .getGracePeriod()
+                        .plus(properties.getZookeeper().getSessionTimeout()));
     }
 
     /** Reads the JDBC execution log when there is one, the in-memory history otherwise. */

@@ -1,7 +1,9 @@
 package io.shardingjob.boot.autoconfigure;
 
+import io.shardingjob.boot.ShardedJobRegistry;
 import io.shardingjob.boot.ShardingOperations;
 import io.shardingjob.boot.actuate.ShardingEndpoint;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -19,7 +21,7 @@ public final class ShardingEndpointAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     @ConditionalOnAvailableEndpoint
-    ShardingEndpoint shardingEndpoint(ShardingOperations operations) {
-        return new ShardingEndpoint(operations);
+    ShardingEndpoint shardingEndpoint(ShardingOperations operations, ObjectProvider<ShardedJobRegistry> registry) {
+        return new ShardingEndpoint(operations, registry.getIfAvailable());
     }
 }
