@@ -3,6 +3,7 @@ package io.shardingjob.core;
 import io.shardingjob.core.config.FireSchedule;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.config.JobConfigurationException;
+import io.shardingjob.core.config.JobSetting;
 import io.shardingjob.core.execution.ExecutionListener;
 import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.execution.FireCompletionListener;
@@ -251,7 +252,10 @@ public final class JobCoordinator implements AutoCloseable {
         return runtime.updateDisabled(disabled);
     }
 
-    /** Settings of a coordinator; only the client and the configuration are required. */
+    /**
+     * Settings of a coordinator; only the client and the configuration are required. The default and meaning of each
+     * are defined in {@link JobSetting} (its {@link JobSetting.Scope#COORDINATOR} settings).
+     */
     public static final class Builder {
 
         /** The values set so far, with the defaults of the others. */
@@ -335,7 +339,8 @@ public final class JobCoordinator implements AutoCloseable {
 
         /**
          * Whether running items are interrupted when the connection is lost long enough that the session may expire,
-         * so that they stop before another instance can take them over. On by default.
+         * so that they stop before another instance can take them over. On by default
+         * ({@link JobSetting.Defaults#INTERRUPT_ON_CONNECTION_LOSS}).
          */
         public Builder interruptOnConnectionLoss(boolean interruptOnConnectionLoss) {
             settings.interruptOnConnectionLoss(interruptOnConnectionLoss);
@@ -353,14 +358,17 @@ public final class JobCoordinator implements AutoCloseable {
 
         /**
          * How far back missed fires are made up (under the misfire policies {@code once} and {@code all}); older ones are
-         * recorded as skipped. Ten minutes by default.
+         * recorded as skipped. {@link JobSetting.Defaults#CATCH_UP_HORIZON} by default.
          */
         public Builder catchUpHorizon(Duration catchUpHorizon) {
             settings.catchUpHorizon(Objects.requireNonNull(catchUpHorizon, "catchUpHorizon"));
             return this;
         }
 
-        /** How long settled fires stay in the ledger before the leader deletes them. One minute by default. */
+        /**
+         * How long settled fires stay in the ledger before the leader deletes them. {@link
+         * JobSetting.Defaults#LEDGER_RETENTION} by default.
+         */
         public Builder ledgerRetention(Duration ledgerRetention) {
             settings.ledgerRetention(Objects.requireNonNull(ledgerRetention, "ledgerRetention"));
             return this;

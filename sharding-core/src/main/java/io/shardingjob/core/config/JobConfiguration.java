@@ -10,7 +10,8 @@ import java.util.regex.Pattern;
 
 /**
  * The validated, immutable configuration of one job. Build it with {@link #builder(String)}; every invalid value is
- * rejected with a {@link JobConfigurationException} naming the job and the property.
+ * rejected with a {@link JobConfigurationException} naming the job and the property. The name, default and description
+ * of each property are defined once, in {@link JobSetting}.
  *
  * @param name the job name, also its ZooKeeper node name
  * @param cron the schedule, six fields with seconds first, as Spring's {@code CronExpression} reads it
@@ -19,7 +20,8 @@ import java.util.regex.Pattern;
  * @param itemParameters the optional parameter of each item; none with {@code dynamicSharding}
  * @param jobParameter a parameter handed to every item
  * @param failover whether items of a crashed instance run elsewhere at once
- * @param misfire whether a fire that arrives while the previous one still runs is made up afterwards
+ * @param misfire whether fires an item missed are made up as {@code misfirePolicy} says; false means
+ *     {@link MisfirePolicy#SKIP}
  * @param monitorExecution kept for compatibility with Elastic-Job configurations: the fire ledger records every run
  * @param strategy the name of the sharding strategy
  * @param description free text for operators
@@ -112,21 +114,21 @@ public record JobConfiguration(
         checkNoItemParametersWithDynamicSharding(name, dynamicSharding, itemParameters.toString());
         // Re-parse so that a record built directly is checked against its own count.
         itemParameters = ItemParameters.parse(name, itemParameters.toString(), shardingTotalCount);
-        jobParameter = jobParameter == null ? "" : jobParameter;
+        jobParameter = jobParameter == null ? JobSetting.Defaults.JOB_PARAMETER : jobParameter;
         if (strategy == null || strategy.isBlank()) {
             throw new JobConfigurationException(name, "strategy", "must name a sharding strategy, e.g. 'average'");
         }
         strategy = strategy.trim();
-        description = description == null ? "" : description;
+        description = description == null ? JobSetting.Defaults.DESCRIPTION : description;
         if (retries < 0) {
             throw new JobConfigurationException(name, "retries", "must be 0 or more, was " + retries);
         }
-        retryBackoff = retryBackoff == null ? Duration.ZERO : retryBackoff;
+        retryBackoff = retryBackoff == null ? JobSetting.Defaults.RETRY_BACKOFF : retryBackoff;
         if (retryBackoff.isNegative()) {
             throw new JobConfigurationException(name, "retryBackoff", "must not be negative, was " + retryBackoff);
         }
-        misfirePolicy = misfirePolicy == null ? MisfirePolicy.ONCE : misfirePolicy;
-        timeout = timeout == null ? Duration.ZERO : timeout;
+        misfirePolicy = misfirePolicy == null ? JobSetting.Defaults.MISFIRE_POLICY : misfirePolicy;
+        timeout = timeout == null ? JobSetting.Defaults.TIMEOUT : timeout;
         if (timeout.isNegative()) {
             throw new JobConfigurationException(name, "timeout", "must not be negative, was " + timeout);
         }
@@ -169,22 +171,22 @@ public record JobConfiguration(
      */
     public List<String> differencesTo(JobConfiguration other) {
         List<String> differences = new ArrayList<>();
-        compare(differences, "cron", cron, other.cron);
-        compare(differences, "timeZone", timeZone, other.timeZone);
-        compare(differences, "shardingTotalCount", shardingTotalCount, other.shardingTotalCount);
-        compare(differences, "shardingItemParameters", itemParameters, other.itemParameters);
-        compare(differences, "jobParameter", jobParameter, other.jobParameter);
-        compare(differences, "failover", failover, other.failover);
-        compare(differences, "misfire", misfire, other.misfire);
-        compare(differences, "misfirePolicy", misfirePolicy, other.misfirePolicy);
-        compare(differences, "monitorExecution", monitorExecution, other.monitorExecution);
-        compare(differences, "strategy", strategy, other.strategy);
-        compare(differences, "description", description, other.description);
-        compare(differences, "disabled", disabled, other.disabled);
-        compare(differences, "retries", retries, other.retries);
-        compare(differences, "retryBackoff", retryBackoff, other.retryBackoff);
-        compare(differences, "timeout", timeout, other.timeout);
-        compare(differences, "dynamicSharding", dynamicSharding, other.dynamicSharding);
+        compare(differences, JobSetting.CRON.key(), cron, other.cron);
+        compare(differences, JobSetting.TIME_ZONE.key(), timeZone, other.timeZone);
+        compare(differences, JobSetting.SHARDING_TOTAL_COUNT.key(), shardingTotalCount, other.shardingTotalCount);
+        compare(differences, JobSetting.SHARDING_ITEM_PARAMETERS.key(), itemParameters, other.itemParameters);
+        compare(differences, JobSetting.JOB_PARAMETER.key(), jobParameter, other.jobParameter);
+        compare(differences, JobSetting.FAILOVER.key(), failover, other.failover);
+        compare(differences, JobSetting.MISFIRE.key(), misfire, other.misfire);
+        compare(differences, JobSetting.MISFIRE_POLICY.key(), misfirePolicy, other.misfirePolicy);
+        compare(differences, JobSetting.MONITOR_EXECUTION.key(), monitorExecution, other.monitorExecution);
+        compare(differences, JobSetting.STRATEGY.key(), strategy, other.strategy);
+        compare(differences, JobSetting.DESCRIPTION.key(), description, other.description);
+        compare(differences, JobSetting.DISABLED.key(), disabled, other.disabled);
+        compare(differences, JobSetting.RETRIES.key(), retries, other.retries);
+        compare(differences, JobSetting.RETRY_BACKOFF.key(), retryBackoff, other.retryBackoff);
+        compare(differences, JobSetting.TIMEOUT.key(), timeout, other.timeout);
+        compare(differences, JobSetting.DYNAMIC_SHARDING.key(), dynamicSharding, other.dynamicSharding);
         return differences;
     }
 
@@ -240,35 +242,35 @@ public record JobConfiguration(
 
         private String timeZoneText;
 
-        private int shardingTotalCount = 1;
+        private int shardingTotalCount = JobSetting.Defaults.SHARDING_TOTAL_COUNT;
 
-        private String shardingItemParameters = "";
+        private String shardingItemParameters = JobSetting.Defaults.SHARDING_ITEM_PARAMETERS;
 
-        private String jobParameter = "";
+        private String jobParameter = JobSetting.Defaults.JOB_PARAMETER;
 
-        private boolean failover;
+        private boolean failover = JobSetting.Defaults.FAILOVER;
 
-        private boolean misfire = true;
+        private boolean misfire = JobSetting.Defaults.MISFIRE;
 
-        private MisfirePolicy misfirePolicy = MisfirePolicy.ONCE;
+        private MisfirePolicy misfirePolicy = JobSetting.Defaults.MISFIRE_POLICY;
 
-        private boolean monitorExecution = true;
+        private boolean monitorExecution = JobSetting.Defaults.MONITOR_EXECUTION;
 
-        private String strategy = "average";
+        private String strategy = JobSetting.Defaults.STRATEGY;
 
-        private String description = "";
+        private String description = JobSetting.Defaults.DESCRIPTION;
 
-        private boolean disabled;
+        private boolean disabled = JobSetting.Defaults.DISABLED;
 
-        private boolean overwrite;
+        private boolean overwrite = JobSetting.Defaults.OVERWRITE;
 
-        private int retries;
+        private int retries = JobSetting.Defaults.RETRIES;
 
-        private Duration retryBackoff = Duration.ZERO;
+        private Duration retryBackoff = JobSetting.Defaults.RETRY_BACKOFF;
 
-        private Duration timeout = Duration.ZERO;
+        private Duration timeout = JobSetting.Defaults.TIMEOUT;
 
-        private boolean dynamicSharding;
+        private boolean dynamicSharding = JobSetting.Defaults.DYNAMIC_SHARDING;
 
         private Builder(String name) {
             this.name = name;
@@ -317,7 +319,10 @@ public record JobConfiguration(
             return this;
         }
 
-        /** What happens to missed fires while {@code misfire} is on; {@link MisfirePolicy#ONCE} by default. */
+        /**
+         * What happens to missed fires while {@code misfire} is on; {@link JobSetting.Defaults#MISFIRE_POLICY} by
+         * default.
+         */
         public Builder misfirePolicy(MisfirePolicy misfirePolicy) {
             this.misfirePolicy = misfirePolicy;
             return this;

@@ -3,7 +3,13 @@ package io.shardingjob.core.config;
 import java.io.IOException;
 import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.Optional;
 import java.util.Properties;
+import java.util.stream.Collectors;
 
 /**
  * Stores a job configuration in ZooKeeper as {@code key=value} lines (UTF-8, {@link Properties} escapes), so that an
@@ -16,27 +22,28 @@ public final class JobConfigurationCodec {
 
     public static byte[] encode(JobConfiguration configuration) {
         StringBuilder text = new StringBuilder();
-        line(text, "cron", configuration.cron());
-        line(text, "timeZone", configuration.timeZone().getId());
-        line(text, "shardingTotalCount", configuration.shardingTotalCount());
-        line(text, "shardingItemParameters", configuration.itemParameters());
-        line(text, "jobParameter", configuration.jobParameter());
-        line(text, "failover", configuration.failover());
-        line(text, "misfire", configuration.misfire());
-        line(text, "misfirePolicy", configuration.misfirePolicy());
-        line(text, "monitorExecution", configuration.monitorExecution());
-        line(text, "strategy", configuration.strategy());
-        line(text, "description", configuration.description());
-        line(text, "disabled", configuration.disabled());
-        line(text, "retries", configuration.retries());
-        line(text, "retryBackoff", configuration.retryBackoff());
-        line(text, "timeout", configuration.timeout());
-        line(text, "dynamicSharding", configuration.dynamicSharding());
+        line(text, JobSetting.CRON, configuration.cron());
+        line(text, JobSetting.TIME_ZONE, configuration.timeZone().getId());
+        line(text, JobSetting.SHARDING_TOTAL_COUNT, configuration.shardingTotalCount());
+        line(text, JobSetting.SHARDING_ITEM_PARAMETERS, configuration.itemParameters());
+        line(text, JobSetting.JOB_PARAMETER, configuration.jobParameter());
+        line(text, JobSetting.FAILOVER, configuration.failover());
+        line(text, JobSetting.MISFIRE, configuration.misfire());
+        line(text, JobSetting.MISFIRE_POLICY, configuration.misfirePolicy());
+        line(text, JobSetting.MONITOR_EXECUTION, configuration.monitorExecution());
+        line(text, JobSetting.STRATEGY, configuration.strategy());
+        line(text, JobSetting.DESCRIPTION, configuration.description());
+        line(text, JobSetting.DISABLED, configuration.disabled());
+        line(text, JobSetting.RETRIES, configuration.retries());
+        line(text, JobSetting.RETRY_BACKOFF, configuration.retryBackoff());
+        line(text, JobSetting.TIMEOUT, configuration.timeout());
+        line(text, JobSetting.DYNAMIC_SHARDING, configuration.dynamicSharding());
         return text.toString().getBytes(StandardCharsets.UTF_8);
     }
 
     /**
-     * Reads a stored configuration.
+     * Reads a stored configuration. A missing key takes the default of its {@link JobSetting}: the builder's, which is
+     * what leaving a setting unset means everywhere else.
      *
      * @throws JobConfigurationException when a stored value is invalid, naming the job and the property
      */
@@ -47,76 +54,87 @@ public final class JobConfigurationCodec {
         } catch (IOException | IllegalArgumentException ex) {
             throw new JobConfigurationException(jobName, "configuration", "the stored text is unreadable: " + ex);
         }
-        JobConfiguration.Builder builder = JobConfiguration.builder(jobName).cron(properties.getProperty("cron"));
-        String timeZone = properties.getProperty("timeZone");
-        if (timeZone != null) {
-            builder.timeZone(timeZone);
-        }
-        return builder.shardingTotalCount(integer(jobName, properties, "shardingTotalCount", 1))
-                .shardingItemParameters(properties.getProperty("shardingItemParameters", ""))
-                .jobParameter(properties.getProperty("jobParameter", ""))
-                .failover(bool(jobName, properties, "failover", false))
-                .misfire(bool(jobName, properties, "misfire", true))
-                .misfirePolicy(misfirePolicy(jobName, properties.getProperty("misfirePolicy")))
-                .monitorExecution(bool(jobName, properties, "monitorExecution", true))
-                .strategy(properties.getProperty("strategy", "average"))
-                .description(properties.getProperty("description", ""))
-                .disabled(bool(jobName, properties, "disabled", false))
-                .retries(integer(jobName, properties, "retries", 0))
-                .retryBackoff(duration(jobName, properties, "retryBackoff"))
-                .timeout(duration(jobName, properties, "timeout"))
-                .dynamicSharding(bool(jobName, properties, "dynamicSharding", false))
-                .build();
+        Stored stored = new Stored(jobName, properties);
+        JobConfiguration.Builder builder = JobConfiguration.builder(jobName);
+        stored.text(JobSetting.CRON).ifPresent(builder::cron);
+        stored.text(JobSetting.TIME_ZONE).ifPresent(builder::timeZone);
+        stored.integer(JobSetting.SHARDING_TOTAL_COUNT).ifPresent(builder::shardingTotalCount);
+        stored.text(JobSetting.SHARDING_ITEM_PARAMETERS).ifPresent(builder::shardingItemParameters);
+        stored.text(JobSetting.JOB_PARAMETER).ifPresent(builder::jobParameter);
+        stored.bool(JobSetting.FAILOVER).ifPresent(builder::failover);
+        stored.bool(JobSetting.MISFIRE).ifPresent(builder::misfire);
+        stored.misfirePolicy(JobSetting.MISFIRE_POLICY).ifPresent(builder::misfirePolicy);
+        stored.bool(JobSetting.MONITOR_EXECUTION).ifPresent(builder::monitorExecution);
+        stored.text(JobSetting.STRATEGY).ifPresent(builder::strategy);
+        stored.text(JobSetting.DESCRIPTION).ifPresent(builder::description);
+        stored.bool(JobSetting.DISABLED).ifPresent(builder::disabled);
+        stored.integer(JobSetting.RETRIES).ifPresent(builder::retries);
+        stored.duration(JobSetting.RETRY_BACKOFF).ifPresent(builder::retryBackoff);
+        stored.duration(JobSetting.TIMEOUT).ifPresent(builder::timeout);
+        stored.bool(JobSetting.DYNAMIC_SHARDING).ifPresent(builder::dynamicSharding);
+        return builder.build();
     }
 
-    private static MisfirePolicy misfirePolicy(String jobName, String text) {
-        if (text == null || text.isBlank()) {
-            return MisfirePolicy.ONCE;
+    /** The stored values of one job, each read by its setting's key; absent when the key is not stored. */
+    private record Stored(String jobName, Properties properties) {
+
+        Optional<String> text(JobSetting setting) {
+            return Optional.ofNullable(properties.getProperty(setting.key()));
         }
-        try {
-            return MisfirePolicy.valueOf(text.trim().toUpperCase(java.util.Locale.ROOT));
-        } catch (IllegalArgumentException ex) {
-            throw new JobConfigurationException(
-                    jobName, "misfirePolicy", "'" + text + "' is not one of once, all, skip");
+
+        Optional<Integer> integer(JobSetting setting) {
+            return text(setting).map(value -> {
+                try {
+                    return Integer.parseInt(value.trim());
+                } catch (NumberFormatException ex) {
+                    throw new JobConfigurationException(
+                            jobName, setting.key(), "'" + value + "' is not a whole number");
+                }
+            });
+        }
+
+        Optional<Boolean> bool(JobSetting setting) {
+            return text(setting).map(value -> switch (value.trim().toLowerCase(Locale.ROOT)) {
+                case "true" -> true;
+                case "false" -> false;
+                default ->
+                    throw new JobConfigurationException(
+                            jobName, setting.key(), "'" + value + "' is neither true nor false");
+            });
+        }
+
+        /** ISO-8601 as {@link Duration#toString()} writes it ({@code PT1.5S}); blank is the default. */
+        Optional<Duration> duration(JobSetting setting) {
+            return text(setting).filter(value -> !value.isBlank()).map(value -> {
+                try {
+                    return Duration.parse(value.trim());
+                } catch (DateTimeParseException ex) {
+                    throw new JobConfigurationException(
+                            jobName, setting.key(), "'" + value + "' is not an ISO-8601 duration such as PT5S");
+                }
+            });
+        }
+
+        /** Blank is the default. */
+        Optional<MisfirePolicy> misfirePolicy(JobSetting setting) {
+            return text(setting).filter(value -> !value.isBlank()).map(value -> {
+                try {
+                    return MisfirePolicy.valueOf(value.trim().toUpperCase(Locale.ROOT));
+                } catch (IllegalArgumentException ex) {
+                    throw new JobConfigurationException(
+                            jobName,
+                            setting.key(),
+                            "'" + value + "' is not one of "
+                                    + Arrays.stream(MisfirePolicy.values())
+                                            .map(policy -> policy.name().toLowerCase(Locale.ROOT))
+                                            .collect(Collectors.joining(", ")));
+                }
+            });
         }
     }
 
-    private static int integer(String jobName, Properties properties, String key, int fallback) {
-        String value = properties.getProperty(key);
-        if (value == null) {
-            return fallback;
-        }
-        try {
-            return Integer.parseInt(value.trim());
-        } catch (NumberFormatException ex) {
-            throw new JobConfigurationException(jobName, key, "'" + value + "' is not a whole number");
-        }
-    }
-
-    /** ISO-8601 as {@link java.time.Duration#toString()} writes it ({@code PT1.5S}); absent means zero. */
-    private static java.time.Duration duration(String jobName, Properties properties, String key) {
-        String value = properties.getProperty(key);
-        if (value == null || value.isBlank()) {
-            return java.time.Duration.ZERO;
-        }
-        try {
-            return java.time.Duration.parse(value.trim());
-        } catch (java.time.format.DateTimeParseException ex) {
-            throw new JobConfigurationException(
-                    jobName, key, "'" + value + "' is not an ISO-8601 duration such as PT5S");
-        }
-    }
-
-    private static boolean bool(String jobName, Properties properties, String key, boolean fallback) {
-        String value = properties.getProperty(key);
-        if (value == null) {
-            return fallback;
-        }
-        return switch (value.trim().toLowerCase(java.util.Locale.ROOT)) {
-            case "true" -> true;
-            case "false" -> false;
-            default -> throw new JobConfigurationException(jobName, key, "'" + value + "' is neither true nor false");
-        };
+    private static void line(StringBuilder text, JobSetting setting, Object value) {
+        line(text, setting.key(), value);
     }
 
     private static void line(StringBuilder text, String key, Object value) {

@@ -2,6 +2,7 @@ package io.shardingjob.core.internal.scheduling;
 
 import io.shardingjob.core.config.FireSchedule;
 import io.shardingjob.core.config.JobConfiguration;
+import io.shardingjob.core.config.JobSetting;
 import io.shardingjob.core.execution.ExecutionListener;
 import io.shardingjob.core.execution.FireCompletionListener;
 import io.shardingjob.core.execution.FireListener;
@@ -16,10 +17,10 @@ import org.apache.curator.framework.CuratorFramework;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The values the public {@code JobCoordinator.Builder} collects, with their defaults, until they become the
- * {@link JobSettings} of a runtime. They are kept here rather than in the public builder so that the builder is only
- * its documented setters, and so that the settings can grow without the public class carrying their plumbing. Public
- * only because that builder is in another package; not API.
+ * The values the public {@code JobCoordinator.Builder} collects, with their defaults (defined in {@link JobSetting}),
+ * until they become the {@link JobSettings} of a runtime. They are kept here rather than in the public builder so that
+ * the builder is only its documented setters, and so that the settings can grow without the public class carrying
+ * their plumbing. Public only because that builder is in another package; not API.
  */
 public final class JobSettingsBuilder {
 
@@ -33,11 +34,11 @@ public final class JobSettingsBuilder {
 
     private @Nullable ScheduledExecutorService scheduler;
 
-    private Duration startTimeout = Duration.ofSeconds(15);
+    private Duration startTimeout = JobSetting.Defaults.START_TIMEOUT;
 
-    private Duration reconcileInterval = Duration.ofSeconds(10);
+    private Duration reconcileInterval = JobSetting.Defaults.RECONCILE_INTERVAL;
 
-    private Duration shardingWaitTimeout = Duration.ofSeconds(10);
+    private Duration shardingWaitTimeout = JobSetting.Defaults.SHARDING_WAIT_TIMEOUT;
 
     private @Nullable ItemExecutor job;
 
@@ -49,13 +50,13 @@ public final class JobSettingsBuilder {
 
     private @Nullable FireCompletionListener completionListener;
 
-    private Duration shutdownGracePeriod = Duration.ofSeconds(30);
+    private Duration shutdownGracePeriod = JobSetting.Defaults.SHUTDOWN_GRACE_PERIOD;
 
-    private boolean interruptOnConnectionLoss = true;
+    private boolean interruptOnConnectionLoss = JobSetting.Defaults.INTERRUPT_ON_CONNECTION_LOSS;
 
-    private Duration catchUpHorizon = Duration.ofMinutes(10);
+    private Duration catchUpHorizon = JobSetting.Defaults.CATCH_UP_HORIZON;
 
-    private Duration ledgerRetention = Duration.ofMinutes(1);
+    private Duration ledgerRetention = JobSetting.Defaults.LEDGER_RETENTION;
 
     private Clock clock = Clock.systemUTC();
 
