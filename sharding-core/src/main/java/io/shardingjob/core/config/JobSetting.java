@@ -210,7 +210,7 @@ public enum JobSetting {
 
         public static final Duration SHARDING_WAIT_TIMEOUT = Duration.ofSeconds(10);
 
-        public static final Duration SHUTDOWN_GRACE_PERIOD = Duration.ofSeconds(30);
+        public static final Duration SHUTDOWN_GRACE_PERIOD = Duration.ofSeconds(20);
 
         public static final boolean INTERRUPT_ON_CONNECTION_LOSS = true;
 

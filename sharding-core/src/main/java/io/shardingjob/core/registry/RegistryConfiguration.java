@@ -53,13 +53,13 @@ public record RegistryConfiguration(
         }
     }
 
-    /** Defaults: 10 s session, 15 s connection timeout, 3 retries from 1 s up to 3 s, no authentication. */
+    /** Defaults: 10 s session, 10 s connection timeout, 3 retries from 1 s up to 3 s, no authentication. */
     public static RegistryConfiguration of(String connectString, String namespace) {
         return new RegistryConfiguration(
                 connectString,
                 namespace,
                 Duration.ofSeconds(10),
-                Duration.ofSeconds(15),
+                Duration.ofSeconds(10),
                 Duration.ofSeconds(1),
                 3,
                 Duration.ofSeconds(3),
