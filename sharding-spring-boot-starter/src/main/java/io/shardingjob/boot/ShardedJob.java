@@ -1,5 +1,6 @@
 package io.shardingjob.boot;
 
+import io.shardingjob.core.config.JobSetting.Defaults;
 import io.shardingjob.core.config.MisfirePolicy;
 import java.lang.annotation.Documented;
 import java.lang.annotation.ElementType;
@@ -18,7 +19,10 @@ import java.lang.annotation.Target;
  *
  * <p>Every attribute except {@link #name()} can also be set, and overridden, under {@code sharding.jobs.<name>.*},
  * e.g. {@code sharding.jobs.orderSync.cron}. String attributes may use {@code ${...}} placeholders. The attributes
- * mean what the properties of {@link io.shardingjob.core.config.JobConfiguration} of the same name mean.
+ * mean what the properties of {@link io.shardingjob.core.config.JobConfiguration} of the same name mean; each one's
+ * default and description are defined once, in {@link io.shardingjob.core.config.JobSetting}. The attributes that are
+ * strings only because an annotation cannot hold their type (the time zone and the durations) mean the core's default
+ * when empty.
  */
 @Target({ElementType.METHOD, ElementType.ANNOTATION_TYPE})
 @Retention(RetentionPolicy.RUNTIME)
@@ -35,48 +39,53 @@ public @interface ShardedJob {
     String timeZone() default "";
 
     /** The number of items each fire is split into. */
-    int shardingTotalCount() default 1;
+    int shardingTotalCount() default Defaults.SHARDING_TOTAL_COUNT;
 
     /** The parameter of each item, written {@code 0=Beijing,1=Shanghai}; none with {@link #dynamicSharding()}. */
-    String shardingItemParameters() default "";
+    String shardingItemParameters() default Defaults.SHARDING_ITEM_PARAMETERS;
 
     /** A parameter handed to every item. */
-    String jobParameter() default "";
+    String jobParameter() default Defaults.JOB_PARAMETER;
 
     /** Whether the items of a crashed instance run elsewhere at once. */
-    boolean failover() default false;
+    boolean failover() default Defaults.FAILOVER;
 
-    /** Whether a fire that arrives while the previous one still runs is made up afterwards. */
-    boolean misfire() default true;
+    /** Whether fires an item missed are made up as {@link #misfirePolicy()} says; false means {@code SKIP}. */
+    boolean misfire() default Defaults.MISFIRE;
 
     /**
      * What happens to the fires of an item that did not run when due, while {@link #misfire()} is on: {@code ONCE}
      * (missed fires in a row run once, late), {@code ALL} (each runs once, late, with its own fire time) or {@code SKIP}.
      */
+    // Defaults.MISFIRE_POLICY, which an annotation cannot name (an enum default must be a constant of the enum): a test
+    // checks that the two agree.
     MisfirePolicy misfirePolicy() default MisfirePolicy.ONCE;
 
     /** Whether items are marked running; kept for compatibility, as the fire ledger records every run. */
-    boolean monitorExecution() default true;
+    boolean monitorExecution() default Defaults.MONITOR_EXECUTION;
 
     /** The name of the sharding strategy: a built-in one or the name of a {@code ShardingStrategy} bean. */
-    String strategy() default "average";
+    String strategy() default Defaults.STRATEGY;
 
     /** Free text for operators. */
-    String description() default "";
+    String description() default Defaults.DESCRIPTION;
 
     /** Whether the job starts paused: it keeps its assignment but runs nothing. */
-    boolean disabled() default false;
+    boolean disabled() default Defaults.DISABLED;
 
     /** Whether this configuration replaces the one stored in ZooKeeper at start-up. */
-    boolean overwrite() default false;
+    boolean overwrite() default Defaults.OVERWRITE;
 
     /** How many times a failed item runs again, with the same sharding context it was first fired with. */
-    int retries() default 0;
+    int retries() default Defaults.RETRIES;
 
-    /** The pause before each retry, such as {@code 5s} or {@code PT5S}; empty means none. */
+    /** The pause before each retry, such as {@code 5s} or {@code PT5S}; empty means the default, none. */
     String retryBackoff() default "";
 
-    /** How long one run of one item may take before it is interrupted and recorded as timed out; empty: no limit. */
+    /**
+     * How long one run of one item may take before it is interrupted and recorded as timed out, such as {@code 30s};
+     * empty means the default, no limit.
+     */
     String timeout() default "";
 
     /**
@@ -84,5 +93,5 @@ public @interface ShardedJob {
      * is their number (XXL-JOB's sharding broadcast); {@link #shardingTotalCount()} is then not used for sharding, and
      * {@link #shardingItemParameters()} must be empty.
      */
-    boolean dynamicSharding() default false;
+    boolean dynamicSharding() default Defaults.DYNAMIC_SHARDING;
 }

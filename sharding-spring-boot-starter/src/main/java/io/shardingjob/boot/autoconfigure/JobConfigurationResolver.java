@@ -96,10 +96,16 @@ final class JobConfigurationResolver {
                 .disabled(pick(overrides.getDisabled(), annotation.disabled()))
                 .overwrite(pick(overrides.getOverwrite(), annotation.overwrite()))
                 .retries(pick(overrides.getRetries(), annotation.retries()))
-                .retryBackoff(
-                        duration(job, key, "retryBackoff", overrides.getRetryBackoff(), annotation.retryBackoff()))
-                .timeout(duration(job, key, "timeout", overrides.getTimeout(), annotation.timeout()))
                 .dynamicSharding(pick(overrides.getDynamicSharding(), annotation.dynamicSharding()));
+        Duration retryBackoff =
+                duration(job, key, "retryBackoff", overrides.getRetryBackoff(), annotation.retryBackoff());
+        if (retryBackoff != null) {
+            builder.retryBackoff(retryBackoff);
+        }
+        Duration timeout = duration(job, key, "timeout", overrides.getTimeout(), annotation.timeout());
+        if (timeout != null) {
+            builder.timeout(timeout);
+        }
         String timeZone = pick(overrides.getTimeZone(), placeholders.apply(annotation.timeZone()));
         if (!timeZone.isBlank()) {
             builder.timeZone(timeZone);
@@ -118,15 +124,18 @@ final class JobConfigurationResolver {
         return configuration;
     }
 
-    /** A property wins; the annotation's text is read like a property ({@code 5s}, {@code PT5S}); empty is zero. */
-    private Duration duration(
+    /**
+     * A property wins; the annotation's text is read like a property ({@code 5s}, {@code PT5S}); null when neither is
+     * set, so that the core's default applies.
+     */
+    private @Nullable Duration duration(
             ShardedJobMethod job, String key, String property, @Nullable Duration configured, String declared) {
         if (configured != null) {
             return configured;
         }
         String text = placeholders.apply(declared).trim();
         if (text.isEmpty()) {
-            return Duration.ZERO;
+            return null;
         }
         try {
             return DurationStyle.detectAndParse(text);

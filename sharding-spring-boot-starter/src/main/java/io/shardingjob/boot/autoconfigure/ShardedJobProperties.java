@@ -6,20 +6,21 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Settings of one job under {@code sharding.jobs.<name>}; each one left unset keeps the value of the job's
- * {@code @ShardedJob}.
+ * {@code @ShardedJob}. Each field is a {@link io.shardingjob.core.config.JobSetting} of the same name, described in the
+ * same words; a test checks both.
  */
 public class ShardedJobProperties {
 
-    /** Six fields, seconds first, as Spring's CronExpression reads it. */
+    /** The schedule: six fields, seconds first, as Spring's CronExpression reads it. */
     private @Nullable String cron;
 
-    /** The zone the cron is evaluated in, such as Asia/Shanghai. */
+    /** The zone the cron is evaluated in, such as Asia/Shanghai; the system zone by default. */
     private @Nullable String timeZone;
 
     /** The number of items each fire is split into. */
     private @Nullable Integer shardingTotalCount;
 
-    /** The parameter of each item, written 0=Beijing,1=Shanghai; empty with dynamic sharding. */
+    /** The parameter of each item, written 0=Beijing,1=Shanghai; none with dynamic sharding. */
     private @Nullable String shardingItemParameters;
 
     /** A parameter handed to every item. */
@@ -28,10 +29,10 @@ public class ShardedJobProperties {
     /** Whether the items of a crashed instance run elsewhere at once. */
     private @Nullable Boolean failover;
 
-    /** Whether a fire that arrives while the previous one still runs is made up afterwards. */
+    /** Whether fires an item missed are made up as the misfire policy says; false means the skip policy. */
     private @Nullable Boolean misfire;
 
-    /** What happens to missed fires while misfire is on: once (the default), all, or skip. */
+    /** What happens to the fires an item missed while misfire is on: once, all or skip. */
     private @Nullable MisfirePolicy misfirePolicy;
 
     /** Whether items are marked running; kept for compatibility, as the fire ledger records every run. */
@@ -43,7 +44,7 @@ public class ShardedJobProperties {
     /** Free text for operators. */
     private @Nullable String description;
 
-    /** Whether the job starts paused: it keeps its assignment but runs nothing. */
+    /** Whether the job is paused: it keeps its assignment but runs nothing. */
     private @Nullable Boolean disabled;
 
     /** Whether this configuration replaces the one stored in ZooKeeper at start-up. */
