@@ -8,7 +8,6 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.scheduling.Trigger;
 import org.springframework.scheduling.TriggerContext;
 import org.springframework.scheduling.support.CronTrigger;
 
@@ -18,8 +17,14 @@ import org.springframework.scheduling.support.CronTrigger;
  * remembers the time it
  * scheduled, so that a fire knows its scheduled time. Spring computes the next time only after the previous run
  * returned, so the remembered time is always that of the run in progress.
+ *
+ * <p>It is a {@link CronTrigger} only so that what describes Spring's cron tasks describes the job too: Boot's
+ * {@code scheduledtasks} endpoint lists a task whose trigger is a {@code CronTrigger} as a cron task with
+ * {@link #getExpression()}, which here is the cron the pending next time was computed from. Nothing else of
+ * {@code CronTrigger} is used: the times come from the trigger of the configuration in force, and two jobs with the same
+ * cron are two triggers.
  */
-final class JobTrigger implements Trigger {
+final class JobTrigger extends CronTrigger {
 
     private static final Logger log = LoggerFactory.getLogger(JobTrigger.class);
 
@@ -34,6 +39,11 @@ final class JobTrigger implements Trigger {
     private volatile Instant scheduled = Instant.now();
 
     JobTrigger(JobCoordinator coordinator) {
+        this(coordinator, coordinator.configuration());
+    }
+
+    private JobTrigger(JobCoordinator coordinator, JobConfiguration initial) {
+        super(initial.cron(), initial.timeZone());
         this.coordinator = coordinator;
     }
 
@@ -61,6 +71,30 @@ final class JobTrigger implements Trigger {
     /** The time the run in progress was scheduled for. */
     Instant scheduled() {
         return scheduled;
+    }
+
+    /**
+     * The cron the pending next time was computed from (an invalid one stored in ZooKeeper is never it); before the
+     * first time, the configured one.
+     */
+    @Override
+    public synchronized String getExpression() {
+        return cron != null ? cron.getExpression() : super.getExpression();
+    }
+
+    @Override
+    public boolean equals(@Nullable Object other) {
+        return this == other;
+    }
+
+    @Override
+    public int hashCode() {
+        return System.identityHashCode(this);
+    }
+
+    @Override
+    public String toString() {
+        return getExpression();
     }
 
     private CronTrigger current(JobConfiguration configuration) {

@@ -10,9 +10,11 @@ import io.shardingjob.core.registry.RegistryCenter;
 import io.shardingjob.core.sharding.strategy.ShardingStrategies;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
@@ -21,12 +23,16 @@ import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.scheduling.config.ScheduledTask;
+import org.springframework.scheduling.config.ScheduledTaskHolder;
 
 /**
  * The jobs started on this instance, by name. Changes come from {@link ShardedJobLifecycle}, one at a time; reads (the
  * operations, the endpoint, health) use an immutable snapshot and never wait for a start or a stop in progress.
+ *
+ * <p>As a {@link ScheduledTaskHolder} it shows the jobs' schedules to Boot's {@code scheduledtasks} endpoint.
  */
-final class RunningJobs {
+final class RunningJobs implements ScheduledTaskHolder {
 
     private static final Logger log = LoggerFactory.getLogger(RunningJobs.class);
 
@@ -86,6 +92,19 @@ final class RunningJobs {
 
     Optional<ScheduledShardedJob> find(String name) {
         return Optional.ofNullable(jobs.get(name));
+    }
+
+    /** The schedule of each started job, in start order: what {@code /actuator/scheduledtasks} lists for them. */
+    @Override
+    public Set<ScheduledTask> getScheduledTasks() {
+        Set<ScheduledTask> tasks = new LinkedHashSet<>();
+        for (ScheduledShardedJob job : all()) {
+            ScheduledTask task = job.scheduledTask();
+            if (task != null) {
+                tasks.add(task);
+            }
+        }
+        return Collections.unmodifiableSet(tasks);
     }
 
     /** Starts a job's coordinator, which joins the registry, then schedules the job. */

@@ -3,12 +3,15 @@ package io.shardingjob.boot.autoconfigure;
 import io.shardingjob.core.JobCoordinator;
 import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.execution.FireReport;
+import java.lang.reflect.Method;
 import java.time.Instant;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledFuture;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.scheduling.config.ScheduledTask;
+import org.springframework.scheduling.config.ScheduledTaskRegistrar;
+import org.springframework.scheduling.config.TriggerTask;
 
 /**
  * One started job on this instance: its coordinator and its schedule. Each trigger hands a fire to the fire pool and
@@ -16,6 +19,10 @@ import org.slf4j.LoggerFactory;
  * to the item pool, so it never waits for them either. A fire that arrives while items of the previous
  * one still run is handed to the core as well: it skips those items and, when the job's {@code misfire} is on, runs
  * them once more as soon as they finish.
+ *
+ * <p>The schedule is a Spring {@link ScheduledTask}, so that what lists an application's scheduled tasks (Boot's
+ * {@code scheduledtasks} endpoint, through {@link RunningJobs}) lists the job as a cron task: its cron, the job's method
+ * as target (named as Spring names a {@code @Scheduled} method) and its next fire.
  */
 final class ScheduledShardedJob {
 
@@ -29,7 +36,10 @@ final class ScheduledShardedJob {
 
     private final JobTrigger trigger;
 
-    private volatile @Nullable ScheduledFuture<?> schedule;
+    /** Spring's public way to a {@link ScheduledTask}: it schedules on our scheduler and keeps nothing itself. */
+    private final ScheduledTaskRegistrar registrar = new ScheduledTaskRegistrar();
+
+    private volatile @Nullable ScheduledTask schedule;
 
     /** @param method the {@code @ShardedJob} method that declares the job; null for a job defined at run time */
     ScheduledShardedJob(@Nullable ShardedJobMethod method, JobCoordinator coordinator, ShardedJobExecutors executors) {
@@ -37,6 +47,7 @@ final class ScheduledShardedJob {
         this.coordinator = coordinator;
         this.executors = executors;
         this.trigger = new JobTrigger(coordinator);
+        this.registrar.setTaskScheduler(executors.scheduler());
     }
 
     /** The method that declares the job; null for a job defined at run time. */
@@ -60,7 +71,13 @@ final class ScheduledShardedJob {
     }
 
     void schedule() {
-        schedule = executors.scheduler().schedule(() -> fire(trigger.scheduled(), ExecutionSource.NORMAL), trigger);
+        schedule = registrar.scheduleTriggerTask(new TriggerTask(new Fire(), trigger));
+    }
+
+    /** The schedule in force, {@code null} once cancelled. */
+    @Nullable
+    ScheduledTask scheduledTask() {
+        return schedule;
     }
 
     /** Re-schedules when the stored cron or time zone changed, so that the change applies before the old next fire. */
@@ -73,7 +90,7 @@ final class ScheduledShardedJob {
 
     /** Stops scheduling; a fire in progress goes on. */
     void cancel() {
-        ScheduledFuture<?> scheduled = schedule;
+        ScheduledTask scheduled = schedule;
         schedule = null;
         if (scheduled != null) {
             scheduled.cancel(false);
@@ -122,6 +139,22 @@ final class ScheduledShardedJob {
         } else if (report.skipped().values().stream().anyMatch(reason -> !reason.equals("disabled"))) {
             // Disabled items are skipped on purpose, every fire: only the other reasons are news.
             log.info("Job {}: fire of {} skipped items {}", coordinator.jobName(), fireTime, report.skipped());
+        }
+    }
+
+    /** What the scheduler runs: the hand-off of a fire at the time the trigger scheduled. */
+    private final class Fire implements Runnable {
+
+        @Override
+        public void run() {
+            fire(trigger.scheduled(), ExecutionSource.NORMAL);
+        }
+
+        /** As Spring's {@code ScheduledMethodRunnable} names a {@code @Scheduled} method: {@code com.example.Jobs.sync}. */
+        @Override
+        public String toString() {
+            Method target = method.method();
+            return target.getDeclaringClass().getName() + "." + target.getName();
         }
     }
 }
