@@ -7,6 +7,7 @@ import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
+import org.springframework.aot.hint.annotation.Reflective;
 
 /**
  * Marks a method of a Spring bean as a sharded job: on every fire of its cron, the method runs once for each item this
@@ -23,10 +24,14 @@ import java.lang.annotation.Target;
  * default and description are defined once, in {@link io.shardingjob.core.config.JobSetting}. The attributes that are
  * strings only because an annotation cannot hold their type (the time zone and the durations) mean the core's default
  * when empty.
+ *
+ * <p>The method is called by reflection; being {@link Reflective}, as {@code @EventListener} is, it is registered for
+ * that by Spring's ahead-of-time processing of the bean's class, so jobs run in a native image too.
  */
 @Target({ElementType.METHOD, ElementType.ANNOTATION_TYPE})
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
+@Reflective
 public @interface ShardedJob {
 
     /** The job name, unique within the application and shared by every instance: letters, digits, '.', '_', '-'. */

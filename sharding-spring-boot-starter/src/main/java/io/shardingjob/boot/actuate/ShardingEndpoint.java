@@ -13,12 +13,16 @@ import java.util.NoSuchElementException;
 import java.util.Optional;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
+import org.springframework.aot.hint.BindingReflectionHintsRegistrar;
+import org.springframework.aot.hint.RuntimeHints;
+import org.springframework.aot.hint.RuntimeHintsRegistrar;
 import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
+import org.springframework.context.annotation.ImportRuntimeHints;
 
 /**
  * {@code /actuator/sharding}: the jobs of this instance as the registry sees them, and operations on them.
@@ -41,6 +45,7 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
  * An unknown job answers 404, a bad item or action 400.
  */
 @Endpoint(id = "sharding", defaultAccess = Access.READ_ONLY)
+@ImportRuntimeHints(ShardingEndpoint.ShardingEndpointRuntimeHints.class)
 public class ShardingEndpoint {
 
     private static final int DEFAULT_PAGE_SIZE = 20;
@@ -270,5 +275,19 @@ public class ShardingEndpoint {
     private static WebEndpointResponse<ActionResult> unknownJob(String job, String target, String action) {
         return new WebEndpointResponse<>(
                 new ActionResult(job, target, action, "no such job"), WebEndpointResponse.STATUS_NOT_FOUND);
+    }
+
+    /**
+     * Boot's processing of the operations registers the JSON binding of each operation's declared body; the page of
+     * executions is declared {@code Object} (it may be an {@link ActionResult} too), so its documents are named here.
+     */
+    static class ShardingEndpointRuntimeHints implements RuntimeHintsRegistrar {
+
+        private final BindingReflectionHintsRegistrar bindings = new BindingReflectionHintsRegistrar();
+
+        @Override
+        public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
+            bindings.registerReflectionHints(hints.reflection(), ExecutionsDescriptor.class);
+        }
     }
 }
