@@ -25,6 +25,9 @@ import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.aot.hint.RuntimeHints;
+import org.springframework.aot.hint.RuntimeHintsRegistrar;
+import org.springframework.context.annotation.ImportRuntimeHints;
 
 /**
  * Every item execution of this instance, written to the {@code sharding_job_execution} table, which survives restarts
@@ -34,6 +37,7 @@ import org.slf4j.LoggerFactory;
  * unreachable database never delays or fails an execution: a full queue drops the record, a failed batch drops its
  * records, and both are counted ({@link #writes()}) and logged once per outage, not per record.
  */
+@ImportRuntimeHints(JdbcExecutionLog.SchemaRuntimeHints.class)
 final class JdbcExecutionLog implements ShardedJobListener, ExecutionLog, AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(JdbcExecutionLog.class);
@@ -260,5 +264,14 @@ final class JdbcExecutionLog implements ShardedJobListener, ExecutionLog, AutoCl
             return "";
         }
         return text.length() <= length ? text : text.substring(0, length);
+    }
+
+    /** The schema is read from the class path: a native image holds it only when told to. */
+    static final class SchemaRuntimeHints implements RuntimeHintsRegistrar {
+
+        @Override
+        public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
+            hints.resources().registerPattern(SCHEMA);
+        }
     }
 }

@@ -11,6 +11,8 @@ import io.shardingjob.boot.actuate.ShardingDescriptors.ExecutionsDescriptor;
 import io.shardingjob.boot.actuate.ShardingDescriptors.JobDescriptor;
 import io.shardingjob.boot.actuate.ShardingDescriptors.ShardingDescriptor;
 import io.shardingjob.core.execution.ShardingContext;
+import javax.sql.DataSource;
+import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.Test;
 import org.springframework.aot.generate.ClassNameGenerator;
 import org.springframework.aot.generate.DefaultGenerationContext;
@@ -27,7 +29,7 @@ import org.springframework.javapoet.ClassName;
 /**
  * What a native image of an application with sharded jobs needs, as Spring's ahead-of-time processing of its context
  * (the one a native build runs) registers it: the job methods, called by reflection, and the JSON documents of the
- * endpoint.
+ * endpoint and the schema of the execution log.
  */
 class ShardingRuntimeHintsTests {
 
@@ -37,6 +39,7 @@ class ShardingRuntimeHintsTests {
             .withPropertyValues(
                     // Never contacted: AOT processing creates no bean but the context's own post-processors.
                     "sharding.zookeeper.connect-string=localhost:2181",
+                    "sharding.execution.jdbc-log.enabled=true",
                     "management.endpoints.web.exposure.include=sharding");
 
     @Test
@@ -71,6 +74,12 @@ class ShardingRuntimeHintsTests {
                 .accepts(hints);
     }
 
+    @Test
+    void registersTheSchemaOfTheExecutionLog() {
+        assertThat(RuntimeHintsPredicates.resource().forResource(JdbcExecutionLog.SCHEMA))
+                .accepts(processAheadOfTime());
+    }
+
     /** Runs what {@code spring-boot:process-aot} runs on the context, and returns the hints it registered. */
     private RuntimeHints processAheadOfTime() {
         DefaultGenerationContext generation = new DefaultGenerationContext(
@@ -91,6 +100,11 @@ class ShardingRuntimeHintsTests {
         @Bean
         ParameterlessJob parameterlessJob() {
             return new ParameterlessJob();
+        }
+
+        @Bean
+        DataSource dataSource() {
+            return new JdbcDataSource();
         }
     }
 
