@@ -161,7 +161,7 @@ final class RunningJobs implements ScheduledTaskHolder {
             builder.completionListener(completion);
         }
         JobCoordinator coordinator = builder.build();
-        ScheduledShardedJob job = new ScheduledShardedJob(method, coordinator, executors);
+        ScheduledShardedJob job = new ScheduledShardedJob(method, describedAs, coordinator, executors);
         coordinator.start();
         put(configuration.name(), job);
         for (ShardedJobListener listener : listeners) {

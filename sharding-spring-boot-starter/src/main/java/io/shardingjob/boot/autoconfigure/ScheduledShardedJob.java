@@ -30,6 +30,8 @@ final class ScheduledShardedJob {
 
     private final @Nullable ShardedJobMethod method;
 
+    private final String describedAs;
+
     private final JobCoordinator coordinator;
 
     private final ShardedJobExecutors executors;
@@ -41,9 +43,17 @@ final class ScheduledShardedJob {
 
     private volatile @Nullable ScheduledTask schedule;
 
-    /** @param method the {@code @ShardedJob} method that declares the job; null for a job defined at run time */
-    ScheduledShardedJob(@Nullable ShardedJobMethod method, JobCoordinator coordinator, ShardedJobExecutors executors) {
+    /**
+     * @param method the {@code @ShardedJob} method that declares the job; null for a job defined at run time
+     * @param describedAs where the job comes from, for messages
+     */
+    ScheduledShardedJob(
+            @Nullable ShardedJobMethod method,
+            String describedAs,
+            JobCoordinator coordinator,
+            ShardedJobExecutors executors) {
         this.method = method;
+        this.describedAs = describedAs;
         this.coordinator = coordinator;
         this.executors = executors;
         this.trigger = new JobTrigger(coordinator);
@@ -63,7 +73,7 @@ final class ScheduledShardedJob {
 
     /** Where the job comes from, for messages. */
     String describe() {
-        return method != null ? method.describe() : "a definition made at run time";
+        return describedAs;
     }
 
     JobCoordinator coordinator() {
@@ -150,9 +160,15 @@ final class ScheduledShardedJob {
             fire(trigger.scheduled(), ExecutionSource.NORMAL);
         }
 
-        /** As Spring's {@code ScheduledMethodRunnable} names a {@code @Scheduled} method: {@code com.example.Jobs.sync}. */
+        /**
+         * As Spring's {@code ScheduledMethodRunnable} names a {@code @Scheduled} method: {@code com.example.Jobs.sync};
+         * a job defined at run time by its handler.
+         */
         @Override
         public String toString() {
+            if (method == null) {
+                return describedAs;
+            }
             Method target = method.method();
             return target.getDeclaringClass().getName() + "." + target.getName();
         }
