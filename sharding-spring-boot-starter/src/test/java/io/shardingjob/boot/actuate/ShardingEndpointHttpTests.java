@@ -9,6 +9,7 @@ import com.jayway.jsonpath.PathNotFoundException;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.shardingjob.boot.RecordingJob;
 import io.shardingjob.boot.ShardedJob;
+import io.shardingjob.boot.ShardedJobRegistry;
 import io.shardingjob.boot.TestZooKeeper;
 import java.io.IOException;
 import java.net.URI;
@@ -53,6 +54,9 @@ class ShardingEndpointHttpTests {
 
     @Autowired
     private MeterRegistry meters;
+
+    @Autowired
+    private ShardedJobRegistry registry;
 
     @DynamicPropertySource
     static void zooKeeper(DynamicPropertyRegistry registry) {
@@ -281,6 +285,47 @@ class ShardingEndpointHttpTests {
                     .as("seconds since the last fire whose items all succeeded")
                     .isBetween(0.0, 60.0);
         });
+    }
+
+    @Test
+    void definesChangesAndRemovesAJobAtRunTime() throws Exception {
+        List<String> ran = new java.util.concurrent.CopyOnWriteArrayList<>();
+        registry.registerHandler("exporter", context -> ran.add(context.itemParameter()));
+
+        HttpResponse<String> defined = send(
+                "POST",
+                "/actuator/sharding/export",
+                "{\"action\":\"define\",\"handler\":\"exporter\",\"cron\":\"* * * * * *\",\"count\":2,"
+                        + "\"parameters\":\"0=eu,1=us\"}");
+        assertThat(defined.statusCode()).as(defined.body()).isEqualTo(200);
+        eventually().untilAsserted(() -> assertThat(ran).contains("eu", "us"));
+
+        HttpResponse<String> items = send(
+                "POST",
+                "/actuator/sharding/export",
+                "{\"action\":\"items\",\"count\":3,\"parameters\":\"0=eu,1=us,2=apac\"}");
+        assertThat(items.statusCode()).as(items.body()).isEqualTo(200);
+        eventually().untilAsserted(() -> assertThat(ran).contains("apac"));
+        HttpResponse<String> cron =
+                send("POST", "/actuator/sharding/export", "{\"action\":\"cron\",\"cron\":\"0 0 3 * * *\"}");
+        assertThat(cron.statusCode()).as(cron.body()).isEqualTo(200);
+        eventually()
+                .untilAsserted(
+                        () -> assertThat(get("/actuator/sharding/export", 200).read("$.cron", String.class))
+                                .isEqualTo("0 0 3 * * *"));
+        HttpResponse<String> badCron =
+                send("POST", "/actuator/sharding/export", "{\"action\":\"cron\",\"cron\":\"not a cron\"}");
+        assertThat(badCron.statusCode()).isEqualTo(400);
+        assertThat(JsonPath.parse(badCron.body()).read("$.result", String.class))
+                .contains("cron");
+
+        assertThat(post("/actuator/sharding/export", "remove").statusCode()).isEqualTo(200);
+        eventually().untilAsserted(() -> {
+            assertThat(registry.definedJobs()).doesNotContain("export");
+            assertThat(send("GET", "/actuator/sharding/export", null).statusCode())
+                    .isEqualTo(404);
+        });
+        assertThat(post("/actuator/sharding/export", "remove").statusCode()).isEqualTo(404);
     }
 
     /** Waits for a document that may not have the asked-for part yet (no execution recorded so far, say). */
