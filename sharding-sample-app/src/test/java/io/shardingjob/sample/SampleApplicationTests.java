@@ -3,6 +3,7 @@ package io.shardingjob.sample;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.shardingjob.boot.ShardedJobRegistry;
 import io.shardingjob.boot.ShardingOperations;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -17,11 +18,20 @@ class SampleApplicationTests {
     @Autowired
     private ShardingOperations operations;
 
+    @Autowired
+    private ShardedJobRegistry registry;
+
     @Test
-    void runsBothJobsOnItsEmbeddedZooKeeper() {
-        assertThat(operations.jobs())
-                .extracting(job -> job.jobName())
-                .containsExactly("orderSettlement", "warehouseStock");
+    void runsItsDeclaredJobsAndTheOneItDefinesAtRunTimeOnItsEmbeddedZooKeeper() {
+        assertThat(operations.jobs()).extracting(job -> job.jobName()).startsWith("orderSettlement", "warehouseStock");
+        await().atMost(Duration.ofSeconds(15))
+                .untilAsserted(() -> assertThat(registry.definedJobs()).containsExactly(ReportExport.JOB));
+        assertThat(operations
+                        .job(ReportExport.JOB)
+                        .orElseThrow()
+                        .configuration()
+                        .cron())
+                .isEqualTo("0/20 * * * * *");
         await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
             assertThat(operations
                             .job("warehouseStock")

@@ -29,6 +29,7 @@ final class Drills {
             "sharding.zookeeper.session-timeout=4s",
             "sharding.jobs.orderSettlement.cron=*/3 * * * * *",
             "sharding.jobs.warehouseStock.cron=0 0 0 1 1 *",
+            "sample.report-export.enabled=false",
             "sample.settlement-duration=2s");
 
     private Drills() {}

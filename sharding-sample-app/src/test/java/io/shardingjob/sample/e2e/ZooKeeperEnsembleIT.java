@@ -45,6 +45,7 @@ class ZooKeeperEnsembleIT {
             "sharding.zookeeper.session-timeout=4s",
             "sharding.jobs.orderSettlement.cron=*/5 * * * * *",
             "sharding.jobs.warehouseStock.cron=0 0 0 1 1 *",
+            "sample.report-export.enabled=false",
             "sample.settlement-duration=2s");
 
     @Test
