@@ -1,8 +1,8 @@
 package io.shardingjob.core.internal.registry;
 
 /**
- * Every ZooKeeper path of one job, relative to the namespace. This is the only place paths are built; the README's
- * node layout table is written from it.
+ * Every ZooKeeper path of one job, relative to the namespace. This is the only place paths are built; the node
+ * layout table of docs/ledger.md is written from it.
  *
  * <pre>
  * /{job}/config                          persistent  the shared job configuration (key=value lines)
