@@ -3,6 +3,7 @@ package io.shardingjob.boot;
 import java.util.UUID;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
+import org.springframework.test.context.DynamicPropertyRegistry;
 
 /**
  * One real ZooKeeper server for every test of the starter, started on first use, with a 100 ms tick so that sessions
@@ -44,6 +45,14 @@ public final class TestZooKeeper {
      */
     public static String[] properties(String instanceId) {
         return properties(newNamespace(), instanceId);
+    }
+
+    /** Adds {@link #properties(String)} to a {@code @SpringBootTest}'s environment, from its property source method. */
+    public static void register(DynamicPropertyRegistry registry, String instanceId) {
+        for (String property : properties(instanceId)) {
+            int equals = property.indexOf('=');
+            registry.add(property.substring(0, equals), () -> property.substring(equals + 1));
+        }
     }
 
     /** The same, for several instances of one application sharing a namespace. */

@@ -63,10 +63,7 @@ class ScheduledTasksEndpointHttpTests {
 
     @DynamicPropertySource
     static void zooKeeper(DynamicPropertyRegistry registry) {
-        for (String property : TestZooKeeper.properties("scheduled-tasks-test")) {
-            int equals = property.indexOf('=');
-            registry.add(property.substring(0, equals), () -> property.substring(equals + 1));
-        }
+        TestZooKeeper.register(registry, "scheduled-tasks-test");
     }
 
     @Test

@@ -60,10 +60,7 @@ class ShardingEndpointHttpTests {
 
     @DynamicPropertySource
     static void zooKeeper(DynamicPropertyRegistry registry) {
-        for (String property : TestZooKeeper.properties(INSTANCE)) {
-            int equals = property.indexOf('=');
-            registry.add(property.substring(0, equals), () -> property.substring(equals + 1));
-        }
+        TestZooKeeper.register(registry, INSTANCE);
     }
 
     @Test

@@ -38,10 +38,7 @@ class ShardingEndpointReadOnlyHttpTests {
 
     @DynamicPropertySource
     static void zooKeeper(DynamicPropertyRegistry registry) {
-        for (String property : TestZooKeeper.properties("read-only-test")) {
-            int equals = property.indexOf('=');
-            registry.add(property.substring(0, equals), () -> property.substring(equals + 1));
-        }
+        TestZooKeeper.register(registry, "read-only-test");
     }
 
     @Test
