@@ -98,20 +98,14 @@ public record JobConfiguration(
             throw new JobConfigurationException(name, "cron", "is required, e.g. '0/10 * * * * *'");
         }
         cron = cron.trim();
-        int fields = cron.split("\\s+").length;
-        if (fields != 6) {
-            throw new JobConfigurationException(
-                    name,
-                    "cron",
-                    "'" + cron + "' has " + fields
-                            + " fields; six are needed: second minute hour day-of-month month day-of-week");
-        }
+        JobConfigurationChecks.checkCronFields(name, cron);
         if (timeZone == null) {
             throw new JobConfigurationException(name, "timeZone", "is required, e.g. 'UTC' or 'Asia/Shanghai'");
         }
-        checkShardingTotalCount(name, shardingTotalCount);
+        JobConfigurationChecks.checkShardingTotalCount(name, shardingTotalCount);
         itemParameters = itemParameters == null ? ItemParameters.none() : itemParameters;
-        checkNoItemParametersWithDynamicSharding(name, dynamicSharding, itemParameters.toString());
+        JobConfigurationChecks.checkNoItemParametersWithDynamicSharding(
+                name, dynamicSharding, itemParameters.toString());
         // Re-parse so that a record built directly is checked against its own count.
         itemParameters = ItemParameters.parse(name, itemParameters.toString(), shardingTotalCount);
         jobParameter = jobParameter == null ? JobSetting.Defaults.JOB_PARAMETER : jobParameter;
@@ -188,41 +182,6 @@ public record JobConfiguration(
         compare(differences, JobSetting.TIMEOUT.key(), timeout, other.timeout);
         compare(differences, JobSetting.DYNAMIC_SHARDING.key(), dynamicSharding, other.dynamicSharding);
         return differences;
-    }
-
-    private static void checkShardingTotalCount(String name, int shardingTotalCount) {
-        if (shardingTotalCount < 1) {
-            throw new JobConfigurationException(
-                    name, "shardingTotalCount", "must be at least 1, was " + shardingTotalCount);
-        }
-        if (shardingTotalCount > MAX_SHARDING_TOTAL_COUNT) {
-            throw new JobConfigurationException(
-                    name,
-                    "shardingTotalCount",
-                    "must be at most " + MAX_SHARDING_TOTAL_COUNT + ", was " + shardingTotalCount
-                            + ": the fire ledger keeps a ZooKeeper node per item of every retained fire, and the"
-                            + " assignment lists every item in one node under ZooKeeper's 1 MB jute.maxbuffer");
-        }
-    }
-
-    /**
-     * Dynamic sharding and item parameters contradict each other: with dynamic sharding the items follow the live
-     * instances (item 0 of 2, then of 3 when an instance joins), so a parameter fixed to an item number would go to
-     * whichever instance holds that number now, and the items beyond the list would get none. Checked before the
-     * parameters are read against the count, which dynamic sharding does not use.
-     */
-    private static void checkNoItemParametersWithDynamicSharding(
-            String name, boolean dynamicSharding, String itemParameters) {
-        if (dynamicSharding && itemParameters != null && !itemParameters.isBlank()) {
-            throw new JobConfigurationException(
-                    name,
-                    "shardingItemParameters",
-                    "'" + itemParameters.trim() + "' cannot be combined with dynamicSharding=true: the number of items"
-                            + " then follows the number of live instances, so no item has a fixed parameter; leave"
-                            + " shardingItemParameters empty, or set dynamicSharding to false to keep a fixed"
-                            + " shardingTotalCount with a parameter per item",
-                    "dynamicSharding");
-        }
     }
 
     private static void compare(List<String> differences, String property, Object mine, Object theirs) {
@@ -379,8 +338,9 @@ public record JobConfiguration(
         public JobConfiguration build() {
             ZoneId zone = timeZoneText == null ? timeZone : parseZone();
             // Before the item parameters, whose errors would otherwise hide the count's and the contradiction's.
-            checkShardingTotalCount(String.valueOf(name), shardingTotalCount);
-            checkNoItemParametersWithDynamicSharding(String.valueOf(name), dynamicSharding, shardingItemParameters);
+            JobConfigurationChecks.checkShardingTotalCount(String.valueOf(name), shardingTotalCount);
+            JobConfigurationChecks.checkNoItemParametersWithDynamicSharding(
+                    String.valueOf(name), dynamicSharding, shardingItemParameters);
             return new JobConfiguration(
                     name,
                     cron,
