@@ -47,6 +47,9 @@ public class ShardingMetrics implements MeterBinder, ShardedJobListener, Sharded
 
     private final List<JobCoordinator> jobs = new CopyOnWriteArrayList<>();
 
+    /** Registered with each job, so that a fire looks its timer up in a map, not in the meter registry. */
+    private final Map<String, Timer> fireLag = new ConcurrentHashMap<>();
+
     /** The scheduled time of the latest fire of each job whose items all succeeded here. */
     private final Map<String, Instant> lastSuccess = new ConcurrentHashMap<>();
 
@@ -98,13 +101,9 @@ public class ShardingMetrics implements MeterBinder, ShardedJobListener, Sharded
 
     @Override
     public void beforeFire(String jobName, Instant fireTime, ExecutionSource source, List<ShardingContext> items) {
-        MeterRegistry bound = registry;
-        if (bound != null && source == ExecutionSource.NORMAL) {
-            Timer.builder("sharding.job.fire.lag")
-                    .description("From a fire's scheduled time to the hand-off of its items on this instance")
-                    .tag("job", jobName)
-                    .register(bound)
-                    .record(Duration.between(fireTime, clock.instant()));
+        Timer lag = fireLag.get(jobName);
+        if (lag != null && source == ExecutionSource.NORMAL) {
+            lag.record(Duration.between(fireTime, clock.instant()));
         }
     }
 
@@ -132,6 +131,12 @@ public class ShardingMetrics implements MeterBinder, ShardedJobListener, Sharded
                 .register(registry);
         failovers(registry, job.jobName());
         madeUp(registry, job.jobName());
+        fireLag.put(
+                job.jobName(),
+                Timer.builder("sharding.job.fire.lag")
+                        .description("From a fire's scheduled time to the hand-off of its items on this instance")
+                        .tag("job", job.jobName())
+                        .register(registry));
         Gauge.builder(
                         "sharding.job.items.running",
                         job,
