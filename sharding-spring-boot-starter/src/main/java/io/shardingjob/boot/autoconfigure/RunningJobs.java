@@ -117,6 +117,14 @@ final class RunningJobs implements ScheduledTaskHolder {
         start(null, code, "handler '" + handler + "' (defined at run time)", configuration);
     }
 
+    /** The jobs defined at run time that run here. */
+    List<String> definedNames() {
+        return jobs.values().stream()
+                .filter(job -> job.method() == null)
+                .map(job -> job.coordinator().jobName())
+                .toList();
+    }
+
     /** Whether a job defined at run time of that name runs here. */
     boolean runsDefined(String jobName) {
         ScheduledShardedJob job = jobs.get(jobName);

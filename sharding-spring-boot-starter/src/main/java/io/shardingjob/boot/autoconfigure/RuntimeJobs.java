@@ -44,6 +44,9 @@ final class RuntimeJobs implements ShardedJobRegistry, JobDefinitions.Listener, 
 
     private volatile @Nullable JobDefinitions definitions;
 
+    /** The jobs whose decision is queued and not taken yet. */
+    private final Set<String> pending = ConcurrentHashMap.newKeySet();
+
     /**
      * @param removalWait how long a removal waits for the instances to stop the job before it deletes the job's state
      */
@@ -139,8 +142,11 @@ final class RuntimeJobs implements ShardedJobRegistry, JobDefinitions.Listener, 
         decide(jobName);
     }
 
-    /** Stops following the definitions; the jobs themselves are stopped with the others. */
-    void disconnect() {
+    /**
+     * Stops following the definitions; the jobs themselves are stopped with the others. It waits for a decision being
+     * taken, so that none starts a job after the lifecycle stopped them all.
+     */
+    synchronized void disconnect() {
         JobDefinitions following = definitions;
         definitions = null;
         if (following != null) {
@@ -160,16 +166,36 @@ final class RuntimeJobs implements ShardedJobRegistry, JobDefinitions.Listener, 
         return call(job, "update", following -> following.update(job, change));
     }
 
+    /**
+     * Decides again for every job defined here or running here: a start that failed (ZooKeeper unreachable at that
+     * moment) is tried again at the next look, rather than at the next change of the job's definition.
+     */
+    void decideAgain() {
+        JobDefinitions following = definitions;
+        if (following != null) {
+            following.active().forEach(definition -> decide(definition.jobName()));
+            jobs.definedNames().forEach(this::decide);
+        }
+    }
+
+    /** Queues a decision for the job, unless one is queued already: decisions never pile up behind a slow start. */
     private void decide(String jobName) {
+        if (!pending.add(jobName)) {
+            return;
+        }
         try {
-            decisions.execute(() -> runIfWanted(jobName));
+            decisions.execute(() -> {
+                pending.remove(jobName);
+                runIfWanted(jobName);
+            });
         } catch (RuntimeException shuttingDown) {
+            pending.remove(jobName);
             log.debug("Job {}: not decided, shutting down", jobName);
         }
     }
 
-    /** Starts or stops the job here, as its definition and this instance's handlers say. */
-    private void runIfWanted(String jobName) {
+    /** Starts or stops the job here, as its definition and this instance's handlers say; never after a disconnect. */
+    private synchronized void runIfWanted(String jobName) {
         JobDefinitions following = definitions;
         if (following == null) {
             return;

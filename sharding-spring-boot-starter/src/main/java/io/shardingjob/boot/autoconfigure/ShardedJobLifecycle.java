@@ -84,7 +84,10 @@ final class ShardedJobLifecycle implements SmartLifecycle, ShardedJobAnnotationB
             scheduleWatch = executors
                     .scheduler()
                     .scheduleWithFixedDelay(
-                            jobs::followScheduleChanges,
+                            () -> {
+                                jobs.followScheduleChanges();
+                                runtimeJobs.decideAgain();
+                            },
                             properties.getCoordination().getReconcileInterval());
             running = true;
             log.info(
