@@ -145,7 +145,7 @@ public final class JobDefinitions implements AutoCloseable {
      */
     public JobConfiguration storedConfiguration(String jobName) throws Exception {
         try {
-            return JobConfigurationCodec.decode(jobName, client.getData().forPath(new JobNodes(jobName).config()));
+            return StoredConfiguration.read(client, jobName);
         } catch (KeeperException.NoNodeException none) {
             throw noSuchJob("No job '" + jobName + "' is stored in ZooKeeper", none);
         }

@@ -1,5 +1,6 @@
 package io.shardingjob.core.execution;
 
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -22,6 +23,16 @@ public record FireReport(
 
     public static FireReport skippedEntirely(String jobName, String reason) {
         return new FireReport(jobName, 0, List.of(), Map.of(), reason);
+    }
+
+    /**
+     * Whether the fire ran items here and the last run of each succeeded: a retry that succeeded makes up for the runs
+     * before it.
+     */
+    public boolean succeeded() {
+        Map<Integer, ItemResult> last = new HashMap<>();
+        results.forEach(result -> last.put(result.context().item(), result));
+        return !last.isEmpty() && last.values().stream().allMatch(ItemResult::succeeded);
     }
 
     /** The items that ran, in order. */

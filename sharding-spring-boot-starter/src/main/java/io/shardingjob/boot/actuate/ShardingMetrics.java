@@ -12,12 +12,10 @@ import io.shardingjob.boot.ShardedJobListener;
 import io.shardingjob.core.JobCoordinator;
 import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.execution.FireReport;
-import io.shardingjob.core.execution.ItemResult;
 import io.shardingjob.core.execution.ShardingContext;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -109,9 +107,7 @@ public class ShardingMetrics implements MeterBinder, ShardedJobListener, Sharded
 
     @Override
     public void afterFire(String jobName, Instant fireTime, ExecutionSource source, FireReport report) {
-        Map<Integer, ItemResult> last = new HashMap<>();
-        report.results().forEach(result -> last.put(result.context().item(), result));
-        if (!last.isEmpty() && last.values().stream().allMatch(ItemResult::succeeded)) {
+        if (report.succeeded()) {
             lastSuccess.merge(jobName, fireTime, (known, now) -> now.isAfter(known) ? now : known);
         }
     }

@@ -14,8 +14,7 @@ import org.springframework.scheduling.support.CronTrigger;
 /**
  * A cron trigger that reads the job's cron and time zone from the configuration in force (the one stored in ZooKeeper)
  * every time, so that an operator's change reaches every instance without a restart (see {@link #isStale()}), and that
- * remembers the time it
- * scheduled, so that a fire knows its scheduled time. Spring computes the next time only after the previous run
+ * remembers the time it scheduled, so that a fire knows its scheduled time. Spring computes the next time only after the previous run
  * returned, so the remembered time is always that of the run in progress.
  *
  * <p>It is a {@link CronTrigger} only so that what describes Spring's cron tasks describes the job too: Boot's

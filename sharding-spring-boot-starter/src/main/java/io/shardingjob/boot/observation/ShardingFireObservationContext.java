@@ -3,11 +3,8 @@ package io.shardingjob.boot.observation;
 import io.micrometer.observation.Observation;
 import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.execution.FireReport;
-import io.shardingjob.core.execution.ItemResult;
 import java.time.Instant;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -75,11 +72,6 @@ public final class ShardingFireObservationContext extends Observation.Context {
      */
     public @Nullable Boolean getSucceeded() {
         FireReport over = report;
-        if (over == null) {
-            return null;
-        }
-        Map<Integer, ItemResult> last = new HashMap<>();
-        over.results().forEach(result -> last.put(result.context().item(), result));
-        return last.values().stream().allMatch(ItemResult::succeeded);
+        return over == null ? null : over.succeeded();
     }
 }

@@ -28,6 +28,15 @@ public final class StoredConfiguration {
     public record Update(JobConfiguration configuration, boolean changed) {}
 
     /**
+     * The job's configuration as stored now.
+     *
+     * @throws KeeperException.NoNodeException when the job has no stored configuration
+     */
+    public static JobConfiguration read(CuratorFramework client, String jobName) throws Exception {
+        return JobConfigurationCodec.decode(jobName, client.getData().forPath(new JobNodes(jobName).config()));
+    }
+
+    /**
      * @param change the new configuration from the stored one; it is validated as it is built
      * @throws io.shardingjob.core.config.JobConfigurationException when the changed configuration is invalid: nothing
      *     is stored
