@@ -6,10 +6,10 @@ import static org.awaitility.Awaitility.await;
 
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.config.MisfirePolicy;
+import io.shardingjob.core.execution.ClaimState;
 import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.execution.FireReport;
 import io.shardingjob.core.internal.ledger.Claim;
-import io.shardingjob.core.internal.ledger.ClaimState;
 import io.shardingjob.core.internal.ledger.FireLedger;
 import io.shardingjob.core.internal.registry.JobNodes;
 import java.time.Duration;

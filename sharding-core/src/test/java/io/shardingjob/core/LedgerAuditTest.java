@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.shardingjob.core.config.JobConfiguration;
+import io.shardingjob.core.execution.ClaimState;
 import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.execution.ItemResult;
 import io.shardingjob.core.internal.ledger.Claim;
-import io.shardingjob.core.internal.ledger.ClaimState;
 import io.shardingjob.core.internal.ledger.FireLedger;
 import io.shardingjob.core.internal.ledger.FireNodes;
 import io.shardingjob.core.internal.registry.JobNodes;

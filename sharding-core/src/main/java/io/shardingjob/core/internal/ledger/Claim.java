@@ -1,5 +1,6 @@
 package io.shardingjob.core.internal.ledger;
 
+import io.shardingjob.core.execution.ClaimState;
 import io.shardingjob.core.execution.ExecutionSource;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;

@@ -1,5 +1,6 @@
 package io.shardingjob.core.internal.ledger;
 
+import io.shardingjob.core.execution.ClaimState;
 import io.shardingjob.core.internal.ledger.LedgerRules.FireView;
 import io.shardingjob.core.internal.registry.JobNodes;
 import java.nio.charset.StandardCharsets;

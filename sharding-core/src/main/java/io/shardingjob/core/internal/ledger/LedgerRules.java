@@ -1,6 +1,7 @@
 package io.shardingjob.core.internal.ledger;
 
 import io.shardingjob.core.config.MisfirePolicy;
+import io.shardingjob.core.execution.ClaimState;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -1,6 +1,7 @@
 package io.shardingjob.core.internal.scheduling;
 
 import io.shardingjob.core.config.JobConfiguration;
+import io.shardingjob.core.execution.ClaimState;
 import io.shardingjob.core.execution.ExecutionListener;
 import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.execution.FireListener;
@@ -10,7 +11,6 @@ import io.shardingjob.core.execution.ItemResult;
 import io.shardingjob.core.execution.ShardingContext;
 import io.shardingjob.core.internal.ledger.Claim;
 import io.shardingjob.core.internal.ledger.ClaimCommits;
-import io.shardingjob.core.internal.ledger.ClaimState;
 import io.shardingjob.core.internal.ledger.FireLedger;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;

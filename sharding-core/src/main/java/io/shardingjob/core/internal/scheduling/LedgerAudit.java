@@ -2,10 +2,10 @@ package io.shardingjob.core.internal.scheduling;
 
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.config.MisfirePolicy;
+import io.shardingjob.core.execution.ClaimState;
 import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.execution.ItemExecutor;
 import io.shardingjob.core.internal.ledger.Claim;
-import io.shardingjob.core.internal.ledger.ClaimState;
 import io.shardingjob.core.internal.ledger.DueFires;
 import io.shardingjob.core.internal.ledger.FireLedger;
 import io.shardingjob.core.internal.ledger.LedgerRules;

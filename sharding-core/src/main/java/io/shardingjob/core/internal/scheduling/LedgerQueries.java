@@ -1,7 +1,7 @@
 package io.shardingjob.core.internal.scheduling;
 
+import io.shardingjob.core.execution.ClaimState;
 import io.shardingjob.core.internal.ledger.Claim;
-import io.shardingjob.core.internal.ledger.ClaimState;
 import io.shardingjob.core.internal.ledger.FireLedger;
 import io.shardingjob.core.internal.ledger.LedgerRules;
 import io.shardingjob.core.internal.ledger.LedgerRules.FireView;

@@ -1,4 +1,4 @@
-package io.shardingjob.core.internal.ledger;
+package io.shardingjob.core.execution;
 
 /** Where the claim of one item of one fire stands. */
 public enum ClaimState {

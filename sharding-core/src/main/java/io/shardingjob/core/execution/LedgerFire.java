@@ -1,0 +1,47 @@
+package io.shardingjob.core.execution;
+
+import java.time.Instant;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One fire as the fire ledger holds it now, for operators: every item's claim, across the cluster. The ledger keeps a
+ * fire until it is settled and then for the job's ledger retention, so this is recent history, not an archive; the
+ * execution log keeps the rest.
+ *
+ * @param fireTime the scheduled time of the fire, the ledger's key for it
+ * @param settled whether every item of the fire has a settled claim (none is still open)
+ * @param items the claims of the fire's items, by item; an item nobody claimed yet is absent
+ */
+public record LedgerFire(Instant fireTime, boolean settled, List<LedgerFire.Item> items) {
+
+    public LedgerFire {
+        items = List.copyOf(items);
+    }
+
+    /**
+     * The claim of one item of the fire.
+     *
+     * @param item the item
+     * @param state where the claim stands
+     * @param instanceId the instance holding the claim (for a settled claim: the one that settled it)
+     * @param live whether the session that holds the claim is alive: an open claim of a dead session is an orphan
+     * @param source why it ran, or runs
+     * @param attempt how many owners the claim has had: 1, or more after take-overs
+     * @param retry the retry the item is at
+     * @param fencingToken the token of the claim's current owner (see {@link ShardingContext#fencingToken()})
+     * @param started when its current owner took it
+     * @param ended when it ended, if it did
+     */
+    public record Item(
+            int item,
+            ClaimState state,
+            String instanceId,
+            boolean live,
+            ExecutionSource source,
+            int attempt,
+            int retry,
+            long fencingToken,
+            Instant started,
+            @Nullable Instant ended) {}
+}
