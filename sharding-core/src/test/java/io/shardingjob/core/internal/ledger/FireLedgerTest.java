@@ -3,6 +3,7 @@ package io.shardingjob.core.internal.ledger;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.shardingjob.core.ZooKeeperTestSupport;
+import io.shardingjob.core.execution.ClaimState;
 import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.internal.ledger.LedgerRules.FireView;
 import io.shardingjob.core.internal.registry.JobNodes;

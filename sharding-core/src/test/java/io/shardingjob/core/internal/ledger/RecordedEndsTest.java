@@ -2,6 +2,7 @@ package io.shardingjob.core.internal.ledger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.shardingjob.core.execution.ClaimState;
 import io.shardingjob.core.execution.ExecutionSource;
 import java.time.Instant;
 import org.junit.jupiter.api.Test;
