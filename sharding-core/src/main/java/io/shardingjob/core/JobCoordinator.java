@@ -10,6 +10,7 @@ import io.shardingjob.core.execution.FireCompletionListener;
 import io.shardingjob.core.execution.FireListener;
 import io.shardingjob.core.execution.FireReport;
 import io.shardingjob.core.execution.ItemExecutor;
+import io.shardingjob.core.execution.LedgerFire;
 import io.shardingjob.core.internal.ledger.Claim;
 import io.shardingjob.core.internal.scheduling.JobRuntime;
 import io.shardingjob.core.internal.scheduling.JobSettingsBuilder;
@@ -209,6 +210,19 @@ public final class JobCoordinator implements AutoCloseable {
     /** Item to the instance whose live claim says it runs the item, read from the ledger. */
     public Map<Integer, String> runningOwners() {
         return runtime.runningOwners();
+    }
+
+    /**
+     * The latest fires the fire ledger holds, newest first, with every item's claim across the cluster: who runs or ran
+     * it, how it ended, why it ran, its fencing token. Settled fires stay in the ledger for the ledger retention only,
+     * so this is recent history. Read from ZooKeeper (a few requests), for operators; empty when the ledger cannot be
+     * read.
+     *
+     * @param limit how many fires at most
+     * @throws IllegalArgumentException when {@code limit} is below 1
+     */
+    public List<LedgerFire> recentFires(int limit) {
+        return runtime.recentFires(limit);
     }
 
     /** Asks the leader for a new assignment now. */

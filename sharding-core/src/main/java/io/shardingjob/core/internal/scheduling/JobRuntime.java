@@ -5,6 +5,7 @@ import io.shardingjob.core.config.JobConfigurationException;
 import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.execution.FireReport;
 import io.shardingjob.core.execution.ItemExecutor;
+import io.shardingjob.core.execution.LedgerFire;
 import io.shardingjob.core.internal.config.JobConfigurationService;
 import io.shardingjob.core.internal.ledger.Claim;
 import io.shardingjob.core.registry.RegistryUnavailableException;
@@ -234,6 +235,11 @@ public final class JobRuntime implements AutoCloseable {
     /** See {@link LedgerQueries#runningOwners()}. */
     public Map<Integer, String> runningOwners() {
         return parts.queries().runningOwners();
+    }
+
+    /** See {@link LedgerQueries#recentFires(int)}. */
+    public List<LedgerFire> recentFires(int limit) {
+        return parts.queries().recentFires(limit);
     }
 
     public boolean isLeader() {

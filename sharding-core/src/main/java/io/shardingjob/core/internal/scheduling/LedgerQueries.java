@@ -1,6 +1,7 @@
 package io.shardingjob.core.internal.scheduling;
 
 import io.shardingjob.core.execution.ClaimState;
+import io.shardingjob.core.execution.LedgerFire;
 import io.shardingjob.core.internal.ledger.Claim;
 import io.shardingjob.core.internal.ledger.FireLedger;
 import io.shardingjob.core.internal.ledger.LedgerRules;
@@ -9,6 +10,7 @@ import io.shardingjob.core.internal.registry.JobCache;
 import io.shardingjob.core.internal.registry.JobNodes;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -68,6 +70,51 @@ final class LedgerQueries {
             log.debug("Job {}: could not read the ledger: {}", jobName, ex.toString());
             return List.of();
         }
+    }
+
+    /**
+     * The latest fires the ledger holds, newest first, with every claim; fires to come (claimed ahead) and nodes only
+     * created ahead of a fire that never came are left out, since nothing ran for them.
+     */
+    List<LedgerFire> recentFires(int limit) {
+        if (limit < 1) {
+            throw new IllegalArgumentException("limit must be 1 or more, was " + limit);
+        }
+        try {
+            Instant now = clock.get();
+            List<Instant> past = ledger.fires().stream()
+                    .filter(fireTime -> !fireTime.isAfter(now))
+                    .sorted(Comparator.reverseOrder())
+                    .limit(limit)
+                    .toList();
+            Set<Long> live = cachedLiveSessions();
+            return ledger.read(past).stream()
+                    .filter(view -> !view.isAheadOnly())
+                    .sorted(Comparator.comparing(FireView::fireTime).reversed())
+                    .map(view -> describe(view, live))
+                    .toList();
+        } catch (Exception ex) {
+            log.debug("Job {}: could not read the ledger: {}", jobName, ex.toString());
+            return List.of();
+        }
+    }
+
+    private static LedgerFire describe(FireView view, Set<Long> live) {
+        List<LedgerFire.Item> items = view.claims().values().stream()
+                .sorted(Comparator.comparingInt(Claim::item))
+                .map(claim -> new LedgerFire.Item(
+                        claim.item(),
+                        claim.state(),
+                        claim.instanceId(),
+                        live.contains(claim.sessionId()),
+                        claim.source(),
+                        claim.attempt(),
+                        claim.retry(),
+                        claim.fencingToken(),
+                        claim.started(),
+                        claim.ended()))
+                .toList();
+        return new LedgerFire(view.fireTime(), view.isSettled(), items);
     }
 
     /** The sessions of the live instances, from the cache: good enough for display, never for a take-over. */
