@@ -1,6 +1,7 @@
 package io.shardingjob.boot;
 
 import io.shardingjob.core.JobCoordinator;
+import java.time.Instant;
 import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.Optional;
@@ -22,6 +23,14 @@ public interface ShardingOperations {
     List<JobCoordinator> jobs();
 
     Optional<JobCoordinator> job(String name);
+
+    /**
+     * When this instance's schedule fires the job next: the time its trigger computed from the cron and time zone in
+     * force, so a cron changed in ZooKeeper shows once the schedule followed it. While a fire is being handed off (a
+     * moment) it is that fire's time. Empty when the job is no longer scheduled here (it is stopping) or its cron never
+     * fires again.
+     */
+    Optional<Instant> nextFireTime(String name);
 
     /** The most recent item executions of a job on this instance, newest first. */
     List<ExecutionRecord> recentExecutions(String name);

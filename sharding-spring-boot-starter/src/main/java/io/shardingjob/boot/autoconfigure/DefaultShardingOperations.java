@@ -52,6 +52,11 @@ final class DefaultShardingOperations implements ShardingOperations {
     }
 
     @Override
+    public Optional<Instant> nextFireTime(String name) {
+        return Optional.ofNullable(scheduled(name).nextFireTime());
+    }
+
+    @Override
     public List<ExecutionRecord> recentExecutions(String name) {
         scheduled(name);
         return history.recent(name);

@@ -37,6 +37,8 @@ final class JobTrigger extends CronTrigger {
 
     private volatile Instant scheduled = Instant.now();
 
+    private volatile @Nullable Instant next;
+
     JobTrigger(JobCoordinator coordinator) {
         this(coordinator, coordinator.configuration());
     }
@@ -49,11 +51,12 @@ final class JobTrigger extends CronTrigger {
     @Override
     public synchronized @Nullable Instant nextExecution(TriggerContext context) {
         CronTrigger current = current(coordinator.configuration());
-        Instant next = current.nextExecution(context);
-        if (next != null) {
-            scheduled = next;
+        Instant computed = current.nextExecution(context);
+        next = computed;
+        if (computed != null) {
+            scheduled = computed;
         }
-        return next;
+        return computed;
     }
 
     /**
@@ -70,6 +73,15 @@ final class JobTrigger extends CronTrigger {
     /** The time the run in progress was scheduled for. */
     Instant scheduled() {
         return scheduled;
+    }
+
+    /**
+     * The time last computed for the next fire: the pending one, or during a fire's hand-off that fire's; {@code null}
+     * before the first computation and when the cron never fires again.
+     */
+    @Nullable
+    Instant next() {
+        return next;
     }
 
     /**

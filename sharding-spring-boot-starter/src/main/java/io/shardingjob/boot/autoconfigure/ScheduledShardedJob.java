@@ -90,6 +90,15 @@ final class ScheduledShardedJob {
         return schedule;
     }
 
+    /**
+     * When the schedule fires next, {@code null} once cancelled. Spring asks the trigger for the next time right after
+     * handing a fire off, so this is the pending time except during that hand-off, when it is the fire's own.
+     */
+    @Nullable
+    Instant nextFireTime() {
+        return schedule == null ? null : trigger.next();
+    }
+
     /** Re-schedules when the stored cron or time zone changed, so that the change applies before the old next fire. */
     void followScheduleChange() {
         if (schedule != null && trigger.isStale()) {

@@ -33,6 +33,8 @@ public class ShardingProperties {
 
     private final Shutdown shutdown = new Shutdown();
 
+    private final Console console = new Console();
+
     /** Per-job settings by job name; each overrides the attribute of the same name on the job's @ShardedJob. */
     private Map<String, ShardedJobProperties> jobs = new LinkedHashMap<>();
 
@@ -70,6 +72,10 @@ public class ShardingProperties {
 
     public Shutdown getShutdown() {
         return shutdown;
+    }
+
+    public Console getConsole() {
+        return console;
     }
 
     public Map<String, ShardedJobProperties> getJobs() {
@@ -264,6 +270,54 @@ public class ShardingProperties {
 
         public void setGracePeriod(Duration gracePeriod) {
             this.gracePeriod = gracePeriod;
+        }
+    }
+
+    /** The operations console: web pages of the jobs, served by the application itself. */
+    public static class Console {
+
+        /** Whether to serve the operations console (a servlet web application with Spring MVC only). */
+        private boolean enabled;
+
+        /** Where the console is served, relative to the servlet context path. */
+        private String path = "/sharding-console";
+
+        /** The role a signed-in user needs for the console's operations when Spring Security is on the class path. */
+        private String role = "SHARDING_OPERATOR";
+
+        /** How often an open page refreshes its live parts (the overview, a job's grid and fires). */
+        private Duration refreshInterval = Duration.ofSeconds(1);
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public String getPath() {
+            return path;
+        }
+
+        public void setPath(String path) {
+            this.path = path;
+        }
+
+        public String getRole() {
+            return role;
+        }
+
+        public void setRole(String role) {
+            this.role = role;
+        }
+
+        public Duration getRefreshInterval() {
+            return refreshInterval;
+        }
+
+        public void setRefreshInterval(Duration refreshInterval) {
+            this.refreshInterval = refreshInterval;
         }
     }
 }

@@ -1,0 +1,217 @@
+package io.shardingjob.boot.console;
+
+import io.shardingjob.boot.ShardingOperations;
+import io.shardingjob.boot.console.ConsoleActions.Result;
+import io.shardingjob.core.JobCoordinator;
+import jakarta.servlet.http.HttpServletRequest;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import org.springframework.core.io.ClassPathResource;
+import org.springframework.core.io.Resource;
+import org.springframework.http.CacheControl;
+import org.springframework.http.MediaType;
+import org.springframework.web.servlet.function.RouterFunction;
+import org.springframework.web.servlet.function.RouterFunctions;
+import org.springframework.web.servlet.function.ServerRequest;
+import org.springframework.web.servlet.function.ServerResponse;
+
+/**
+ * The operations console: server-rendered pages of the jobs, served as Spring MVC functional routes under a path of
+ * their own.
+ *
+ * <ul>
+ *   <li>{@code GET {path}}: the overview; {@code GET {path}/overview}: its live table;
+ *   <li>{@code GET {path}/jobs/{job}}: one job; {@code GET {path}/jobs/{job}/live}: its live part;
+ *   <li>{@code POST {path}/operations}: an operation ({@code job}, {@code action}, and {@code item}, {@code instance}
+ *       or {@code jobParameter} as the action needs), answered with the {@code #result} element;
+ *   <li>{@code GET {path}/assets/htmx.min.js}, {@code console.js}, {@code console.css}: served from the class path, so
+ *       that the console depends neither on the application's static resources nor on its rules for {@code /webjars}.
+ * </ul>
+ *
+ * Reads come from {@link ShardingOperations}, the registry's caches and the fire ledger; they need nothing but access to
+ * the path, which the application's own security decides. Operations are guarded as {@link OperationHandler} says.
+ */
+public final class ShardingConsole {
+
+    private static final MediaType HTML = new MediaType(MediaType.TEXT_HTML, StandardCharsets.UTF_8);
+
+    private static final String HTMX = "META-INF/resources/webjars/htmx.org/";
+
+    private static final String HTMX_VERSION = "META-INF/maven/org.webjars.npm/htmx.org/pom.properties";
+
+    private final ShardingOperations operations;
+
+    private final String path;
+
+    private final Duration refreshInterval;
+
+    private final ConsoleWriteAccess access;
+
+    private final ConsoleSecurity security;
+
+    private final Clock clock;
+
+    private final OverviewPage overview;
+
+    private final JobPage jobPage;
+
+    private final OperationHandler operationHandler;
+
+    private final Map<String, Asset> assets;
+
+    /**
+     * @param path where the console is served, such as {@code /sharding-console}
+     * @param refreshInterval how often the live parts of a page refresh
+     * @throws IllegalArgumentException when the path is not a path of its own
+     * @throws IllegalStateException when htmx is missing from the class path
+     */
+    public ShardingConsole(
+            ShardingOperations operations,
+            String path,
+            Duration refreshInterval,
+            ConsoleWriteAccess access,
+            ConsoleSecurity security,
+            ConsoleAudit audit,
+            Clock clock) {
+        this.operations = operations;
+        this.path = normalize(path);
+        this.refreshInterval = refreshInterval;
+        this.access = access;
+        this.security = security;
+        this.clock = clock;
+        this.overview = new OverviewPage(operations);
+        this.jobPage = new JobPage(operations);
+        this.operationHandler = new OperationHandler(new ConsoleActions(operations), access, security, audit);
+        this.assets = Map.of(
+                "htmx.min.js",
+                        new Asset(new ClassPathResource(HTMX + htmxVersion() + "/dist/htmx.min.js"), "text/javascript"),
+                "console.js",
+                        new Asset(new ClassPathResource("io/shardingjob/boot/console/console.js"), "text/javascript"),
+                "console.css", new Asset(new ClassPathResource("io/shardingjob/boot/console/console.css"), "text/css"));
+    }
+
+    /** The path the console is served at, relative to the servlet context path. */
+    public String path() {
+        return path;
+    }
+
+    public RouterFunction<ServerResponse> routes() {
+        return RouterFunctions.route()
+                .GET(path, this::overview)
+                .GET(path + "/", this::overview)
+                .GET(path + "/overview", request -> html(overview.fragment(context(request))))
+                .GET(path + "/jobs/{job}", request -> withJob(request, (context, job) -> jobPage.page(context, job)))
+                .GET(path + "/jobs/{job}/live", request -> withJob(request, jobPage::fragment))
+                .GET(path + "/assets/{name}", this::asset)
+                .POST(path + "/operations", this::operate)
+                .build();
+    }
+
+    private ServerResponse overview(ServerRequest request) {
+        return html(overview.page(context(request)));
+    }
+
+    private ServerResponse withJob(ServerRequest request, JobRenderer renderer) {
+        PageContext context = context(request);
+        Optional<JobCoordinator> job = operations.job(request.pathVariable("job"));
+        if (job.isEmpty()) {
+            String missing = Layout.page(
+                    context,
+                    "No such job",
+                    html -> html.raw("<h1>No such job</h1><p>No job named ")
+                            .raw("<code>")
+                            .text(request.pathVariable("job"))
+                            .raw("</code> runs on this instance. <a")
+                            .attr("href", context.base())
+                            .raw(">All jobs</a></p>"));
+            return ServerResponse.status(404).contentType(HTML).body(missing);
+        }
+        return html(renderer.render(context, job.get()));
+    }
+
+    private ServerResponse operate(ServerRequest request) {
+        Result result = operationHandler.handle(request);
+        return ServerResponse.status(result.httpStatus())
+                .contentType(HTML)
+                .cacheControl(CacheControl.noStore())
+                .body(OperationHandler.render(result));
+    }
+
+    private ServerResponse asset(ServerRequest request) {
+        Asset asset = assets.get(request.pathVariable("name"));
+        if (asset == null) {
+            return ServerResponse.notFound().build();
+        }
+        return ServerResponse.ok()
+                .contentType(asset.type())
+                .cacheControl(CacheControl.maxAge(Duration.ofHours(1)))
+                .body(asset.resource());
+    }
+
+    private PageContext context(ServerRequest request) {
+        HttpServletRequest servlet = request.servletRequest();
+        boolean writable = access.writesAllowed();
+        return new PageContext(
+                servlet.getContextPath() + path,
+                writable,
+                security.csrfHeader(servlet),
+                refreshInterval,
+                operations.instanceId(),
+                operations.isConnected(),
+                clock.instant());
+    }
+
+    private static ServerResponse html(String body) {
+        return ServerResponse.ok()
+                .contentType(HTML)
+                .cacheControl(CacheControl.noStore())
+                .body(body);
+    }
+
+    static String normalize(String path) {
+        String trimmed = path.trim();
+        while (trimmed.endsWith("/")) {
+            trimmed = trimmed.substring(0, trimmed.length() - 1);
+        }
+        if (!trimmed.startsWith("/") || trimmed.length() < 2 || trimmed.contains("{") || trimmed.contains("*")) {
+            throw new IllegalArgumentException("sharding.console.path must be a path of its own, such as"
+                    + " /sharding-console, not '" + path + "'");
+        }
+        return trimmed;
+    }
+
+    /** The version of the htmx webjar on the class path, from its Maven properties. */
+    private static String htmxVersion() {
+        ClassPathResource properties = new ClassPathResource(HTMX_VERSION);
+        try (InputStream in = properties.getInputStream()) {
+            Properties read = new Properties();
+            read.load(in);
+            String version = read.getProperty("version");
+            if (version != null) {
+                return version;
+            }
+        } catch (IOException ex) {
+            // Reported below.
+        }
+        throw new IllegalStateException("The sharding console needs htmx on the class path (org.webjars.npm:htmx.org, a"
+                + " dependency of the starter); it is missing or has no version");
+    }
+
+    @FunctionalInterface
+    private interface JobRenderer {
+        String render(PageContext context, JobCoordinator job);
+    }
+
+    private record Asset(Resource resource, MediaType type) {
+
+        Asset(Resource resource, String type) {
+            this(resource, MediaType.parseMediaType(type + ";charset=UTF-8"));
+        }
+    }
+}
