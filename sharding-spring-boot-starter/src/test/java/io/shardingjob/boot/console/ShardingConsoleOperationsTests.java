@@ -1,0 +1,162 @@
+package io.shardingjob.boot.console;
+
+import static io.shardingjob.boot.console.ConsoleApplication.JOB;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.shardingjob.core.JobCoordinator;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The console's operations when the {@code sharding} endpoint's access is unrestricted and Spring Security is absent:
+ * they work from a console page (htmx's header, this origin) and are refused from anywhere else.
+ */
+class ShardingConsoleOperationsTests {
+
+    private static final Duration PATIENCE = Duration.ofSeconds(15);
+
+    private static ConsoleApplication application;
+
+    @BeforeAll
+    static void start() {
+        application = ConsoleApplication.start(
+                false,
+                List.of(ConsoleApplication.Service.class),
+                "management.endpoint.sharding.access=unrestricted",
+                "management.endpoints.web.exposure.include=sharding,shardingconsole");
+    }
+
+    @AfterAll
+    static void stop() {
+        application.close();
+    }
+
+    @Test
+    void pagesOfferEveryOperationBehindAConfirmationDialog() {
+        String overview = application.get("/sharding-console").body();
+        assertThat(overview)
+                .doesNotContain("id=\"read-only\"")
+                .contains("data-action=\"trigger\" data-job=\"orderSync\"")
+                .contains("<dialog id=\"confirm\">");
+        String job = application.get("/sharding-console/jobs/orderSync").body();
+        assertThat(job)
+                .contains("data-action=\"trigger\"", "data-action=\"reshard\"", "data-action=\"disable-job\"")
+                .containsPattern(
+                        "data-action=\"disable-item\" data-job=\"orderSync\" data-confirm=\"[^\"]*\" data-item=\"0\"")
+                .containsPattern(
+                        "data-action=\"disable-instance\" data-job=\"orderSync\" data-confirm=\"[^\"]*\" data-instance=\"console-test\"")
+                .contains("<input id=\"job-parameter\"", "id=\"confirm-yes\"", "<output id=\"result\"");
+    }
+
+    @Test
+    void anOperationFromAConsolePageIsPerformed() {
+        JobCoordinator job = application.operations().job(JOB).orElseThrow();
+        HttpResponse<String> disable = operate("disable-item", "item", "2");
+        assertThat(disable.statusCode()).as(disable.body()).isEqualTo(200);
+        assertThat(disable.body()).contains("data-status=\"ok\"").contains("item 2 disabled");
+        await().atMost(PATIENCE)
+                .untilAsserted(() -> assertThat(job.disabledItems()).containsExactly(2));
+        await().atMost(PATIENCE)
+                .untilAsserted(() -> assertThat(application
+                                .get("/sharding-console/jobs/orderSync/live")
+                                .body())
+                        .contains("data-action=\"enable-item\" data-job=\"orderSync\""));
+        assertThat(operate("enable-item", "item", "2").statusCode()).isEqualTo(200);
+        await().atMost(PATIENCE)
+                .untilAsserted(() -> assertThat(job.disabledItems()).isEmpty());
+    }
+
+    @Test
+    void aTriggerFromAConsolePageFiresTheJobNow() {
+        HttpResponse<String> trigger = operate("trigger", "jobParameter", "");
+        assertThat(trigger.statusCode()).as(trigger.body()).isEqualTo(200);
+        assertThat(trigger.body()).contains("data-status=\"ok\"").contains("fire started");
+        await().atMost(PATIENCE)
+                .untilAsserted(() -> assertThat(application
+                                .get("/sharding-console/jobs/orderSync/live")
+                                .body())
+                        .contains("data-source=\"MANUAL\""));
+    }
+
+    @Test
+    void aBadItemIsAnErrorNotAChange() {
+        HttpResponse<String> answer = operate("disable-item", "item", "7");
+        assertThat(answer.statusCode()).isEqualTo(400);
+        assertThat(answer.body()).contains("data-status=\"error\"");
+        assertThat(operate("explode", "item", "1").statusCode()).isEqualTo(400);
+        assertThat(application
+                        .post(
+                                "/sharding-console/operations",
+                                Map.of("job", "noSuchJob", "action", "reshard"),
+                                application.fromAPage())
+                        .statusCode())
+                .isEqualTo(404);
+    }
+
+    @Test
+    void anOperationWithoutHtmxsHeaderIsRefusedAsItMayComeFromAnotherSitesForm() {
+        HttpResponse<String> answer =
+                application.post("/sharding-console/operations", Map.of("job", JOB, "action", "disable-job"));
+        assertThat(answer.statusCode()).isEqualTo(403);
+        assertThat(answer.body()).contains("data-status=\"refused\"").contains("HX-Request");
+        assertThat(application
+                        .operations()
+                        .job(JOB)
+                        .orElseThrow()
+                        .configuration()
+                        .disabled())
+                .isFalse();
+    }
+
+    @Test
+    void anOperationFromAnotherOriginIsRefused() {
+        HttpResponse<String> crossOrigin = application.post(
+                "/sharding-console/operations",
+                Map.of("job", JOB, "action", "disable-job"),
+                "HX-Request",
+                "true",
+                "Origin",
+                "http://attacker.example");
+        assertThat(crossOrigin.statusCode()).isEqualTo(403);
+        assertThat(crossOrigin.body()).contains("data-status=\"refused\"").contains("another origin");
+        HttpResponse<String> crossSite = application.post(
+                "/sharding-console/operations",
+                Map.of("job", JOB, "action", "disable-job"),
+                "HX-Request",
+                "true",
+                "Sec-Fetch-Site",
+                "cross-site");
+        assertThat(crossSite.statusCode()).isEqualTo(403);
+        assertThat(application
+                        .operations()
+                        .job(JOB)
+                        .orElseThrow()
+                        .configuration()
+                        .disabled())
+                .isFalse();
+    }
+
+    @Test
+    void theActuatorRootLinksToTheConsole() {
+        HttpResponse<String> root = application.get("/actuator");
+        assertThat(root.body()).containsPattern("\"shardingconsole\":\\{\"href\":\"[^\"]*/actuator/shardingconsole\"");
+        HttpResponse<String> link = application.get("/actuator/shardingconsole");
+        assertThat(link.statusCode()).isEqualTo(200);
+        assertThat(link.headers().firstValue("Content-Type"))
+                .hasValueSatisfying(type -> assertThat(type).startsWith("text/html"));
+        assertThat(link.body()).contains("<a href=\"/sharding-console\">");
+    }
+
+    private HttpResponse<String> operate(String action, String field, String value) {
+        return application.post(
+                "/sharding-console/operations",
+                Map.of("job", JOB, "action", action, field, value),
+                application.fromAPage());
+    }
+}
