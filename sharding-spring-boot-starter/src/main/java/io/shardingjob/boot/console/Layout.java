@@ -45,6 +45,11 @@ final class Layout {
                             "<span id=\"read-only\" title=\"Operations need management.endpoint.sharding.access=unrestricted\">")
                     .raw("read-only</span>");
         }
+        if (context.operatorRefusal() != null) {
+            html.raw("<span class=\"operator-note\">")
+                    .text(context.operatorRefusal())
+                    .raw("</span>");
+        }
         html.raw("</header><main>");
         content.accept(html);
         html.raw("</main>");
@@ -56,12 +61,14 @@ final class Layout {
 
     /**
      * The dialog every operation button opens (see console.js): it names the operation and, for a trigger, asks for an
-     * optional job parameter; its form posts through htmx, and the answer replaces {@code #result}.
+     * optional job parameter; its form posts through htmx to the job's {@code /operations} (console.js puts the job in
+     * the path), and the answer replaces {@code #result}.
      */
     private static void confirmation(Html html, PageContext context) {
         html.raw("<output id=\"result\" role=\"status\"></output>")
                 .raw("<dialog id=\"confirm\"><form id=\"confirm-form\"")
-                .attr("hx-post", context.base() + "/operations")
+                .attr("data-base", context.base())
+                .attr("hx-post", context.base() + "/jobs/-/operations")
                 .raw(" hx-target=\"#result\" hx-swap=\"outerHTML\">")
                 .raw("<p id=\"confirm-text\"></p>")
                 .raw("<input type=\"hidden\" name=\"job\"><input type=\"hidden\" name=\"action\">")

@@ -12,7 +12,7 @@ import org.springframework.web.cors.CorsUtils;
 import org.springframework.web.servlet.function.ServerRequest;
 
 /**
- * {@code POST {path}/operations}: checks, in order, that operations are allowed at all, that the request comes from a
+ * {@code POST {path}/jobs/{job}/operations}: checks, in order, that operations are allowed at all, that the request comes from a
  * console page of this origin and that its user may operate; then performs it. Every request, performed or refused, is
  * logged and audited with the user's name.
  *
@@ -44,7 +44,7 @@ final class OperationHandler {
     Result handle(ServerRequest request) {
         HttpServletRequest servlet = request.servletRequest();
         Request asked = new Request(
-                request.param("job").orElse(""),
+                request.pathVariable("job"),
                 request.param("action").orElse(""),
                 request.param("item").orElse(null),
                 request.param("instance").orElse(null),

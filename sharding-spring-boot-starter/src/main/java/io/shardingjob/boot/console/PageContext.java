@@ -10,6 +10,8 @@ import org.jspecify.annotations.Nullable;
  *
  * @param base the console's path as the browser reaches it: the servlet context path, then the console's path
  * @param writable whether the page offers operations
+ * @param operatorRefusal why this user may not operate the jobs though the page offers operations, {@code null} when
+ *     they may
  * @param csrf the header every htmx request of the page sends, {@code null} when none is needed
  * @param refresh how often the live parts of the page refresh
  * @param instanceId this instance's id
@@ -19,6 +21,7 @@ import org.jspecify.annotations.Nullable;
 record PageContext(
         String base,
         boolean writable,
+        @Nullable String operatorRefusal,
         @Nullable CsrfHeader csrf,
         Duration refresh,
         String instanceId,

@@ -28,8 +28,8 @@ import org.springframework.web.servlet.function.ServerResponse;
  * <ul>
  *   <li>{@code GET {path}}: the overview; {@code GET {path}/overview}: its live table;
  *   <li>{@code GET {path}/jobs/{job}}: one job; {@code GET {path}/jobs/{job}/live}: its live part;
- *   <li>{@code POST {path}/operations}: an operation ({@code job}, {@code action}, and {@code item}, {@code instance}
- *       or {@code jobParameter} as the action needs), answered with the {@code #result} element;
+ *   <li>{@code POST {path}/jobs/{job}/operations}: an operation ({@code action}, and {@code item}, {@code instance} or
+ *       {@code jobParameter} as the action needs), answered with the {@code #result} element;
  *   <li>{@code GET {path}/assets/htmx.min.js}, {@code console.js}, {@code console.css}: served from the class path, so
  *       that the console depends neither on the application's static resources nor on its rules for {@code /webjars}.
  * </ul>
@@ -109,7 +109,7 @@ public final class ShardingConsole {
                 .GET(path + "/jobs/{job}", request -> withJob(request, (context, job) -> jobPage.page(context, job)))
                 .GET(path + "/jobs/{job}/live", request -> withJob(request, jobPage::fragment))
                 .GET(path + "/assets/{name}", this::asset)
-                .POST(path + "/operations", this::operate)
+                .POST(path + "/jobs/{job}/operations", this::operate)
                 .build();
     }
 
@@ -160,6 +160,7 @@ public final class ShardingConsole {
         return new PageContext(
                 servlet.getContextPath() + path,
                 writable,
+                writable ? security.operator(servlet).refusal() : null,
                 security.csrfHeader(servlet),
                 refreshInterval,
                 operations.instanceId(),

@@ -38,6 +38,15 @@
         }
     });
 
+    // The form posts to the operations of the job its button named.
+    document.addEventListener('htmx:configRequest', function (event) {
+        var form = event.detail.elt;
+        if (form && form.id === 'confirm-form') {
+            event.detail.path = form.getAttribute('data-base') + '/jobs/'
+                + encodeURIComponent(form.elements.job.value) + '/operations';
+        }
+    });
+
     // The dialog closes as its form is sent; the answer replaces #result.
     document.addEventListener('htmx:beforeRequest', function (event) {
         var dialog = document.getElementById('confirm');

@@ -92,8 +92,8 @@ class ShardingConsoleOperationsTests {
         assertThat(operate("explode", "item", "1").statusCode()).isEqualTo(400);
         assertThat(application
                         .post(
-                                "/sharding-console/operations",
-                                Map.of("job", "noSuchJob", "action", "reshard"),
+                                "/sharding-console/jobs/noSuchJob/operations",
+                                Map.of("action", "reshard"),
                                 application.fromAPage())
                         .statusCode())
                 .isEqualTo(404);
@@ -102,7 +102,7 @@ class ShardingConsoleOperationsTests {
     @Test
     void anOperationWithoutHtmxsHeaderIsRefusedAsItMayComeFromAnotherSitesForm() {
         HttpResponse<String> answer =
-                application.post("/sharding-console/operations", Map.of("job", JOB, "action", "disable-job"));
+                application.post("/sharding-console/jobs/orderSync/operations", Map.of("action", "disable-job"));
         assertThat(answer.statusCode()).isEqualTo(403);
         assertThat(answer.body()).contains("data-status=\"refused\"").contains("HX-Request");
         assertThat(application
@@ -117,8 +117,8 @@ class ShardingConsoleOperationsTests {
     @Test
     void anOperationFromAnotherOriginIsRefused() {
         HttpResponse<String> crossOrigin = application.post(
-                "/sharding-console/operations",
-                Map.of("job", JOB, "action", "disable-job"),
+                "/sharding-console/jobs/orderSync/operations",
+                Map.of("action", "disable-job"),
                 "HX-Request",
                 "true",
                 "Origin",
@@ -126,8 +126,8 @@ class ShardingConsoleOperationsTests {
         assertThat(crossOrigin.statusCode()).isEqualTo(403);
         assertThat(crossOrigin.body()).contains("data-status=\"refused\"").contains("another origin");
         HttpResponse<String> crossSite = application.post(
-                "/sharding-console/operations",
-                Map.of("job", JOB, "action", "disable-job"),
+                "/sharding-console/jobs/orderSync/operations",
+                Map.of("action", "disable-job"),
                 "HX-Request",
                 "true",
                 "Sec-Fetch-Site",
@@ -155,8 +155,8 @@ class ShardingConsoleOperationsTests {
 
     private HttpResponse<String> operate(String action, String field, String value) {
         return application.post(
-                "/sharding-console/operations",
-                Map.of("job", JOB, "action", action, field, value),
+                "/sharding-console/jobs/orderSync/operations",
+                Map.of("action", action, field, value),
                 application.fromAPage());
     }
 }

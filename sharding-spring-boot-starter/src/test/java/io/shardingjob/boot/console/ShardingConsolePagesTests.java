@@ -99,8 +99,8 @@ class ShardingConsolePagesTests {
     @Test
     void aReadOnlyConsoleRefusesAnOperationAndChangesNothing() {
         HttpResponse<String> answer = application.post(
-                "/sharding-console/operations",
-                Map.of("job", JOB, "action", "disable-item", "item", "1"),
+                "/sharding-console/jobs/orderSync/operations",
+                Map.of("action", "disable-item", "item", "1"),
                 application.fromAPage());
         assertThat(answer.statusCode()).isEqualTo(403);
         assertThat(answer.body()).contains("data-status=\"refused\"").contains("read-only");

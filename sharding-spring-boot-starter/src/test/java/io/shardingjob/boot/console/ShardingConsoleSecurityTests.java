@@ -68,8 +68,8 @@ class ShardingConsoleSecurityTests {
         String[] csrf = csrfHeader("operator");
         JobCoordinator job = application.operations().job(JOB).orElseThrow();
         HttpResponse<String> answer = application.post(
-                "/sharding-console/operations",
-                Map.of("job", JOB, "action", "disable-item", "item", "1"),
+                "/sharding-console/jobs/orderSync/operations",
+                Map.of("action", "disable-item", "item", "1"),
                 application.fromAPage(signedIn("operator", csrf)));
         assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
         assertThat(answer.body()).contains("data-status=\"ok\"");
@@ -85,8 +85,8 @@ class ShardingConsoleSecurityTests {
                 .hasEntrySatisfying(
                         "result", result -> assertThat((String) result).startsWith("ok"));
         application.post(
-                "/sharding-console/operations",
-                Map.of("job", JOB, "action", "enable-item", "item", "1"),
+                "/sharding-console/jobs/orderSync/operations",
+                Map.of("action", "enable-item", "item", "1"),
                 application.fromAPage(signedIn("operator", csrf)));
         await().atMost(PATIENCE)
                 .untilAsserted(() -> assertThat(job.disabledItems()).isEmpty());
@@ -100,8 +100,8 @@ class ShardingConsoleSecurityTests {
                 .body();
         assertThat(page).contains("data-action=\"trigger\"");
         HttpResponse<String> answer = application.post(
-                "/sharding-console/operations",
-                Map.of("job", JOB, "action", "disable-job"),
+                "/sharding-console/jobs/orderSync/operations",
+                Map.of("action", "disable-job"),
                 application.fromAPage(signedIn("viewer", csrf)));
         assertThat(answer.statusCode()).isEqualTo(403);
         assertThat(answer.body()).contains("data-status=\"refused\"").contains("SHARDING_OPERATOR");
@@ -121,8 +121,8 @@ class ShardingConsoleSecurityTests {
     void aPostWithoutTheCsrfTokenIsRefused() {
         csrfHeader("operator");
         HttpResponse<String> answer = application.post(
-                "/sharding-console/operations",
-                Map.of("job", JOB, "action", "disable-job"),
+                "/sharding-console/jobs/orderSync/operations",
+                Map.of("action", "disable-job"),
                 application.fromAPage(signedIn("operator")));
         assertThat(answer.statusCode()).isEqualTo(403);
         assertThat(application
