@@ -51,6 +51,17 @@ final class SampleApp {
      */
     static SampleApp start(
             ProcessGroup processes, String suite, String instanceId, String connectString, List<String> properties) {
+        return start(processes, suite, instanceId, connectString, properties, true);
+    }
+
+    /** As {@link #start(ProcessGroup, String, String, String, List)}, read-only unless {@code writes} are allowed. */
+    static SampleApp start(
+            ProcessGroup processes,
+            String suite,
+            String instanceId,
+            String connectString,
+            List<String> properties,
+            boolean writes) {
         int port = ProcessGroup.freePort();
         Path output = ProcessGroup.workDirectory(suite).resolve(instanceId + ".log");
         List<String> command = new ArrayList<>(List.of(
@@ -65,7 +76,7 @@ final class SampleApp {
                 "--sharding.zookeeper.embedded.enabled=false",
                 "--sharding.zookeeper.connect-string=" + connectString,
                 "--sharding.instance-id=" + instanceId,
-                "--management.endpoint.sharding.access=unrestricted"));
+                "--management.endpoint.sharding.access=" + (writes ? "unrestricted" : "read-only")));
         properties.forEach(property -> command.add("--" + property));
         return new SampleApp(instanceId, port, processes.start(command, output), output);
     }
@@ -94,6 +105,11 @@ final class SampleApp {
 
     Path output() {
         return output;
+    }
+
+    /** The address of {@code path} on this copy. */
+    String url(String path) {
+        return "http://127.0.0.1:" + port + path;
     }
 
     Summary summary() {

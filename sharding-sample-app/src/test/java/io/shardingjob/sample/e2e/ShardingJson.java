@@ -44,7 +44,8 @@ final class ShardingJson {
             Instant start,
             Instant end,
             String outcome,
-            String source) {
+            String source,
+            @Nullable String jobParameter) {
 
         boolean overlaps(Execution other) {
             return start.isBefore(other.end) && other.start.isBefore(end);
