@@ -16,6 +16,7 @@ final class ShardingAutoConfigurations {
                 ShardingEndpointAutoConfiguration.class,
                 ShardingHealthAutoConfiguration.class,
                 ShardingMetricsAutoConfiguration.class,
-                ShardingObservationAutoConfiguration.class);
+                ShardingObservationAutoConfiguration.class,
+                ShardingConsoleAutoConfiguration.class);
     }
 }

@@ -31,7 +31,6 @@ class ShardingConsoleAutoConfigurationTests {
     private final WebApplicationContextRunner runner = new WebApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(EndpointAutoConfiguration.class))
             .withConfiguration(ShardingAutoConfigurations.all())
-            .withConfiguration(AutoConfigurations.of(ShardingConsoleAutoConfiguration.class))
             .withUserConfiguration(Jobs.class)
             .withPropertyValues(TestZooKeeper.properties("console-auto-config-test"));
 
@@ -56,7 +55,6 @@ class ShardingConsoleAutoConfigurationTests {
     void isNotServedByAnApplicationThatIsNotAWebApplication() {
         new ApplicationContextRunner()
                 .withConfiguration(ShardingAutoConfigurations.all())
-                .withConfiguration(AutoConfigurations.of(ShardingConsoleAutoConfiguration.class))
                 .withUserConfiguration(Jobs.class)
                 .withPropertyValues(TestZooKeeper.properties("console-non-web-test"))
                 .withPropertyValues("sharding.console.enabled=true")
