@@ -16,6 +16,8 @@ final class Layout {
         Html html = new Html();
         html.raw("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")
                 .raw("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">")
+                // No favicon request: the application may have none, and a 404 is noise in the browser's log.
+                .raw("<link rel=\"icon\" href=\"data:,\">")
                 .raw("<title>")
                 .text(title)
                 .raw(" &#183; sharding console</title>")

@@ -4,6 +4,10 @@
 (function () {
     'use strict';
 
+    function field(form, name) {
+        return form.elements.namedItem(name);
+    }
+
     function showResult(status, message) {
         var result = document.getElementById('result');
         if (result) {
@@ -22,14 +26,15 @@
             }
             var form = dialog.querySelector('form');
             var action = button.getAttribute('data-action');
-            form.elements.job.value = button.getAttribute('data-job') || '';
-            form.elements.action.value = action;
-            form.elements.item.value = button.getAttribute('data-item') || '';
-            form.elements.instance.value = button.getAttribute('data-instance') || '';
+            // namedItem, as elements.item is the collection's item(index) method.
+            field(form, 'job').value = button.getAttribute('data-job') || '';
+            field(form, 'action').value = action;
+            field(form, 'item').value = button.getAttribute('data-item') || '';
+            field(form, 'instance').value = button.getAttribute('data-instance') || '';
             document.getElementById('job-parameter-field').hidden = action !== 'trigger';
             document.getElementById('job-parameter').value = '';
             document.getElementById('confirm-text').textContent =
-                button.getAttribute('data-confirm') || (action + ' ' + form.elements.job.value + '?');
+                button.getAttribute('data-confirm') || (action + ' ' + field(form, 'job').value + '?');
             dialog.showModal();
             return;
         }
@@ -43,7 +48,7 @@
         var form = event.detail.elt;
         if (form && form.id === 'confirm-form') {
             event.detail.path = form.getAttribute('data-base') + '/jobs/'
-                + encodeURIComponent(form.elements.job.value) + '/operations';
+                + encodeURIComponent(field(form, 'job').value) + '/operations';
         }
     });
 
