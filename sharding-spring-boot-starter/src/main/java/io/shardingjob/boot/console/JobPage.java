@@ -146,7 +146,8 @@ final class JobPage {
         }
         html.raw("<th>owner</th><th>running</th><th>fencing token</th>");
         html.raw(context.writable() ? "<th></th>" : "").raw("</tr></thead><tbody>");
-        for (int item = 0; item < total(job); item++) {
+        int total = total(job);
+        for (int item = 0; item < total; item++) {
             String owner = owners.getOrDefault(item, "");
             String runner = runners.get(item);
             boolean disabled = disabledItems.contains(item);
