@@ -8,6 +8,8 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
@@ -47,6 +49,9 @@ final class Browser implements AutoCloseable {
 
     /** A fresh headless browser, 1400x1000, whose screenshots go to {@code screenshots}. */
     static Browser open(Path screenshots) {
+        // Selenium warns at every start that it has no DevTools bindings for Debian's Chromium version; nothing here
+        // uses DevTools.
+        Logger.getLogger("org.openqa.selenium").setLevel(Level.SEVERE);
         try {
             Path profile = Files.createTempDirectory("chromium-profile");
             Files.createDirectories(screenshots);

@@ -26,6 +26,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.openqa.selenium.By;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 
@@ -139,7 +140,9 @@ class ConsoleInBrowserIT {
         parameter.clear();
         parameter.sendKeys("from-the-console");
         browser.driver().findElement(By.id("confirm-yes")).click();
-        browser.waitAtMost(GENEROUS).until(ExpectedConditions.attributeToBe(By.id("result"), "data-status", "ok"));
+        browser.waitAtMost(GENEROUS)
+                .ignoring(StaleElementReferenceException.class)
+                .until(ExpectedConditions.attributeToBe(By.id("result"), "data-status", "ok"));
 
         waitFor(By.cssSelector("#fires tr[data-source='MANUAL']"));
         browser.screenshot("job-after-trigger");
@@ -193,7 +196,7 @@ class ConsoleInBrowserIT {
                             row -> String.valueOf(row.getAttribute("data-owner")),
                             (a, b) -> a,
                             TreeMap::new));
-        } catch (org.openqa.selenium.StaleElementReferenceException ex) {
+        } catch (StaleElementReferenceException ex) {
             return Map.of();
         }
     }
