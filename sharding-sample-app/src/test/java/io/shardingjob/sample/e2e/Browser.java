@@ -27,6 +27,9 @@ final class Browser implements AutoCloseable {
 
     static final Path CHROMEDRIVER = Path.of(System.getProperty("browser.chromedriver", "/usr/bin/chromedriver"));
 
+    /** Held here: java.util.logging keeps loggers weakly, and a collected one forgets its level. */
+    private static final Logger SELENIUM_LOG = Logger.getLogger("org.openqa.selenium");
+
     private final ChromeDriver driver;
 
     private final Path profile;
@@ -51,7 +54,7 @@ final class Browser implements AutoCloseable {
     static Browser open(Path screenshots) {
         // Selenium warns at every start that it has no DevTools bindings for Debian's Chromium version; nothing here
         // uses DevTools.
-        Logger.getLogger("org.openqa.selenium").setLevel(Level.SEVERE);
+        SELENIUM_LOG.setLevel(Level.SEVERE);
         try {
             Path profile = Files.createTempDirectory("chromium-profile");
             Files.createDirectories(screenshots);
