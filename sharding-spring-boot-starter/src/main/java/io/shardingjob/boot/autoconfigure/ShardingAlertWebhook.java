@@ -121,7 +121,9 @@ public final class ShardingAlertWebhook implements ShardedJobAlertListener, Auto
                 log.info("Alert webhook {} answers again", url);
             }
         } catch (RuntimeException ex) {
-            if (failing.compareAndSet(false, true)) {
+            if (sender.isShutdown()) {
+                log.debug("Alert webhook {}: not sent at shutdown: {}", url, ex.toString());
+            } else if (failing.compareAndSet(false, true)) {
                 log.warn(
                         "Alert webhook {} failed; alerts are lost until it answers again (logged once): {}",
                         url,

@@ -53,6 +53,45 @@ class ShardingAlertsTests {
     }
 
     @Test
+    void aFireMissedWhileEveryInstanceWasDownReachesTheWebhook() throws Exception {
+        String namespace = TestZooKeeper.newNamespace();
+        new ApplicationContextRunner()
+                .withConfiguration(ShardingAutoConfigurations.all())
+                .withPropertyValues(TestZooKeeper.properties(namespace, "first"))
+                .withUserConfiguration(SucceedingJob.class)
+                .run(context -> await().atMost(PATIENCE)
+                        .until(() -> !context.getBean(ShardingOperations.class)
+                                .recentExecutions("reports")
+                                .isEmpty()));
+        Instant down = Instant.now();
+        // Every instance is down over a few fires.
+        await().atMost(PATIENCE).until(() -> Instant.now().isAfter(down.plusSeconds(3)));
+
+        try (WebhookReceiver receiver = WebhookReceiver.start()) {
+            new ApplicationContextRunner()
+                    .withConfiguration(ShardingAutoConfigurations.all())
+                    .withPropertyValues(TestZooKeeper.properties(namespace, "second"))
+                    .withPropertyValues(
+                            "sharding.alerts.enabled=true",
+                            "sharding.alerts.webhook.enabled=true",
+                            "sharding.alerts.webhook.url=" + receiver.url())
+                    .withUserConfiguration(SucceedingJob.class)
+                    .run(context -> {
+                        JsonNode request = receiver.next(PATIENCE);
+
+                        assertThat(request).as("a request").isNotNull();
+                        assertThat(request.get("type").asString()).isEqualTo("FIRE_MISSED");
+                        assertThat(request.get("job").asString()).isEqualTo("reports");
+                        assertThat(request.get("items").get(0).asInt()).isZero();
+                        assertThat(request.get("instanceId").asString()).isEqualTo("second");
+                        assertThat(Instant.parse(request.get("fireTime").asString()))
+                                .isAfter(down.minusSeconds(1));
+                        assertThat(request.get("message").asString()).contains("misfire policy ONCE");
+                    });
+        }
+    }
+
+    @Test
     void alertsOfOneJobWithinTheThrottleGiveOneRequestAndTheNextOneCountsThoseSuppressed() throws Exception {
         try (WebhookReceiver receiver = WebhookReceiver.start()) {
             runner.withUserConfiguration(FailingJob.class, TestClock.class)
@@ -194,6 +233,15 @@ class ShardingAlertsTests {
     }
 
     @Configuration(proxyBeanMethods = false)
+    static class SucceedingJob {
+
+        @Bean
+        Reports reports() {
+            return new Reports();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
     static class OtherFailingJob {
 
         @Bean
@@ -217,6 +265,12 @@ class ShardingAlertsTests {
         void invoices(ShardingContext context) {
             throw new IllegalStateException("ledger locked");
         }
+    }
+
+    static class Reports {
+
+        @ShardedJob(name = "reports", cron = "* * * * * *")
+        void reports(ShardingContext context) {}
     }
 
     static class Payments {
