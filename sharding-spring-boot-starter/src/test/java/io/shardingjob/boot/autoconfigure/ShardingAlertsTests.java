@@ -53,6 +53,29 @@ class ShardingAlertsTests {
     }
 
     @Test
+    void aFailedItemIsReportedOnceAfterItsRetriesNotForEachRun() {
+        runner.withUserConfiguration(FailingJob.class)
+                .withPropertyValues("sharding.alerts.webhook.enabled=false", "sharding.jobs.invoices.retries=1")
+                .run(context -> {
+                    ShardingOperations operations = context.getBean(ShardingOperations.class);
+                    await().atMost(PATIENCE)
+                            .until(() -> operations.recentAlerts().stream()
+                                            .filter(alert -> alert.type() == ShardedJobAlert.Type.ITEM_FAILED)
+                                            .count()
+                                    >= 2);
+
+                    assertThat(operations.recentAlerts())
+                            .filteredOn(alert -> alert.type() == ShardedJobAlert.Type.ITEM_FAILED)
+                            .allSatisfy(alert -> assertThat(alert.message())
+                                    .startsWith("Item 0 failed after 1 retry: ")
+                                    .contains("ledger locked"));
+                    assertThat(operations.recentExecutions("invoices"))
+                            .extracting(ExecutionRecord::retry)
+                            .contains(0, 1);
+                });
+    }
+
+    @Test
     void aFireMissedWhileEveryInstanceWasDownReachesTheWebhook() throws Exception {
         String namespace = TestZooKeeper.newNamespace();
         new ApplicationContextRunner()
