@@ -168,7 +168,10 @@ final class FirePlanner {
             if (!local.mayStart(item, assignment.epoch(), ledger::stillRuns)) {
                 // Its audit makes this fire up once the other instance's run of the item has ended.
                 skipped.put(item, "running on another instance for an earlier fire; made up when it ends");
-                overran.put(item, skipped.get(item));
+                if (local.elsewhereItems().contains(item)) {
+                    // Not when only the audit of a new assignment is still owed: then nothing overran.
+                    overran.put(item, skipped.get(item));
+                }
                 continue;
             }
             LocalExecutions.Execution reservation = local.reserve(item);
