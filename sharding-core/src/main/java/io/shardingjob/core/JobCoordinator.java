@@ -11,6 +11,7 @@ import io.shardingjob.core.execution.FireListener;
 import io.shardingjob.core.execution.FireReport;
 import io.shardingjob.core.execution.ItemExecutor;
 import io.shardingjob.core.execution.LedgerFire;
+import io.shardingjob.core.execution.MisfireListener;
 import io.shardingjob.core.internal.ledger.Claim;
 import io.shardingjob.core.internal.scheduling.JobRuntime;
 import io.shardingjob.core.internal.scheduling.JobSettingsBuilder;
@@ -342,6 +343,16 @@ public final class JobCoordinator implements AutoCloseable {
          */
         public Builder completionListener(FireCompletionListener completionListener) {
             settings.completionListener(completionListener);
+            return this;
+        }
+
+        /**
+         * Told when items of a fire did not run at their fire time on this instance: missed (nobody claimed them in
+         * time) or overran (they still ran from an earlier fire). An alerting hook: its calls come from the decisions
+         * the ledger audit and the fires take anyway, and cost nothing when none is set.
+         */
+        public Builder misfireListener(MisfireListener misfireListener) {
+            settings.misfireListener(Objects.requireNonNull(misfireListener, "misfireListener"));
             return this;
         }
 

@@ -45,6 +45,12 @@ public interface ShardingOperations {
     ExecutionPage executions(String name, int page, int size);
 
     /**
+     * The alerts raised on this instance (failed items and fires, missed and overrun fires), newest first, at most
+     * {@code sharding.alerts.history-size} of them, from memory; empty unless {@code sharding.alerts.enabled} is on.
+     */
+    List<ShardedJobAlert> recentAlerts();
+
+    /**
      * Fires the job now on this instance (its items here, not the other instances'), in the background. Items still
      * running from an earlier fire run once more when they finish, if the job's {@code misfire} is on.
      *

@@ -2,6 +2,7 @@ package io.shardingjob.boot.autoconfigure;
 
 import io.shardingjob.boot.ExecutionPage;
 import io.shardingjob.boot.ExecutionRecord;
+import io.shardingjob.boot.ShardedJobAlert;
 import io.shardingjob.boot.ShardingOperations;
 import io.shardingjob.core.JobCoordinator;
 import io.shardingjob.core.execution.ExecutionSource;
@@ -10,6 +11,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.Optional;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,10 +26,17 @@ final class DefaultShardingOperations implements ShardingOperations {
 
     private final ExecutionLog executionLog;
 
-    DefaultShardingOperations(RunningJobs jobs, ExecutionHistory history, ExecutionLog executionLog) {
+    private final Supplier<List<ShardedJobAlert>> alerts;
+
+    DefaultShardingOperations(
+            RunningJobs jobs,
+            ExecutionHistory history,
+            ExecutionLog executionLog,
+            Supplier<List<ShardedJobAlert>> alerts) {
         this.jobs = jobs;
         this.history = history;
         this.executionLog = executionLog;
+        this.alerts = alerts;
     }
 
     @Override
@@ -70,6 +79,11 @@ final class DefaultShardingOperations implements ShardingOperations {
                     "page must be 0 or more and size 1 or more, were " + page + " and " + size);
         }
         return executionLog.executions(name, page, size);
+    }
+
+    @Override
+    public List<ShardedJobAlert> recentAlerts() {
+        return alerts.get();
     }
 
     @Override

@@ -6,6 +6,7 @@ import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.execution.FireCompletionListener;
 import io.shardingjob.core.execution.FireListener;
 import io.shardingjob.core.execution.FireReport;
+import io.shardingjob.core.execution.MisfireListener;
 import io.shardingjob.core.execution.ShardingContext;
 import java.time.Instant;
 import java.util.List;
@@ -14,7 +15,10 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** The fire and completion listener beans of each job, in {@code @Order} order, each call isolated from the others. */
+/**
+ * The fire, completion and misfire listener beans of each job, in {@code @Order} order, each call isolated from the
+ * others.
+ */
 final class JobListeners {
 
     private static final Logger log = LoggerFactory.getLogger(JobListeners.class);
@@ -23,11 +27,16 @@ final class JobListeners {
 
     private final Supplier<List<ShardedJobCompletionListener>> completionListeners;
 
+    private final Supplier<List<MisfireListener>> misfireListeners;
+
+    /** @param misfireListeners the starter's own (the alerts'): misfire listeners are no bean type of the API */
     JobListeners(
             Supplier<List<ShardedJobFireListener>> fireListeners,
-            Supplier<List<ShardedJobCompletionListener>> completionListeners) {
+            Supplier<List<ShardedJobCompletionListener>> completionListeners,
+            Supplier<List<MisfireListener>> misfireListeners) {
         this.fireListeners = fireListeners;
         this.completionListeners = completionListeners;
+        this.misfireListeners = misfireListeners;
     }
 
     FireListener fireListenerFor(String job) {
@@ -61,6 +70,28 @@ final class JobListeners {
         }
         return completion ->
                 listeners.forEach(listener -> isolated(job, listener, () -> listener.fireCompleted(completion)));
+    }
+
+    /** Null when there is none, as the core needs none. */
+    @Nullable
+    MisfireListener misfireListenerFor(String job) {
+        List<MisfireListener> listeners = misfireListeners.get();
+        if (listeners.isEmpty()) {
+            return null;
+        }
+        return new MisfireListener() {
+            @Override
+            public void fireMissed(String jobName, Instant fireTime, List<Integer> items, String detail) {
+                listeners.forEach(listener ->
+                        isolated(job, listener, () -> listener.fireMissed(jobName, fireTime, items, detail)));
+            }
+
+            @Override
+            public void fireOverran(String jobName, Instant fireTime, List<Integer> items, String detail) {
+                listeners.forEach(listener ->
+                        isolated(job, listener, () -> listener.fireOverran(jobName, fireTime, items, detail)));
+            }
+        };
     }
 
     private static void isolated(String job, Object listener, Runnable call) {

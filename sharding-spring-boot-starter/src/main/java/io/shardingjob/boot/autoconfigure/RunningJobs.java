@@ -6,6 +6,7 @@ import io.shardingjob.core.JobCoordinator;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.execution.FireCompletionListener;
 import io.shardingjob.core.execution.ItemExecutor;
+import io.shardingjob.core.execution.MisfireListener;
 import io.shardingjob.core.registry.RegistryCenter;
 import io.shardingjob.core.sharding.strategy.ShardingStrategies;
 import java.util.Collections;
@@ -167,6 +168,10 @@ final class RunningJobs implements ScheduledTaskHolder {
         FireCompletionListener completion = jobListeners.completionListenerFor(configuration.name());
         if (completion != null) {
             builder.completionListener(completion);
+        }
+        MisfireListener misfires = jobListeners.misfireListenerFor(configuration.name());
+        if (misfires != null) {
+            builder.misfireListener(misfires);
         }
         JobCoordinator coordinator = builder.build();
         ScheduledShardedJob job = new ScheduledShardedJob(method, describedAs, coordinator, executors);

@@ -5,9 +5,11 @@ import io.shardingjob.boot.ShardedJobConfigurationCustomizer;
 import io.shardingjob.boot.ShardedJobFireListener;
 import io.shardingjob.boot.ShardedJobListener;
 import io.shardingjob.boot.ShardingOperations;
+import io.shardingjob.core.execution.MisfireListener;
 import io.shardingjob.core.registry.RegistryCenter;
 import io.shardingjob.core.sharding.strategy.ShardingStrategies;
 import io.shardingjob.core.sharding.strategy.ShardingStrategy;
+import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -67,10 +69,14 @@ public final class ShardedJobsAutoConfiguration {
             ShardedJobExecutors executors,
             ObjectProvider<ShardedJobFireListener> fireListeners,
             ObjectProvider<ShardedJobCompletionListener> completionListeners,
-            ObjectProvider<ItemExecutorDecorator> decorators) {
+            ObjectProvider<ItemExecutorDecorator> decorators,
+            ObjectProvider<ShardingAlerts> alerts) {
         JobListeners listeners = new JobListeners(
                 () -> fireListeners.orderedStream().toList(),
-                () -> completionListeners.orderedStream().toList());
+                () -> completionListeners.orderedStream().toList(),
+                () -> alerts.orderedStream()
+                        .<MisfireListener>map(raiser -> raiser)
+                        .toList());
         return new RunningJobs(
                 properties,
                 strategies,
@@ -117,12 +123,21 @@ public final class ShardedJobsAutoConfiguration {
                         .plus(properties.getZookeeper().getSessionTimeout()));
     }
 
-    /** Reads the JDBC execution log when there is one, the in-memory history otherwise. */
+    /**
+     * Reads the JDBC execution log when there is one, the in-memory history otherwise; the alerts from their in-memory
+     * history when alerts are on.
+     */
     @Bean
     @ConditionalOnMissingBean
     ShardingOperations shardingOperations(
-            RunningJobs jobs, ExecutionHistory history, ObjectProvider<JdbcExecutionLog> jdbcLog) {
+            RunningJobs jobs,
+            ExecutionHistory history,
+            ObjectProvider<JdbcExecutionLog> jdbcLog,
+            ObjectProvider<AlertHistory> alerts) {
         ExecutionLog log = jdbcLog.getIfAvailable();
-        return new DefaultShardingOperations(jobs, history, log != null ? log : history);
+        return new DefaultShardingOperations(jobs, history, log != null ? log : history, () -> {
+            AlertHistory kept = alerts.getIfAvailable();
+            return kept != null ? kept.recent() : List.of();
+        });
     }
 }

@@ -13,6 +13,7 @@ final class ShardingAutoConfigurations {
                 ShardingRegistryAutoConfiguration.class,
                 ShardingJdbcExecutionLogAutoConfiguration.class,
                 ShardedJobsAutoConfiguration.class,
+                ShardingAlertsAutoConfiguration.class,
                 ShardingEndpointAutoConfiguration.class,
                 ShardingHealthAutoConfiguration.class,
                 ShardingMetricsAutoConfiguration.class,

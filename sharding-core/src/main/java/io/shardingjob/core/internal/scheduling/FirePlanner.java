@@ -37,11 +37,15 @@ final class FirePlanner {
 
     private final ClaimsAhead ahead;
 
-    FirePlanner(JobRuntime runtime, FireLedger ledger, LocalExecutions local, ClaimsAhead ahead) {
+    private final MisfireReports misfires;
+
+    FirePlanner(
+            JobRuntime runtime, FireLedger ledger, LocalExecutions local, ClaimsAhead ahead, MisfireReports misfires) {
         this.runtime = runtime;
         this.ledger = ledger;
         this.local = local;
         this.ahead = ahead;
+        this.misfires = misfires;
     }
 
     /**
@@ -121,6 +125,8 @@ final class FirePlanner {
         Map<AheadFate, List<Claim>> handedOn = new EnumMap<>(AheadFate.class);
         List<Claim> wanted = new ArrayList<>();
         List<Claim> toConfirm = new ArrayList<>();
+        // Items still running from an earlier fire, here or elsewhere: this fire overran into them.
+        Map<Integer, String> overran = new TreeMap<>();
         ClaimsAhead.Verdicts verdicts = ahead.verdicts(assignment);
         for (Claim claim : madeAhead.values()) {
             int item = claim.item();
@@ -136,6 +142,7 @@ final class FirePlanner {
                 local.finish(item, reservation);
             } else if (fate == AheadFate.AUDIT && local.runningItems().contains(item)) {
                 local.missedWhileBusy(item);
+                overran.put(item, "still running here from an earlier fire; runs for this fire when it ends");
             }
             handedOn.computeIfAbsent(fate, any -> new ArrayList<>()).add(claim);
             skipped.put(
@@ -161,12 +168,19 @@ final class FirePlanner {
             if (!local.mayStart(item, assignment.epoch(), ledger::stillRuns)) {
                 // Its audit makes this fire up once the other instance's run of the item has ended.
                 skipped.put(item, "running on another instance for an earlier fire; made up when it ends");
+                if (local.elsewhereItems().contains(item)) {
+                    // Not when only the audit of a new assignment is still owed: then nothing overran.
+                    overran.put(item, skipped.get(item));
+                }
                 continue;
             }
             LocalExecutions.Execution reservation = local.reserve(item);
             if (reservation == null) {
                 local.missedWhileBusy(item);
                 skipped.put(item, "still running; misfired, made up when it ends as the misfire policy says");
+                overran.put(
+                        item,
+                        "still running here from an earlier fire; made up when it ends as the misfire policy says");
                 continue;
             }
             reservations.put(item, reservation);
@@ -175,6 +189,11 @@ final class FirePlanner {
         won.addAll(confirm(fireTime, toConfirm, reservations, skipped));
         won.addAll(claim(fireTime, wanted, reservations, skipped, session));
         handedOn.forEach((fate, claims) -> ahead.handOn(claims, fate));
+        if (!overran.isEmpty()) {
+            // Before the fire counts as planned: the audit that makes these items up must find them reported. An
+            // operator's fire is no fire that came due: it is remembered, not reported.
+            misfires.overran(fireTime, overran, source != ExecutionSource.MANUAL);
+        }
         local.planned(fireTime);
         if (runtime.assignment().epoch() != assignment.epoch()) {
             // A reshard landed while this fire was planned: an item it gave this instance may have no claim in this

@@ -58,11 +58,12 @@ final class FireRunner {
             LocalExecutions local,
             ClaimsAhead ahead,
             ExecutionListener listener,
-            FireListener fireListener) {
+            FireListener fireListener,
+            MisfireReports misfires) {
         this.runtime = runtime;
         this.ledger = ledger;
         this.commits = new ClaimCommits(ledger, commitExecutor, ahead);
-        this.planner = new FirePlanner(runtime, ledger, local, ahead);
+        this.planner = new FirePlanner(runtime, ledger, local, ahead, misfires);
         this.local = local;
         this.attempts = new ItemAttempts(runtime, listener);
         this.listener = listener;

@@ -85,8 +85,9 @@ record JobParts(
         // Claim writes drain on the coordination scheduler, on which nothing waits for a claim write (fires and items
         // run elsewhere), so a drain never waits behind a thread that waits for it.
         ClaimsAhead ahead = new ClaimsAhead(runtime, ledger, executions, settings.schedule());
+        MisfireReports misfires = new MisfireReports(local.name(), settings.misfireListener());
         FireRunner fireRunner = new FireRunner(
-                runtime, ledger, scheduler, executions, ahead, settings.listener(), settings.fireListener());
+                runtime, ledger, scheduler, executions, ahead, settings.listener(), settings.fireListener(), misfires);
         DueFires dueFires = new DueFires(ledger, settings.schedule(), runtime::configuration, executions::seenFires);
         LedgerAudit audit = new LedgerAudit(
                 runtime,
@@ -98,7 +99,8 @@ record JobParts(
                 new AuditWork(runtime, ledger, fireRunner, executions, settings.job(), settings.itemExecutor()),
                 scheduler,
                 settings.catchUpHorizon(),
-                dueFires);
+                dueFires,
+                misfires);
         AuditRequests audits = new AuditRequests(
                 audit, scheduler, serial, runtime::isStarted, sharding::currentAssignment, local.name());
         Reconciler reconciler = new Reconciler(

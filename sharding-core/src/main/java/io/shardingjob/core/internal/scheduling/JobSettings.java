@@ -6,6 +6,7 @@ import io.shardingjob.core.execution.ExecutionListener;
 import io.shardingjob.core.execution.FireCompletionListener;
 import io.shardingjob.core.execution.FireListener;
 import io.shardingjob.core.execution.ItemExecutor;
+import io.shardingjob.core.execution.MisfireListener;
 import io.shardingjob.core.sharding.strategy.ShardingStrategies;
 import java.time.Clock;
 import java.time.Duration;
@@ -22,6 +23,7 @@ import org.jspecify.annotations.Nullable;
  * @param job the job's code for make-ups and take-overs, or null when the caller passes it to each fire
  * @param completionListener told once per fire across the cluster when all its items ended, or null
  * @param schedule the job's fire times, for the fires that came due while nobody could claim them
+ * @param misfireListener told of the fires of this instance's items that were missed or overran
  */
 public record JobSettings(
         CuratorFramework client,
@@ -42,4 +44,5 @@ public record JobSettings(
         Duration catchUpHorizon,
         Duration ledgerRetention,
         Clock clock,
-        FireSchedule schedule) {}
+        FireSchedule schedule,
+        MisfireListener misfireListener) {}

@@ -7,6 +7,7 @@ import io.shardingjob.core.execution.ExecutionListener;
 import io.shardingjob.core.execution.FireCompletionListener;
 import io.shardingjob.core.execution.FireListener;
 import io.shardingjob.core.execution.ItemExecutor;
+import io.shardingjob.core.execution.MisfireListener;
 import io.shardingjob.core.instance.InstanceId;
 import io.shardingjob.core.sharding.strategy.ShardingStrategies;
 import java.time.Clock;
@@ -61,6 +62,8 @@ public final class JobSettingsBuilder {
     private Clock clock = Clock.systemUTC();
 
     private FireSchedule schedule = FireSchedule.NONE;
+
+    private MisfireListener misfireListener = new MisfireListener() {};
 
     public JobSettingsBuilder(CuratorFramework client, JobConfiguration configuration) {
         this.client = client;
@@ -132,6 +135,10 @@ public final class JobSettingsBuilder {
         this.schedule = schedule;
     }
 
+    public void misfireListener(MisfireListener misfireListener) {
+        this.misfireListener = misfireListener;
+    }
+
     /** The settings as they are now; later changes to this builder do not affect them. */
     public JobSettings build() {
         return new JobSettings(
@@ -153,6 +160,7 @@ public final class JobSettingsBuilder {
                 catchUpHorizon,
                 ledgerRetention,
                 clock,
-                schedule);
+                schedule,
+                misfireListener);
     }
 }

@@ -68,6 +68,8 @@ final class LedgerAudit {
 
     private final DueFires dueFires;
 
+    private final MisfireReports misfires;
+
     /**
      * @param loop where an audit goes on once ZooKeeper answered it: the coordination pool, never ZooKeeper's event
      *     thread
@@ -82,7 +84,8 @@ final class LedgerAudit {
             AuditWork work,
             Executor loop,
             Duration catchUpHorizon,
-            DueFires dueFires) {
+            DueFires dueFires,
+            MisfireReports misfires) {
         this.runtime = runtime;
         this.ledger = ledger;
         this.runner = runner;
@@ -93,6 +96,7 @@ final class LedgerAudit {
         this.loop = loop;
         this.catchUpHorizon = catchUpHorizon;
         this.dueFires = dueFires;
+        this.misfires = misfires;
     }
 
     /**
@@ -162,6 +166,7 @@ final class LedgerAudit {
         CompletableFuture<Void> recordDue(FireLedger.Overview overview) {
             Instant watermark = overview.watermark();
             local.forgetFiresThrough(watermark);
+            misfires.forgetThrough(watermark);
             ahead.review(now);
             // Fires to come hold only claims made ahead, which nobody runs, takes over or releases before their fire.
             List<Instant> recorded = overview.fires().stream()
@@ -311,6 +316,7 @@ final class LedgerAudit {
                         plan.run(),
                         plan.coalesced().keySet(),
                         plan.skipped());
+                misfires.missed(plan, policy(config));
             }
             // Skipped slots are recorded now; coalesced ones only once the run they fold into is won (see AuditWork).
             Map<Instant, List<Claim>> skipped = new TreeMap<>();
