@@ -7,6 +7,7 @@ import io.shardingjob.core.execution.ExecutionListener;
 import io.shardingjob.core.execution.FireCompletionListener;
 import io.shardingjob.core.execution.FireListener;
 import io.shardingjob.core.execution.ItemExecutor;
+import io.shardingjob.core.execution.ManualFireHandler;
 import io.shardingjob.core.instance.InstanceId;
 import io.shardingjob.core.sharding.strategy.ShardingStrategies;
 import java.time.Clock;
@@ -49,6 +50,8 @@ public final class JobSettingsBuilder {
     private FireListener fireListener = new FireListener() {};
 
     private @Nullable FireCompletionListener completionListener;
+
+    private @Nullable ManualFireHandler manualFireHandler;
 
     private Duration shutdownGracePeriod = JobSetting.Defaults.SHUTDOWN_GRACE_PERIOD;
 
@@ -108,6 +111,10 @@ public final class JobSettingsBuilder {
         this.completionListener = completionListener;
     }
 
+    public void manualFireHandler(ManualFireHandler manualFireHandler) {
+        this.manualFireHandler = manualFireHandler;
+    }
+
     public void shutdownGracePeriod(Duration shutdownGracePeriod) {
         this.shutdownGracePeriod = shutdownGracePeriod;
     }
@@ -148,6 +155,7 @@ public final class JobSettingsBuilder {
                 listener,
                 fireListener,
                 completionListener,
+                manualFireHandler,
                 shutdownGracePeriod,
                 interruptOnConnectionLoss,
                 catchUpHorizon,
