@@ -168,8 +168,8 @@ final class RunningJobs implements ScheduledTaskHolder {
         if (completion != null) {
             builder.completionListener(completion);
         }
-        JobCoordinator coordinator = builder.build();
-        ScheduledShardedJob job = new ScheduledShardedJob(method, describedAs, coordinator, executors);
+        ScheduledShardedJob job = new ScheduledShardedJob(method, describedAs, builder, executors);
+        JobCoordinator coordinator = job.coordinator();
         coordinator.start();
         put(configuration.name(), job);
         for (ShardedJobListener listener : listeners) {
