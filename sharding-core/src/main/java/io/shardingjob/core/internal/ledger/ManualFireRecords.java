@@ -25,8 +25,10 @@ import org.jspecify.annotations.Nullable;
  * at or before the ledger's watermark, which audits never look behind: an instance whose clock lags the leader's would
  * otherwise record a fire that no audit makes up.
  *
- * <p>Race window: a fire recorded while an instance's cache reconnects may never be announced to it (only the latest
- * fire is named); its items there are made up by that instance's audit, from the record.
+ * <p>Race windows: a fire recorded while an instance's cache reconnects may never be announced to it (only the latest
+ * fire is named); its items there are made up by that instance's audit, from the record. A request whose answer was
+ * lost with the connection may have been applied: the fire then runs although its trigger failed, and a trigger asked
+ * again makes a second fire.
  */
 public final class ManualFireRecords {
 
