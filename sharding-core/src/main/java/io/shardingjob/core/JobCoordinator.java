@@ -11,7 +11,9 @@ import io.shardingjob.core.execution.FireListener;
 import io.shardingjob.core.execution.FireReport;
 import io.shardingjob.core.execution.ItemExecutor;
 import io.shardingjob.core.execution.LedgerFire;
+import io.shardingjob.core.execution.ManualFireHandler;
 import io.shardingjob.core.execution.MisfireListener;
+import io.shardingjob.core.execution.ShardingContext;
 import io.shardingjob.core.internal.ledger.Claim;
 import io.shardingjob.core.internal.scheduling.JobRuntime;
 import io.shardingjob.core.internal.scheduling.JobSettingsBuilder;
@@ -29,6 +31,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import org.apache.curator.framework.CuratorFramework;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One job on one instance: registration, election, resharding and fires through the fire ledger, with an explicit
@@ -40,18 +43,11 @@ import org.apache.curator.framework.CuratorFramework;
  * found by the ledger audit of the item's current owner, which takes over claims whose session is gone and makes up
  * fires nobody claimed, as the misfire policy says.
  *
- * <p>Connection state is handled in one place:
+ * <p>Connection state is handled in one place: on SUSPENDED no new item starts, and running items are interrupted a
+ * third of a session timeout later (on LOST at once); on RECONNECTED the registration is re-created under the new
+ * session, owed claim writes are made and an audit runs before fires start again (see docs/ledger.md).
  *
- * <ul>
- *   <li>SUSPENDED: no new item starts; running items are interrupted a third of a session timeout later, before the
- *       session can expire and another instance take them over;
- *   <li>LOST: the session, and with it every claim this instance holds, is gone: running items are interrupted now;
- *   <li>RECONNECTED: the registration is re-created under the new session once the old session's node is gone (each
- *       creation raises the reshard flag, so this instance gets items again), the assignment is re-read from
- *       ZooKeeper, owed claim writes are made, and an audit runs before fires start again.
- * </ul>
- *
- * Race window: an item that ignores interrupts keeps running after its session expired while another instance runs
+ * <p>Race window: an item that ignores interrupts keeps running after its session expired while another instance runs
  * it again; its claim's fencing token, lower than the new owner's, lets a store refuse its writes.
  *
  * <p>This class is the public handle only: each method delegates to the job's runtime in
@@ -117,10 +113,24 @@ public final class JobCoordinator implements AutoCloseable {
     }
 
     /**
+     * Fires the job now on every instance: records a manual fire with its job parameter in the ledger and announces it;
+     * each instance starts its items of it at once ({@link Builder#manualFireHandler}), each item runs once as {@link
+     * ExecutionSource#MANUAL}, and a dead, cut-off or stopping owner's items are taken over or made up, same parameter.
+     *
+     * @param jobParameter what every item of the fire gets as {@link ShardingContext#jobParameter()}; null: the job's
+     * @return the fire's time, every run's {@link ShardingContext#fireTime()}
+     * @throws IllegalStateException when the job is not started here, or is disabled
+     * @throws RegistryUnavailableException when ZooKeeper did not record the fire
+     */
+    public Instant trigger(@Nullable String jobParameter) {
+        return runtime.trigger(jobParameter);
+    }
+
+    /**
      * Runs one fire: claims this instance's items of it in the ledger, runs those it won and waits for them.
      *
-     * @param source {@link ExecutionSource#NORMAL} for a scheduled fire, {@link ExecutionSource#MANUAL} for one an
-     *     operator asked for
+     * @param source {@link ExecutionSource#NORMAL} for a scheduled fire (an operator's fire of every item: {@link
+     *     #trigger})
      * @param fireTime the scheduled time of the fire: the ledger's key for it, recorded with every item
      */
     public FireReport fire(ItemExecutor job, Executor itemExecutor, ExecutionSource source, Instant fireTime) {
@@ -150,9 +160,8 @@ public final class JobCoordinator implements AutoCloseable {
     }
 
     /**
-     * What the ledger holds for the fires that are not settled yet: claims running, orphaned or taken over. Read from
-     * ZooKeeper (a few requests). Not public: the claim is an internal type; operators read {@link #runningOwners()},
-     * {@link #failoverOwners()} and {@link #failoverQueue()}.
+     * The open claims of the fires not settled yet, read from ZooKeeper. Not public (the claim is internal): operators
+     * read {@link #runningOwners()}, {@link #failoverOwners()} and {@link #failoverQueue()}.
      */
     List<Claim> openClaims() {
         return runtime.openClaims();
@@ -316,10 +325,7 @@ public final class JobCoordinator implements AutoCloseable {
             return this;
         }
 
-        /**
-         * The job's code and the executor its items run on. Needed for make-ups and take-overs, which run outside any
-         * fire.
-         */
+        /** The job's code and its items' executor, for runs outside any fire: make-ups, take-overs, manual fires. */
         public Builder job(ItemExecutor job, Executor itemExecutor) {
             settings.job(job, itemExecutor);
             return this;
@@ -334,6 +340,12 @@ public final class JobCoordinator implements AutoCloseable {
         /** Told before and after this instance runs its items of each fire. */
         public Builder fireListener(FireListener fireListener) {
             settings.fireListener(fireListener);
+            return this;
+        }
+
+        /** Hands this instance's items of each manual fire to the program's fire path; by default {@link #fireAsync}. */
+        public Builder manualFireHandler(ManualFireHandler manualFireHandler) {
+            settings.manualFireHandler(Objects.requireNonNull(manualFireHandler, "manualFireHandler"));
             return this;
         }
 
@@ -373,8 +385,7 @@ public final class JobCoordinator implements AutoCloseable {
         }
 
         /**
-         * The clock of fires started without a fire time and of the fire completion records, which are forgotten a day
-         * after their fire if they never complete. Defaults to {@link Clock#systemUTC()}; tests give one they control.
+         * The time of manual fires, of fires started without one, and of claims; {@link Clock#systemUTC()} by default.
          */
         public Builder clock(Clock clock) {
             settings.clock(Objects.requireNonNull(clock, "clock"));
@@ -390,19 +401,15 @@ public final class JobCoordinator implements AutoCloseable {
             return this;
         }
 
-        /**
-         * How long settled fires stay in the ledger before the leader deletes them. {@link
-         * JobSetting.Defaults#LEDGER_RETENTION} by default.
-         */
+        /** How long the ledger keeps settled fires; {@link JobSetting.Defaults#LEDGER_RETENTION} by default. */
         public Builder ledgerRetention(Duration ledgerRetention) {
             settings.ledgerRetention(Objects.requireNonNull(ledgerRetention, "ledgerRetention"));
             return this;
         }
 
         /**
-         * The job's fire times, so that fires which came due while no instance could claim them (a ZooKeeper outage,
-         * every instance down) are made up as the misfire policy says. Without one, only the fires this instance is told
-         * about count as due.
+         * The job's fire times, so that fires that came due while nobody could claim them (an outage, every instance
+         * down) are made up as the misfire policy says; without one, only the fires told of count as due.
          */
         public Builder schedule(FireSchedule schedule) {
             settings.schedule(Objects.requireNonNull(schedule, "schedule"));

@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What an operator can see and do with the sharded jobs of this application; the {@code sharding} Actuator endpoint is
@@ -51,12 +52,29 @@ public interface ShardingOperations {
     List<ShardedJobAlert> recentAlerts();
 
     /**
-     * Fires the job now on this instance (its items here, not the other instances'), in the background. Items still
-     * running from an earlier fire run once more when they finish, if the job's {@code misfire} is on.
+     * Fires the job now on every instance, in the background, with the job's configured parameter: see
+     * {@link #trigger(String, String)}.
      *
-     * @return {@code false} when this instance is stopping, so nothing was started
+     * @return {@code false} when the job no longer runs on this instance (it is stopping), so nothing was fired
      */
-    boolean trigger(String name);
+    default boolean trigger(String name) {
+        return trigger(name, null).isPresent();
+    }
+
+    /**
+     * Fires the job now on every instance, in the background: one manual fire of every item, recorded in the fire
+     * ledger with its job parameter ({@link JobCoordinator#trigger}). Each instance runs its own items of it at once,
+     * through the same path as its scheduled fires (pools, listeners, observations, metrics), with source
+     * {@code MANUAL}; the items of an instance that is down, cut off or stopping are taken over or made up by another,
+     * with the same parameter. An item still running from an earlier fire runs for this one when it ends.
+     *
+     * @param jobParameter what every item of the fire gets as its job parameter; {@code null} for the configured one
+     * @return the fire's time (every run's fire time), or empty when the job no longer runs on this instance (it is
+     *     stopping), so nothing was fired
+     * @throws IllegalStateException when the job is disabled
+     * @throws io.shardingjob.core.registry.RegistryUnavailableException when ZooKeeper did not record the fire
+     */
+    Optional<Instant> trigger(String name, @Nullable String jobParameter);
 
     /** Asks the leader for a new assignment now. */
     void reshard(String name);

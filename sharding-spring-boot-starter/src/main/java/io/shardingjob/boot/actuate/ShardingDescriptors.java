@@ -7,6 +7,7 @@ import io.shardingjob.boot.ShardingOperations;
 import io.shardingjob.core.JobCoordinator;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.sharding.Assignment;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -225,7 +226,23 @@ public final class ShardingDescriptors {
         }
     }
 
-    /** The answer to a write operation; the HTTP status tells success (200) from 400, 404 and 409. */
-    public record ActionResult(String job, String target, String action, String result)
-            implements OperationResponseBody {}
+    /**
+     * The answer to a write operation; the HTTP status tells success (200) from 400, 404, 409 and 503.
+     *
+     * @param fireTime the fire a {@code trigger} started (every run's fire time); absent from the other answers
+     */
+    public record ActionResult(
+            String job,
+            String target,
+            String action,
+            String result,
+
+            @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable
+            Instant fireTime)
+            implements OperationResponseBody {
+
+        public ActionResult(String job, String target, String action, String result) {
+            this(job, target, action, result, null);
+        }
+    }
 }

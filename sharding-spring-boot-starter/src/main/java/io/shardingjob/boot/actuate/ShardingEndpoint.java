@@ -8,6 +8,8 @@ import io.shardingjob.boot.actuate.ShardingDescriptors.JobDescriptor;
 import io.shardingjob.boot.actuate.ShardingDescriptors.ShardingDescriptor;
 import io.shardingjob.core.JobCoordinator;
 import io.shardingjob.core.config.JobConfiguration;
+import io.shardingjob.core.registry.RegistryUnavailableException;
+import java.time.Instant;
 import java.util.Locale;
 import java.util.NoSuchElementException;
 import java.util.Optional;
@@ -33,6 +35,8 @@ import org.springframework.context.annotation.ImportRuntimeHints;
  *   <li>{@code GET /actuator/sharding/{job}/executions?page=0&size=20}: the job's execution log, newest first (from the
  *       database when the JDBC log is on);
  *   <li>{@code POST /actuator/sharding/{job}} with {@code {"action": "trigger" | "reshard" | "disable" | "enable"}};
+ *       a trigger fires every item once across the instances, with an optional {@code "jobParameter"}, and its answer
+ *       names the fire's {@code fireTime};
  *   <li>for jobs defined at run time ({@link ShardedJobRegistry}), {@code POST /actuator/sharding/{job}} with
  *       {@code {"action": "define", "handler": "export", "cron": "0 0 2 * * *", "count": 3, "parameters": "0=eu,1=us"}},
  *       {@code {"action": "cron", "cron": "..."}}, {@code {"action": "items", "count": 3, "parameters": "..."}} (also
@@ -42,7 +46,8 @@ import org.springframework.context.annotation.ImportRuntimeHints;
  * </ul>
  *
  * Write operations need {@code management.endpoint.sharding.access=unrestricted}: the endpoint is read-only by default.
- * An unknown job answers 404, a bad item or action 400.
+ * An unknown job answers 404, a bad item or action 400, a trigger of a job disabled or stopping here 409, and one that
+ * ZooKeeper could not record 503.
  */
 @Endpoint(id = "sharding", defaultAccess = Access.READ_ONLY)
 @ImportRuntimeHints(ShardingEndpoint.ShardingEndpointRuntimeHints.class)
@@ -105,8 +110,8 @@ public class ShardingEndpoint {
     }
 
     /**
-     * An operation on one job; {@code cron}, {@code count}, {@code parameters} and {@code handler} are read by the
-     * actions that need them.
+     * An operation on one job; {@code cron}, {@code count}, {@code parameters}, {@code handler} and {@code jobParameter}
+     * are read by the actions that need them.
      */
     @WriteOperation
     public WebEndpointResponse<ActionResult> changeJob(
@@ -115,7 +120,8 @@ public class ShardingEndpoint {
             @Nullable String cron,
             @Nullable Integer count,
             @Nullable String parameters,
-            @Nullable String handler) {
+            @Nullable String handler,
+            @Nullable String jobParameter) {
         String lowerCase = action.toLowerCase(Locale.ROOT);
         if (DEFINITION_ACTIONS.contains(lowerCase)) {
             return changeDefinition(job, action, lowerCase, cron, count, parameters, handler);
@@ -125,12 +131,7 @@ public class ShardingEndpoint {
             return unknownJob(job, "job", action);
         }
         return switch (lowerCase) {
-            case "trigger" ->
-                operations.trigger(job)
-                        ? done(job, "job", action, "fire started on " + operations.instanceId())
-                        : new WebEndpointResponse<>(
-                                new ActionResult(job, "job", action, "a fire of this job still runs on this instance"),
-                                409);
+            case "trigger" -> trigger(job, action, jobParameter);
             case "reshard" -> run(job, "job", action, () -> operations.reshard(job));
             case "disable" -> run(job, "job", action, () -> operations.disable(job));
             case "enable" -> run(job, "job", action, () -> operations.enable(job));
@@ -141,6 +142,30 @@ public class ShardingEndpoint {
                         action,
                         "unknown action; use trigger, reshard, disable, enable, define, cron, items or remove");
         };
+    }
+
+    /** A manual fire of every item, on every instance; the answer names its fire time. */
+    private WebEndpointResponse<ActionResult> trigger(String job, String action, @Nullable String jobParameter) {
+        try {
+            Optional<Instant> fireTime = operations.trigger(job, jobParameter);
+            if (fireTime.isEmpty()) {
+                return conflict(job, action, "the job is stopping on this instance: nothing was fired");
+            }
+            String result = "fire started on every instance (asked on " + operations.instanceId() + "), fire time "
+                    + fireTime.get();
+            return new WebEndpointResponse<>(
+                    new ActionResult(job, "job", action, result, fireTime.get()), WebEndpointResponse.STATUS_OK);
+        } catch (IllegalStateException ex) {
+            return conflict(job, action, ex.getMessage());
+        } catch (RegistryUnavailableException ex) {
+            return new WebEndpointResponse<>(
+                    new ActionResult(job, "job", action, String.valueOf(ex.getMessage())),
+                    WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE);
+        }
+    }
+
+    private static WebEndpointResponse<ActionResult> conflict(String job, String action, @Nullable String problem) {
+        return new WebEndpointResponse<>(new ActionResult(job, "job", action, String.valueOf(problem)), 409);
     }
 
     private WebEndpointResponse<ActionResult> changeDefinition(

@@ -5,13 +5,13 @@ import io.shardingjob.boot.ExecutionRecord;
 import io.shardingjob.boot.ShardedJobAlert;
 import io.shardingjob.boot.ShardingOperations;
 import io.shardingjob.core.JobCoordinator;
-import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.registry.RegistryCenter;
 import java.time.Instant;
 import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.Optional;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -86,10 +86,29 @@ final class DefaultShardingOperations implements ShardingOperations {
         return alerts.get();
     }
 
+    /**
+     * The core records the fire and announces it; every instance, this one included, then starts its items through the
+     * job's one fire path ({@link ScheduledShardedJob#fire}), which the job's coordinator was built to call.
+     */
     @Override
-    public boolean trigger(String name) {
-        log.info("Job {}: fire requested by an operator", name);
-        return scheduled(name).fire(Instant.now(), ExecutionSource.MANUAL);
+    public Optional<Instant> trigger(String name, @Nullable String jobParameter) {
+        JobCoordinator coordinator = coordinator(name);
+        if (!coordinator.isStarted()) {
+            return Optional.empty();
+        }
+        log.info(
+                "Job {}: fire requested by an operator{}",
+                name,
+                jobParameter == null ? "" : " with job parameter '" + jobParameter + "'");
+        try {
+            return Optional.of(coordinator.trigger(jobParameter));
+        } catch (IllegalStateException ex) {
+            if (!coordinator.isStarted()) {
+                // Stopped meanwhile: nothing was recorded.
+                return Optional.empty();
+            }
+            throw ex;
+        }
     }
 
     @Override

@@ -173,8 +173,8 @@ final class RunningJobs implements ScheduledTaskHolder {
         if (misfires != null) {
             builder.misfireListener(misfires);
         }
-        JobCoordinator coordinator = builder.build();
-        ScheduledShardedJob job = new ScheduledShardedJob(method, describedAs, coordinator, executors);
+        ScheduledShardedJob job = new ScheduledShardedJob(method, describedAs, builder, executors);
+        JobCoordinator coordinator = job.coordinator();
         coordinator.start();
         put(configuration.name(), job);
         for (ShardedJobListener listener : listeners) {

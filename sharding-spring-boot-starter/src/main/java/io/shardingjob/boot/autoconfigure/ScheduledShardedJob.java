@@ -14,8 +14,8 @@ import org.springframework.scheduling.config.ScheduledTaskRegistrar;
 import org.springframework.scheduling.config.TriggerTask;
 
 /**
- * One started job on this instance: its coordinator and its schedule. Each trigger hands a fire to the fire pool and
- * returns at once, so the scheduler's few threads never wait for a job; the fire pool only claims and hands the items
+ * One started job on this instance: its coordinator and its schedule. Each trigger (the cron's, and an operator's
+ * manual fire announced by the coordinator) hands a fire to the fire pool and returns at once, so the scheduler's few threads never wait for a job; the fire pool only claims and hands the items
  * to the item pool, so it never waits for them either. A fire that arrives while items of the previous
  * one still run is handed to the core as well: it skips those items and, when the job's {@code misfire} is on, runs
  * them once more as soon as they finish.
@@ -44,17 +44,23 @@ final class ScheduledShardedJob {
     private volatile @Nullable ScheduledTask schedule;
 
     /**
+     * Builds the job's coordinator so that the manual fires it hears of, asked for on any instance, come back to this
+     * job's one fire path ({@link #fire}): the same pools, fire listeners, observations and metrics as a scheduled fire.
+     *
      * @param method the {@code @ShardedJob} method that declares the job; null for a job defined at run time
      * @param describedAs where the job comes from, for messages
+     * @param builder the job's coordinator, with everything set but its manual fire handler
      */
     ScheduledShardedJob(
             @Nullable ShardedJobMethod method,
             String describedAs,
-            JobCoordinator coordinator,
+            JobCoordinator.Builder builder,
             ShardedJobExecutors executors) {
         this.method = method;
         this.describedAs = describedAs;
-        this.coordinator = coordinator;
+        // Called once the coordinator started, never while this is being built.
+        this.coordinator = builder.manualFireHandler(fireTime -> fire(fireTime, ExecutionSource.MANUAL))
+                .build();
         this.executors = executors;
         this.trigger = new JobTrigger(coordinator);
         this.registrar.setTaskScheduler(executors.scheduler());

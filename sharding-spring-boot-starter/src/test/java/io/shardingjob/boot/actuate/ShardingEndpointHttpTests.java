@@ -1,6 +1,7 @@
 package io.shardingjob.boot.actuate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
 import com.jayway.jsonpath.DocumentContext;
@@ -154,13 +155,57 @@ class ShardingEndpointHttpTests {
         awaitSharded("manualReport");
         HttpResponse<String> response = post("/actuator/sharding/manualReport", "trigger");
         assertThat(response.statusCode()).isEqualTo(200);
-        assertThat(JsonPath.parse(response.body()).read("$.result", String.class))
-                .contains("fire started");
+        DocumentContext answer = JsonPath.parse(response.body());
+        assertThat(answer.read("$", Map.class)).containsOnlyKeys("job", "target", "action", "result", "fireTime");
+        assertThat(answer.read("$.result", String.class)).contains("fire started");
+        String fireTime = answer.read("$.fireTime", String.class);
+        assertThat(Instant.parse(fireTime)).isBeforeOrEqualTo(Instant.now());
         eventually()
-                .untilAsserted(() -> assertThat(get("/actuator/sharding/manualReport", 200)
-                                .read("$.recentExecutions[*].source", List.class))
-                        .containsOnly("MANUAL")
+                .untilAsserted(() -> assertThat(executionsOf("manualReport", fireTime))
+                        .extracting(execution -> execution.get("source"), execution -> execution.get("jobParameter"))
+                        .containsOnly(tuple("MANUAL", "monthly"))
                         .hasSize(2));
+    }
+
+    @Test
+    void triggersAJobWithAJobParameterForThatFireOnly() throws Exception {
+        awaitSharded("manualReport");
+        HttpResponse<String> response = send(
+                "POST",
+                "/actuator/sharding/manualReport",
+                "{\"action\":\"trigger\",\"jobParameter\":\"rerun of November\"}");
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+        String fireTime = JsonPath.parse(response.body()).read("$.fireTime", String.class);
+        assertThat(JsonPath.parse(response.body()).read("$.result", String.class))
+                .contains(fireTime);
+
+        eventually()
+                .untilAsserted(() -> assertThat(executionsOf("manualReport", fireTime))
+                        .extracting(execution -> execution.get("item"), execution -> execution.get("jobParameter"))
+                        .containsExactlyInAnyOrder(tuple(0, "rerun of November"), tuple(1, "rerun of November")));
+        assertThat(executionsOf("manualReport", fireTime))
+                .extracting(execution -> execution.get("source"))
+                .containsOnly("MANUAL");
+    }
+
+    @Test
+    void answersConflictForATriggerOfADisabledJob() throws Exception {
+        awaitSharded("orderSync");
+        assertThat(post("/actuator/sharding/orderSync", "disable").statusCode()).isEqualTo(200);
+        try {
+            eventually()
+                    .untilAsserted(() -> assertThat(post("/actuator/sharding/orderSync", "trigger")
+                                    .statusCode())
+                            .isEqualTo(409));
+            HttpResponse<String> refused = post("/actuator/sharding/orderSync", "trigger");
+            assertThat(JsonPath.parse(refused.body()).read("$", Map.class))
+                    .containsOnlyKeys("job", "target", "action", "result");
+            assertThat(JsonPath.parse(refused.body()).read("$.result", String.class))
+                    .contains("disabled");
+        } finally {
+            assertThat(post("/actuator/sharding/orderSync", "enable").statusCode())
+                    .isEqualTo(200);
+        }
     }
 
     @Test
@@ -325,6 +370,16 @@ class ShardingEndpointHttpTests {
         assertThat(post("/actuator/sharding/export", "remove").statusCode()).isEqualTo(404);
     }
 
+    /** This instance's recent executions of the job for one fire. */
+    private List<Map<String, Object>> executionsOf(String job, String fireTime) throws Exception {
+        List<Map<String, Object>> executions =
+                get("/actuator/sharding/" + job, 200).read("$.recentExecutions");
+        return executions.stream()
+                .filter(execution ->
+                        Instant.parse((String) execution.get("fireTime")).equals(Instant.parse(fireTime)))
+                .toList();
+    }
+
     /** Waits for a document that may not have the asked-for part yet (no execution recorded so far, say). */
     private static ConditionFactory eventually() {
         return await().atMost(PATIENCE).ignoreException(PathNotFoundException.class);
@@ -380,7 +435,7 @@ class ShardingEndpointHttpTests {
     /** A job that only runs when triggered: its cron fires once a year. */
     static class ManualReport {
 
-        @ShardedJob(name = "manualReport", cron = "0 0 0 1 1 *", shardingTotalCount = 2)
+        @ShardedJob(name = "manualReport", cron = "0 0 0 1 1 *", shardingTotalCount = 2, jobParameter = "monthly")
         void report() {}
     }
 }

@@ -20,6 +20,7 @@ import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The fire ledger of one job in ZooKeeper: one persistent node per fire, one claim node per item of it. Whoever
@@ -59,12 +60,20 @@ public final class FireLedger {
 
     private final LedgerRetirement retirement;
 
+    private final ManualFireRecords manualFires;
+
     public FireLedger(CuratorFramework client, JobNodes nodes) {
         this.requests = new LedgerRequests(client);
         this.reads = new LedgerReads(requests, nodes);
         this.nodes = nodes;
         this.commits = new LedgerCommit(requests, reads, nodes, knownFires);
         this.retirement = new LedgerRetirement(requests, nodes, knownFires);
+        this.manualFires = new ManualFireRecords(requests, nodes, knownFires);
+    }
+
+    /** How an operator's fires are recorded, announced and read back: see {@link ManualFireRecords}. */
+    public ManualFireRecords manualFires() {
+        return manualFires;
     }
 
     /**
@@ -190,13 +199,13 @@ public final class FireLedger {
 
     /**
      * Writes a fire's note at the version it was read with: how the instances agree on who calls the completion
-     * listener. Completes on ZooKeeper's event thread.
+     * listener. The fire's origin, read with the note, is written again with it. Completes on ZooKeeper's event thread.
      *
      * @return whether this write won
      */
-    public CompletableFuture<Boolean> writeNoteAsync(Instant fireTime, String note, int version) {
+    public CompletableFuture<Boolean> writeNoteAsync(Instant fireTime, String note, FireOrigin origin, int version) {
         String path = requests.full(nodes.ledgerFire(fireTime));
-        byte[] data = note.getBytes(StandardCharsets.UTF_8);
+        byte[] data = origin.withNote(note);
         return requests.multiAsync("SetData", List.of(Op.setData(path, data, version)))
                 .thenApply(answer -> {
                     if (answer.ok() || lostRace(answer.code())) {
@@ -301,7 +310,7 @@ public final class FireLedger {
                 });
     }
 
-    private static Instant parseWatermark(byte[] data) {
+    static Instant parseWatermark(byte @Nullable [] data) {
         String text = data == null ? "" : new String(data, StandardCharsets.UTF_8);
         return text.startsWith(WATERMARK_PREFIX)
                 ? Instant.ofEpochMilli(

@@ -67,7 +67,10 @@ public final class LedgerCompletions {
             }
         }
         return ledger.writeNoteAsync(
-                        fire.fireTime(), COMPLETING + " " + Long.toHexString(sessionId), fire.noteVersion())
+                        fire.fireTime(),
+                        COMPLETING + " " + Long.toHexString(sessionId),
+                        fire.origin(),
+                        fire.noteVersion())
                 .thenComposeAsync(
                         won -> {
                             if (!won) {
@@ -81,7 +84,10 @@ public final class LedgerCompletions {
                                 log.warn("Job {}: the fire completion listener failed", jobName, ex);
                             }
                             return ledger.writeNoteAsync(
-                                            fire.fireTime(), COMPLETED + " " + instanceId, fire.noteVersion() + 1)
+                                            fire.fireTime(),
+                                            COMPLETED + " " + instanceId,
+                                            fire.origin(),
+                                            fire.noteVersion() + 1)
                                     .thenAccept(written -> {});
                         },
                         listenerExecutor);

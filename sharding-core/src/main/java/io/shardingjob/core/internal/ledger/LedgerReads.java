@@ -2,7 +2,6 @@ package io.shardingjob.core.internal.ledger;
 
 import io.shardingjob.core.internal.ledger.LedgerRules.FireView;
 import io.shardingjob.core.internal.registry.JobNodes;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -153,13 +152,13 @@ final class LedgerReads {
                     .thenApply(claims -> chunk.stream()
                             .map(fireTime -> {
                                 OpResult.GetDataResult note = notes.get(fireTime);
+                                FireOrigin.NodeData data = FireOrigin.read(note == null ? null : note.getData());
                                 return new FireView(
                                         fireTime,
                                         claims.get(fireTime),
-                                        note == null || note.getData() == null
-                                                ? ""
-                                                : new String(note.getData(), StandardCharsets.UTF_8),
-                                        note == null ? -1 : note.getStat().getVersion());
+                                        data.note(),
+                                        note == null ? -1 : note.getStat().getVersion(),
+                                        data.origin());
                             })
                             .toList());
         });

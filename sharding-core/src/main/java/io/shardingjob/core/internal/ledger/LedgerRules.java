@@ -235,16 +235,20 @@ public final class LedgerRules {
      * <p>A slot is missing once its fire is late (before {@code lateBefore}): until then its owner may still claim it,
      * and a make-up would only race it. Missing slots before {@code horizon} are beyond catch-up and skipped under every
      * policy. Under {@link MisfirePolicy#ONCE}, each run of consecutive missing fires of an item (no claimed fire in
-     * between) runs once, as its latest fire; the others are coalesced into that run.
+     * between) runs once, as its latest fire; the others are coalesced into that run. An operator asked for every item
+     * of a manual fire to run once: its missing slot runs as its own fire under every policy, is never coalesced, and
+     * ends the run of missed fires before it.
      *
      * @param claimed for every fire known to be due, the items a claim covers
+     * @param manual the fires an operator asked for ({@link FireOrigin#manual()})
      */
     public static MakeUpPlan makeUps(
             SortedMap<Instant, Set<Integer>> claimed,
             Collection<Integer> items,
             MisfirePolicy policy,
             Instant lateBefore,
-            Instant horizon) {
+            Instant horizon,
+            Set<Instant> manual) {
         List<Slot> run = new ArrayList<>();
         Map<Slot, Slot> coalesced = new LinkedHashMap<>();
         List<Slot> skipped = new ArrayList<>();
@@ -262,6 +266,9 @@ public final class LedgerRules {
                 Slot slot = new Slot(item, fireTime);
                 if (fireTime.isBefore(horizon)) {
                     skipped.add(slot);
+                } else if (manual.contains(fireTime)) {
+                    closeGroup(group, policy, run, coalesced, skipped);
+                    run.add(slot);
                 } else {
                     group.add(slot);
                 }
@@ -290,19 +297,25 @@ public final class LedgerRules {
         group.clear();
     }
 
-    /**
-     * What the ledger holds for one fire.
-     *
-     * @param note the fire node's own data: who completes or completed the fire, empty before
-     * @param noteVersion the fire node's data version, for a compare-and-set of the note
-     */
     /** The note of a fire node created ahead of its fire by the instance that owns the job's lowest item. */
     public static final String AHEAD = "ahead";
 
     /** {@link #AHEAD}, as the node's data. */
     static final byte[] AHEAD_NOTE = AHEAD.getBytes(java.nio.charset.StandardCharsets.UTF_8);
 
-    public record FireView(Instant fireTime, Map<Integer, Claim> claims, String note, int noteVersion) {
+    /**
+     * What the ledger holds for one fire.
+     *
+     * @param note the first line of the fire node's data: who completes or completed the fire, empty before
+     * @param noteVersion the fire node's data version, for a compare-and-set of the note
+     * @param origin how the fire was asked for, and the job parameter its items run with
+     */
+    public record FireView(
+            Instant fireTime, Map<Integer, Claim> claims, String note, int noteVersion, FireOrigin origin) {
+
+        public FireView(Instant fireTime, Map<Integer, Claim> claims, String note, int noteVersion) {
+            this(fireTime, claims, note, noteVersion, FireOrigin.SCHEDULED);
+        }
 
         public FireView(Instant fireTime, Map<Integer, Claim> claims) {
             this(fireTime, claims, "", 0);

@@ -17,9 +17,12 @@ package io.shardingjob.core.internal.registry;
  * /{job}/disabled/items/{item}           persistent  an operator disabled this item
  * /{job}/ledger                          persistent  the fire ledger; data: settled=the fire every earlier fire is
  *                                                    settled by (the watermark audits start after)
- * /{job}/ledger/{fireMillis}             persistent  one fire, named by its scheduled time; data: who completes it
+ * /{job}/ledger/{fireMillis}             persistent  one fire, named by its scheduled time; data: who completes it,
+ *                                                    and for an operator's fire its source and job parameter
  * /{job}/ledger/{fireMillis}/{item}      persistent  the claim of one item of that fire: instance, session, attempt,
  *                                                    state, source, epoch, total, retry, times, fencing token
+ * /{job}/manual-fire                     persistent  the latest manual fire's time (fireMillis): how every instance
+ *                                                    hears of an operator's fire at once
  * /.definitions/{job}                    persistent  a job defined at run time; data: the name of its handler
  * </pre>
  *
@@ -96,7 +99,21 @@ public final class JobNodes {
     /** The small state every instance caches: never a subtree that grows with fires or items. */
     public java.util.List<String> cachedSubtrees() {
         return java.util.List.of(
-                config(), instances(), root + "/leader", root + "/sharding", root + "/disabled", leavingInstances());
+                config(),
+                instances(),
+                root + "/leader",
+                root + "/sharding",
+                root + "/disabled",
+                leavingInstances(),
+                manualFire());
+    }
+
+    /**
+     * Names the latest fire an operator asked for, so that every instance hears of it through its cache and fires its
+     * items of it at once. One node, overwritten: what the fire is lives in its ledger node.
+     */
+    public String manualFire() {
+        return root + "/manual-fire";
     }
 
     public String ledger() {

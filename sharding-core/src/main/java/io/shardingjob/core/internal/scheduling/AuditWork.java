@@ -5,6 +5,7 @@ import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.execution.ItemExecutor;
 import io.shardingjob.core.internal.ledger.Claim;
 import io.shardingjob.core.internal.ledger.FireLedger;
+import io.shardingjob.core.internal.ledger.FireOrigin;
 import io.shardingjob.core.internal.ledger.LedgerRules.Slot;
 import io.shardingjob.core.internal.registry.Answers;
 import java.time.Instant;
@@ -98,7 +99,7 @@ final class AuditWork {
                     }
                     foldInto(step);
                     local.claimed(owned);
-                    runner.runClaimedHere(job, owned, reservation)
+                    runner.runClaimedHere(job, owned, reservation, step.origin())
                             .whenComplete(
                                     (ended, error) -> onExecutor(() -> runSteps(item, steps, index + 1, session)));
                 }));
@@ -168,10 +169,11 @@ final class AuditWork {
     }
 
     /**
-     * One piece of an item's work: a claim of its own or to create ({@code claim}), or an orphan to take over; and the
-     * missed fires its run folds in.
+     * One piece of an item's work: a claim of its own or to create ({@code claim}), or an orphan to take over; the
+     * missed fires its run folds in; and how its fire was asked for, as the audit read it from the fire's node (the job
+     * parameter the run gets).
      */
-    record Step(@Nullable Claim claim, @Nullable Claim orphan, List<Claim> coalesced) {
+    record Step(@Nullable Claim claim, @Nullable Claim orphan, List<Claim> coalesced, FireOrigin origin) {
 
         Instant fireTime() {
             return claim != null ? claim.fireTime() : orphan.fireTime();

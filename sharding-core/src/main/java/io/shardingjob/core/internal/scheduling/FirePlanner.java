@@ -4,6 +4,7 @@ import io.shardingjob.core.execution.ClaimState;
 import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.internal.ledger.Claim;
 import io.shardingjob.core.internal.ledger.FireLedger;
+import io.shardingjob.core.internal.ledger.FireOrigin;
 import io.shardingjob.core.internal.ledger.LedgerRules.AheadFate;
 import io.shardingjob.core.sharding.Assignment;
 import java.time.Instant;
@@ -55,16 +56,18 @@ final class FirePlanner {
      * @param won the claims this session holds for the fire and runs, by item
      * @param reservations the item reservations of those claims
      * @param skipped the items it does not run, each with the reason
+     * @param origin how the fire was asked for: the job parameter its items run with
      */
     record Plan(
             @Nullable String skipReason,
             long epoch,
             List<Claim> won,
             Map<Integer, LocalExecutions.Execution> reservations,
-            Map<Integer, String> skipped) {
+            Map<Integer, String> skipped,
+            FireOrigin origin) {
 
         static Plan nothing(String reason) {
-            return new Plan(reason, -1, List.of(), Map.of(), Map.of());
+            return new Plan(reason, -1, List.of(), Map.of(), Map.of(), FireOrigin.SCHEDULED);
         }
     }
 
@@ -92,13 +95,46 @@ final class FirePlanner {
         }
         return runtime.whenSharded(executor)
                 .thenCompose(assignment -> audited(assignment, executor))
-                .thenApply(assignment -> plan(source, fireTime, madeAhead, assignment));
+                .thenApply(assignment -> {
+                    FireOrigin origin = origin(source, fireTime);
+                    if (origin == null) {
+                        local.planned(fireTime);
+                        runtime.requestAudit();
+                        return unplanned("its record could not be read; the audit makes its items up", madeAhead);
+                    }
+                    return plan(source, fireTime, madeAhead, assignment, origin);
+                });
     }
 
     /** A fire that runs nothing here: the claims made ahead for it go to whoever runs their items now. */
     private CompletableFuture<Plan> nothing(String reason, Map<Integer, Claim> madeAhead) {
+        return CompletableFuture.completedFuture(unplanned(reason, madeAhead));
+    }
+
+    private Plan unplanned(String reason, Map<Integer, Claim> madeAhead) {
         ahead.verdicts(runtime.assignment()).handOnUnstarted(madeAhead.values());
-        return CompletableFuture.completedFuture(Plan.nothing(reason));
+        return Plan.nothing(reason);
+    }
+
+    /**
+     * How the fire was asked for, which its ledger node says: read for a manual fire (its job parameter), known without
+     * a read for a scheduled one. Null when the read failed: the fire's items must not run with another parameter than
+     * the operator's, so they are left to the audit, which reads the record again.
+     */
+    private @Nullable FireOrigin origin(ExecutionSource source, Instant fireTime) {
+        if (source != ExecutionSource.MANUAL) {
+            return FireOrigin.SCHEDULED;
+        }
+        try {
+            return ledger.manualFires().origin(fireTime);
+        } catch (Exception ex) {
+            log.warn(
+                    "Job {}: could not read the record of the manual fire {}; the audit makes its items up: {}",
+                    runtime.jobName(),
+                    fireTime,
+                    ex.toString());
+            return null;
+        }
     }
 
     /** The assignment, once an audit has looked at it: an item it moved here may still run on its old owner. */
@@ -114,7 +150,12 @@ final class FirePlanner {
                 : audited.thenApplyAsync(done -> assignment, executor);
     }
 
-    private Plan plan(ExecutionSource source, Instant fireTime, Map<Integer, Claim> madeAhead, Assignment assignment) {
+    private Plan plan(
+            ExecutionSource source,
+            Instant fireTime,
+            Map<Integer, Claim> madeAhead,
+            Assignment assignment,
+            FireOrigin origin) {
         String me = runtime.instanceId();
         long session = runtime.sessionId();
         Instant now = runtime.now();
@@ -203,7 +244,7 @@ final class FirePlanner {
             local.wholeFires().claimed(fireTime, assignment.epoch(), session);
         }
         won.sort((left, right) -> Integer.compare(left.item(), right.item()));
-        return new Plan(null, assignment.epoch(), won, reservations, skipped);
+        return new Plan(null, assignment.epoch(), won, reservations, skipped, origin);
     }
 
     /** The claims made ahead that one read shows unchanged; the others are no longer this instance's to run. */

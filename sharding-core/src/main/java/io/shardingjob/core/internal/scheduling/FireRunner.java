@@ -12,6 +12,7 @@ import io.shardingjob.core.execution.ShardingContext;
 import io.shardingjob.core.internal.ledger.Claim;
 import io.shardingjob.core.internal.ledger.ClaimCommits;
 import io.shardingjob.core.internal.ledger.FireLedger;
+import io.shardingjob.core.internal.ledger.FireOrigin;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -116,8 +117,9 @@ final class FireRunner {
                 skipped);
         String taskId =
                 ShardingContext.taskId(jobName, won.stream().map(Claim::item).toList(), me);
-        List<ShardingContext> contexts =
-                won.stream().map(claim -> context(config, taskId, claim)).toList();
+        List<ShardingContext> contexts = won.stream()
+                .map(claim -> context(config, taskId, claim, plan.origin()))
+                .toList();
         if (!contexts.isEmpty()) {
             notify(() -> fireListener.beforeFire(jobName, fireTime, source, contexts));
         }
@@ -149,12 +151,15 @@ final class FireRunner {
     /**
      * Runs a claim the audit won (a make-up, a take-over, or one of this session's own) on the calling thread.
      *
+     * @param origin how the claim's fire was asked for, as the audit read it: the job parameter the item runs with
      * @return completes once the run's end is recorded and the item is free here again; the thread does not wait
      */
-    CompletableFuture<Void> runClaimedHere(ItemExecutor job, Claim claim, LocalExecutions.Execution reservation) {
+    CompletableFuture<Void> runClaimedHere(
+            ItemExecutor job, Claim claim, LocalExecutions.Execution reservation, FireOrigin origin) {
         JobConfiguration config = runtime.configuration();
         String taskId = ShardingContext.taskId(runtime.jobName(), List.of(claim.item()), runtime.instanceId());
-        return run(job, context(config, taskId, claim), claim, reservation).recorded();
+        return run(job, context(config, taskId, claim, origin), claim, reservation)
+                .recorded();
     }
 
     /**
@@ -318,14 +323,15 @@ final class FireRunner {
         return FireReport.skippedEntirely(runtime.jobName(), reason);
     }
 
-    private ShardingContext context(JobConfiguration config, String taskId, Claim claim) {
+    /** What the item is told; the job parameter is its fire's (an operator's fire's own), else the configured one. */
+    private ShardingContext context(JobConfiguration config, String taskId, Claim claim, FireOrigin origin) {
         return new ShardingContext(
                 runtime.jobName(),
                 taskId,
                 claim.total(),
                 claim.item(),
                 config.itemParameters().get(claim.item()),
-                config.jobParameter(),
+                origin.parameterOr(config.jobParameter()),
                 claim.epoch(),
                 runtime.instanceId(),
                 claim.fencingToken(),

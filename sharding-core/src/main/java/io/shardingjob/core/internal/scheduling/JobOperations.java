@@ -92,6 +92,7 @@ final class JobOperations {
                 nodes.disabledItems(),
                 nodes.leavingInstances(),
                 nodes.ledger(),
+                nodes.manualFire(),
                 JobNodes.parent(nodes.assignment()),
                 JobNodes.parent(nodes.reshardNecessary()))) {
             createQuietly(path);

@@ -1,6 +1,8 @@
 package io.shardingjob.core.internal.scheduling;
 
 import io.shardingjob.core.config.JobConfiguration;
+import io.shardingjob.core.execution.ExecutionSource;
+import io.shardingjob.core.execution.ManualFireHandler;
 import io.shardingjob.core.instance.InstanceId;
 import io.shardingjob.core.internal.config.JobConfigurationService;
 import io.shardingjob.core.internal.election.LeaderElection;
@@ -53,7 +55,8 @@ record JobParts(
         ConnectionGuard connection,
         AssignmentWait assignmentWait,
         JobOperations operations,
-        GracefulClose gracefulClose) {
+        GracefulClose gracefulClose,
+        ManualFires manualFires) {
 
     private static final Logger log = LoggerFactory.getLogger(JobParts.class);
 
@@ -117,8 +120,15 @@ record JobParts(
                         executions.recordedEnds(),
                         executions::holdsOpenClaimOf),
                 serial);
-        RegistryReactions reactions =
-                new RegistryReactions(runtime, nodes, cache, election, sharding, reconciler, audits, instanceId);
+        ManualFireHandler handler = settings.manualFireHandler() != null
+                ? settings.manualFireHandler()
+                : ManualFires.firingOn(
+                        settings.itemExecutor(),
+                        fireTime -> runtime.fireAsync(ExecutionSource.MANUAL, fireTime),
+                        local.name());
+        ManualFires manualFires = new ManualFires(ledger.manualFires(), handler, runtime::now, local.name());
+        RegistryReactions reactions = new RegistryReactions(
+                runtime, nodes, cache, election, sharding, reconciler, audits, manualFires, instanceId);
         return new JobParts(
                 client,
                 nodes,
@@ -151,7 +161,8 @@ record JobParts(
                         executions,
                         fireRunner,
                         ahead,
-                        settings.shutdownGracePeriod()));
+                        settings.shutdownGracePeriod()),
+                manualFires);
     }
 
     /**

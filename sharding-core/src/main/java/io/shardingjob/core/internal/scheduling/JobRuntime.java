@@ -150,6 +150,17 @@ public final class JobRuntime implements AutoCloseable {
         return parts.fireRunner().fireAsync(builtJob(), settings.itemExecutor(), source, fireTime);
     }
 
+    /** See {@link ManualFires#trigger}; refused with an {@link IllegalStateException} when not started, or disabled. */
+    public Instant trigger(@Nullable String jobParameter) {
+        if (!isStarted()) {
+            throw new IllegalStateException("Job '" + jobName() + "' is not running on this instance");
+        }
+        if (configuration().disabled()) {
+            throw new IllegalStateException("Job '" + jobName() + "' is disabled: enable it to fire it");
+        }
+        return parts.manualFires().trigger(jobParameter);
+    }
+
     private ItemExecutor builtJob() {
         ItemExecutor job = settings.job();
         if (job == null) {

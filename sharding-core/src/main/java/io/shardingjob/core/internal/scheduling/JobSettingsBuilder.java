@@ -7,6 +7,7 @@ import io.shardingjob.core.execution.ExecutionListener;
 import io.shardingjob.core.execution.FireCompletionListener;
 import io.shardingjob.core.execution.FireListener;
 import io.shardingjob.core.execution.ItemExecutor;
+import io.shardingjob.core.execution.ManualFireHandler;
 import io.shardingjob.core.execution.MisfireListener;
 import io.shardingjob.core.instance.InstanceId;
 import io.shardingjob.core.sharding.strategy.ShardingStrategies;
@@ -50,6 +51,8 @@ public final class JobSettingsBuilder {
     private FireListener fireListener = new FireListener() {};
 
     private @Nullable FireCompletionListener completionListener;
+
+    private @Nullable ManualFireHandler manualFireHandler;
 
     private Duration shutdownGracePeriod = JobSetting.Defaults.SHUTDOWN_GRACE_PERIOD;
 
@@ -111,6 +114,10 @@ public final class JobSettingsBuilder {
         this.completionListener = completionListener;
     }
 
+    public void manualFireHandler(ManualFireHandler manualFireHandler) {
+        this.manualFireHandler = manualFireHandler;
+    }
+
     public void shutdownGracePeriod(Duration shutdownGracePeriod) {
         this.shutdownGracePeriod = shutdownGracePeriod;
     }
@@ -155,6 +162,7 @@ public final class JobSettingsBuilder {
                 listener,
                 fireListener,
                 completionListener,
+                manualFireHandler,
                 shutdownGracePeriod,
                 interruptOnConnectionLoss,
                 catchUpHorizon,

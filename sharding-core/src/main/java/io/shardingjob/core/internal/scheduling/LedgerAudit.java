@@ -8,6 +8,7 @@ import io.shardingjob.core.execution.ItemExecutor;
 import io.shardingjob.core.internal.ledger.Claim;
 import io.shardingjob.core.internal.ledger.DueFires;
 import io.shardingjob.core.internal.ledger.FireLedger;
+import io.shardingjob.core.internal.ledger.FireOrigin;
 import io.shardingjob.core.internal.ledger.LedgerRules;
 import io.shardingjob.core.internal.ledger.LedgerRules.FireView;
 import io.shardingjob.core.internal.ledger.LedgerRules.MakeUpPlan;
@@ -156,6 +157,9 @@ final class LedgerAudit {
 
         private List<FireView> views = List.of();
 
+        /** How each fire read was asked for: every run of its items gets its job parameter. */
+        private final Map<Instant, FireOrigin> origins = new HashMap<>();
+
         private final List<Claim> claims = new ArrayList<>();
 
         Pass() {
@@ -213,7 +217,10 @@ final class LedgerAudit {
             views = read.stream()
                     .filter(view -> !view.isAheadOnly() || dueFires.cameDue(view.fireTime()))
                     .toList();
-            views.forEach(view -> claims.addAll(view.claims().values()));
+            views.forEach(view -> {
+                claims.addAll(view.claims().values());
+                origins.put(view.fireTime(), view.origin());
+            });
             Set<Slot> known = new HashSet<>(local.inFlight());
             local.unwrittenSlots().forEach(known::add);
             List<CompletableFuture<?>> releases = new ArrayList<>();
@@ -257,7 +264,7 @@ final class LedgerAudit {
                 // One item never runs on two instances at once: a claim of its own waits for another session's run too.
                 if (!local.isUnwritten(new Slot(own.item(), own.fireTime())) && !elsewhere.contains(own.item())) {
                     steps.computeIfAbsent(own.item(), item -> new ArrayList<>())
-                            .add(new AuditWork.Step(own, null, List.of()));
+                            .add(new AuditWork.Step(own, null, List.of(), originOf(own.fireTime())));
                 }
             }
             Duration undecided = runtime.absentOwnersUndecidedFor(now);
@@ -274,7 +281,7 @@ final class LedgerAudit {
                     // A claim handed on before it started is the fire's own run of the item, not a repeat of a run.
                     if (config.failover() || orphan.state() == ClaimState.HANDED_ON) {
                         steps.computeIfAbsent(orphan.item(), item -> new ArrayList<>())
-                                .add(new AuditWork.Step(null, orphan, List.of()));
+                                .add(new AuditWork.Step(null, orphan, List.of(), originOf(orphan.fireTime())));
                     } else {
                         // Without failover, a dead owner's run is not repeated: the item-fire is recorded as failed.
                         writes.add(ledger.takeOverAsync(orphan, orphan.with(ClaimState.FAILED, now)));
@@ -284,6 +291,10 @@ final class LedgerAudit {
             planMakeUps(elsewhere, steps, writes);
             return CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new))
                     .thenRun(() -> work.start(steps, session));
+        }
+
+        private FireOrigin originOf(Instant fireTime) {
+            return origins.getOrDefault(fireTime, FireOrigin.SCHEDULED);
         }
 
         /** Adds the make-ups the misfire policy asks for to the steps, and the writes of the fires it skips. */
@@ -307,7 +318,9 @@ final class LedgerAudit {
                     local.missedWhileBusy(busy);
                 }
             }
-            MakeUpPlan plan = LedgerRules.makeUps(claimed, candidates, policy(config), Instant.MAX, horizon);
+            Set<Instant> manual = new HashSet<>();
+            views.stream().filter(view -> view.origin().manual()).forEach(view -> manual.add(view.fireTime()));
+            MakeUpPlan plan = LedgerRules.makeUps(claimed, candidates, policy(config), Instant.MAX, horizon, manual);
             if (!plan.isEmpty()) {
                 log.info(
                         "Job {} on {}: making up {}, coalescing {}, skipping {}",
@@ -322,18 +335,21 @@ final class LedgerAudit {
             Map<Instant, List<Claim>> skipped = new TreeMap<>();
             plan.skipped()
                     .forEach(slot -> skipped.computeIfAbsent(slot.fireTime(), fireTime -> new ArrayList<>())
-                            .add(first(slot, totals, assignment, session, now).with(ClaimState.SKIPPED, now)));
+                            .add(first(slot, totals, assignment, session, now, manual.contains(slot.fireTime()))
+                                    .with(ClaimState.SKIPPED, now)));
             skipped.forEach((fireTime, skips) -> writes.add(ledger.claimAsync(fireTime, skips)));
             Map<Slot, List<Claim>> folded = new HashMap<>();
             plan.coalesced()
                     .forEach((slot, into) -> folded.computeIfAbsent(into, target -> new ArrayList<>())
-                            .add(first(slot, totals, assignment, session, now).with(ClaimState.COALESCED, now)));
+                            .add(first(slot, totals, assignment, session, now, manual.contains(slot.fireTime()))
+                                    .with(ClaimState.COALESCED, now)));
             for (Slot slot : plan.run()) {
                 steps.computeIfAbsent(slot.item(), item -> new ArrayList<>())
                         .add(new AuditWork.Step(
-                                first(slot, totals, assignment, session, now),
+                                first(slot, totals, assignment, session, now, manual.contains(slot.fireTime())),
                                 null,
-                                folded.getOrDefault(slot, List.of())));
+                                folded.getOrDefault(slot, List.of()),
+                                originOf(slot.fireTime())));
             }
         }
     }
@@ -342,13 +358,18 @@ final class LedgerAudit {
         return local.hasPlanned(fireTime) || fireTime.isBefore(now.minus(LATENESS));
     }
 
-    private Claim first(Slot slot, Map<Instant, Integer> totals, Assignment assignment, long session, Instant now) {
+    /**
+     * A make-up's claim, or the record of a slot skipped or coalesced: {@code MANUAL} in an operator's fire, whose every
+     * item was asked for and runs as that fire's own run, however late; {@code MISFIRE} in a scheduled one.
+     */
+    private Claim first(
+            Slot slot, Map<Instant, Integer> totals, Assignment assignment, long session, Instant now, boolean manual) {
         return Claim.first(
                 slot.item(),
                 slot.fireTime(),
                 runtime.instanceId(),
                 session,
-                ExecutionSource.MISFIRE,
+                manual ? ExecutionSource.MANUAL : ExecutionSource.MISFIRE,
                 assignment.epoch(),
                 totals.getOrDefault(slot.fireTime(), assignment.shardingTotalCount()),
                 now);

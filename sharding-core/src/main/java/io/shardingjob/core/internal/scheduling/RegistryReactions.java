@@ -12,10 +12,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * What one job does when its registry changes under it: another instance came or went, the leader wrote an assignment,
- * an operator disabled or enabled this instance, or this instance's own registration was created again. Kept together
- * because they are the job's only reactions to other instances and operators. Each runs on the job's serial executor,
- * so the job never reacts to two events at once, and each only wakes waiting fires, follows the disabled flag out of or
- * into the election, or asks for an audit, a reshard or a reconcile.
+ * an operator disabled or enabled this instance or asked for a fire, or this instance's own registration was created
+ * again. Kept together because they are the job's only reactions to other instances and operators. Each runs on the
+ * job's serial executor, so the job never reacts to two events at once, and each only wakes waiting fires, follows the
+ * disabled flag out of or into the election, hands a manual fire on, or asks for an audit, a reshard or a reconcile.
  */
 final class RegistryReactions {
 
@@ -35,6 +35,8 @@ final class RegistryReactions {
 
     private final AuditRequests audits;
 
+    private final ManualFires manualFires;
+
     private final String instanceId;
 
     RegistryReactions(
@@ -45,6 +47,7 @@ final class RegistryReactions {
             ShardingService sharding,
             Reconciler reconciler,
             AuditRequests audits,
+            ManualFires manualFires,
             String instanceId) {
         this.runtime = runtime;
         this.nodes = nodes;
@@ -53,6 +56,7 @@ final class RegistryReactions {
         this.sharding = sharding;
         this.reconciler = reconciler;
         this.audits = audits;
+        this.manualFires = manualFires;
         this.instanceId = instanceId;
     }
 
@@ -60,6 +64,13 @@ final class RegistryReactions {
     void registryChanged(@Nullable String path) {
         runtime.signalChange();
         if (!runtime.isStarted()) {
+            return;
+        }
+        if (path == null) {
+            manualFires.loaded();
+        } else if (nodes.manualFire().equals(path)) {
+            // An operator's fire, on any instance: this instance starts its items of it now.
+            manualFires.announced(cache.data(path).orElse(null));
             return;
         }
         if ((nodes.assignment().equals(path)

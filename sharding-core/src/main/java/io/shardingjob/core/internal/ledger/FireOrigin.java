@@ -1,0 +1,107 @@
+package io.shardingjob.core.internal.ledger;
+
+import java.io.IOException;
+import java.io.StringReader;
+import java.nio.charset.StandardCharsets;
+import java.util.Properties;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * How a fire was asked for, as its node in the ledger records it: by the schedule, or by an operator's trigger with the
+ * job parameter given then. The fire's node is the one place this is kept, so every run of the fire's items (its
+ * owner's, a make-up, a take-over, a retry) gets the same parameter, whoever runs it and whenever.
+ *
+ * <p>The node's data is its note (who completes the fire, or {@link LedgerRules#AHEAD}) on the first line, as before
+ * manual fires existed, then the origin as {@code key=value} lines with {@link Properties} escapes, readable in zkCli:
+ *
+ * <pre>
+ * completed 10.0.0.5@-@4242
+ * source=MANUAL
+ * jobParameter=rerun of 2026-11-20
+ * </pre>
+ *
+ * A node written before manual fires existed reads as {@link #SCHEDULED}.
+ *
+ * @param manual whether an operator asked for the fire ({@code JobCoordinator.trigger})
+ * @param jobParameter the parameter every item of the fire runs with; null for the job's configured one
+ */
+public record FireOrigin(boolean manual, @Nullable String jobParameter) {
+
+    /** A fire of the schedule, or one recorded without an origin: its items run with the configured parameter. */
+    public static final FireOrigin SCHEDULED = new FireOrigin(false, null);
+
+    private static final String SOURCE = "source";
+
+    private static final String MANUAL = "MANUAL";
+
+    private static final String JOB_PARAMETER = "jobParameter";
+
+    /** An operator's fire, with the parameter asked for (null: the job's configured one). */
+    public static FireOrigin manual(@Nullable String jobParameter) {
+        return new FireOrigin(true, jobParameter);
+    }
+
+    /** The parameter the fire's items run with: its own, else the job's configured one as stored now. */
+    public String parameterOr(String configured) {
+        return jobParameter != null ? jobParameter : configured;
+    }
+
+    /** The node's data: the note, then this origin. A scheduled fire's node holds the note alone, as it always did. */
+    byte[] withNote(String note) {
+        StringBuilder text = new StringBuilder(note);
+        if (manual) {
+            text.append('\n').append(SOURCE).append('=').append(MANUAL);
+        }
+        if (jobParameter != null) {
+            text.append('\n').append(JOB_PARAMETER).append('=');
+            escape(jobParameter, text);
+        }
+        return text.toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    /**
+     * A fire node's data, read.
+     *
+     * @param note the first line: who completes the fire, or that it was created ahead; empty for none
+     */
+    record NodeData(String note, FireOrigin origin) {}
+
+    /** Reads a fire node's data; what cannot be read is a scheduled fire's. */
+    static NodeData read(byte @Nullable [] data) {
+        String text = data == null ? "" : new String(data, StandardCharsets.UTF_8);
+        int newline = text.indexOf('\n');
+        if (newline < 0) {
+            return new NodeData(text, SCHEDULED);
+        }
+        Properties fields = new Properties();
+        try {
+            fields.load(new StringReader(text.substring(newline + 1)));
+        } catch (IOException | IllegalArgumentException unreadable) {
+            return new NodeData(text.substring(0, newline), SCHEDULED);
+        }
+        return new NodeData(
+                text.substring(0, newline),
+                new FireOrigin(MANUAL.equals(fields.getProperty(SOURCE)), fields.getProperty(JOB_PARAMETER)));
+    }
+
+    /** As {@link Properties#store} escapes a value, so that any text, line breaks included, stays on one line. */
+    private static void escape(String value, StringBuilder text) {
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            switch (c) {
+                case '\\' -> text.append("\\\\");
+                case '\n' -> text.append("\\n");
+                case '\r' -> text.append("\\r");
+                case '\t' -> text.append("\\t");
+                case '\f' -> text.append("\\f");
+                default -> {
+                    if (i == 0 && c == ' ') {
+                        text.append("\\ ");
+                    } else {
+                        text.append(c);
+                    }
+                }
+            }
+        }
+    }
+}

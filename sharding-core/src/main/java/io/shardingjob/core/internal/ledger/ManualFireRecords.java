@@ -1,0 +1,129 @@
+package io.shardingjob.core.internal.ledger;
+
+import io.shardingjob.core.internal.registry.JobNodes;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
+import org.apache.zookeeper.ZooDefs;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The fires an operator asks for, in the ledger. One multi-operation creates the fire's node, marked with its
+ * {@link FireOrigin} (the job parameter its items run with), and names the fire in the job's announcement node
+ * ({@link JobNodes#manualFire()}), which every instance watches through its cache: so a fire is never announced
+ * without its record, and its record is where every run of its items reads the parameter.
+ *
+ * <p>The {@code create} of the fire's node decides its fire time: a time another fire holds (a scheduled fire at the
+ * same millisecond, another operator's trigger) fails the request, and the next millisecond is tried. The time is never
+ * at or before the ledger's watermark, which audits never look behind: an instance whose clock lags the leader's would
+ * otherwise record a fire that no audit makes up.
+ *
+ * <p>Race windows: a fire recorded while an instance's cache reconnects may never be announced to it (only the latest
+ * fire is named); its items there are made up by that instance's audit, from the record. A request whose answer was
+ * lost with the connection may have been applied: the fire then runs although its trigger failed, and a trigger asked
+ * again makes a second fire.
+ */
+public final class ManualFireRecords {
+
+    /** Milliseconds tried after the first before giving up: more operators than that never trigger at once. */
+    private static final int MAX_ATTEMPTS = 64;
+
+    private final LedgerRequests requests;
+
+    private final JobNodes nodes;
+
+    private final KnownFires knownFires;
+
+    ManualFireRecords(LedgerRequests requests, JobNodes nodes, KnownFires knownFires) {
+        this.requests = requests;
+        this.nodes = nodes;
+        this.knownFires = knownFires;
+    }
+
+    /**
+     * Records a manual fire and announces it, on a thread that may wait (an operator's).
+     *
+     * @param notBefore the earliest fire time: now
+     * @return the fire's time, the ledger's key for it
+     * @throws Exception when ZooKeeper did not answer, or refused for another reason than a taken fire time
+     */
+    public Instant record(Instant notBefore, FireOrigin origin) throws Exception {
+        String ledger = requests.full(nodes.ledger());
+        Instant watermark = LedgerRequests.await(requests.multiAsync("Multi", List.of(Op.getData(ledger)))
+                .thenApply(answer -> answer.results().get(0) instanceof OpResult.GetDataResult data
+                        ? FireLedger.parseWatermark(data.getData())
+                        : Instant.EPOCH));
+        Instant fireTime = notBefore.truncatedTo(ChronoUnit.MILLIS);
+        if (!fireTime.isAfter(watermark)) {
+            fireTime = watermark.plusMillis(1);
+        }
+        return LedgerRequests.await(recordAsync(fireTime, origin, true, 0));
+    }
+
+    private CompletableFuture<Instant> recordAsync(
+            Instant fireTime, FireOrigin origin, boolean announcementExists, int attempt) {
+        String fire = requests.full(nodes.ledgerFire(fireTime));
+        String announcement = requests.full(nodes.manualFire());
+        byte[] named = String.valueOf(fireTime.toEpochMilli()).getBytes(StandardCharsets.UTF_8);
+        List<Op> ops = List.of(
+                Op.create(fire, origin.withNote(""), ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT),
+                announcementExists
+                        ? Op.setData(announcement, named, -1)
+                        : Op.create(announcement, named, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT));
+        return requests.multiAsync("Multi", ops).thenCompose(answer -> {
+            if (answer.ok()) {
+                knownFires.add(fireTime);
+                return CompletableFuture.completedFuture(fireTime);
+            }
+            int failed = answer.failedAt();
+            KeeperException.Code code = failed < 0 ? answer.code() : answer.errorAt(failed);
+            if (failed == 0 && code == KeeperException.Code.NODEEXISTS && attempt < MAX_ATTEMPTS) {
+                // The time is another fire's: the next millisecond is this one's.
+                return recordAsync(fireTime.plusMillis(1), origin, announcementExists, attempt + 1);
+            }
+            if (failed == 1 && (code == KeeperException.Code.NONODE || code == KeeperException.Code.NODEEXISTS)) {
+                // The announcement node is missing (a registry older than manual fires), or was created meanwhile.
+                return recordAsync(fireTime, origin, code == KeeperException.Code.NODEEXISTS, attempt + 1);
+            }
+            return CompletableFuture.failedFuture(KeeperException.create(code, failed == 1 ? announcement : fire));
+        });
+    }
+
+    /**
+     * How the fire was asked for, read from its node on a thread that may wait (a fire's): a fire without a node yet, a
+     * scheduled one, is {@link FireOrigin#SCHEDULED}.
+     *
+     * @throws Exception when ZooKeeper did not answer
+     */
+    public FireOrigin origin(Instant fireTime) throws Exception {
+        String fire = requests.full(nodes.ledgerFire(fireTime));
+        return LedgerRequests.await(requests.multiAsync("Multi", List.of(Op.getData(fire)))
+                .thenApply(answer -> {
+                    if (answer.results().get(0) instanceof OpResult.GetDataResult data) {
+                        // Found: the claims of this instance in it need not create it.
+                        knownFires.add(fireTime);
+                        return FireOrigin.read(data.getData()).origin();
+                    }
+                    return FireOrigin.SCHEDULED;
+                }));
+    }
+
+    /** The fire an announcement node's data names, if it names one. */
+    public static Optional<Instant> announced(byte @Nullable [] data) {
+        if (data == null) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(Instant.ofEpochMilli(Long.parseLong(new String(data, StandardCharsets.UTF_8).trim())));
+        } catch (NumberFormatException notAFire) {
+            return Optional.empty();
+        }
+    }
+}

@@ -1,0 +1,60 @@
+package io.shardingjob.core.internal.ledger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import org.junit.jupiter.api.Test;
+
+/** A fire node's data: its note on the first line, then how the fire was asked for. */
+class FireOriginTest {
+
+    @Test
+    void aNodeWrittenBeforeManualFiresReadsAsAScheduledFireWithItsNote() {
+        for (String note : new String[] {"", LedgerRules.AHEAD, "completing 1a2b", "completed 10.0.0.5@-@4242"}) {
+            FireOrigin.NodeData read = FireOrigin.read(note.getBytes(StandardCharsets.UTF_8));
+
+            assertThat(read.note()).isEqualTo(note);
+            assertThat(read.origin()).isEqualTo(FireOrigin.SCHEDULED);
+        }
+        assertThat(FireOrigin.read(null)).isEqualTo(new FireOrigin.NodeData("", FireOrigin.SCHEDULED));
+    }
+
+    @Test
+    void aScheduledFireIsWrittenAsItsNoteAlone() {
+        assertThat(FireOrigin.SCHEDULED.withNote("")).isEmpty();
+        assertThat(new String(FireOrigin.SCHEDULED.withNote("completed a"), StandardCharsets.UTF_8))
+                .isEqualTo("completed a");
+    }
+
+    @Test
+    void aManualFireKeepsItsParameterWhateverItHoldsAcrossNoteWrites() {
+        String parameter = " region=eu\\north\nline two\tand é";
+        FireOrigin origin = FireOrigin.manual(parameter);
+
+        for (String note : new String[] {"", "completing 1a2b", "completed b"}) {
+            FireOrigin.NodeData read = FireOrigin.read(origin.withNote(note));
+
+            assertThat(read.note()).isEqualTo(note);
+            assertThat(read.origin()).isEqualTo(origin);
+            assertThat(read.origin().parameterOr("configured")).isEqualTo(parameter);
+        }
+    }
+
+    @Test
+    void aManualFireWithoutAParameterRunsWithTheConfiguredOne() {
+        FireOrigin.NodeData read = FireOrigin.read(FireOrigin.manual(null).withNote(""));
+
+        assertThat(read.origin().manual()).isTrue();
+        assertThat(read.origin().parameterOr("configured")).isEqualTo("configured");
+        assertThat(FireOrigin.manual("").parameterOr("configured")).isEmpty();
+    }
+
+    @Test
+    void anAnnouncementNamesItsFireByItsMilliseconds() {
+        assertThat(ManualFireRecords.announced("1732391460123".getBytes(StandardCharsets.UTF_8)))
+                .contains(Instant.ofEpochMilli(1732391460123L));
+        assertThat(ManualFireRecords.announced(new byte[0])).isEmpty();
+        assertThat(ManualFireRecords.announced(null)).isEmpty();
+    }
+}
