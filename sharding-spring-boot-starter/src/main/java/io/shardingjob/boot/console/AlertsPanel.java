@@ -1,19 +1,69 @@
 package io.shardingjob.boot.console;
 
+import io.shardingjob.boot.ShardedJobAlert;
 import io.shardingjob.boot.ShardingOperations;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
 
 /**
- * The {@code #alerts} panel of a job's page: the alerts raised about the job (failed or missed fires, failed items,
- * overruns). This version of the facade keeps no alerts; the panel is in place so that the page's layout does not change
- * when it does.
+ * The {@code #alerts} panel of a job's page, and the overview's warning from alerts: what this instance raised about the
+ * job (failed items and fires, missed fires, overruns), newest first, from {@link ShardingOperations#recentAlerts()}.
+ * Alerts are this instance's: a fire's failure is raised on the instance that completed it, a miss on each owner of
+ * the missed items.
  */
 final class AlertsPanel {
 
+    /** Alerts shown on a job's page at most. */
+    static final int SHOWN = 20;
+
+    /** How long an alert stays a warning on the overview. */
+    static final Duration WARNS_FOR = Duration.ofHours(1);
+
     private AlertsPanel() {}
 
-    static void render(Html html, ShardingOperations operations, String job) {
-        html.raw("<section id=\"alerts\"><h2>Alerts</h2>")
-                .raw("<p class=\"none\">No alert is kept by this version.</p>")
-                .raw("</section>");
+    static void render(Html html, ShardingOperations operations, String job, Instant now) {
+        List<ShardedJobAlert> alerts = of(operations, job);
+        html.raw("<section id=\"alerts\"><h2>Alerts</h2>");
+        if (alerts.isEmpty()) {
+            html.raw("<p class=\"none\">No alert raised on this instance")
+                    .raw(" (alerts are raised when <code>sharding.alerts.enabled</code> is on).</p></section>");
+            return;
+        }
+        html.raw("<table><thead><tr><th>raised</th><th>alert</th><th>fire</th><th>items</th><th>by</th>")
+                .raw("<th>what happened</th></tr></thead><tbody>");
+        for (ShardedJobAlert alert : alerts.subList(0, Math.min(SHOWN, alerts.size()))) {
+            html.raw("<tr class=\"alert\"")
+                    .attr("data-type", alert.type())
+                    .raw("><td>")
+                    .time(alert.raisedAt(), now)
+                    .raw("</td><td>")
+                    .text(alert.type())
+                    .raw("</td><td>")
+                    .text(alert.fireTime())
+                    .raw("</td><td>")
+                    .text(alert.items())
+                    .raw("</td><td>")
+                    .text(alert.instanceId())
+                    .raw("</td><td>")
+                    .text(alert.message())
+                    .raw("</td></tr>");
+        }
+        html.raw("</tbody></table></section>");
+    }
+
+    /** The overview's warning: the job's newest alert, while it is recent. */
+    static Optional<String> warning(ShardingOperations operations, String job, Instant now) {
+        return of(operations, job).stream()
+                .findFirst()
+                .filter(alert -> alert.raisedAt().plus(WARNS_FOR).isAfter(now))
+                .map(alert -> alert.type() + " for the fire of " + alert.fireTime() + ", items " + alert.items());
+    }
+
+    private static List<ShardedJobAlert> of(ShardingOperations operations, String job) {
+        return operations.recentAlerts().stream()
+                .filter(alert -> alert.job().equals(job))
+                .toList();
     }
 }

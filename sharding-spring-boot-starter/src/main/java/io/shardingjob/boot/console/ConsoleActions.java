@@ -112,17 +112,14 @@ final class ConsoleActions {
         }
     }
 
-    /**
-     * The one place the console triggers a job. {@link ShardingOperations#trigger(String)} fires with the job's own
-     * parameter; a parameter given here is refused rather than silently dropped until the facade takes one.
-     */
+    /** One fire of the whole job, across the cluster, with the parameter given or, when blank, the job's own. */
     private Result trigger(String job, @Nullable String jobParameter) {
-        if (jobParameter != null && !jobParameter.isBlank()) {
-            return Result.error(400, "this version cannot trigger with a job parameter of its own; leave it empty");
-        }
-        return operations.trigger(job)
-                ? Result.ok("fire started on " + operations.instanceId())
-                : Result.error(409, "nothing started: this instance is stopping");
+        String parameter = jobParameter == null || jobParameter.isBlank() ? null : jobParameter;
+        return operations
+                .trigger(job, parameter)
+                .map(fireTime -> Result.ok("fire of " + fireTime + " started on every instance"
+                        + (parameter == null ? "" : ", job parameter '" + parameter + "'")))
+                .orElseGet(() -> Result.error(409, "nothing started: this instance is stopping"));
     }
 
     private static int item(Request request) {

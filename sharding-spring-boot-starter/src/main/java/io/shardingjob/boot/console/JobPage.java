@@ -60,7 +60,7 @@ final class JobPage {
         JobHistory history = JobHistory.read(operations, job, total(job));
         summary(html, context, job);
         grid(html, context, job, history.ledger());
-        AlertsPanel.render(html, operations, job.jobName());
+        AlertsPanel.render(html, operations, job.jobName(), context.now());
         html.raw("<h2>Recent fires</h2><p class=\"log-scope\">")
                 .text(history.scope())
                 .raw("</p>");

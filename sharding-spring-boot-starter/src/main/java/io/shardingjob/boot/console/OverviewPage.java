@@ -91,7 +91,9 @@ final class OverviewPage {
                 .raw(">");
         html.text(running.isEmpty() ? "none" : running.size() + " of " + items + ": " + running);
         html.raw("</td><td class=\"warnings\">");
-        for (String warning : warnings(history, next, context.now())) {
+        List<String> warnings = warnings(history, next, context.now());
+        AlertsPanel.warning(operations, name, context.now()).ifPresent(warnings::add);
+        for (String warning : warnings) {
             html.raw("<span class=\"warning\">").text(warning).raw("</span>");
         }
         html.raw("</td>");

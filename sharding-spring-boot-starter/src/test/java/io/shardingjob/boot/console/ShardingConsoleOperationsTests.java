@@ -76,12 +76,20 @@ class ShardingConsoleOperationsTests {
     void aTriggerFromAConsolePageFiresTheJobNow() {
         HttpResponse<String> trigger = operate("trigger", "jobParameter", "");
         assertThat(trigger.statusCode()).as(trigger.body()).isEqualTo(200);
-        assertThat(trigger.body()).contains("data-status=\"ok\"").contains("fire started");
+        assertThat(trigger.body()).contains("data-status=\"ok\"").contains("started on every instance");
         await().atMost(PATIENCE)
                 .untilAsserted(() -> assertThat(application
                                 .get("/sharding-console/jobs/orderSync/live")
                                 .body())
                         .contains("data-source=\"MANUAL\""));
+    }
+
+    @Test
+    void aTriggerWithAJobParameterNamesItInItsResult() {
+        HttpResponse<String> trigger = operate("trigger", "jobParameter", "eu-only");
+
+        assertThat(trigger.statusCode()).as(trigger.body()).isEqualTo(200);
+        assertThat(trigger.body()).contains("data-status=\"ok\"").contains("job parameter &#39;eu-only&#39;");
     }
 
     @Test
