@@ -10,11 +10,9 @@ import io.shardingjob.core.execution.FireCompletionListener;
 import io.shardingjob.core.execution.FireListener;
 import io.shardingjob.core.execution.FireReport;
 import io.shardingjob.core.execution.ItemExecutor;
-import io.shardingjob.core.execution.LedgerFire;
 import io.shardingjob.core.execution.ManualFireHandler;
 import io.shardingjob.core.execution.MisfireListener;
 import io.shardingjob.core.execution.ShardingContext;
-import io.shardingjob.core.internal.ledger.Claim;
 import io.shardingjob.core.internal.scheduling.JobRuntime;
 import io.shardingjob.core.internal.scheduling.JobSettingsBuilder;
 import io.shardingjob.core.registry.RegistryUnavailableException;
@@ -24,7 +22,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -57,8 +54,11 @@ public final class JobCoordinator implements AutoCloseable {
 
     private final JobRuntime runtime;
 
+    private final LedgerView ledger;
+
     private JobCoordinator(Builder builder) {
         this.runtime = new JobRuntime(builder.settings.build());
+        this.ledger = new LedgerView(runtime.ledgerQueries());
     }
 
     public static Builder builder(CuratorFramework client, JobConfiguration configuration) {
@@ -159,24 +159,6 @@ public final class JobCoordinator implements AutoCloseable {
         return runtime.isAvailable();
     }
 
-    /**
-     * The open claims of the fires not settled yet, read from ZooKeeper. Not public (the claim is internal): operators
-     * read {@link #runningOwners()}, {@link #failoverOwners()} and {@link #failoverQueue()}.
-     */
-    List<Claim> openClaims() {
-        return runtime.openClaims();
-    }
-
-    /** Items running now for a fire whose owner took them over from another instance, with the instance running each. */
-    public Map<Integer, String> failoverOwners() {
-        return runtime.failoverOwners();
-    }
-
-    /** Items with an orphaned claim (its owner gone or gone away) that no instance has taken over yet. */
-    public List<Integer> failoverQueue() {
-        return runtime.failoverQueue();
-    }
-
     public boolean isLeader() {
         return runtime.isLeader();
     }
@@ -212,27 +194,9 @@ public final class JobCoordinator implements AutoCloseable {
         return runtime.disabledItems();
     }
 
-    /** Items whose claim for some unsettled fire is held by a live instance's session, read from the ledger. */
-    public List<Integer> runningItems() {
-        return runtime.runningItems();
-    }
-
-    /** Item to the instance whose live claim says it runs the item, read from the ledger. */
-    public Map<Integer, String> runningOwners() {
-        return runtime.runningOwners();
-    }
-
-    /**
-     * The latest fires the fire ledger holds, newest first, with every item's claim across the cluster: who runs or ran
-     * it, how it ended, why it ran, its fencing token. Settled fires stay in the ledger for the ledger retention only,
-     * so this is recent history. Read from ZooKeeper (a few requests), for operators; empty when the ledger cannot be
-     * read.
-     *
-     * @param limit how many fires at most
-     * @throws IllegalArgumentException when {@code limit} is below 1
-     */
-    public List<LedgerFire> recentFires(int limit) {
-        return runtime.recentFires(limit);
+    /** What the fire ledger holds now, across the cluster: running items, take-overs, orphans, recent fires. */
+    public LedgerView ledger() {
+        return ledger;
     }
 
     /** Asks the leader for a new assignment now. */

@@ -116,10 +116,10 @@ class FailoverFuzzTest extends FailoverTestSupport {
                         assertThat(worker.coordinator().isAvailable())
                                 .as(worker.id() + " available")
                                 .isTrue();
-                        assertThat(worker.coordinator().failoverQueue())
+                        assertThat(worker.coordinator().ledger().failoverQueue())
                                 .as("failover queue")
                                 .isEmpty();
-                        assertThat(worker.coordinator().runningOwners())
+                        assertThat(worker.coordinator().ledger().runningOwners())
                                 .as("running claims")
                                 .isEmpty();
                     }

@@ -118,8 +118,8 @@ class FailoverTest extends FailoverTestSupport {
         await().atMost(Duration.ofMillis(SESSION_TIMEOUT.toMillis() - 300))
                 .untilAsserted(() -> assertThat(a.coordinator().assignment().itemsByInstance())
                         .containsOnlyKeys("a", "b"));
-        assertThat(a.coordinator().failoverQueue()).isEmpty();
-        assertThat(a.coordinator().failoverOwners()).isEmpty();
+        assertThat(a.coordinator().ledger().failoverQueue()).isEmpty();
+        assertThat(a.coordinator().ledger().failoverOwners()).isEmpty();
         assertThat(recorder.runs()).noneMatch(run -> run.source() == ExecutionSource.FAILOVER);
         assertThat(recorder.completed()).hasSize(9);
     }
@@ -351,7 +351,7 @@ class FailoverTest extends FailoverTestSupport {
         kill(c);
 
         await().atMost(WITHIN)
-                .until(() -> a.coordinator().openClaims().isEmpty()
+                .until(() -> a.coordinator().ledger().openClaims().isEmpty()
                         && a.coordinator().assignment().itemsByInstance().size() == 2);
         List<Integer> ran = fireAll(now(), a, b).stream()
                 .map(CompletableFuture::join)

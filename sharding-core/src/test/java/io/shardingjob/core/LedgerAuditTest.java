@@ -47,7 +47,7 @@ class LedgerAuditTest extends JobInstanceTestSupport {
 
         // Anything an audit started by mistake would show up as a second run of a slot.
         await().pollDelay(Duration.ofMillis(200))
-                .until(() -> only.coordinator().openClaims().isEmpty());
+                .until(() -> only.coordinator().ledger().openClaims().isEmpty());
         Map<String, Long> runsPerSlot = results.stream()
                 .collect(Collectors.groupingBy(
                         (ItemResult result) -> result.context().item() + "@" + result.fireTime(),

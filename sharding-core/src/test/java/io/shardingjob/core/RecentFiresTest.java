@@ -41,7 +41,7 @@ class RecentFiresTest extends JobInstanceTestSupport {
             }
         }
 
-        List<LedgerFire> fires = cluster.get(0).coordinator().recentFires(10);
+        List<LedgerFire> fires = cluster.get(0).coordinator().ledger().recentFires(10);
 
         assertThat(fires).extracting(LedgerFire::fireTime).containsExactly(second, first);
         LedgerFire latest = fires.get(0);
@@ -55,7 +55,7 @@ class RecentFiresTest extends JobInstanceTestSupport {
             assertThat(item.ended()).isNotNull();
         });
         assertThat(latest.items()).extracting(LedgerFire.Item::instanceId).containsOnly("a", "b");
-        assertThat(cluster.get(1).coordinator().recentFires(1))
+        assertThat(cluster.get(1).coordinator().ledger().recentFires(1))
                 .extracting(LedgerFire::fireTime)
                 .containsExactly(second);
     }
@@ -76,7 +76,7 @@ class RecentFiresTest extends JobInstanceTestSupport {
             instance.coordinator().fireAsync(ExecutionSource.MANUAL, fireTime);
             await().atMost(WITHIN).until(() -> tokens.size() == 4);
 
-            LedgerFire fire = instance.coordinator().recentFires(5).get(0);
+            LedgerFire fire = instance.coordinator().ledger().recentFires(5).get(0);
 
             assertThat(fire.fireTime()).isEqualTo(fireTime);
             assertThat(fire.settled()).isFalse();
@@ -95,6 +95,6 @@ class RecentFiresTest extends JobInstanceTestSupport {
         Instance instance = start("only", FOUR_ITEMS, context -> {});
 
         assertThatIllegalArgumentException()
-                .isThrownBy(() -> instance.coordinator().recentFires(0));
+                .isThrownBy(() -> instance.coordinator().ledger().recentFires(0));
     }
 }

@@ -72,8 +72,9 @@ class ShardingClusterTest extends ZooKeeperTestSupport {
         assertThat(beijing.taskId()).isEqualTo("orderSync@-@0,1,2@-@READY@-@a");
         assertThat(reports).allSatisfy(report -> assertThat(report.results()).allMatch(r -> r.succeeded()));
         await().atMost(WITHIN)
-                .untilAsserted(() -> assertThat(instances.get(0).coordinator().runningItems())
-                        .isEmpty());
+                .untilAsserted(
+                        () -> assertThat(instances.get(0).coordinator().ledger().runningItems())
+                                .isEmpty());
     }
 
     @Test

@@ -101,9 +101,9 @@ public final class ShardingDescriptors {
                 instances.add(new InstanceDescriptor(id, !disabledInstances.contains(id), assignment.itemsOf(id)));
             }
             Map<Integer, String> owners = assignment.ownersByItem();
-            Set<Integer> running = new HashSet<>(job.runningItems());
+            Set<Integer> running = new HashSet<>(job.ledger().runningItems());
             Set<Integer> disabledItems = new HashSet<>(job.disabledItems());
-            Map<Integer, String> failoverOwners = job.failoverOwners();
+            Map<Integer, String> failoverOwners = job.ledger().failoverOwners();
             List<ItemDescriptor> items = new ArrayList<>();
             int total = effectiveTotal(configuration, assignment);
             for (int item = 0; item < total; item++) {

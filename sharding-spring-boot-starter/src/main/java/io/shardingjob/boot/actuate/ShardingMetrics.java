@@ -136,7 +136,7 @@ public class ShardingMetrics implements MeterBinder, ShardedJobListener, Sharded
         Gauge.builder(
                         "sharding.job.items.running",
                         job,
-                        running -> running.runningItems().size())
+                        running -> running.ledger().runningItems().size())
                 .description("Items of the job running on this instance now")
                 .tag("job", job.jobName())
                 .register(registry);

@@ -71,7 +71,7 @@ public final class ShardingConsoleAutoConfiguration {
             ConsoleWriteAccess access,
             ConsoleSecurity security,
             ConsoleAudit audit) {
-        ShardingProperties.Console console = properties.getConsole();
+        ConsoleProperties console = properties.getConsole();
         return new ShardingConsole(
                 operations,
                 console.getPath(),

@@ -28,7 +28,7 @@ record JobHistory(
     private static final int MAX_RECORDS = 500;
 
     static JobHistory read(ShardingOperations operations, JobCoordinator job, int items) {
-        List<LedgerFire> ledger = job.recentFires(FIRES);
+        List<LedgerFire> ledger = job.ledger().recentFires(FIRES);
         String store = "memory";
         String problem = null;
         List<ExecutionRecord> log = List.of();

@@ -121,7 +121,7 @@ final class JobPage {
         Set<String> disabledInstances = new HashSet<>(job.disabledInstances());
         Set<Integer> disabledItems = new HashSet<>(job.disabledItems());
         Map<Integer, String> owners = assignment.ownersByItem();
-        Map<Integer, String> runners = job.runningOwners();
+        Map<Integer, String> runners = job.ledger().runningOwners();
         Map<Integer, Long> tokens = runningTokens(ledger);
         String leader = job.leaderId().orElse("");
         html.raw("<h2>Items</h2><table id=\"grid\"><thead><tr><th>item</th><th>parameter</th>");

@@ -72,7 +72,7 @@ final class OverviewPage {
         int items = JobPage.total(job);
         JobHistory history = JobHistory.read(operations, job, items);
         Optional<Instant> next = nextFire(name);
-        List<Integer> running = job.runningItems();
+        List<Integer> running = job.ledger().runningItems();
         html.raw("<tr").attr("data-job", name).raw("><td class=\"name\"><a").attr("href", context.jobLink(name));
         html.raw(">").text(name).raw("</a>");
         if (configuration.disabled()) {

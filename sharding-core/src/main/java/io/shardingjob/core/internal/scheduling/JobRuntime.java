@@ -5,7 +5,6 @@ import io.shardingjob.core.config.JobConfigurationException;
 import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.execution.FireReport;
 import io.shardingjob.core.execution.ItemExecutor;
-import io.shardingjob.core.execution.LedgerFire;
 import io.shardingjob.core.internal.config.JobConfigurationService;
 import io.shardingjob.core.internal.ledger.Claim;
 import io.shardingjob.core.registry.RegistryUnavailableException;
@@ -15,7 +14,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -223,34 +221,9 @@ public final class JobRuntime implements AutoCloseable {
         return settings.clock().instant();
     }
 
-    /** See {@link LedgerQueries#openClaims()}. */
-    public List<Claim> openClaims() {
-        return parts.queries().openClaims();
-    }
-
-    /** See {@link LedgerQueries#failoverOwners()}. */
-    public Map<Integer, String> failoverOwners() {
-        return parts.queries().failoverOwners();
-    }
-
-    /** See {@link LedgerQueries#failoverQueue()}. */
-    public List<Integer> failoverQueue() {
-        return parts.queries().failoverQueue();
-    }
-
-    /** See {@link LedgerQueries#runningItems()}. */
-    public List<Integer> runningItems() {
-        return parts.queries().runningItems();
-    }
-
-    /** See {@link LedgerQueries#runningOwners()}. */
-    public Map<Integer, String> runningOwners() {
-        return parts.queries().runningOwners();
-    }
-
-    /** See {@link LedgerQueries#recentFires(int)}. */
-    public List<LedgerFire> recentFires(int limit) {
-        return parts.queries().recentFires(limit);
+    /** The read-only views of the ledger for operators. */
+    public LedgerQueries ledgerQueries() {
+        return parts.queries();
     }
 
     public boolean isLeader() {

@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * unsettled fires from ZooKeeper (a few requests) and judges liveness by the sessions in the cache, which is good enough
  * for display and never used to decide a take-over; fires never call these.
  */
-final class LedgerQueries {
+public final class LedgerQueries {
 
     private static final Logger log = LoggerFactory.getLogger(LedgerQueries.class);
 
@@ -51,7 +51,7 @@ final class LedgerQueries {
      * What the ledger holds for the fires that are not settled yet: claims running, orphaned or taken over. Read from
      * ZooKeeper (a few requests), for operators; fires never read it.
      */
-    List<Claim> openClaims() {
+    public List<Claim> openClaims() {
         try {
             FireLedger.Overview overview = ledger.overview();
             Instant now = clock.get();
@@ -76,7 +76,7 @@ final class LedgerQueries {
      * The latest fires the ledger holds, newest first, with every claim; fires to come (claimed ahead) and nodes only
      * created ahead of a fire that never came are left out, since nothing ran for them.
      */
-    List<LedgerFire> recentFires(int limit) {
+    public List<LedgerFire> recentFires(int limit) {
         if (limit < 1) {
             throw new IllegalArgumentException("limit must be 1 or more, was " + limit);
         }
@@ -128,7 +128,7 @@ final class LedgerQueries {
     }
 
     /** Items running now for a fire whose owner took them over from another instance, with the instance running each. */
-    Map<Integer, String> failoverOwners() {
+    public Map<Integer, String> failoverOwners() {
         Set<Long> live = cachedLiveSessions();
         Map<Integer, String> owners = new TreeMap<>();
         openClaims().stream()
@@ -139,7 +139,7 @@ final class LedgerQueries {
     }
 
     /** Items with an orphaned claim (its owner gone or gone away) that no instance has taken over yet. */
-    List<Integer> failoverQueue() {
+    public List<Integer> failoverQueue() {
         Set<Long> live = cachedLiveSessions();
         return openClaims().stream()
                 .filter(claim -> LedgerRules.isGivenUp(claim) || !live.contains(claim.sessionId()))
@@ -150,12 +150,12 @@ final class LedgerQueries {
     }
 
     /** Items whose claim for some unsettled fire is held by a live instance's session, read from the ledger. */
-    List<Integer> runningItems() {
+    public List<Integer> runningItems() {
         return List.copyOf(runningOwners().keySet());
     }
 
     /** Item to the instance whose live claim says it runs the item, read from the ledger. */
-    Map<Integer, String> runningOwners() {
+    public Map<Integer, String> runningOwners() {
         Set<Long> live = cachedLiveSessions();
         Map<Integer, String> owners = new TreeMap<>();
         openClaims().stream()
