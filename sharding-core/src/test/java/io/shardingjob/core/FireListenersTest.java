@@ -10,18 +10,15 @@ import io.shardingjob.core.execution.FireCompletion.Outcome;
 import io.shardingjob.core.execution.FireListener;
 import io.shardingjob.core.execution.FireReport;
 import io.shardingjob.core.execution.ShardingContext;
-import java.time.Clock;
+import io.shardingjob.core.testing.SettableClock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /** Before/after listeners on each instance, and the completion listener called once per fire across the cluster. */
@@ -185,34 +182,5 @@ class FireListenersTest extends JobInstanceTestSupport {
                                 () -> instance.coordinator().fire(ExecutionSource.NORMAL, fireTime)))
                         .toArray(CompletableFuture[]::new))
                 .join();
-    }
-
-    /** A clock that stands still until the test moves it on. */
-    private static final class SettableClock extends Clock {
-
-        private final AtomicReference<Instant> now;
-
-        SettableClock(Instant start) {
-            this.now = new AtomicReference<>(start);
-        }
-
-        void advance(Duration duration) {
-            now.updateAndGet(instant -> instant.plus(duration));
-        }
-
-        @Override
-        public Instant instant() {
-            return now.get();
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            throw new UnsupportedOperationException("a test clock has one zone");
-        }
     }
 }

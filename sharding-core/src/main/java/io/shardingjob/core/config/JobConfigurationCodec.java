@@ -138,6 +138,15 @@ public final class JobConfigurationCodec {
     }
 
     private static void line(StringBuilder text, String key, Object value) {
+        appendLine(text, key, value);
+    }
+
+    /**
+     * Appends {@code key=value} and a line break, the value escaped as {@link java.util.Properties#store} escapes it, so
+     * that any text, line breaks included, stays on its line and {@link java.util.Properties#load} reads it back: the
+     * format of the stored configuration, which other ZooKeeper nodes of a job (a manual fire's origin) share.
+     */
+    public static void appendLine(StringBuilder text, String key, Object value) {
         text.append(key).append('=');
         String string = String.valueOf(value);
         for (int i = 0; i < string.length(); i++) {

@@ -9,8 +9,8 @@ import io.shardingjob.boot.ShardedJobAlert;
 import io.shardingjob.boot.ShardingOperations;
 import io.shardingjob.boot.TestZooKeeper;
 import io.shardingjob.core.execution.ShardingContext;
-import java.io.IOException;
-import java.net.ServerSocket;
+import io.shardingjob.core.testing.ProcessGroup;
+import io.shardingjob.core.testing.SettableClock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Comparator;
@@ -195,7 +195,7 @@ class ShardingAlertsTests {
     void aReceiverThatIsDownNeitherSlowsNorFailsTheJob() {
         runner.withUserConfiguration(FailingJob.class)
                 .withPropertyValues(
-                        "sharding.alerts.webhook.url=http://127.0.0.1:" + closedPort() + "/alerts",
+                        "sharding.alerts.webhook.url=http://127.0.0.1:" + ProcessGroup.freePort() + "/alerts",
                         "sharding.alerts.webhook.throttle=0s")
                 .run(context -> {
                     ShardingOperations operations = context.getBean(ShardingOperations.class);
@@ -235,14 +235,6 @@ class ShardingAlertsTests {
                                             .contains("1 of 1 items failed", "FAILED on alerts-test");
                                 });
                     });
-        }
-    }
-
-    private static int closedPort() {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        } catch (IOException ex) {
-            throw new IllegalStateException(ex);
         }
     }
 

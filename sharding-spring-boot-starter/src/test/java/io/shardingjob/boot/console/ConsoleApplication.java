@@ -76,6 +76,11 @@ final class ConsoleApplication implements AutoCloseable {
         return context.getBean(ShardingOperations.class);
     }
 
+    /** Whether the test job is disabled, as its stored configuration says: what a refused operation must not change. */
+    boolean jobDisabled() {
+        return operations().job(JOB).orElseThrow().configuration().disabled();
+    }
+
     <T> T bean(Class<T> type) {
         return context.getBean(type);
     }

@@ -1,5 +1,6 @@
 package io.shardingjob.core.internal.ledger;
 
+import io.shardingjob.core.config.JobConfigurationCodec;
 import java.io.IOException;
 import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
@@ -48,15 +49,15 @@ public record FireOrigin(boolean manual, @Nullable String jobParameter) {
 
     /** The node's data: the note, then this origin. A scheduled fire's node holds the note alone, as it always did. */
     byte[] withNote(String note) {
-        StringBuilder text = new StringBuilder(note);
+        StringBuilder text = new StringBuilder(note).append('\n');
         if (manual) {
-            text.append('\n').append(SOURCE).append('=').append(MANUAL);
+            JobConfigurationCodec.appendLine(text, SOURCE, MANUAL);
         }
         if (jobParameter != null) {
-            text.append('\n').append(JOB_PARAMETER).append('=');
-            escape(jobParameter, text);
+            JobConfigurationCodec.appendLine(text, JOB_PARAMETER, jobParameter);
         }
-        return text.toString().getBytes(StandardCharsets.UTF_8);
+        // The note alone is one line without a break, as a scheduled fire's node always held.
+        return text.substring(0, text.length() - 1).getBytes(StandardCharsets.UTF_8);
     }
 
     /**
@@ -82,26 +83,5 @@ public record FireOrigin(boolean manual, @Nullable String jobParameter) {
         return new NodeData(
                 text.substring(0, newline),
                 new FireOrigin(MANUAL.equals(fields.getProperty(SOURCE)), fields.getProperty(JOB_PARAMETER)));
-    }
-
-    /** As {@link Properties#store} escapes a value, so that any text, line breaks included, stays on one line. */
-    private static void escape(String value, StringBuilder text) {
-        for (int i = 0; i < value.length(); i++) {
-            char c = value.charAt(i);
-            switch (c) {
-                case '\\' -> text.append("\\\\");
-                case '\n' -> text.append("\\n");
-                case '\r' -> text.append("\\r");
-                case '\t' -> text.append("\\t");
-                case '\f' -> text.append("\\f");
-                default -> {
-                    if (i == 0 && c == ' ') {
-                        text.append("\\ ");
-                    } else {
-                        text.append(c);
-                    }
-                }
-            }
-        }
     }
 }

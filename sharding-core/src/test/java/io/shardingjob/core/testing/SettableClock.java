@@ -1,4 +1,4 @@
-package io.shardingjob.boot.autoconfigure;
+package io.shardingjob.core.testing;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -7,12 +7,21 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.concurrent.atomic.AtomicReference;
 
-/** A clock that stands still until the test moves it on: the application's {@code Clock} bean in alert tests. */
-final class SettableClock extends Clock {
+/** A clock that stands still until the test moves it on, for code that takes a {@code Clock}. */
+public final class SettableClock extends Clock {
 
-    private final AtomicReference<Instant> now = new AtomicReference<>(Instant.now());
+    private final AtomicReference<Instant> now;
 
-    void advance(Duration duration) {
+    /** Stands at the real time of its creation. */
+    public SettableClock() {
+        this(Instant.now());
+    }
+
+    public SettableClock(Instant start) {
+        this.now = new AtomicReference<>(start);
+    }
+
+    public void advance(Duration duration) {
         now.updateAndGet(instant -> instant.plus(duration));
     }
 
