@@ -8,6 +8,7 @@ import jakarta.servlet.http.HttpServletRequest;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
 import org.springframework.web.cors.CorsUtils;
 import org.springframework.web.servlet.function.ServerRequest;
 
@@ -81,23 +82,15 @@ final class OperationHandler {
 
     private void record(Operator operator, Request asked, Result result) {
         String outcome = result.status().attribute() + ": " + result.message();
-        if (result.status() == Status.OK) {
-            log.info(
-                    "Console: {} asked {} of {} ({}): {}",
-                    operator.name(),
-                    asked.action(),
-                    asked.job(),
-                    asked.target(),
-                    outcome);
-        } else {
-            log.warn(
-                    "Console: {} asked {} of {} ({}): {}",
-                    operator.name(),
-                    asked.action(),
-                    asked.job(),
-                    asked.target(),
-                    outcome);
-        }
+        // A refused or failed operation is worth an operator's look; a performed one is the normal record.
+        log.atLevel(result.status() == Status.OK ? Level.INFO : Level.WARN)
+                .log(
+                        "Console: {} asked {} of {} ({}): {}",
+                        operator.name(),
+                        asked.action(),
+                        asked.job(),
+                        asked.target(),
+                        outcome);
         try {
             audit.operated(
                     new ConsoleAudit.Operation(operator.name(), asked.job(), asked.target(), asked.action(), outcome));
