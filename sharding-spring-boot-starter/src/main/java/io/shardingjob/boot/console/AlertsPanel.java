@@ -8,14 +8,14 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The {@code #alerts} panel of a job's page, and the overview's warning from alerts: what this instance raised about the
- * job (failed items and fires, missed fires, overruns), newest first, from {@link ShardingOperations#recentAlerts()}.
- * Alerts are this instance's: a fire's failure is raised on the instance that completed it, a miss on each owner of
+ * The {@code #alerts} panel of a job's page (its alerts) and of the overview (every job's), and the overview's warning
+ * from alerts: what this instance raised (failed items and fires, missed fires, overruns), newest first, from
+ * {@link ShardingOperations#recentAlerts()}. Alerts are this instance's: a fire's failure is raised on the instance that completed it, a miss on each owner of
  * the missed items.
  */
 final class AlertsPanel {
 
-    /** Alerts shown on a job's page at most. */
+    /** Alerts shown in a panel at most. */
     static final int SHOWN = 20;
 
     /** How long an alert stays a warning on the overview. */
@@ -23,22 +23,37 @@ final class AlertsPanel {
 
     private AlertsPanel() {}
 
+    /** The job page's panel: the job's alerts. */
     static void render(Html html, ShardingOperations operations, String job, Instant now) {
-        List<ShardedJobAlert> alerts = of(operations, job);
+        render(html, of(operations, job), false, now);
+    }
+
+    /** The overview's panel: every job's alerts, each naming its job. */
+    static void renderAll(Html html, ShardingOperations operations, Instant now) {
+        render(html, operations.recentAlerts(), true, now);
+    }
+
+    private static void render(Html html, List<ShardedJobAlert> alerts, boolean withJob, Instant now) {
         html.raw("<section id=\"alerts\"><h2>Alerts</h2>");
         if (alerts.isEmpty()) {
             html.raw("<p class=\"none\">No alert raised on this instance")
                     .raw(" (alerts are raised when <code>sharding.alerts.enabled</code> is on).</p></section>");
             return;
         }
-        html.raw("<table><thead><tr><th>raised</th><th>alert</th><th>fire</th><th>items</th><th>by</th>")
-                .raw("<th>what happened</th></tr></thead><tbody>");
+        html.raw("<table><thead><tr><th>raised</th>")
+                .raw(withJob ? "<th>job</th>" : "")
+                .raw("<th>alert</th><th>fire</th><th>items</th><th>by</th><th>what happened</th></tr></thead><tbody>");
         for (ShardedJobAlert alert : alerts.subList(0, Math.min(SHOWN, alerts.size()))) {
             html.raw("<tr class=\"alert\"")
                     .attr("data-type", alert.type())
+                    .attr("data-job", alert.job())
                     .raw("><td>")
                     .time(alert.raisedAt(), now)
-                    .raw("</td><td>")
+                    .raw("</td>");
+            if (withJob) {
+                html.raw("<td>").text(alert.job()).raw("</td>");
+            }
+            html.raw("<td>")
                     .text(alert.type())
                     .raw("</td><td>")
                     .text(alert.fireTime())

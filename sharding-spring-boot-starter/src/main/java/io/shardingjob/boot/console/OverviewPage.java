@@ -64,6 +64,7 @@ final class OverviewPage {
         if (scope != null) {
             html.raw("<p class=\"log-scope\">").text(scope).raw("</p>");
         }
+        AlertsPanel.renderAll(html, operations, context.now());
     }
 
     private JobHistory row(Html html, PageContext context, JobCoordinator job) {

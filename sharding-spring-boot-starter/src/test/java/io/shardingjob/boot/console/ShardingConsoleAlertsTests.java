@@ -34,7 +34,7 @@ class ShardingConsoleAlertsTests {
     }
 
     @Test
-    void aFailedItemShowsInTheJobsAlertsEscapedAndWarnsOnTheOverview() {
+    void aFailedItemShowsInTheJobsAlertsEscapedAndOnTheOverviewWithAWarning() {
         await().atMost(Duration.ofSeconds(20))
                 .untilAsserted(() -> assertThat(
                                 application.get("/sharding-console/jobs/" + JOB).body())
@@ -43,7 +43,9 @@ class ShardingConsoleAlertsTests {
                         .doesNotContain("<img src=x>"));
 
         assertThat(application.get("/sharding-console").body())
-                .containsPattern("<span class=\"warning\">(ITEM|FIRE)_FAILED for the fire of ");
+                .containsPattern("<span class=\"warning\">(ITEM|FIRE)_FAILED for the fire of ")
+                .contains("<tr class=\"alert\" data-type=\"ITEM_FAILED\" data-job=\"" + JOB + "\">")
+                .doesNotContain("data-job=\"orderSync\"><td><time");
     }
 
     /** Beside the console's own job, one whose item 1 always fails. */
