@@ -72,6 +72,12 @@ public final class ShardingConsoleAutoConfiguration {
             ConsoleSecurity security,
             ConsoleAudit audit) {
         ConsoleProperties console = properties.getConsole();
+        if (!ShardingConsole.isPathOfItsOwn(console.getPath())) {
+            throw new InvalidShardingPropertyException(
+                    "sharding.console.path",
+                    "must be a path of its own, such as /sharding-console, not '" + console.getPath() + "'",
+                    "Set sharding.console.path to a path that starts with / and is not the root, without patterns.");
+        }
         return new ShardingConsole(
                 operations,
                 console.getPath(),

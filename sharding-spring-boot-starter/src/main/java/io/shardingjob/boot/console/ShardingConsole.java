@@ -175,14 +175,24 @@ public final class ShardingConsole {
                 .body(body);
     }
 
+    /** Whether the console can be served at {@code path}: absolute, not the root, no pattern. */
+    public static boolean isPathOfItsOwn(String path) {
+        String trimmed = trimmed(path);
+        return trimmed.startsWith("/") && trimmed.length() >= 2 && !trimmed.contains("{") && !trimmed.contains("*");
+    }
+
     static String normalize(String path) {
+        if (!isPathOfItsOwn(path)) {
+            throw new IllegalArgumentException("sharding.console.path must be a path of its own, such as"
+                    + " /sharding-console, not '" + path + "'");
+        }
+        return trimmed(path);
+    }
+
+    private static String trimmed(String path) {
         String trimmed = path.trim();
         while (trimmed.endsWith("/")) {
             trimmed = trimmed.substring(0, trimmed.length() - 1);
-        }
-        if (!trimmed.startsWith("/") || trimmed.length() < 2 || trimmed.contains("{") || trimmed.contains("*")) {
-            throw new IllegalArgumentException("sharding.console.path must be a path of its own, such as"
-                    + " /sharding-console, not '" + path + "'");
         }
         return trimmed;
     }

@@ -71,8 +71,18 @@ class ShardingConsoleAutoConfigurationTests {
     @Test
     void refusesAPathThatIsNotAPathOfItsOwn() {
         runner.withPropertyValues("sharding.console.enabled=true", "sharding.console.path=/")
-                .run(context ->
-                        assertThat(context).getFailure().rootCause().hasMessageContaining("sharding.console.path"));
+                .run(context -> {
+                    assertThat(context)
+                            .getFailure()
+                            .rootCause()
+                            .isInstanceOf(InvalidShardingPropertyException.class)
+                            .hasMessageContaining("sharding.console.path");
+                    assertThat(new InvalidShardingPropertyFailureAnalyzer().analyze(context.getStartupFailure()))
+                            .satisfies(analysis -> {
+                                assertThat(analysis.getDescription()).contains("sharding.console.path", "'/'");
+                                assertThat(analysis.getAction()).contains("starts with /");
+                            });
+                });
     }
 
     @Test
