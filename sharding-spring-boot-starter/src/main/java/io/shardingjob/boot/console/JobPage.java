@@ -121,8 +121,8 @@ final class JobPage {
         Set<String> disabledInstances = new HashSet<>(job.disabledInstances());
         Set<Integer> disabledItems = new HashSet<>(job.disabledItems());
         Map<Integer, String> owners = assignment.ownersByItem();
-        Map<Integer, String> runners = job.ledger().runningOwners();
-        Map<Integer, Long> tokens = runningTokens(ledger);
+        // From the same read as the fires below, so that the grid and the fires agree on what runs.
+        Map<Integer, LedgerFire.Item> running = runningClaims(ledger);
         String leader = job.leaderId().orElse("");
         html.raw("<h2>Items</h2><table id=\"grid\"><thead><tr><th>item</th><th>parameter</th>");
         for (String instance : instances) {
@@ -149,7 +149,8 @@ final class JobPage {
         int total = total(job);
         for (int item = 0; item < total; item++) {
             String owner = owners.getOrDefault(item, "");
-            String runner = runners.get(item);
+            LedgerFire.Item claim = running.get(item);
+            String runner = claim == null ? null : claim.instanceId();
             boolean disabled = disabledItems.contains(item);
             html.raw("<tr").attr("data-item", item).attr("data-owner", owner);
             html.attr("data-running", runner != null).attr("class", disabled ? "disabled" : "");
@@ -165,8 +166,7 @@ final class JobPage {
             html.raw(!owner.isEmpty() && !instances.contains(owner) ? " <small>gone</small>" : "");
             html.raw(disabled ? " <small>disabled</small>" : "").raw("</td><td class=\"running\">");
             html.text(runner == null ? "" : "on " + runner).raw("</td><td class=\"fencing-token\">");
-            Long token = runner == null ? null : tokens.get(item);
-            html.text(token == null ? "" : token).raw("</td>");
+            html.text(claim == null ? "" : claim.fencingToken()).raw("</td>");
             if (context.writable()) {
                 html.raw("<td>");
                 Layout.button(
@@ -184,16 +184,19 @@ final class JobPage {
         html.raw("</tbody></table>");
     }
 
-    /** The token of each item's running claim, from the newest fire that has one. */
-    static Map<Integer, Long> runningTokens(List<LedgerFire> ledger) {
-        Map<Integer, Long> tokens = new HashMap<>();
+    /**
+     * Each item's running claim held by a live session, from the newest fire that has one: which instance runs the item
+     * and with which fencing token.
+     */
+    static Map<Integer, LedgerFire.Item> runningClaims(List<LedgerFire> ledger) {
+        Map<Integer, LedgerFire.Item> running = new HashMap<>();
         for (LedgerFire fire : ledger) {
             for (LedgerFire.Item claim : fire.items()) {
                 if (claim.state() == ClaimState.RUNNING && claim.live()) {
-                    tokens.putIfAbsent(claim.item(), claim.fencingToken());
+                    running.putIfAbsent(claim.item(), claim);
                 }
             }
         }
-        return tokens;
+        return running;
     }
 }
