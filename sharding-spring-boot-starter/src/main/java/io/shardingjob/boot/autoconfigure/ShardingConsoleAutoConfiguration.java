@@ -8,6 +8,7 @@ import io.shardingjob.boot.console.ShardingConsole;
 import io.shardingjob.boot.console.ShardingConsoleEndpoint;
 import java.time.Clock;
 import java.util.Map;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.audit.listener.AuditApplicationEvent;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.Access;
@@ -70,7 +71,8 @@ public final class ShardingConsoleAutoConfiguration {
             ShardingProperties properties,
             ConsoleWriteAccess access,
             ConsoleSecurity security,
-            ConsoleAudit audit) {
+            ConsoleAudit audit,
+            ObjectProvider<Clock> clock) {
         ConsoleProperties console = properties.getConsole();
         if (!ShardingConsole.isPathOfItsOwn(console.getPath())) {
             throw new InvalidShardingPropertyException(
@@ -85,7 +87,7 @@ public final class ShardingConsoleAutoConfiguration {
                 access,
                 security,
                 audit,
-                Clock.systemUTC());
+                clock.getIfAvailable(Clock::systemUTC));
     }
 
     @Bean

@@ -73,7 +73,10 @@ final class OverviewPage {
         int items = JobPage.total(job);
         JobHistory history = JobHistory.read(operations, job, items);
         Optional<Instant> next = nextFire(name);
-        List<Integer> running = job.ledger().runningItems();
+        // From the ledger read the strip was made from: one read per job and poll, and the two agree.
+        List<Integer> running = JobPage.runningClaims(history.ledger()).keySet().stream()
+                .sorted()
+                .toList();
         html.raw("<tr").attr("data-job", name).raw("><td class=\"name\"><a").attr("href", context.jobLink(name));
         html.raw(">").text(name).raw("</a>");
         if (configuration.disabled()) {
