@@ -37,6 +37,13 @@ class ClaimsAheadTest extends JobInstanceTestSupport {
 
     private static final String JOB = "ahead";
 
+    private static final java.util.concurrent.ExecutorService ITEM_POOL =
+            java.util.concurrent.Executors.newCachedThreadPool(runnable -> {
+                Thread thread = new Thread(runnable, "claims-ahead-test-item");
+                thread.setDaemon(true);
+                return thread;
+            });
+
     private static final JobConfiguration FOUR_ITEMS = JobConfiguration.builder(JOB)
             .cron("* * * * * *")
             .shardingTotalCount(4)
@@ -44,7 +51,7 @@ class ClaimsAheadTest extends JobInstanceTestSupport {
             .build();
 
     @Test
-    void aScheduledFireRunsOnTheClaimsMadeWithTheEndsOfThePreviousOneAndCostsOneRequest() throws Exception {
+    void aScheduledFireRunsOnTheClaimsMadeWithTheEndsOfThePreviousOneAndCostsTwoRequests() throws Exception {
         // A long session: its claims made ahead are vouched for however slowly this machine goes between fires.
         Instance only = quietInstance(Duration.ofSeconds(30));
         // Fires of whole seconds still to come, fired at once: each one's next fire is in the future.
@@ -55,7 +62,7 @@ class ClaimsAheadTest extends JobInstanceTestSupport {
                 ledger.read(List.of(first.plusSeconds(1))).get(0).claims();
         assertThat(madeAhead.values())
                 .extracting(Claim::state, Claim::instanceId)
-                .containsOnly(org.assertj.core.groups.Tuple.tuple(ClaimState.RUNNING, "only"));
+                .containsOnly(org.assertj.core.groups.Tuple.tuple(ClaimState.RESERVED, "only"));
         assertThat(madeAhead).hasSize(4);
 
         RequestCounter counter = RequestCounter.attachTo(only.client());
@@ -72,7 +79,7 @@ class ClaimsAheadTest extends JobInstanceTestSupport {
         assertRanOn(madeAhead, first.plusSeconds(1));
         assertRanOnce(first.plusSeconds(fires), 4);
         // Each fire's claims were created in the very transaction (one zxid) that recorded the last end of the fire
-        // before: the fire itself sent nothing.
+        // before: the fire itself sent only the write of its starts.
         JobNodes nodes = new JobNodes(JOB);
         Set<Long> transactions = new TreeSet<>();
         for (int fire = 1; fire <= fires; fire++) {
@@ -85,11 +92,13 @@ class ClaimsAheadTest extends JobInstanceTestSupport {
                     .containsOnly(lastEnd);
             ends.forEach(end -> transactions.add(end.getMzxid()));
         }
-        // And nothing else was asked: one multi-operation per transaction. Ends of one fire go in one transaction
-        // unless the machine paused longer than the linger between them, so on a quiet machine this is one per fire.
+        // And nothing else was asked: one multi-operation per transaction of ends, and the starts of each fire, which
+        // go in one request when its items leave the pool's queue within a linger of each other. Ends of one fire go in
+        // one transaction unless the machine paused longer than the linger between them, so on a quiet machine this is
+        // two per fire; a busy one may split the starts of a fire too, never into more than its items.
         assertThat(used.ledger().total())
                 .as("ledger requests of %d fires: %s, transactions %s", fires, used, transactions)
-                .isEqualTo(transactions.size());
+                .isBetween((long) transactions.size() + fires, (long) transactions.size() + 2L * fires);
     }
 
     @Test
@@ -135,12 +144,14 @@ class ClaimsAheadTest extends JobInstanceTestSupport {
                             .getMzxid());
                 }
             }
-            // No request was refused for a fire node another instance created first: one request per transaction.
+            // No request was refused for a fire node another instance created first: one request per transaction of
+            // ends, and the starts of each fire (one request for its two items, two on a machine that paused between
+            // them for longer than the linger).
             assertThat(used.ledger().total())
                     .as(
                             "%s (items %s): ledger requests of %d fires: %s, transactions %s",
                             instance.coordinator().instanceId(), items, fires, used, transactions)
-                    .isEqualTo(transactions.size());
+                    .isBetween((long) transactions.size() + fires, (long) transactions.size() + 2L * fires);
         }
         for (int fire = 3; fire < 3 + fires; fire++) {
             assertRanOnce(first.plusSeconds(fire), 4);
@@ -193,10 +204,13 @@ class ClaimsAheadTest extends JobInstanceTestSupport {
                                         : "b"));
     }
 
-    @Test
-    void theClaimsMadeAheadByACrashedInstanceAreTakenOverAtTheirFire() throws Exception {
-        Instance a = scheduled("a");
-        Instance b = scheduled("b");
+    @ParameterizedTest(name = "failover {0}")
+    @ValueSource(booleans = {true, false})
+    void theClaimsMadeAheadByACrashedInstanceRunAtTheirFireAsTheFiresOwnRunsWithFailoverOnOrOff(boolean failover)
+            throws Exception {
+        JobConfiguration job = FOUR_ITEMS.toBuilder().failover(failover).build();
+        Instance a = scheduled("a", job);
+        Instance b = scheduled("b", job);
         Instant next = fireOnceOn(a, b).plusSeconds(1);
         List<Integer> ofA = a.coordinator().assignment().itemsOf("a");
 
@@ -207,10 +221,11 @@ class ClaimsAheadTest extends JobInstanceTestSupport {
         assertRanOnce(next, 4);
         assertThat(results(result -> result.fireTime().equals(next)))
                 .allMatch(result -> result.context().instanceId().equals("b"));
+        // Nothing of them had started when their owner died: they are the fire's own runs, not repeats of a run.
         assertThat(results(result -> result.fireTime().equals(next)
                         && ofA.contains(result.context().item())))
                 .extracting(ItemResult::source)
-                .containsOnly(ExecutionSource.FAILOVER);
+                .containsOnly(ExecutionSource.NORMAL);
     }
 
     @Test
@@ -235,16 +250,15 @@ class ClaimsAheadTest extends JobInstanceTestSupport {
     }
 
     @Test
-    void aClaimMadeAheadWhoseSessionWentUnheardForHalfATimeoutIsConfirmedByOneReadBeforeItRuns() throws Exception {
+    void claimsMadeAheadAreStoredReservedAndStartOnlyOnceOneWriteRecordedTheirStart() throws Exception {
         Instance only = quietInstance(SESSION_TIMEOUT);
         Instant first = Instant.now().truncatedTo(ChronoUnit.SECONDS).plusSeconds(3);
         only.coordinator().fire(ExecutionSource.NORMAL, first);
         FireLedger ledger = new FireLedger(only.client(), new JobNodes(JOB));
         Instant next = first.plusSeconds(1);
         Map<Integer, Claim> madeAhead = ledger.read(List.of(next)).get(0).claims();
-        long session = only.client().getZookeeperClient().getZooKeeper().getSessionId();
-        // Nothing asks the server anything for half a session timeout: the answer of the claims' request is too old.
-        await().until(() -> !ledger.certainlyLive(session));
+        // Nothing of them started: a crash now leaves them to the items' next owners as the fire's own runs.
+        assertThat(madeAhead.values()).extracting(Claim::state).containsOnly(ClaimState.RESERVED);
 
         RequestCounter counter = RequestCounter.attachTo(only.client());
         awaitQuiet(counter);
@@ -253,8 +267,14 @@ class ClaimsAheadTest extends JobInstanceTestSupport {
         Counts used = counter.counts().since(before);
 
         assertRanOn(madeAhead, next);
-        // One read confirms the four claims, one write records their ends with the next fire's claims.
-        assertThat(used.ledger().total()).as("ledger requests: %s", used).isEqualTo(2);
+        // One write records the four starts (and proves the session through the leader), one records their ends with
+        // the next fire's claims. A quiet spell longer than a ninth of the session timeout may add one sync: the
+        // session's proof is renewed while items are about to run.
+        // On a busy machine the starts may split (the items left the queue more than a linger apart), never the ends.
+        assertThat(used.ledger().byOperation().get("LedgerMulti/foreground"))
+                .as("ledger requests: %s", used)
+                .isBetween(2L, 5L);
+        assertThat(used.ledger().total()).as("ledger requests: %s", used).isLessThanOrEqualTo(6);
     }
 
     @Test
@@ -322,8 +342,8 @@ class ClaimsAheadTest extends JobInstanceTestSupport {
     }
 
     /**
-     * The only instance, asking ZooKeeper nothing by itself (no periodic check for minutes), its items one after
-     * another on the fire's thread so that exactly one of them ends last.
+     * The only instance, asking ZooKeeper nothing by itself (no periodic check for minutes), its items on a pool with
+     * room for all of them, so that they leave its queue together.
      *
      * @param sessionTimeout its session's: an answer vouches for the session for half of it
      */
@@ -341,7 +361,7 @@ class ClaimsAheadTest extends JobInstanceTestSupport {
                 context -> {},
                 builder -> builder.schedule(EVERY_SECOND)
                         .reconcileInterval(Duration.ofMinutes(5))
-                        .job(context -> {}, Runnable::run),
+                        .job(context -> {}, ITEM_POOL),
                 sessionTimeout);
     }
 

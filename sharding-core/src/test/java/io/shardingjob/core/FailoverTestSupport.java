@@ -72,6 +72,13 @@ abstract class FailoverTestSupport extends ZooKeeperTestSupport {
     protected Worker startWorker(
             String id, JobConfiguration configuration, ToLongFunction<Integer> itemMillis, Duration grace)
             throws Exception {
+        return startWorker(id, configuration, itemMillis, grace, 8);
+    }
+
+    /** A worker whose item pool has {@code poolSize} threads: items beyond them wait in its queue. */
+    protected Worker startWorker(
+            String id, JobConfiguration configuration, ToLongFunction<Integer> itemMillis, Duration grace, int poolSize)
+            throws Exception {
         TcpProxy proxy = new TcpProxy(server.getPort());
         CuratorFramework client = CuratorFrameworkFactory.builder()
                 .connectString(proxy.connectString())
@@ -82,7 +89,7 @@ abstract class FailoverTestSupport extends ZooKeeperTestSupport {
                 .build();
         client.start();
         client.blockUntilConnected(10, TimeUnit.SECONDS);
-        ExecutorService pool = Executors.newFixedThreadPool(8);
+        ExecutorService pool = Executors.newFixedThreadPool(poolSize);
         AtomicBoolean dead = new AtomicBoolean();
         JobCoordinator coordinator = JobCoordinator.builder(client, configuration)
                 .instanceId(id)

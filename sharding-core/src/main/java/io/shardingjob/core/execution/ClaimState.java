@@ -2,7 +2,13 @@ package io.shardingjob.core.execution;
 
 /** Where the claim of one item of one fire stands. */
 public enum ClaimState {
-    /** Its owner session runs it (or its retries). */
+    /**
+     * Its owner session holds it and has not started it yet: made ahead of its fire, or waiting for a thread. Its run
+     * starts only once its owner wrote it {@link #RUNNING}; an owner that dies before has started nothing, so whoever
+     * owns the item next runs it as the fire's own run, with {@code failover} on or off.
+     */
+    RESERVED,
+    /** Its owner session started it (or its retries): recorded before the item's code ran. */
     RUNNING,
     /** It completed. */
     DONE,
@@ -22,6 +28,16 @@ public enum ClaimState {
 
     /** Whether the item still has to run for the fire: an open claim is taken over when its owner is gone. */
     public boolean isOpen() {
-        return this == RUNNING || this == RELEASED || this == HANDED_ON;
+        return this == RESERVED || this == RUNNING || this == RELEASED || this == HANDED_ON;
+    }
+
+    /** Whether its owner session still holds it, started or about to start: nobody else may run its item meanwhile. */
+    public boolean isHeld() {
+        return this == RESERVED || this == RUNNING;
+    }
+
+    /** Whether nothing of its run can have started: it is the fire's own run of the item whoever runs it. */
+    public boolean neverStarted() {
+        return this == RESERVED || this == HANDED_ON;
     }
 }

@@ -44,7 +44,7 @@ public record Claim(
         int version,
         long fencingToken) {
 
-    /** A new claim, before it is written. */
+    /** A new claim, before it is written: reserved, its run not started (see {@link #startedAt}). */
     public static Claim first(
             int item,
             Instant fireTime,
@@ -60,7 +60,7 @@ public record Claim(
                 instanceId,
                 sessionId,
                 1,
-                ClaimState.RUNNING,
+                ClaimState.RESERVED,
                 source,
                 epoch,
                 total,
@@ -71,7 +71,7 @@ public record Claim(
                 0);
     }
 
-    /** This claim given to a new owner, as a take-over writes it. */
+    /** This claim given to a new owner, as a take-over writes it: reserved by the new owner, which starts it later. */
     public Claim takenOverBy(String newInstance, long newSession, ExecutionSource newSource, Instant now) {
         return new Claim(
                 item,
@@ -79,7 +79,7 @@ public record Claim(
                 newInstance,
                 newSession,
                 attempt + 1,
-                ClaimState.RUNNING,
+                ClaimState.RESERVED,
                 newSource,
                 epoch,
                 total,
@@ -88,6 +88,29 @@ public record Claim(
                 null,
                 version,
                 0);
+    }
+
+    /**
+     * This claim as its owner writes it just before the run starts: {@code RUNNING}, started now. The versioned write
+     * of it is what lets the run start: it fails once the claim was taken over, and only the ensemble's leader answers
+     * a write, so its answer proves the session live (a follower cut off from the leader still answers pings).
+     */
+    public Claim startedAt(Instant now) {
+        return new Claim(
+                item,
+                fireTime,
+                instanceId,
+                sessionId,
+                attempt,
+                ClaimState.RUNNING,
+                source,
+                epoch,
+                total,
+                retry,
+                now,
+                null,
+                version,
+                fencingToken);
     }
 
     /** This claim in another state, written by its owner. */

@@ -4,10 +4,12 @@ import io.shardingjob.core.internal.ledger.LedgerRules.Slot;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Queue;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -126,6 +128,18 @@ public final class ClaimCommits {
         return enqueue(new Pending(claim, lastOfItsFire), lastOfItsFire);
     }
 
+    /**
+     * Queues the write of a run's start, like {@link #writeLater(Claim)}: the starts of the items that leave their queue
+     * together go in one request. Unless it is the last of them, it lingers for the others as an end does.
+     *
+     * @param lastOfTogether whether no other run handed on with it is still to leave its queue
+     * @param assignmentVersion the version of the assignment the start was decided under: the write fails, with
+     *     {@link AssignmentGuard.Moved}, once a newer one was written
+     */
+    public CompletableFuture<Optional<Claim>> startLater(Claim started, boolean lastOfTogether, int assignmentVersion) {
+        return enqueue(new Pending(started, false, assignmentVersion), lastOfTogether);
+    }
+
     private CompletableFuture<Optional<Claim>> enqueue(Pending pending, boolean drainNow) {
         queue.add(pending);
         if (drainNow) {
@@ -208,14 +222,37 @@ public final class ClaimCommits {
     }
 
     /** Sends one commit; what it came to is handed to the waiting writers on the drainer, never on ZooKeeper's thread. */
-    private CompletableFuture<Void> write(List<Pending> batch) {
+    private CompletableFuture<Void> write(List<Pending> queued) {
+        // Starts decided under an assignment older than the newest one among them cannot be made: refused at once.
+        int newest = queued.stream().mapToInt(Pending::guard).max().orElse(UNGUARDED);
+        List<Pending> batch = new ArrayList<>(queued.size());
+        Set<Slot> guarded = new HashSet<>();
+        for (Pending pending : queued) {
+            if (pending.guard == UNGUARDED) {
+                batch.add(pending);
+            } else if (pending.guard == newest) {
+                batch.add(pending);
+                guarded.add(slot(pending.claim));
+            } else {
+                pending.result.completeExceptionally(new AssignmentGuard.Moved(pending.claim));
+            }
+        }
+        if (batch.isEmpty()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        AssignmentGuard guard = guarded.isEmpty() ? AssignmentGuard.NONE : new AssignmentGuard(newest, guarded);
         Map<Slot, Pending> bySlot = new HashMap<>();
         batch.forEach(pending -> bySlot.put(slot(pending.claim), pending));
         Ahead.Next following = claimsAhead(batch);
         List<Claim> next = following.claims();
         Instant nextFire = next.isEmpty() ? Instant.EPOCH : next.get(0).fireTime();
         CompletableFuture<Void> answered = new CompletableFuture<>();
-        ledger.commitAsync(batch.stream().map(pending -> pending.claim).toList(), nextFire, next, following.fireNodes())
+        ledger.commitAsync(
+                        batch.stream().map(pending -> pending.claim).toList(),
+                        nextFire,
+                        next,
+                        following.fireNodes(),
+                        guard)
                 .whenComplete((committed, failure) -> onDrainer(() -> {
                     try {
                         if (failure != null) {
@@ -239,6 +276,10 @@ public final class ClaimCommits {
                         written.lost()
                                 .forEach(
                                         lost -> bySlot.remove(slot(lost)).result.complete(Optional.empty()));
+                        written.moved()
+                                .forEach(moved -> bySlot.remove(slot(moved))
+                                        .result
+                                        .completeExceptionally(new AssignmentGuard.Moved(moved)));
                         bySlot.values().forEach(pending -> pending.result.complete(Optional.empty()));
                     } finally {
                         answered.complete(null);
@@ -268,10 +309,22 @@ public final class ClaimCommits {
         return new Slot(claim.item(), claim.fireTime());
     }
 
-    private record Pending(Claim claim, boolean lastOfFire, CompletableFuture<Optional<Claim>> result) {
+    /** The guard of a write that needs none. */
+    private static final int UNGUARDED = -1;
+
+    /**
+     * One queued write.
+     *
+     * @param guard the assignment version a start was decided under, or {@link #UNGUARDED}
+     */
+    private record Pending(Claim claim, boolean lastOfFire, int guard, CompletableFuture<Optional<Claim>> result) {
 
         Pending(Claim claim, boolean lastOfFire) {
-            this(claim, lastOfFire, new CompletableFuture<>());
+            this(claim, lastOfFire, UNGUARDED, new CompletableFuture<>());
+        }
+
+        Pending(Claim claim, boolean lastOfFire, int guard) {
+            this(claim, lastOfFire, guard, new CompletableFuture<>());
         }
     }
 }

@@ -1,9 +1,9 @@
 package io.shardingjob.core.internal.ledger;
 
-import io.shardingjob.core.execution.ClaimState;
 import io.shardingjob.core.internal.ledger.LedgerRules.FireView;
 import io.shardingjob.core.internal.registry.JobNodes;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -104,7 +104,12 @@ public final class FireLedger {
      * @param written the claims as now stored, with their new versions
      * @param lost the claims whose write was refused because they are no longer this writer's (taken over, retired)
      */
-    public record Written(List<Claim> written, List<Claim> lost) {}
+    public record Written(List<Claim> written, List<Claim> lost, List<Claim> moved) {
+
+        public Written(List<Claim> written, List<Claim> lost) {
+            this(written, lost, List.of());
+        }
+    }
 
     /** Writes each claim as given at the version it holds, in one multi-operation per batch: a group commit. */
     public Written update(List<Claim> claims) throws Exception {
@@ -134,6 +139,15 @@ public final class FireLedger {
     /** {@link #commitAsync(List, Instant, List)}, with the fire nodes treated as {@code fireNodes} says. */
     public CompletableFuture<Committed> commitAsync(
             List<Claim> writes, Instant fireTime, List<Claim> creates, FireNodes fireNodes) {
+        return commitAsync(writes, fireTime, creates, fireNodes, AssignmentGuard.NONE);
+    }
+
+    /**
+     * {@link #commitAsync(List, Instant, List, FireNodes)}, with the writes {@code guard} covers made only under the
+     * assignment they were decided under; those refused for it come back as {@link Written#moved()}.
+     */
+    public CompletableFuture<Committed> commitAsync(
+            List<Claim> writes, Instant fireTime, List<Claim> creates, FireNodes fireNodes, AssignmentGuard guard) {
         LedgerCommit.Outcome outcome = new LedgerCommit.Outcome();
         CompletableFuture<LedgerCommit.Outcome> sent = CompletableFuture.completedFuture(outcome);
         List<Claim> batchWrites = new ArrayList<>();
@@ -142,7 +156,7 @@ public final class FireLedger {
         for (Claim claim : writes) {
             int size = commits.bytes(claim);
             if (bytes + size > LedgerRequests.MAX_WRITE_BYTES && !batchWrites.isEmpty()) {
-                sent = then(sent, batchWrites, fireTime, batchCreates, fireNodes.without());
+                sent = then(sent, batchWrites, fireTime, batchCreates, fireNodes.without(), guard);
                 batchWrites = new ArrayList<>();
                 bytes = 0;
             }
@@ -152,7 +166,7 @@ public final class FireLedger {
         for (Claim claim : creates) {
             int size = commits.bytes(claim);
             if (bytes + size > LedgerRequests.MAX_WRITE_BYTES && (!batchWrites.isEmpty() || !batchCreates.isEmpty())) {
-                sent = then(sent, batchWrites, fireTime, batchCreates, fireNodes.without());
+                sent = then(sent, batchWrites, fireTime, batchCreates, fireNodes.without(), guard);
                 batchWrites = new ArrayList<>();
                 batchCreates = new ArrayList<>();
                 bytes = 0;
@@ -161,10 +175,10 @@ public final class FireLedger {
             bytes += size;
         }
         if (!batchWrites.isEmpty() || !batchCreates.isEmpty() || fireNodes.createAhead() != null) {
-            sent = then(sent, batchWrites, fireTime, batchCreates, fireNodes);
+            sent = then(sent, batchWrites, fireTime, batchCreates, fireNodes, guard);
         }
-        return sent.thenApply(
-                done -> new Committed(new Written(done.written(), done.lost()), new Claimed(done.won(), done.taken())));
+        return sent.thenApply(done -> new Committed(
+                new Written(done.written(), done.lost(), done.moved()), new Claimed(done.won(), done.taken())));
     }
 
     /** The next batch, once the ones before it were answered. */
@@ -173,8 +187,9 @@ public final class FireLedger {
             List<Claim> writes,
             Instant fireTime,
             List<Claim> creates,
-            FireNodes fireNodes) {
-        return before.thenCompose(outcome -> commits.send(writes, fireTime, creates, fireNodes, outcome));
+            FireNodes fireNodes,
+            AssignmentGuard guard) {
+        return before.thenCompose(outcome -> commits.send(writes, fireTime, creates, fireNodes, guard, outcome));
     }
 
     /**
@@ -243,29 +258,11 @@ public final class FireLedger {
         return reads.readClaimAsync(fireTime, item);
     }
 
-    /**
-     * Which of these claims of one fire, held by this session, are still exactly as it holds them, read in one request:
-     * an answer also proves the session still lives on the server.
-     */
-    public List<Claim> stillHeld(Instant fireTime, Collection<Claim> held) throws Exception {
-        Map<Integer, Claim> stored = LedgerRequests.await(
-                reads.readClaimsAsync(fireTime, held.stream().map(Claim::item).toList()));
-        return held.stream()
-                .filter(claim -> {
-                    Claim now = stored.get(claim.item());
-                    return now != null
-                            && now.version() == claim.version()
-                            && now.sessionId() == claim.sessionId()
-                            && now.state() == ClaimState.RUNNING;
-                })
-                .toList();
-    }
-
     /** Whether another session's run, as an audit saw it, is still running now; when unknown, it is. */
     public boolean stillRuns(Claim other) {
         try {
             return LedgerRequests.await(reads.readClaimAsync(other.fireTime(), other.item()))
-                    .filter(now -> now.state() == ClaimState.RUNNING && now.sessionId() == other.sessionId())
+                    .filter(now -> now.state().isHeld() && now.sessionId() == other.sessionId())
                     .isPresent();
         } catch (Exception unreachable) {
             return true;
@@ -379,11 +376,16 @@ public final class FireLedger {
     }
 
     /**
-     * Whether the session certainly still lives on the server, so that no other instance can have taken over its
-     * claims, judged without a request: its last request was answered less than half a session timeout ago.
+     * How long ago the last request that proved this client's session through the ensemble's leader (a write or a
+     * {@code sync}, never a ping or a read) was sent; null when none did yet.
      */
-    public boolean certainlyLive(long sessionId) {
-        return requests.certainlyLive(sessionId);
+    public @Nullable Duration sinceSessionProven() {
+        return requests.sinceProven();
+    }
+
+    /** Proves the session through the leader, with one {@code sync} that every job of the client shares. */
+    public CompletableFuture<Void> proveSessionAsync() {
+        return requests.proveAsync(requests.full(nodes.root()));
     }
 
     /** The id of the session this instance's claims name. */

@@ -57,8 +57,13 @@ final class LedgerCommit {
      *     happened is then unknown)
      */
     CompletableFuture<Outcome> send(
-            List<Claim> writes, Instant fireTime, List<Claim> creates, FireNodes fireNodes, Outcome outcome) {
-        return round(new ArrayList<>(writes), fireTime, new ArrayList<>(creates), fireNodes, outcome, 0);
+            List<Claim> writes,
+            Instant fireTime,
+            List<Claim> creates,
+            FireNodes fireNodes,
+            AssignmentGuard guard,
+            Outcome outcome) {
+        return round(new ArrayList<>(writes), fireTime, new ArrayList<>(creates), fireNodes, guard, outcome, 0);
     }
 
     private CompletableFuture<Outcome> round(
@@ -66,6 +71,7 @@ final class LedgerCommit {
             Instant fireTime,
             List<Claim> news,
             FireNodes fireNodes,
+            AssignmentGuard guard,
             Outcome outcome,
             int claimRounds) {
         Instant ahead = fireNodes.createAhead();
@@ -74,8 +80,13 @@ final class LedgerCommit {
             return CompletableFuture.completedFuture(outcome);
         }
         boolean withFire = !news.isEmpty() && !fireNodes.assumeExists() && !knownFires.contains(fireTime);
-        List<Op> ops = new ArrayList<>(sets.size() + news.size() + 2);
+        // The guard goes last among the owner writes, so that the indexes of the writes stay those of the list.
+        boolean guarded = sets.stream().anyMatch(guard::covers);
+        List<Op> ops = new ArrayList<>(sets.size() + news.size() + 3);
         sets.forEach(claim -> ops.add(Op.setData(path(claim), claim.encode(), claim.version())));
+        if (guarded) {
+            ops.add(Op.check(requests.full(nodes.assignment()), guard.version()));
+        }
         if (withFire) {
             ops.add(Op.create(requests.full(nodes.ledgerFire(fireTime)), new byte[0], persistent()));
         }
@@ -89,7 +100,7 @@ final class LedgerCommit {
                     Stat stat = ((OpResult.SetDataResult) answer.results().get(i)).getStat();
                     outcome.written.add(sets.get(i).written(stat, false));
                 }
-                int offset = sets.size() + (withFire ? 1 : 0);
+                int offset = sets.size() + (guarded ? 1 : 0) + (withFire ? 1 : 0);
                 for (int i = 0; i < news.size(); i++) {
                     Stat stat = ((OpResult.CreateResult) answer.results().get(offset + i)).getStat();
                     outcome.won.put(news.get(i).item(), news.get(i).written(stat, true));
@@ -110,11 +121,22 @@ final class LedgerCommit {
             if (withAhead && index == ops.size() - 1) {
                 // Created by another instance already, or not creatable: the claims do not depend on it.
                 knownFires.add(ahead);
-                return round(sets, fireTime, news, fireNodes, outcome, claimRounds);
+                return round(sets, fireTime, news, fireNodes, guard, outcome, claimRounds);
             }
             if (index < sets.size()) {
                 return refusedWrite(sets.remove(index), code, outcome)
-                        .thenCompose(settled -> round(sets, fireTime, news, fireNodes, outcome, claimRounds));
+                        .thenCompose(settled -> round(sets, fireTime, news, fireNodes, guard, outcome, claimRounds));
+            }
+            if (guarded && index == sets.size()) {
+                // A newer assignment was written since the one these starts were decided under: none of them starts.
+                sets.removeIf(claim -> {
+                    if (guard.covers(claim)) {
+                        outcome.moved.add(claim);
+                        return true;
+                    }
+                    return false;
+                });
+                return round(sets, fireTime, news, fireNodes, guard, outcome, claimRounds);
             }
             if (claimRounds >= MAX_CLAIM_ROUNDS) {
                 return CompletableFuture.failedFuture(new IllegalStateException("Could not claim items of the fire at "
@@ -123,8 +145,9 @@ final class LedgerCommit {
             // A node taken to exist that does not: created with the claims in the next round.
             FireNodes next =
                     code == KeeperException.Code.NONODE ? new FireNodes(false, fireNodes.createAhead()) : fireNodes;
-            return refusedClaim(fireTime, news, withFire && index == sets.size(), code, outcome)
-                    .thenCompose(settled -> round(sets, fireTime, news, next, outcome, claimRounds + 1));
+            int fireIndex = sets.size() + (guarded ? 1 : 0);
+            return refusedClaim(fireTime, news, withFire && index == fireIndex, code, outcome)
+                    .thenCompose(settled -> round(sets, fireTime, news, next, guard, outcome, claimRounds + 1));
         });
     }
 
@@ -193,13 +216,25 @@ final class LedgerCommit {
      *
      * @param written the owner writes as now stored, with their new versions
      * @param lost the owner writes refused because the claim is no longer this writer's (taken over, retired)
+     * @param moved the guarded owner writes refused because a newer assignment was written than the one they were
+     *     decided under
      * @param won the new claims created, with their version and fencing token
      * @param taken the items of new claims another claim already covered, with that claim as read
      */
-    record Outcome(List<Claim> written, List<Claim> lost, Map<Integer, Claim> won, Map<Integer, Claim> taken) {
+    record Outcome(
+            List<Claim> written,
+            List<Claim> lost,
+            List<Claim> moved,
+            Map<Integer, Claim> won,
+            Map<Integer, Claim> taken) {
 
         Outcome() {
-            this(new ArrayList<>(), new ArrayList<>(), new java.util.TreeMap<>(), new java.util.TreeMap<>());
+            this(
+                    new ArrayList<>(),
+                    new ArrayList<>(),
+                    new ArrayList<>(),
+                    new java.util.TreeMap<>(),
+                    new java.util.TreeMap<>());
         }
     }
 }

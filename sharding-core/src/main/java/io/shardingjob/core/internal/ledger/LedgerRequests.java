@@ -1,12 +1,12 @@
 package io.shardingjob.core.internal.ledger;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 import org.apache.curator.drivers.OperationTrace;
 import org.apache.curator.framework.CuratorFramework;
@@ -41,39 +41,66 @@ final class LedgerRequests {
     private final CuratorFramework client;
 
     /**
-     * When the last request on each session that the server answered was sent, shared by every job of the process: the
-     * jobs of one client share its session, and any answer proves it lived when the request was sent.
+     * When the last request on each session that the ensemble's leader answered was sent, shared by every job of the
+     * process: the jobs of one client share its session. Only a write or a {@code sync} counts: the leader checks and
+     * touches the session when it handles it, while a follower answers pings and reads by itself, and goes on doing so
+     * for up to {@code syncLimit × tickTime} after it lost the leader, who may expire the session meanwhile.
      */
-    private static final Map<Long, Long> ANSWERED_SENT_NANOS = new ConcurrentHashMap<>();
+    private static final Map<Long, Long> PROVEN_SENT_NANOS = new ConcurrentHashMap<>();
+
+    /** The proof of each session under way, so that the jobs of one client send one {@code sync} between them. */
+    private static final Map<Long, CompletableFuture<Void>> PROVING = new ConcurrentHashMap<>();
 
     LedgerRequests(CuratorFramework client) {
         this.client = client;
     }
 
     /**
-     * Whether the session certainly still lives on the server, without asking it: the server expires a session only
-     * after a whole session timeout without hearing from it, and it heard from it when it answered the last request. Half
-     * a timeout after that request was sent, the answer no longer counts (a process frozen or paused since cannot tell
-     * how long it was away otherwise). Elapsed time is measured on the monotonic clock: a wall clock set back or forth
-     * must not stretch it.
+     * How long ago the request that last proved this client's current session through the leader was sent, on the
+     * monotonic clock (a wall clock set back or forth must not stretch it); null when nothing proved it yet. The server
+     * cannot expire the session before a whole session timeout after that.
      */
-    boolean certainlyLive(long sessionId) {
-        Long sent = ANSWERED_SENT_NANOS.get(sessionId);
-        if (sent == null || sessionId == 0) {
-            return false;
-        }
+    @Nullable
+    Duration sinceProven() {
         try {
-            ZooKeeper zooKeeper = zooKeeper();
-            long timeoutNanos = TimeUnit.MILLISECONDS.toNanos(zooKeeper.getSessionTimeout());
-            return zooKeeper.getSessionId() == sessionId && System.nanoTime() - sent < timeoutNanos / 2;
+            long sessionId = zooKeeper().getSessionId();
+            Long sent = sessionId == 0 ? null : PROVEN_SENT_NANOS.get(sessionId);
+            return sent == null ? null : Duration.ofNanos(Math.max(0, System.nanoTime() - sent));
         } catch (Exception closed) {
-            return false;
+            return null;
         }
     }
 
-    private static void answered(long sessionId, long sentNanos) {
+    /**
+     * Proves the current session through the leader with one {@code sync} of the path, unless one is under way: then
+     * its answer serves every job of the client.
+     */
+    CompletableFuture<Void> proveAsync(String fullPath) {
+        long sessionId;
+        try {
+            sessionId = zooKeeper().getSessionId();
+        } catch (Exception closed) {
+            return CompletableFuture.failedFuture(closed);
+        }
+        CompletableFuture<Void> mine = new CompletableFuture<>();
+        CompletableFuture<Void> under = PROVING.putIfAbsent(sessionId, mine);
+        if (under != null) {
+            return under;
+        }
+        syncAsync(fullPath).whenComplete((done, failure) -> {
+            PROVING.remove(sessionId, mine);
+            if (failure != null) {
+                mine.completeExceptionally(failure);
+            } else {
+                mine.complete(null);
+            }
+        });
+        return mine;
+    }
+
+    private static void proven(long sessionId, long sentNanos) {
         // Sessions are few (one per client and connection loss): the map stays small however long the process runs.
-        ANSWERED_SENT_NANOS.merge(sessionId, sentNanos, (earlier, later) -> later - earlier > 0 ? later : earlier);
+        PROVEN_SENT_NANOS.merge(sessionId, sentNanos, (earlier, later) -> later - earlier > 0 ? later : earlier);
     }
 
     /**
@@ -108,8 +135,11 @@ final class LedgerRequests {
      * it must not block. Completes exceptionally when the server did not answer it (connection loss, session expiry).
      */
     CompletableFuture<MultiAnswer> multiAsync(String name, List<Op> ops) {
+        boolean throughLeader =
+                ops.stream().anyMatch(op -> !(op instanceof Op.GetData || op instanceof Op.GetChildren));
         return sendAsync(
                 "Ledger" + name,
+                throughLeader,
                 (zooKeeper, pending) -> zooKeeper.multi(
                         ops,
                         (rc, path, context, results) -> {
@@ -131,6 +161,7 @@ final class LedgerRequests {
     CompletableFuture<Void> syncAsync(String fullPath) {
         return sendAsync(
                 "LedgerSync",
+                true,
                 (zooKeeper, pending) -> zooKeeper.sync(
                         fullPath,
                         (rc, path, context) -> {
@@ -144,7 +175,8 @@ final class LedgerRequests {
     }
 
     /** Sends one request on the session's own handle, reported to Curator's tracer as Curator's own operations are. */
-    private <T> CompletableFuture<T> sendAsync(String traceName, BiConsumer<ZooKeeper, Pending<T>> request) {
+    private <T> CompletableFuture<T> sendAsync(
+            String traceName, boolean throughLeader, BiConsumer<ZooKeeper, Pending<T>> request) {
         OperationTrace trace = client.getZookeeperClient().startAdvancedTracer(traceName);
         ZooKeeper zooKeeper;
         try {
@@ -153,7 +185,7 @@ final class LedgerRequests {
             trace.commit();
             return CompletableFuture.failedFuture(unavailable);
         }
-        Pending<T> pending = new Pending<>(trace, zooKeeper.getSessionId(), System.nanoTime());
+        Pending<T> pending = new Pending<>(trace, zooKeeper.getSessionId(), System.nanoTime(), throughLeader);
         request.accept(zooKeeper, pending);
         return pending.result;
     }
@@ -169,17 +201,23 @@ final class LedgerRequests {
 
         private final long sentNanos;
 
-        private Pending(OperationTrace trace, long session, long sentNanos) {
+        /** Whether only the leader answers it: then the answer proves the session. */
+        private final boolean throughLeader;
+
+        private Pending(OperationTrace trace, long session, long sentNanos, boolean throughLeader) {
             this.trace = trace;
             this.session = session;
             this.sentNanos = sentNanos;
+            this.throughLeader = throughLeader;
         }
 
-        /** The server answered: the session lived when the request was sent. */
+        /** The server answered: the session lived when the request was sent, as the leader knows if it answered. */
         void answered(int rc, @Nullable T value) {
             trace.setReturnCode(rc);
             trace.commit();
-            LedgerRequests.answered(session, sentNanos);
+            if (throughLeader) {
+                LedgerRequests.proven(session, sentNanos);
+            }
             result.complete(value);
         }
 

@@ -66,7 +66,7 @@ public final class LedgerRules {
      * look orphaned while it runs them.
      */
     public static boolean isOrphan(Claim claim, Set<Long> liveSessions) {
-        return isGivenUp(claim) || (claim.state() == ClaimState.RUNNING && !liveSessions.contains(claim.sessionId()));
+        return isGivenUp(claim) || (claim.state().isHeld() && !liveSessions.contains(claim.sessionId()));
     }
 
     /**
@@ -99,6 +99,15 @@ public final class LedgerRules {
     }
 
     /**
+     * Whether an orphan this instance took over runs here, or is recorded {@code FAILED}: {@code failover: false} means
+     * that a run that started and was cut is not repeated, never that an item of a fire is skipped. An orphan whose run
+     * never started (reserved, or handed on) is the fire's own run of the item and always runs.
+     */
+    public static boolean runsOrphan(Claim orphan, boolean failover) {
+        return failover || orphan.state().neverStarted();
+    }
+
+    /**
      * The items this instance owns that another live session is still running, for any fire: this instance does not
      * start them until that run ends, so that one item never runs on two instances at once, even for two fires (an item
      * moved by a reshard while its old owner finishes it, say).
@@ -113,7 +122,7 @@ public final class LedgerRules {
             Collection<Claim> claims, Set<Long> liveSessions, long sessionId, Set<Integer> ownedItems) {
         Map<Integer, Claim> elsewhere = new java.util.TreeMap<>();
         claims.stream()
-                .filter(claim -> claim.state() == ClaimState.RUNNING
+                .filter(claim -> claim.state().isHeld()
                         && claim.sessionId() != sessionId
                         && liveSessions.contains(claim.sessionId())
                         && ownedItems.contains(claim.item()))
@@ -131,7 +140,7 @@ public final class LedgerRules {
     public static List<Claim> previousSessionOwn(
             Collection<Claim> claims, String instanceId, long sessionId, Set<Slot> known) {
         return claims.stream()
-                .filter(claim -> claim.state() == ClaimState.RUNNING
+                .filter(claim -> claim.state().isHeld()
                         && claim.instanceId().equals(instanceId)
                         && claim.sessionId() != sessionId)
                 .filter(claim -> !known.contains(new Slot(claim.item(), claim.fireTime())))
@@ -146,7 +155,7 @@ public final class LedgerRules {
      */
     public static List<Claim> strandedOwn(Collection<Claim> claims, long sessionId, Set<Slot> runningHere) {
         return claims.stream()
-                .filter(claim -> claim.state() == ClaimState.RUNNING && claim.sessionId() == sessionId)
+                .filter(claim -> claim.state().isHeld() && claim.sessionId() == sessionId)
                 .filter(claim -> !runningHere.contains(new Slot(claim.item(), claim.fireTime())))
                 .sorted(Comparator.comparing(Claim::fireTime).thenComparingInt(Claim::item))
                 .toList();
@@ -174,15 +183,11 @@ public final class LedgerRules {
 
     /** What a fire does with a claim its instance created ahead for it. */
     public enum AheadFate {
-        /** Runs it: nothing changed since it was made. */
-        RUN,
         /**
-         * Runs it once one read shows it unchanged: the server's answer proves the session still lives, so no other
-         * instance can have taken the claim over. For a claim whose session this instance cannot vouch for without
-         * asking (nothing answered for a while: a process frozen or paused since may have lost its session, and its
-         * claims to another instance).
+         * Starts it: nothing changed since it was made. The run still begins with its start write (see {@link
+         * RunStart}), which fails if the claim was taken over meanwhile and proves the session live.
          */
-        CONFIRM,
+        RUN,
         /** Records it as not run: the item or the whole job is disabled now. */
         SKIP,
         /** Gives it up for the item's owner to take over: the item is no longer this instance's. */
@@ -203,7 +208,6 @@ public final class LedgerRules {
      * @param owned the items this instance owns now, none when it is disabled
      * @param disabledItems the items disabled now
      * @param startable whether the item is neither busy here nor run by another live session
-     * @param sessionCertainlyLive whether the session is known to live on the server without asking it
      */
     public static AheadFate atFire(
             Claim ahead,
@@ -212,8 +216,7 @@ public final class LedgerRules {
             boolean jobDisabled,
             Set<Integer> owned,
             Set<Integer> disabledItems,
-            boolean startable,
-            boolean sessionCertainlyLive) {
+            boolean startable) {
         if (!connected || ahead.sessionId() != sessionId) {
             return AheadFate.AUDIT;
         }
@@ -226,7 +229,7 @@ public final class LedgerRules {
         if (!startable) {
             return AheadFate.AUDIT;
         }
-        return sessionCertainlyLive ? AheadFate.RUN : AheadFate.CONFIRM;
+        return AheadFate.RUN;
     }
 
     /**

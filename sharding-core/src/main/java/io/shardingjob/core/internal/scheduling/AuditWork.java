@@ -1,6 +1,5 @@
 package io.shardingjob.core.internal.scheduling;
 
-import io.shardingjob.core.execution.ClaimState;
 import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.execution.ItemExecutor;
 import io.shardingjob.core.internal.ledger.Claim;
@@ -118,10 +117,9 @@ final class AuditWork {
         if (step.orphan != null) {
             Claim orphan = step.orphan;
             // Handed on before it started, it runs as what it was made for; a run that started and was cut is repeated.
-            ExecutionSource source =
-                    orphan.state() == ClaimState.HANDED_ON || orphan.source() == ExecutionSource.MISFIRE
-                            ? orphan.source()
-                            : ExecutionSource.FAILOVER;
+            ExecutionSource source = orphan.state().neverStarted() || orphan.source() == ExecutionSource.MISFIRE
+                    ? orphan.source()
+                    : ExecutionSource.FAILOVER;
             log.info(
                     "Job {}: taking over item {} of the fire at {} from {}",
                     runtime.jobName(),
@@ -139,8 +137,7 @@ final class AuditWork {
             // since. Only a claim still running under this session, with the item now reserved here, is stranded.
             long session = runtime.sessionId();
             return ledger.readClaimAsync(claim.fireTime(), claim.item())
-                    .thenApply(stored -> stored.filter(
-                                    now -> now.state() == ClaimState.RUNNING && now.sessionId() == session)
+                    .thenApply(stored -> stored.filter(now -> now.state().isHeld() && now.sessionId() == session)
                             .filter(now -> !local.isUnwritten(new Slot(now.item(), now.fireTime())))
                             .orElse(null));
         }

@@ -181,18 +181,13 @@ final class ClaimsAhead implements ClaimCommits.Ahead {
          * @param startable whether the item is neither busy here nor run by another live session
          */
         AheadFate atFire(Claim claim, boolean startable) {
-            return atFire(claim, startable, ledger.certainlyLive(claim.sessionId()));
-        }
-
-        private AheadFate atFire(Claim claim, boolean startable, boolean certainlyLive) {
-            return LedgerRules.atFire(
-                    claim, sessionId, connected, jobDisabled, owned, disabledItems, startable, certainlyLive);
+            return LedgerRules.atFire(claim, sessionId, connected, jobDisabled, owned, disabledItems, startable);
         }
 
         /** Hands on claims made ahead for a fire that runs nothing here, as the rule says for items it cannot start. */
         void handOnUnstarted(Collection<Claim> claims) {
             Map<AheadFate, List<Claim>> byFate = new EnumMap<>(AheadFate.class);
-            claims.forEach(claim -> byFate.computeIfAbsent(atFire(claim, false, true), any -> new ArrayList<>())
+            claims.forEach(claim -> byFate.computeIfAbsent(atFire(claim, false), any -> new ArrayList<>())
                     .add(claim));
             byFate.forEach((fate, ofFate) -> handOn(ofFate, fate));
         }
@@ -218,7 +213,7 @@ final class ClaimsAhead implements ClaimCommits.Ahead {
         Map<Instant, Boolean> scheduled = new HashMap<>();
         Function<Claim, AheadFate> fate = claim -> {
             // Before the fire, only what changed since the claim was made counts: the session is proven at the fire.
-            AheadFate current = verdicts.atFire(claim, true, true);
+            AheadFate current = verdicts.atFire(claim, true);
             boolean stillAFire = scheduled.computeIfAbsent(claim.fireTime(), fireTime -> isScheduled(config, fireTime));
             return current == AheadFate.RUN && !stillAFire ? AheadFate.SKIP : current;
         };

@@ -23,7 +23,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Decides which of this instance's items one fire runs, and holds their claims: those made ahead for the fire (no
- * round trip), and the others created now in one multi-operation. Items it cannot run are skipped with a reason; the
+ * round trip), and the others created now in one multi-operation, reserved. Each run starts later, when it leaves the
+ * item executor's queue, with the write of its start (see {@link FireRunner}). Items it cannot run are skipped with a reason; the
  * audit makes them up as the misfire policy says.
  */
 final class FirePlanner {
@@ -165,7 +166,6 @@ final class FirePlanner {
         List<Claim> won = new ArrayList<>();
         Map<AheadFate, List<Claim>> handedOn = new EnumMap<>(AheadFate.class);
         List<Claim> wanted = new ArrayList<>();
-        List<Claim> toConfirm = new ArrayList<>();
         // Items still running from an earlier fire, here or elsewhere: this fire overran into them.
         Map<Integer, String> overran = new TreeMap<>();
         ClaimsAhead.Verdicts verdicts = ahead.verdicts(assignment);
@@ -174,9 +174,9 @@ final class FirePlanner {
             LocalExecutions.Execution reservation =
                     local.mayStart(item, assignment.epoch(), ledger::stillRuns) ? local.reserve(item) : null;
             AheadFate fate = verdicts.atFire(claim, reservation != null);
-            if (fate == AheadFate.RUN || fate == AheadFate.CONFIRM) {
+            if (fate == AheadFate.RUN) {
                 reservations.put(item, reservation);
-                (fate == AheadFate.RUN ? won : toConfirm).add(claim);
+                won.add(claim);
                 continue;
             }
             if (reservation != null) {
@@ -227,7 +227,6 @@ final class FirePlanner {
             reservations.put(item, reservation);
             wanted.add(claim);
         }
-        won.addAll(confirm(fireTime, toConfirm, reservations, skipped));
         won.addAll(claim(fireTime, wanted, reservations, skipped, session));
         handedOn.forEach((fate, claims) -> ahead.handOn(claims, fate));
         if (!overran.isEmpty()) {
@@ -245,41 +244,6 @@ final class FirePlanner {
         }
         won.sort((left, right) -> Integer.compare(left.item(), right.item()));
         return new Plan(null, assignment.epoch(), won, reservations, skipped, origin);
-    }
-
-    /** The claims made ahead that one read shows unchanged; the others are no longer this instance's to run. */
-    private List<Claim> confirm(
-            Instant fireTime,
-            List<Claim> held,
-            Map<Integer, LocalExecutions.Execution> reservations,
-            Map<Integer, String> skipped) {
-        if (held.isEmpty()) {
-            return List.of();
-        }
-        List<Claim> confirmed;
-        try {
-            confirmed = ledger.stillHeld(fireTime, held);
-        } catch (Exception ex) {
-            log.warn(
-                    "Job {}: could not confirm the claims made ahead for items {} of the fire at {}; the audit"
-                            + " looks at them: {}",
-                    runtime.jobName(),
-                    held.stream().map(Claim::item).toList(),
-                    fireTime,
-                    ex.toString());
-            confirmed = List.of();
-            runtime.requestAudit();
-        }
-        Set<Integer> kept = new HashSet<>();
-        confirmed.forEach(claim -> kept.add(claim.item()));
-        for (Claim claim : held) {
-            if (!kept.contains(claim.item())) {
-                local.settled(claim);
-                local.finish(claim.item(), reservations.remove(claim.item()));
-                skipped.put(claim.item(), "claimed ahead, but no longer held as made; the audit looks at it");
-            }
-        }
-        return confirmed;
     }
 
     /**
@@ -320,7 +284,7 @@ final class FirePlanner {
         }
         List<Claim> won = new ArrayList<>();
         claimed.won().values().forEach(claim -> {
-            if (claim.state() == ClaimState.RUNNING) {
+            if (claim.state() == ClaimState.RESERVED) {
                 won.add(claim);
             }
         });
@@ -332,7 +296,7 @@ final class FirePlanner {
             if (reservation == null) {
                 continue;
             }
-            if (other.sessionId() == session && other.state() == ClaimState.RUNNING) {
+            if (other.sessionId() == session && other.state().isHeld()) {
                 won.add(other);
             } else {
                 reservations.remove(item);

@@ -9,20 +9,27 @@ import io.shardingjob.core.execution.FireReport;
 import io.shardingjob.core.execution.ItemExecutor;
 import io.shardingjob.core.execution.ItemResult;
 import io.shardingjob.core.execution.ShardingContext;
+import io.shardingjob.core.internal.ledger.AssignmentGuard;
 import io.shardingjob.core.internal.ledger.Claim;
 import io.shardingjob.core.internal.ledger.ClaimCommits;
 import io.shardingjob.core.internal.ledger.FireLedger;
 import io.shardingjob.core.internal.ledger.FireOrigin;
+import io.shardingjob.core.internal.ledger.RunStart;
+import io.shardingjob.core.internal.registry.Answers;
+import io.shardingjob.core.internal.sharding.ShardingService;
+import io.shardingjob.core.sharding.Assignment;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -71,10 +78,20 @@ final class FireRunner {
         this.fireListener = fireListener;
     }
 
-    /** Claims and runs this instance's items of one fire, and waits for them. */
-    FireReport fire(ItemExecutor job, Executor executor, ExecutionSource source, Instant scheduled) {
+    /**
+     * Claims and runs this instance's items of one fire, and waits for them. The calling thread hands the items on
+     * itself, even after the fire waited for a reshard or an audit: with a direct executor they run on it, never on
+     * the coordination thread that ended the wait.
+     *
+     * @param afterWaits where the planning goes on after a wait: it sends requests, so never ZooKeeper's thread
+     */
+    FireReport fire(
+            ItemExecutor job, Executor executor, Executor afterWaits, ExecutionSource source, Instant scheduled) {
+        Instant fireTime = scheduled.truncatedTo(ChronoUnit.MILLIS);
         try {
-            return fireAsync(job, executor, source, scheduled).join();
+            FirePlanner.Plan plan = planner.plan(source, fireTime, local.sawFire(fireTime), afterWaits)
+                    .join();
+            return start(job, executor, source, fireTime, plan).join();
         } catch (CompletionException failed) {
             throw failed.getCause() instanceof RuntimeException cause ? cause : failed;
         }
@@ -124,11 +141,14 @@ final class FireRunner {
             notify(() -> fireListener.beforeFire(jobName, fireTime, source, contexts));
         }
         List<CompletableFuture<Run>> running = new ArrayList<>(won.size());
+        // The items leave the executor's queue together when it has room: their starts are written in one request.
+        AtomicInteger toLeave = new AtomicInteger(won.size());
         for (int i = 0; i < won.size(); i++) {
             Claim claim = won.get(i);
             ShardingContext context = contexts.get(i);
             LocalExecutions.Execution reservation = reservations.get(claim.item());
-            running.add(CompletableFuture.supplyAsync(() -> run(job, context, claim, reservation), executor));
+            running.add(CompletableFuture.supplyAsync(
+                    () -> run(job, context, claim, reservation, toLeave.decrementAndGet() == 0), executor));
         }
         // The item threads go back to their pool as each item ends; the fire ends once the ends are recorded.
         return CompletableFuture.allOf(running.toArray(CompletableFuture<?>[]::new))
@@ -158,7 +178,7 @@ final class FireRunner {
             ItemExecutor job, Claim claim, LocalExecutions.Execution reservation, FireOrigin origin) {
         JobConfiguration config = runtime.configuration();
         String taskId = ShardingContext.taskId(runtime.jobName(), List.of(claim.item()), runtime.instanceId());
-        return run(job, context(config, taskId, claim, origin), claim, reservation)
+        return run(job, context(config, taskId, claim, origin), claim, reservation, true)
                 .recorded();
     }
 
@@ -171,9 +191,15 @@ final class FireRunner {
 
     /**
      * Runs one claimed item with its retries on the calling thread, and queues the write of how it ended: the thread is
-     * free again at once, the item once the write is answered.
+     * free again at once, the item once the write is answered. Whether the run may start is decided here, when it left
+     * its queue ({@link RunStart}), and the run starts only once its start is written.
      */
-    private Run run(ItemExecutor job, ShardingContext context, Claim claim, LocalExecutions.Execution reservation) {
+    private Run run(
+            ItemExecutor job,
+            ShardingContext context,
+            Claim claim,
+            LocalExecutions.Execution reservation,
+            boolean lastToLeave) {
         int item = claim.item();
         if (!local.start(item, reservation)) {
             local.settled(claim);
@@ -183,29 +209,40 @@ final class FireRunner {
         List<ItemResult> results = List.of();
         CompletableFuture<Void> recorded = null;
         try {
-            results = attempts.run(
-                    job,
-                    context,
-                    claim.source(),
-                    claim.fireTime(),
-                    claim.retry(),
-                    reservation,
-                    retry -> write(held, held.get().atRetry(retry), context));
-            ItemResult last = results.get(results.size() - 1);
-            // An item interrupted because this instance stops or lost its connection is presumed unfinished, however
-            // it returned: its claim goes to the item's next owner.
-            ClaimState end = reservation.isAbandoned()
-                    ? ClaimState.RELEASED
-                    : last.succeeded() ? ClaimState.DONE : ClaimState.FAILED;
-            Claim ended = held.get().with(end, runtime.now());
-            if (end == ClaimState.RELEASED) {
-                // The item's owner takes it over: this instance's audit, when it still owns the item.
-                local.wholeFires().released(claim.fireTime());
+            ShardingService.Versioned assignment = runtime.versionedAssignment();
+            RunStart.Verdict verdict = RunStart.decide(claim, reservation.isAbandoned(), here(assignment.assignment()));
+            Began began = verdict == RunStart.Verdict.START
+                    ? begin(held, context, lastToLeave, assignment.version())
+                    : Began.NOT_ASKED;
+            if (verdict != RunStart.Verdict.START || began == Began.MOVED) {
+                recorded = refuse(claim, began == Began.MOVED ? RunStart.Verdict.GIVE_UP : verdict, context);
+            } else if (began == Began.STARTED) {
+                results = attempts.run(
+                        job,
+                        context,
+                        claim.source(),
+                        claim.fireTime(),
+                        claim.retry(),
+                        () -> RunStart.decideRetry(held.get(), reservation.isAbandoned(), here(runtime.assignment()))
+                                == RunStart.Verdict.START,
+                        retry -> write(held, held.get().atRetry(retry), context));
+                ItemResult last = results.get(results.size() - 1);
+                // An item interrupted because this instance stops or lost its connection is presumed unfinished,
+                // however it returned: its claim goes to the item's next owner.
+                ClaimState end = reservation.isAbandoned()
+                        ? ClaimState.RELEASED
+                        : last.succeeded() ? ClaimState.DONE : ClaimState.FAILED;
+                Claim ended = held.get().with(end, runtime.now());
+                if (end == ClaimState.RELEASED) {
+                    // The item's owner takes it over: this instance's audit, when it still owns the item.
+                    local.wholeFires().released(claim.fireTime());
+                }
+                recorded = commits.endLater(ended, local.endingLastOfItsFire(claim))
+                        .handle((stored, failure) -> {
+                            recordEnd(ended, stored, failure, context);
+                            return null;
+                        });
             }
-            recorded = commits.endLater(ended, local.endingLastOfItsFire(claim)).handle((stored, failure) -> {
-                recordEnd(ended, stored, failure, context);
-                return null;
-            });
         } finally {
             // Pool threads are reused: an interrupt meant for this item must not reach the next one.
             Thread.interrupted();
@@ -226,6 +263,90 @@ final class FireRunner {
         return new Run(results, recorded);
     }
 
+    /** What holds for this instance now, for {@link RunStart}, under the assignment given. */
+    private RunStart.Here here(Assignment assignment) {
+        JobConfiguration config = runtime.configuration();
+        String me = runtime.instanceId();
+        return new RunStart.Here(
+                runtime.sessionId(),
+                runtime.isAvailable(),
+                config.disabled(),
+                runtime.disabledInstances().contains(me),
+                Set.copyOf(assignment.itemsOf(me)),
+                Set.copyOf(runtime.disabledItems()));
+    }
+
+    /** What came of a start write. */
+    private enum Began {
+        /** Written: the run starts. */
+        STARTED,
+        /** Refused: the claim was taken over. */
+        LOST,
+        /** Refused: a newer assignment was written than the one the start was decided under. */
+        MOVED,
+        /** Not answered: whether it was written is unknown, and this session's audit decides again. */
+        UNKNOWN,
+        /** The rule refused the run before any write. */
+        NOT_ASKED
+    }
+
+    /**
+     * Writes the claim started, at the version held, and waits for the answer on the item's own thread, which runs the
+     * item next: false when the claim was taken over, or the write could not be made (this session's audit then finds
+     * the claim as its own and decides again).
+     */
+    private Began begin(
+            AtomicReference<Claim> held, ShardingContext context, boolean lastToLeave, int assignmentVersion) {
+        Claim claim = held.get();
+        try {
+            Optional<Claim> stored = commits.startLater(claim.startedAt(runtime.now()), lastToLeave, assignmentVersion)
+                    .join();
+            if (stored.isPresent()) {
+                held.set(stored.get());
+                return Began.STARTED;
+            }
+            claimLost(claim, context);
+            return Began.LOST;
+        } catch (RuntimeException ex) {
+            if (Answers.cause(ex) instanceof AssignmentGuard.Moved) {
+                return Began.MOVED;
+            }
+            log.warn(
+                    "Job {}: could not record the start of item {} of the fire at {}; not starting it: {}",
+                    runtime.jobName(),
+                    claim.item(),
+                    claim.fireTime(),
+                    Answers.cause(ex).toString());
+            runtime.requestAudit();
+        }
+        return Began.UNKNOWN;
+    }
+
+    /** A run the rule does not let start: its claim is recorded skipped, or given up for the item's owner. */
+    private CompletableFuture<Void> refuse(Claim claim, RunStart.Verdict verdict, ShardingContext context) {
+        ClaimState state = verdict == RunStart.Verdict.SKIP ? ClaimState.SKIPPED : RunStart.givenUpAs(claim);
+        log.info(
+                "Job {} on {}: item {} of the fire at {} does not start here ({}); recorded {}",
+                runtime.jobName(),
+                runtime.instanceId(),
+                claim.item(),
+                claim.fireTime(),
+                verdict,
+                state);
+        if (state != ClaimState.SKIPPED) {
+            local.wholeFires().released(claim.fireTime());
+        }
+        Claim given = claim.with(state, runtime.now());
+        return commits.endLater(given, local.endingLastOfItsFire(claim)).handle((stored, failure) -> {
+            recordEnd(given, stored, failure, context);
+            if (state != ClaimState.SKIPPED) {
+                // This instance may still own the item (it was only cut off a while): its audit takes the claim over.
+                runtime.requestAudit();
+            }
+            return null;
+        });
+    }
+
     private void recordEnd(Claim ended, Optional<Claim> stored, Throwable failure, ShardingContext context) {
         if (failure != null) {
             log.warn(
@@ -238,7 +359,7 @@ final class FireRunner {
             local.unwritten(ended);
         } else if (stored.isEmpty()) {
             claimLost(ended, context);
-        } else if (ended.state() != ClaimState.RELEASED) {
+        } else if (ended.state() != ClaimState.RELEASED && ended.state() != ClaimState.HANDED_ON) {
             runtime.itemEnded(stored.get());
         }
     }

@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BooleanSupplier;
 import java.util.function.IntPredicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,6 +42,8 @@ final class ItemAttempts {
      * Runs the item and its retries.
      *
      * @param retry the retry the first run counts as: 0, or the retry a take-over continues
+     * @param mayStart whether a run may start now ({@link io.shardingjob.core.internal.ledger.RunStart}): asked
+     *     before every retry, as before the first run
      * @param beforeRetry records the retry in the claim; false when the claim is no longer this owner's
      */
     List<ItemResult> run(
@@ -49,15 +52,17 @@ final class ItemAttempts {
             ExecutionSource source,
             Instant fireTime,
             int retry,
-            LocalExecutions.Execution reservation,
+            BooleanSupplier mayStart,
             IntPredicate beforeRetry) {
         List<ItemResult> results = new ArrayList<>(1);
         ItemResult result = runOnce(job, context, source, fireTime, retry);
         results.add(result);
         JobConfiguration config = runtime.configuration();
-        while (!result.succeeded() && retry < config.retries() && mayRetry(reservation)) {
+        while (!result.succeeded() && retry < config.retries() && mayRetry(mayStart)) {
             retry++;
-            if (!beforeRetry.test(retry) || !backOff(config.retryBackoff()) || !mayRetry(reservation)) {
+            // The retry is recorded before the back-off, so that a take-over meanwhile continues the count; the rule is
+            // asked again after it, since the back-off may outlast the session.
+            if (!beforeRetry.test(retry) || !backOff(config.retryBackoff()) || !mayRetry(mayStart)) {
                 break;
             }
             result = runOnce(job, context, ExecutionSource.RETRY, fireTime, retry);
@@ -66,8 +71,8 @@ final class ItemAttempts {
         return results;
     }
 
-    private boolean mayRetry(LocalExecutions.Execution reservation) {
-        return !reservation.isAbandoned() && !Thread.currentThread().isInterrupted() && runtime.isAvailable();
+    private static boolean mayRetry(BooleanSupplier mayStart) {
+        return !Thread.currentThread().isInterrupted() && mayStart.getAsBoolean();
     }
 
     /** Waits before a retry on the item's own thread, which keeps the item reserved; false when interrupted. */

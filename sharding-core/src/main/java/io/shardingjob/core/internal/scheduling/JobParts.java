@@ -32,6 +32,7 @@ import org.slf4j.LoggerFactory;
  *     time-outs run on it
  * @param ownsScheduler whether the scheduler is the job's own thread, shut down on close, rather than a shared pool
  * @param serial the job's coordination tasks, one at a time, on the scheduler
+ * @param items where the core hands items on when no caller's thread waits for them: never a coordination thread
  */
 record JobParts(
         CuratorFramework client,
@@ -56,7 +57,8 @@ record JobParts(
         AssignmentWait assignmentWait,
         JobOperations operations,
         GracefulClose gracefulClose,
-        ManualFires manualFires) {
+        ManualFires manualFires,
+        ItemThreads items) {
 
     private static final Logger log = LoggerFactory.getLogger(JobParts.class);
 
@@ -75,6 +77,7 @@ record JobParts(
                 })
                 : settings.scheduler();
         SerialExecutor serial = new SerialExecutor(scheduler);
+        ItemThreads items = ItemThreads.of(settings.itemExecutor(), local.name());
         JobCache cache = new JobCache(client, nodes, serial);
         JobConfigurationService configurations = new JobConfigurationService(client, nodes, cache, local);
         LeaderElection election = new LeaderElection(client, nodes, instanceId, serial, runtime::leadershipChanged);
@@ -99,7 +102,7 @@ record JobParts(
                 executions,
                 ahead,
                 settings.job(),
-                new AuditWork(runtime, ledger, fireRunner, executions, settings.job(), settings.itemExecutor()),
+                new AuditWork(runtime, ledger, fireRunner, executions, settings.job(), items),
                 scheduler,
                 settings.catchUpHorizon(),
                 dueFires,
@@ -123,9 +126,7 @@ record JobParts(
         ManualFireHandler handler = settings.manualFireHandler() != null
                 ? settings.manualFireHandler()
                 : ManualFires.firingOn(
-                        settings.itemExecutor(),
-                        fireTime -> runtime.fireAsync(ExecutionSource.MANUAL, fireTime),
-                        local.name());
+                        items, fireTime -> runtime.fireAsync(ExecutionSource.MANUAL, fireTime), local.name());
         ManualFires manualFires = new ManualFires(ledger.manualFires(), handler, runtime::now, local.name());
         RegistryReactions reactions = new RegistryReactions(
                 runtime, nodes, cache, election, sharding, reconciler, audits, manualFires, instanceId);
@@ -149,7 +150,14 @@ record JobParts(
                 reactions,
                 new LedgerQueries(ledger, cache, nodes, local.name(), runtime::now),
                 new ConnectionGuard(
-                        runtime, client, nodes, executions, scheduler, serial, settings.interruptOnConnectionLoss()),
+                        runtime,
+                        client,
+                        nodes,
+                        executions,
+                        ledger,
+                        scheduler,
+                        serial,
+                        settings.interruptOnConnectionLoss()),
                 new AssignmentWait(
                         sharding, election, instanceId, settings.shardingWaitTimeout(), runtime::isAvailable),
                 new JobOperations(client, nodes, configurations, sharding, local.name(), instanceId),
@@ -162,7 +170,8 @@ record JobParts(
                         fireRunner,
                         ahead,
                         settings.shutdownGracePeriod()),
-                manualFires);
+                manualFires,
+                items);
     }
 
     /**
@@ -187,6 +196,7 @@ record JobParts(
         closeQuietly(election, "leader election");
         closeQuietly(registration, "registration");
         closeQuietly(cache, "cache");
+        items.close();
         if (ownsScheduler) {
             scheduler.shutdownNow();
         }

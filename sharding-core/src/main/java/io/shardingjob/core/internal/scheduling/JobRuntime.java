@@ -7,6 +7,7 @@ import io.shardingjob.core.execution.FireReport;
 import io.shardingjob.core.execution.ItemExecutor;
 import io.shardingjob.core.internal.config.JobConfigurationService;
 import io.shardingjob.core.internal.ledger.Claim;
+import io.shardingjob.core.internal.sharding.ShardingService;
 import io.shardingjob.core.registry.RegistryUnavailableException;
 import io.shardingjob.core.sharding.Assignment;
 import io.shardingjob.core.sharding.strategy.ShardingStrategies;
@@ -145,7 +146,7 @@ public final class JobRuntime implements AutoCloseable {
 
     /** Starts one fire with the job and executor the runtime was built with; see {@link FireRunner#fireAsync}. */
     public CompletableFuture<FireReport> fireAsync(ExecutionSource source, Instant fireTime) {
-        return parts.fireRunner().fireAsync(builtJob(), settings.itemExecutor(), source, fireTime);
+        return parts.fireRunner().fireAsync(builtJob(), parts.items(), source, fireTime);
     }
 
     /** See {@link ManualFires#trigger}; refused with an {@link IllegalStateException} when not started, or disabled. */
@@ -175,7 +176,7 @@ public final class JobRuntime implements AutoCloseable {
      * @param fireTime the scheduled time of the fire: the ledger's key for it, recorded with every item
      */
     public FireReport fire(ItemExecutor job, Executor itemExecutor, ExecutionSource source, Instant fireTime) {
-        return parts.fireRunner().fire(job, itemExecutor, source, fireTime);
+        return parts.fireRunner().fire(job, itemExecutor, parts.items(), source, fireTime);
     }
 
     public String instanceId() {
@@ -237,6 +238,11 @@ public final class JobRuntime implements AutoCloseable {
 
     public Assignment assignment() {
         return parts.sharding().currentAssignment();
+    }
+
+    /** The assignment in force, from the cache, with its node's version. */
+    ShardingService.Versioned versionedAssignment() {
+        return parts.sharding().currentVersioned();
     }
 
     /** This instance's items under the current assignment. */

@@ -13,6 +13,7 @@ import io.shardingjob.core.internal.ledger.LedgerRules;
 import io.shardingjob.core.internal.ledger.LedgerRules.FireView;
 import io.shardingjob.core.internal.ledger.LedgerRules.MakeUpPlan;
 import io.shardingjob.core.internal.ledger.LedgerRules.Slot;
+import io.shardingjob.core.internal.ledger.RunStart;
 import io.shardingjob.core.sharding.Assignment;
 import java.time.Duration;
 import java.time.Instant;
@@ -233,7 +234,7 @@ final class LedgerAudit {
                         me,
                         lost.item(),
                         lost.fireTime());
-                releases.add(ledger.takeOverAsync(lost, lost.with(ClaimState.RELEASED, now)));
+                releases.add(ledger.takeOverAsync(lost, lost.with(RunStart.givenUpAs(lost), now)));
             }
             boolean foreignOpenClaim = claims.stream()
                     .anyMatch(claim -> owned.contains(claim.item())
@@ -278,12 +279,11 @@ final class LedgerAudit {
                             || elsewhere.contains(orphan.item())) {
                         continue;
                     }
-                    // A claim handed on before it started is the fire's own run of the item, not a repeat of a run.
-                    if (config.failover() || orphan.state() == ClaimState.HANDED_ON) {
+                    if (LedgerRules.runsOrphan(orphan, config.failover())) {
                         steps.computeIfAbsent(orphan.item(), item -> new ArrayList<>())
                                 .add(new AuditWork.Step(null, orphan, List.of(), originOf(orphan.fireTime())));
                     } else {
-                        // Without failover, a dead owner's run is not repeated: the item-fire is recorded as failed.
+                        // Without failover, a dead owner's run that started is not repeated: recorded as failed.
                         writes.add(ledger.takeOverAsync(orphan, orphan.with(ClaimState.FAILED, now)));
                     }
                 }

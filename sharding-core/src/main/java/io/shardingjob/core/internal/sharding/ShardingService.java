@@ -65,7 +65,7 @@ public final class ShardingService {
 
     private final BooleanSupplier leader;
 
-    private volatile CachedAssignment cached = new CachedAssignment(-1, Assignment.NONE);
+    private volatile CachedAssignment cached = new CachedAssignment(-1, -1, Assignment.NONE);
 
     private volatile long lastWrittenEpoch;
 
@@ -128,19 +128,32 @@ public final class ShardingService {
 
     /** The assignment in force, from the local cache. */
     public Assignment currentAssignment() {
+        return currentVersioned().assignment();
+    }
+
+    /**
+     * The assignment in force, from the local cache, with the version of its node as cached: a write that carries a
+     * {@code check} of that version is refused once a newer assignment was written.
+     */
+    public Versioned currentVersioned() {
         Optional<ChildData> node = cache.node(nodes.assignment());
         if (node.isEmpty()) {
-            return Assignment.NONE;
+            return new Versioned(Assignment.NONE, -1);
         }
         CachedAssignment current = cached;
         long modified = node.get().getStat().getMzxid();
         if (current.mzxid != modified) {
-            current =
-                    new CachedAssignment(modified, Assignment.decode(node.get().getData()));
+            current = new CachedAssignment(
+                    modified,
+                    node.get().getStat().getVersion(),
+                    Assignment.decode(node.get().getData()));
             cached = current;
         }
-        return current.assignment;
+        return new Versioned(current.assignment, current.version);
     }
+
+    /** An assignment and the version of the node it was read from; -1 when there is none. */
+    public record Versioned(Assignment assignment, int version) {}
 
     /**
      * The assignment in force, read from ZooKeeper (one round trip, waited for: a fire's thread asks); the cached one if
@@ -391,5 +404,5 @@ public final class ShardingService {
                         : CompletableFuture.failedFuture(failure));
     }
 
-    private record CachedAssignment(long mzxid, Assignment assignment) {}
+    private record CachedAssignment(long mzxid, int version, Assignment assignment) {}
 }

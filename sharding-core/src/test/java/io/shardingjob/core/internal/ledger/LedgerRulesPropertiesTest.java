@@ -40,8 +40,9 @@ class LedgerRulesPropertiesTest {
             @ForAll("seeds") long seed,
             @ForAll @IntRange(min = 1, max = 4) int instances,
             @ForAll @IntRange(min = 1, max = 6) int items,
-            @ForAll("policies") MisfirePolicy policy) {
-        Cluster cluster = new Cluster(new Random(seed), instances, items, policy);
+            @ForAll("policies") MisfirePolicy policy,
+            @ForAll boolean failover) {
+        Cluster cluster = new Cluster(new Random(seed), instances, items, policy, failover);
         for (int step = 0; step < 60; step++) {
             cluster.randomStep();
             assertThat(cluster.slotsRunTwiceAtOnce())
@@ -53,6 +54,10 @@ class LedgerRulesPropertiesTest {
         assertThat(cluster.slotsRunTwiceAtOnce()).isEmpty();
         assertThat(cluster.forgottenSlots())
                 .as("slots neither run nor resolved by the policy")
+                .isEmpty();
+        // failover off repeats no run that started and was cut, and never stands for "skip an item of a fire".
+        assertThat(cluster.failedWithoutAStart())
+                .as("slots recorded failed that never started")
                 .isEmpty();
         if (policy == MisfirePolicy.ALL) {
             assertThat(cluster.ledger.values()).noneMatch(claim -> claim.state == ClaimState.COALESCED);
@@ -153,16 +158,21 @@ class LedgerRulesPropertiesTest {
         final Random random;
         final int items;
         final MisfirePolicy policy;
+        final boolean failover;
         final List<Worker> workers = new ArrayList<>();
+        /** The slots some run started: its start was written before it ran. */
+        final Set<Slot> started = new HashSet<>();
+
         final Map<Slot, ModelClaim> ledger = new HashMap<>();
         final List<Instant> fires = new ArrayList<>();
         final Map<Integer, Integer> owner = new HashMap<>();
         long nextSession = 1;
 
-        Cluster(Random random, int instances, int items, MisfirePolicy policy) {
+        Cluster(Random random, int instances, int items, MisfirePolicy policy, boolean failover) {
             this.random = random;
             this.items = items;
             this.policy = policy;
+            this.failover = failover;
             for (int i = 0; i < instances; i++) {
                 Worker worker = new Worker();
                 worker.session = nextSession++;
@@ -217,7 +227,9 @@ class LedgerRulesPropertiesTest {
             for (int item : LedgerRules.toClaimAhead(ownedBy(worker), unavailable, false)) {
                 Slot slot = new Slot(item, next);
                 if (!ledger.containsKey(slot)) {
-                    ledger.put(slot, new ModelClaim(worker.session));
+                    ModelClaim reserved = new ModelClaim(worker.session);
+                    reserved.state = ClaimState.RESERVED;
+                    ledger.put(slot, reserved);
                     worker.ahead.put(slot, ledger.get(slot).view(slot));
                 }
             }
@@ -236,12 +248,21 @@ class LedgerRulesPropertiesTest {
                     Claim claim = worker.ahead.remove(slot);
                     boolean startable = worker.running.stream().noneMatch(other -> other.item() == slot.item());
                     switch (LedgerRules.atFire(
-                            claim, worker.session, worker.alive, false, owned, Set.of(), startable, worker.alive)) {
-                        case RUN -> worker.running.add(slot);
+                            claim, worker.session, worker.alive, false, owned, Set.of(), startable)) {
+                        case RUN -> {
+                            // The start is written at the version made ahead: refused once the claim was taken over.
+                            ModelClaim stored = ledger.get(slot);
+                            if (stored.version == claim.version()) {
+                                stored.state = ClaimState.RUNNING;
+                                stored.version++;
+                                start(worker, slot);
+                            }
+                        }
                         case RELEASE -> {
                             ModelClaim stored = ledger.get(slot);
                             if (stored.version == claim.version()) {
-                                stored.state = ClaimState.RELEASED;
+                                // Handed on unstarted, as ClaimsAhead writes it.
+                                stored.state = ClaimState.HANDED_ON;
                                 stored.version++;
                             }
                         }
@@ -263,8 +284,20 @@ class LedgerRulesPropertiesTest {
         void create(Worker worker, Slot slot) {
             if (!ledger.containsKey(slot)) {
                 ledger.put(slot, new ModelClaim(worker.session));
-                worker.running.add(slot);
+                start(worker, slot);
             }
+        }
+
+        void start(Worker worker, Slot slot) {
+            worker.running.add(slot);
+            started.add(slot);
+        }
+
+        List<Slot> failedWithoutAStart() {
+            return ledger.entrySet().stream()
+                    .filter(entry -> entry.getValue().state == ClaimState.FAILED && !started.contains(entry.getKey()))
+                    .map(Map.Entry::getKey)
+                    .toList();
         }
 
         void crash(Worker worker) {
@@ -330,20 +363,24 @@ class LedgerRulesPropertiesTest {
             for (Claim orphan : LedgerRules.toTakeOver(views, liveInstances, owned, true)) {
                 ModelClaim claim = ledger.get(new Slot(orphan.item(), orphan.fireTime()));
                 if (claim.version == orphan.version()) {
-                    claim.session = worker.session;
-                    claim.state = ClaimState.RUNNING;
                     claim.version++;
-                    worker.running.add(new Slot(orphan.item(), orphan.fireTime()));
+                    if (LedgerRules.runsOrphan(orphan, failover)) {
+                        claim.session = worker.session;
+                        claim.state = ClaimState.RUNNING;
+                        start(worker, new Slot(orphan.item(), orphan.fireTime()));
+                    } else {
+                        claim.state = ClaimState.FAILED;
+                    }
                 }
             }
             for (Claim stranded : LedgerRules.strandedOwn(views, worker.session, busy)) {
                 Slot slot = new Slot(stranded.item(), stranded.fireTime());
                 ModelClaim now = ledger.get(slot);
                 // Re-read with the item reserved: the run that held it may have ended since the read.
-                if (now.session == worker.session
-                        && now.state == ClaimState.RUNNING
-                        && !worker.running.contains(slot)) {
-                    worker.running.add(slot);
+                if (now.session == worker.session && now.state.isHeld() && !worker.running.contains(slot)) {
+                    now.state = ClaimState.RUNNING;
+                    now.version++;
+                    start(worker, slot);
                 }
             }
             SortedMap<Instant, Set<Integer>> claimed = new TreeMap<>();

@@ -239,37 +239,31 @@ class LedgerRulesTest {
             boolean jobDisabled,
             Set<Integer> owned,
             Set<Integer> disabledItems,
-            boolean startable,
-            boolean certainlyLive) {
-        Claim ahead = claim(2, 9, claimSession, ClaimState.RUNNING);
-        return LedgerRules.atFire(ahead, 5, connected, jobDisabled, owned, disabledItems, startable, certainlyLive);
+            boolean startable) {
+        Claim ahead = claim(2, 9, claimSession, ClaimState.RESERVED);
+        return LedgerRules.atFire(ahead, 5, connected, jobDisabled, owned, disabledItems, startable);
     }
 
     @Test
     void aClaimMadeAheadRunsAtItsFireWithoutAskingWhileNothingChanged() {
-        assertThat(atFire(5, true, false, Set.of(2), Set.of(), true, true)).isEqualTo(LedgerRules.AheadFate.RUN);
-    }
-
-    @Test
-    void aClaimMadeAheadWhoseSessionCannotBeVouchedForIsConfirmedByOneReadFirst() {
-        assertThat(atFire(5, true, false, Set.of(2), Set.of(), true, false)).isEqualTo(LedgerRules.AheadFate.CONFIRM);
+        assertThat(atFire(5, true, false, Set.of(2), Set.of(), true)).isEqualTo(LedgerRules.AheadFate.RUN);
     }
 
     @Test
     void aClaimMadeAheadForAnItemThatMovedAwayIsReleasedToItsNewOwner() {
-        assertThat(atFire(5, true, false, Set.of(0, 1), Set.of(), true, true)).isEqualTo(LedgerRules.AheadFate.RELEASE);
+        assertThat(atFire(5, true, false, Set.of(0, 1), Set.of(), true)).isEqualTo(LedgerRules.AheadFate.RELEASE);
     }
 
     @Test
     void aClaimMadeAheadForADisabledItemOrJobIsRecordedAsSkipped() {
-        assertThat(atFire(5, true, false, Set.of(2), Set.of(2), true, true)).isEqualTo(LedgerRules.AheadFate.SKIP);
-        assertThat(atFire(5, true, true, Set.of(2), Set.of(), true, true)).isEqualTo(LedgerRules.AheadFate.SKIP);
+        assertThat(atFire(5, true, false, Set.of(2), Set.of(2), true)).isEqualTo(LedgerRules.AheadFate.SKIP);
+        assertThat(atFire(5, true, true, Set.of(2), Set.of(), true)).isEqualTo(LedgerRules.AheadFate.SKIP);
     }
 
     @Test
     void aClaimMadeAheadIsLeftToTheAuditWhenCutOffBusyOrOfAnEarlierSession() {
-        assertThat(atFire(5, false, false, Set.of(2), Set.of(), true, true)).isEqualTo(LedgerRules.AheadFate.AUDIT);
-        assertThat(atFire(5, true, false, Set.of(2), Set.of(), false, true)).isEqualTo(LedgerRules.AheadFate.AUDIT);
-        assertThat(atFire(4, true, false, Set.of(2), Set.of(), true, true)).isEqualTo(LedgerRules.AheadFate.AUDIT);
+        assertThat(atFire(5, false, false, Set.of(2), Set.of(), true)).isEqualTo(LedgerRules.AheadFate.AUDIT);
+        assertThat(atFire(5, true, false, Set.of(2), Set.of(), false)).isEqualTo(LedgerRules.AheadFate.AUDIT);
+        assertThat(atFire(4, true, false, Set.of(2), Set.of(), true)).isEqualTo(LedgerRules.AheadFate.AUDIT);
     }
 }

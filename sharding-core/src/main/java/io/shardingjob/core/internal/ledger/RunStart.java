@@ -1,0 +1,84 @@
+package io.shardingjob.core.internal.ledger;
+
+import io.shardingjob.core.execution.ClaimState;
+import java.util.Set;
+
+/**
+ * Whether a run may start, decided once, at the moment it leaves a queue: every path that starts a run (a fire, a
+ * make-up, a take-over, one of this session's own claims, a retry) asks this rule with what holds at that moment, not
+ * with what held when the run was queued. An item can wait in a busy pool for longer than a session lives.
+ *
+ * <p>A run the rule lets start still begins with its start write ({@link Claim#startedAt}): a versioned write that
+ * fails once the claim was taken over and that only the ensemble's leader answers, so the run starts only on a session
+ * the leader's side vouched for a moment ago. A run the rule refuses never starts: its claim is given up for the item's
+ * owner ({@code HANDED_ON}, the fire's own run whoever runs it) or recorded {@code SKIPPED} when the item or the job is
+ * disabled.
+ */
+public final class RunStart {
+
+    private RunStart() {}
+
+    /** What becomes of a queued run. */
+    public enum Verdict {
+        /** Write the claim started, then run it. */
+        START,
+        /** Give the claim up unstarted: the item's owner runs it as the fire's own run. */
+        GIVE_UP,
+        /** Record it as not run: the item or the job is disabled. */
+        SKIP
+    }
+
+    /**
+     * What holds for this instance at the moment a run would start.
+     *
+     * @param sessionId the session this instance runs under now
+     * @param available whether it can start items: started, registered, connected, not stopping
+     * @param jobDisabled whether the job is disabled
+     * @param instanceDisabled whether this instance is disabled for the job
+     * @param owned the items this instance owns now
+     * @param disabledItems the items disabled now
+     */
+    public record Here(
+            long sessionId,
+            boolean available,
+            boolean jobDisabled,
+            boolean instanceDisabled,
+            Set<Integer> owned,
+            Set<Integer> disabledItems) {}
+
+    /**
+     * The verdict for a queued run of {@code claim}.
+     *
+     * @param abandoned whether its reservation was abandoned meanwhile (the instance stops, or lost its connection)
+     */
+    public static Verdict decide(Claim claim, boolean abandoned, Here here) {
+        if (abandoned || !here.available() || claim.sessionId() != here.sessionId()) {
+            return Verdict.GIVE_UP;
+        }
+        if (here.jobDisabled() || here.disabledItems().contains(claim.item())) {
+            return Verdict.SKIP;
+        }
+        if (here.instanceDisabled() || !here.owned().contains(claim.item())) {
+            // The item moved while the run waited: its owner now runs it, never two instances at once.
+            return Verdict.GIVE_UP;
+        }
+        return Verdict.START;
+    }
+
+    /**
+     * The verdict for a retry of a run that started: it continues that run, with the context it was fired with (XXL-JOB
+     * keeps a retry's original sharding parameter), so only what would make it a run of nobody's matters: the
+     * reservation abandoned, the instance unavailable, the claim of another session. An item that moved meanwhile is
+     * not started by its new owner while this run holds its claim.
+     */
+    public static Verdict decideRetry(Claim claim, boolean abandoned, Here here) {
+        return abandoned || !here.available() || claim.sessionId() != here.sessionId()
+                ? Verdict.GIVE_UP
+                : Verdict.START;
+    }
+
+    /** How a refused claim is written: handed on when nothing of it ran, released when a run of it started (a retry). */
+    public static ClaimState givenUpAs(Claim claim) {
+        return claim.state().neverStarted() ? ClaimState.HANDED_ON : ClaimState.RELEASED;
+    }
+}

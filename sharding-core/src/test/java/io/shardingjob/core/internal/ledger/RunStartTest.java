@@ -1,0 +1,121 @@
+package io.shardingjob.core.internal.ledger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.shardingjob.core.execution.ClaimState;
+import io.shardingjob.core.execution.ExecutionSource;
+import io.shardingjob.core.internal.ledger.RunStart.Here;
+import io.shardingjob.core.internal.ledger.RunStart.Verdict;
+import java.time.Instant;
+import java.util.Set;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.IntRange;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class RunStartTest {
+
+    private static final Instant FIRE = Instant.parse("2026-01-01T00:00:00Z");
+
+    private static final long SESSION = 7;
+
+    private static Claim reserved(int item, long session) {
+        return Claim.first(item, FIRE, "a", session, ExecutionSource.NORMAL, 1, 4, FIRE);
+    }
+
+    private static Here here(
+            boolean available, boolean jobDisabled, boolean instanceDisabled, Set<Integer> owned, Set<Integer> off) {
+        return new Here(SESSION, available, jobDisabled, instanceDisabled, owned, off);
+    }
+
+    @ParameterizedTest(name = "abandoned={0} available={1} jobOff={2} instanceOff={3} owned={4} itemOff={5} -> {6}")
+    @CsvSource({
+        "false, true,  false, false, true,  false, START",
+        "true,  true,  false, false, true,  false, GIVE_UP",
+        "false, false, false, false, true,  false, GIVE_UP",
+        "false, true,  true,  false, true,  false, SKIP",
+        "false, true,  false, false, true,  true,  SKIP",
+        "false, true,  false, true,  true,  false, GIVE_UP",
+        "false, true,  false, false, false, false, GIVE_UP",
+        "true,  false, true,  true,  false, true,  GIVE_UP",
+    })
+    void decidesWhetherAQueuedRunStartsFromWhatHoldsWhenItLeavesTheQueue(
+            boolean abandoned,
+            boolean available,
+            boolean jobDisabled,
+            boolean instanceDisabled,
+            boolean owned,
+            boolean itemDisabled,
+            Verdict expected) {
+        Here here = here(
+                available,
+                jobDisabled,
+                instanceDisabled,
+                owned ? Set.of(2) : Set.of(1),
+                itemDisabled ? Set.of(2) : Set.of());
+
+        assertThat(RunStart.decide(reserved(2, SESSION), abandoned, here)).isEqualTo(expected);
+    }
+
+    @Test
+    void aClaimOfAnEarlierSessionNeverStartsUnderTheCurrentOne() {
+        Here everythingFine = here(true, false, false, Set.of(2), Set.of());
+
+        assertThat(RunStart.decide(reserved(2, SESSION - 1), false, everythingFine))
+                .isEqualTo(Verdict.GIVE_UP);
+    }
+
+    @Test
+    void aRefusedClaimIsHandedOnWhenNothingOfItRanAndReleasedWhenARunOfItStarted() {
+        Claim reserved = reserved(2, SESSION);
+
+        assertThat(RunStart.givenUpAs(reserved)).isEqualTo(ClaimState.HANDED_ON);
+        assertThat(RunStart.givenUpAs(reserved.startedAt(FIRE))).isEqualTo(ClaimState.RELEASED);
+    }
+
+    @Test
+    void aRetryContinuesItsRunWhereverTheItemMovedButNeverOnAnotherSessionOrWhileCutOff() {
+        Claim running = reserved(2, SESSION).startedAt(FIRE);
+        Here moved = here(true, false, false, Set.of(1), Set.of());
+
+        assertThat(RunStart.decideRetry(running, false, moved)).isEqualTo(Verdict.START);
+        assertThat(RunStart.decideRetry(running, true, moved)).isEqualTo(Verdict.GIVE_UP);
+        assertThat(RunStart.decideRetry(running, false, here(false, false, false, Set.of(2), Set.of())))
+                .isEqualTo(Verdict.GIVE_UP);
+        assertThat(RunStart.decideRetry(reserved(2, SESSION - 1).startedAt(FIRE), false, moved))
+                .isEqualTo(Verdict.GIVE_UP);
+    }
+
+    /** Whatever holds, a run starts only when every condition allows it: no combination lets a refused one through. */
+    @Property
+    void aRunStartsOnlyOnItsOwnSessionWhileAvailableEnabledAndOwnedAndNotAbandoned(
+            @ForAll boolean abandoned,
+            @ForAll boolean available,
+            @ForAll boolean jobDisabled,
+            @ForAll boolean instanceDisabled,
+            @ForAll @IntRange(min = 0, max = 3) int item,
+            @ForAll @IntRange(min = 0, max = 3) int ownedItem,
+            @ForAll @IntRange(min = 0, max = 4) int disabledItem,
+            @ForAll @IntRange(min = 5, max = 8) long claimSession) {
+        Here here = here(available, jobDisabled, instanceDisabled, Set.of(ownedItem), Set.of(disabledItem));
+        Claim claim = reserved(item, claimSession);
+
+        Verdict verdict = RunStart.decide(claim, abandoned, here);
+
+        boolean allowed = !abandoned
+                && available
+                && claimSession == SESSION
+                && !jobDisabled
+                && !instanceDisabled
+                && item == ownedItem
+                && item != disabledItem;
+        assertThat(verdict == Verdict.START).isEqualTo(allowed);
+        if (verdict == Verdict.SKIP) {
+            // Recorded as not run only for a disabled job or item, and only by its own available session.
+            assertThat(jobDisabled || item == disabledItem).isTrue();
+            assertThat(!abandoned && available && claimSession == SESSION).isTrue();
+        }
+    }
+}
