@@ -41,6 +41,12 @@ public record ClockSkew(Duration skew, Duration uncertainty, Instant measuredAt,
                 bound);
     }
 
+    /** For people: {@code 20003 ms ahead of ZooKeeper's (± 2 ms)}. */
+    public String describe() {
+        return skew.abs().toMillis() + " ms " + (skew.isNegative() ? "behind" : "ahead of") + " ZooKeeper's (± "
+                + uncertainty.toMillis() + " ms)";
+    }
+
     /**
      * Whether the skew is certainly beyond the bound: even the end of the uncertainty nearest zero is. A slow round trip
      * widens the uncertainty, so it can hide a skew but never raise a false one.

@@ -284,12 +284,10 @@ public final class RegistryCenter implements AutoCloseable {
         boolean was = previous != null && previous.exceeded();
         if (measured.exceeded() && !was) {
             log.warn(
-                    "This instance's clock is {} ms {} ZooKeeper's (± {} ms), more than the {} ms tolerated"
-                            + " (sharding.zookeeper.max-clock-skew): its fires start {} and the times it records"
-                            + " disagree with the other instances'. Fix its time synchronisation (NTP).",
-                    measured.skew().abs().toMillis(),
-                    measured.skew().isNegative() ? "behind" : "ahead of",
-                    measured.uncertainty().toMillis(),
+                    "This instance's clock is {}, more than the {} ms tolerated (sharding.zookeeper.max-clock-skew):"
+                            + " its fires start {} and the times it records disagree with the other instances'."
+                            + " Fix its time synchronisation (NTP).",
+                    measured.describe(),
                     measured.bound().toMillis(),
                     measured.skew().isNegative() ? "late" : "early");
         } else if (was && !measured.exceeded()) {

@@ -50,6 +50,16 @@ class ClockSkewTest {
     }
 
     @Test
+    void describesWhichWayAndHowFar() {
+        assertThat(ClockSkew.measure(SENT, 4_000_000L, SENT - 20_000, Duration.ofSeconds(5))
+                        .describe())
+                .isEqualTo("20002 ms ahead of ZooKeeper's (± 3 ms)");
+        assertThat(ClockSkew.measure(SENT, 4_000_000L, SENT + 20_002, Duration.ofSeconds(5))
+                        .describe())
+                .isEqualTo("20000 ms behind ZooKeeper's (± 3 ms)");
+    }
+
+    @Test
     void refusesANegativeRoundTrip() {
         assertThatIllegalArgumentException()
                 .isThrownBy(() -> ClockSkew.measure(SENT, -1, SENT, Duration.ofSeconds(5)))
