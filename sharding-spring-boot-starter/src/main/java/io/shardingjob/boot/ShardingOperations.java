@@ -1,6 +1,7 @@
 package io.shardingjob.boot;
 
 import io.shardingjob.core.JobCoordinator;
+import io.shardingjob.core.registry.ClockSkew;
 import java.time.Instant;
 import java.util.List;
 import java.util.NoSuchElementException;
@@ -19,6 +20,14 @@ public interface ShardingOperations {
 
     /** Whether this instance has a live ZooKeeper connection. */
     boolean isConnected();
+
+    /**
+     * How far this instance's wall clock is from ZooKeeper's, as last measured (on connecting, then at most once a minute
+     * while asked), with the bound {@code sharding.zookeeper.max-clock-skew}; empty until measured.
+     */
+    default Optional<ClockSkew> clockSkew() {
+        return Optional.empty();
+    }
 
     /** Every started job of this application, in start order. */
     List<JobCoordinator> jobs();

@@ -3,14 +3,20 @@ package io.shardingjob.core.registry;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.api.ACLProvider;
+import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.data.ACL;
 import org.slf4j.Logger;
@@ -23,6 +29,12 @@ import org.slf4j.LoggerFactory;
  * <p>Either it builds and owns its client from a {@link RegistryConfiguration} (optionally customized before it is
  * built), and closes it on {@link #close()}; or it uses a client the application built and owns ({@link #using}), which
  * it starts when nobody has yet and never closes.
+ *
+ * <p>It also measures how far this instance's wall clock is from ZooKeeper's ({@link #clockSkew()}): on every
+ * connection, and again when asked more than a minute after the last measurement, it writes the node {@code /.clock}
+ * under the namespace (empty data, watched by nobody: one write per instance at most once a minute while someone
+ * looks, such as a health check) and compares the {@code mtime} the server gave it with the local midpoint of the
+ * round trip. Job names start with a letter or a digit, so {@code /.clock} can be no job's root.
  */
 public final class RegistryCenter implements AutoCloseable {
 
@@ -34,7 +46,20 @@ public final class RegistryCenter implements AutoCloseable {
         CLOSED
     }
 
+    /** The node whose writes show ZooKeeper's clock, relative to the namespace. */
+    static final String CLOCK_NODE = "/.clock";
+
+    /** How old the last clock measurement may be before asking for the skew measures it again. */
+    static final Duration REMEASURE_AFTER = Duration.ofMinutes(1);
+
     private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
+
+    private final AtomicReference<ClockSkew> clockSkew = new AtomicReference<>();
+
+    /** {@link System#nanoTime()} when the last clock measurement was sent. */
+    private final AtomicLong lastMeasurement = new AtomicLong();
+
+    private final ConnectionStateListener clockRemeasure = this::connectionStateChanged;
 
     /** Rooted at the namespace; for a client of the application's own, set once it started. */
     private volatile CuratorFramework client;
@@ -50,6 +75,8 @@ public final class RegistryCenter implements AutoCloseable {
     private final Duration connectionTimeout;
 
     private final String connectionHint;
+
+    private final Duration maxClockSkew;
 
     public RegistryCenter(RegistryConfiguration configuration) {
         this(configuration, builder -> {});
@@ -81,15 +108,18 @@ public final class RegistryCenter implements AutoCloseable {
         this.ownsClient = true;
         this.connectionTimeout = configuration.connectionTimeout();
         this.connectionHint = "sharding.zookeeper.connect-string / connection-timeout";
+        this.maxClockSkew = configuration.maxClockSkew();
     }
 
-    private RegistryCenter(CuratorFramework unrooted, String namespace, Duration connectionTimeout) {
+    private RegistryCenter(
+            CuratorFramework unrooted, String namespace, Duration connectionTimeout, Duration maxClockSkew) {
         this.client = unrooted;
         this.unrooted = unrooted;
         this.fallbackNamespace = namespace;
         this.ownsClient = false;
         this.connectionTimeout = connectionTimeout;
         this.connectionHint = "the application's own CuratorFramework";
+        this.maxClockSkew = maxClockSkew;
     }
 
     /**
@@ -98,8 +128,20 @@ public final class RegistryCenter implements AutoCloseable {
      * here when nobody started it yet, and never closed here.
      */
     public static RegistryCenter using(CuratorFramework client, String namespace) {
+        return using(client, namespace, RegistryConfiguration.DEFAULT_MAX_CLOCK_SKEW);
+    }
+
+    /** As {@link #using(CuratorFramework, String)}, tolerating a clock skew of {@code maxClockSkew}. */
+    public static RegistryCenter using(CuratorFramework client, String namespace, Duration maxClockSkew) {
+        if (maxClockSkew == null || maxClockSkew.isNegative() || maxClockSkew.isZero()) {
+            throw new InvalidRegistrySettingException(
+                    "maxClockSkew", "maxClockSkew must be positive, was " + maxClockSkew);
+        }
         return new RegistryCenter(
-                client, namespace, Duration.ofMillis(client.getZookeeperClient().getConnectionTimeoutMs()));
+                client,
+                namespace,
+                Duration.ofMillis(client.getZookeeperClient().getConnectionTimeoutMs()),
+                maxClockSkew);
     }
 
     /**
@@ -136,6 +178,8 @@ public final class RegistryCenter implements AutoCloseable {
                 connectString(),
                 client.getNamespace(),
                 client.getZookeeperClient().getLastNegotiatedSessionTimeoutMs());
+        client.getConnectionStateListenable().addListener(clockRemeasure);
+        measureClockSkew(true);
     }
 
     /** The namespaced client; paths given to it are relative to the namespace. */
@@ -158,11 +202,100 @@ public final class RegistryCenter implements AutoCloseable {
         return state.get() == State.STARTED && client.getZookeeperClient().isConnected();
     }
 
+    /**
+     * How far this instance's wall clock is from ZooKeeper's, as the last measurement showed it; empty until one was
+     * made. Measured on every connection; when the last measurement is more than a minute old, this asks for a new one
+     * in the background and answers the last.
+     */
+    public Optional<ClockSkew> clockSkew() {
+        if (isConnected()) {
+            measureClockSkew(false);
+        }
+        return Optional.ofNullable(clockSkew.get());
+    }
+
     /** Closes the client when it was built here; a client of the application's own is left to the application. */
     @Override
     public void close() {
-        if (state.getAndSet(State.CLOSED) != State.CLOSED && ownsClient) {
-            client.close();
+        if (state.getAndSet(State.CLOSED) != State.CLOSED) {
+            client.getConnectionStateListenable().removeListener(clockRemeasure);
+            if (ownsClient) {
+                client.close();
+            }
+        }
+    }
+
+    private void connectionStateChanged(CuratorFramework framework, ConnectionState newState) {
+        if (newState == ConnectionState.CONNECTED || newState == ConnectionState.RECONNECTED) {
+            measureClockSkew(true);
+        }
+    }
+
+    /** Sends a measurement unless one was sent less than a minute ago; {@code now} sends one anyway. */
+    private void measureClockSkew(boolean now) {
+        long last = lastMeasurement.get();
+        long sending = System.nanoTime();
+        if (!now && last != 0 && sending - last < REMEASURE_AFTER.toNanos()) {
+            return;
+        }
+        if (state.get() == State.STARTED && lastMeasurement.compareAndSet(last, sending == 0 ? 1 : sending)) {
+            probeClock(true);
+        }
+    }
+
+    /** Writes the clock node in the background; a missing node is created once and written again. */
+    private void probeClock(boolean createIfMissing) {
+        long sentAt = System.currentTimeMillis();
+        long sentNanos = System.nanoTime();
+        try {
+            client.setData()
+                    .inBackground((framework, event) -> clockProbed(event, sentAt, sentNanos, createIfMissing))
+                    .forPath(CLOCK_NODE, new byte[0]);
+        } catch (Exception ex) {
+            log.debug("Could not measure the clock skew: {}", ex.toString());
+        }
+    }
+
+    private void clockProbed(CuratorEvent event, long sentAt, long sentNanos, boolean createIfMissing) {
+        long roundTrip = System.nanoTime() - sentNanos;
+        KeeperException.Code code = KeeperException.Code.get(event.getResultCode());
+        if (code == KeeperException.Code.OK && event.getStat() != null) {
+            recorded(ClockSkew.measure(sentAt, roundTrip, event.getStat().getMtime(), maxClockSkew));
+        } else if (code == KeeperException.Code.NONODE && createIfMissing) {
+            try {
+                client.create()
+                        .inBackground((framework, created) -> {
+                            KeeperException.Code result = KeeperException.Code.get(created.getResultCode());
+                            if (result == KeeperException.Code.OK || result == KeeperException.Code.NODEEXISTS) {
+                                probeClock(false);
+                            }
+                        })
+                        .forPath(CLOCK_NODE, new byte[0]);
+            } catch (Exception ex) {
+                log.debug("Could not create {} to measure the clock skew: {}", CLOCK_NODE, ex.toString());
+            }
+        } else {
+            log.debug("Measuring the clock skew failed with {}", code);
+        }
+    }
+
+    private void recorded(ClockSkew measured) {
+        ClockSkew previous = clockSkew.getAndSet(measured);
+        boolean was = previous != null && previous.exceeded();
+        if (measured.exceeded() && !was) {
+            log.warn(
+                    "This instance's clock is {}, more than the {} ms tolerated (sharding.zookeeper.max-clock-skew):"
+                            + " its fires start {} and the times it records disagree with the other instances'."
+                            + " Fix its time synchronisation (NTP).",
+                    measured.describe(),
+                    measured.bound().toMillis(),
+                    measured.skew().isNegative() ? "late" : "early");
+        } else if (was && !measured.exceeded()) {
+            log.info(
+                    "This instance's clock is back within {} ms of ZooKeeper's: {} ms (± {} ms)",
+                    measured.bound().toMillis(),
+                    measured.skew().toMillis(),
+                    measured.uncertainty().toMillis());
         }
     }
 

@@ -18,6 +18,8 @@ import java.time.Duration;
  * @param maxSleepTime the longest pause between retries
  * @param digest optional {@code user:password} for digest authentication; nodes are then created readable and writable
  *     only by that identity
+ * @param maxClockSkew the largest difference between this instance's wall clock and ZooKeeper's that is tolerated
+ *     before {@link RegistryCenter#clockSkew()} says it is exceeded
  */
 public record RegistryConfiguration(
         String connectString,
@@ -27,7 +29,11 @@ public record RegistryConfiguration(
         Duration baseSleepTime,
         int maxRetries,
         Duration maxSleepTime,
-        String digest) {
+        String digest,
+        Duration maxClockSkew) {
+
+    /** The largest clock skew tolerated when none is given: 5 s. */
+    public static final Duration DEFAULT_MAX_CLOCK_SKEW = Duration.ofSeconds(5);
 
     public RegistryConfiguration {
         if (connectString == null || connectString.isBlank()) {
@@ -44,6 +50,7 @@ public record RegistryConfiguration(
         positive(connectionTimeout, "connectionTimeout");
         positive(baseSleepTime, "baseSleepTime");
         positive(maxSleepTime, "maxSleepTime");
+        positive(maxClockSkew, "maxClockSkew");
         if (maxRetries < 0) {
             throw new InvalidRegistrySettingException(
                     "maxRetries", "maxRetries must not be negative, was " + maxRetries);
@@ -53,7 +60,29 @@ public record RegistryConfiguration(
         }
     }
 
-    /** Defaults: 10 s session, 10 s connection timeout, 3 retries from 1 s up to 3 s, no authentication. */
+    /** Tolerates a clock skew of {@link #DEFAULT_MAX_CLOCK_SKEW}. */
+    public RegistryConfiguration(
+            String connectString,
+            String namespace,
+            Duration sessionTimeout,
+            Duration connectionTimeout,
+            Duration baseSleepTime,
+            int maxRetries,
+            Duration maxSleepTime,
+            String digest) {
+        this(
+                connectString,
+                namespace,
+                sessionTimeout,
+                connectionTimeout,
+                baseSleepTime,
+                maxRetries,
+                maxSleepTime,
+                digest,
+                DEFAULT_MAX_CLOCK_SKEW);
+    }
+
+    /** Defaults: 10 s session, 10 s connection timeout, 3 retries from 1 s up to 3 s, no authentication, 5 s of clock skew. */
     public static RegistryConfiguration of(String connectString, String namespace) {
         return new RegistryConfiguration(
                 connectString,
@@ -63,7 +92,8 @@ public record RegistryConfiguration(
                 Duration.ofSeconds(1),
                 3,
                 Duration.ofSeconds(3),
-                null);
+                null,
+                DEFAULT_MAX_CLOCK_SKEW);
     }
 
     public RegistryConfiguration withSessionTimeout(Duration sessionTimeout) {
@@ -75,7 +105,8 @@ public record RegistryConfiguration(
                 baseSleepTime,
                 maxRetries,
                 maxSleepTime,
-                digest);
+                digest,
+                maxClockSkew);
     }
 
     public RegistryConfiguration withConnectionTimeout(Duration connectionTimeout) {
@@ -87,7 +118,8 @@ public record RegistryConfiguration(
                 baseSleepTime,
                 maxRetries,
                 maxSleepTime,
-                digest);
+                digest,
+                maxClockSkew);
     }
 
     public RegistryConfiguration withDigest(String digest) {
@@ -99,7 +131,21 @@ public record RegistryConfiguration(
                 baseSleepTime,
                 maxRetries,
                 maxSleepTime,
-                digest);
+                digest,
+                maxClockSkew);
+    }
+
+    public RegistryConfiguration withMaxClockSkew(Duration maxClockSkew) {
+        return new RegistryConfiguration(
+                connectString,
+                namespace,
+                sessionTimeout,
+                connectionTimeout,
+                baseSleepTime,
+                maxRetries,
+                maxSleepTime,
+                digest,
+                maxClockSkew);
     }
 
     private static void positive(Duration duration, String name) {

@@ -2,6 +2,7 @@ package io.shardingjob.core.registry;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.shardingjob.core.JobCoordinator;
 import io.shardingjob.core.config.JobConfiguration;
@@ -130,6 +131,37 @@ class RegistryCenterTest {
                         () -> RegistryConfiguration.of("localhost:2181", "ns").withDigest("nocolon"))
                 .hasMessageContaining("user:password");
         assertThatThrownBy(() -> RegistryConfiguration.of(" ", "ns")).hasMessageContaining("connect string");
+    }
+
+    @Test
+    void measuresItsClockAgainstZooKeepersOnConnecting() throws Exception {
+        try (RegistryCenter registry = new RegistryCenter(RegistryConfiguration.of(server.getConnectString(), "billing")
+                .withMaxClockSkew(Duration.ofSeconds(2)))) {
+            registry.start();
+
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> registry.clockSkew().isPresent());
+            ClockSkew skew = registry.clockSkew().orElseThrow();
+            // The server runs in this JVM, on the same clock: the skew is zero within the round trip.
+            assertThat(skew.skew().abs()).isLessThanOrEqualTo(skew.uncertainty().plusMillis(1));
+            assertThat(skew.bound()).isEqualTo(Duration.ofSeconds(2));
+            assertThat(skew.exceeded()).isFalse();
+            assertThat(rawClient().checkExists().forPath("/billing/.clock")).isNotNull();
+        }
+    }
+
+    @Test
+    void measuresTheClockOfAnApplicationsOwnClientWithItsBound() throws Exception {
+        CuratorFramework own = rawClient();
+        try (RegistryCenter registry = RegistryCenter.using(own, "billing", Duration.ofMillis(750))) {
+            registry.start();
+
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> registry.clockSkew().isPresent());
+            assertThat(registry.clockSkew().orElseThrow().bound()).isEqualTo(Duration.ofMillis(750));
+        } finally {
+            own.close();
+        }
     }
 
     private CuratorFramework rawClient() throws InterruptedException {

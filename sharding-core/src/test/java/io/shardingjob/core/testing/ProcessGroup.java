@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -26,10 +27,19 @@ public final class ProcessGroup implements AutoCloseable {
 
     /** Starts {@code command} with stdout and stderr appended to {@code output}. */
     public synchronized Process start(List<String> command, Path output) {
+        return start(command, Map.of(), output);
+    }
+
+    /**
+     * Starts {@code command} with {@code environment} added to this JVM's (for example {@code LD_PRELOAD} of
+     * libfaketime), stdout and stderr appended to {@code output}.
+     */
+    public synchronized Process start(List<String> command, Map<String, String> environment, Path output) {
         try {
             Files.createDirectories(output.getParent());
-            Process process = new ProcessBuilder(command)
-                    .redirectErrorStream(true)
+            ProcessBuilder builder = new ProcessBuilder(command);
+            builder.environment().putAll(environment);
+            Process process = builder.redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(output.toFile()))
                     .start();
             processes.add(process);

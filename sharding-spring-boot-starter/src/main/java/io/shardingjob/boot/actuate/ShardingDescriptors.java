@@ -6,6 +6,7 @@ import io.shardingjob.boot.ExecutionRecord;
 import io.shardingjob.boot.ShardingOperations;
 import io.shardingjob.core.JobCoordinator;
 import io.shardingjob.core.config.JobConfiguration;
+import io.shardingjob.core.registry.ClockSkew;
 import io.shardingjob.core.sharding.Assignment;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -26,15 +27,46 @@ public final class ShardingDescriptors {
 
     private ShardingDescriptors() {}
 
-    /** {@code GET /actuator/sharding}. */
-    public record ShardingDescriptor(String instanceId, boolean connected, List<JobSummary> jobs)
-            implements OperationResponseBody {
+    /**
+     * {@code GET /actuator/sharding}.
+     *
+     * @param clockSkew how far this instance's clock is from ZooKeeper's, {@code null} until measured
+     */
+    @JsonInclude(JsonInclude.Include.ALWAYS)
+    public record ShardingDescriptor(
+            String instanceId,
+            boolean connected,
+            List<JobSummary> jobs,
+            @Nullable ClockSkewDescriptor clockSkew) implements OperationResponseBody {
 
         static ShardingDescriptor of(ShardingOperations operations) {
             return new ShardingDescriptor(
                     operations.instanceId(),
                     operations.isConnected(),
-                    operations.jobs().stream().map(JobSummary::of).toList());
+                    operations.jobs().stream().map(JobSummary::of).toList(),
+                    operations.clockSkew().map(ClockSkewDescriptor::of).orElse(null));
+        }
+    }
+
+    /**
+     * This instance's clock against ZooKeeper's, from the last measurement.
+     *
+     * @param skewMillis this instance's clock minus ZooKeeper's: positive when this instance is ahead
+     * @param uncertaintyMillis how far from {@code skewMillis} the true skew may be (half the measuring round trip)
+     * @param maxClockSkewMillis {@code sharding.zookeeper.max-clock-skew}
+     * @param exceeded whether the skew is certainly beyond the bound
+     * @param measuredAt when it was measured, on this instance's clock
+     */
+    public record ClockSkewDescriptor(
+            long skewMillis, long uncertaintyMillis, long maxClockSkewMillis, boolean exceeded, String measuredAt) {
+
+        static ClockSkewDescriptor of(ClockSkew skew) {
+            return new ClockSkewDescriptor(
+                    skew.skew().toMillis(),
+                    skew.uncertainty().toMillis(),
+                    skew.bound().toMillis(),
+                    skew.exceeded(),
+                    skew.measuredAt().toString());
         }
     }
 

@@ -2,9 +2,11 @@ package io.shardingjob.boot.actuate;
 
 import io.shardingjob.boot.ShardingOperations;
 import io.shardingjob.core.JobCoordinator;
+import io.shardingjob.core.registry.ClockSkew;
 import io.shardingjob.core.sharding.Assignment;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
@@ -14,6 +16,13 @@ import org.springframework.boot.health.contributor.Health;
  * UP when this instance is connected to ZooKeeper and every job has a leader and a complete assignment (every item
  * owned by a live instance, for the current count); DOWN otherwise, with the details per job. A reshard in progress
  * alone does not make it DOWN: the previous assignment still runs.
+ *
+ * <p>The detail {@code clockSkew} says how far this instance's clock is from ZooKeeper's, once measured; beyond
+ * {@code sharding.zookeeper.max-clock-skew} a {@code warnings} detail says so, and the status stays what it was. A
+ * skewed clock does not break the promise (fires are keyed by their scheduled time in the fire ledger and fenced by
+ * ZooKeeper, never by a comparison of clocks): it makes this instance fire early or late and record times that disagree
+ * with the others'. DOWN would have an orchestrator restart or unroute a working instance, which fixes no clock, and
+ * every instance of a host whose time synchronisation failed at once.
  */
 public class ShardingHealthIndicator extends AbstractHealthIndicator {
 
@@ -44,6 +53,30 @@ public class ShardingHealthIndicator extends AbstractHealthIndicator {
                 .withDetail("instanceId", operations.instanceId())
                 .withDetail("connected", connected)
                 .withDetail("jobs", jobs);
+        operations.clockSkew().ifPresent(skew -> {
+            builder.withDetail("clockSkew", details(skew));
+            if (skew.exceeded()) {
+                builder.withDetail("warnings", List.of(warning(skew)));
+            }
+        });
+    }
+
+    private static Map<String, Object> details(ClockSkew skew) {
+        Map<String, Object> details = new LinkedHashMap<>();
+        details.put("skewMillis", skew.skew().toMillis());
+        details.put("uncertaintyMillis", skew.uncertainty().toMillis());
+        details.put("maxClockSkewMillis", skew.bound().toMillis());
+        details.put("exceeded", skew.exceeded());
+        details.put("measuredAt", skew.measuredAt().toString());
+        return details;
+    }
+
+    /** What an operator reads: how far, which way, the bound, and what follows. */
+    static String warning(ClockSkew skew) {
+        return "this instance's clock is " + skew.describe() + ", more than sharding.zookeeper.max-clock-skew ("
+                + skew.bound().toMillis() + " ms): its fires start "
+                + (skew.skew().isNegative() ? "late" : "early")
+                + " and its recorded times disagree with the other instances'; check its time synchronisation";
     }
 
     private static boolean isComplete(JobCoordinator job) {

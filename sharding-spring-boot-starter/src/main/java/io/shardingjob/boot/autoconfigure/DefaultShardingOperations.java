@@ -5,6 +5,7 @@ import io.shardingjob.boot.ExecutionRecord;
 import io.shardingjob.boot.ShardedJobAlert;
 import io.shardingjob.boot.ShardingOperations;
 import io.shardingjob.core.JobCoordinator;
+import io.shardingjob.core.registry.ClockSkew;
 import io.shardingjob.core.registry.RegistryCenter;
 import java.time.Instant;
 import java.util.List;
@@ -48,6 +49,12 @@ final class DefaultShardingOperations implements ShardingOperations {
     public boolean isConnected() {
         RegistryCenter registry = jobs.registry();
         return registry != null && registry.isConnected();
+    }
+
+    @Override
+    public Optional<ClockSkew> clockSkew() {
+        RegistryCenter registry = jobs.registry();
+        return registry == null ? Optional.empty() : registry.clockSkew();
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.shardingjob.boot.autoconfigure;
 import io.shardingjob.core.registry.InvalidRegistrySettingException;
 import io.shardingjob.core.registry.RegistryCenter;
 import io.shardingjob.core.registry.RegistryConfiguration;
+import java.time.Duration;
 import java.util.Locale;
 import org.apache.curator.framework.CuratorFramework;
 import org.springframework.beans.factory.ObjectProvider;
@@ -52,7 +53,7 @@ public final class ShardingRegistryAutoConfiguration {
                 : environment.getProperty("spring.application.name", "sharding");
         CuratorFramework own = applicationClient.getIfUnique();
         RegistryCenter registry = own != null
-                ? RegistryCenter.using(own, namespace)
+                ? using(own, namespace, zooKeeper.getMaxClockSkew())
                 : new RegistryCenter(
                         configuration(zooKeeper, connection, namespace),
                         builder -> customizers.orderedStream().forEach(customizer -> customizer.customize(builder)));
@@ -63,6 +64,19 @@ public final class ShardingRegistryAutoConfiguration {
     /** {@code connectString} to {@code connect-string}: the property of a setting. */
     private static String kebab(String setting) {
         return setting.replaceAll("([a-z])([A-Z])", "$1-$2").toLowerCase(Locale.ROOT);
+    }
+
+    private static RegistryCenter using(CuratorFramework own, String namespace, Duration maxClockSkew) {
+        try {
+            return RegistryCenter.using(own, namespace, maxClockSkew);
+        } catch (InvalidRegistrySettingException ex) {
+            throw invalid(ex);
+        }
+    }
+
+    private static InvalidConfigurationPropertyValueException invalid(InvalidRegistrySettingException ex) {
+        String property = "sharding.zookeeper." + kebab(ex.setting());
+        return new InvalidConfigurationPropertyValueException(property, null, ex.getMessage(), ex);
     }
 
     private static RegistryConfiguration configuration(
@@ -76,10 +90,10 @@ public final class ShardingRegistryAutoConfiguration {
                     zooKeeper.getBaseSleepTime(),
                     zooKeeper.getMaxRetries(),
                     zooKeeper.getMaxSleepTime(),
-                    connection.getDigest());
+                    connection.getDigest(),
+                    zooKeeper.getMaxClockSkew());
         } catch (InvalidRegistrySettingException ex) {
-            String property = "sharding.zookeeper." + kebab(ex.setting());
-            throw new InvalidConfigurationPropertyValueException(property, null, ex.getMessage(), ex);
+            throw invalid(ex);
         }
     }
 }

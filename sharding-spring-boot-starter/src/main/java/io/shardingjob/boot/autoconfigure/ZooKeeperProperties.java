@@ -30,6 +30,9 @@ public class ZooKeeperProperties {
     /** Optional user:password for digest authentication; nodes are then readable only by that identity. */
     private @Nullable String digest;
 
+    /** The largest difference between this instance's clock and ZooKeeper's before health and console warn of it. */
+    private Duration maxClockSkew = Duration.ofSeconds(5);
+
     private final Embedded embedded = new Embedded();
 
     public @Nullable String getConnectString() {
@@ -94,6 +97,14 @@ public class ZooKeeperProperties {
 
     public void setDigest(@Nullable String digest) {
         this.digest = digest;
+    }
+
+    public Duration getMaxClockSkew() {
+        return maxClockSkew;
+    }
+
+    public void setMaxClockSkew(Duration maxClockSkew) {
+        this.maxClockSkew = maxClockSkew;
     }
 
     public Embedded getEmbedded() {

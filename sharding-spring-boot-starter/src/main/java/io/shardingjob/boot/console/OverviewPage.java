@@ -3,6 +3,7 @@ package io.shardingjob.boot.console;
 import io.shardingjob.boot.ShardingOperations;
 import io.shardingjob.core.JobCoordinator;
 import io.shardingjob.core.config.JobConfiguration;
+import io.shardingjob.core.registry.ClockSkew;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -43,6 +44,7 @@ final class OverviewPage {
     }
 
     private void table(Html html, PageContext context) {
+        clockSkewWarning(html);
         List<JobCoordinator> jobs = operations.jobs();
         String scope = null;
         html.raw("<table id=\"jobs\"><thead><tr><th>job</th><th>cron</th><th>next fire</th><th>leader</th>")
@@ -122,6 +124,23 @@ final class OverviewPage {
         if (fires.isEmpty()) {
             html.raw("<span class=\"none\">no fire yet</span>");
         }
+    }
+
+    /** Above the table, in its live part: this instance's clock is beyond the bound from ZooKeeper's. */
+    private void clockSkewWarning(Html html) {
+        operations
+                .clockSkew()
+                .filter(ClockSkew::exceeded)
+                .ifPresent(skew -> html.raw("<p id=\"clock-skew\" class=\"warning\"")
+                        .attr("data-skew-millis", skew.skew().toMillis())
+                        .raw(">")
+                        .text("This instance's clock is " + skew.describe()
+                                + ", more than sharding.zookeeper.max-clock-skew ("
+                                + skew.bound().toMillis() + " ms): its fires start "
+                                + (skew.skew().isNegative() ? "late" : "early")
+                                + " and the times it shows disagree with the other instances'. Check its time"
+                                + " synchronisation.")
+                        .raw("</p>"));
     }
 
     static List<String> warnings(JobHistory history, Optional<Instant> next, Instant now) {

@@ -78,6 +78,15 @@ class ShardingEndpointHttpTests {
             assertThat(summary.read("$.jobs[0].epoch", Long.class)).isPositive();
             assertThat(summary.read("$.jobs[0].reshardPending", Boolean.class)).isFalse();
             assertThat(summary.read("$.jobs[0].localItems", List.class)).containsExactly(0, 1, 2, 3);
+            // ZooKeeper runs on this machine's clock: no skew beyond the measuring round trip.
+            long uncertainty = summary.read("$.clockSkew.uncertaintyMillis", Long.class);
+            assertThat(Math.abs(summary.read("$.clockSkew.skewMillis", Long.class)))
+                    .isLessThanOrEqualTo(uncertainty + 1);
+            assertThat(summary.read("$.clockSkew.maxClockSkewMillis", Long.class))
+                    .isEqualTo(5_000L);
+            assertThat(summary.read("$.clockSkew.exceeded", Boolean.class)).isFalse();
+            assertThat(Instant.parse(summary.read("$.clockSkew.measuredAt", String.class)))
+                    .isBefore(Instant.now().plusSeconds(1));
         });
     }
 

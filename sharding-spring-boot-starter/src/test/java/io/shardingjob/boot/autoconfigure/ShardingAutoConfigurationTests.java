@@ -262,6 +262,9 @@ class ShardingAutoConfigurationTests {
                         .containsEntry("instanceId", "auto-config-test");
                 assertThat(health.getDetails().get("jobs").toString())
                         .contains("orderSync", "leader=auto-config-test", "assignment=complete");
+                assertThat(health.getDetails().get("clockSkew").toString())
+                        .contains("exceeded=false", "maxClockSkewMillis=5000");
+                assertThat(health.getDetails()).doesNotContainKey("warnings");
             });
         });
     }

@@ -118,6 +118,42 @@ class ShardingRegistryAutoConfigurationTests {
                         .hasMessageContaining("sharding.zookeeper.session-timeout"));
     }
 
+    @Test
+    void measuresTheClockSkewWithTheBoundOfTheProperty() {
+        runner.withPropertyValues(
+                        "sharding.zookeeper.connect-string=" + TestZooKeeper.connectString(),
+                        "sharding.zookeeper.max-clock-skew=750ms")
+                .run(context -> {
+                    RegistryCenter registry = context.getBean(RegistryCenter.class);
+                    org.awaitility.Awaitility.await()
+                            .atMost(Duration.ofSeconds(10))
+                            .until(() -> registry.clockSkew().isPresent());
+                    assertThat(registry.clockSkew().orElseThrow().bound()).isEqualTo(Duration.ofMillis(750));
+                });
+    }
+
+    @Test
+    void appliesTheClockSkewBoundToAnApplicationsOwnClient() {
+        runner.withUserConfiguration(OwnClient.class)
+                .withPropertyValues("sharding.zookeeper.max-clock-skew=2s")
+                .run(context -> {
+                    RegistryCenter registry = context.getBean(RegistryCenter.class);
+                    org.awaitility.Awaitility.await()
+                            .atMost(Duration.ofSeconds(10))
+                            .until(() -> registry.clockSkew().isPresent());
+                    assertThat(registry.clockSkew().orElseThrow().bound()).isEqualTo(Duration.ofSeconds(2));
+                });
+    }
+
+    @Test
+    void namesTheClockSkewPropertyWhenItIsNotPositive() {
+        runner.withPropertyValues(
+                        "sharding.zookeeper.connect-string=" + TestZooKeeper.connectString(),
+                        "sharding.zookeeper.max-clock-skew=0s")
+                .run(context -> assertThat(invalidProperty(catchThrowable(() -> context.getBean(RegistryCenter.class))))
+                        .hasMessageContaining("sharding.zookeeper.max-clock-skew"));
+    }
+
     /** What Spring Boot's failure analyzer finds in the failure's causes to report the property. */
     private static Throwable invalidProperty(Throwable failure) {
         return Stream.iterate(failure, Objects::nonNull, Throwable::getCause)

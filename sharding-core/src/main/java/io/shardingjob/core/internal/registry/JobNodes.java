@@ -24,9 +24,12 @@ package io.shardingjob.core.internal.registry;
  * /{job}/manual-fire                     persistent  the latest manual fire's time (fireMillis): how every instance
  *                                                    hears of an operator's fire at once
  * /.definitions/{job}                    persistent  a job defined at run time; data: the name of its handler
+ * /.clock                                persistent  empty; written by every instance to read ZooKeeper's clock in
+ *                                                    its mtime (built in RegistryCenter: the public API may not use
+ *                                                    this class)
  * </pre>
  *
- * <p>Job names start with a letter or a digit, so {@code /.definitions} can be no job's root.
+ * <p>Job names start with a letter or a digit, so {@code /.definitions} and {@code /.clock} can be no job's root.
  */
 public final class JobNodes {
 
