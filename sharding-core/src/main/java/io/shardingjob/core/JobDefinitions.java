@@ -1,10 +1,12 @@
 package io.shardingjob.core;
 
+import io.shardingjob.core.config.FireSchedule;
 import io.shardingjob.core.config.JobConfiguration;
-import io.shardingjob.core.config.JobConfigurationCodec;
 import io.shardingjob.core.config.JobConfigurationException;
 import io.shardingjob.core.internal.config.StoredConfiguration;
 import io.shardingjob.core.internal.registry.JobNodes;
+import io.shardingjob.core.operation.InvalidOperationException;
+import io.shardingjob.core.operation.OperatorInputs;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -103,12 +105,25 @@ public final class JobDefinitions implements AutoCloseable {
 
     private final Map<String, Definition> known = new ConcurrentHashMap<>();
 
+    /** Reads the crons of definitions and changes before they are stored. */
+    private final FireSchedule schedule;
+
+    /**
+     * Definitions whose crons are checked for their six fields only: see
+     * {@link #JobDefinitions(CuratorFramework, Listener, FireSchedule)}.
+     */
+    public JobDefinitions(CuratorFramework client, Listener listener) {
+        this(client, listener, FireSchedule.NONE);
+    }
+
     /**
      * @param client the application's client, rooted at its namespace
      * @param listener told of definitions and removals, on Curator's cache thread
+     * @param schedule the program's schedule, which checks a cron before it is stored ({@link FireSchedule#check})
      */
-    public JobDefinitions(CuratorFramework client, Listener listener) {
+    public JobDefinitions(CuratorFramework client, Listener listener, FireSchedule schedule) {
         this.client = client;
+        this.schedule = schedule;
         this.cache = CuratorCache.build(client, JobNodes.definitions());
         cache.listenable()
                 .addListener(CuratorCacheListener.builder()
@@ -154,14 +169,14 @@ public final class JobDefinitions implements AutoCloseable {
     /**
      * Defines a job and stores its configuration, in one transaction.
      *
+     * @throws InvalidOperationException when the name, the handler, the cron or a parameter breaks a limit of
+     *     {@link OperatorInputs}: nothing is stored
      * @throws JobConfigurationException naming the job when the name is taken: defined already, being removed, or a job
      *     of that name (declared in some instance's code) has state in ZooKeeper
      */
     public void define(JobConfiguration configuration, String handler) throws Exception {
         String job = configuration.name();
-        if (handler == null || handler.isBlank()) {
-            throw new JobConfigurationException(job, "handler", "a job defined at run time needs a handler name");
-        }
+        byte[] encoded = OperatorInputs.definition(configuration, handler, schedule);
         JobNodes nodes = new JobNodes(job);
         if (client.checkExists().forPath(JobNodes.definition(job)) != null) {
             throw taken(job, "a job of this name is defined already (or being removed); remove it first");
@@ -177,9 +192,7 @@ public final class JobDefinitions implements AutoCloseable {
             client.transaction()
                     .forOperations(
                             client.transactionOp().create().forPath(nodes.root()),
-                            client.transactionOp()
-                                    .create()
-                                    .forPath(nodes.config(), JobConfigurationCodec.encode(configuration)),
+                            client.transactionOp().create().forPath(nodes.config(), encoded),
                             client.transactionOp()
                                     .create()
                                     .forPath(JobNodes.definition(job), new Definition(job, handler, false).encode()));
@@ -196,11 +209,13 @@ public final class JobDefinitions implements AutoCloseable {
      * @param change the new configuration from the stored one
      * @return the configuration stored now
      * @throws JobConfigurationException when the changed configuration is invalid; nothing is stored
+     * @throws InvalidOperationException when what changed breaks a limit of {@link OperatorInputs}, or the schedule
+     *     cannot read the new cron; nothing is stored
      * @throws NoSuchElementException when there is no such job
      */
     public JobConfiguration update(String jobName, UnaryOperator<JobConfiguration> change) throws Exception {
         try {
-            return StoredConfiguration.update(client, jobName, change).configuration();
+            return StoredConfiguration.update(client, jobName, change, schedule).configuration();
         } catch (KeeperException.NoNodeException none) {
             throw noSuchJob("No job '" + jobName + "' is stored in ZooKeeper", none);
         }

@@ -32,7 +32,8 @@ class CorePackagesTest {
                     "io.shardingjob.core.execution..",
                     "io.shardingjob.core.sharding..",
                     "io.shardingjob.core.registry..",
-                    "io.shardingjob.core.instance..")
+                    "io.shardingjob.core.instance..",
+                    "io.shardingjob.core.operation..")
             .should()
             .dependOnClassesThat()
             .resideInAPackage("io.shardingjob.core.internal..")

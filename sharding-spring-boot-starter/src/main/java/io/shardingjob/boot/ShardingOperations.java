@@ -11,7 +11,11 @@ import org.jspecify.annotations.Nullable;
 /**
  * What an operator can see and do with the sharded jobs of this application; the {@code sharding} Actuator endpoint is
  * a thin layer over it. Reads come from the local cache of the registry. Operations on a job name that does not exist
- * throw {@link NoSuchElementException}; an item outside the job's items throws {@link IllegalArgumentException}.
+ * throw {@link NoSuchElementException}; an input the core's {@link io.shardingjob.core.operation.OperatorInputs}
+ * refuses (an item outside the job's items, a malformed instance id, a job parameter larger than
+ * {@link io.shardingjob.core.operation.OperatorInputs#MAX_JOB_PARAMETER_BYTES}) throws
+ * {@link io.shardingjob.core.operation.InvalidOperationException}, an {@link IllegalArgumentException}, before anything
+ * is written.
  */
 public interface ShardingOperations {
 
@@ -80,6 +84,8 @@ public interface ShardingOperations {
      * @param jobParameter what every item of the fire gets as its job parameter; {@code null} for the configured one
      * @return the fire's time (every run's fire time), or empty when the job no longer runs on this instance (it is
      *     stopping), so nothing was fired
+     * @throws io.shardingjob.core.operation.InvalidOperationException when the job parameter takes more than
+     *     {@link io.shardingjob.core.operation.OperatorInputs#MAX_JOB_PARAMETER_BYTES} in UTF-8: nothing is recorded
      * @throws IllegalStateException when the job is disabled
      * @throws io.shardingjob.core.registry.RegistryUnavailableException when ZooKeeper did not record the fire
      */

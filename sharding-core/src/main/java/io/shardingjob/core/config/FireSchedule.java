@@ -23,6 +23,15 @@ public interface FireSchedule {
     @Nullable
     Instant nextFireAfter(JobConfiguration configuration, Instant after);
 
+    /**
+     * Checks, before a configuration is stored (a job defined or its cron changed while the program runs), that this
+     * schedule can follow its cron, so that no instance is handed one it cannot read. The core reads no cron itself:
+     * by default nothing is checked beyond {@link JobConfiguration}'s own checks (six fields).
+     *
+     * @throws IllegalArgumentException saying what is wrong with the cron, without repeating it
+     */
+    default void check(JobConfiguration configuration) {}
+
     /** Whether the schedule fires at this instant, to the millisecond (the ledger's precision). */
     default boolean firesAt(JobConfiguration configuration, Instant fireTime) {
         Instant next = nextFireAfter(configuration, fireTime.minusMillis(1));

@@ -262,6 +262,9 @@ public final class ShardingDescriptors {
      * The answer to a write operation; the HTTP status tells success (200) from 400, 404, 409 and 503.
      *
      * @param fireTime the fire a {@code trigger} started (every run's fire time); absent from the other answers
+     * @param input the input a {@code 400} refused ({@code item}, {@code instanceId}, {@code jobParameter},
+     *     {@code cron}, ...: {@link io.shardingjob.core.operation.InvalidOperationException#input()}); absent from the
+     *     other answers
      */
     public record ActionResult(
             String job,
@@ -270,11 +273,18 @@ public final class ShardingDescriptors {
             String result,
 
             @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable
-            Instant fireTime)
+            Instant fireTime,
+
+            @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable
+            String input)
             implements OperationResponseBody {
 
         public ActionResult(String job, String target, String action, String result) {
-            this(job, target, action, result, null);
+            this(job, target, action, result, null, null);
+        }
+
+        public ActionResult(String job, String target, String action, String result, @Nullable Instant fireTime) {
+            this(job, target, action, result, fireTime, null);
         }
     }
 }

@@ -8,6 +8,8 @@ import io.shardingjob.boot.actuate.ShardingDescriptors.JobDescriptor;
 import io.shardingjob.boot.actuate.ShardingDescriptors.ShardingDescriptor;
 import io.shardingjob.core.JobCoordinator;
 import io.shardingjob.core.config.JobConfiguration;
+import io.shardingjob.core.operation.InvalidOperationException;
+import io.shardingjob.core.operation.OperatorInputs;
 import io.shardingjob.core.registry.RegistryUnavailableException;
 import java.time.Instant;
 import java.util.Locale;
@@ -46,8 +48,10 @@ import org.springframework.context.annotation.ImportRuntimeHints;
  * </ul>
  *
  * Write operations need {@code management.endpoint.sharding.access=unrestricted}: the endpoint is read-only by default.
- * An unknown job answers 404, a bad item or action 400, a trigger of a job disabled or stopping here 409, and one that
- * ZooKeeper could not record 503.
+ * An unknown job answers 404; a bad action or part, or an input the core's {@link OperatorInputs} refuses (an item
+ * outside the job's items, a malformed instance id, a job parameter too large for the fire ledger, a cron that cannot
+ * be read), 400 with the reason and the refused {@code input}, before anything is written; a trigger of a job disabled
+ * or stopping here 409, and one that ZooKeeper could not record 503.
  */
 @Endpoint(id = "sharding", defaultAccess = Access.READ_ONLY)
 @ImportRuntimeHints(ShardingEndpoint.ShardingEndpointRuntimeHints.class)
@@ -155,6 +159,9 @@ public class ShardingEndpoint {
                     + fireTime.get();
             return new WebEndpointResponse<>(
                     new ActionResult(job, "job", action, result, fireTime.get()), WebEndpointResponse.STATUS_OK);
+        } catch (IllegalArgumentException ex) {
+            // The job parameter is larger than the fire ledger takes: refused before anything was written.
+            return badRequest(job, "job", action, ex);
         } catch (IllegalStateException ex) {
             return conflict(job, action, ex.getMessage());
         } catch (RegistryUnavailableException ex) {
@@ -223,8 +230,8 @@ public class ShardingEndpoint {
                     new ActionResult(job, "job", action, String.valueOf(ex.getMessage())),
                     WebEndpointResponse.STATUS_NOT_FOUND);
         } catch (IllegalArgumentException ex) {
-            // Also a JobConfigurationException: the message names the job and the setting.
-            return badRequest(job, "job", action, ex.getMessage());
+            // A JobConfigurationException or an InvalidOperationException: the message names the job and the setting.
+            return badRequest(job, "job", action, ex);
         }
     }
 
@@ -245,9 +252,11 @@ public class ShardingEndpoint {
         }
         return switch (part) {
             case "items" -> {
-                Integer item = parseItem(id);
-                if (item == null) {
-                    yield badRequest(job, target, action, "'" + id + "' is not an item number");
+                int item;
+                try {
+                    item = OperatorInputs.parseItem(job, id);
+                } catch (InvalidOperationException ex) {
+                    yield badRequest(job, target, action, ex);
                 }
                 yield run(job, target, action, () -> {
                     if (enable) {
@@ -269,21 +278,16 @@ public class ShardingEndpoint {
         };
     }
 
-    private static @Nullable Integer parseItem(String id) {
-        try {
-            return Integer.valueOf(id);
-        } catch (NumberFormatException ex) {
-            return null;
-        }
-    }
-
-    /** Runs an operation; the core refuses a bad item or instance id with IllegalArgumentException, which is a 400. */
+    /**
+     * Runs an operation; the core refuses a bad item or instance id with an {@link InvalidOperationException} before
+     * it writes anything, which is a 400.
+     */
     private static WebEndpointResponse<ActionResult> run(String job, String target, String action, Runnable operation) {
         try {
             operation.run();
             return done(job, target, action, "done");
         } catch (IllegalArgumentException ex) {
-            return badRequest(job, target, action, ex.getMessage());
+            return badRequest(job, target, action, ex);
         }
     }
 
@@ -295,6 +299,15 @@ public class ShardingEndpoint {
             String job, String target, String action, @Nullable String problem) {
         return new WebEndpointResponse<>(
                 new ActionResult(job, target, action, String.valueOf(problem)), WebEndpointResponse.STATUS_BAD_REQUEST);
+    }
+
+    /** A 400 naming the reason and, when the core's checks refused it, the input. */
+    private static WebEndpointResponse<ActionResult> badRequest(
+            String job, String target, String action, IllegalArgumentException refused) {
+        String input = refused instanceof InvalidOperationException invalid ? invalid.input() : null;
+        return new WebEndpointResponse<>(
+                new ActionResult(job, target, action, String.valueOf(refused.getMessage()), null, input),
+                WebEndpointResponse.STATUS_BAD_REQUEST);
     }
 
     private static WebEndpointResponse<ActionResult> unknownJob(String job, String target, String action) {

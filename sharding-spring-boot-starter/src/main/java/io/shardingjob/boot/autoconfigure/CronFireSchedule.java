@@ -31,6 +31,26 @@ final class CronFireSchedule implements FireSchedule {
         return next == null ? null : next.toInstant();
     }
 
+    /**
+     * Refuses a cron Spring cannot read, or one that never fires (the 30th of February): the trigger would fire such a
+     * job never, on every instance.
+     */
+    @Override
+    public void check(JobConfiguration configuration) {
+        CronExpression parsed;
+        try {
+            parsed = CronExpression.parse(configuration.cron());
+        } catch (IllegalArgumentException ex) {
+            String reason = String.valueOf(ex.getMessage());
+            throw new IllegalArgumentException("not a cron Spring can read ("
+                    + (reason.length() > 200 ? reason.substring(0, 200) + "..." : reason)
+                    + "); six fields, seconds first, e.g. '0 0/5 * * * *'");
+        }
+        if (parsed.next(ZonedDateTime.now(configuration.timeZone())) == null) {
+            throw new IllegalArgumentException("it never fires");
+        }
+    }
+
     private @Nullable CronExpression expression(JobConfiguration configuration) {
         if (expression == null
                 || !Objects.equals(cronText, configuration.cron())

@@ -6,6 +6,7 @@ import io.shardingjob.boot.ShardedJobAlert;
 import io.shardingjob.boot.ShardingOperations;
 import io.shardingjob.core.JobCoordinator;
 import io.shardingjob.core.registry.ClockSkew;
+import io.shardingjob.core.operation.OperatorInputs;
 import io.shardingjob.core.registry.RegistryCenter;
 import java.time.Instant;
 import java.util.List;
@@ -100,6 +101,8 @@ final class DefaultShardingOperations implements ShardingOperations {
     @Override
     public Optional<Instant> trigger(String name, @Nullable String jobParameter) {
         JobCoordinator coordinator = coordinator(name);
+        // The core checks it again as it triggers; checked here first so that a refused one is not logged.
+        OperatorInputs.jobParameter(name, jobParameter);
         if (!coordinator.isStarted()) {
             return Optional.empty();
         }

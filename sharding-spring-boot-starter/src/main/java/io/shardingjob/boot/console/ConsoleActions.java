@@ -1,13 +1,15 @@
 package io.shardingjob.boot.console;
 
 import io.shardingjob.boot.ShardingOperations;
+import io.shardingjob.core.operation.OperatorInputs;
 import java.util.Locale;
 import java.util.NoSuchElementException;
 import org.jspecify.annotations.Nullable;
 
 /**
  * The console's operations, each one call of {@link ShardingOperations} (the facade the {@code sharding} endpoint uses
- * too), with its answer: what happened, or why nothing did.
+ * too), with its answer: what happened, or why nothing did. Inputs are checked by the core's {@link OperatorInputs},
+ * as the endpoint's are: a refused one answers {@code 400} with the reason, and nothing is written.
  */
 final class ConsoleActions {
 
@@ -82,21 +84,21 @@ final class ConsoleActions {
                 case "disable-job" -> done(() -> operations.disable(job), "job disabled on every instance");
                 case "enable-job" -> done(() -> operations.enable(job), "job enabled on every instance");
                 case "disable-item" -> {
-                    int item = item(request);
+                    int item = OperatorInputs.parseItem(job, request.item());
                     yield done(() -> operations.disableItem(job, item), "item " + item + " disabled");
                 }
                 case "enable-item" -> {
-                    int item = item(request);
+                    int item = OperatorInputs.parseItem(job, request.item());
                     yield done(() -> operations.enableItem(job, item), "item " + item + " enabled");
                 }
                 case "disable-instance" -> {
-                    String instance = instance(request);
+                    String instance = OperatorInputs.instanceId(job, request.instance());
                     yield done(
                             () -> operations.disableInstance(job, instance),
                             "instance " + instance + " disabled: its items move to the others");
                 }
                 case "enable-instance" -> {
-                    String instance = instance(request);
+                    String instance = OperatorInputs.instanceId(job, request.instance());
                     yield done(() -> operations.enableInstance(job, instance), "instance " + instance + " enabled");
                 }
                 default -> Result.error(400, "unknown operation '" + request.action() + "'");
@@ -120,23 +122,6 @@ final class ConsoleActions {
                 .map(fireTime -> Result.ok("fire of " + fireTime + " started on every instance"
                         + (parameter == null ? "" : ", job parameter '" + parameter + "'")))
                 .orElseGet(() -> Result.error(409, "nothing started: this instance is stopping"));
-    }
-
-    private static int item(Request request) {
-        String item = request.item();
-        try {
-            return Integer.parseInt(item == null ? "" : item.trim());
-        } catch (NumberFormatException ex) {
-            throw new IllegalArgumentException("'" + item + "' is not an item number");
-        }
-    }
-
-    private static String instance(Request request) {
-        String instance = request.instance();
-        if (instance == null || instance.isBlank()) {
-            throw new IllegalArgumentException("name the instance");
-        }
-        return instance;
     }
 
     private static Result done(Runnable operation, String message) {

@@ -4,6 +4,7 @@ import io.shardingjob.boot.console.ConsoleActions.Request;
 import io.shardingjob.boot.console.ConsoleActions.Result;
 import io.shardingjob.boot.console.ConsoleActions.Status;
 import io.shardingjob.boot.console.ConsoleSecurity.Operator;
+import io.shardingjob.core.operation.OperatorInputs;
 import jakarta.servlet.http.HttpServletRequest;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -44,15 +45,30 @@ final class OperationHandler {
     /** The result, rendered as the {@code #result} element that replaces the page's. */
     Result handle(ServerRequest request) {
         HttpServletRequest servlet = request.servletRequest();
-        Request asked = new Request(
-                request.pathVariable("job"),
-                request.param("action").orElse(""),
-                request.param("item").orElse(null),
-                request.param("instance").orElse(null),
-                request.param("jobParameter").orElse(null));
         Operator operator = security.operator(servlet);
         String refusal = refusal(servlet, operator);
-        Result result = refusal == null ? actions.perform(asked) : Result.refused(refusal);
+        Request asked;
+        Result result;
+        try {
+            asked = new Request(
+                    request.pathVariable("job"),
+                    request.param("action").orElse(""),
+                    request.param("item").orElse(null),
+                    request.param("instance").orElse(null),
+                    request.param("jobParameter").orElse(null));
+            result = refusal == null ? actions.perform(asked) : Result.refused(refusal);
+        } catch (IllegalStateException | IllegalArgumentException unreadable) {
+            // The server would not parse the form: larger than it reads (Tomcat's max-http-form-post-size, 2 MB by
+            // default), or malformed. Nothing was asked of the job; say why, as for any refused input.
+            asked = new Request(request.pathVariable("job"), "unreadable", null, null, null);
+            result = refusal != null
+                    ? Result.refused(refusal)
+                    : Result.error(
+                            400,
+                            "the operation's form could not be read (" + unreadable.getMessage() + "); a job"
+                                    + " parameter may take at most " + OperatorInputs.MAX_JOB_PARAMETER_BYTES
+                                    + " bytes in UTF-8");
+        }
         record(operator, asked, result);
         return result;
     }

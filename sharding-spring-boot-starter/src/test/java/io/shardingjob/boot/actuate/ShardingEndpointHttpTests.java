@@ -251,6 +251,97 @@ class ShardingEndpointHttpTests {
     }
 
     @Test
+    void refusesATriggerWithATwoMegabyteJobParameterWithABadRequestAndTheApplicationStaysConnected() throws Exception {
+        awaitSharded("manualReport");
+        Instant refusedAt = Instant.now();
+
+        HttpResponse<String> refused = send(
+                "POST",
+                "/actuator/sharding/manualReport",
+                "{\"action\":\"trigger\",\"jobParameter\":\"" + "x".repeat(2 * 1024 * 1024) + "\"}");
+
+        assertThat(refused.statusCode()).isEqualTo(400);
+        DocumentContext answer = JsonPath.parse(refused.body());
+        assertThat(answer.read("$", Map.class)).containsOnlyKeys("job", "target", "action", "result", "input");
+        assertThat(answer.read("$.input", String.class)).isEqualTo("jobParameter");
+        assertThat(answer.read("$.result", String.class))
+                .contains("'manualReport'", "jobParameter", "2097152 bytes", "16384")
+                .hasSizeLessThan(300);
+        // The connection every job shares is up, the other job keeps firing, and nothing fired for this one.
+        eventually().untilAsserted(() -> {
+            assertThat(get("/actuator/sharding", 200).read("$.connected", Boolean.class))
+                    .isTrue();
+            assertThat(get("/actuator/health", 200).read("$.components.sharding.status", String.class))
+                    .isEqualTo("UP");
+            List<String> fireTimes = get("/actuator/sharding/orderSync", 200).read("$.recentExecutions[*].fireTime");
+            assertThat(fireTimes)
+                    .anySatisfy(fireTime -> assertThat(Instant.parse(fireTime)).isAfter(refusedAt));
+        });
+        List<String> reportFires = get("/actuator/sharding/manualReport", 200).read("$.recentExecutions[*].fireTime");
+        assertThat(reportFires)
+                .allSatisfy(fireTime -> assertThat(Instant.parse(fireTime)).isBefore(refusedAt));
+    }
+
+    @Test
+    void refusesAJobParameterLargerThanTheLedgerTakesThoughZooKeeperWouldStoreIt() throws Exception {
+        awaitSharded("manualReport");
+        HttpResponse<String> refused = send(
+                "POST",
+                "/actuator/sharding/manualReport",
+                "{\"action\":\"trigger\",\"jobParameter\":\"" + "x".repeat(17 * 1024) + "\"}");
+
+        assertThat(refused.statusCode()).as(refused.body()).isEqualTo(400);
+        assertThat(JsonPath.parse(refused.body()).read("$.result", String.class))
+                .contains("17408 bytes", "16384");
+        HttpResponse<String> within = send(
+                "POST",
+                "/actuator/sharding/manualReport",
+                "{\"action\":\"trigger\",\"jobParameter\":\"" + "x".repeat(16 * 1024) + "\"}");
+        assertThat(within.statusCode()).as(within.body()).isEqualTo(200);
+    }
+
+    @Test
+    void answersBadRequestNamingTheInputForAnItemOutsideTheJobsItemsOrAMalformedInstance() throws Exception {
+        awaitSharded("orderSync");
+
+        HttpResponse<String> item = post("/actuator/sharding/orderSync/items/4", "disable");
+        assertThat(item.statusCode()).isEqualTo(400);
+        assertThat(JsonPath.parse(item.body()).read("$.input", String.class)).isEqualTo("item");
+        assertThat(JsonPath.parse(item.body()).read("$.result", String.class))
+                .contains("'orderSync'", "item 4 is outside 0..3");
+        HttpResponse<String> instance = post("/actuator/sharding/orderSync/instances/no*such", "disable");
+        assertThat(instance.statusCode()).isEqualTo(400);
+        assertThat(JsonPath.parse(instance.body()).read("$.input", String.class))
+                .isEqualTo("instanceId");
+
+        DocumentContext job = get("/actuator/sharding/orderSync", 200);
+        assertThat(job.read("$.items[*].disabled", List.class)).containsOnly(false);
+        assertThat(job.read("$.instances[*].enabled", List.class)).containsOnly(true);
+    }
+
+    @Test
+    void refusesACronThatCannotBeReadOrNeverFiresWithABadRequest() throws Exception {
+        registry.registerHandler("cronChecked", context -> {});
+
+        HttpResponse<String> defined = send(
+                "POST",
+                "/actuator/sharding/badCron",
+                "{\"action\":\"define\",\"handler\":\"cronChecked\",\"cron\":\"0 0 25 * * *\"}");
+        assertThat(defined.statusCode()).as(defined.body()).isEqualTo(400);
+        assertThat(JsonPath.parse(defined.body()).read("$.input", String.class)).isEqualTo("cron");
+        assertThat(JsonPath.parse(defined.body()).read("$.result", String.class))
+                .contains("'badCron'", "'0 0 25 * * *'");
+        assertThat(registry.definedJobs()).doesNotContain("badCron");
+
+        HttpResponse<String> never =
+                send("POST", "/actuator/sharding/orderSync", "{\"action\":\"cron\",\"cron\":\"0 0 0 30 2 *\"}");
+        assertThat(never.statusCode()).as(never.body()).isEqualTo(400);
+        assertThat(JsonPath.parse(never.body()).read("$.result", String.class)).contains("never fires");
+        assertThat(get("/actuator/sharding/orderSync", 200).read("$.cron", String.class))
+                .isEqualTo("* * * * * *");
+    }
+
+    @Test
     void disablesAndEnablesTheJobOnEveryInstance() throws Exception {
         awaitSharded("orderSync");
         assertThat(post("/actuator/sharding/orderSync", "disable").statusCode()).isEqualTo(200);

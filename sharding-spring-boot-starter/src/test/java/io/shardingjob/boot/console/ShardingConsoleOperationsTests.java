@@ -108,6 +108,34 @@ class ShardingConsoleOperationsTests {
     }
 
     @Test
+    void anItemOutsideTheJobsItemsIsRefusedWithTheReasonAndNothingIsDisabled() {
+        HttpResponse<String> answer = operate("disable-item", "item", "3");
+
+        assertThat(answer.statusCode()).isEqualTo(400);
+        assertThat(answer.body())
+                .contains("data-status=\"error\"")
+                .contains("&#39;orderSync&#39;", "item 3 is outside 0..2");
+        assertThat(application.operations().job(JOB).orElseThrow().disabledItems())
+                .isEmpty();
+        assertThat(operate("disable-instance", "instance", "no*such").statusCode())
+                .isEqualTo(400);
+    }
+
+    @Test
+    void aTriggerWithAJobParameterTooLargeForTheLedgerIsRefusedAndTheApplicationStaysConnected() {
+        HttpResponse<String> tooLarge = operate("trigger", "jobParameter", "x".repeat(17 * 1024));
+        assertThat(tooLarge.statusCode()).isEqualTo(400);
+        assertThat(tooLarge.body()).contains("data-status=\"error\"").contains("17408 bytes", "16384");
+
+        HttpResponse<String> twoMegabytes = operate("trigger", "jobParameter", "x".repeat(2 * 1024 * 1024));
+        assertThat(twoMegabytes.statusCode()).isEqualTo(400);
+        assertThat(twoMegabytes.body()).contains("data-status=\"error\"").contains("16384");
+        assertThat(application.operations().isConnected()).isTrue();
+        assertThat(application.operations().job(JOB).orElseThrow().isAvailable())
+                .isTrue();
+    }
+
+    @Test
     void anOperationWithoutHtmxsHeaderIsRefusedAsItMayComeFromAnotherSitesForm() {
         HttpResponse<String> answer =
                 application.post("/sharding-console/jobs/orderSync/operations", Map.of("action", "disable-job"));

@@ -5,6 +5,8 @@ import io.shardingjob.core.config.JobConfigurationCodec;
 import io.shardingjob.core.config.JobConfigurationException;
 import io.shardingjob.core.internal.registry.JobCache;
 import io.shardingjob.core.internal.registry.JobNodes;
+import io.shardingjob.core.operation.InvalidOperationException;
+import io.shardingjob.core.operation.OperatorInputs;
 import io.shardingjob.core.registry.RegistryUnavailableException;
 import java.util.List;
 import java.util.Optional;
@@ -53,7 +55,12 @@ public final class JobConfigurationService {
         this.effective = new Effective(-1, local);
     }
 
-    /** Applies the start-up rule and returns the configuration in force. */
+    /**
+     * Applies the start-up rule and returns the configuration in force.
+     *
+     * @throws JobConfigurationException when the local configuration would be stored and is larger than one node of it
+     *     may be ({@link OperatorInputs#MAX_CONFIGURATION_BYTES})
+     */
     public JobConfiguration publish() throws Exception {
         for (int attempt = 0; attempt < 5; attempt++) {
             Stat stat = new Stat();
@@ -62,9 +69,7 @@ public final class JobConfigurationService {
                 stored = client.getData().storingStatIn(stat).forPath(nodes.config());
             } catch (KeeperException.NoNodeException none) {
                 try {
-                    client.create()
-                            .creatingParentsIfNeeded()
-                            .forPath(nodes.config(), JobConfigurationCodec.encode(local));
+                    client.create().creatingParentsIfNeeded().forPath(nodes.config(), encodedLocal());
                     log.info("Job {}: stored its configuration in the registry: {}", local.name(), local);
                     return local;
                 } catch (KeeperException.NodeExistsException raced) {
@@ -79,9 +84,7 @@ public final class JobConfigurationService {
             }
             if (local.overwrite() || decoded.isEmpty()) {
                 try {
-                    client.setData()
-                            .withVersion(stat.getVersion())
-                            .forPath(nodes.config(), JobConfigurationCodec.encode(local));
+                    client.setData().withVersion(stat.getVersion()).forPath(nodes.config(), encodedLocal());
                 } catch (KeeperException.BadVersionException raced) {
                     continue;
                 }
@@ -151,6 +154,15 @@ public final class JobConfigurationService {
         } catch (Exception ex) {
             throw new RegistryUnavailableException(
                     "Job '" + local.name() + "': could not store disabled=" + disabled, ex);
+        }
+    }
+
+    /** The local configuration's stored form, within the size of one node; a start-up failure naming it otherwise. */
+    private byte[] encodedLocal() {
+        try {
+            return OperatorInputs.encoded(local);
+        } catch (InvalidOperationException tooLarge) {
+            throw new JobConfigurationException(local.name(), tooLarge.input(), tooLarge.problem());
         }
     }
 

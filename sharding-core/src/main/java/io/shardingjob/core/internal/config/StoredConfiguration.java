@@ -1,8 +1,10 @@
 package io.shardingjob.core.internal.config;
 
+import io.shardingjob.core.config.FireSchedule;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.config.JobConfigurationCodec;
 import io.shardingjob.core.internal.registry.JobNodes;
+import io.shardingjob.core.operation.OperatorInputs;
 import java.util.function.UnaryOperator;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.KeeperException;
@@ -11,7 +13,7 @@ import org.apache.zookeeper.data.Stat;
 /**
  * Changes a job's stored configuration, the one every instance applies: read, change, write at the version read, and
  * again on top of a concurrent change, so that a change of one setting never loses another's. Every change of a stored
- * configuration goes through here.
+ * configuration goes through here, and is checked by {@link OperatorInputs#configurationChange} before it is written.
  */
 public final class StoredConfiguration {
 
@@ -36,14 +38,24 @@ public final class StoredConfiguration {
         return JobConfigurationCodec.decode(jobName, client.getData().forPath(new JobNodes(jobName).config()));
     }
 
+    /** A change that leaves the cron as it is: see {@link #update(CuratorFramework, String, UnaryOperator, FireSchedule)}. */
+    public static Update update(CuratorFramework client, String jobName, UnaryOperator<JobConfiguration> change)
+            throws Exception {
+        return update(client, jobName, change, FireSchedule.NONE);
+    }
+
     /**
      * @param change the new configuration from the stored one; it is validated as it is built
+     * @param schedule reads a changed cron as the program's trigger will
      * @throws io.shardingjob.core.config.JobConfigurationException when the changed configuration is invalid: nothing
      *     is stored
+     * @throws io.shardingjob.core.operation.InvalidOperationException when what changed breaks a limit of
+     *     {@link OperatorInputs}, or the cron cannot be read: nothing is stored
      * @throws KeeperException.NoNodeException when the job has no stored configuration
      * @throws IllegalStateException when the stored configuration kept changing under the change
      */
-    public static Update update(CuratorFramework client, String jobName, UnaryOperator<JobConfiguration> change)
+    public static Update update(
+            CuratorFramework client, String jobName, UnaryOperator<JobConfiguration> change, FireSchedule schedule)
             throws Exception {
         String path = new JobNodes(jobName).config();
         for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
@@ -54,8 +66,9 @@ public final class StoredConfiguration {
             if (next.equals(current)) {
                 return new Update(current, false);
             }
+            byte[] encoded = OperatorInputs.configurationChange(current, next, schedule);
             try {
-                client.setData().withVersion(stat.getVersion()).forPath(path, JobConfigurationCodec.encode(next));
+                client.setData().withVersion(stat.getVersion()).forPath(path, encoded);
                 return new Update(next, true);
             } catch (KeeperException.BadVersionException raced) {
                 // Another change landed in between; apply this one on top of it.

@@ -24,7 +24,12 @@ import org.apache.zookeeper.OpResult;
  */
 final class LedgerReads {
 
-    /** Fires per read of their children: a fire of 10,000 items lists about 60 kB of names. */
+    /**
+     * Fires per read of their data and children, which one answer under {@code jute.maxbuffer} must hold: a fire of
+     * 10,000 items lists about 79 kB of names (each with its length), and a fire's data, escaped, at most twice the
+     * largest job parameter a trigger may give ({@code OperatorInputs.MAX_JOB_PARAMETER_BYTES}, 16 KiB): eight such
+     * fires take about 0.9 MB. Raise neither without the other.
+     */
     private static final int MAX_FIRES_PER_READ = 8;
 
     private final LedgerRequests requests;

@@ -1,11 +1,10 @@
 package io.shardingjob.core.internal.scheduling;
 
 import io.shardingjob.core.config.JobConfiguration;
-import io.shardingjob.core.config.JobConfigurationException;
-import io.shardingjob.core.instance.InstanceId;
 import io.shardingjob.core.internal.config.JobConfigurationService;
 import io.shardingjob.core.internal.registry.JobNodes;
 import io.shardingjob.core.internal.sharding.ShardingService;
+import io.shardingjob.core.operation.OperatorInputs;
 import io.shardingjob.core.registry.RegistryUnavailableException;
 import java.util.List;
 import org.apache.curator.framework.CuratorFramework;
@@ -14,7 +13,8 @@ import org.apache.zookeeper.KeeperException;
 /**
  * What an operator changes in one job's registry, from any instance: instances and items disabled or enabled, the
  * count, the job's disabled flag, a reshard request; and the job's persistent nodes, created at start. Each change is
- * one write (or one versioned read-modify-write) that every instance sees through its cache.
+ * one write (or one versioned read-modify-write) that every instance sees through its cache. Each input is checked by
+ * {@link OperatorInputs} before anything is written.
  */
 final class JobOperations {
 
@@ -52,11 +52,11 @@ final class JobOperations {
 
     /** Disables an instance for this job: it leaves the election and gets no items. */
     void disableInstance(String id) {
-        createQuietly(nodes.disabledInstance(InstanceId.validate(id)));
+        createQuietly(nodes.disabledInstance(OperatorInputs.instanceId(jobName, id)));
     }
 
     void enableInstance(String id) {
-        deleteQuietly(nodes.disabledInstance(InstanceId.validate(id)));
+        deleteQuietly(nodes.disabledInstance(OperatorInputs.instanceId(jobName, id)));
     }
 
     /** Disables an item: its owner skips it until it is enabled again. */
@@ -70,9 +70,11 @@ final class JobOperations {
 
     /** Stores a new count; every instance sees it and the leader reshards to it. */
     JobConfiguration updateShardingTotalCount(int shardingTotalCount) {
+        OperatorInputs.shardingTotalCount(jobName, shardingTotalCount);
         try {
             return configurations.updateShardingTotalCount(shardingTotalCount);
-        } catch (JobConfigurationException ex) {
+        } catch (IllegalArgumentException ex) {
+            // A JobConfigurationException or an InvalidOperationException: the input, not ZooKeeper.
             throw ex;
         } catch (Exception ex) {
             throw new RegistryUnavailableException("Job '" + jobName + "': could not store the count", ex);
@@ -104,10 +106,7 @@ final class JobOperations {
         int total = configurations.effective().dynamicSharding()
                 ? sharding.currentAssignment().shardingTotalCount()
                 : configurations.effective().shardingTotalCount();
-        if (item < 0 || item >= total) {
-            throw new IllegalArgumentException("Job '" + jobName + "': item " + item + " is outside 0.." + (total - 1));
-        }
-        return item;
+        return OperatorInputs.item(jobName, item, total);
     }
 
     private void createQuietly(String path) {

@@ -8,6 +8,7 @@ import io.shardingjob.core.execution.ItemExecutor;
 import io.shardingjob.core.internal.config.JobConfigurationService;
 import io.shardingjob.core.internal.ledger.Claim;
 import io.shardingjob.core.internal.sharding.ShardingService;
+import io.shardingjob.core.operation.OperatorInputs;
 import io.shardingjob.core.registry.RegistryUnavailableException;
 import io.shardingjob.core.sharding.Assignment;
 import io.shardingjob.core.sharding.strategy.ShardingStrategies;
@@ -149,8 +150,12 @@ public final class JobRuntime implements AutoCloseable {
         return parts.fireRunner().fireAsync(builtJob(), parts.items(), source, fireTime);
     }
 
-    /** See {@link ManualFires#trigger}; refused with an {@link IllegalStateException} when not started, or disabled. */
+    /**
+     * See {@link ManualFires#trigger}; refused with an {@link io.shardingjob.core.operation.InvalidOperationException}
+     * when the parameter is too large for the ledger, an {@link IllegalStateException} when not started, or disabled.
+     */
     public Instant trigger(@Nullable String jobParameter) {
+        OperatorInputs.jobParameter(jobName(), jobParameter);
         if (!isStarted()) {
             throw new IllegalStateException("Job '" + jobName() + "' is not running on this instance");
         }

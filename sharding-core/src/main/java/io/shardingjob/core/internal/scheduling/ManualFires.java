@@ -80,11 +80,18 @@ final class ManualFires {
                 "Job {}: manual fire {} recorded{}",
                 jobName,
                 fireTime,
-                jobParameter == null ? "" : " with job parameter '" + jobParameter + "'");
+                jobParameter == null ? "" : " with job parameter '" + logged(jobParameter) + "'");
         if (remember(fireTime)) {
             handOn(fireTime);
         }
         return fireTime;
+    }
+
+    /** A job parameter as the log shows it: up to 16 KiB is allowed, a log line keeps its start. */
+    private static String logged(String jobParameter) {
+        return jobParameter.length() <= 120
+                ? jobParameter
+                : jobParameter.substring(0, 100) + "... (" + jobParameter.length() + " characters)";
     }
 
     /** The announcement node's data as the cache has it now: a fire not handed on here yet is, once loaded. */
