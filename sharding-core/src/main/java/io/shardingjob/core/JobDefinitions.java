@@ -3,9 +3,12 @@ package io.shardingjob.core;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.config.JobConfigurationCodec;
 import io.shardingjob.core.config.JobConfigurationException;
+import io.shardingjob.core.config.JobSetting;
+import io.shardingjob.core.internal.config.ScheduleHistory;
 import io.shardingjob.core.internal.config.StoredConfiguration;
 import io.shardingjob.core.internal.registry.JobNodes;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -103,12 +106,24 @@ public final class JobDefinitions implements AutoCloseable {
 
     private final Map<String, Definition> known = new ConcurrentHashMap<>();
 
+    private final Clock clock;
+
     /**
      * @param client the application's client, rooted at its namespace
      * @param listener told of definitions and removals, on Curator's cache thread
      */
     public JobDefinitions(CuratorFramework client, Listener listener) {
+        this(client, listener, Clock.systemUTC());
+    }
+
+    /**
+     * @param client the application's client, rooted at its namespace
+     * @param listener told of definitions and removals, on Curator's cache thread
+     * @param clock the time a definition, and a change of a job's schedule, is recorded at in its schedule history
+     */
+    public JobDefinitions(CuratorFramework client, Listener listener, Clock clock) {
         this.client = client;
+        this.clock = clock;
         this.cache = CuratorCache.build(client, JobNodes.definitions());
         cache.listenable()
                 .addListener(CuratorCacheListener.builder()
@@ -152,7 +167,8 @@ public final class JobDefinitions implements AutoCloseable {
     }
 
     /**
-     * Defines a job and stores its configuration, in one transaction.
+     * Defines a job and stores its configuration, in one transaction, with the job's schedule history starting now:
+     * nothing before its definition is ever made up for it, whatever an earlier job of that name left.
      *
      * @throws JobConfigurationException naming the job when the name is taken: defined already, being removed, or a job
      *     of that name (declared in some instance's code) has state in ZooKeeper
@@ -182,6 +198,13 @@ public final class JobDefinitions implements AutoCloseable {
                                     .forPath(nodes.config(), JobConfigurationCodec.encode(configuration)),
                             client.transactionOp()
                                     .create()
+                                    .forPath(
+                                            nodes.history(),
+                                            new ScheduleHistory(List.of(ScheduleHistory.Entry.of(
+                                                            clock.instant(), true, configuration, List.of())))
+                                                    .encode()),
+                            client.transactionOp()
+                                    .create()
                                     .forPath(JobNodes.definition(job), new Definition(job, handler, false).encode()));
         } catch (KeeperException.NodeExistsException raced) {
             throw taken(job, "another instance defined a job of this name at the same time");
@@ -200,7 +223,8 @@ public final class JobDefinitions implements AutoCloseable {
      */
     public JobConfiguration update(String jobName, UnaryOperator<JobConfiguration> change) throws Exception {
         try {
-            return StoredConfiguration.update(client, jobName, change).configuration();
+            return StoredConfiguration.update(client, jobName, change, clock, JobSetting.Defaults.CATCH_UP_HORIZON)
+                    .configuration();
         } catch (KeeperException.NoNodeException none) {
             throw noSuchJob("No job '" + jobName + "' is stored in ZooKeeper", none);
         }

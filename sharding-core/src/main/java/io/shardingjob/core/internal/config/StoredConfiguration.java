@@ -2,16 +2,24 @@ package io.shardingjob.core.internal.config;
 
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.config.JobConfigurationCodec;
+import io.shardingjob.core.config.JobSetting;
 import io.shardingjob.core.internal.registry.JobNodes;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.UnaryOperator;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
 
 /**
  * Changes a job's stored configuration, the one every instance applies: read, change, write at the version read, and
  * again on top of a concurrent change, so that a change of one setting never loses another's. Every change of a stored
- * configuration goes through here.
+ * configuration goes through here, and records what it changed of the job's schedule (its cron, whether it is enabled,
+ * its count) in the job's {@link ScheduleHistory}, in the same multi-operation.
  */
 public final class StoredConfiguration {
 
@@ -36,16 +44,30 @@ public final class StoredConfiguration {
         return JobConfigurationCodec.decode(jobName, client.getData().forPath(new JobNodes(jobName).config()));
     }
 
+    /** {@link #update(CuratorFramework, String, UnaryOperator, Clock, Duration)} on the system clock. */
+    public static Update update(CuratorFramework client, String jobName, UnaryOperator<JobConfiguration> change)
+            throws Exception {
+        return update(client, jobName, change, Clock.systemUTC(), JobSetting.Defaults.CATCH_UP_HORIZON);
+    }
+
     /**
      * @param change the new configuration from the stored one; it is validated as it is built
+     * @param clock the time the change is recorded in the schedule history at
+     * @param horizon history entries superseded longer ago than this are dropped
      * @throws io.shardingjob.core.config.JobConfigurationException when the changed configuration is invalid: nothing
      *     is stored
      * @throws KeeperException.NoNodeException when the job has no stored configuration
      * @throws IllegalStateException when the stored configuration kept changing under the change
      */
-    public static Update update(CuratorFramework client, String jobName, UnaryOperator<JobConfiguration> change)
+    public static Update update(
+            CuratorFramework client,
+            String jobName,
+            UnaryOperator<JobConfiguration> change,
+            Clock clock,
+            Duration horizon)
             throws Exception {
-        String path = new JobNodes(jobName).config();
+        JobNodes nodes = new JobNodes(jobName);
+        String path = nodes.config();
         for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
             Stat stat = new Stat();
             byte[] stored = client.getData().storingStatIn(stat).forPath(path);
@@ -54,10 +76,28 @@ public final class StoredConfiguration {
             if (next.equals(current)) {
                 return new Update(current, false);
             }
+            ScheduleHistoryWrites.Read history = ScheduleHistoryWrites.read(client, nodes);
+            List<Integer> disabledItems = ScheduleHistoryWrites.disabledItems(client, nodes);
+            Instant now = clock.instant();
+            ScheduleHistory recorded = history.next(
+                    ScheduleHistoryWrites.entry(now, current, disabledItems),
+                    ScheduleHistoryWrites.entry(now, next, disabledItems),
+                    now.minus(horizon));
+            List<CuratorOp> ops = new ArrayList<>();
+            ops.add(client.transactionOp()
+                    .setData()
+                    .withVersion(stat.getVersion())
+                    .forPath(path, JobConfigurationCodec.encode(next)));
+            if (!recorded.equals(history.history())) {
+                ops.add(ScheduleHistoryWrites.write(client, nodes, history, recorded));
+            }
             try {
-                client.setData().withVersion(stat.getVersion()).forPath(path, JobConfigurationCodec.encode(next));
+                client.transaction().forOperations(ops);
                 return new Update(next, true);
-            } catch (KeeperException.BadVersionException raced) {
+            } catch (KeeperException raced) {
+                if (!ScheduleHistoryWrites.raced(raced)) {
+                    throw raced;
+                }
                 // Another change landed in between; apply this one on top of it.
             }
         }
