@@ -77,6 +77,12 @@ class ScheduleHistoryTest extends JobInstanceTestSupport {
                 .containsOnly(ClaimState.SKIPPED)
                 .hasSize(4);
         assertThat(ledger.read(List.of(at(3))).get(0).claims()).isEmpty();
+        // The history holds what the operator did, each from its time.
+        byte[] history = only.client().getData().forPath(new JobNodes("paused").history());
+        assertThat(ScheduleHistory.decode(history).entries())
+                .extracting(
+                        entry -> entry.from().equals(Instant.EPOCH) ? "start" : entry.from() + " " + entry.enabled())
+                .containsExactly("start", at(0).plusMillis(2_500) + " false", at(0).plusMillis(7_500) + " true");
     }
 
     @Test
@@ -146,6 +152,10 @@ class ScheduleHistoryTest extends JobInstanceTestSupport {
                         .extracting(Claim::state)
                         .containsOnly(ClaimState.COALESCED)
                         .hasSize(4));
+        byte[] history = only.client().getData().forPath(new JobNodes("sped").history());
+        assertThat(ScheduleHistory.decode(history).entries())
+                .extracting(ScheduleHistory.Entry::cron)
+                .containsExactly("*/5 * * * * *", "* * * * * *");
         // The new cron's fires before the change were never due: nothing recorded for them.
         assertThat(ledger.overview().fires()).doesNotContain(at(1), at(2), at(3), at(4), at(6), at(7));
     }
