@@ -314,7 +314,9 @@ final class LedgerAudit {
                 }
             }
             // Not read, but claimed: a missed fire on either side of one is a run of its own, not coalesced across it.
-            whole.stream().filter(fireTime -> isLate(fireTime, now)).forEach(fireTime -> claimed.put(fireTime, owned));
+            // Whole: every item of this instance's, disabled ones included (its trigger recorded those skipped).
+            Set<Integer> mine = Set.copyOf(assignment.itemsOf(me));
+            whole.stream().filter(fireTime -> isLate(fireTime, now)).forEach(fireTime -> claimed.put(fireTime, mine));
             // Disabled items too: their fires while they were disabled were never due, and are recorded so (their
             // fire settles); what they missed while enabled waits until they are enabled again.
             Set<Integer> disabledNow = new HashSet<>(runtime.disabledItems());
