@@ -86,9 +86,9 @@ public final class JobConfigurationService {
                 stored = client.getData().storingStatIn(stat).forPath(nodes.config());
             } catch (KeeperException.NoNodeException none) {
                 try {
-                    // The job's first start: what it is now held as far back as anything is asked (a job declared
-                    // in code has no ledger of an earlier job of its name; a job defined at run time has its history
-                    // written with its definition).
+                    // The job's first start: its state now is taken to have held as far back as anything is asked (a
+                    // job declared in code has no ledger of an earlier job of its name; a job defined at run time has
+                    // its history, marked as its definition, written with its definition).
                     ScheduleHistoryWrites.Read history = ScheduleHistoryWrites.read(client, nodes);
                     List<Integer> disabledItems = ScheduleHistoryWrites.disabledItems(client, nodes);
                     Entry first = ScheduleHistoryWrites.entry(Instant.EPOCH, local, disabledItems);
