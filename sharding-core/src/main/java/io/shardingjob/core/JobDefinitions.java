@@ -3,11 +3,14 @@ package io.shardingjob.core;
 import io.shardingjob.core.config.FireSchedule;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.config.JobConfigurationException;
+import io.shardingjob.core.config.JobSetting;
+import io.shardingjob.core.internal.config.ScheduleHistory;
 import io.shardingjob.core.internal.config.StoredConfiguration;
 import io.shardingjob.core.internal.registry.JobNodes;
 import io.shardingjob.core.operation.InvalidOperationException;
 import io.shardingjob.core.operation.OperatorInputs;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -108,22 +111,36 @@ public final class JobDefinitions implements AutoCloseable {
     /** Reads the crons of definitions and changes before they are stored. */
     private final FireSchedule schedule;
 
+    private final Clock clock;
+
     /**
-     * Definitions whose crons are checked for their six fields only: see
-     * {@link #JobDefinitions(CuratorFramework, Listener, FireSchedule)}.
+     * Definitions whose crons are checked for their six fields only, recorded on the system clock: see
+     * {@link #JobDefinitions(CuratorFramework, Listener, FireSchedule, Clock)}.
      */
     public JobDefinitions(CuratorFramework client, Listener listener) {
-        this(client, listener, FireSchedule.NONE);
+        this(client, listener, FireSchedule.NONE, Clock.systemUTC());
+    }
+
+    /** Definitions recorded on the system clock: see {@link #JobDefinitions(CuratorFramework, Listener, FireSchedule, Clock)}. */
+    public JobDefinitions(CuratorFramework client, Listener listener, FireSchedule schedule) {
+        this(client, listener, schedule, Clock.systemUTC());
+    }
+
+    /** Definitions whose crons are checked for their six fields only: see {@link #JobDefinitions(CuratorFramework, Listener, FireSchedule, Clock)}. */
+    public JobDefinitions(CuratorFramework client, Listener listener, Clock clock) {
+        this(client, listener, FireSchedule.NONE, clock);
     }
 
     /**
      * @param client the application's client, rooted at its namespace
      * @param listener told of definitions and removals, on Curator's cache thread
      * @param schedule the program's schedule, which checks a cron before it is stored ({@link FireSchedule#check})
+     * @param clock the time a definition, and a change of a job's schedule, is recorded at in its schedule history
      */
-    public JobDefinitions(CuratorFramework client, Listener listener, FireSchedule schedule) {
+    public JobDefinitions(CuratorFramework client, Listener listener, FireSchedule schedule, Clock clock) {
         this.client = client;
         this.schedule = schedule;
+        this.clock = clock;
         this.cache = CuratorCache.build(client, JobNodes.definitions());
         cache.listenable()
                 .addListener(CuratorCacheListener.builder()
@@ -167,7 +184,8 @@ public final class JobDefinitions implements AutoCloseable {
     }
 
     /**
-     * Defines a job and stores its configuration, in one transaction.
+     * Defines a job and stores its configuration, in one transaction, with the job's schedule history starting now:
+     * nothing before its definition is ever made up for it, whatever an earlier job of that name left.
      *
      * @throws InvalidOperationException when the name, the handler, the cron or a parameter breaks a limit of
      *     {@link OperatorInputs}: nothing is stored
@@ -195,6 +213,13 @@ public final class JobDefinitions implements AutoCloseable {
                             client.transactionOp().create().forPath(nodes.config(), encoded),
                             client.transactionOp()
                                     .create()
+                                    .forPath(
+                                            nodes.history(),
+                                            new ScheduleHistory(List.of(ScheduleHistory.Entry.of(
+                                                            clock.instant(), true, configuration, List.of())))
+                                                    .encode()),
+                            client.transactionOp()
+                                    .create()
                                     .forPath(JobNodes.definition(job), new Definition(job, handler, false).encode()));
         } catch (KeeperException.NodeExistsException raced) {
             throw taken(job, "another instance defined a job of this name at the same time");
@@ -215,7 +240,9 @@ public final class JobDefinitions implements AutoCloseable {
      */
     public JobConfiguration update(String jobName, UnaryOperator<JobConfiguration> change) throws Exception {
         try {
-            return StoredConfiguration.update(client, jobName, change, schedule).configuration();
+            return StoredConfiguration.update(
+                            client, jobName, change, schedule, clock, JobSetting.Defaults.CATCH_UP_HORIZON)
+                    .configuration();
         } catch (KeeperException.NoNodeException none) {
             throw noSuchJob("No job '" + jobName + "' is stored in ZooKeeper", none);
         }

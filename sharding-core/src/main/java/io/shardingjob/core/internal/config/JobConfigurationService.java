@@ -1,16 +1,23 @@
 package io.shardingjob.core.internal.config;
 
+import io.shardingjob.core.config.FireSchedule;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.config.JobConfigurationCodec;
 import io.shardingjob.core.config.JobConfigurationException;
+import io.shardingjob.core.internal.config.ScheduleHistory.Entry;
 import io.shardingjob.core.internal.registry.JobCache;
 import io.shardingjob.core.internal.registry.JobNodes;
 import io.shardingjob.core.operation.InvalidOperationException;
 import io.shardingjob.core.operation.OperatorInputs;
 import io.shardingjob.core.registry.RegistryUnavailableException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.curator.framework.recipes.cache.ChildData;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
@@ -45,13 +52,31 @@ public final class JobConfigurationService {
 
     private final JobConfiguration local;
 
+    private final Clock clock;
+
+    private final Duration horizon;
+
     private volatile Effective effective;
 
-    public JobConfigurationService(CuratorFramework client, JobNodes nodes, JobCache cache, JobConfiguration local) {
+    private volatile Cached history = new Cached(-1, ScheduleHistory.EMPTY);
+
+    /**
+     * @param clock the time changes are recorded in the schedule history at
+     * @param horizon how far back the schedule history must reach: the catch-up horizon
+     */
+    public JobConfigurationService(
+            CuratorFramework client,
+            JobNodes nodes,
+            JobCache cache,
+            JobConfiguration local,
+            Clock clock,
+            Duration horizon) {
         this.client = client;
         this.nodes = nodes;
         this.cache = cache;
         this.local = local;
+        this.clock = clock;
+        this.horizon = horizon;
         this.effective = new Effective(-1, local);
     }
 
@@ -69,24 +94,64 @@ public final class JobConfigurationService {
                 stored = client.getData().storingStatIn(stat).forPath(nodes.config());
             } catch (KeeperException.NoNodeException none) {
                 try {
-                    client.create().creatingParentsIfNeeded().forPath(nodes.config(), encodedLocal());
+                    // The job's first start: its state now is taken to have held as far back as anything is asked (a
+                    // job declared in code has no ledger of an earlier job of its name; a job defined at run time has
+                    // its history, marked as its definition, written with its definition).
+                    ScheduleHistoryWrites.Read history = ScheduleHistoryWrites.read(client, nodes);
+                    List<Integer> disabledItems = ScheduleHistoryWrites.disabledItems(client, nodes);
+                    Entry first = ScheduleHistoryWrites.entry(Instant.EPOCH, local, disabledItems);
+                    client.transaction()
+                            .forOperations(
+                                    client.transactionOp().create().forPath(nodes.config(), encodedLocal()),
+                                    ScheduleHistoryWrites.write(
+                                            client,
+                                            nodes,
+                                            history,
+                                            history.next(
+                                                    first,
+                                                    ScheduleHistoryWrites.entry(clock.instant(), local, disabledItems),
+                                                    horizonNow())));
                     log.info("Job {}: stored its configuration in the registry: {}", local.name(), local);
                     return local;
-                } catch (KeeperException.NodeExistsException raced) {
-                    continue;
+                } catch (KeeperException raced) {
+                    if (raced instanceof KeeperException.NodeExistsException || ScheduleHistoryWrites.raced(raced)) {
+                        continue;
+                    }
+                    throw raced;
                 }
             }
             Optional<JobConfiguration> decoded = decode(stored);
             List<String> differences =
                     decoded.map(local::differencesTo).orElse(List.of("(stored configuration is invalid)"));
             if (differences.isEmpty()) {
+                recordHistoryIfMissing(decoded.get());
                 return decoded.get();
             }
             if (local.overwrite() || decoded.isEmpty()) {
                 try {
-                    client.setData().withVersion(stat.getVersion()).forPath(nodes.config(), encodedLocal());
-                } catch (KeeperException.BadVersionException raced) {
-                    continue;
+                    ScheduleHistoryWrites.Read history = ScheduleHistoryWrites.read(client, nodes);
+                    List<Integer> disabledItems = ScheduleHistoryWrites.disabledItems(client, nodes);
+                    Instant now = clock.instant();
+                    Entry next = ScheduleHistoryWrites.entry(now, local, disabledItems);
+                    ScheduleHistory recorded = history.next(
+                            decoded.map(before -> ScheduleHistoryWrites.entry(now, before, disabledItems))
+                                    .orElse(next),
+                            next,
+                            horizonNow());
+                    List<CuratorOp> ops = new ArrayList<>();
+                    ops.add(client.transactionOp()
+                            .setData()
+                            .withVersion(stat.getVersion())
+                            .forPath(nodes.config(), encodedLocal()));
+                    if (!recorded.equals(history.history())) {
+                        ops.add(ScheduleHistoryWrites.write(client, nodes, history, recorded));
+                    }
+                    client.transaction().forOperations(ops);
+                } catch (KeeperException raced) {
+                    if (ScheduleHistoryWrites.raced(raced)) {
+                        continue;
+                    }
+                    throw raced;
                 }
                 log.info(
                         "Job {}: the local configuration replaced the stored one (overwrite=true); changed {}",
@@ -94,6 +159,7 @@ public final class JobConfigurationService {
                         differences);
                 return local;
             }
+            recordHistoryIfMissing(decoded.get());
             log.warn(
                     "Job {}: the configuration stored in ZooKeeper wins over the local one (overwrite=false);"
                             + " local -> stored values: {}. Set overwrite=true to make the local configuration win.",
@@ -102,6 +168,49 @@ public final class JobConfigurationService {
             return decoded.get().toBuilder().overwrite(false).build();
         }
         throw new IllegalStateException("Job '" + local.name() + "': the stored configuration kept changing");
+    }
+
+    /**
+     * Gives a job stored before schedule histories were one, from its state now: what holds now is taken to have held
+     * before. Another instance creating it first is as good.
+     */
+    private void recordHistoryIfMissing(JobConfiguration stored) throws Exception {
+        ScheduleHistoryWrites.Read history = ScheduleHistoryWrites.read(client, nodes);
+        if (!history.history().isEmpty()) {
+            return;
+        }
+        Entry now =
+                ScheduleHistoryWrites.entry(Instant.EPOCH, stored, ScheduleHistoryWrites.disabledItems(client, nodes));
+        try {
+            client.create()
+                    .forPath(
+                            nodes.history(),
+                            history.next(now, now, horizonNow()).encode());
+        } catch (KeeperException.NodeExistsException raced) {
+            // Another instance recorded it first.
+        }
+    }
+
+    private Instant horizonNow() {
+        return clock.instant().minus(horizon);
+    }
+
+    /**
+     * The job's schedule history, from the cache: which crons, enabled states, counts and disabled items held since
+     * when. Empty before it was ever written (read as: what holds now held before).
+     */
+    public ScheduleHistory history() {
+        Optional<ChildData> node = cache.node(nodes.history());
+        if (node.isEmpty()) {
+            return ScheduleHistory.EMPTY;
+        }
+        Cached current = history;
+        long mzxid = node.get().getStat().getMzxid();
+        if (mzxid != current.mzxid) {
+            current = new Cached(mzxid, ScheduleHistory.decode(node.get().getData()));
+            history = current;
+        }
+        return current.history;
     }
 
     /** The configuration in force: the stored one, from the cache, or the last valid one. */
@@ -128,7 +237,10 @@ public final class JobConfigurationService {
                         local.name(),
                         current -> current.toBuilder()
                                 .shardingTotalCount(shardingTotalCount)
-                                .build())
+                                .build(),
+                        FireSchedule.NONE,
+                        clock,
+                        horizon)
                 .configuration();
         log.info("Job {}: shardingTotalCount set to {}", local.name(), shardingTotalCount);
         return stored;
@@ -147,7 +259,10 @@ public final class JobConfigurationService {
             return StoredConfiguration.update(
                             client,
                             local.name(),
-                            current -> current.toBuilder().disabled(disabled).build())
+                            current -> current.toBuilder().disabled(disabled).build(),
+                            FireSchedule.NONE,
+                            clock,
+                            horizon)
                     .changed();
         } catch (IllegalStateException ex) {
             throw ex;
@@ -166,6 +281,61 @@ public final class JobConfigurationService {
         }
     }
 
+    /**
+     * Disables or enables an item: creates or deletes {@code /{job}/disabled/items/{item}} and records the job's
+     * disabled items from now on in its schedule history, in one multi-operation, so that the item's fires while it
+     * was disabled are never made up.
+     *
+     * @return whether anything changed; false when the item already was so
+     * @throws RegistryUnavailableException when ZooKeeper could not be read or written
+     */
+    public boolean updateDisabledItem(int item, boolean disabled) {
+        try {
+            for (int attempt = 0; attempt < 5; attempt++) {
+                List<Integer> before = ScheduleHistoryWrites.disabledItems(client, nodes);
+                if (before.contains(item) == disabled) {
+                    return false;
+                }
+                List<Integer> after = new ArrayList<>(before);
+                if (disabled) {
+                    after.add(item);
+                } else {
+                    after.remove(Integer.valueOf(item));
+                }
+                JobConfiguration stored = StoredConfiguration.read(client, local.name());
+                ScheduleHistoryWrites.Read history = ScheduleHistoryWrites.read(client, nodes);
+                Instant now = clock.instant();
+                ScheduleHistory recorded = history.next(
+                        ScheduleHistoryWrites.entry(now, stored, before),
+                        ScheduleHistoryWrites.entry(now, stored, after),
+                        horizonNow());
+                List<CuratorOp> ops = new ArrayList<>();
+                ops.add(
+                        disabled
+                                ? client.transactionOp().create().forPath(nodes.disabledItem(item))
+                                : client.transactionOp().delete().forPath(nodes.disabledItem(item)));
+                if (!recorded.equals(history.history())) {
+                    ops.add(ScheduleHistoryWrites.write(client, nodes, history, recorded));
+                }
+                try {
+                    client.transaction().forOperations(ops);
+                    return true;
+                } catch (KeeperException raced) {
+                    if (!ScheduleHistoryWrites.raced(raced) && !(raced instanceof KeeperException.NoNodeException)) {
+                        throw raced;
+                    }
+                    // Changed meanwhile (the item, or the history): looked at again.
+                }
+            }
+            throw new IllegalStateException("Job '" + local.name() + "': the disabled items kept changing");
+        } catch (IllegalStateException ex) {
+            throw ex;
+        } catch (Exception ex) {
+            throw new RegistryUnavailableException(
+                    "Job '" + local.name() + "': could not store item " + item + " disabled=" + disabled, ex);
+        }
+    }
+
     private Optional<JobConfiguration> decode(byte[] stored) {
         try {
             return Optional.of(JobConfigurationCodec.decode(local.name(), stored));
@@ -179,4 +349,6 @@ public final class JobConfigurationService {
     }
 
     private record Effective(long mzxid, JobConfiguration configuration) {}
+
+    private record Cached(long mzxid, ScheduleHistory history) {}
 }

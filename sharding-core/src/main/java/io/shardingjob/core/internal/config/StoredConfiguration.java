@@ -3,17 +3,26 @@ package io.shardingjob.core.internal.config;
 import io.shardingjob.core.config.FireSchedule;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.config.JobConfigurationCodec;
+import io.shardingjob.core.config.JobSetting;
 import io.shardingjob.core.internal.registry.JobNodes;
 import io.shardingjob.core.operation.OperatorInputs;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.UnaryOperator;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
 
 /**
  * Changes a job's stored configuration, the one every instance applies: read, change, write at the version read, and
  * again on top of a concurrent change, so that a change of one setting never loses another's. Every change of a stored
- * configuration goes through here, and is checked by {@link OperatorInputs#configurationChange} before it is written.
+ * configuration goes through here, is checked by {@link OperatorInputs#configurationChange} before it is written, and
+ * records what it changed of the job's schedule (its cron, whether it is enabled, its count) in the job's
+ * {@link ScheduleHistory}, in the same multi-operation.
  */
 public final class StoredConfiguration {
 
@@ -38,15 +47,21 @@ public final class StoredConfiguration {
         return JobConfigurationCodec.decode(jobName, client.getData().forPath(new JobNodes(jobName).config()));
     }
 
-    /** A change that leaves the cron as it is: see {@link #update(CuratorFramework, String, UnaryOperator, FireSchedule)}. */
+    /**
+     * A change that leaves the cron as it is, recorded on the system clock: see {@link #update(CuratorFramework,
+     * String, UnaryOperator, FireSchedule, Clock, Duration)}.
+     */
     public static Update update(CuratorFramework client, String jobName, UnaryOperator<JobConfiguration> change)
             throws Exception {
-        return update(client, jobName, change, FireSchedule.NONE);
+        return update(
+                client, jobName, change, FireSchedule.NONE, Clock.systemUTC(), JobSetting.Defaults.CATCH_UP_HORIZON);
     }
 
     /**
      * @param change the new configuration from the stored one; it is validated as it is built
      * @param schedule reads a changed cron as the program's trigger will
+     * @param clock the time the change is recorded in the schedule history at
+     * @param horizon history entries superseded longer ago than this are dropped
      * @throws io.shardingjob.core.config.JobConfigurationException when the changed configuration is invalid: nothing
      *     is stored
      * @throws io.shardingjob.core.operation.InvalidOperationException when what changed breaks a limit of
@@ -55,9 +70,15 @@ public final class StoredConfiguration {
      * @throws IllegalStateException when the stored configuration kept changing under the change
      */
     public static Update update(
-            CuratorFramework client, String jobName, UnaryOperator<JobConfiguration> change, FireSchedule schedule)
+            CuratorFramework client,
+            String jobName,
+            UnaryOperator<JobConfiguration> change,
+            FireSchedule schedule,
+            Clock clock,
+            Duration horizon)
             throws Exception {
-        String path = new JobNodes(jobName).config();
+        JobNodes nodes = new JobNodes(jobName);
+        String path = nodes.config();
         for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
             Stat stat = new Stat();
             byte[] stored = client.getData().storingStatIn(stat).forPath(path);
@@ -67,10 +88,28 @@ public final class StoredConfiguration {
                 return new Update(current, false);
             }
             byte[] encoded = OperatorInputs.configurationChange(current, next, schedule);
+            ScheduleHistoryWrites.Read history = ScheduleHistoryWrites.read(client, nodes);
+            List<Integer> disabledItems = ScheduleHistoryWrites.disabledItems(client, nodes);
+            Instant now = clock.instant();
+            ScheduleHistory recorded = history.next(
+                    ScheduleHistoryWrites.entry(now, current, disabledItems),
+                    ScheduleHistoryWrites.entry(now, next, disabledItems),
+                    now.minus(horizon));
+            List<CuratorOp> ops = new ArrayList<>();
+            ops.add(client.transactionOp()
+                    .setData()
+                    .withVersion(stat.getVersion())
+                    .forPath(path, encoded));
+            if (!recorded.equals(history.history())) {
+                ops.add(ScheduleHistoryWrites.write(client, nodes, history, recorded));
+            }
             try {
-                client.setData().withVersion(stat.getVersion()).forPath(path, encoded);
+                client.transaction().forOperations(ops);
                 return new Update(next, true);
-            } catch (KeeperException.BadVersionException raced) {
+            } catch (KeeperException raced) {
+                if (!ScheduleHistoryWrites.raced(raced)) {
+                    throw raced;
+                }
                 // Another change landed in between; apply this one on top of it.
             }
         }

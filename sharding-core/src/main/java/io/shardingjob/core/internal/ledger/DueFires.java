@@ -2,11 +2,14 @@ package io.shardingjob.core.internal.ledger;
 
 import io.shardingjob.core.config.FireSchedule;
 import io.shardingjob.core.config.JobConfiguration;
+import io.shardingjob.core.internal.config.ScheduleHistory;
+import io.shardingjob.core.internal.config.ScheduleHistory.Entry;
 import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
@@ -34,15 +37,60 @@ public final class DueFires {
 
     private final Supplier<? extends Collection<Instant>> seen;
 
+    private final Supplier<ScheduleHistory> history;
+
+    private final Supplier<? extends Collection<Integer>> disabledItems;
+
+    /** Without a stored history: the job's state now is taken to have held all along. */
     public DueFires(
             FireLedger ledger,
             FireSchedule schedule,
             Supplier<JobConfiguration> configuration,
             Supplier<? extends Collection<Instant>> seen) {
+        this(ledger, schedule, configuration, seen, () -> ScheduleHistory.EMPTY, List::of);
+    }
+
+    /**
+     * @param history the job's schedule history, as cached: which fires were due
+     * @param disabledItems the items disabled now, for a job whose history was never written (stored before there were
+     *     histories): its state now is taken to have held all along
+     */
+    public DueFires(
+            FireLedger ledger,
+            FireSchedule schedule,
+            Supplier<JobConfiguration> configuration,
+            Supplier<? extends Collection<Instant>> seen,
+            Supplier<ScheduleHistory> history,
+            Supplier<? extends Collection<Integer>> disabledItems) {
         this.ledger = ledger;
         this.schedule = schedule;
         this.configuration = configuration;
         this.seen = seen;
+        this.history = history;
+        this.disabledItems = disabledItems;
+    }
+
+    /** Which fires and items were due, from the job's schedule history as it stands now. */
+    public DueRule rule() {
+        JobConfiguration job = configuration.get();
+        ScheduleHistory held = history.get();
+        if (held.isEmpty()) {
+            held = new ScheduleHistory(List.of(Entry.of(Instant.EPOCH, false, job, disabledItems.get())));
+        }
+        Map<Entry, JobConfiguration> schedules = new HashMap<>();
+        return new DueRule(
+                held,
+                (entry, after) ->
+                        schedule.nextFireAfter(schedules.computeIfAbsent(entry, any -> scheduleOf(entry, job)), after));
+    }
+
+    /** The job's configuration with the entry's cron, or as it is when that cron does not validate any more. */
+    private static JobConfiguration scheduleOf(Entry entry, JobConfiguration job) {
+        try {
+            return entry.schedule(job);
+        } catch (RuntimeException invalid) {
+            return job;
+        }
     }
 
     /**
@@ -62,14 +110,12 @@ public final class DueFires {
             Predicate<Instant> isLate,
             Instant scheduledBefore,
             Instant horizon) {
-        JobConfiguration job = configuration.get();
-        if (job.disabled()) {
-            // A disabled job's fires are not due: nothing is made up for them once it is enabled again.
-            return CompletableFuture.completedFuture(List.of());
-        }
+        DueRule rule = rule();
+        // Only what the history says was due: a fire of the cron in force at its time, while the job was enabled,
+        // after its definition. A disabled job's fires are not due: nothing is made up for them once it is enabled.
         List<Instant> missing = unrecorded(
-                scheduled(job, historyStart(watermark, recorded), scheduledBefore, horizon),
-                seen.get(),
+                scheduled(rule, historyStart(watermark, recorded), scheduledBefore, horizon),
+                seen.get().stream().filter(rule::enabledAt).toList(),
                 recorded,
                 watermark,
                 isLate,
@@ -80,34 +126,25 @@ public final class DueFires {
     }
 
     /**
-     * Whether a fire node created ahead, with no claim in it, stands for a fire that came due: the job is enabled and
-     * its schedule still fires then. After a change of schedule it stands for nothing, and is passed over.
+     * Whether a fire node created ahead, with no claim in it, stands for a fire that came due: the job was enabled then
+     * and the schedule in force then fires then. After a change of schedule, or for a fire while the job was disabled,
+     * it stands for nothing, and is passed over.
      */
     public boolean cameDue(Instant aheadFire) {
-        JobConfiguration job = configuration.get();
-        return !job.disabled() && schedule.firesAt(job, aheadFire);
+        return rule().isScheduled(aheadFire);
     }
 
     /**
      * The schedule's fire times after the ledger's history starts and before {@code before}. Before its first fire the job had no history
      * to miss fires of: the schedule says nothing about the time before the job first ran.
      */
-    private List<Instant> scheduled(
-            JobConfiguration job, @Nullable Instant historyStart, Instant before, Instant horizon) {
+    private static List<Instant> scheduled(
+            DueRule rule, @Nullable Instant historyStart, Instant before, Instant horizon) {
         if (historyStart == null) {
             return List.of();
         }
-        List<Instant> times = new java.util.ArrayList<>();
         Instant after = historyStart.isBefore(horizon) ? horizon.minusMillis(1) : historyStart;
-        while (times.size() < MAX_PER_PASS) {
-            Instant next = schedule.nextFireAfter(job, after);
-            if (next == null || !next.isBefore(before)) {
-                break;
-            }
-            times.add(next.truncatedTo(ChronoUnit.MILLIS));
-            after = next;
-        }
-        return times;
+        return rule.scheduled(after, before, MAX_PER_PASS);
     }
 
     /** The watermark once it was ever moved, else the ledger's first fire; null for a job that never fired. */

@@ -56,7 +56,16 @@ public final class LedgerCompletions {
      */
     public CompletableFuture<Void> completeIfSettled(
             FireView fire, long sessionId, @Nullable Set<Long> liveSessions, Executor listenerExecutor) {
-        if (!fire.isSettled() || isCompleted(fire) || fire.noteVersion() < 0) {
+        return completeIfSettled(fire, Integer.MAX_VALUE, sessionId, liveSessions, listenerExecutor);
+    }
+
+    /**
+     * {@link #completeIfSettled(FireView, long, Set, Executor)}, with only the items below {@code dueCount} to wait for
+     * ({@link FireView#isSettled(int)}).
+     */
+    public CompletableFuture<Void> completeIfSettled(
+            FireView fire, int dueCount, long sessionId, @Nullable Set<Long> liveSessions, Executor listenerExecutor) {
+        if (!fire.isSettled(dueCount) || isCompleted(fire) || fire.noteVersion() < 0) {
             return CompletableFuture.completedFuture(null);
         }
         if (fire.note().startsWith(COMPLETING)) {

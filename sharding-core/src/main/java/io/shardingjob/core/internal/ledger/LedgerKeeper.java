@@ -80,18 +80,21 @@ public final class LedgerKeeper {
      *     oldest may be gone since), for the audit that follows it to start from rather than read again
      */
     public CompletableFuture<FireLedger.Overview> pass(Instant now, long sessionId) {
+        DueRule due = dueFires.rule();
         return ledger.overviewAsync()
                 .thenComposeAsync(
                         overview -> {
                             // Fires to come hold only claims made ahead and nodes created ahead: none is settled.
+                            // Fires before the job's (re)definition are an earlier job's: not read, not waited for.
                             List<Instant> recent = overview.fires().stream()
-                                    .filter(fireTime ->
-                                            fireTime.isAfter(overview.watermark()) && !fireTime.isAfter(now))
+                                    .filter(fireTime -> fireTime.isAfter(overview.watermark())
+                                            && !fireTime.isAfter(now)
+                                            && !fireTime.isBefore(due.start()))
                                     .limit(FIRES_PER_PASS)
                                     .toList();
                             return read(recent)
-                                    .thenComposeAsync(views -> complete(views, sessionId), executor)
-                                    .thenComposeAsync(passable -> moveWatermark(overview, passable, now), executor)
+                                    .thenComposeAsync(views -> complete(views, sessionId, due), executor)
+                                    .thenComposeAsync(passable -> moveWatermark(overview, passable, now, due), executor)
                                     .thenCompose(through -> retire(overview.fires(), through, now)
                                             .thenApply(retired -> {
                                                 recordedEnds.forgetThrough(through);
@@ -132,12 +135,13 @@ public final class LedgerKeeper {
      *
      * @return the fires as the watermark may pass them
      */
-    private CompletableFuture<List<FireView>> complete(List<FireView> views, long sessionId) {
+    private CompletableFuture<List<FireView>> complete(List<FireView> views, long sessionId, DueRule due) {
         LedgerCompletions completing = completions;
         List<FireView> toComplete = completing == null
                 ? List.of()
                 : views.stream()
-                        .filter(view -> view.isSettled() && !LedgerCompletions.isCompleted(view))
+                        .filter(view ->
+                                view.isSettled(due.dueCount(view.fireTime())) && !LedgerCompletions.isCompleted(view))
                         .toList();
         if (completing == null || toComplete.isEmpty()) {
             return CompletableFuture.completedFuture(views);
@@ -152,8 +156,8 @@ public final class LedgerKeeper {
                         live -> {
                             CompletableFuture<Void> done = CompletableFuture.completedFuture(null);
                             for (FireView view : toComplete) {
-                                done = done.thenCompose(
-                                        previous -> completing.completeIfSettled(view, sessionId, live, executor));
+                                done = done.thenCompose(previous -> completing.completeIfSettled(
+                                        view, due.dueCount(view.fireTime()), sessionId, live, executor));
                             }
                             return done.thenApply(completed -> passable);
                         },
@@ -166,10 +170,11 @@ public final class LedgerKeeper {
      * @return the watermark now
      */
     private CompletableFuture<Instant> moveWatermark(
-            FireLedger.Overview overview, List<FireView> passable, Instant now) {
+            FireLedger.Overview overview, List<FireView> passable, Instant now, DueRule due) {
         Instant watermark = overview.watermark();
         Instant horizon = now.minus(catchUpHorizon);
-        Instant settled = LedgerRules.settledThrough(passable, watermark);
+        // A fire's items beyond a count lowered since are not due: they have no owner left to settle them.
+        Instant settled = LedgerRules.settledThrough(passable, watermark, due::dueCount);
         // A scheduled fire before a settled one that nobody claimed was missed, by every instance: recorded before the
         // watermark passes it. Only fires before a settled one: a recent fire may still wait in its instance's queue.
         return dueFires.recordLate(
@@ -183,7 +188,7 @@ public final class LedgerKeeper {
                     if (!missed.isEmpty()) {
                         List<FireView> withMissed = new ArrayList<>(passable);
                         missed.forEach(fireTime -> withMissed.add(new FireView(fireTime, Map.of())));
-                        through = LedgerRules.settledThrough(withMissed, watermark);
+                        through = LedgerRules.settledThrough(withMissed, watermark, due::dueCount);
                     }
                     Instant moved = through;
                     return through.isAfter(watermark)

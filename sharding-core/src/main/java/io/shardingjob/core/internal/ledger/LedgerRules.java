@@ -46,12 +46,39 @@ public final class LedgerRules {
      *
      * @param run the slots to claim and run, oldest first
      * @param coalesced slots folded into a later run of the same item, each with the slot it is folded into
-     * @param skipped slots recorded as not run
+     * @param skipped slots recorded as not run: missed, and not to be made up
+     * @param notDue slots that were never due (the job or the item was disabled at the fire, the item is beyond the
+     *     count): recorded as not run, so that their fire settles, and no misfire
      */
-    public record MakeUpPlan(List<Slot> run, Map<Slot, Slot> coalesced, List<Slot> skipped) {
+    public record MakeUpPlan(List<Slot> run, Map<Slot, Slot> coalesced, List<Slot> skipped, List<Slot> notDue) {
+
+        public MakeUpPlan(List<Slot> run, Map<Slot, Slot> coalesced, List<Slot> skipped) {
+            this(run, coalesced, skipped, List.of());
+        }
 
         public boolean isEmpty() {
-            return run.isEmpty() && coalesced.isEmpty() && skipped.isEmpty();
+            return run.isEmpty() && coalesced.isEmpty() && skipped.isEmpty() && notDue.isEmpty();
+        }
+
+        /** Whether anything was missed: a slot made up, coalesced or skipped. */
+        public boolean hasMissed() {
+            return !run.isEmpty() || !coalesced.isEmpty() || !skipped.isEmpty();
+        }
+
+        /** This plan without the missed slots of the given items: they wait (disabled now, say); their not-due slots stay. */
+        public MakeUpPlan withoutMissedOf(Set<Integer> items) {
+            if (items.isEmpty()) {
+                return this;
+            }
+            Map<Slot, Slot> keptCoalesced = new LinkedHashMap<>(coalesced);
+            keptCoalesced.keySet().removeIf(slot -> items.contains(slot.item()));
+            return new MakeUpPlan(
+                    run.stream().filter(slot -> !items.contains(slot.item())).toList(),
+                    keptCoalesced,
+                    skipped.stream()
+                            .filter(slot -> !items.contains(slot.item()))
+                            .toList(),
+                    notDue);
         }
     }
 
@@ -252,9 +279,30 @@ public final class LedgerRules {
             Instant lateBefore,
             Instant horizon,
             Set<Instant> manual) {
+        return makeUps(claimed, items, policy, lateBefore, horizon, manual, slot -> true);
+    }
+
+    /**
+     * {@link #makeUps(SortedMap, Collection, MisfirePolicy, Instant, Instant, Set)}, for only the slots that were due
+     * ({@link DueRule#isDue(Slot)}). A slot that was not due is never made up, coalesced or skipped as missed: it is
+     * {@linkplain MakeUpPlan#notDue recorded} so that its fire settles, and it neither joins nor ends a run of missed
+     * fires, so that under {@link MisfirePolicy#ONCE} the missed due fires on either side of a disabled window are one
+     * run. A claim of a slot that was not due (a fire's skip of a disabled item) does not end a run either.
+     *
+     * @param due whether a slot was due
+     */
+    public static MakeUpPlan makeUps(
+            SortedMap<Instant, Set<Integer>> claimed,
+            Collection<Integer> items,
+            MisfirePolicy policy,
+            Instant lateBefore,
+            Instant horizon,
+            Set<Instant> manual,
+            java.util.function.Predicate<Slot> due) {
         List<Slot> run = new ArrayList<>();
         Map<Slot, Slot> coalesced = new LinkedHashMap<>();
         List<Slot> skipped = new ArrayList<>();
+        List<Slot> notDue = new ArrayList<>();
         for (int item : items.stream().sorted().distinct().toList()) {
             List<Slot> group = new ArrayList<>();
             for (Map.Entry<Instant, Set<Integer>> fire : claimed.entrySet()) {
@@ -262,12 +310,17 @@ public final class LedgerRules {
                 if (!fireTime.isBefore(lateBefore)) {
                     break;
                 }
+                Slot slot = new Slot(item, fireTime);
+                boolean wasDue = due.test(slot);
                 if (fire.getValue().contains(item)) {
-                    closeGroup(group, policy, run, coalesced, skipped);
+                    if (wasDue) {
+                        closeGroup(group, policy, run, coalesced, skipped);
+                    }
                     continue;
                 }
-                Slot slot = new Slot(item, fireTime);
-                if (fireTime.isBefore(horizon)) {
+                if (!wasDue) {
+                    notDue.add(slot);
+                } else if (fireTime.isBefore(horizon)) {
                     skipped.add(slot);
                 } else if (manual.contains(fireTime)) {
                     closeGroup(group, policy, run, coalesced, skipped);
@@ -280,7 +333,8 @@ public final class LedgerRules {
         }
         run.sort(null);
         skipped.sort(null);
-        return new MakeUpPlan(List.copyOf(run), coalesced, List.copyOf(skipped));
+        notDue.sort(null);
+        return new MakeUpPlan(List.copyOf(run), coalesced, List.copyOf(skipped), List.copyOf(notDue));
     }
 
     private static void closeGroup(
@@ -331,11 +385,19 @@ public final class LedgerRules {
 
         /** Whether every item of the fire has a claim that is no longer open. */
         public boolean isSettled() {
+            return isSettled(Integer.MAX_VALUE);
+        }
+
+        /**
+         * Whether every item of the fire below {@code dueCount} has a claim that is no longer open: the items beyond a
+         * count lowered since the fire have no owner to run them, and were not due ({@link DueRule#dueCount}).
+         */
+        public boolean isSettled(int dueCount) {
             int total = total();
             if (total == 0) {
                 return false;
             }
-            for (int item = 0; item < total; item++) {
+            for (int item = 0; item < Math.min(total, dueCount); item++) {
                 Claim claim = claims.get(item);
                 if (claim == null || claim.state().isOpen()) {
                     return false;
@@ -377,13 +439,22 @@ public final class LedgerRules {
      * @param fires every fire the ledger holds after the previous watermark, in any order
      */
     public static Instant settledThrough(Collection<FireView> fires, Instant previous) {
+        return settledThrough(fires, previous, fireTime -> Integer.MAX_VALUE);
+    }
+
+    /**
+     * {@link #settledThrough(Collection, Instant)}, with each fire's items below its {@code dueCount} only: see {@link
+     * FireView#isSettled(int)}.
+     */
+    public static Instant settledThrough(
+            Collection<FireView> fires, Instant previous, java.util.function.ToIntFunction<Instant> dueCount) {
         Instant through = previous;
         for (FireView fire :
                 fires.stream().sorted(Comparator.comparing(FireView::fireTime)).toList()) {
             if (!fire.fireTime().isAfter(previous)) {
                 continue;
             }
-            if (!fire.isSettled()) {
+            if (!fire.isSettled(dueCount.applyAsInt(fire.fireTime()))) {
                 break;
             }
             through = fire.fireTime();

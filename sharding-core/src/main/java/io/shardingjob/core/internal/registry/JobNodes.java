@@ -6,6 +6,9 @@ package io.shardingjob.core.internal.registry;
  *
  * <pre>
  * /{job}/config                          persistent  the shared job configuration (key=value lines)
+ * /{job}/history                         persistent  the schedule history: from when each cron, enabled state, count
+ *                                                    and set of disabled items held (one line per change), so that
+ *                                                    only the fires that were due are made up
  * /{job}/instances/{instanceId}          ephemeral   a live instance: host, pid, start time
  * /{job}/leader/election/latch/...       ephemeral   Curator LeaderLatch participants
  * /{job}/leader/election/instance        ephemeral   the leader's instance id
@@ -45,6 +48,14 @@ public final class JobNodes {
 
     public String config() {
         return root + "/config";
+    }
+
+    /**
+     * The job's schedule history: from when each of its crons, enabled states, counts and sets of disabled items held.
+     * Written with every change of them, in the same multi-operation; small and bounded, so cached.
+     */
+    public String history() {
+        return root + "/history";
     }
 
     public String instances() {
@@ -103,6 +114,7 @@ public final class JobNodes {
     public java.util.List<String> cachedSubtrees() {
         return java.util.List.of(
                 config(),
+                history(),
                 instances(),
                 root + "/leader",
                 root + "/sharding",

@@ -59,13 +59,16 @@ final class JobOperations {
         deleteQuietly(nodes.disabledInstance(OperatorInputs.instanceId(jobName, id)));
     }
 
-    /** Disables an item: its owner skips it until it is enabled again. */
+    /**
+     * Disables an item: its owner skips it until it is enabled again, and its fires meanwhile are never made up (the
+     * schedule history records the change with it).
+     */
     void disableItem(int item) {
-        createQuietly(nodes.disabledItem(checkItem(item)));
+        configurations.updateDisabledItem(checkItem(item), true);
     }
 
     void enableItem(int item) {
-        deleteQuietly(nodes.disabledItem(checkItem(item)));
+        configurations.updateDisabledItem(checkItem(item), false);
     }
 
     /** Stores a new count; every instance sees it and the leader reshards to it. */

@@ -79,7 +79,8 @@ record JobParts(
         SerialExecutor serial = new SerialExecutor(scheduler);
         ItemThreads items = ItemThreads.of(settings.itemExecutor(), local.name());
         JobCache cache = new JobCache(client, nodes, serial);
-        JobConfigurationService configurations = new JobConfigurationService(client, nodes, cache, local);
+        JobConfigurationService configurations =
+                new JobConfigurationService(client, nodes, cache, local, settings.clock(), settings.catchUpHorizon());
         LeaderElection election = new LeaderElection(client, nodes, instanceId, serial, runtime::leadershipChanged);
         ShardingService sharding = new ShardingService(
                 client, nodes, cache, configurations::effective, settings.strategies()::get, election::isLeader);
@@ -94,7 +95,13 @@ record JobParts(
         MisfireReports misfires = new MisfireReports(local.name(), settings.misfireListener());
         FireRunner fireRunner = new FireRunner(
                 runtime, ledger, scheduler, executions, ahead, settings.listener(), settings.fireListener(), misfires);
-        DueFires dueFires = new DueFires(ledger, settings.schedule(), runtime::configuration, executions::seenFires);
+        DueFires dueFires = new DueFires(
+                ledger,
+                settings.schedule(),
+                runtime::configuration,
+                executions::seenFires,
+                configurations::history,
+                runtime::disabledItems);
         LedgerAudit audit = new LedgerAudit(
                 runtime,
                 ledger,

@@ -7,6 +7,7 @@ import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.execution.ItemExecutor;
 import io.shardingjob.core.internal.ledger.Claim;
 import io.shardingjob.core.internal.ledger.DueFires;
+import io.shardingjob.core.internal.ledger.DueRule;
 import io.shardingjob.core.internal.ledger.FireLedger;
 import io.shardingjob.core.internal.ledger.FireOrigin;
 import io.shardingjob.core.internal.ledger.LedgerRules;
@@ -153,6 +154,9 @@ final class LedgerAudit {
 
         private final Set<Integer> owned = new HashSet<>(assignment.itemsOf(me));
 
+        /** Which fires and items were due, from the job's schedule history. */
+        private final DueRule due = dueFires.rule();
+
         /** Fires whose trigger here won every item this instance owns under this assignment and session. */
         private final Set<Instant> whole = new HashSet<>();
 
@@ -174,8 +178,9 @@ final class LedgerAudit {
             misfires.forgetThrough(watermark);
             ahead.review(now);
             // Fires to come hold only claims made ahead, which nobody runs, takes over or releases before their fire.
+            // Fires before the job's (re)definition are an earlier job's: never read, never made up.
             List<Instant> recorded = overview.fires().stream()
-                    .filter(fireTime -> !fireTime.isAfter(now))
+                    .filter(fireTime -> !fireTime.isAfter(now) && !fireTime.isBefore(due.start()))
                     .toList();
             Set<Instant> fires = new TreeSet<>();
             recorded.stream().filter(fireTime -> fireTime.isAfter(watermark)).forEach(fires::add);
@@ -309,8 +314,13 @@ final class LedgerAudit {
                 }
             }
             // Not read, but claimed: a missed fire on either side of one is a run of its own, not coalesced across it.
-            whole.stream().filter(fireTime -> isLate(fireTime, now)).forEach(fireTime -> claimed.put(fireTime, owned));
-            Set<Integer> candidates = new HashSet<>(owned);
+            // Whole: every item of this instance's, disabled ones included (its trigger recorded those skipped).
+            Set<Integer> mine = Set.copyOf(assignment.itemsOf(me));
+            whole.stream().filter(fireTime -> isLate(fireTime, now)).forEach(fireTime -> claimed.put(fireTime, mine));
+            // Disabled items too: their fires while they were disabled were never due, and are recorded so (their
+            // fire settles); what they missed while enabled waits until they are enabled again.
+            Set<Integer> disabledNow = new HashSet<>(runtime.disabledItems());
+            Set<Integer> candidates = new HashSet<>(assignment.itemsOf(me));
             candidates.removeAll(elsewhere);
             for (int busy : local.runningItems()) {
                 if (candidates.remove(busy)) {
@@ -320,8 +330,10 @@ final class LedgerAudit {
             }
             Set<Instant> manual = new HashSet<>();
             views.stream().filter(view -> view.origin().manual()).forEach(view -> manual.add(view.fireTime()));
-            MakeUpPlan plan = LedgerRules.makeUps(claimed, candidates, policy(config), Instant.MAX, horizon, manual);
-            if (!plan.isEmpty()) {
+            MakeUpPlan plan = LedgerRules.makeUps(
+                            claimed, candidates, policy(config), Instant.MAX, horizon, manual, due::isDue)
+                    .withoutMissedOf(disabledNow);
+            if (plan.hasMissed()) {
                 log.info(
                         "Job {} on {}: making up {}, coalescing {}, skipping {}",
                         runtime.jobName(),
@@ -333,7 +345,7 @@ final class LedgerAudit {
             }
             // Skipped slots are recorded now; coalesced ones only once the run they fold into is won (see AuditWork).
             Map<Instant, List<Claim>> skipped = new TreeMap<>();
-            plan.skipped()
+            Stream.concat(plan.skipped().stream(), plan.notDue().stream())
                     .forEach(slot -> skipped.computeIfAbsent(slot.fireTime(), fireTime -> new ArrayList<>())
                             .add(first(slot, totals, assignment, session, now, manual.contains(slot.fireTime()))
                                     .with(ClaimState.SKIPPED, now)));

@@ -1,0 +1,102 @@
+package io.shardingjob.core.internal.config;
+
+import io.shardingjob.core.config.JobConfiguration;
+import io.shardingjob.core.internal.config.ScheduleHistory.Entry;
+import io.shardingjob.core.internal.registry.JobNodes;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.api.transaction.CuratorOp;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.Stat;
+
+/**
+ * The reads and the write of a job's {@link ScheduleHistory} that go with a change of what it records: the change and
+ * the history's new entry are written in one multi-operation, the history at the version read, so that of two changes
+ * made at once one fails and is made again on top of the other, and the history never misses a change nor records one
+ * that did not happen.
+ */
+public final class ScheduleHistoryWrites {
+
+    private ScheduleHistoryWrites() {}
+
+    /**
+     * The history as read, with the version to write it at.
+     *
+     * @param version the node's data version, or -1 when there is no node yet (it is created)
+     */
+    public record Read(ScheduleHistory history, int version) {
+
+        /**
+         * The history with what holds from {@code now} on. A job that had no history yet (stored before histories were)
+         * gets one that starts with what held before: the state before the change, as far back as anything is asked.
+         *
+         * @param before what held until now, for a job without a history
+         */
+        public ScheduleHistory next(Entry before, Entry now, Instant horizon) {
+            ScheduleHistory base = history;
+            if (base.isEmpty()) {
+                base = new ScheduleHistory(List.of(new Entry(
+                        Instant.EPOCH,
+                        false,
+                        before.enabled(),
+                        before.cron(),
+                        before.zone(),
+                        before.count(),
+                        before.disabledItems())));
+            }
+            return base.with(now, horizon);
+        }
+    }
+
+    /** The job's history as stored now. */
+    public static Read read(CuratorFramework client, JobNodes nodes) throws Exception {
+        Stat stat = new Stat();
+        try {
+            byte[] data = client.getData().storingStatIn(stat).forPath(nodes.history());
+            return new Read(ScheduleHistory.decode(data), stat.getVersion());
+        } catch (KeeperException.NoNodeException none) {
+            return new Read(ScheduleHistory.EMPTY, -1);
+        }
+    }
+
+    /** The items disabled now, as stored. */
+    public static List<Integer> disabledItems(CuratorFramework client, JobNodes nodes) throws Exception {
+        List<Integer> items = new ArrayList<>();
+        try {
+            for (String child : client.getChildren().forPath(nodes.disabledItems())) {
+                items.add(Integer.valueOf(child));
+            }
+        } catch (KeeperException.NoNodeException none) {
+            // No item was ever disabled.
+        } catch (NumberFormatException foreign) {
+            // Not an item: ignored, as the instances ignore it.
+        }
+        return items;
+    }
+
+    /** The entry for the job's state: its configuration and the items disabled. */
+    public static Entry entry(Instant from, JobConfiguration job, Collection<Integer> disabledItems) {
+        return Entry.of(from, false, job, disabledItems);
+    }
+
+    /**
+     * The operation that stores {@code next} at the version read: it fails the multi-operation it is part of when
+     * another change stored the history meanwhile (a {@code BadVersion}, or a {@code NodeExists} for a history created
+     * meanwhile).
+     */
+    public static CuratorOp write(CuratorFramework client, JobNodes nodes, Read read, ScheduleHistory next)
+            throws Exception {
+        return read.version() < 0
+                ? client.transactionOp().create().forPath(nodes.history(), next.encode())
+                : client.transactionOp().setData().withVersion(read.version()).forPath(nodes.history(), next.encode());
+    }
+
+    /** Whether a failed multi-operation lost a race another change won: it is made again on top of that change. */
+    public static boolean raced(Exception failure) {
+        return failure instanceof KeeperException.BadVersionException
+                || failure instanceof KeeperException.NodeExistsException;
+    }
+}

@@ -1,0 +1,154 @@
+package io.shardingjob.core.internal.ledger;
+
+import io.shardingjob.core.internal.config.ScheduleHistory;
+import io.shardingjob.core.internal.config.ScheduleHistory.Entry;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Which fires were due, from the job's {@link ScheduleHistory}: a pure function of what held when.
+ *
+ * <ul>
+ *   <li>A fire time is <em>scheduled</em> when the cron in force at that time fires then, the job was enabled then, and
+ *       it comes at or after the job's (re)definition. Only scheduled fires are recorded as missed when nobody claimed
+ *       them; a fire of a cron before a change is not due after it, nor a fire of the new cron before it.
+ *   <li>An item of a fire in the ledger (scheduled, or told of: an operator's fire, a caller's) is <em>due</em> when the
+ *       job was enabled at the fire, the item was not disabled then, and the item is below every count in force from the
+ *       fire on: lowering the count settles the fires before it, as the items beyond the new count have no owner left to
+ *       run them.
+ * </ul>
+ *
+ * <p>A time before the oldest entry is decided by that entry (what held then is not known, what held after is the best
+ * guess), unless that entry is the job's definition: nothing before it was due.
+ */
+public final class DueRule {
+
+    /** The schedule of one entry: its cron's first fire time strictly after a time. */
+    @FunctionalInterface
+    public interface Cron {
+
+        /** The first fire of the entry's cron strictly after {@code after}, or null for none (or no schedule known). */
+        @Nullable
+        Instant nextFireAfter(Entry entry, Instant after);
+    }
+
+    private final List<Entry> entries;
+
+    private final Cron cron;
+
+    /** @param history not empty: a job without a history gets one from its state now (see {@link DueFires}) */
+    public DueRule(ScheduleHistory history, Cron cron) {
+        if (history.isEmpty()) {
+            throw new IllegalArgumentException("a due rule needs a history");
+        }
+        this.entries = history.entries();
+        this.cron = cron;
+    }
+
+    /** The time before which nothing was due: the job's (re)definition, or the beginning of time. */
+    public Instant start() {
+        Entry first = entries.get(0);
+        return first.defined() ? first.from() : Instant.EPOCH;
+    }
+
+    /** The entry in force at a time, or null before the job's definition. */
+    public @Nullable Entry inForceAt(Instant time) {
+        int index = indexAt(time);
+        return index < 0 ? null : entries.get(index);
+    }
+
+    private int indexAt(Instant time) {
+        for (int index = entries.size() - 1; index >= 0; index--) {
+            if (!entries.get(index).from().isAfter(time)) {
+                return index;
+            }
+        }
+        return entries.get(0).defined() ? -1 : 0;
+    }
+
+    /** Whether the job was defined and enabled at a time: any of its fires then may be due. */
+    public boolean enabledAt(Instant time) {
+        Entry entry = inForceAt(time);
+        return entry != null && entry.enabled();
+    }
+
+    /**
+     * The items a fire at this time may have: the least count in force from then on ({@link Entry#UNBOUNDED} under
+     * dynamic sharding), 0 before the job's definition.
+     */
+    public int dueCount(Instant fireTime) {
+        int index = indexAt(fireTime);
+        if (index < 0) {
+            return 0;
+        }
+        int count = Entry.UNBOUNDED;
+        for (int later = index; later < entries.size(); later++) {
+            count = Math.min(count, entries.get(later).count());
+        }
+        return count;
+    }
+
+    /** Whether one item of a fire held in the ledger was due: see the class comment. */
+    public boolean isDue(Instant fireTime, int item) {
+        Entry entry = inForceAt(fireTime);
+        return entry != null
+                && entry.enabled()
+                && !entry.disabledItems().contains(item)
+                && item >= 0
+                && item < dueCount(fireTime);
+    }
+
+    /** {@link #isDue(Instant, int)} of a slot. */
+    public boolean isDue(LedgerRules.Slot slot) {
+        return isDue(slot.fireTime(), slot.item());
+    }
+
+    /** Whether the schedule in force at this time fires then, while the job was enabled: see the class comment. */
+    public boolean isScheduled(Instant fireTime) {
+        Entry entry = inForceAt(fireTime);
+        if (entry == null || !entry.enabled()) {
+            return false;
+        }
+        Instant next = cron.nextFireAfter(entry, fireTime.minusMillis(1));
+        return next != null && millis(next).equals(millis(fireTime));
+    }
+
+    /**
+     * The scheduled fire times strictly after {@code after} and before {@code before}, oldest first, at most {@code
+     * limit}: each entry's cron within the time it was in force, while it was enabled.
+     */
+    public List<Instant> scheduled(Instant after, Instant before, int limit) {
+        List<Instant> times = new ArrayList<>();
+        for (int index = 0; index < entries.size() && times.size() < limit; index++) {
+            Entry entry = entries.get(index);
+            Instant from = index == 0 && !entry.defined() ? Instant.EPOCH : entry.from();
+            Instant until = index + 1 < entries.size() ? entries.get(index + 1).from() : Instant.MAX;
+            if (!entry.enabled() || !until.isAfter(after) || !from.isBefore(before)) {
+                continue;
+            }
+            Instant cursor = from.minusMillis(1).isAfter(after) ? from.minusMillis(1) : after;
+            while (times.size() < limit) {
+                Instant next = cron.nextFireAfter(entry, cursor);
+                if (next == null) {
+                    break;
+                }
+                next = millis(next);
+                if (!next.isBefore(before) || !next.isBefore(until)) {
+                    break;
+                }
+                if (next.isAfter(after)) {
+                    times.add(next);
+                }
+                cursor = next.isAfter(cursor) ? next : cursor.plusMillis(1);
+            }
+        }
+        return times;
+    }
+
+    private static Instant millis(Instant time) {
+        return time.truncatedTo(ChronoUnit.MILLIS);
+    }
+}
