@@ -16,6 +16,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -52,6 +53,9 @@ public final class JobRuntime implements AutoCloseable {
     }
 
     private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
+
+    /** Open until the first close is done. */
+    private final CountDownLatch closed = new CountDownLatch(1);
 
     private final JobSettings settings;
 
@@ -106,23 +110,53 @@ public final class JobRuntime implements AutoCloseable {
     /**
      * Leaves cleanly: stops starting items and announces it (so the next assignment leaves it out and its items of
      * later fires run elsewhere), lets running items finish within the shutdown grace period, interrupts the ones still
-     * running then and releases their claims to their next owner, and deletes this instance's registration at once.
-     * Work that completed is recorded in the ledger before the registration goes, so it is never run again.
+     * running then and waits until they returned (each one's claim is released to its next owner as it returns), and
+     * then deletes this instance's registration. Work that completed is recorded in the ledger before the registration
+     * goes, so it is never run again; a run that is still alive keeps the registration, so nobody else starts it.
+     *
+     * <p>A close called while another thread closes the job returns only once that close is done: whoever closes the
+     * client after it must not end the session under runs the first close still waits for.
      */
     @Override
     public void close() {
-        if (!state.compareAndSet(State.STARTED, State.STOPPING)) {
-            if (state.getAndSet(State.CLOSED) == State.LATENT) {
+        if (state.compareAndSet(State.LATENT, State.CLOSED)) {
+            try {
                 closeParts();
+            } finally {
+                closed.countDown();
             }
             return;
         }
-        signalChange();
-        parts.gracefulClose().run();
-        state.set(State.CLOSED);
-        closeParts();
-        parts.gracefulClose().withdrawLeaving();
-        log.info("Job {} closed on instance {}", jobName(), instanceId());
+        if (!state.compareAndSet(State.STARTED, State.STOPPING)) {
+            awaitClosed();
+            return;
+        }
+        try {
+            signalChange();
+            parts.gracefulClose().run();
+            state.set(State.CLOSED);
+            closeParts();
+            parts.gracefulClose().withdrawLeaving();
+            log.info("Job {} closed on instance {}", jobName(), instanceId());
+        } finally {
+            closed.countDown();
+        }
+    }
+
+    /** Waits for the close under way on another thread; an interrupt is kept for the caller, not obeyed. */
+    private void awaitClosed() {
+        boolean interrupted = false;
+        while (true) {
+            try {
+                closed.await();
+                break;
+            } catch (InterruptedException ex) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private void closeParts() {
