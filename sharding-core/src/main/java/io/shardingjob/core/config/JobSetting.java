@@ -118,7 +118,8 @@ public enum JobSetting {
             Scope.COORDINATOR,
             "startTimeout",
             () -> Defaults.START_TIMEOUT,
-            "How long a job's start waits for ZooKeeper to answer."),
+            "How long a job's start waits for ZooKeeper to answer; a start whose instance id a dead process's session"
+                    + " still holds waits for that session to expire, up to one and a half session timeouts."),
 
     RECONCILE_INTERVAL(
             Scope.COORDINATOR,
