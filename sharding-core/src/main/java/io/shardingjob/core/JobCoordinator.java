@@ -93,7 +93,10 @@ public final class JobCoordinator implements AutoCloseable {
         return runtime.fire(job, itemExecutor);
     }
 
-    /** Runs one fire with every item on the calling thread, one after another. */
+    /**
+     * Runs one fire with every item on the calling thread, one after another, while it waits (never on a thread of the
+     * coordination).
+     */
     public FireReport fire(ItemExecutor job) {
         return fire(job, Runnable::run);
     }
@@ -291,7 +294,12 @@ public final class JobCoordinator implements AutoCloseable {
             return this;
         }
 
-        /** The job's code and its items' executor, for runs outside any fire: make-ups, take-overs, manual fires. */
+        /**
+         * The job's code and its items' executor, for the builder's fires and for runs outside any fire: make-ups,
+         * take-overs, manual fires. The executor must run tasks on threads of its own: {@link JobCoordinator#start()} refuses a
+         * direct one ({@code Runnable::run}) with an {@link IllegalArgumentException}, since the coordination hands
+         * items to it from its own threads.
+         */
         public Builder job(ItemExecutor job, Executor itemExecutor) {
             settings.job(job, itemExecutor);
             return this;

@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import org.apache.zookeeper.data.Stat;
@@ -341,7 +342,7 @@ class ClaimsAheadTest extends JobInstanceTestSupport {
                 context -> {},
                 builder -> builder.schedule(EVERY_SECOND)
                         .reconcileInterval(Duration.ofMinutes(5))
-                        .job(context -> {}, Runnable::run),
+                        .job(context -> {}, ForkJoinPool.commonPool()),
                 sessionTimeout);
     }
 

@@ -89,6 +89,14 @@ public final class JobRuntime implements AutoCloseable {
                     "strategy",
                     "unknown sharding strategy '" + local.strategy() + "'; known strategies: " + strategies.names());
         }
+        if (settings.job() != null && CallingThread.runsTasksOnTheCallingThread(settings.itemExecutor())) {
+            throw new IllegalArgumentException("Job '" + local.name() + "': the itemExecutor given to the builder"
+                    + " (job(code, itemExecutor)) runs tasks on the calling thread, as Runnable::run does. Make-ups,"
+                    + " take-overs and manual fires are handed to it from the coordination threads (the coordination"
+                    + " pool, ZooKeeper's event thread), so their items would run there, and a retry's claim write would"
+                    + " wait for an answer the blocked thread itself must deliver. Give it an executor with threads of"
+                    + " its own, such as Executors.newFixedThreadPool(n)");
+        }
         if (!state.compareAndSet(State.LATENT, State.STARTED)) {
             throw new IllegalStateException("Job '" + local.name() + "' was already started");
         }
@@ -202,13 +210,20 @@ public final class JobRuntime implements AutoCloseable {
     }
 
     /**
-     * Runs one fire: claims this instance's items of it in the ledger, runs those it won and waits for them.
+     * Runs one fire: claims this instance's items of it in the ledger, runs those it won and waits for them. Given an
+     * executor that runs tasks on the calling thread ({@code Runnable::run}), the items run on the calling thread, one
+     * after another, while it waits: never on the thread that happened to complete the fire's claims (see {@link
+     * CallingThread}).
      *
      * @param source {@link ExecutionSource#NORMAL} for a scheduled fire, {@link ExecutionSource#MANUAL} for one an
      *     operator asked for
      * @param fireTime the scheduled time of the fire: the ledger's key for it, recorded with every item
      */
     public FireReport fire(ItemExecutor job, Executor itemExecutor, ExecutionSource source, Instant fireTime) {
+        if (CallingThread.runsTasksOnTheCallingThread(itemExecutor)) {
+            CallingThread caller = new CallingThread();
+            return caller.runUntil(parts.fireRunner().fireAsync(job, caller, source, fireTime));
+        }
         return parts.fireRunner().fire(job, itemExecutor, source, fireTime);
     }
 
