@@ -137,7 +137,8 @@ public enum JobSetting {
             Scope.COORDINATOR,
             "shutdownGracePeriod",
             () -> Defaults.SHUTDOWN_GRACE_PERIOD,
-            "How long shutdown lets running items finish before interrupting them and handing them to failover."),
+            "How long shutdown lets running items finish before interrupting them; an interrupted item is handed to"
+                    + " failover once it returned, and its job stays registered until then."),
 
     INTERRUPT_ON_CONNECTION_LOSS(
             Scope.COORDINATOR,

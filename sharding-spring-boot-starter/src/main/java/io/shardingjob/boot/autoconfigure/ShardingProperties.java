@@ -272,7 +272,10 @@ public class ShardingProperties {
     /** How the application leaves the registry when it stops. */
     public static class Shutdown {
 
-        /** How long shutdown lets running items finish before interrupting them and handing them to failover. */
+        /**
+         * How long shutdown lets running items finish before interrupting them; an interrupted item is handed to
+         * failover once it returned, and its job stays registered until then.
+         */
         private Duration gracePeriod = Duration.ofSeconds(20);
 
         public Duration getGracePeriod() {
