@@ -4,6 +4,7 @@ import io.shardingjob.core.internal.election.LeaderElection;
 import io.shardingjob.core.internal.registry.JobNodes;
 import java.time.Duration;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.slf4j.Logger;
@@ -27,6 +28,9 @@ final class GracefulClose {
 
     /** How often a close still waiting for interrupted runs says so. */
     static final Duration STILL_RUNNING_WARNING = Duration.ofSeconds(10);
+
+    /** How often that wait checks that the client is still open. */
+    private static final Duration CLIENT_CHECK = Duration.ofSeconds(1);
 
     private final CuratorFramework client;
 
@@ -89,25 +93,39 @@ final class GracefulClose {
     }
 
     /**
-     * Waits until every run of this instance returned and its end was written or queued, without a bound: the
+     * Waits, however long it takes, until every run of this instance returned and its end was written or queued: the
      * registration, which goes after this, is what keeps every other instance from starting these items. An interrupt
      * of the closing thread does not cut the wait short (it would let the session end under a live run); it is kept
-     * for the caller.
+     * for the caller. Only a client closed under the job ends the wait: the session, and the registration with it, are
+     * gone then, and no end can be written any more.
      */
     private void awaitRunsReturned() {
         long interruptedAt = System.nanoTime();
+        long warnedAt = interruptedAt;
         boolean interrupted = false;
-        while (!executions.awaitIdle(STILL_RUNNING_WARNING)) {
+        while (!executions.awaitIdle(CLIENT_CHECK)) {
             if (Thread.interrupted()) {
                 interrupted = true;
                 continue;
             }
-            log.warn(
-                    "Job {}: items {} still running {} s after they were interrupted; this instance stays registered,"
-                            + " and nobody else runs them, until they return",
-                    jobName(),
-                    executions.runningItems(),
-                    Duration.ofNanos(System.nanoTime() - interruptedAt).toSeconds());
+            if (client.getState() != CuratorFrameworkState.STARTED) {
+                log.warn(
+                        "Job {}: the ZooKeeper client was closed while items {} still ran here; their claims go with"
+                                + " its session",
+                        jobName(),
+                        executions.runningItems());
+                break;
+            }
+            long now = System.nanoTime();
+            if (now - warnedAt >= STILL_RUNNING_WARNING.toNanos()) {
+                warnedAt = now;
+                log.warn(
+                        "Job {}: items {} still running {} s after they were interrupted; this instance stays"
+                                + " registered, and nobody else runs them, until they return",
+                        jobName(),
+                        executions.runningItems(),
+                        Duration.ofNanos(now - interruptedAt).toSeconds());
+            }
         }
         if (interrupted) {
             Thread.currentThread().interrupt();
