@@ -78,8 +78,10 @@ public final class JobCoordinator implements AutoCloseable {
     /**
      * Leaves cleanly: stops starting items and announces it (so the next assignment leaves it out and its items of
      * later fires run elsewhere), lets running items finish within the shutdown grace period, interrupts the ones still
-     * running then and releases their claims to their next owner, and deletes this instance's registration at once.
-     * Work that completed is recorded in the ledger before the registration goes, so it is never run again.
+     * running then, and waits until every one of them returned (releasing each one's claim to its next owner as it
+     * returns) before it deletes this instance's registration: however long an item ignores its interrupt, nobody else
+     * starts it while it runs here. Work that completed is recorded in the ledger before the registration goes, so it
+     * is never run again. A call while another thread closes the job returns once that close is done.
      */
     @Override
     public void close() {
@@ -91,7 +93,10 @@ public final class JobCoordinator implements AutoCloseable {
         return runtime.fire(job, itemExecutor);
     }
 
-    /** Runs one fire with every item on the calling thread, one after another. */
+    /**
+     * Runs one fire with every item on the calling thread, one after another, while it waits (never on a thread of the
+     * coordination).
+     */
     public FireReport fire(ItemExecutor job) {
         return fire(job, Runnable::run);
     }
@@ -289,7 +294,12 @@ public final class JobCoordinator implements AutoCloseable {
             return this;
         }
 
-        /** The job's code and its items' executor, for runs outside any fire: make-ups, take-overs, manual fires. */
+        /**
+         * The job's code and its items' executor, for the builder's fires and for runs outside any fire: make-ups,
+         * take-overs, manual fires. The executor must run tasks on threads of its own: {@link JobCoordinator#start()} refuses a
+         * direct one ({@code Runnable::run}) with an {@link IllegalArgumentException}, since the coordination hands
+         * items to it from its own threads.
+         */
         public Builder job(ItemExecutor job, Executor itemExecutor) {
             settings.job(job, itemExecutor);
             return this;

@@ -17,6 +17,9 @@ import org.springframework.stereotype.Component;
  * <p>{@code sample.settlement-duration} (default {@code 0s}) makes every region take that long to settle, so that
  * items are visibly running in {@code /actuator/sharding} and a copy killed in the middle of a fire leaves work for
  * failover to finish. The end-to-end tests use it.
+ *
+ * <p>Each region's result is written through {@link SettlementStore}, fenced by {@link ShardingContext#fencingToken()}:
+ * a run that was taken over while it ran cannot overwrite the result of the run that took it over.
  */
 @Component
 class OrderSettlementJob {
@@ -25,8 +28,11 @@ class OrderSettlementJob {
 
     private final Duration settlementDuration;
 
-    OrderSettlementJob(@Value("${sample.settlement-duration:0s}") Duration settlementDuration) {
+    private final SettlementStore store;
+
+    OrderSettlementJob(@Value("${sample.settlement-duration:0s}") Duration settlementDuration, SettlementStore store) {
         this.settlementDuration = settlementDuration;
+        this.store = store;
     }
 
     @ShardedJob(
@@ -37,17 +43,25 @@ class OrderSettlementJob {
             failover = true,
             description = "Settles the day's orders, one region per item")
     void settle(ShardingContext context) throws InterruptedException {
-        // A real job would fence its writes with the epoch: ... WHERE region = :region AND fence <= :epoch
         log.info(
-                "Settling orders of {} (item {} of {}, epoch {}) on instance {} for the fire of {}",
+                "Settling orders of {} (item {} of {}, epoch {}) on instance {} for the fire of {}, fencing token {}",
                 context.itemParameter(),
                 context.item(),
                 context.shardingTotalCount(),
                 context.epoch(),
                 context.instanceId(),
-                LocalTime.now().truncatedTo(ChronoUnit.SECONDS));
+                LocalTime.now().truncatedTo(ChronoUnit.SECONDS),
+                context.fencingToken());
         if (!settlementDuration.isZero()) {
             Thread.sleep(settlementDuration.toMillis());
+        }
+        // The write is fenced by the fencing token, which grows with every new owner of the item's claim; the epoch
+        // only says which assignment the run started under, and a take-over keeps it.
+        if (!store.settle(context.itemParameter(), context.fencingToken())) {
+            throw new IllegalStateException("Orders of " + context.itemParameter() + " (item " + context.item()
+                    + ") were settled by a newer run: this run was taken over, its write refused");
+        }
+        if (!settlementDuration.isZero()) {
             log.info(
                     "Settled orders of {} (item {}) on instance {}",
                     context.itemParameter(),

@@ -8,10 +8,13 @@ import io.shardingjob.core.JobCoordinator;
 import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.execution.ShardingContext;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Queue;
 import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -101,6 +104,35 @@ class TwoInstancesApplicationTests {
                 .isGreaterThanOrEqualTo(1.0);
     }
 
+    @Test
+    void closesOnlyOnceAnItemThatIgnoresItsInterruptReturnedAndOnlyThenHandsItOver() {
+        // Virtual item threads are daemon threads: nothing but the close itself keeps them from outliving the session.
+        ConfigurableApplicationContext alpha = start(
+                "alpha",
+                StubbornService.class,
+                "sharding.shutdown.grace-period=200ms",
+                "spring.threads.virtual.enabled=true");
+        ConfigurableApplicationContext beta = start("beta", StubbornService.class);
+        StubbornOnAlpha alphaJob = alpha.getBean(StubbornOnAlpha.class);
+        StubbornOnAlpha betaJob = beta.getBean(StubbornOnAlpha.class);
+        await().atMost(PATIENCE).until(() -> alphaJob.started.getCount() == 0);
+
+        alpha.close();
+        Instant closed = Instant.now();
+
+        Instant alphaEnd = alphaJob.end;
+        assertThat(alphaEnd)
+                .as("the interrupted run returned before the context closed")
+                .isNotNull();
+        assertThat(closed).isAfterOrEqualTo(alphaEnd);
+        assertThat(alphaJob.interrupted).isTrue();
+        await().atMost(PATIENCE).until(() -> !betaJob.failoverStarts.isEmpty());
+        assertThat(betaJob.failoverStarts)
+                .allSatisfy(start -> assertThat(start)
+                        .as("a take-over starts only after the run it takes over returned")
+                        .isAfterOrEqualTo(alphaEnd));
+    }
+
     private ConfigurableApplicationContext start(String instanceId) {
         return start(instanceId, Service.class);
     }
@@ -136,6 +168,48 @@ class TwoInstancesApplicationTests {
         @Bean
         SlowOnAlpha slowOnAlpha() {
             return new SlowOnAlpha();
+        }
+    }
+
+    @SpringBootConfiguration
+    @EnableAutoConfiguration
+    static class StubbornService {
+
+        @Bean
+        StubbornOnAlpha stubbornOnAlpha() {
+            return new StubbornOnAlpha();
+        }
+    }
+
+    /** On alpha, its first run goes on for 3 s whatever interrupts it; elsewhere, runs record their take-overs. */
+    static class StubbornOnAlpha {
+
+        final CountDownLatch started = new CountDownLatch(1);
+
+        final Queue<Instant> failoverStarts = new ConcurrentLinkedQueue<>();
+
+        volatile boolean interrupted;
+
+        volatile Instant end;
+
+        @ShardedJob(name = "stubborn", cron = "* * * * * *", shardingTotalCount = 2, failover = true)
+        void run(ShardingContext context) {
+            if (context.source() == ExecutionSource.FAILOVER) {
+                failoverStarts.add(Instant.now());
+            }
+            if (!context.instanceId().equals("alpha") || started.getCount() == 0) {
+                return;
+            }
+            started.countDown();
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+            while (System.nanoTime() < until) {
+                try {
+                    Thread.sleep(20);
+                } catch (InterruptedException ex) {
+                    interrupted = true;
+                }
+            }
+            end = Instant.now();
         }
     }
 

@@ -118,7 +118,8 @@ public enum JobSetting {
             Scope.COORDINATOR,
             "startTimeout",
             () -> Defaults.START_TIMEOUT,
-            "How long a job's start waits for ZooKeeper to answer."),
+            "How long a job's start waits for ZooKeeper to answer; a start whose instance id a dead process's session"
+                    + " still holds waits for that session to expire, up to one and a half session timeouts."),
 
     RECONCILE_INTERVAL(
             Scope.COORDINATOR,
@@ -136,7 +137,8 @@ public enum JobSetting {
             Scope.COORDINATOR,
             "shutdownGracePeriod",
             () -> Defaults.SHUTDOWN_GRACE_PERIOD,
-            "How long shutdown lets running items finish before interrupting them and handing them to failover."),
+            "How long shutdown lets running items finish before interrupting them; an interrupted item is handed to"
+                    + " failover once it returned, and its job stays registered until then."),
 
     INTERRUPT_ON_CONNECTION_LOSS(
             Scope.COORDINATOR,

@@ -159,8 +159,10 @@ public final class ShardedJobExecutors implements AutoCloseable {
     }
 
     /**
-     * Stops every thread, interrupting items still running: by now the jobs have had their grace period and left the
-     * registry.
+     * Stops every thread. By now every job has closed, and a job closes only once every run it started has returned:
+     * no item of a job runs any more, whether its threads are daemon threads (virtual ones are) or not, so none can
+     * outlive the ZooKeeper session that keeps its claim. A pool shut down before its jobs closed (a context that never
+     * stopped its lifecycle) interrupts what it still runs.
      */
     @Override
     public void close() {

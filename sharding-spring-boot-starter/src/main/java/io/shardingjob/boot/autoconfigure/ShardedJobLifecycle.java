@@ -17,9 +17,11 @@ import org.springframework.context.SmartLifecycle;
 /**
  * Starts the jobs once the context is ready and stops them gracefully: on start it validates every job before touching
  * ZooKeeper, connects, starts each job's coordinator and schedules it; on stop it stops firing and closes the
- * coordinators, all at once, each letting its running items finish within the grace period (then interrupting them and
- * handing them to failover) and leaving the registry, so that the other instances reshard at once instead of waiting
- * for this session to time out.
+ * coordinators, all at once, each letting its running items finish within the grace period, then interrupting them and
+ * waiting until they returned (each is handed to failover as it returns), and leaving the registry, so that the other
+ * instances reshard at once instead of waiting for this session to time out. The stop is synchronous, so no
+ * lifecycle timeout cuts it short: the item pools and the ZooKeeper client, closed after it, never go under a
+ * running item.
  *
  * <p>It stops in a phase before the web server's graceful shutdown, so the endpoint still answers while jobs drain.
  */

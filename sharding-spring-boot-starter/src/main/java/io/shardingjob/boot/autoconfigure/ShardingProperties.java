@@ -221,7 +221,10 @@ public class ShardingProperties {
     /** Timings of the coordination with the other instances. */
     public static class Coordination {
 
-        /** How long a job's start waits for ZooKeeper to answer. */
+        /**
+         * How long a job's start waits for ZooKeeper to answer; a start whose instance id a dead process's session
+         * still holds waits for that session to expire, up to one and a half session timeouts.
+         */
         private Duration startTimeout = Duration.ofSeconds(15);
 
         /** How often the leader checks that every item has a live owner, and each instance whether a cron changed. */
@@ -269,7 +272,10 @@ public class ShardingProperties {
     /** How the application leaves the registry when it stops. */
     public static class Shutdown {
 
-        /** How long shutdown lets running items finish before interrupting them and handing them to failover. */
+        /**
+         * How long shutdown lets running items finish before interrupting them; an interrupted item is handed to
+         * failover once it returned, and its job stays registered until then.
+         */
         private Duration gracePeriod = Duration.ofSeconds(20);
 
         public Duration getGracePeriod() {

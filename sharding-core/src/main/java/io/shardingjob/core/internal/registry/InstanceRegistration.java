@@ -44,7 +44,7 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>A process restarted under the same id while the previous one's session is still alive on the server (a kill
  *       -9 less than a session timeout ago) is not registered until the server expires that session, at most one
- *       session timeout later. Meanwhile the others still see the old node, so they keep the id's items where they
+ *       session timeout later; its {@link #start} waits that long, whatever its own timeout. Meanwhile the others still see the old node, so they keep the id's items where they
  *       were; the old session's claims are resolved by the new session as soon as it registers (its audit releases them).
  *   <li>Between losing the session and creating the node under the new one the instance is not registered: the
  *       server deletes the node of the expired session, the others reshard without the instance, then again with it.
@@ -54,7 +54,8 @@ import org.slf4j.LoggerFactory;
  *       client's own, closed by it, so nobody else can be using the node; waiting for the server to expire it would
  *       leave the instance unregistered, claiming nothing, for a session timeout after every outage.
  *   <li>Two live processes with the same id: whoever created the node keeps it; the other one's {@link #start} fails
- *       after its timeout. A registration already started waits, and takes the node only once the other one's goes.
+ *       once the node outlived what a dead session could (one and a half session timeouts), or after its timeout if
+ *       longer. The session timeout is this client's: a predecessor that had a longer one can hold the node longer. A registration already started waits, and takes the node only once the other one's goes.
  *   <li>{@link #isRegistered()} is what this client last learnt: while the connection is SUSPENDED it stays true
  *       although the server may already be expiring the session; LOST clears it.
  *   <li>{@link #close()} reads the node and deletes it at the version read only if its owner is our current session.
@@ -116,18 +117,40 @@ public final class InstanceRegistration implements AutoCloseable {
      * Registers and waits until the node exists under this client's session. A start that fails leaves nothing
      * behind: no node of ours and no watch.
      *
-     * @throws IllegalStateException when the node did not become ours within the timeout, naming the instance id and,
+     * <p>When another session holds the node, the wait is as long as that session can outlive a dead process: {@link
+     * #deadSessionPatience} (one and a half negotiated session timeouts) from the start, or the given timeout if that is
+     * longer. A process restarted under its instance id while its predecessor's session is still on the server (a kill
+     * -9 less than a session timeout ago) therefore starts, whatever its start timeout, as soon as the server expired
+     * that session; a node still held after that belongs to a live process with the same id.
+     *
+     * @throws IllegalStateException when the node did not become ours within that time, naming the instance id and,
      *     if another session holds it, saying so; or when already started or closed
      */
     public void start(Duration timeout) {
         if (!state.compareAndSet(State.LATENT, State.STARTED)) {
             throw new IllegalStateException("Registration of " + path + " was already started or closed");
         }
+        long started = System.nanoTime();
         client.getConnectionStateListenable().addListener(connectionListener);
         create();
         boolean registered;
+        Duration waited = timeout;
         try {
             registered = firstRegistration.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            long heldBy = holder.get();
+            Duration patience = deadSessionPatience();
+            if (!registered && heldBy != 0 && patience.compareTo(timeout) > 0) {
+                log.info(
+                        "Job {}: {} is still held by session 0x{}, perhaps this instance's previous process's; waiting"
+                                + " up to {} ms for the server to expire it",
+                        jobName,
+                        path,
+                        Long.toHexString(heldBy),
+                        patience.toMillis());
+                long left = patience.toNanos() - (System.nanoTime() - started);
+                registered = firstRegistration.await(Math.max(0, left), TimeUnit.NANOSECONDS);
+                waited = patience;
+            }
         } catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
             close();
@@ -136,8 +159,18 @@ public final class InstanceRegistration implements AutoCloseable {
         if (!registered) {
             long heldBy = holder.get();
             close();
-            throw new IllegalStateException(heldBy != 0 ? heldMessage(heldBy, timeout) : notRegisteredMessage(timeout));
+            throw new IllegalStateException(heldBy != 0 ? heldMessage(heldBy, waited) : notRegisteredMessage(waited));
         }
+    }
+
+    /**
+     * How long a dead process's session can still hold our node: the server expires a session one session timeout
+     * after it last heard from it, rounded up to its next expiry check (at most a tick, itself at most half a session
+     * timeout), and its client last spoke before this start.
+     */
+    private Duration deadSessionPatience() {
+        long sessionTimeout = negotiatedSessionTimeoutMillis();
+        return Duration.ofMillis(sessionTimeout + sessionTimeout / 2);
     }
 
     /** Whether our node exists under our session, as far as this client knows. */
@@ -354,17 +387,12 @@ public final class InstanceRegistration implements AutoCloseable {
         }
     }
 
-    private String heldMessage(long session, Duration timeout) {
-        String message = "Instance id '" + instanceId + "' of job '" + jobName + "' is held by another live session (0x"
-                + Long.toHexString(session) + "): after " + timeout.toMillis() + " ms its node " + path
-                + " still belongs to it, so another process is running with this instance id. Give each process its"
-                + " own instance id (sharding.instance-id)";
-        long sessionTimeout = negotiatedSessionTimeoutMillis();
-        if (sessionTimeout > timeout.toMillis()) {
-            message += ", or, if a process with this id was killed less than the session timeout of " + sessionTimeout
-                    + " ms ago, give the start a longer timeout than that (sharding.coordination.start-timeout)";
-        }
-        return message + ".";
+    private String heldMessage(long session, Duration waited) {
+        return "Instance id '" + instanceId + "' of job '" + jobName + "' is held by another live session (0x"
+                + Long.toHexString(session) + "): after " + waited.toMillis() + " ms, longer than the session timeout"
+                + " of " + negotiatedSessionTimeoutMillis() + " ms, its node " + path + " still belongs to it, so"
+                + " another process is running with this instance id. Give each process its own instance id"
+                + " (sharding.instance-id).";
     }
 
     private String notRegisteredMessage(Duration timeout) {

@@ -78,20 +78,10 @@ final class FireRunner {
         this.fireListener = fireListener;
     }
 
-    /**
-     * Claims and runs this instance's items of one fire, and waits for them. The calling thread hands the items on
-     * itself, even after the fire waited for a reshard or an audit: with a direct executor they run on it, never on
-     * the coordination thread that ended the wait.
-     *
-     * @param afterWaits where the planning goes on after a wait: it sends requests, so never ZooKeeper's thread
-     */
-    FireReport fire(
-            ItemExecutor job, Executor executor, Executor afterWaits, ExecutionSource source, Instant scheduled) {
-        Instant fireTime = scheduled.truncatedTo(ChronoUnit.MILLIS);
+    /** Claims and runs this instance's items of one fire, and waits for them. */
+    FireReport fire(ItemExecutor job, Executor executor, ExecutionSource source, Instant scheduled) {
         try {
-            FirePlanner.Plan plan = planner.plan(source, fireTime, local.sawFire(fireTime), afterWaits)
-                    .join();
-            return start(job, executor, source, fireTime, plan).join();
+            return fireAsync(job, executor, source, scheduled).join();
         } catch (CompletionException failed) {
             throw failed.getCause() instanceof RuntimeException cause ? cause : failed;
         }
@@ -202,6 +192,14 @@ final class FireRunner {
             boolean lastToLeave) {
         int item = claim.item();
         if (!local.start(item, reservation)) {
+            if (reservation.isAbandoned()) {
+                // Released while it waited in the queue (its instance stops, or was cut off): handed on, as the rule
+                // says of an abandoned run, so that the item's owner runs it without waiting for this session to end.
+                return new Run(
+                        List.of(),
+                        refuse(claim, RunStart.Verdict.GIVE_UP, context)
+                                .whenComplete((done, failure) -> local.settled(claim)));
+            }
             local.settled(claim);
             return new Run(List.of(), CompletableFuture.completedFuture(null));
         }

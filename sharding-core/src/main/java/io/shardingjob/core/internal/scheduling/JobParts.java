@@ -32,7 +32,6 @@ import org.slf4j.LoggerFactory;
  *     time-outs run on it
  * @param ownsScheduler whether the scheduler is the job's own thread, shut down on close, rather than a shared pool
  * @param serial the job's coordination tasks, one at a time, on the scheduler
- * @param items where the core hands items on when no caller's thread waits for them: never a coordination thread
  */
 record JobParts(
         CuratorFramework client,
@@ -57,8 +56,7 @@ record JobParts(
         AssignmentWait assignmentWait,
         JobOperations operations,
         GracefulClose gracefulClose,
-        ManualFires manualFires,
-        ItemThreads items) {
+        ManualFires manualFires) {
 
     private static final Logger log = LoggerFactory.getLogger(JobParts.class);
 
@@ -77,7 +75,6 @@ record JobParts(
                 })
                 : settings.scheduler();
         SerialExecutor serial = new SerialExecutor(scheduler);
-        ItemThreads items = ItemThreads.of(settings.itemExecutor(), local.name());
         JobCache cache = new JobCache(client, nodes, serial);
         JobConfigurationService configurations =
                 new JobConfigurationService(client, nodes, cache, local, settings.clock(), settings.catchUpHorizon());
@@ -109,7 +106,7 @@ record JobParts(
                 executions,
                 ahead,
                 settings.job(),
-                new AuditWork(runtime, ledger, fireRunner, executions, settings.job(), items),
+                new AuditWork(runtime, ledger, fireRunner, executions, settings.job(), settings.itemExecutor()),
                 scheduler,
                 settings.catchUpHorizon(),
                 dueFires,
@@ -133,7 +130,9 @@ record JobParts(
         ManualFireHandler handler = settings.manualFireHandler() != null
                 ? settings.manualFireHandler()
                 : ManualFires.firingOn(
-                        items, fireTime -> runtime.fireAsync(ExecutionSource.MANUAL, fireTime), local.name());
+                        settings.itemExecutor(),
+                        fireTime -> runtime.fireAsync(ExecutionSource.MANUAL, fireTime),
+                        local.name());
         ManualFires manualFires = new ManualFires(ledger.manualFires(), handler, runtime::now, local.name());
         RegistryReactions reactions = new RegistryReactions(
                 runtime, nodes, cache, election, sharding, reconciler, audits, manualFires, instanceId);
@@ -177,8 +176,7 @@ record JobParts(
                         fireRunner,
                         ahead,
                         settings.shutdownGracePeriod()),
-                manualFires,
-                items);
+                manualFires);
     }
 
     /**
@@ -203,7 +201,6 @@ record JobParts(
         closeQuietly(election, "leader election");
         closeQuietly(registration, "registration");
         closeQuietly(cache, "cache");
-        items.close();
         if (ownsScheduler) {
             scheduler.shutdownNow();
         }

@@ -18,6 +18,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -55,6 +56,9 @@ public final class JobRuntime implements AutoCloseable {
 
     private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
 
+    /** Open until the first close is done. */
+    private final CountDownLatch closed = new CountDownLatch(1);
+
     private final JobSettings settings;
 
     private final JobParts parts;
@@ -87,6 +91,14 @@ public final class JobRuntime implements AutoCloseable {
                     "strategy",
                     "unknown sharding strategy '" + local.strategy() + "'; known strategies: " + strategies.names());
         }
+        if (settings.job() != null && CallingThread.runsTasksOnTheCallingThread(settings.itemExecutor())) {
+            throw new IllegalArgumentException("Job '" + local.name() + "': the itemExecutor given to the builder"
+                    + " (job(code, itemExecutor)) runs tasks on the calling thread, as Runnable::run does. Make-ups,"
+                    + " take-overs and manual fires are handed to it from the coordination threads (the coordination"
+                    + " pool, ZooKeeper's event thread), so their items would run there, and a retry's claim write would"
+                    + " wait for an answer the blocked thread itself must deliver. Give it an executor with threads of"
+                    + " its own, such as Executors.newFixedThreadPool(n)");
+        }
         if (!state.compareAndSet(State.LATENT, State.STARTED)) {
             throw new IllegalStateException("Job '" + local.name() + "' was already started");
         }
@@ -108,23 +120,53 @@ public final class JobRuntime implements AutoCloseable {
     /**
      * Leaves cleanly: stops starting items and announces it (so the next assignment leaves it out and its items of
      * later fires run elsewhere), lets running items finish within the shutdown grace period, interrupts the ones still
-     * running then and releases their claims to their next owner, and deletes this instance's registration at once.
-     * Work that completed is recorded in the ledger before the registration goes, so it is never run again.
+     * running then and waits until they returned (each one's claim is released to its next owner as it returns), and
+     * then deletes this instance's registration. Work that completed is recorded in the ledger before the registration
+     * goes, so it is never run again; a run that is still alive keeps the registration, so nobody else starts it.
+     *
+     * <p>A close called while another thread closes the job returns only once that close is done: whoever closes the
+     * client after it must not end the session under runs the first close still waits for.
      */
     @Override
     public void close() {
-        if (!state.compareAndSet(State.STARTED, State.STOPPING)) {
-            if (state.getAndSet(State.CLOSED) == State.LATENT) {
+        if (state.compareAndSet(State.LATENT, State.CLOSED)) {
+            try {
                 closeParts();
+            } finally {
+                closed.countDown();
             }
             return;
         }
-        signalChange();
-        parts.gracefulClose().run();
-        state.set(State.CLOSED);
-        closeParts();
-        parts.gracefulClose().withdrawLeaving();
-        log.info("Job {} closed on instance {}", jobName(), instanceId());
+        if (!state.compareAndSet(State.STARTED, State.STOPPING)) {
+            awaitClosed();
+            return;
+        }
+        try {
+            signalChange();
+            parts.gracefulClose().run();
+            state.set(State.CLOSED);
+            closeParts();
+            parts.gracefulClose().withdrawLeaving();
+            log.info("Job {} closed on instance {}", jobName(), instanceId());
+        } finally {
+            closed.countDown();
+        }
+    }
+
+    /** Waits for the close under way on another thread; an interrupt is kept for the caller, not obeyed. */
+    private void awaitClosed() {
+        boolean interrupted = false;
+        while (true) {
+            try {
+                closed.await();
+                break;
+            } catch (InterruptedException ex) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private void closeParts() {
@@ -147,7 +189,7 @@ public final class JobRuntime implements AutoCloseable {
 
     /** Starts one fire with the job and executor the runtime was built with; see {@link FireRunner#fireAsync}. */
     public CompletableFuture<FireReport> fireAsync(ExecutionSource source, Instant fireTime) {
-        return parts.fireRunner().fireAsync(builtJob(), parts.items(), source, fireTime);
+        return parts.fireRunner().fireAsync(builtJob(), settings.itemExecutor(), source, fireTime);
     }
 
     /**
@@ -174,14 +216,21 @@ public final class JobRuntime implements AutoCloseable {
     }
 
     /**
-     * Runs one fire: claims this instance's items of it in the ledger, runs those it won and waits for them.
+     * Runs one fire: claims this instance's items of it in the ledger, runs those it won and waits for them. Given an
+     * executor that runs tasks on the calling thread ({@code Runnable::run}), the items run on the calling thread, one
+     * after another, while it waits: never on the thread that happened to complete the fire's claims (see {@link
+     * CallingThread}).
      *
      * @param source {@link ExecutionSource#NORMAL} for a scheduled fire, {@link ExecutionSource#MANUAL} for one an
      *     operator asked for
      * @param fireTime the scheduled time of the fire: the ledger's key for it, recorded with every item
      */
     public FireReport fire(ItemExecutor job, Executor itemExecutor, ExecutionSource source, Instant fireTime) {
-        return parts.fireRunner().fire(job, itemExecutor, parts.items(), source, fireTime);
+        if (CallingThread.runsTasksOnTheCallingThread(itemExecutor)) {
+            CallingThread caller = new CallingThread();
+            return caller.runUntil(parts.fireRunner().fireAsync(job, caller, source, fireTime));
+        }
+        return parts.fireRunner().fire(job, itemExecutor, source, fireTime);
     }
 
     public String instanceId() {

@@ -151,13 +151,18 @@ final class LocalExecutions {
         return running.putIfAbsent(item, reservation) == null ? reservation : null;
     }
 
-    /** Attaches the calling thread to the reservation; false if it was released meanwhile. */
+    /**
+     * Attaches the calling thread to the reservation; false if it was released meanwhile, or abandoned before it
+     * started (see {@link #abandonAll()}).
+     */
     boolean start(int item, Execution reservation) {
-        if (running.get(item) != reservation) {
-            return false;
+        synchronized (reservation) {
+            if (running.get(item) != reservation || reservation.abandoned) {
+                return false;
+            }
+            reservation.thread = Thread.currentThread();
+            return true;
         }
-        reservation.thread = Thread.currentThread();
-        return true;
     }
 
     /** This session won the claim: its run is this instance's business until its end is recorded. */
@@ -357,15 +362,29 @@ final class LocalExecutions {
         return unwritten.containsKey(slot);
     }
 
-    /** Interrupts every running item and marks its run abandoned: its claim is released rather than ended. */
+    /**
+     * Interrupts every running item and marks its run abandoned: its claim is released rather than ended. A
+     * reservation whose run has not started (its task still queued in the item executor) is released at once and never
+     * starts: nothing waits for a task the executor may never run, and none starts after its instance stopped or lost
+     * its connection. When its task does run, its claim is handed on unstarted (see {@code FireRunner}); until then, and
+     * should the task never run, the claim stays open for this session's audit or, once the session is gone, the item's
+     * next owner.
+     */
     void abandonAll() {
-        running.values().forEach(execution -> {
-            execution.abandoned = true;
-            Thread thread = execution.thread;
-            if (thread != null) {
-                thread.interrupt();
+        running.forEach((item, execution) -> {
+            synchronized (execution) {
+                execution.abandoned = true;
+                Thread thread = execution.thread;
+                if (thread != null) {
+                    thread.interrupt();
+                } else {
+                    running.remove(item, execution);
+                }
             }
         });
+        synchronized (this) {
+            notifyAll();
+        }
     }
 
     /** Waits until nothing runs, at most the timeout; true if idle. */

@@ -23,6 +23,27 @@ class LocalExecutionsTest {
             Claim.first(2, Instant.now(), "a", 7, ExecutionSource.NORMAL, 2, 4, Instant.now());
 
     @Test
+    void anAbandonedReservationWhoseRunHadNotStartedIsReleasedAtOnceAndNeverStarts() {
+        LocalExecutions.Execution queued = local.reserve(1);
+        LocalExecutions.Execution running = local.reserve(2);
+        assertThat(local.start(2, running)).isTrue();
+
+        local.abandonAll();
+
+        assertThat(local.runningItems())
+                .as("only the run that started is waited for")
+                .containsExactly(2);
+        assertThat(local.start(1, queued))
+                .as("its task, run late by the executor")
+                .isFalse();
+        assertThat(Thread.interrupted())
+                .as("the started run was interrupted (it ran on this thread)")
+                .isTrue();
+        local.finish(2, running);
+        assertThat(local.awaitIdle(Duration.ZERO)).isTrue();
+    }
+
+    @Test
     void anItemAnotherSessionStillRunsIsNotStartedHere() {
         local.audited(3, Set.of(2, 3), Map.of(2, runOfAnotherSession));
 
