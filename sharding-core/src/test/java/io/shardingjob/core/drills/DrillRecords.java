@@ -296,7 +296,13 @@ final class DrillRecords {
             list(out, "overlapping", overlaps, max);
             list(out, "overlapping across fires", crossFireOverlaps, max);
             list(out, "overlapping, excused (a frozen or cut-off process not yet told)", excusedOverlaps, max);
-            list(out, "undue runs", undue, max);
+            list(
+                    out,
+                    "undue runs",
+                    undue.stream()
+                            .map(run -> "item " + run.item() + " of " + run.fireTime() + ": " + run)
+                            .toList(),
+                    max);
             list(out, "start and end lines disagree", mismatches, max);
             return out.toString();
         }
