@@ -509,6 +509,11 @@ class FaultDrillTest {
                 + Duration.ofNanos(System.nanoTime() - begun).toSeconds() + " s)";
         System.out.println(summary);
         System.out.print(judgement.details(10));
+        // What the ledger holds of each missed item-fire (no claim: absent), for reading why it was missed.
+        judgement.missed().stream()
+                .limit(10)
+                .forEach(slot -> System.out.println("  ledger of missed " + slot + ": "
+                        + rules.ledger().orElseThrow().getOrDefault(slot, "no claim")));
         record(summary);
         SoftAssertions.assertSoftly(softly -> {
             softly.assertThat(judgement.overlaps())
