@@ -44,7 +44,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * COALESCED} claim in the ledger) and, with {@code failover} off, a run cut by a fault; no run of a fire an operator took
  * out of the schedule; and fires are clean again within a session timeout and a fire period after the fault ends.
  *
- * <p>{@link #keepsThePromiseInEveryBuild} runs one cell per fault in every build (tag {@code drill}, about seven minutes
+ * <p>{@link #keepsThePromiseInEveryBuild} runs one cell per fault in every build (tag {@code drill}, about six minutes
  * on two cores); {@link #keepsThePromiseAcrossTheMatrix} the rest of the matrix (tag {@code drill-matrix}, profile
  * {@code drill-matrix}), among them the cells that fail until the fixes of issue 22 are in. {@code -Ddrill.cells=a,b}
  * runs only the cells named.
