@@ -2,6 +2,8 @@ package io.shardingjob.core.drills;
 
 import static org.awaitility.Awaitility.await;
 
+import io.shardingjob.core.JobCoordinator;
+import io.shardingjob.core.TcpProxy;
 import io.shardingjob.core.drills.DrillRecords.Interval;
 import io.shardingjob.core.drills.DrillRecords.Outcome;
 import io.shardingjob.core.drills.DrillRecords.Run;
@@ -28,6 +30,9 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.ExponentialBackoffRetry;
 
 /**
  * The processes of one drill: its ZooKeeper server or ensemble, its {@link DrillWorker}s (each process of an instance
@@ -57,6 +62,20 @@ final class DrillCluster implements AutoCloseable {
 
     private String connectString;
 
+    private ZooKeeperServers.Server standalone;
+
+    /** The worker JVMs' {@code -D} settings of the drill matrix ({@link DrillWorker}). */
+    private List<String> workerProperties = List.of();
+
+    /** Each instance's own proxy in front of the standalone server, when the drill cuts workers off one by one. */
+    private final Map<String, TcpProxy> proxies = new HashMap<>();
+
+    private boolean proxied;
+
+    private CuratorFramework client;
+
+    private JobCoordinator operator;
+
     /** One process of one instance, from its start to its kill or exit. */
     static final class Worker {
 
@@ -70,7 +89,11 @@ final class DrillCluster implements AutoCloseable {
 
         private final List<Interval> freezes = new CopyOnWriteArrayList<>();
 
+        private final List<Interval> cutOffs = new CopyOnWriteArrayList<>();
+
         private volatile long frozenSince = -1;
+
+        private volatile long cutSince = -1;
 
         private volatile long endedAt = Long.MAX_VALUE;
 
@@ -103,7 +126,11 @@ final class DrillCluster implements AutoCloseable {
             if (frozenSince >= 0) {
                 all.add(new Interval(frozenSince, endedAt));
             }
-            return new DrillRecords.Process(name, output.lines(), endedAt, all);
+            List<Interval> cuts = new ArrayList<>(cutOffs);
+            if (cutSince >= 0) {
+                cuts.add(new Interval(cutSince, endedAt));
+            }
+            return new DrillRecords.Process(name, output.lines(), endedAt, all, cuts);
         }
 
         @Override
@@ -121,11 +148,119 @@ final class DrillCluster implements AutoCloseable {
         deleteContents(directory);
     }
 
+    /** The workers' settings, as {@code -Dname=value} options of their JVMs; before they start. */
+    DrillCluster workerProperties(List<String> properties) {
+        this.workerProperties = List.copyOf(properties);
+        return this;
+    }
+
+    /** Routes each instance's ZooKeeper traffic through a {@link TcpProxy} of its own, so it can be cut off alone. */
+    DrillCluster proxied() {
+        this.proxied = true;
+        return this;
+    }
+
     /** A standalone ZooKeeper server for the workers. */
     ZooKeeperServers.Server standaloneZooKeeper() {
         ZooKeeperServers.Server server = ZooKeeperServers.standalone(processes, "drills/" + drill + "/zookeeper");
         connectString = server.address();
+        standalone = server;
         return server;
+    }
+
+    /** {@code kill -9} of the standalone server and its restart on its data directory; returns when it serves again. */
+    long killAndRestartZooKeeper() {
+        standalone = ZooKeeperServers.killAndRestart(processes, standalone);
+        return System.currentTimeMillis();
+    }
+
+    /**
+     * Blackholes the worker's ZooKeeper traffic: its proxy stops forwarding in both directions and keeps every
+     * connection open, as a network that drops packets does (what arrives meanwhile is held and delivered at the
+     * {@link #reconnect}, as TCP retransmits after a partition heals). Returns when it began.
+     */
+    long blackhole(Worker worker) {
+        proxies.get(worker.instanceId()).freeze();
+        worker.cutSince = System.currentTimeMillis();
+        return worker.cutSince;
+    }
+
+    /** Ends the worker's blackhole; returns when it ended. */
+    long reconnect(Worker worker) {
+        long at = System.currentTimeMillis();
+        worker.cutOffs.add(new Interval(worker.cutSince, at));
+        worker.cutSince = -1;
+        proxies.get(worker.instanceId()).thaw();
+        return at;
+    }
+
+    /**
+     * An operator's handle on the job, in the test process: a coordinator of an instance {@code operator} that an
+     * operator disabled before it started, so that it is given no items and runs nothing, and calls the core API the
+     * starter's operations and endpoint call.
+     */
+    JobCoordinator operator() {
+        if (operator == null) {
+            try {
+                client().create()
+                        .creatingParentsIfNeeded()
+                        .forPath("/" + DrillWorker.JOB + "/disabled/instances/operator");
+            } catch (Exception ex) {
+                throw new IllegalStateException("could not disable the operator's instance", ex);
+            }
+            operator = JobCoordinator.builder(client(), DrillWorker.job(items, true))
+                    .instanceId("operator")
+                    .job(
+                            context -> {
+                                throw new IllegalStateException("the operator's instance runs nothing");
+                            },
+                            Runnable::run)
+                    .build();
+            operator.start();
+        }
+        return operator;
+    }
+
+    /**
+     * The state of every claim of the fire ledger ({@code COALESCED}, {@code SKIPPED}, {@code DONE}, ...), read by the
+     * test process from ZooKeeper: the record that excuses a missed item-fire. Workers keep the ledger five minutes,
+     * longer than any drill.
+     */
+    Map<DrillRecords.Slot, String> ledger() {
+        Map<DrillRecords.Slot, String> states = new HashMap<>();
+        String ledger = "/" + DrillWorker.JOB + "/ledger";
+        try {
+            for (String fire : client().getChildren().forPath(ledger)) {
+                Instant fireTime = Instant.ofEpochMilli(Long.parseLong(fire));
+                for (String item : client().getChildren().forPath(ledger + "/" + fire)) {
+                    byte[] data = client().getData().forPath(ledger + "/" + fire + "/" + item);
+                    String state = new String(data, StandardCharsets.UTF_8)
+                            .lines()
+                            .filter(line -> line.startsWith("state="))
+                            .map(line -> line.substring("state=".length()))
+                            .findFirst()
+                            .orElse("RUNNING");
+                    states.put(new DrillRecords.Slot(Integer.parseInt(item), fireTime), state);
+                }
+            }
+        } catch (Exception ex) {
+            throw new IllegalStateException("could not read the fire ledger", ex);
+        }
+        return states;
+    }
+
+    /** A client of the test process, rooted at the drill's namespace. */
+    synchronized CuratorFramework client() {
+        if (client == null) {
+            client = CuratorFrameworkFactory.builder()
+                    .connectString(connectString)
+                    .namespace("drill-" + drill)
+                    .sessionTimeoutMs((int) sessionTimeout.toMillis())
+                    .retryPolicy(new ExponentialBackoffRetry(100, 10, 1_000))
+                    .build();
+            client.start();
+        }
+        return client;
     }
 
     /** An ensemble of three ZooKeeper servers; the workers know all three. */
@@ -144,12 +279,13 @@ final class DrillCluster implements AutoCloseable {
         List<String> command = new ArrayList<>();
         command.add(ProcessGroup.java());
         command.addAll(WORKER_JVM);
+        command.addAll(workerProperties);
         command.addAll(List.of(
                 "-Dlogback.configurationFile=" + workerLogback(),
                 "-cp",
                 ProcessGroup.testClassPath(),
                 DrillWorker.class.getName(),
-                connectString,
+                proxied ? proxy(instanceId).connectString() : connectString,
                 "drill-" + drill,
                 instanceId,
                 Long.toString(sessionTimeout.toMillis()),
@@ -158,6 +294,16 @@ final class DrillCluster implements AutoCloseable {
         Worker worker = new Worker(instanceId, name, processes.start(command, output), output);
         workers.add(worker);
         return worker;
+    }
+
+    private TcpProxy proxy(String instanceId) {
+        return proxies.computeIfAbsent(instanceId, id -> {
+            try {
+                return new TcpProxy(standalone.clientPort());
+            } catch (IOException ex) {
+                throw new UncheckedIOException(ex);
+            }
+        });
     }
 
     /** Starts {@code count} instances {@code w0, w1, ...} and waits until each is ready. */
@@ -197,7 +343,7 @@ final class DrillCluster implements AutoCloseable {
                     List<Run> runs = DrillRecords.runs(records());
                     int inARow = 0;
                     for (Instant fire = first; fire.isBefore(Instant.now()); fire = fire.plusSeconds(1)) {
-                        inARow = DrillRecords.isClean(runs, fire, items) ? inARow + 1 : 0;
+                        inARow = DrillRecords.isSettled(runs, fire, items) ? inARow + 1 : 0;
                         if (inARow == 3) {
                             return Optional.of(fire.minusSeconds(2));
                         }
@@ -309,7 +455,14 @@ final class DrillCluster implements AutoCloseable {
 
     @Override
     public void close() {
+        if (operator != null) {
+            operator.close();
+        }
         stopWorkers();
+        if (client != null) {
+            client.close();
+        }
+        proxies.values().forEach(TcpProxy::close);
         processes.close();
     }
 

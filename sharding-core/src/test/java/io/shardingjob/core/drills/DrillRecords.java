@@ -12,8 +12,12 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
 
 /**
  * What a drill's worker processes printed ({@link DrillWorker}'s lines) and the judgement of issue 12's promise over
@@ -46,19 +50,99 @@ final class DrillRecords {
      * @param lines what it printed
      * @param endedAt when it was killed or exited, {@link Long#MAX_VALUE} if it still ran when its lines were read
      * @param freezes from each {@code SIGSTOP} to its {@code SIGCONT}
+     * @param cutOff from each blackholing of its ZooKeeper traffic (it runs on, unheard) to its end
      */
-    record Process(String name, List<String> lines, long endedAt, List<Interval> freezes) {}
+    record Process(String name, List<String> lines, long endedAt, List<Interval> freezes, List<Interval> cutOff) {
 
-    /** The fires judged: every {@code period} from {@code from} (inclusive) to {@code to} (exclusive), each of all items. */
-    record Window(Instant from, Instant to, Duration period, int items) {
+        Process(String name, List<String> lines, long endedAt, List<Interval> freezes) {
+            this(name, lines, endedAt, freezes, List.of());
+        }
+
+        /**
+         * When the process learned it lost its session after a fault that began at {@code faultFrom}: its first {@code
+         * connection LOST} line from then on, else the fault's end {@code faultTo} (it kept its session).
+         */
+        long learnedAt(long faultFrom, long faultTo) {
+            return lines.stream()
+                    .filter(line -> line.startsWith("connection LOST "))
+                    .mapToLong(line -> Long.parseLong(
+                            line.substring("connection LOST ".length()).trim()))
+                    .filter(at -> at >= faultFrom)
+                    .min()
+                    .orElse(faultTo);
+        }
+    }
+
+    /**
+     * Slots an operator took out of the schedule: fires in {@code [from, to)} of {@code items} (every item when empty),
+     * except those on a whole multiple of {@code keepEvery} seconds (a cron of every {@code keepEvery} seconds; 0 keeps
+     * none). Their runs are not required; a run of one of them a period after {@code from} and a period before {@code
+     * to} is <em>undue</em>, since no schedule, cache or edge explains it.
+     */
+    record NotDue(long from, long to, Set<Integer> items, int keepEvery) {
+
+        boolean covers(Slot slot) {
+            return covers(slot, from, to);
+        }
+
+        boolean neverDue(Slot slot, Duration period) {
+            return covers(slot, from + period.toMillis(), to - period.toMillis());
+        }
+
+        private boolean covers(Slot slot, long since, long until) {
+            long fire = slot.fireTime().toEpochMilli();
+            return fire >= since
+                    && fire < until
+                    && (items.isEmpty() || items.contains(slot.item()))
+                    && (keepEvery <= 0 || fire % (keepEvery * 1000L) != 0);
+        }
+    }
+
+    /**
+     * The fires judged: every {@code period} from {@code from} (inclusive) to {@code to} (exclusive), and each operator's
+     * fire of {@code manualFires}, each of {@code items} items less the slots {@code notDue} takes out.
+     */
+    record Window(
+            Instant from, Instant to, Duration period, int items, List<Instant> manualFires, List<NotDue> notDue) {
+
+        Window(Instant from, Instant to, Duration period, int items) {
+            this(from, to, period, items, List.of(), List.of());
+        }
 
         List<Instant> fires() {
             List<Instant> fires = new ArrayList<>();
             for (Instant fire = from; fire.isBefore(to); fire = fire.plus(period)) {
                 fires.add(fire);
             }
+            manualFires.stream()
+                    .filter(fire -> !fire.isBefore(from) && fire.isBefore(to))
+                    .forEach(fires::add);
+            fires.sort(Comparator.naturalOrder());
             return fires;
         }
+
+        boolean isDue(Slot slot) {
+            return notDue.stream().noneMatch(out -> out.covers(slot));
+        }
+
+        boolean isNeverDue(Slot slot) {
+            return notDue.stream().anyMatch(out -> out.neverDue(slot, period));
+        }
+    }
+
+    /**
+     * What the drill's configuration makes of a slot beyond the window.
+     *
+     * @param failover the job's {@code failover}: off, a run cut by a fault is not run again (the slot is
+     *     <em>abandoned</em>)
+     * @param ledger the state of every claim the fire ledger held after the drill, read from ZooKeeper by the test
+     *     process before the workers stopped; a missed slot is excused only by its {@code COALESCED} (or {@code SKIPPED})
+     *     claim. Empty: not read, and a missed slot followed by a {@code MISFIRE} run of its item is taken as coalesced
+     *     (the judge's table tests)
+     */
+    record Rules(boolean failover, Optional<Map<Slot, String>> ledger) {
+
+        static final Rules DEFAULT = new Rules(true, Optional.empty());
     }
 
     /** One item of one fire. */
@@ -102,6 +186,19 @@ final class DrillRecords {
             return active.stream().anyMatch(mine -> other.active.stream().anyMatch(mine::overlaps));
         }
 
+        /** The first moment both runs really ran, when they {@link #overlaps overlap}. */
+        long overlapStart(Run other) {
+            long first = Long.MAX_VALUE;
+            for (Interval mine : active) {
+                for (Interval theirs : other.active) {
+                    if (mine.overlaps(theirs)) {
+                        first = Math.min(first, Math.max(mine.from(), theirs.from()));
+                    }
+                }
+            }
+            return first;
+        }
+
         @Override
         public String toString() {
             return source + " on " + process + " " + time(start) + ".." + (end == Long.MAX_VALUE ? "" : time(end)) + " "
@@ -118,14 +215,24 @@ final class DrillRecords {
      * The judgement of one drill over its window.
      *
      * @param slots item-fires due in the window
-     * @param missed slots without a run, not coalesced
+     * @param missed due slots without a run, not coalesced (nor skipped)
      * @param unfinished slots with runs, none of which ended well: each was cut by its process's end or failed
-     * @param coalesced slots without a run whose item's next run is a {@code MISFIRE} run of a later fire: the misfire
-     *     rule ran the missed fires once, late, with the latest fire's time
+     * @param abandoned with {@code failover} off, slots whose only runs were cut by a fault and not run again, as the
+     *     configuration says
+     * @param coalesced slots without a run that the misfire rule ran once, late, with a later fire's time: the ledger
+     *     holds their {@code COALESCED} claim (without a ledger: their item's next run is a {@code MISFIRE} run)
+     * @param skipped slots without a run whose claim the ledger holds as {@code SKIPPED}
      * @param doubled slots with more than one run
-     * @param excused doubled slots whose every extra run is a re-run after a run its process died or froze in
-     * @param overlaps pairs of runs of one item-fire that really ran at the same time, over the whole record
-     * @param crossFireOverlaps pairs of runs of one item for different (or unknown) fires that ran at the same time
+     * @param excused doubled slots whose every extra run is a re-run after a run its process died, froze or was cut off
+     *     in
+     * @param overlaps pairs of runs of one item-fire that really ran at the same time, over the whole record, not
+     *     excused
+     * @param crossFireOverlaps pairs of runs of one item for different (or unknown) fires that really ran at the same
+     *     time, not excused
+     * @param excusedOverlaps pairs of runs of one item at the same time, of any fires, whose overlap began while one of
+     *     them belonged to a process frozen or cut off during it that had not yet learned it lost its session
+     * @param undue runs of slots an operator took out of the schedule (a disabled item or job, a count lowered, a cron
+     *     changed), well inside that time
      * @param failed runs of the window's slots whose end line said failed
      * @param unattributed runs whose fire is not known: killed before their end line, with a start line that did not
      *     know it (runs still going when the records were taken are not counted)
@@ -138,11 +245,15 @@ final class DrillRecords {
             int slots,
             List<Slot> missed,
             List<Slot> unfinished,
+            List<Slot> abandoned,
             List<Slot> coalesced,
+            List<Slot> skipped,
             Map<Slot, List<Run>> doubled,
             List<Slot> excused,
             List<String> overlaps,
             List<String> crossFireOverlaps,
+            List<String> excusedOverlaps,
+            List<Run> undue,
             int failed,
             int unattributed,
             List<String> mismatches,
@@ -156,9 +267,12 @@ final class DrillRecords {
         String summary(String drill) {
             return "drill " + drill + ": slots=" + slots + " missed=" + missed.size() + " unfinished="
                     + unfinished.size()
+                    + " abandoned=" + abandoned.size()
                     + " coalesced=" + coalesced.size()
+                    + " skipped=" + skipped.size()
                     + " doubled=" + doubled.size() + " excused=" + excused.size() + " overlaps=" + overlaps.size()
-                    + " cross-fire-overlaps=" + crossFireOverlaps.size() + " failed=" + failed + " unattributed="
+                    + " cross-fire-overlaps=" + crossFireOverlaps.size() + " excused-overlaps="
+                    + excusedOverlaps.size() + " undue=" + undue.size() + " failed=" + failed + " unattributed="
                     + unattributed + " clean-again-after="
                     + cleanAgainAfter.map(after -> after.toMillis() + " ms").orElse("never");
         }
@@ -168,7 +282,9 @@ final class DrillRecords {
             StringBuilder out = new StringBuilder();
             list(out, "missed", missed, max);
             list(out, "unfinished", unfinished, max);
+            list(out, "abandoned (failover off)", abandoned, max);
             list(out, "coalesced", coalesced, max);
+            list(out, "skipped", skipped, max);
             list(
                     out,
                     "doubled",
@@ -179,6 +295,14 @@ final class DrillRecords {
                     max);
             list(out, "overlapping", overlaps, max);
             list(out, "overlapping across fires", crossFireOverlaps, max);
+            list(out, "overlapping, excused (a frozen or cut-off process not yet told)", excusedOverlaps, max);
+            list(
+                    out,
+                    "undue runs",
+                    undue.stream()
+                            .map(run -> "item " + run.item() + " of " + run.fireTime() + ": " + run)
+                            .toList(),
+                    max);
             list(out, "start and end lines disagree", mismatches, max);
             return out.toString();
         }
@@ -260,6 +384,12 @@ final class DrillRecords {
         if (from < ended) {
             active.add(new Interval(from, ended));
         }
+        // A partition that began while it ran cuts it; one it started in does not excuse a re-run.
+        for (Interval cut : process.cutOff()) {
+            if (cut.from() >= started && cut.from() < ended) {
+                cutAt = Math.min(cutAt, cut.from());
+            }
+        }
         return new Run(process.name(), item, fireTime, source, started, ended, outcome, cutAt, List.copyOf(active));
     }
 
@@ -288,20 +418,51 @@ final class DrillRecords {
 
     /** Whether every item of {@code fire} ran exactly once and succeeded. */
     static boolean isClean(List<Run> runs, Instant fire, int items) {
+        return isClean(runs, fire, items, slot -> true, slot -> false);
+    }
+
+    /**
+     * Whether every due item of {@code fire} ran exactly once and succeeded, or did not run and the misfire rule
+     * accounts for it ({@code excusedMiss}).
+     */
+    static boolean isClean(List<Run> runs, Instant fire, int items, Predicate<Slot> due, Predicate<Slot> excusedMiss) {
         Map<Integer, List<Run>> byItem =
                 runs.stream().filter(run -> fire.equals(run.fireTime())).collect(Collectors.groupingBy(Run::item));
         for (int item = 0; item < items; item++) {
+            Slot slot = new Slot(item, fire);
+            if (!due.test(slot)) {
+                continue;
+            }
             List<Run> itemRuns = byItem.getOrDefault(item, List.of());
-            if (itemRuns.size() != 1 || itemRuns.get(0).outcome() != Outcome.OK) {
+            boolean accounted = itemRuns.isEmpty()
+                    ? excusedMiss.test(slot)
+                    : itemRuns.size() == 1 && itemRuns.get(0).outcome() == Outcome.OK;
+            if (!accounted) {
                 return false;
             }
         }
         return true;
     }
 
+    /**
+     * Whether every item of {@code fire} is accounted for, taking a missed item whose next run is a {@code MISFIRE}
+     * run as coalesced: for a drill waiting for a settled cluster from the live records, before any ledger is read
+     * (items longer than a period are coalesced on every fire).
+     */
+    static boolean isSettled(List<Run> runs, Instant fire, int items) {
+        return isClean(runs, fire, items, slot -> true, slot -> isCoalesced(runs, slot));
+    }
+
     /** Judges the window's fires, and every run for overlaps; {@code faultEnd} in epoch milliseconds. */
     static Judgement judge(Collection<Process> processes, Window window, long faultEnd) {
+        return judge(processes, window, faultEnd, Rules.DEFAULT);
+    }
+
+    /** Judges the window's fires under the drill's rules, and every run for overlaps. */
+    static Judgement judge(Collection<Process> processes, Window window, long faultEnd, Rules rules) {
         List<Run> runs = runs(processes);
+        Map<String, Process> byName =
+                processes.stream().collect(Collectors.toMap(Process::name, process -> process, (a, b) -> a));
         Map<Slot, List<Run>> bySlot =
                 new TreeMap<>(Comparator.comparing(Slot::fireTime).thenComparingInt(Slot::item));
         runs.stream()
@@ -310,9 +471,12 @@ final class DrillRecords {
                         .add(run));
         List<Slot> missed = new ArrayList<>();
         List<Slot> unfinished = new ArrayList<>();
+        List<Slot> abandoned = new ArrayList<>();
         List<Slot> coalesced = new ArrayList<>();
+        List<Slot> skipped = new ArrayList<>();
         Map<Slot, List<Run>> doubled = new LinkedHashMap<>();
         List<Slot> excused = new ArrayList<>();
+        List<Run> undue = new ArrayList<>();
         int failed = 0;
         List<Instant> fires = window.fires();
         for (Instant fire : fires) {
@@ -322,10 +486,19 @@ final class DrillRecords {
                 failed += (int) slotRuns.stream()
                         .filter(run -> run.outcome() == Outcome.FAILED)
                         .count();
+                if (window.isNeverDue(slot)) {
+                    undue.addAll(slotRuns);
+                }
+                if (!window.isDue(slot)) {
+                    continue;
+                }
                 if (slotRuns.isEmpty()) {
-                    (isCoalesced(runs, slot) ? coalesced : missed).add(slot);
+                    String recorded = recorded(rules, runs, slot);
+                    (recorded.equals("COALESCED") ? coalesced : recorded.equals("SKIPPED") ? skipped : missed)
+                            .add(slot);
                 } else if (slotRuns.stream().noneMatch(run -> run.outcome() == Outcome.OK)) {
-                    unfinished.add(slot);
+                    boolean everyRunCut = slotRuns.stream().allMatch(run -> run.cutAt() != Long.MAX_VALUE);
+                    (!rules.failover() && everyRunCut ? abandoned : unfinished).add(slot);
                 }
                 if (slotRuns.size() > 1) {
                     doubled.put(slot, slotRuns);
@@ -337,6 +510,7 @@ final class DrillRecords {
         }
         List<String> overlaps = new ArrayList<>();
         List<String> crossFireOverlaps = new ArrayList<>();
+        List<String> excusedOverlaps = new ArrayList<>();
         Map<Integer, List<Run>> byItem =
                 runs.stream().collect(Collectors.groupingBy(Run::item, TreeMap::new, Collectors.toList()));
         byItem.forEach((item, itemRuns) -> {
@@ -349,25 +523,63 @@ final class DrillRecords {
                     }
                     boolean sameFire = a.fireTime() != null && a.fireTime().equals(b.fireTime());
                     String pair = "item " + item + ": " + a.fireTime() + " " + a + " and " + b.fireTime() + " " + b;
-                    (sameFire ? overlaps : crossFireOverlaps).add(pair);
+                    long at = a.overlapStart(b);
+                    if (notYetTold(byName.get(a.process()), a, at) || notYetTold(byName.get(b.process()), b, at)) {
+                        excusedOverlaps.add(pair);
+                    } else {
+                        (sameFire ? overlaps : crossFireOverlaps).add(pair);
+                    }
                 }
             }
         });
+        Predicate<Slot> excusedMiss = slot -> !recorded(rules, runs, slot).isEmpty();
         return new Judgement(
-                fires.size() * window.items(),
+                (int) fires.stream()
+                        .flatMap(fire -> IntStream.range(0, window.items()).mapToObj(item -> new Slot(item, fire)))
+                        .filter(window::isDue)
+                        .count(),
                 missed,
                 unfinished,
+                abandoned,
                 coalesced,
+                skipped,
                 doubled,
                 excused,
                 overlaps,
                 crossFireOverlaps,
+                excusedOverlaps,
+                undue,
                 failed,
                 (int) runs.stream()
                         .filter(run -> run.fireTime() == null && run.outcome() == Outcome.CUT)
                         .count(),
                 mismatches(processes),
-                cleanAgainAfter(runs, fires, window.items(), faultEnd));
+                cleanAgainAfter(runs, fires, window.items(), faultEnd, window::isDue, excusedMiss));
+    }
+
+    /**
+     * How the ledger recorded a slot nobody ran: {@code COALESCED}, {@code SKIPPED}, or empty (nothing that excuses
+     * it). Without a ledger, {@code COALESCED} when its item's next run is a {@code MISFIRE} run.
+     */
+    private static String recorded(Rules rules, List<Run> runs, Slot slot) {
+        if (rules.ledger().isEmpty()) {
+            return isCoalesced(runs, slot) ? "COALESCED" : "";
+        }
+        String state = rules.ledger().get().getOrDefault(slot, "");
+        return state.equals("COALESCED") || state.equals("SKIPPED") ? state : "";
+    }
+
+    /**
+     * Whether the run's process was frozen or cut off while running it, and the moment {@code at} comes before that
+     * process learned it lost its session: nothing could have told it yet that the item had moved.
+     */
+    private static boolean notYetTold(Process process, Run run, long at) {
+        if (process == null) {
+            return false;
+        }
+        return Stream.concat(process.freezes().stream(), process.cutOff().stream())
+                .filter(fault -> fault.from() >= run.start() && fault.from() < run.end())
+                .anyMatch(fault -> at < process.learnedAt(fault.from(), fault.to()));
     }
 
     /** A missed slot whose item's next run (by fire time) is a misfire run: the misfire rule's one late run. */
@@ -402,9 +614,15 @@ final class DrillRecords {
         return true;
     }
 
-    private static Optional<Duration> cleanAgainAfter(List<Run> runs, List<Instant> fires, int items, long faultEnd) {
+    private static Optional<Duration> cleanAgainAfter(
+            List<Run> runs,
+            List<Instant> fires,
+            int items,
+            long faultEnd,
+            Predicate<Slot> due,
+            Predicate<Slot> excusedMiss) {
         Instant cleanFrom = null;
-        for (int i = fires.size() - 1; i >= 0 && isClean(runs, fires.get(i), items); i--) {
+        for (int i = fires.size() - 1; i >= 0 && isClean(runs, fires.get(i), items, due, excusedMiss); i--) {
             cleanFrom = fires.get(i);
         }
         if (cleanFrom == null) {

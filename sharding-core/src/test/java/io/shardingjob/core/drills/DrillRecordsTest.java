@@ -5,8 +5,10 @@ import static org.assertj.core.api.Assertions.tuple;
 
 import io.shardingjob.core.drills.DrillRecords.Interval;
 import io.shardingjob.core.drills.DrillRecords.Judgement;
+import io.shardingjob.core.drills.DrillRecords.NotDue;
 import io.shardingjob.core.drills.DrillRecords.Outcome;
 import io.shardingjob.core.drills.DrillRecords.Process;
+import io.shardingjob.core.drills.DrillRecords.Rules;
 import io.shardingjob.core.drills.DrillRecords.Run;
 import io.shardingjob.core.drills.DrillRecords.Slot;
 import io.shardingjob.core.drills.DrillRecords.Window;
@@ -14,6 +16,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -38,8 +43,9 @@ class DrillRecordsTest {
         assertThat(judgement.overlaps()).isEmpty();
         assertThat(judgement.cleanAgainAfter()).contains(Duration.ZERO);
         assertThat(judgement.summary("quiet"))
-                .isEqualTo("drill quiet: slots=8 missed=0 unfinished=0 coalesced=0 doubled=0 excused=0 overlaps=0"
-                        + " cross-fire-overlaps=0 failed=0 unattributed=0 clean-again-after=0 ms");
+                .isEqualTo("drill quiet: slots=8 missed=0 unfinished=0 abandoned=0 coalesced=0 skipped=0 doubled=0"
+                        + " excused=0 overlaps=0 cross-fire-overlaps=0 excused-overlaps=0 undue=0 failed=0"
+                        + " unattributed=0 clean-again-after=0 ms");
     }
 
     @Test
@@ -252,6 +258,149 @@ class DrillRecordsTest {
                 .singleElement()
                 .extracting(Run::fireTime)
                 .isEqualTo(at(10_000));
+    }
+
+    @Test
+    void countsTwoRunsOfOneItemForTwoFiresOnTwoProcessesAtTheSameTimeAsACrossFireOverlap() {
+        Judgement judgement = judge(
+                process(
+                        "a",
+                        ALIVE,
+                        lines(List.of("start 0 11000 11_010 NORMAL", "end 0 11000 11_010 12_200 NORMAL ok"))),
+                process("b", ALIVE, lines(run(0, 12_000))));
+
+        assertThat(judgement.crossFireOverlaps()).hasSize(1);
+        assertThat(judgement.excusedOverlaps()).isEmpty();
+    }
+
+    @Test
+    void excusesAnOverlapOfAFrozenProcessRunOnlyUntilThatProcessLearnedItLostItsSession() {
+        // Frozen at 11.1 s while running the item of 11 s, thawed at 20 s; it learns it lost its session at 20.3 s.
+        Process frozen = new Process(
+                "a",
+                lines(List.of(
+                        "start 0 11000 11_010 NORMAL",
+                        "connection LOST 20_300",
+                        "end 0 11000 11_010 20_200 NORMAL ok",
+                        "start 1 11000 11_010 NORMAL",
+                        "end 1 11000 11_010 21_000 NORMAL ok")),
+                ALIVE,
+                List.of(new Interval(11_100, 20_000)));
+        Judgement judgement = judge(
+                frozen,
+                process(
+                        "b",
+                        ALIVE,
+                        lines(
+                                List.of("start 0 20000 20_010 NORMAL", "end 0 20000 20_010 20_310 NORMAL ok"),
+                                // Overlaps the thawed run from 20.5 s, after it was told: not excused.
+                                List.of("start 1 20000 20_500 NORMAL", "end 1 20000 20_500 20_800 NORMAL ok"))));
+
+        assertThat(judgement.excusedOverlaps()).singleElement().asString().startsWith("item 0");
+        assertThat(judgement.crossFireOverlaps()).singleElement().asString().startsWith("item 1");
+    }
+
+    @Test
+    void excusesTheReRunAndOverlapOfAProcessCutOffWhileRunningButNotOfARunItStartedWhileCutOff() {
+        Process cut = new Process(
+                "a",
+                lines(
+                        List.of("start 0 11000 11_010 NORMAL", "end 0 11000 11_010 17_500 NORMAL ok"),
+                        List.of("start 1 12000 12_010 NORMAL", "end 1 12000 12_010 17_500 NORMAL ok"),
+                        List.of("connection LOST 17_000")),
+                ALIVE,
+                List.of(),
+                List.of(new Interval(11_100, 23_000)));
+        Judgement judgement =
+                judge(cut, process("b", ALIVE, lines(failover(0, 11_000, 16_300), failover(1, 12_000, 16_300))));
+
+        // Item 0's run was cut off while it ran: its re-run and overlap are excused until 17 s.
+        assertThat(judgement.excused()).contains(new Slot(0, at(11_000)));
+        assertThat(judgement.excusedOverlaps()).singleElement().asString().startsWith("item 0");
+        // Item 1 started while its process was already cut off: nothing excuses it.
+        assertThat(judgement.excused()).doesNotContain(new Slot(1, at(12_000)));
+        assertThat(judgement.overlaps()).singleElement().asString().startsWith("item 1");
+    }
+
+    @Test
+    void withFailoverOffCountsASlotWhoseOnlyRunWasCutAsAbandonedNotUnfinished() {
+        List<Process> processes = List.of(
+                process("a", 11_150, lines(run(0, 10_000), List.of("start 0 11000 11_010 NORMAL"))),
+                process("b", ALIVE, lines(run(1, 10_000), run(1, 11_000), run(0, 12_000), run(1, 12_000))));
+
+        Judgement judgement = DrillRecords.judge(processes, WINDOW, 11_150, new Rules(false, Optional.empty()));
+
+        assertThat(judgement.abandoned()).containsExactly(new Slot(0, at(11_000)));
+        assertThat(judgement.unfinished()).isEmpty();
+    }
+
+    @Test
+    void excusesAMissedSlotOnlyByItsCoalescedOrSkippedClaimInTheLedger() {
+        List<Process> processes = List.of(
+                process(
+                        "a",
+                        ALIVE,
+                        lines(run(0, 10_000), List.of("start 0 - 13_600 -", "end 0 13000 13_600 13_900 MISFIRE ok"))),
+                process("b", ALIVE, lines(run(1, 10_000), run(1, 11_000), run(1, 13_000))));
+        Map<Slot, String> ledger = Map.of(
+                new Slot(0, at(11_000)), "COALESCED",
+                new Slot(1, at(12_000)), "SKIPPED",
+                new Slot(0, at(13_000)), "DONE");
+
+        Judgement judgement = DrillRecords.judge(processes, WINDOW, 11_150, new Rules(true, Optional.of(ledger)));
+
+        assertThat(judgement.coalesced()).containsExactly(new Slot(0, at(11_000)));
+        assertThat(judgement.skipped()).containsExactly(new Slot(1, at(12_000)));
+        // Followed by a MISFIRE run, but the ledger holds no COALESCED claim of it.
+        assertThat(judgement.missed()).containsExactly(new Slot(0, at(12_000)));
+    }
+
+    @Test
+    void judgesAnOperatorsFireAndLeavesOutTheSlotsAnOperatorTookOutOfTheSchedule() {
+        Window window = new Window(
+                at(10_000),
+                at(14_000),
+                Duration.ofSeconds(1),
+                2,
+                List.of(at(12_345)),
+                // Item 1 disabled from 10.5 s to 13.5 s.
+                List.of(new NotDue(10_500, 13_500, Set.of(1), 0)));
+        List<Process> processes = List.of(
+                process(
+                        "a",
+                        ALIVE,
+                        lines(run(0, 10_000), run(0, 11_000), run(0, 12_000), run(0, 12_345), run(0, 13_000))),
+                // Item 1 runs at 12 s although it is disabled; its run at 13 s is at the enabling's edge.
+                process("b", ALIVE, lines(run(1, 10_000), run(1, 12_000), run(1, 13_000))));
+
+        Judgement judgement = DrillRecords.judge(processes, window, 11_150, Rules.DEFAULT);
+
+        // 4 fires and an operator's of item 0, and item 1 at 10 s only.
+        assertThat(judgement.slots()).isEqualTo(6);
+        assertThat(judgement.missed()).isEmpty();
+        // A period after the disabling and before the enabling: 12 s (11 s had no run; 13 s is the edge).
+        assertThat(judgement.undue()).extracting(Run::fireTime).containsExactly(at(12_000));
+    }
+
+    @Test
+    void countsAMissedItemOfAnOperatorsFire() {
+        Window window = new Window(at(10_000), at(12_000), Duration.ofSeconds(1), 1, List.of(at(11_500)), List.of());
+
+        Judgement judgement = DrillRecords.judge(
+                List.of(process("a", ALIVE, lines(run(0, 10_000), run(0, 11_000)))), window, 11_150, Rules.DEFAULT);
+
+        assertThat(judgement.missed()).containsExactly(new Slot(0, at(11_500)));
+    }
+
+    @Test
+    void takesAMissedSlotFollowedByAMisfireRunAsSettledWhileWaitingForTheCluster() {
+        List<Run> runs = DrillRecords.runs(process(
+                "a",
+                ALIVE,
+                lines(run(0, 10_000), List.of("start 0 - 11_600 -", "end 0 12000 11_600 13_100 MISFIRE ok"))));
+
+        assertThat(DrillRecords.isSettled(runs, at(11_000), 1)).isTrue();
+        assertThat(DrillRecords.isClean(runs, at(11_000), 1)).isFalse();
     }
 
     private static Judgement judge(Process... processes) {

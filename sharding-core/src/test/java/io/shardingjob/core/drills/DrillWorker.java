@@ -4,9 +4,11 @@ import io.shardingjob.core.JobCoordinator;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.execution.ItemResult;
+import io.shardingjob.core.execution.MisfireListener;
 import io.shardingjob.core.execution.ShardingContext;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -40,7 +42,24 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
  * <p>The clock loop behaves as Spring's cron scheduling does after a pause: a fire whose time passed while the process
  * was frozen is fired once, late, with its own (stale) fire time, and the next one is the next whole second.
  *
- * <p>Arguments: connect string, namespace, instance id, session timeout ms, items, item duration ms.
+ * <p>Arguments: connect string, namespace, instance id, session timeout ms, items, item duration ms. The settings of
+ * the drill matrix are system properties:
+ *
+ * <ul>
+ *   <li>{@code drill.failover} ({@code true}): the job's {@code failover};
+ *   <li>{@code drill.stubbornMillis} ({@code 0}): an interrupted item stops at once when 0; otherwise it keeps running
+ *       this long after being interrupted, as code that ignores interrupts does;
+ *   <li>{@code drill.itemThreads} ({@code 16}): the item pool; fewer threads than items queue them;
+ *   <li>{@code drill.ledgerRetention} ({@code PT5M}): kept long, so that the drill reads the ledger of its whole window
+ *       after the fact.
+ * </ul>
+ *
+ * <p>It also prints {@code connection <state> <ms>} on every change of its client's connection state, so that a judge
+ * knows when a frozen or cut-off process learned it lost its session; and {@code missed <fire ms> <items> <detail>}
+ * and {@code overran <fire ms> <items>} from its misfire listener, for people reading the records.
+ *
+ * <p>It fires on the job's cron as the stored configuration says it now ({@code * * * * * *} or {@code *}{@code /N * *
+ * * * *}), so that an operator's cron change reaches it, as the starter's scheduling does.
  */
 public final class DrillWorker {
 
@@ -66,6 +85,10 @@ public final class DrillWorker {
         int sessionTimeout = Integer.parseInt(args[3]);
         int items = Integer.parseInt(args[4]);
         long itemMillis = Long.parseLong(args[5]);
+        boolean failover = Boolean.parseBoolean(System.getProperty("drill.failover", "true"));
+        long stubbornMillis = Long.getLong("drill.stubbornMillis", 0);
+        int itemThreads = Integer.getInteger("drill.itemThreads", 16);
+        Duration retention = Duration.parse(System.getProperty("drill.ledgerRetention", "PT5M"));
         CuratorFramework client = CuratorFrameworkFactory.builder()
                 .connectString(connectString)
                 .namespace(namespace)
@@ -73,23 +96,37 @@ public final class DrillWorker {
                 .connectionTimeoutMs(5_000)
                 .retryPolicy(new ExponentialBackoffRetry(100, 10, 1_000))
                 .build();
+        client.getConnectionStateListenable()
+                .addListener((c, state) -> print("connection " + state + " " + System.currentTimeMillis()));
         client.start();
         if (!client.blockUntilConnected(30, TimeUnit.SECONDS)) {
             throw new IllegalStateException("No connection to " + connectString);
         }
-        ExecutorService itemThreads = Executors.newFixedThreadPool(16);
-        JobCoordinator coordinator = JobCoordinator.builder(client, job(items))
+        ExecutorService pool = Executors.newFixedThreadPool(itemThreads);
+        JobCoordinator coordinator = JobCoordinator.builder(client, job(items, failover))
                 .instanceId(instanceId)
                 .job(
                         context -> {
                             started(context);
-                            Thread.sleep(itemMillis);
+                            work(itemMillis, stubbornMillis);
                         },
-                        handingOnTheFire(itemThreads))
+                        handingOnTheFire(pool))
                 .listener(DrillWorker::ended)
+                .misfireListener(new MisfireListener() {
+                    @Override
+                    public void fireMissed(String jobName, Instant fireTime, List<Integer> missed, String detail) {
+                        print("missed " + fireTime.toEpochMilli() + " " + missed + " " + detail);
+                    }
+
+                    @Override
+                    public void fireOverran(String jobName, Instant fireTime, List<Integer> busy, String detail) {
+                        print("overran " + fireTime.toEpochMilli() + " " + busy);
+                    }
+                })
                 .shutdownGracePeriod(Duration.ofSeconds(5))
-                // The cron "* * * * * *", as the starter would read it: every whole second.
-                .schedule((configuration, after) -> Instant.ofEpochSecond(after.getEpochSecond() + 1))
+                .ledgerRetention(retention)
+                // The job's cron as the starter would read it.
+                .schedule((configuration, after) -> nextFire(configuration.cron(), after.toEpochMilli()))
                 .build();
         coordinator.start();
         Runtime.getRuntime()
@@ -104,19 +141,55 @@ public final class DrillWorker {
         fireEveryWholeSecond(coordinator);
     }
 
-    static JobConfiguration job(int items) {
+    static JobConfiguration job(int items, boolean failover) {
         return JobConfiguration.builder(JOB)
                 .cron("* * * * * *")
                 .shardingTotalCount(items)
-                .failover(true)
+                .failover(failover)
                 .misfire(true)
                 .build();
     }
 
-    /** Each fire on a thread of its own: a fire blocks until its items end, and the next second must not wait. */
+    /**
+     * The item's code: sleeps its duration; when interrupted, stops at once, or (stubborn) goes on for {@code
+     * stubbornMillis} more, ignoring further interrupts, and then ends as interrupted.
+     */
+    private static void work(long itemMillis, long stubbornMillis) throws InterruptedException {
+        try {
+            Thread.sleep(itemMillis);
+        } catch (InterruptedException ex) {
+            if (stubbornMillis > 0) {
+                long until = System.currentTimeMillis() + stubbornMillis;
+                for (long now = System.currentTimeMillis(); now < until; now = System.currentTimeMillis()) {
+                    try {
+                        Thread.sleep(until - now);
+                    } catch (InterruptedException again) {
+                        // Ignored, as the stubborn code this stands for does.
+                    }
+                }
+            }
+            throw ex;
+        }
+    }
+
+    /** The next fire of {@code * * * * * *} or {@code *}{@code /N * * * * *} strictly after {@code after} ms. */
+    static Instant nextFire(String cron, long after) {
+        String seconds = cron.trim().split("\\s+")[0];
+        long every = seconds.startsWith("*/") ? Long.parseLong(seconds.substring(2)) : 1;
+        long second = after / 1000 + 1;
+        while (second % every != 0) {
+            second++;
+        }
+        return Instant.ofEpochSecond(second);
+    }
+
+    /**
+     * Each fire on a thread of its own: a fire blocks until its items end, and the next second must not wait. The next
+     * fire is read from the stored cron after each fire, as a scheduler following configuration changes does.
+     */
     private static void fireEveryWholeSecond(JobCoordinator coordinator) throws InterruptedException {
         ExecutorService fires = Executors.newCachedThreadPool();
-        long next = nextWholeSecond();
+        long next = nextWholeSecond(coordinator);
         while (true) {
             for (long now = System.currentTimeMillis(); now < next; now = System.currentTimeMillis()) {
                 Thread.sleep(next - now);
@@ -130,12 +203,13 @@ public final class DrillWorker {
                     FIRING.remove();
                 }
             });
-            next = nextWholeSecond();
+            next = nextWholeSecond(coordinator);
         }
     }
 
-    private static long nextWholeSecond() {
-        return (System.currentTimeMillis() / 1000 + 1) * 1000;
+    private static long nextWholeSecond(JobCoordinator coordinator) {
+        return nextFire(coordinator.configuration().cron(), System.currentTimeMillis())
+                .toEpochMilli();
     }
 
     private static Executor handingOnTheFire(ExecutorService itemThreads) {

@@ -109,6 +109,25 @@ public final class ZooKeeperServers {
         return servers;
     }
 
+    /**
+     * Kills the server ({@code kill -9}) and starts it again on its data directory, configuration and ports: a crash and
+     * restart that keeps the sessions its snapshot and log hold. Returns the new server once it serves.
+     */
+    public static Server killAndRestart(ProcessGroup processes, Server server) {
+        ProcessGroup.kill(server.process());
+        Path directory = server.output().getParent();
+        String mainClass = server.id() == 0
+                ? "org.apache.zookeeper.server.ZooKeeperServerMain"
+                : "org.apache.zookeeper.server.quorum.QuorumPeerMain";
+        Server again = new Server(
+                server.id(),
+                server.clientPort(),
+                processes.start(command(mainClass, directory, directory.resolve("zoo.cfg"), TEST_JVM), server.output()),
+                server.output());
+        awaitServing(again);
+        return again;
+    }
+
     public static String connectString(List<Server> servers) {
         return servers.stream().map(Server::address).collect(Collectors.joining(","));
     }
