@@ -118,8 +118,7 @@ public enum JobSetting {
             Scope.COORDINATOR,
             "startTimeout",
             () -> Defaults.START_TIMEOUT,
-            "How long a job's start waits for ZooKeeper to answer; a start whose instance id a dead process's session"
-                    + " still holds waits for that session to expire, up to one and a half session timeouts."),
+            "How long a job's start waits for ZooKeeper, or for a dead process's session under its instance id to expire."),
 
     RECONCILE_INTERVAL(
             Scope.COORDINATOR,
@@ -137,8 +136,7 @@ public enum JobSetting {
             Scope.COORDINATOR,
             "shutdownGracePeriod",
             () -> Defaults.SHUTDOWN_GRACE_PERIOD,
-            "How long shutdown lets running items finish before interrupting them; an interrupted item is handed to"
-                    + " failover once it returned, and its job stays registered until then."),
+            "How long shutdown lets items run before interrupting them; the job stays registered until they returned."),
 
     INTERRUPT_ON_CONNECTION_LOSS(
             Scope.COORDINATOR,

@@ -222,8 +222,7 @@ public class ShardingProperties {
     public static class Coordination {
 
         /**
-         * How long a job's start waits for ZooKeeper to answer; a start whose instance id a dead process's session
-         * still holds waits for that session to expire, up to one and a half session timeouts.
+         * How long a job's start waits for ZooKeeper, or for a dead process's session under its instance id to expire.
          */
         private Duration startTimeout = Duration.ofSeconds(15);
 
@@ -273,8 +272,7 @@ public class ShardingProperties {
     public static class Shutdown {
 
         /**
-         * How long shutdown lets running items finish before interrupting them; an interrupted item is handed to
-         * failover once it returned, and its job stays registered until then.
+         * How long shutdown lets items run before interrupting them; the job stays registered until they returned.
          */
         private Duration gracePeriod = Duration.ofSeconds(20);
 
