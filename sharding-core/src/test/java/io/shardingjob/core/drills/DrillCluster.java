@@ -214,7 +214,8 @@ final class DrillCluster implements AutoCloseable {
                             context -> {
                                 throw new IllegalStateException("the operator's instance runs nothing");
                             },
-                            Runnable::run)
+                            // A pool, not a direct executor, which the builder refuses; it never gets an item.
+                            java.util.concurrent.ForkJoinPool.commonPool())
                     .build();
             operator.start();
         }

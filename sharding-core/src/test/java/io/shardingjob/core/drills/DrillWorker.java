@@ -228,14 +228,13 @@ public final class DrillWorker {
     }
 
     private static void started(ShardingContext context) {
-        Fire fire = HANDED.get();
-        // Only the task's first run is the fire's own; a misfire run after it in the same task has another fire time.
         HANDED.remove();
         long start = System.currentTimeMillis();
         STARTED.set(start);
-        print("start " + context.item() + " "
-                + (fire == null ? "-" : fire.time().toEpochMilli()) + " " + start + " "
-                + (fire == null ? "-" : fire.source()));
+        // The context names the run's fire and source (a make-up's, a take-over's): every start line is attributed,
+        // also of a run whose process is killed before its end line.
+        print("start " + context.item() + " " + context.fireTime().toEpochMilli() + " " + start + " "
+                + context.source());
     }
 
     private static void ended(ItemResult result) {
