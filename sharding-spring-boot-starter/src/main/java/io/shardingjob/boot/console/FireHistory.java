@@ -158,7 +158,7 @@ final class FireHistory {
     private static Item fromLedger(LedgerFire.Item claim) {
         ItemState state = switch (claim.state()) {
             case RUNNING -> claim.live() ? ItemState.RUNNING : ItemState.WAITING;
-            case RELEASED, HANDED_ON -> ItemState.WAITING;
+            case RESERVED, RELEASED, HANDED_ON -> ItemState.WAITING;
             case DONE -> ItemState.SUCCESS;
             case FAILED -> ItemState.FAILED;
             case COALESCED -> ItemState.COALESCED;
