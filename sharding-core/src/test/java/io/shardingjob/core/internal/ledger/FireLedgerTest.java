@@ -194,4 +194,44 @@ class FireLedgerTest extends ZooKeeperTestSupport {
             throw new IllegalStateException(ex);
         }
     }
+
+    @Test
+    void aStartDecidedUnderAnOutdatedAssignmentIsRefusedWhileTheEndsInTheSameRequestAreWritten() throws Exception {
+        var client = newClient();
+        client.create().creatingParentsIfNeeded().forPath(NODES.assignment(), "epoch=1".getBytes());
+        FireLedger ledger = new FireLedger(client, NODES);
+        long session = sessionOf(ledger);
+        List<Claim> reserved = IntStream.range(0, 3)
+                .mapToObj(item -> Claim.first(item, fire, "a", session, ExecutionSource.NORMAL, 1, 3, fire))
+                .toList();
+        Map<Integer, Claim> won = ledger.claim(fire, reserved).won();
+        // A reshard writes a new assignment: version 1, while the starts were decided under version 0.
+        client.setData().forPath(NODES.assignment(), "epoch=2".getBytes());
+        Claim ended = won.get(0).startedAt(fire).with(ClaimState.DONE, fire.plusSeconds(1));
+        List<Claim> starts = List.of(won.get(1).startedAt(fire), won.get(2).startedAt(fire));
+        Set<LedgerRules.Slot> guarded = new HashSet<>();
+        starts.forEach(start -> guarded.add(new LedgerRules.Slot(start.item(), start.fireTime())));
+
+        List<Claim> writes = new ArrayList<>(starts);
+        writes.add(0, ended);
+        FireLedger.Written outdated = ledger.commitAsync(
+                        writes, Instant.EPOCH, List.of(), FireNodes.AS_NEEDED, new AssignmentGuard(0, guarded))
+                .join()
+                .written();
+
+        assertThat(outdated.moved()).extracting(Claim::item).containsExactlyInAnyOrder(1, 2);
+        assertThat(outdated.written()).extracting(Claim::item).containsExactly(0);
+        Map<Integer, Claim> stored = ledger.read(List.of(fire)).get(0).claims();
+        assertThat(stored.get(0).state()).isEqualTo(ClaimState.DONE);
+        assertThat(stored.get(1).state()).isEqualTo(ClaimState.RESERVED);
+        assertThat(stored.get(2).state()).isEqualTo(ClaimState.RESERVED);
+
+        // Decided again under the assignment in force, they start.
+        FireLedger.Written current = ledger.commitAsync(
+                        starts, Instant.EPOCH, List.of(), FireNodes.AS_NEEDED, new AssignmentGuard(1, guarded))
+                .join()
+                .written();
+        assertThat(current.moved()).isEmpty();
+        assertThat(current.written()).extracting(Claim::state).containsOnly(ClaimState.RUNNING);
+    }
 }
