@@ -215,6 +215,42 @@ class FailoverTest extends FailoverTestSupport {
     }
 
     @Test
+    void aRunningItemIsInterruptedWhenOnlyPingsAreAnsweredForAThirdOfTheSessionTimeout() throws Exception {
+        Worker a = startWorker("a", job(4), item -> 200);
+        Worker b = startWorker("b", job(4), item -> 10_000);
+        awaitSettled(a, b);
+        List<Integer> ofB = b.coordinator().assignment().itemsOf("b");
+        Instant fire = now();
+        fireAll(fire, a, b);
+        await().atMost(WITHIN).until(() -> ofB.stream().allMatch(item -> recorder.hasStarted("b", item)));
+
+        // As a follower cut off from its leader: b's pings are answered, nothing else is. Curator sees no trouble, and
+        // only a request that goes through the leader could tell; the server here keeps the session, a leader would
+        // expire it a session timeout after the last request that proved it.
+        b.proxy().passPingsOnly();
+        Instant cut = Instant.now();
+
+        await().atMost(WITHIN)
+                .untilAsserted(() -> assertThat(recorder.runs())
+                        .filteredOn(run -> run.instance().equals("b") && ofB.contains(run.item()))
+                        .hasSize(ofB.size())
+                        .allSatisfy(run -> assertThat(run.completed()).isFalse()));
+        // Interrupted well before the leader could have expired the session, without any connection state change.
+        assertThat(recorder.runs())
+                .filteredOn(run -> run.instance().equals("b"))
+                .allSatisfy(run -> assertThat(run.end()).isBefore(cut.plus(SESSION_TIMEOUT)));
+        assertThat(b.coordinator().isAvailable()).isTrue();
+        b.proxy().passAll();
+
+        // Released, they run again, once each, on their owner.
+        await().atMost(WITHIN)
+                .untilAsserted(() -> ofB.forEach(item -> assertThat(recorder.completedRuns(item))
+                        .filteredOn(run -> run.fireTime().equals(fire))
+                        .hasSize(1)));
+        assertThat(recorder.overlaps()).isEmpty();
+    }
+
+    @Test
     void anItemClaimedForAFireByAnotherInstanceIsSkippedForThatFireOnly() throws Exception {
         Worker a = startWorker("a", job(4), item -> 50);
         Worker b = startWorker("b", job(4), item -> 50);

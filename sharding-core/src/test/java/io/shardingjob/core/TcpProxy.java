@@ -1,12 +1,15 @@
 package io.shardingjob.core;
 
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -16,6 +19,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * lives on: its session then expires on the server after the session timeout, exactly as a partition or a kill -9
  * looks to ZooKeeper, while the instance itself only sees a lost connection. It can also be frozen: connections stay
  * open but nothing passes, as with a server or a network that stalls, so requests wait for answers that do not come.
+ * Or it can pass pings only: the client's pings and their answers go through, every other packet is held, as a
+ * follower cut off from its leader behaves (it answers its clients' pings by itself, while no request reaches the
+ * leader); the client then sees a healthy connection and nothing else answered.
  */
 public final class TcpProxy implements AutoCloseable {
 
@@ -30,6 +36,9 @@ public final class TcpProxy implements AutoCloseable {
     private final Object thawed = new Object();
 
     private boolean frozen;
+
+    /** Whether only pings and their answers pass; the rest is held, in order, until this ends. */
+    private volatile boolean pingsOnly;
 
     /** Bytes that arrived while frozen: requests waiting for the thaw. */
     private final AtomicLong heldBytes = new AtomicLong();
@@ -75,6 +84,16 @@ public final class TcpProxy implements AutoCloseable {
         }
     }
 
+    /** Passes the client's pings and their answers only, and holds every other packet until {@link #passAll()}. */
+    public void passPingsOnly() {
+        pingsOnly = true;
+    }
+
+    /** Ends {@link #passPingsOnly()}: the held packets pass, in order, with the next ones. */
+    public void passAll() {
+        pingsOnly = false;
+    }
+
     /** Bytes that arrived since the last {@link #freeze()} and wait for the thaw. */
     public long heldBytes() {
         return heldBytes.get();
@@ -106,18 +125,41 @@ public final class TcpProxy implements AutoCloseable {
         }
     }
 
+    /**
+     * Copies ZooKeeper's packets one way, each as it came: a 4-byte length, then the packet, whose first field (after
+     * the connect request and its answer) is the xid, {@code -2} for a ping and its answer.
+     */
     private void pump(Socket from, Socket to) {
         Thread thread = new Thread(
                 () -> {
-                    byte[] buffer = new byte[8192];
-                    try (InputStream in = from.getInputStream();
-                            OutputStream out = to.getOutputStream()) {
-                        int read;
-                        while (!cut && (read = in.read(buffer)) >= 0) {
-                            holdWhileFrozen(read);
-                            out.write(buffer, 0, read);
+                    List<byte[]> held = new ArrayList<>();
+                    boolean connected = false;
+                    try (DataInputStream in = new DataInputStream(from.getInputStream());
+                            DataOutputStream out = new DataOutputStream(to.getOutputStream())) {
+                        while (!cut) {
+                            int length = in.readInt();
+                            byte[] packet = new byte[length];
+                            in.readFully(packet);
+                            holdWhileFrozen(length + 4);
+                            boolean ping = connected && length >= 4 && xid(packet) == -2;
+                            connected = true;
+                            if (pingsOnly && !ping) {
+                                held.add(packet);
+                                continue;
+                            }
+                            if (!pingsOnly) {
+                                for (byte[] waiting : held) {
+                                    out.writeInt(waiting.length);
+                                    out.write(waiting);
+                                }
+                                held.clear();
+                            }
+                            out.writeInt(length);
+                            out.write(packet);
                             out.flush();
                         }
+                    } catch (EOFException ex) {
+                        // Closed by its end.
                     } catch (IOException ex) {
                         // Connection dropped.
                     } finally {
@@ -128,6 +170,10 @@ public final class TcpProxy implements AutoCloseable {
                 "tcp-proxy-pump");
         thread.setDaemon(true);
         thread.start();
+    }
+
+    private static int xid(byte[] packet) {
+        return ((packet[0] & 0xff) << 24) | ((packet[1] & 0xff) << 16) | ((packet[2] & 0xff) << 8) | (packet[3] & 0xff);
     }
 
     private void holdWhileFrozen(int bytes) {
