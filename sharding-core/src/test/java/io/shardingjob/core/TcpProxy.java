@@ -37,14 +37,28 @@ public final class TcpProxy implements AutoCloseable {
 
     private boolean frozen;
 
+    /** Whether it reads ZooKeeper's client packets (to pass pings only), rather than copying bytes as they come. */
+    private final boolean clientProtocol;
+
     /** Whether only pings and their answers pass; the rest is held, in order, until this ends. */
     private volatile boolean pingsOnly;
 
     /** Bytes that arrived while frozen: requests waiting for the thaw. */
     private final AtomicLong heldBytes = new AtomicLong();
 
+    /** A proxy of a ZooKeeper client port: it can also {@link #passPingsOnly()}. */
     public TcpProxy(int targetPort) throws IOException {
+        this(targetPort, true);
+    }
+
+    /** A proxy of any TCP port (a ZooKeeper server's quorum or election port, say): it copies bytes as they come. */
+    public static TcpProxy ofBytes(int targetPort) throws IOException {
+        return new TcpProxy(targetPort, false);
+    }
+
+    private TcpProxy(int targetPort, boolean clientProtocol) throws IOException {
         this.targetPort = targetPort;
+        this.clientProtocol = clientProtocol;
         this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         Thread acceptor = new Thread(this::accept, "tcp-proxy-" + server.getLocalPort());
         acceptor.setDaemon(true);
@@ -86,6 +100,9 @@ public final class TcpProxy implements AutoCloseable {
 
     /** Passes the client's pings and their answers only, and holds every other packet until {@link #passAll()}. */
     public void passPingsOnly() {
+        if (!clientProtocol) {
+            throw new IllegalStateException("a proxy of bytes cannot tell a ping");
+        }
         pingsOnly = true;
     }
 
@@ -130,6 +147,10 @@ public final class TcpProxy implements AutoCloseable {
      * the connect request and its answer) is the xid, {@code -2} for a ping and its answer.
      */
     private void pump(Socket from, Socket to) {
+        if (!clientProtocol) {
+            pumpBytes(from, to);
+            return;
+        }
         Thread thread = new Thread(
                 () -> {
                     List<byte[]> held = new ArrayList<>();
@@ -170,6 +191,35 @@ public final class TcpProxy implements AutoCloseable {
                 "tcp-proxy-pump");
         thread.setDaemon(true);
         thread.start();
+    }
+
+    private void pumpBytes(Socket from, Socket to) {
+        Thread thread = new Thread(
+                () -> {
+                    byte[] buffer = new byte[8192];
+                    try (var in = from.getInputStream();
+                            var out = to.getOutputStream()) {
+                        int read;
+                        while (!cut && (read = in.read(buffer)) >= 0) {
+                            holdWhileFrozen(read);
+                            out.write(buffer, 0, read);
+                            out.flush();
+                        }
+                    } catch (IOException ex) {
+                        // Connection dropped.
+                    } finally {
+                        closeQuietly(from);
+                        closeQuietly(to);
+                    }
+                },
+                "tcp-proxy-pump");
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    /** The port it listens on. */
+    public int port() {
+        return server.getLocalPort();
     }
 
     private static int xid(byte[] packet) {

@@ -72,6 +72,11 @@ final class DrillCluster implements AutoCloseable {
 
     private boolean proxied;
 
+    /** The connect string of an instance that does not use the others'. */
+    private final Map<String, String> connectStrings = new HashMap<>();
+
+    private ZooKeeperServers.ProxiedEnsemble ensemble;
+
     private CuratorFramework client;
 
     private JobCoordinator operator;
@@ -264,6 +269,44 @@ final class DrillCluster implements AutoCloseable {
         return client;
     }
 
+    /**
+     * An ensemble of three ZooKeeper servers whose links to one another go through proxies, a follower that serves its
+     * clients for 10 s after it last heard from its leader (twice the session timeout), and instance {@code victim}
+     * connected to that follower alone; the others know the other two servers.
+     *
+     * @return the follower's id
+     */
+    int followerEnsemble(String victim) {
+        ensemble = ZooKeeperServers.proxiedEnsemble(processes, "drills/" + drill + "/zookeeper", 3, 20);
+        ZooKeeperServers.Server follower = ensemble.servers().stream()
+                .filter(server -> server.mode().equals(Optional.of("follower")))
+                .findFirst()
+                .orElseThrow(() -> new IllegalStateException("no follower among " + ensemble.servers()));
+        connectString = ZooKeeperServers.connectString(
+                ensemble.servers().stream().filter(server -> server != follower).toList());
+        connectStrings.put(victim, follower.address());
+        return follower.id();
+    }
+
+    /**
+     * Cuts the follower off from the other servers (every byte between them held, connections kept open); the worker
+     * connected to it is cut off too, though its pings are still answered. Returns when it began.
+     */
+    long cutFollower(int follower, Worker worker) {
+        ensemble.cutOff(follower);
+        worker.cutSince = System.currentTimeMillis();
+        return worker.cutSince;
+    }
+
+    /** Ends the follower's cut; returns when it ended. */
+    long reconnectFollower(int follower, Worker worker) {
+        long at = System.currentTimeMillis();
+        worker.cutOffs.add(new Interval(worker.cutSince, at));
+        worker.cutSince = -1;
+        ensemble.reconnect(follower);
+        return at;
+    }
+
     /** An ensemble of three ZooKeeper servers; the workers know all three. */
     List<ZooKeeperServers.Server> zooKeeperEnsemble() {
         List<ZooKeeperServers.Server> servers =
@@ -286,7 +329,7 @@ final class DrillCluster implements AutoCloseable {
                 "-cp",
                 ProcessGroup.testClassPath(),
                 DrillWorker.class.getName(),
-                proxied ? proxy(instanceId).connectString() : connectString,
+                proxied ? proxy(instanceId).connectString() : connectStrings.getOrDefault(instanceId, connectString),
                 "drill-" + drill,
                 instanceId,
                 Long.toString(sessionTimeout.toMillis()),
@@ -465,6 +508,9 @@ final class DrillCluster implements AutoCloseable {
         }
         proxies.values().forEach(TcpProxy::close);
         processes.close();
+        if (ensemble != null) {
+            ensemble.links().values().forEach(links -> links.forEach(TcpProxy::close));
+        }
     }
 
     /**

@@ -112,6 +112,8 @@ class FaultDrillTest {
         KILL_BETWEEN_FIRES("kill-between-fires"),
         BLACKHOLE("blackhole"),
         ZOOKEEPER_RESTART("zookeeper-restart"),
+        /** A follower cut off from the ensemble's leader while a worker is connected to it alone. */
+        FOLLOWER_CUT("follower-cut"),
         /** An item disabled and enabled, and an operator's fire. */
         OPERATOR_ITEM("operator-item"),
         /** The job disabled and enabled. */
@@ -166,6 +168,7 @@ class FaultDrillTest {
                 new Cell(Fault.KILL_BETWEEN_FIRES, Settings.FAILOVER_OFF),
                 new Cell(Fault.BLACKHOLE, Settings.SMALL_POOL),
                 new Cell(Fault.ZOOKEEPER_RESTART, Settings.DEFAULT),
+                new Cell(Fault.FOLLOWER_CUT, Settings.DEFAULT),
                 new Cell(Fault.OPERATOR_ITEM, Settings.DEFAULT),
                 new Cell(Fault.OPERATOR_JOB, Settings.DEFAULT),
                 new Cell(Fault.OPERATOR_COUNT, Settings.DEFAULT),
@@ -228,6 +231,7 @@ class FaultDrillTest {
                 case KILL_BETWEEN_FIRES -> killBetweenFires(cluster);
                 case BLACKHOLE -> blackhole(cluster);
                 case ZOOKEEPER_RESTART -> zooKeeperRestart(cluster);
+                case FOLLOWER_CUT -> followerCut(cluster);
                 case OPERATOR_ITEM, OPERATOR_JOB, OPERATOR_COUNT, OPERATOR_CRON -> operators(cluster, cell.fault());
             };
             judge(cluster, cell, scenario, begun);
@@ -386,6 +390,27 @@ class FaultDrillTest {
         long cutAt = cluster.blackhole(victim);
         holdUntil(cutAt + 12_000);
         return new Scenario(from, cluster.reconnect(victim));
+    }
+
+    /**
+     * A three-server ensemble, one worker connected only to a follower; the follower's links to the other servers are
+     * cut for 15 s while the worker runs items. The follower answers the worker's pings for 10 s after the cut (its
+     * {@code syncLimit}), the leader expires the worker's session 5 s after it, and the others take its items over: the
+     * worker must have stopped them by then, though its connection looked healthy.
+     */
+    private static Scenario followerCut(DrillCluster cluster) {
+        String victimId = "w1";
+        int follower = cluster.followerEnsemble(victimId);
+        List<Worker> workers = cluster.startWorkers(WORKERS);
+        Instant from = cluster.awaitSettled();
+        Worker victim = workers.stream()
+                .filter(worker -> worker.instanceId().equals(victimId))
+                .findFirst()
+                .orElseThrow();
+        cluster.awaitRunningItem(victim);
+        long cutAt = cluster.cutFollower(follower, victim);
+        holdUntil(cutAt + 15_000);
+        return new Scenario(from, cluster.reconnectFollower(follower, victim));
     }
 
     /** The ZooKeeper server killed ({@code kill -9}) while items run and restarted on its data directory at once. */

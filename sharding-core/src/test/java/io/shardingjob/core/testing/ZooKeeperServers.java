@@ -2,6 +2,7 @@ package io.shardingjob.core.testing;
 
 import static org.awaitility.Awaitility.await;
 
+import io.shardingjob.core.TcpProxy;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
@@ -15,7 +16,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -110,6 +113,78 @@ public final class ZooKeeperServers {
     }
 
     /**
+     * An ensemble whose servers reach one another only through proxies in the test process, one per server, peer and
+     * port (quorum and election), so that one server can be cut off from the others while its clients still reach it.
+     *
+     * @param links the proxies of each server's links, to and from its peers, by server id
+     */
+    public record ProxiedEnsemble(List<Server> servers, Map<Integer, List<TcpProxy>> links) {
+
+        /** Holds every byte between the server and its peers, keeping the connections open, as a partition does. */
+        public void cutOff(int id) {
+            links.get(id).forEach(TcpProxy::freeze);
+        }
+
+        public void reconnect(int id) {
+            links.get(id).forEach(TcpProxy::thaw);
+        }
+    }
+
+    /**
+     * Three or more servers whose quorum and election links go through proxies; {@code syncLimit} ticks of 500 ms are
+     * how long a follower serves its clients on after it last heard from its leader.
+     */
+    public static ProxiedEnsemble proxiedEnsemble(ProcessGroup processes, String name, int size, int syncLimit) {
+        deleteRecursively(ProcessGroup.workDirectory(name));
+        int[] clientPorts = new int[size + 1];
+        int[] quorumPorts = new int[size + 1];
+        int[] electionPorts = new int[size + 1];
+        for (int id = 1; id <= size; id++) {
+            clientPorts[id] = ProcessGroup.freePort();
+            quorumPorts[id] = ProcessGroup.freePort();
+            electionPorts[id] = ProcessGroup.freePort();
+        }
+        Map<Integer, List<TcpProxy>> links = new HashMap<>();
+        List<Server> servers = new ArrayList<>();
+        try {
+            for (int id = 1; id <= size; id++) {
+                List<String> peers = new ArrayList<>();
+                for (int peer = 1; peer <= size; peer++) {
+                    if (peer == id) {
+                        // Its own line: the ports it listens on.
+                        peers.add("server." + id + "=127.0.0.1:" + quorumPorts[id] + ":" + electionPorts[id]);
+                        continue;
+                    }
+                    TcpProxy quorum = TcpProxy.ofBytes(quorumPorts[peer]);
+                    TcpProxy election = TcpProxy.ofBytes(electionPorts[peer]);
+                    for (int end : new int[] {id, peer}) {
+                        links.computeIfAbsent(end, any -> new ArrayList<>()).addAll(List.of(quorum, election));
+                    }
+                    peers.add("server." + peer + "=127.0.0.1:" + quorum.port() + ":" + election.port());
+                }
+                Path directory = ProcessGroup.workDirectory(name + "/zk" + id);
+                write(directory.resolve("data/myid"), Integer.toString(id));
+                Path config = writeConfig(directory, clientPorts[id], peers, syncLimit);
+                servers.add(new Server(
+                        id,
+                        clientPorts[id],
+                        processes.start(
+                                command(
+                                        "org.apache.zookeeper.server.quorum.QuorumPeerMain",
+                                        directory,
+                                        config,
+                                        TEST_JVM),
+                                output(directory)),
+                        output(directory)));
+            }
+        } catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+        servers.forEach(ZooKeeperServers::awaitServing);
+        return new ProxiedEnsemble(List.copyOf(servers), Map.copyOf(links));
+    }
+
+    /**
      * Kills the server ({@code kill -9}) and starts it again on its data directory, configuration and ports: a crash and
      * restart that keeps the sessions its snapshot and log hold. Returns the new server once it serves.
      */
@@ -169,10 +244,14 @@ public final class ZooKeeperServers {
     }
 
     private static Path writeConfig(Path directory, int clientPort, List<String> peers) {
+        return writeConfig(directory, clientPort, peers, 10);
+    }
+
+    private static Path writeConfig(Path directory, int clientPort, List<String> peers, int syncLimit) {
         List<String> lines = new ArrayList<>(List.of(
                 "tickTime=500",
                 "initLimit=20",
-                "syncLimit=10",
+                "syncLimit=" + syncLimit,
                 "dataDir=" + directory.resolve("data").toAbsolutePath(),
                 "clientPort=" + clientPort,
                 "clientPortAddress=127.0.0.1",
