@@ -321,7 +321,8 @@ class FailoverTest extends FailoverTestSupport {
         GateStrategy gate = new GateStrategy("d");
         strategies = strategies.with(gate);
         JobConfiguration gated = job(9).toBuilder().strategy("gate").build();
-        Worker a = startWorker("a", gated, item -> 1_500);
+        // a's items run until a dies: however long d takes to start and the reshard to reach the gate, a dies running.
+        Worker a = startWorker("a", gated, item -> 60_000);
         // a leads: the first to start is not sure to be the first in the election, so the others join once it leads.
         await().atMost(WITHIN).until(() -> a.coordinator().isLeader());
         Worker b = startWorker("b", gated, item -> 1_500);
@@ -377,8 +378,9 @@ class FailoverTest extends FailoverTestSupport {
             List<Run> makeUps = recorder.completedRuns(item).subList(1, 4);
             assertThat(makeUps).extracting(Run::instance).containsOnly("a");
             assertThat(makeUps).extracting(Run::source).containsOnly(ExecutionSource.MISFIRE);
-            // One run per missed fire, oldest first: not one run folded for all of them.
-            assertThat(makeUps).extracting(Run::fireTime).containsExactlyElementsOf(missed);
+            // One run per missed fire, not one run folded for all of them; one after another, usually oldest first (a
+            // make-up whose start a reshard landing at that moment refused is handed on and runs after the others).
+            assertThat(makeUps).extracting(Run::fireTime).containsExactlyInAnyOrderElementsOf(missed);
         }
         assertThat(recorder.overlaps()).isEmpty();
     }
