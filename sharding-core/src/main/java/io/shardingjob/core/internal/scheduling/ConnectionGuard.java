@@ -123,7 +123,9 @@ final class ConnectionGuard {
      */
     private void checkProof() {
         if (executions.isIdle() || suspended) {
-            // SUSPENDED has its own interrupt; an idle instance has nothing to stop, and its next start is a write.
+            // SUSPENDED has its own interrupt; an idle instance has nothing to stop, and its next start is a write. A
+            // proof asked for before it went idle says nothing of the next runs: they ask anew.
+            proofAskedNanos = 0;
             return;
         }
         long timeout = negotiatedSessionTimeoutMillis();

@@ -212,6 +212,9 @@ final class FireRunner {
             Began began = verdict == RunStart.Verdict.START
                     ? begin(held, context, lastToLeave, assignment.version())
                     : Began.NOT_ASKED;
+            if (began == Began.MOVED) {
+                began = beginUnderNext(held, context, reservation, assignment.version());
+            }
             if (verdict != RunStart.Verdict.START || began == Began.MOVED) {
                 recorded = refuse(claim, began == Began.MOVED ? RunStart.Verdict.GIVE_UP : verdict, context);
             } else if (began == Began.STARTED) {
@@ -272,6 +275,29 @@ final class FireRunner {
                 runtime.disabledInstances().contains(me),
                 Set.copyOf(assignment.itemsOf(me)),
                 Set.copyOf(runtime.disabledItems()));
+    }
+
+    /**
+     * A start refused because an assignment was written after the one it was decided under: decided again under the
+     * assignment now in force, read from ZooKeeper, when exactly one was written since (no other owner can have come
+     * and gone in between) and the rule still lets it start; handed on otherwise. A reshard that leaves the item here
+     * so does not move its run out of its fire.
+     */
+    private Began beginUnderNext(
+            AtomicReference<Claim> held, ShardingContext context, LocalExecutions.Execution reservation, int decided) {
+        ShardingService.Versioned next;
+        try {
+            next = runtime.readVersionedAssignment();
+        } catch (RuntimeException unreadable) {
+            return Began.MOVED;
+        }
+        boolean onlyOneSince = next.version() == decided + 1;
+        if (!onlyOneSince
+                || RunStart.decide(held.get(), reservation.isAbandoned(), here(next.assignment()))
+                        != RunStart.Verdict.START) {
+            return Began.MOVED;
+        }
+        return begin(held, context, true, next.version());
     }
 
     /** What came of a start write. */

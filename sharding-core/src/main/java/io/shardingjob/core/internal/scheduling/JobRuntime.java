@@ -299,6 +299,11 @@ public final class JobRuntime implements AutoCloseable {
         return parts.sharding().currentVersioned();
     }
 
+    /** The assignment in force and its node's version, read from ZooKeeper. */
+    ShardingService.Versioned readVersionedAssignment() {
+        return parts.sharding().readVersioned();
+    }
+
     /** This instance's items under the current assignment. */
     public List<Integer> localItems() {
         return assignment().itemsOf(instanceId());

@@ -152,6 +152,16 @@ public final class ShardingService {
         return new Versioned(current.assignment, current.version);
     }
 
+    /**
+     * The assignment in force and its node's version, read from ZooKeeper (one round trip, waited for: an item's
+     * thread asks, when a start was refused for an outdated assignment).
+     */
+    public Versioned readVersioned() {
+        Stat stat = new Stat();
+        Assignment read = readAssignment(stat).join();
+        return new Versioned(read, read == Assignment.NONE ? -1 : stat.getVersion());
+    }
+
     /** An assignment and the version of the node it was read from; -1 when there is none. */
     public record Versioned(Assignment assignment, int version) {}
 
