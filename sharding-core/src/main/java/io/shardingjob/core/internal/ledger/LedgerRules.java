@@ -190,8 +190,8 @@ public final class LedgerRules {
 
     /**
      * The items whose claims for the schedule's next fire this instance creates ahead, in the request that records the
-     * ends of a fire, so that at the next fire instant no round trip stands between the trigger and its items: the items
-     * it owns that it could start now. None when the next fire was already told of: its trigger claims for itself.
+     * ends of a fire, so that at the next fire instant no claim stands between the trigger and its items (each run still
+     * starts with the write of its start): the items it owns that it could start now. None when the next fire was already told of: its trigger claims for itself.
      *
      * @param unavailable owned items it could not start now (disabled, run by another live session, busy here) or
      *     already holds a claim of the next fire for
