@@ -33,6 +33,13 @@ final class DrillRecords {
 
     static final String MISFIRE = "MISFIRE";
 
+    /**
+     * How long after an item returned its end may still be unwritten: the core lets an end linger up to 50 ms for the
+     * ends of other items, then sends it, and a loaded machine takes its time. A fault this soon after an end line may
+     * have kept the end from the ledger, so the run counts as cut there: the item's owner re-runs it with failover on.
+     */
+    static final long END_RECORDED_WITHIN_MILLIS = 1_000;
+
     private DrillRecords() {}
 
     /** From {@code from} (inclusive) to {@code to} (exclusive), in epoch milliseconds. */
@@ -384,10 +391,19 @@ final class DrillRecords {
         if (from < ended) {
             active.add(new Interval(from, ended));
         }
-        // A partition that began while it ran cuts it; one it started in does not excuse a re-run.
+        // A partition that began while it ran, or before its end was written, cuts it; one it started in does not
+        // excuse a re-run. So does a freeze before its end was written. (A process's end is no such fault: a graceful
+        // stop writes its ends before it exits.)
+        long recordedBy =
+                outcome == Outcome.OK || outcome == Outcome.FAILED ? ended + END_RECORDED_WITHIN_MILLIS : ended;
         for (Interval cut : process.cutOff()) {
-            if (cut.from() >= started && cut.from() < ended) {
+            if (cut.from() >= started && cut.from() < recordedBy) {
                 cutAt = Math.min(cutAt, cut.from());
+            }
+        }
+        for (Interval freeze : process.freezes()) {
+            if (freeze.from() >= ended && freeze.from() < recordedBy) {
+                cutAt = Math.min(cutAt, freeze.from());
             }
         }
         return new Run(process.name(), item, fireTime, source, started, ended, outcome, cutAt, List.copyOf(active));

@@ -323,6 +323,23 @@ class DrillRecordsTest {
     }
 
     @Test
+    void excusesTheReRunOfARunWhosePartitionBeganAfterItReturnedButBeforeItsEndCouldBeWritten() {
+        Process cut = new Process(
+                "a",
+                lines(run(0, 11_000), run(1, 12_000)),
+                ALIVE,
+                List.of(),
+                List.of(new Interval(11_400, 11_500), new Interval(15_000, 23_000)));
+        Judgement judgement =
+                judge(cut, process("b", ALIVE, lines(failover(0, 11_000, 16_300), failover(1, 12_000, 16_300))));
+
+        // Item 0 returned at 11.31 s and the partition began 90 ms later, before its end was surely written.
+        assertThat(judgement.excused()).contains(new Slot(0, at(11_000)));
+        // Item 1 returned at 12.31 s, long before the partition of 15 s: its end was written, a re-run is a fault.
+        assertThat(judgement.excused()).doesNotContain(new Slot(1, at(12_000)));
+    }
+
+    @Test
     void withFailoverOffCountsASlotWhoseOnlyRunWasCutAsAbandonedNotUnfinished() {
         List<Process> processes = List.of(
                 process("a", 11_150, lines(run(0, 10_000), List.of("start 0 11000 11_010 NORMAL"))),

@@ -532,17 +532,21 @@ class FaultDrillTest {
                 new Window(scenario.from(), to, PERIOD, items, scenario.manualFires(), scenario.notDue()),
                 scenario.faultEnd(),
                 rules);
-        String drill = cell.name();
-        String summary = judgement.summary(drill) + " (drill took "
+        String summary = judgement.summary(cell.name()) + " (drill took "
                 + Duration.ofNanos(System.nanoTime() - begun).toSeconds() + " s)";
-        System.out.println(summary);
-        System.out.print(judgement.details(10));
         // What the ledger holds of each missed item-fire (no claim: absent), for reading why it was missed.
+        StringBuilder evidence = new StringBuilder(summary).append('\n').append(judgement.details(10));
         judgement.missed().stream()
                 .limit(10)
-                .forEach(slot -> System.out.println("  ledger of missed " + slot + ": "
-                        + rules.ledger().orElseThrow().getOrDefault(slot, "no claim")));
+                .forEach(slot -> evidence.append("  ledger of missed ")
+                        .append(slot)
+                        .append(": ")
+                        .append(rules.ledger().orElseThrow().getOrDefault(slot, "no claim"))
+                        .append('\n'));
+        System.out.print(evidence);
         record(summary);
+        // A failed cell says what the processes recorded in its message: a build's log keeps that, not the output.
+        String drill = cell.name() + " (" + evidence.toString().strip() + ")";
         SoftAssertions.assertSoftly(softly -> {
             softly.assertThat(judgement.overlaps())
                     .as("%s: runs of one item-fire at the same time", drill)

@@ -36,6 +36,8 @@ public final class RunStart {
      * @param jobDisabled whether the job is disabled
      * @param instanceDisabled whether this instance is disabled for the job
      * @param owned the items this instance owns now
+     * @param contested owned items another session may still run as far as this instance's audits know: one an audit
+     *     saw running there, or one no audit cleared since it came here (only the item asked about need be listed)
      * @param disabledItems the items disabled now
      */
     public record Here(
@@ -44,6 +46,7 @@ public final class RunStart {
             boolean jobDisabled,
             boolean instanceDisabled,
             Set<Integer> owned,
+            Set<Integer> contested,
             Set<Integer> disabledItems) {}
 
     /**
@@ -60,6 +63,11 @@ public final class RunStart {
         }
         if (here.instanceDisabled() || !here.owned().contains(claim.item())) {
             // The item moved while the run waited: its owner now runs it, never two instances at once.
+            return Verdict.GIVE_UP;
+        }
+        if (here.contested().contains(claim.item())) {
+            // It came back here through an owner this instance's audits never saw, or runs there still: this
+            // instance's audit takes the claim over once that run ended.
             return Verdict.GIVE_UP;
         }
         return Verdict.START;

@@ -208,7 +208,8 @@ final class FireRunner {
         CompletableFuture<Void> recorded = null;
         try {
             ShardingService.Versioned assignment = runtime.versionedAssignment();
-            RunStart.Verdict verdict = RunStart.decide(claim, reservation.isAbandoned(), here(assignment.assignment()));
+            RunStart.Verdict verdict =
+                    RunStart.decide(claim, reservation.isAbandoned(), here(assignment.assignment(), item));
             Began began = verdict == RunStart.Verdict.START
                     ? begin(held, context, lastToLeave, assignment.version())
                     : Began.NOT_ASKED;
@@ -224,7 +225,8 @@ final class FireRunner {
                         claim.source(),
                         claim.fireTime(),
                         claim.retry(),
-                        () -> RunStart.decideRetry(held.get(), reservation.isAbandoned(), here(runtime.assignment()))
+                        () -> RunStart.decideRetry(
+                                        held.get(), reservation.isAbandoned(), here(runtime.assignment(), -1))
                                 == RunStart.Verdict.START,
                         retry -> write(held, held.get().atRetry(retry), context));
                 ItemResult last = results.get(results.size() - 1);
@@ -265,15 +267,23 @@ final class FireRunner {
     }
 
     /** What holds for this instance now, for {@link RunStart}, under the assignment given. */
-    private RunStart.Here here(Assignment assignment) {
+    /**
+     * What holds here now under {@code assignment}, with whether the audits cleared {@code item} ({@link
+     * LocalExecutions#mayStart}, the same rule a fire plans with); a retry asks of no item (-1): it continues a run that
+     * started.
+     */
+    private RunStart.Here here(Assignment assignment, int item) {
         JobConfiguration config = runtime.configuration();
         String me = runtime.instanceId();
+        List<Integer> owned = assignment.itemsOf(me);
+        boolean contested = owned.contains(item) && !local.mayStart(item, assignment.epoch(), ledger::stillRuns);
         return new RunStart.Here(
                 runtime.sessionId(),
                 runtime.isAvailable(),
                 config.disabled(),
                 runtime.disabledInstances().contains(me),
-                Set.copyOf(assignment.itemsOf(me)),
+                Set.copyOf(owned),
+                contested ? Set.of(item) : Set.of(),
                 Set.copyOf(runtime.disabledItems()));
     }
 
@@ -293,7 +303,10 @@ final class FireRunner {
         }
         boolean onlyOneSince = next.version() == decided + 1;
         if (!onlyOneSince
-                || RunStart.decide(held.get(), reservation.isAbandoned(), here(next.assignment()))
+                || RunStart.decide(
+                                held.get(),
+                                reservation.isAbandoned(),
+                                here(next.assignment(), held.get().item()))
                         != RunStart.Verdict.START) {
             return Began.MOVED;
         }

@@ -93,10 +93,13 @@ final class LocalExecutions {
     }
 
     /**
-     * Whether a fire under the assignment of {@code epoch} may start the item here: no other live session runs it, and
-     * the last audit already knew the item was this instance's (an item that just moved here may still run on its old
-     * owner until an audit has looked). A run the audit saw elsewhere is checked again in the ledger ({@code
-     * stillRuns}): the audit only polls, and the run may have ended since.
+     * Whether a run under the assignment of {@code epoch} may start the item here (a fire plans it, or a queued run
+     * leaves the queue): no other live session runs it, as far as the audits know. An audit of this very assignment
+     * looked; or the last audit looked at the assignment just before it, when the item was already this instance's:
+     * with exactly one assignment written since, no other owner can have come and gone in between. Any other gap (an
+     * item that just moved here, or a cache that skipped an assignment) waits for an audit: the item may still run on an
+     * owner this instance never saw. A run the audit saw elsewhere is checked again in the ledger ({@code stillRuns}):
+     * the audit only polls, and the run may have ended since.
      */
     boolean mayStart(int item, long epoch, Predicate<Claim> stillRuns) {
         Claim other = runningElsewhere.get(item);
@@ -105,7 +108,8 @@ final class LocalExecutions {
             other = null;
         }
         synchronized (this) {
-            return other == null && (epoch == auditedEpoch || auditedItems.contains(item));
+            return other == null
+                    && (epoch == auditedEpoch || (epoch == auditedEpoch + 1 && auditedItems.contains(item)));
         }
     }
 

@@ -16,11 +16,13 @@ import net.jqwik.api.constraints.IntRange;
 import org.junit.jupiter.api.Test;
 
 /**
- * Claims under an outdated assignment, over random histories: live instances that learn of reshards late, read the
- * ledger as a follower serves it (every write up to some point of ZooKeeper's order, never one after a gap), plan fires
- * under the assignment they saw once they audited it, and start runs with a write guarded by the assignment's version
- * ({@link AssignmentGuard}). Whatever the order, no item runs on two instances at once, for any fires; without the
- * guard, some history runs one twice.
+ * Claims under an outdated assignment, over random histories: live instances that learn of reshards late (their cache
+ * may skip assignments), read the ledger as a follower serves it (every write up to some point of ZooKeeper's order,
+ * never one after a gap), plan fires and start queued runs only for items their audits cleared (the audit of the
+ * assignment they see, or of the one just before when the item stayed theirs), and start runs with a write guarded by
+ * the assignment's version ({@link AssignmentGuard}), decided again under the next assignment when exactly one was
+ * written since. Whatever the order, no item runs on two instances at once, for any fires; without the guard, some
+ * history runs one twice.
  */
 class AssignmentGuardPropertiesTest {
 
@@ -29,7 +31,7 @@ class AssignmentGuardPropertiesTest {
             @ForAll long seed,
             @ForAll @IntRange(min = 2, max = 3) int instances,
             @ForAll @IntRange(min = 1, max = 3) int items) {
-        Cluster cluster = new Cluster(new Random(seed), instances, items, true);
+        Cluster cluster = new Cluster(new Random(seed), instances, items, true, true);
         for (int step = 0; step < 80; step++) {
             cluster.randomStep();
             assertThat(cluster.itemsRunningTwice())
@@ -42,13 +44,26 @@ class AssignmentGuardPropertiesTest {
     void withoutTheGuardAnInstanceThatLearnsOfAReshardLateRunsAnItemBesideItsNewOwner() {
         boolean overlapSeen = false;
         for (long seed = 0; seed < 2000 && !overlapSeen; seed++) {
-            Cluster cluster = new Cluster(new Random(seed), 2, 1, false);
+            Cluster cluster = new Cluster(new Random(seed), 2, 1, false, true);
             for (int step = 0; step < 80 && !overlapSeen; step++) {
                 cluster.randomStep();
                 overlapSeen = !cluster.itemsRunningTwice().isEmpty();
             }
         }
         assertThat(overlapSeen).as("an overlap the guard prevents").isTrue();
+    }
+
+    @Test
+    void withoutTheAuditsClearingAQueuedRunAnInstanceWhoseCacheSkippedAnAssignmentRunsAnItemBesideItsOtherOwner() {
+        boolean overlapSeen = false;
+        for (long seed = 0; seed < 20_000 && !overlapSeen; seed++) {
+            Cluster cluster = new Cluster(new Random(seed), 2, 1, true, false);
+            for (int step = 0; step < 80 && !overlapSeen; step++) {
+                cluster.randomStep();
+                overlapSeen = !cluster.itemsRunningTwice().isEmpty();
+            }
+        }
+        assertThat(overlapSeen).as("an overlap the audits' clearing prevents").isTrue();
     }
 
     /** One claim as ZooKeeper holds it. */
@@ -64,8 +79,10 @@ class AssignmentGuardPropertiesTest {
 
         int seenVersion;
         Map<Integer, Integer> seenOwners = new HashMap<>();
-        /** The assignment version its last audit read the ledger under, and what it found held elsewhere. */
+        /** The assignment version its last audit read the ledger under, the items it owned then, and what it found held elsewhere. */
         int auditedVersion = -1;
+
+        Set<Integer> auditedOwned = new HashSet<>();
 
         Set<Integer> elsewhere = new HashSet<>();
         /** Claims it holds and has not started: waiting in its item pool. */
@@ -82,6 +99,12 @@ class AssignmentGuardPropertiesTest {
         final Random random;
         final int items;
         final boolean guarded;
+        /**
+         * Whether starts ask the audits, as {@code LocalExecutions.mayStart} does: otherwise the rule before issue 22's
+         * fix, where a queued run started on ownership alone and an audit of any earlier assignment cleared an item.
+         */
+        final boolean auditCleared;
+
         final List<Instance> instances = new ArrayList<>();
         /** Every write, in ZooKeeper's order; the state is the last write of each key. */
         final List<Write> log = new ArrayList<>();
@@ -91,10 +114,11 @@ class AssignmentGuardPropertiesTest {
         Map<Integer, Integer> owners = new HashMap<>();
         int fires;
 
-        Cluster(Random random, int instances, int items, boolean guarded) {
+        Cluster(Random random, int instances, int items, boolean guarded, boolean auditCleared) {
             this.random = random;
             this.items = items;
             this.guarded = guarded;
+            this.auditCleared = auditCleared;
             for (int i = 0; i < instances; i++) {
                 this.instances.add(new Instance(i));
             }
@@ -130,12 +154,8 @@ class AssignmentGuardPropertiesTest {
             for (int i = instance.readUpTo - 1; i >= 0; i--) {
                 Write write = log.get(i);
                 if (write.key() == null) {
-                    if (write.assignmentVersion() != instance.seenVersion) {
-                        instance.seenVersion = write.assignmentVersion();
-                        instance.seenOwners = write.owners();
-                        // A fire under a new assignment waits for that assignment's audit.
-                        instance.auditedVersion = -1;
-                    }
+                    instance.seenVersion = write.assignmentVersion();
+                    instance.seenOwners = write.owners();
                     break;
                 }
             }
@@ -159,18 +179,38 @@ class AssignmentGuardPropertiesTest {
                 }
             });
             instance.auditedVersion = instance.seenVersion;
+            instance.auditedOwned.clear();
+            instance.seenOwners.forEach((item, owner) -> {
+                if (owner == instance.id) {
+                    instance.auditedOwned.add(item);
+                }
+            });
         }
 
-        /** Every instance plans the fire under the assignment it saw, once it audited it. */
+        /**
+         * Whether its audits cleared the item to start under the assignment of {@code version}: as
+         * {@code LocalExecutions.mayStart} decides (a fire whose wait for the audit timed out relies on the second
+         * case).
+         */
+        boolean cleared(Instance instance, int item, int version) {
+            if (!auditCleared) {
+                return !instance.elsewhere.contains(item)
+                        && (instance.auditedVersion == version || instance.auditedOwned.contains(item));
+            }
+            return !instance.elsewhere.contains(item)
+                    && (instance.auditedVersion == version
+                            || (instance.auditedVersion == version - 1 && instance.auditedOwned.contains(item)));
+        }
+
+        /** Every instance plans the fire under the assignment it saw, for the items its audits cleared. */
         void fire() {
             int fire = fires++;
             for (Instance instance : instances) {
-                if (instance.auditedVersion != instance.seenVersion) {
-                    continue;
-                }
                 for (int item = 0; item < items; item++) {
                     String key = item + "@" + fire;
-                    if (owns(instance, item) && !instance.elsewhere.contains(item) && !ledger.containsKey(key)) {
+                    if (owns(instance, item)
+                            && cleared(instance, item, instance.seenVersion)
+                            && !ledger.containsKey(key)) {
                         write(key, new Stored(instance.id, ClaimState.RESERVED, 0));
                         instance.queued.add(key);
                     }
@@ -184,9 +224,16 @@ class AssignmentGuardPropertiesTest {
                 return;
             }
             String key = instance.queued.remove(random.nextInt(instance.queued.size()));
+            int item = itemOf(key);
             Stored claim = ledger.get(key);
-            boolean mayStart = owns(instance, itemOf(key)) && claim.instance() == instance.id;
+            boolean mayStart = owns(instance, item)
+                    && (!auditCleared || cleared(instance, item, instance.seenVersion))
+                    && claim.instance() == instance.id;
             boolean guardHolds = !guarded || instance.seenVersion == version;
+            if (mayStart && !guardHolds && version == instance.seenVersion + 1) {
+                // Refused: decided again under the assignment read now, as exactly one was written since.
+                guardHolds = owners.getOrDefault(item, -1) == instance.id && cleared(instance, item, version);
+            }
             if (mayStart && guardHolds && claim.state() == ClaimState.RESERVED) {
                 write(key, new Stored(instance.id, ClaimState.RUNNING, claim.version() + 1));
                 instance.running.add(key);

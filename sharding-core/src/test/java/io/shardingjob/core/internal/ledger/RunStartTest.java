@@ -27,7 +27,17 @@ class RunStartTest {
 
     private static Here here(
             boolean available, boolean jobDisabled, boolean instanceDisabled, Set<Integer> owned, Set<Integer> off) {
-        return new Here(SESSION, available, jobDisabled, instanceDisabled, owned, off);
+        return here(available, jobDisabled, instanceDisabled, owned, Set.of(), off);
+    }
+
+    private static Here here(
+            boolean available,
+            boolean jobDisabled,
+            boolean instanceDisabled,
+            Set<Integer> owned,
+            Set<Integer> contested,
+            Set<Integer> off) {
+        return new Here(SESSION, available, jobDisabled, instanceDisabled, owned, contested, off);
     }
 
     @ParameterizedTest(name = "abandoned={0} available={1} jobOff={2} instanceOff={3} owned={4} itemOff={5} -> {6}")
@@ -57,6 +67,16 @@ class RunStartTest {
                 itemDisabled ? Set.of(2) : Set.of());
 
         assertThat(RunStart.decide(reserved(2, SESSION), abandoned, here)).isEqualTo(expected);
+    }
+
+    @Test
+    void anOwnedItemNoAuditClearedIsHandedOnForTheAuditThatWaitsForItsOtherRun() {
+        Here contested = here(true, false, false, Set.of(2), Set.of(2), Set.of());
+
+        assertThat(RunStart.decide(reserved(2, SESSION), false, contested)).isEqualTo(Verdict.GIVE_UP);
+        assertThat(RunStart.decide(
+                        reserved(3, SESSION), false, here(true, false, false, Set.of(3), Set.of(2), Set.of())))
+                .isEqualTo(Verdict.START);
     }
 
     @Test
@@ -98,8 +118,15 @@ class RunStartTest {
             @ForAll @IntRange(min = 0, max = 3) int item,
             @ForAll @IntRange(min = 0, max = 3) int ownedItem,
             @ForAll @IntRange(min = 0, max = 4) int disabledItem,
+            @ForAll @IntRange(min = 0, max = 4) int contestedItem,
             @ForAll @IntRange(min = 5, max = 8) long claimSession) {
-        Here here = here(available, jobDisabled, instanceDisabled, Set.of(ownedItem), Set.of(disabledItem));
+        Here here = here(
+                available,
+                jobDisabled,
+                instanceDisabled,
+                Set.of(ownedItem),
+                Set.of(contestedItem),
+                Set.of(disabledItem));
         Claim claim = reserved(item, claimSession);
 
         Verdict verdict = RunStart.decide(claim, abandoned, here);
@@ -110,6 +137,7 @@ class RunStartTest {
                 && !jobDisabled
                 && !instanceDisabled
                 && item == ownedItem
+                && item != contestedItem
                 && item != disabledItem;
         assertThat(verdict == Verdict.START).isEqualTo(allowed);
         if (verdict == Verdict.SKIP) {
