@@ -250,6 +250,41 @@ class FailoverTest extends FailoverTestSupport {
         assertThat(recorder.overlaps()).isEmpty();
     }
 
+    /**
+     * The zookeeper-restart drill's miss: a trigger claimed every item of the instance (a fire its audit passes over as
+     * whole), and the answer to a start write was lost with the connection. The session lives on, so nobody else takes
+     * the claim over: the instance's own audit must find it.
+     */
+    @ParameterizedTest(name = "failover {0}")
+    @ValueSource(booleans = {true, false})
+    void aQueuedItemWhoseStartWasNeverAnsweredRunsOnceTheConnectionIsBackInAFireItsTriggerClaimedWhole(boolean failover)
+            throws Exception {
+        JobConfiguration config = job(2).toBuilder().failover(failover).build();
+        // One item thread for both items: item 1 waits in the queue, and its start is written once item 0 returned.
+        Worker b = startWorker("b", config, item -> 150, Duration.ofSeconds(10), 1);
+        awaitSettled(b);
+        Instant fire = now();
+        fireAll(fire, b);
+        await().atMost(WITHIN).until(() -> recorder.hasStarted("b", 0) || recorder.hasStarted("b", 1));
+        int queued = recorder.hasStarted("b", 0) ? 1 : 0;
+        // As a follower cut off from its leader: nothing but pings gets through, and the start of the queued item is
+        // sent and waits.
+        b.proxy().passPingsOnly();
+        String queuedClaim = new JobNodes("settlement").ledgerFire(fire) + "/" + queued;
+        await().atMost(WITHIN).until(() -> b.proxy().holdsPacketNaming(queuedClaim));
+        // The connection drops: the start is answered by a loss, unwritten. The session lives on.
+        b.proxy().cut();
+        b.proxy().passAll();
+        b.proxy().restore();
+
+        await().atMost(WITHIN)
+                .untilAsserted(() -> assertThat(recorder.completedRuns(queued))
+                        .filteredOn(run -> run.fireTime().equals(fire))
+                        .singleElement()
+                        .satisfies(run -> assertThat(run.instance()).isEqualTo("b")));
+        assertThat(recorder.overlaps()).isEmpty();
+    }
+
     @Test
     void anItemClaimedForAFireByAnotherInstanceIsSkippedForThatFireOnly() throws Exception {
         Worker a = startWorker("a", job(4), item -> 50);

@@ -8,10 +8,13 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -42,6 +45,9 @@ public final class TcpProxy implements AutoCloseable {
 
     /** Whether only pings and their answers pass; the rest is held, in order, until this ends. */
     private volatile boolean pingsOnly;
+
+    /** The packets held while passing pings only, to look into: the order of each connection's is kept by its pump. */
+    private final Queue<byte[]> heldPackets = new ConcurrentLinkedQueue<>();
 
     /** Bytes that arrived while frozen: requests waiting for the thaw. */
     private final AtomicLong heldBytes = new AtomicLong();
@@ -111,6 +117,28 @@ public final class TcpProxy implements AutoCloseable {
         pingsOnly = false;
     }
 
+    /**
+     * Whether a packet held while passing pings only names {@code text} (a znode path, say): the request that writes it
+     * was sent and waits.
+     */
+    public boolean holdsPacketNaming(String text) {
+        byte[] wanted = text.getBytes(StandardCharsets.UTF_8);
+        return heldPackets.stream().anyMatch(packet -> indexOf(packet, wanted) >= 0);
+    }
+
+    private static int indexOf(byte[] packet, byte[] wanted) {
+        outer:
+        for (int at = 0; at <= packet.length - wanted.length; at++) {
+            for (int i = 0; i < wanted.length; i++) {
+                if (packet[at + i] != wanted[i]) {
+                    continue outer;
+                }
+            }
+            return at;
+        }
+        return -1;
+    }
+
     /** Bytes that arrived since the last {@link #freeze()} and wait for the thaw. */
     public long heldBytes() {
         return heldBytes.get();
@@ -166,12 +194,14 @@ public final class TcpProxy implements AutoCloseable {
                             connected = true;
                             if (pingsOnly && !ping) {
                                 held.add(packet);
+                                heldPackets.add(packet);
                                 continue;
                             }
                             if (!pingsOnly) {
                                 for (byte[] waiting : held) {
                                     out.writeInt(waiting.length);
                                     out.write(waiting);
+                                    heldPackets.remove(waiting);
                                 }
                                 held.clear();
                             }
@@ -184,6 +214,8 @@ public final class TcpProxy implements AutoCloseable {
                     } catch (IOException ex) {
                         // Connection dropped.
                     } finally {
+                        // Dropped with the connection: the client's requests among them are answered by a loss.
+                        held.forEach(heldPackets::remove);
                         closeQuietly(from);
                         closeQuietly(to);
                     }

@@ -200,6 +200,7 @@ final class FireRunner {
                         refuse(claim, RunStart.Verdict.GIVE_UP, context)
                                 .whenComplete((done, failure) -> local.settled(claim)));
             }
+            nothingWritten(claim);
             local.settled(claim);
             return new Run(List.of(), CompletableFuture.completedFuture(null));
         }
@@ -257,6 +258,7 @@ final class FireRunner {
                 }
             };
             if (recorded == null) {
+                nothingWritten(claim);
                 release.run();
                 recorded = CompletableFuture.completedFuture(null);
             } else {
@@ -266,9 +268,18 @@ final class FireRunner {
         return new Run(results, recorded);
     }
 
-    /** What holds for this instance now, for {@link RunStart}, under the assignment given. */
     /**
-     * What holds here now under {@code assignment}, with whether the audits cleared {@code item} ({@link
+     * The claim leaves this session's hands with nothing written of it here: its start was unanswered (it may be held
+     * still, {@code RESERVED} or even {@code RUNNING}), it was taken over, or its reservation was released. Its fire is
+     * no longer one this session's audit may pass over as whole: the audit reads it, and runs the claim as its own
+     * stranded one if it is still held.
+     */
+    private void nothingWritten(Claim claim) {
+        local.wholeFires().released(claim.fireTime());
+    }
+
+    /**
+     * What holds for this instance now under {@code assignment}, for {@link RunStart}, with whether the audits cleared {@code item} ({@link
      * LocalExecutions#mayStart}, the same rule a fire plans with); a retry asks of no item (-1): it continues a run that
      * started.
      */
