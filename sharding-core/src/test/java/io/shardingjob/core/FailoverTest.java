@@ -17,6 +17,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
@@ -283,6 +284,52 @@ class FailoverTest extends FailoverTestSupport {
                         .singleElement()
                         .satisfies(run -> assertThat(run.instance()).isEqualTo("b")));
         assertThat(recorder.overlaps()).isEmpty();
+    }
+
+    /**
+     * An item that hangs past the ledger's retention no longer holds the watermark back: the keeper passes its fire and
+     * lists it still open. Audits still read it: once its instance dies, the item's next owner takes the run over
+     * (failover on) or records it failed (failover off), as it would any fire after the watermark.
+     */
+    @ParameterizedTest(name = "failover {0}")
+    @ValueSource(booleans = {true, false})
+    void anItemThatHangsPastTheRetentionIsStillTakenOverWhenItsInstanceDies(boolean failover) throws Exception {
+        JobConfiguration config = job(2).toBuilder().failover(failover).build();
+        UnaryOperator<JobCoordinator.Builder> shortRetention =
+                builder -> builder.ledgerRetention(Duration.ofSeconds(1));
+        Worker a = startWorker("a", config, item -> 50, Duration.ofSeconds(10), 8, shortRetention);
+        Worker b = startWorker("b", config, item -> 60_000, Duration.ofSeconds(10), 8, shortRetention);
+        awaitSettled(a, b);
+        int hung = b.coordinator().assignment().itemsOf("b").get(0);
+        Instant fire = now();
+        fireAll(fire, a, b);
+        await().atMost(WITHIN).until(() -> recorder.hasStarted("b", hung));
+
+        FireLedger ledger = new FireLedger(a.client(), new JobNodes("settlement"));
+        await().atMost(WITHIN).until(() -> ledger.overview().stillOpen().contains(fire));
+        assertThat(ledger.overview().watermark()).isAfterOrEqualTo(fire);
+        kill(b);
+
+        if (failover) {
+            await().atMost(WITHIN)
+                    .untilAsserted(() -> assertThat(recorder.completedRuns(hung))
+                            .filteredOn(run -> run.fireTime().equals(fire))
+                            .singleElement()
+                            .satisfies(run -> {
+                                assertThat(run.instance()).isEqualTo("a");
+                                assertThat(run.source()).isEqualTo(ExecutionSource.FAILOVER);
+                            }));
+        } else {
+            await().atMost(WITHIN)
+                    .untilAsserted(() -> assertThat(ledger.read(List.of(fire))
+                                    .get(0)
+                                    .claims()
+                                    .get(hung)
+                                    .state())
+                            .isEqualTo(ClaimState.FAILED));
+        }
+        // Settled at last, the fire leaves the list.
+        await().atMost(WITHIN).until(() -> ledger.overview().stillOpen().isEmpty());
     }
 
     @Test

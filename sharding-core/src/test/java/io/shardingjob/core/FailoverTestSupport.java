@@ -25,6 +25,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.ToLongFunction;
+import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
@@ -79,6 +80,18 @@ abstract class FailoverTestSupport extends ZooKeeperTestSupport {
     protected Worker startWorker(
             String id, JobConfiguration configuration, ToLongFunction<Integer> itemMillis, Duration grace, int poolSize)
             throws Exception {
+        return startWorker(id, configuration, itemMillis, grace, poolSize, UnaryOperator.identity());
+    }
+
+    /** A worker whose coordinator is built with {@code settings} too. */
+    protected Worker startWorker(
+            String id,
+            JobConfiguration configuration,
+            ToLongFunction<Integer> itemMillis,
+            Duration grace,
+            int poolSize,
+            UnaryOperator<JobCoordinator.Builder> settings)
+            throws Exception {
         TcpProxy proxy = new TcpProxy(server.getPort());
         CuratorFramework client = CuratorFrameworkFactory.builder()
                 .connectString(proxy.connectString())
@@ -91,7 +104,7 @@ abstract class FailoverTestSupport extends ZooKeeperTestSupport {
         client.blockUntilConnected(10, TimeUnit.SECONDS);
         ExecutorService pool = Executors.newFixedThreadPool(poolSize);
         AtomicBoolean dead = new AtomicBoolean();
-        JobCoordinator coordinator = JobCoordinator.builder(client, configuration)
+        JobCoordinator coordinator = settings.apply(JobCoordinator.builder(client, configuration))
                 .instanceId(id)
                 .strategies(strategies)
                 .reconcileInterval(Duration.ofMillis(300))

@@ -2,15 +2,17 @@ package io.shardingjob.core.internal.ledger;
 
 import io.shardingjob.core.internal.ledger.LedgerRules.FireView;
 import io.shardingjob.core.internal.registry.JobNodes;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.SortedSet;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.CreateMode;
@@ -44,8 +46,6 @@ import org.jspecify.annotations.Nullable;
  * or, the other way round, re-creates the fire node for that one claim; either way the claim decides.
  */
 public final class FireLedger {
-
-    private static final String WATERMARK_PREFIX = "settled=";
 
     private final LedgerRequests requests;
 
@@ -277,10 +277,32 @@ public final class FireLedger {
     /**
      * What an audit or the keeper reads first.
      *
-     * @param watermark the fire every earlier fire is settled by, or the epoch when none is known
+     * @param watermark the fire every earlier fire is settled by, but for {@code stillOpen}, or the epoch when none is
+     *     known
      * @param fires the fires the ledger holds, oldest first
+     * @param stillOpen fires at or before the watermark that the keeper passed with a claim still open (a run older than
+     *     the ledger's retention, an item that hangs): audits read them as they read the fires after the watermark, and
+     *     they are never retired while they are listed
      */
-    public record Overview(Instant watermark, List<Instant> fires) {}
+    public record Overview(Instant watermark, List<Instant> fires, SortedSet<Instant> stillOpen) {
+
+        public Overview {
+            stillOpen = Collections.unmodifiableSortedSet(new TreeSet<>(stillOpen));
+        }
+
+        public Overview(Instant watermark, List<Instant> fires) {
+            this(watermark, fires, new TreeSet<>());
+        }
+
+        /** The fires an audit reads: the ones after the watermark up to {@code now}, and the ones still open. */
+        public SortedSet<Instant> toRead(Instant now) {
+            SortedSet<Instant> read = new TreeSet<>(stillOpen);
+            fires.stream()
+                    .filter(fireTime -> fireTime.isAfter(watermark) && !fireTime.isAfter(now))
+                    .forEach(read::add);
+            return read;
+        }
+    }
 
     /** The watermark and the fires, in one read-only multi-operation. */
     public Overview overview() throws Exception {
@@ -293,9 +315,8 @@ public final class FireLedger {
         return requests.multiAsync("Multi", List.of(Op.getData(ledger), Op.getChildren(ledger)))
                 .thenApply(answer -> {
                     List<OpResult> results = answer.results();
-                    Instant watermark = results.get(0) instanceof OpResult.GetDataResult data
-                            ? parseWatermark(data.getData())
-                            : Instant.EPOCH;
+                    Watermark mark = Watermark.decode(
+                            results.get(0) instanceof OpResult.GetDataResult data ? data.getData() : null);
                     List<Instant> fires = results.get(1) instanceof OpResult.GetChildrenResult children
                             ? children.getChildren().stream()
                                     .map(Long::parseLong)
@@ -303,25 +324,17 @@ public final class FireLedger {
                                     .map(Instant::ofEpochMilli)
                                     .toList()
                             : List.of();
-                    return new Overview(watermark, fires);
+                    return new Overview(mark.settled(), fires, mark.stillOpen());
                 });
     }
 
-    static Instant parseWatermark(byte @Nullable [] data) {
-        String text = data == null ? "" : new String(data, StandardCharsets.UTF_8);
-        return text.startsWith(WATERMARK_PREFIX)
-                ? Instant.ofEpochMilli(
-                        Long.parseLong(text.substring(WATERMARK_PREFIX.length()).trim()))
-                : Instant.EPOCH;
-    }
-
     /**
-     * Stores the watermark; only the leader writes it, and a stale one only makes audits look further back. Completes on
-     * ZooKeeper's event thread.
+     * Stores the watermark, with the fires at or before it whose claims are still open; only the leader writes it, and a
+     * stale one only makes audits look further back. Completes on ZooKeeper's event thread.
      */
-    public CompletableFuture<Void> setWatermarkAsync(Instant settledThrough) {
+    public CompletableFuture<Void> setWatermarkAsync(Instant settledThrough, Collection<Instant> stillOpen) {
         String path = requests.full(nodes.ledger());
-        byte[] data = (WATERMARK_PREFIX + settledThrough.toEpochMilli()).getBytes(StandardCharsets.UTF_8);
+        byte[] data = new Watermark(settledThrough, stillOpen).encode();
         return requests.multiAsync("SetData", List.of(Op.setData(path, data, -1)))
                 .thenAccept(answer -> {
                     if (!answer.ok()) {

@@ -4,17 +4,21 @@ import io.shardingjob.core.internal.ledger.LedgerRules.FireView;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.function.Predicate;
+import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
 
 /**
  * The leader's upkeep of the ledger, run with its periodic reconcile: it moves the watermark past the fires that are
- * settled (and completed, when a completion listener is set), so that audits read only the few fires after it, and it
+ * settled (and completed, when a completion listener is set), so that audits read only the few fires after it, and past
+ * those whose open claims outlived the retention, which it lists with the watermark ({@link Watermark}), so that an item
+ * that hangs keeps only its own fire open; and it
  * deletes old fires in batches, so that the ledger holds a bounded number of nodes however long the job runs. A pass
  * looks at a bounded number of fires, so a backlog after a long outage is worked off over several passes.
  */
@@ -92,34 +96,42 @@ public final class LedgerKeeper {
                                             && !fireTime.isBefore(due.start()))
                                     .limit(FIRES_PER_PASS)
                                     .toList();
-                            return read(recent)
+                            Instant openBefore = now.minus(retention);
+                            return read(recent, overview.stillOpen(), openBefore)
                                     .thenComposeAsync(views -> complete(views, sessionId, due), executor)
-                                    .thenComposeAsync(passable -> moveWatermark(overview, passable, now, due), executor)
-                                    .thenCompose(through -> retire(overview.fires(), through, now)
+                                    .thenComposeAsync(
+                                            passable -> moveWatermark(overview, passable, now, openBefore, due),
+                                            executor)
+                                    .thenCompose(mark -> retire(overview.fires(), mark, now)
                                             .thenApply(retired -> {
-                                                recordedEnds.forgetThrough(through);
+                                                recordedEnds.forgetThrough(mark.settled());
                                                 return retired;
                                             })
-                                            .thenApply(retired -> new FireLedger.Overview(through, overview.fires())));
+                                            .thenApply(retired -> new FireLedger.Overview(
+                                                    mark.settled(), overview.fires(), mark.stillOpen())));
                         },
                         executor);
     }
 
     /**
-     * The fires as a read shows them, up to the first one still running here; a fire whose every item ended here is
-     * known without one. With a completion listener every fire is read: the listener needs each settled fire's note.
+     * The fires as a read shows them, up to the first one still running here that the watermark may not pass open yet;
+     * a fire whose every item ended here is known without one. The still-open fires are read again, to see them
+     * settled. With a completion listener every fire is read: the listener needs each settled fire's note.
      */
-    private CompletableFuture<List<FireView>> read(List<Instant> recent) {
+    private CompletableFuture<List<FireView>> read(
+            List<Instant> recent, Collection<Instant> stillOpen, Instant openBefore) {
         Map<Instant, FireView> known = new TreeMap<>();
         if (completions == null) {
             // The watermark stops at the first fire still running here: what comes after it waits for the next pass.
             recent = recent.stream()
-                    .takeWhile(fireTime -> !openHere.test(fireTime))
+                    .takeWhile(fireTime -> !openHere.test(fireTime) || fireTime.isBefore(openBefore))
                     .toList();
             recent.forEach(fireTime -> recordedEnds.settledHere(fireTime).ifPresent(view -> known.put(fireTime, view)));
         }
-        List<Instant> unknown =
-                recent.stream().filter(fireTime -> !known.containsKey(fireTime)).toList();
+        List<Instant> unknown = Stream.concat(stillOpen.stream(), recent.stream())
+                .filter(fireTime -> !known.containsKey(fireTime))
+                .distinct()
+                .toList();
         return ledger.readAsync(unknown).thenApply(read -> {
             // A node created ahead for a fire the schedule no longer has is no fire: the watermark passes it.
             read.stream()
@@ -165,45 +177,50 @@ public final class LedgerKeeper {
     }
 
     /**
-     * Records the missed fires before a settled one and moves the watermark past the settled ones.
+     * Records the missed fires before a passable one and moves the watermark past the settled ones, and past the ones
+     * whose open claims outlived the retention, which it lists as still open ({@link Watermark#advance}).
      *
      * @return the watermark now
      */
-    private CompletableFuture<Instant> moveWatermark(
-            FireLedger.Overview overview, List<FireView> passable, Instant now, DueRule due) {
-        Instant watermark = overview.watermark();
+    private CompletableFuture<Watermark> moveWatermark(
+            FireLedger.Overview overview, List<FireView> passable, Instant now, Instant openBefore, DueRule due) {
+        Watermark previous = new Watermark(overview.watermark(), overview.stillOpen());
         Instant horizon = now.minus(catchUpHorizon);
         // A fire's items beyond a count lowered since are not due: they have no owner left to settle them.
-        Instant settled = LedgerRules.settledThrough(passable, watermark, due::dueCount);
-        // A scheduled fire before a settled one that nobody claimed was missed, by every instance: recorded before the
-        // watermark passes it. Only fires before a settled one: a recent fire may still wait in its instance's queue.
+        Watermark advanced = Watermark.advance(previous, passable, due::dueCount, openBefore);
+        // A scheduled fire before a passable one that nobody claimed was missed, by every instance: recorded before the
+        // watermark passes it. Only fires before a passable one: a recent fire may still wait in its instance's queue.
         return dueFires.recordLate(
-                        watermark,
+                        previous.settled(),
                         overview.fires(),
                         fireTime -> fireTime.isBefore(now.minus(LedgerRules.LATENESS)),
-                        settled,
+                        advanced.settled(),
                         horizon)
                 .thenCompose(missed -> {
-                    Instant through = settled;
+                    Watermark next = advanced;
                     if (!missed.isEmpty()) {
                         List<FireView> withMissed = new ArrayList<>(passable);
                         missed.forEach(fireTime -> withMissed.add(new FireView(fireTime, Map.of())));
-                        through = LedgerRules.settledThrough(withMissed, watermark, due::dueCount);
+                        next = Watermark.advance(previous, withMissed, due::dueCount, openBefore);
                     }
-                    Instant moved = through;
-                    return through.isAfter(watermark)
-                            ? ledger.setWatermarkAsync(through).thenApply(written -> moved)
-                            : CompletableFuture.completedFuture(moved);
+                    Watermark moved = next;
+                    return moved.equals(previous)
+                            ? CompletableFuture.completedFuture(moved)
+                            : ledger.setWatermarkAsync(moved.settled(), moved.stillOpen())
+                                    .thenApply(written -> moved);
                 });
     }
 
     /** Deletes old settled fires, a few at a time: a job firing once per pass would otherwise cost a read and a delete every pass. */
-    private CompletableFuture<Integer> retire(List<Instant> fires, Instant settled, Instant now) {
+    private CompletableFuture<Integer> retire(List<Instant> fires, Watermark mark, Instant now) {
+        Instant settled = mark.settled();
         Instant keepAfter = now.minus(retention);
         Instant horizon = now.minus(catchUpHorizon);
+        // A still-open fire is never retired: its open claim has yet to end, and audits read it.
         List<Instant> old = fires.stream()
-                .filter(fireTime ->
-                        fireTime.isBefore(keepAfter) && (!fireTime.isAfter(settled) || fireTime.isBefore(horizon)))
+                .filter(fireTime -> fireTime.isBefore(keepAfter)
+                        && !mark.stillOpen().contains(fireTime)
+                        && (!fireTime.isAfter(settled) || fireTime.isBefore(horizon)))
                 .limit(FIRES_PER_PASS)
                 .toList();
         boolean worthAPass =

@@ -414,6 +414,20 @@ public final class LedgerRules {
             return claims.isEmpty() && note.equals(AHEAD);
         }
 
+        /** Whether every item of the fire below {@code dueCount} has a claim, open or not: nothing is left to make up. */
+        public boolean isClaimed(int dueCount) {
+            int total = total();
+            if (total == 0) {
+                return false;
+            }
+            for (int item = 0; item < Math.min(total, dueCount); item++) {
+                if (!claims.containsKey(item)) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
         public boolean hasOpenClaim() {
             return claims.values().stream().anyMatch(claim -> claim.state().isOpen());
         }
@@ -448,17 +462,7 @@ public final class LedgerRules {
      */
     public static Instant settledThrough(
             Collection<FireView> fires, Instant previous, java.util.function.ToIntFunction<Instant> dueCount) {
-        Instant through = previous;
-        for (FireView fire :
-                fires.stream().sorted(Comparator.comparing(FireView::fireTime)).toList()) {
-            if (!fire.fireTime().isAfter(previous)) {
-                continue;
-            }
-            if (!fire.isSettled(dueCount.applyAsInt(fire.fireTime()))) {
-                break;
-            }
-            through = fire.fireTime();
-        }
-        return through;
+        return Watermark.advance(new Watermark(previous, Set.of()), fires, dueCount, Instant.MIN)
+                .settled();
     }
 }

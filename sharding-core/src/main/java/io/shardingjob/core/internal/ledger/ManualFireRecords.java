@@ -58,7 +58,7 @@ public final class ManualFireRecords {
         String ledger = requests.full(nodes.ledger());
         Instant watermark = LedgerRequests.await(requests.multiAsync("Multi", List.of(Op.getData(ledger)))
                 .thenApply(answer -> answer.results().get(0) instanceof OpResult.GetDataResult data
-                        ? FireLedger.parseWatermark(data.getData())
+                        ? Watermark.decode(data.getData()).settled()
                         : Instant.EPOCH));
         Instant fireTime = notBefore.truncatedTo(ChronoUnit.MILLIS);
         if (!fireTime.isAfter(watermark)) {

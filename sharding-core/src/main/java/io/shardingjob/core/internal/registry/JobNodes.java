@@ -19,7 +19,8 @@ package io.shardingjob.core.internal.registry;
  * /{job}/leaving/{instanceId}            ephemeral   the instance is shutting down: it gets no items, finishes its own
  * /{job}/disabled/items/{item}           persistent  an operator disabled this item
  * /{job}/ledger                          persistent  the fire ledger; data: settled=the fire every earlier fire is
- *                                                    settled by (the watermark audits start after)
+ *                                                    settled by (the watermark audits start after), and open=the
+ *                                                    fires before it still open (runs that outlived the retention)
  * /{job}/ledger/{fireMillis}             persistent  one fire, named by its scheduled time; data: who completes it,
  *                                                    and for an operator's fire its source and job parameter
  * /{job}/ledger/{fireMillis}/{item}      persistent  the claim of one item of that fire: instance, session, attempt,

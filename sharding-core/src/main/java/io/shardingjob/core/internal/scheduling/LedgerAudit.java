@@ -184,6 +184,8 @@ final class LedgerAudit {
                     .toList();
             Set<Instant> fires = new TreeSet<>();
             recorded.stream().filter(fireTime -> fireTime.isAfter(watermark)).forEach(fires::add);
+            // Passed with a claim still open (a run that outlived the retention): read as if after the watermark.
+            fires.addAll(overview.stillOpen());
             // Due, but nobody claimed anything in them: recorded so that every owner's audit sees them.
             // The schedule's missed fires are the keeper's to record (before it moves the watermark past them): here a
             // scheduled fire may still wait in this instance's own queue of fires.

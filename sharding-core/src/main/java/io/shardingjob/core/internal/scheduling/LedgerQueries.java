@@ -56,11 +56,8 @@ public final class LedgerQueries {
             FireLedger.Overview overview = ledger.overview();
             Instant now = clock.get();
             // Claims of fires to come were made ahead: nothing runs for them yet.
-            List<Instant> recent = overview.fires().stream()
-                    .filter(fireTime -> fireTime.isAfter(overview.watermark()) && !fireTime.isAfter(now))
-                    .toList();
             List<Claim> open = new ArrayList<>();
-            for (FireView view : ledger.read(recent)) {
+            for (FireView view : ledger.read(overview.toRead(now))) {
                 view.claims().values().stream()
                         .filter(claim -> claim.state().isOpen())
                         .forEach(open::add);

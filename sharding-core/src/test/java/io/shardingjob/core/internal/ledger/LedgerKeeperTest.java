@@ -174,6 +174,38 @@ class LedgerKeeperTest extends ZooKeeperTestSupport {
         assertThat(through).isEqualTo(Instant.EPOCH);
     }
 
+    @Test
+    void aRunThatOutlivedTheRetentionKeepsOnlyItsOwnFireOpenAndTheSettledFiresAfterItAreRetired() throws Exception {
+        // An item that hangs here, at the first fire; every fire after it settled.
+        Claim hung =
+                ledger.update(List.of(claim(start).startedAt(start))).written().get(0);
+        openHere.add(start);
+        for (int fire = 1; fire <= 5; fire++) {
+            settle(start.plusSeconds(fire));
+        }
+
+        FireLedger.Overview kept = keeper(job(false), Set.of())
+                .pass(start.plusSeconds(180), ledger.sessionId())
+                .join();
+
+        assertThat(kept.watermark()).isEqualTo(start.plusSeconds(5));
+        assertThat(kept.stillOpen()).containsExactly(start);
+        assertThat(ledger.overview().stillOpen()).containsExactly(start);
+        assertThat(ledger.fires()).containsExactly(start);
+
+        // Once the run ended, the fire is settled like any other, and retired in its turn.
+        ledger.update(List.of(hung.with(ClaimState.DONE, start.plusSeconds(181))));
+        openHere.remove(start);
+        FireLedger.Overview settled = keeper(job(false), Set.of())
+                .pass(start.plusSeconds(181), ledger.sessionId())
+                .join();
+
+        assertThat(settled.watermark()).isEqualTo(start.plusSeconds(5));
+        assertThat(settled.stillOpen()).isEmpty();
+        assertThat(ledger.overview().stillOpen()).isEmpty();
+        assertThat(ledger.fires()).isEmpty();
+    }
+
     private final RecordedEnds ends = new RecordedEnds(100);
 
     private final Set<Instant> openHere = new java.util.HashSet<>();
