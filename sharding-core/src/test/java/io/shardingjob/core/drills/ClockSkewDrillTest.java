@@ -8,9 +8,9 @@ import io.shardingjob.core.testing.ProcessGroup;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterEach;
@@ -28,8 +28,6 @@ import org.junit.jupiter.api.Test;
 @Tag("drill")
 class ClockSkewDrillTest {
 
-    static final Path LIBFAKETIME = Path.of("/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1");
-
     /** A small JVM that starts fast, as the drills' workers. */
     private static final List<String> WORKER_JVM = List.of("-Xmx96m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
 
@@ -42,8 +40,9 @@ class ClockSkewDrillTest {
     @BeforeEach
     void startZooKeeper() throws Exception {
         assumeTrue(
-                Files.isReadable(LIBFAKETIME),
-                "faketime is not installed (no " + LIBFAKETIME + "): apt-get install faketime to run this drill");
+                Files.isReadable(DrillCluster.LIBFAKETIME),
+                "faketime is not installed (no " + DrillCluster.LIBFAKETIME
+                        + "): apt-get install faketime to run this drill");
         zooKeeper = new TestingServer(true);
     }
 
@@ -61,14 +60,8 @@ class ClockSkewDrillTest {
         Path onTime = directory.resolve("on-time.log");
         Files.deleteIfExists(ahead);
         Files.deleteIfExists(onTime);
-        Process skewed = processes.start(
-                worker(),
-                Map.of(
-                        "LD_PRELOAD", LIBFAKETIME.toString(),
-                        "FAKETIME", "+20s",
-                        "FAKETIME_DONT_FAKE_MONOTONIC", "1"),
-                ahead);
-        Process trueClock = processes.start(worker(), Map.of(), onTime);
+        Process skewed = processes.start(worker(), DrillCluster.skewedClock(Duration.ofSeconds(20)), ahead);
+        Process trueClock = processes.start(worker(), onTime);
 
         long[] aheadSkew = measured(skewed, ahead);
         long[] onTimeSkew = measured(trueClock, onTime);

@@ -44,6 +44,9 @@ final class DrillCluster implements AutoCloseable {
     /** A small JVM that starts fast: four of them and ZooKeeper share two cores with the build. */
     private static final List<String> WORKER_JVM = List.of("-Xmx128m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
 
+    /** Debian's libfaketime, which shifts a process's wall clock ({@code apt-get install faketime}). */
+    static final Path LIBFAKETIME = Path.of("/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1");
+
     private final ProcessGroup processes = new ProcessGroup();
 
     private final String drill;
@@ -59,6 +62,9 @@ final class DrillCluster implements AutoCloseable {
     private final List<Worker> workers = new CopyOnWriteArrayList<>();
 
     private final Map<String, Integer> incarnations = new HashMap<>();
+
+    /** How far each instance's wall clock is ahead of the true one (negative: behind), for its every process. */
+    private final Map<String, Duration> clockOffsets = new HashMap<>();
 
     private String connectString;
 
@@ -92,6 +98,8 @@ final class DrillCluster implements AutoCloseable {
 
         private final Output output;
 
+        private final long clockOffsetMillis;
+
         private final List<Interval> freezes = new CopyOnWriteArrayList<>();
 
         private final List<Interval> cutOffs = new CopyOnWriteArrayList<>();
@@ -102,11 +110,12 @@ final class DrillCluster implements AutoCloseable {
 
         private volatile long endedAt = Long.MAX_VALUE;
 
-        private Worker(String instanceId, String name, Process process, Path output) {
+        private Worker(String instanceId, String name, Process process, Path output, long clockOffsetMillis) {
             this.instanceId = instanceId;
             this.name = name;
             this.process = process;
             this.output = new Output(output);
+            this.clockOffsetMillis = clockOffsetMillis;
         }
 
         String instanceId() {
@@ -117,13 +126,9 @@ final class DrillCluster implements AutoCloseable {
             return endedAt == Long.MAX_VALUE;
         }
 
-        /** When it printed {@code ready}. */
+        /** When it printed {@code ready}, in true time. */
         Optional<Long> readyAt() {
-            return output.lines().stream()
-                    .filter(line -> line.startsWith("ready "))
-                    .map(line ->
-                            Long.parseLong(line.substring("ready ".length()).trim()))
-                    .findFirst();
+            return record().readyAt();
         }
 
         DrillRecords.Process record() {
@@ -135,7 +140,7 @@ final class DrillCluster implements AutoCloseable {
             if (cutSince >= 0) {
                 cuts.add(new Interval(cutSince, endedAt));
             }
-            return new DrillRecords.Process(name, output.lines(), endedAt, all, cuts);
+            return new DrillRecords.Process(name, output.lines(), endedAt, all, cuts, clockOffsetMillis);
         }
 
         @Override
@@ -157,6 +162,42 @@ final class DrillCluster implements AutoCloseable {
     DrillCluster workerProperties(List<String> properties) {
         this.workerProperties = List.copyOf(properties);
         return this;
+    }
+
+    /**
+     * Runs every process of instance {@code instanceId} with its wall clock {@code offset} ahead of the true one
+     * (negative: behind) under {@link #LIBFAKETIME}, before it starts; its monotonic clock stays true. Its records are
+     * read less the offset ({@link DrillRecords.Process#clockOffsetMillis}).
+     */
+    DrillCluster skewClock(String instanceId, Duration offset) {
+        if (offset.toMillis() % 1000 != 0) {
+            throw new IllegalArgumentException("libfaketime is given whole seconds, not " + offset);
+        }
+        clockOffsets.put(instanceId, offset);
+        return this;
+    }
+
+    /**
+     * The environment of a process whose wall clock is {@code offset} ahead (negative: behind) under libfaketime: {@code
+     * FAKETIME_DONT_FAKE_MONOTONIC=1} keeps {@code System.nanoTime}, which times its timeouts, true.
+     */
+    static Map<String, String> skewedClock(Duration offset) {
+        return Map.of(
+                "LD_PRELOAD",
+                LIBFAKETIME.toString(),
+                "FAKETIME",
+                (offset.isNegative() ? "-" : "+") + offset.abs().toSeconds() + "s",
+                "FAKETIME_DONT_FAKE_MONOTONIC",
+                "1");
+    }
+
+    /** How far the wall clock of the workers furthest behind lags the true one: their fires run that much late. */
+    Duration clockLag() {
+        return clockOffsets.values().stream()
+                .filter(Duration::isNegative)
+                .map(Duration::negated)
+                .max(Comparator.naturalOrder())
+                .orElse(Duration.ZERO);
     }
 
     /** Routes each instance's ZooKeeper traffic through a {@link TcpProxy} of its own, so it can be cut off alone. */
@@ -335,7 +376,10 @@ final class DrillCluster implements AutoCloseable {
                 Long.toString(sessionTimeout.toMillis()),
                 Integer.toString(items),
                 Long.toString(itemDuration.toMillis())));
-        Worker worker = new Worker(instanceId, name, processes.start(command, output), output);
+        Duration offset = clockOffsets.getOrDefault(instanceId, Duration.ZERO);
+        Map<String, String> environment = offset.isZero() ? Map.of() : skewedClock(offset);
+        Worker worker =
+                new Worker(instanceId, name, processes.start(command, environment, output), output, offset.toMillis());
         workers.add(worker);
         return worker;
     }

@@ -27,7 +27,9 @@ import java.util.stream.Stream;
  * <p>A run starts with its start line and ends with its end line. A run whose process was killed (or exited) before
  * its end line lasts until then; a run of a frozen process lasts across the freeze, but does not really run during
  * it, so the freeze is cut out of it when runs are compared for overlaps. A run's fire time and source come from its
- * end line, or from its start line when it has none; a run with neither is <em>unattributed</em>.
+ * end line, or from its start line when it has none; a run with neither is <em>unattributed</em>. Every time is the
+ * drill's: a process whose wall clock is skewed has its printed times corrected by its {@linkplain
+ * Process#clockOffsetMillis offset}, never its fire times.
  */
 final class DrillRecords {
 
@@ -58,11 +60,38 @@ final class DrillRecords {
      * @param endedAt when it was killed or exited, {@link Long#MAX_VALUE} if it still ran when its lines were read
      * @param freezes from each {@code SIGSTOP} to its {@code SIGCONT}
      * @param cutOff from each blackholing of its ZooKeeper traffic (it runs on, unheard) to its end
+     * @param clockOffsetMillis how far its wall clock is ahead of the drill's (negative: behind), under libfaketime: the
+     *     times it printed (ready, starts, ends, connection states) are read less this, in the drill's time, which the
+     *     fault intervals and {@code endedAt} are in. A fire time is a fire's identity, the cron's instant as the process
+     *     computed it, and is read as printed
      */
-    record Process(String name, List<String> lines, long endedAt, List<Interval> freezes, List<Interval> cutOff) {
+    record Process(
+            String name,
+            List<String> lines,
+            long endedAt,
+            List<Interval> freezes,
+            List<Interval> cutOff,
+            long clockOffsetMillis) {
+
+        Process(String name, List<String> lines, long endedAt, List<Interval> freezes, List<Interval> cutOff) {
+            this(name, lines, endedAt, freezes, cutOff, 0);
+        }
 
         Process(String name, List<String> lines, long endedAt, List<Interval> freezes) {
-            this(name, lines, endedAt, freezes, List.of());
+            this(name, lines, endedAt, freezes, List.of(), 0);
+        }
+
+        /** A time the process printed, in the drill's time. */
+        long trueTime(String printed) {
+            return Long.parseLong(printed.trim()) - clockOffsetMillis;
+        }
+
+        /** When it printed {@code ready}, in the drill's time. */
+        Optional<Long> readyAt() {
+            return lines.stream()
+                    .filter(line -> line.startsWith("ready "))
+                    .map(line -> trueTime(line.substring("ready ".length())))
+                    .findFirst();
         }
 
         /**
@@ -72,8 +101,7 @@ final class DrillRecords {
         long learnedAt(long faultFrom, long faultTo) {
             return lines.stream()
                     .filter(line -> line.startsWith("connection LOST "))
-                    .mapToLong(line -> Long.parseLong(
-                            line.substring("connection LOST ".length()).trim()))
+                    .mapToLong(line -> trueTime(line.substring("connection LOST ".length())))
                     .filter(at -> at >= faultFrom)
                     .min()
                     .orElse(faultTo);
@@ -357,7 +385,7 @@ final class DrillRecords {
 
     private static Run run(Process process, String[] start, String[] end) {
         int item = Integer.parseInt((start == null ? end : start)[1]);
-        long started = Long.parseLong((start == null ? end : start)[3]);
+        long started = process.trueTime((start == null ? end : start)[3]);
         Instant fireTime;
         String source;
         long ended;
@@ -365,7 +393,7 @@ final class DrillRecords {
         if (end != null) {
             fireTime = Instant.ofEpochMilli(Long.parseLong(end[2]));
             source = end[5];
-            ended = Long.parseLong(end[4]);
+            ended = process.trueTime(end[4]);
             outcome = end[6].equals("ok") ? Outcome.OK : Outcome.FAILED;
         } else {
             fireTime = start[2].equals("-") ? null : Instant.ofEpochMilli(Long.parseLong(start[2]));

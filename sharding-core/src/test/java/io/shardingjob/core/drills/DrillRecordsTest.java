@@ -420,6 +420,54 @@ class DrillRecordsTest {
         assertThat(DrillRecords.isClean(runs, at(11_000), 1)).isFalse();
     }
 
+    @Test
+    void readsTheTimesOfAProcessWhoseClockIsAheadLessItsOffsetButNotItsFireTimes() {
+        // 20 s ahead: it ran item 0 of the fire at 11 s from 11.01 s to 11.31 s, lost its session at 12 s, in true
+        // time.
+        Process ahead = new Process(
+                "a",
+                lines(List.of(
+                        "ready 29_500",
+                        "start 0 11000 31_010 NORMAL",
+                        "end 0 11000 31_010 31_310 NORMAL ok",
+                        "connection LOST 32_000")),
+                ALIVE,
+                List.of(),
+                List.of(),
+                20_000);
+
+        assertThat(DrillRecords.runs(ahead)).singleElement().satisfies(run -> {
+            assertThat(run.fireTime()).isEqualTo(at(11_000));
+            assertThat(run.start()).isEqualTo(11_010);
+            assertThat(run.end()).isEqualTo(11_310);
+            assertThat(run.active()).containsExactly(new Interval(11_010, 11_310));
+        });
+        assertThat(ahead.readyAt()).contains(9_500L);
+        assertThat(ahead.learnedAt(11_500, 20_000)).isEqualTo(12_000);
+    }
+
+    @Test
+    void comparesTheRunsOfProcessesWhoseClocksDisagreeInTrueTime() {
+        // 20 s behind: it prints 20 s less than the true time. Its run of the fire at 12 s starts at 11.2 s, true time,
+        // during the other's run of the fire at 11 s (a skewed clock runs fires early or late, never twice).
+        Process behind = new Process(
+                "b",
+                lines(List.of("start 0 12000 -8_800 NORMAL", "end 0 12000 -8_800 -8_500 NORMAL ok")),
+                ALIVE,
+                List.of(),
+                List.of(),
+                -20_000);
+        Judgement judgement = judge(
+                process(
+                        "a",
+                        ALIVE,
+                        lines(List.of("start 0 11000 11_010 NORMAL", "end 0 11000 11_010 11_310 NORMAL ok"))),
+                behind);
+
+        assertThat(judgement.crossFireOverlaps()).singleElement().asString().startsWith("item 0");
+        assertThat(judgement.doubled()).isEmpty();
+    }
+
     private static Judgement judge(Process... processes) {
         // The fault ended at 11.15 s.
         return DrillRecords.judge(List.of(processes), WINDOW, 11_150);
