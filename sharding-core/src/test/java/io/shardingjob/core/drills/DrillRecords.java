@@ -42,6 +42,13 @@ final class DrillRecords {
      */
     static final long END_RECORDED_WITHIN_MILLIS = 1_000;
 
+    /**
+     * How long after a partition began a run may still start that the leader let start before it: what was already
+     * past the cut (a commit on its way to a follower, an answer on its way to the worker) still arrives, and the
+     * worker's start line follows it. A run that starts later than this in a partition excuses nothing.
+     */
+    static final long START_IN_FLIGHT_MILLIS = 500;
+
     private DrillRecords() {}
 
     /** From {@code from} (inclusive) to {@code to} (exclusive), in epoch milliseconds. */
@@ -419,14 +426,14 @@ final class DrillRecords {
         if (from < ended) {
             active.add(new Interval(from, ended));
         }
-        // A partition that began while it ran, or before its end was written, cuts it; one it started in does not
-        // excuse a re-run. So does a freeze before its end was written. (A process's end is no such fault: a graceful
-        // stop writes its ends before it exits.)
+        // A partition that began while it ran, or before its end was written, cuts it; one it started in (later than
+        // what was in flight) does not excuse a re-run. So does a freeze before its end was written. (A process's end
+        // is no such fault: a graceful stop writes its ends before it exits.)
         long recordedBy =
                 outcome == Outcome.OK || outcome == Outcome.FAILED ? ended + END_RECORDED_WITHIN_MILLIS : ended;
         for (Interval cut : process.cutOff()) {
-            if (cut.from() >= started && cut.from() < recordedBy) {
-                cutAt = Math.min(cutAt, cut.from());
+            if (cut.from() + START_IN_FLIGHT_MILLIS >= started && cut.from() < recordedBy) {
+                cutAt = Math.min(cutAt, Math.max(cut.from(), started));
             }
         }
         for (Interval freeze : process.freezes()) {

@@ -340,6 +340,25 @@ class DrillRecordsTest {
     }
 
     @Test
+    void excusesTheReRunOfARunWhoseStartTheLeaderLetThroughJustBeforeThePartitionButNotOfOneStartedWellInIt() {
+        Process cut = new Process(
+                "a",
+                lines(
+                        List.of("start 0 11000 11_102 MISFIRE", "end 0 11000 11_102 12_600 MISFIRE ok"),
+                        List.of("start 1 11000 11_900 MISFIRE", "end 1 11000 11_900 13_400 MISFIRE ok")),
+                ALIVE,
+                List.of(),
+                List.of(new Interval(11_100, 23_000)));
+        Judgement judgement =
+                judge(cut, process("b", ALIVE, lines(failover(0, 11_000, 16_300), failover(1, 11_000, 16_300))));
+
+        // Item 0's start line came 2 ms after the cut: its start was on its way through it.
+        assertThat(judgement.excused()).contains(new Slot(0, at(11_000)));
+        // Item 1 started 800 ms into the partition: no start can be let through so late.
+        assertThat(judgement.excused()).doesNotContain(new Slot(1, at(11_000)));
+    }
+
+    @Test
     void withFailoverOffCountsASlotWhoseOnlyRunWasCutAsAbandonedNotUnfinished() {
         List<Process> processes = List.of(
                 process("a", 11_150, lines(run(0, 10_000), List.of("start 0 11000 11_010 NORMAL"))),
