@@ -58,25 +58,37 @@ final class AuditWork {
         this.executor = executor;
     }
 
-    /** Starts the work of each item, oldest fire first, under the session the audit saw. */
-    void start(Map<Integer, List<Step>> work, long session) {
+    /**
+     * Starts the work of each item, oldest fire first, under the session the audit saw.
+     *
+     * @param reserved the items the audit found reserved for it (see {@link LocalExecutions#endRun}): their work runs
+     *     under that reservation, before any newer fire of the item
+     */
+    void start(Map<Integer, List<Step>> work, long session, Map<Integer, LocalExecutions.Execution> reserved) {
         work.forEach((item, steps) -> {
             steps.sort((left, right) -> left.fireTime().compareTo(right.fireTime()));
-            onExecutor(() -> runSteps(item, steps, 0, session));
+            LocalExecutions.Execution held = reserved.get(item);
+            onExecutor(() -> runSteps(item, steps, 0, session, held));
         });
     }
 
     /**
      * Runs the work of one item from step {@code index}, oldest fire first, on the item executor: each step once the
      * previous one's end is recorded, and its claim once ZooKeeper answered, without a thread waiting in between.
+     *
+     * @param reservation the item's reservation this work already holds, or null to reserve it now
      */
-    private void runSteps(int item, List<Step> steps, int index, long session) {
+    private void runSteps(
+            int item, List<Step> steps, int index, long session, LocalExecutions.@Nullable Execution reservation) {
         if (index >= steps.size() || !runtime.isAvailable() || runtime.sessionId() != session) {
+            if (reservation != null) {
+                release(item, reservation);
+            }
             return;
         }
         Step step = steps.get(index);
-        LocalExecutions.Execution reservation = local.reserve(item);
-        if (reservation == null) {
+        LocalExecutions.Execution reserved = reservation != null ? reservation : local.reserveForAudit(item);
+        if (reserved == null) {
             // A fire runs the item here now: this audit's work waits for the next audit, which its end triggers.
             local.missedWhileBusy(item);
             return;
@@ -92,16 +104,23 @@ final class AuditWork {
                                 Answers.cause(failure).toString());
                     }
                     if (owned == null) {
-                        local.finish(item, reservation);
-                        runSteps(item, steps, index + 1, session);
+                        // Kept for the next step: freed in between, the item's next fire could take it first.
+                        runSteps(item, steps, index + 1, session, reserved);
                         return;
                     }
                     foldInto(step);
                     local.claimed(owned);
-                    runner.runClaimedHere(job, owned, reservation, step.origin())
-                            .whenComplete(
-                                    (ended, error) -> onExecutor(() -> runSteps(item, steps, index + 1, session)));
+                    runner.runClaimedHere(job, owned, reserved, step.origin())
+                            .whenComplete((ended, error) ->
+                                    onExecutor(() -> runSteps(item, steps, index + 1, session, null)));
                 }));
+    }
+
+    /** Frees a reservation no step ran under, or keeps it for the audit a fire that found it busy meanwhile owes. */
+    private void release(int item, LocalExecutions.Execution reservation) {
+        if (local.endRun(item, reservation)) {
+            runtime.requestAudit();
+        }
     }
 
     private void onExecutor(Runnable task) {

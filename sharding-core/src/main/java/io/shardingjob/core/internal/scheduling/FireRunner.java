@@ -252,8 +252,7 @@ final class FireRunner {
             Thread.interrupted();
             Runnable release = () -> {
                 local.settled(claim);
-                local.finish(item, reservation);
-                if (local.takeMissedWhileBusy(item)) {
+                if (local.endRun(item, reservation)) {
                     runtime.requestAudit();
                 }
             };

@@ -74,6 +74,8 @@ final class GracefulClose {
      */
     void run() {
         announceLeaving();
+        // No audit comes any more to run what they were kept for: the items' next owners make it up.
+        executions.releaseAllHeld();
         if (!executions.awaitIdle(shutdownGracePeriod)) {
             log.warn(
                     "Job {}: items {} still running after the {} ms grace period; interrupting them, and releasing"

@@ -127,7 +127,8 @@ final class LedgerAudit {
                             }
                             Pass pass = new Pass();
                             return (read != null ? CompletableFuture.completedFuture(read) : ledger.overviewAsync())
-                                    .thenComposeAsync(pass::recordDue, loop);
+                                    .thenComposeAsync(pass::recordDue, loop)
+                                    .whenComplete((done, failure) -> pass.releaseUnused());
                         },
                         loop);
     }
@@ -166,6 +167,9 @@ final class LedgerAudit {
         private final Map<Instant, FireOrigin> origins = new HashMap<>();
 
         private final List<Claim> claims = new ArrayList<>();
+
+        /** Items kept reserved for this audit when their run ended (see {@link LocalExecutions#endRun}). */
+        private final Map<Integer, LocalExecutions.Execution> held = local.heldForAudit();
 
         Pass() {
             owned.removeAll(runtime.disabledItems());
@@ -297,7 +301,23 @@ final class LedgerAudit {
             }
             planMakeUps(elsewhere, steps, writes);
             return CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new))
-                    .thenRun(() -> work.start(steps, session));
+                    .thenRun(() -> work.start(steps, session, takeHeld(steps.keySet())));
+        }
+
+        /** The reservations held for this audit of the items it found work for: that work runs under them. */
+        private Map<Integer, LocalExecutions.Execution> takeHeld(Set<Integer> items) {
+            Map<Integer, LocalExecutions.Execution> taken = new HashMap<>();
+            held.forEach((item, reservation) -> {
+                if (items.contains(item) && local.takeHeld(item, reservation)) {
+                    taken.put(item, reservation);
+                }
+            });
+            return taken;
+        }
+
+        /** Frees the items held for this audit that it found no work for (or could not look at). */
+        void releaseUnused() {
+            local.releaseHeld(held);
         }
 
         private FireOrigin originOf(Instant fireTime) {
@@ -325,7 +345,8 @@ final class LedgerAudit {
             Set<Integer> candidates = new HashSet<>(assignment.itemsOf(me));
             candidates.removeAll(elsewhere);
             for (int busy : local.runningItems()) {
-                if (candidates.remove(busy)) {
+                // An item held for this audit is busy only with the work this audit is about to give it.
+                if (!held.containsKey(busy) && candidates.remove(busy)) {
                     // Looked at again when its run here ends, not at the next periodic audit.
                     local.missedWhileBusy(busy);
                 }

@@ -56,6 +56,12 @@ final class LocalExecutions {
 
     private final Set<Integer> missedWhileBusy = ConcurrentHashMap.newKeySet();
 
+    /**
+     * Items whose run here ended after a fire (or an audit) found them busy: still reserved, for the audit that makes
+     * that fire up; guarded by this (each entry is also in {@code running}).
+     */
+    private final Map<Integer, Execution> heldForAudit = new HashMap<>();
+
     /** Claims this session created ahead for fires it has not been told of yet, by fire and item; guarded by this. */
     private final NavigableMap<Instant, Map<Integer, Claim>> ahead = new TreeMap<>();
 
@@ -238,9 +244,60 @@ final class LocalExecutions {
         missedWhileBusy.add(item);
     }
 
-    /** Whether a fire or an audit found the item busy since its last end. */
-    boolean takeMissedWhileBusy(int item) {
-        return missedWhileBusy.remove(item);
+    /**
+     * Ends a run's reservation. An item a fire or an audit found busy meanwhile is not freed but kept reserved for the
+     * audit that makes that fire up: freed, it would go first to the item's next fire, whose trigger reserves it at once
+     * while the audit still reads the ledger, and with a full pool the make-up (or this session's own claim left to the
+     * audit) would lose that race fire after fire. Work owed first runs first.
+     *
+     * @return whether the item's audit is owed: the caller asks for one
+     */
+    boolean endRun(int item, Execution reservation) {
+        boolean owed = missedWhileBusy.remove(item);
+        synchronized (this) {
+            if (owed && !reservation.abandoned) {
+                Execution held = new Execution();
+                if (running.replace(item, reservation, held)) {
+                    heldForAudit.put(item, held);
+                    return true;
+                }
+            }
+        }
+        finish(item, reservation);
+        return owed;
+    }
+
+    /** The reservations held for the audit now (see {@link #endRun}), as an audit saw them when it began. */
+    synchronized Map<Integer, Execution> heldForAudit() {
+        return Map.copyOf(heldForAudit);
+    }
+
+    /** Takes the reservation held for the audit, if it still is: the audit's work for the item runs under it. */
+    synchronized boolean takeHeld(int item, Execution held) {
+        return heldForAudit.remove(item, held);
+    }
+
+    /**
+     * Reserves the item for the audit's work: the reservation held for the audit if there is one, otherwise a new one;
+     * null if a run has it.
+     */
+    synchronized @Nullable Execution reserveForAudit(int item) {
+        Execution held = heldForAudit.remove(item);
+        return held != null ? held : reserve(item);
+    }
+
+    /** Frees the reservations an audit saw held and did not use: it found no work for those items. */
+    void releaseHeld(Map<Integer, Execution> seen) {
+        seen.forEach((item, held) -> {
+            if (takeHeld(item, held)) {
+                finish(item, held);
+            }
+        });
+    }
+
+    /** Frees every reservation held for the audit: this instance stops, and no audit comes any more. */
+    void releaseAllHeld() {
+        releaseHeld(heldForAudit());
     }
 
     /**
@@ -375,6 +432,9 @@ final class LocalExecutions {
      * next owner.
      */
     void abandonAll() {
+        synchronized (this) {
+            heldForAudit.clear();
+        }
         running.forEach((item, execution) -> {
             synchronized (execution) {
                 execution.abandoned = true;

@@ -44,6 +44,82 @@ class LocalExecutionsTest {
     }
 
     @Test
+    void anItemAFireFoundBusyStaysReservedForTheAuditWhenItsRunEndsSoThatNoNewerFireTakesItFirst() {
+        LocalExecutions.Execution run = local.reserve(1);
+        assertThat(local.reserve(1)).as("the next fire finds it busy").isNull();
+        local.missedWhileBusy(1);
+
+        assertThat(local.endRun(1, run)).as("an audit is owed").isTrue();
+
+        assertThat(local.reserve(1)).as("a newer fire, before the audit").isNull();
+        Map<Integer, LocalExecutions.Execution> held = local.heldForAudit();
+        assertThat(held).containsOnlyKeys(1);
+        LocalExecutions.Execution audit = local.reserveForAudit(1);
+        assertThat(audit).as("the audit's work runs under the held reservation").isSameAs(held.get(1));
+        assertThat(local.start(1, audit)).isTrue();
+        assertThat(local.endRun(1, audit)).as("nothing found it busy meanwhile").isFalse();
+        assertThat(local.reserve(1)).as("free again").isNotNull();
+    }
+
+    @Test
+    void anItemHeldForAnAuditThatFoundNoWorkForItIsFreed() {
+        LocalExecutions.Execution run = local.reserve(1);
+        local.missedWhileBusy(1);
+        local.endRun(1, run);
+        Map<Integer, LocalExecutions.Execution> seen = local.heldForAudit();
+
+        local.releaseHeld(seen);
+
+        assertThat(local.heldForAudit()).isEmpty();
+        assertThat(local.awaitIdle(Duration.ZERO)).isTrue();
+    }
+
+    @Test
+    void anAuditFreesOnlyTheHoldsItSawNotOnesMadeSince() {
+        LocalExecutions.Execution first = local.reserve(1);
+        local.missedWhileBusy(1);
+        local.endRun(1, first);
+        Map<Integer, LocalExecutions.Execution> seen = local.heldForAudit();
+        // An earlier audit's work took the hold, ran, and found the item busy again.
+        LocalExecutions.Execution work = local.reserveForAudit(1);
+        local.missedWhileBusy(1);
+        local.endRun(1, work);
+
+        local.releaseHeld(seen);
+
+        assertThat(local.heldForAudit())
+                .as("the newer hold waits for its own audit")
+                .containsOnlyKeys(1);
+        assertThat(local.reserve(1)).isNull();
+    }
+
+    @Test
+    void anAbandonedRunIsFreedAndNotHeldWhenItEnds() {
+        LocalExecutions.Execution run = local.reserve(1);
+        assertThat(local.start(1, run)).isTrue();
+        local.missedWhileBusy(1);
+        local.abandonAll();
+        Thread.interrupted();
+
+        assertThat(local.endRun(1, run)).isTrue();
+
+        assertThat(local.heldForAudit()).isEmpty();
+        assertThat(local.awaitIdle(Duration.ZERO)).isTrue();
+    }
+
+    @Test
+    void holdsForTheAuditAreDroppedWhenTheConnectionIsLost() {
+        LocalExecutions.Execution run = local.reserve(1);
+        local.missedWhileBusy(1);
+        local.endRun(1, run);
+
+        local.abandonAll();
+
+        assertThat(local.heldForAudit()).isEmpty();
+        assertThat(local.awaitIdle(Duration.ZERO)).isTrue();
+    }
+
+    @Test
     void anItemAnotherSessionStillRunsIsNotStartedHere() {
         local.audited(3, Set.of(2, 3), Map.of(2, runOfAnotherSession));
 
