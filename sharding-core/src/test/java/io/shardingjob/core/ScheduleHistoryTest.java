@@ -7,6 +7,7 @@ import io.shardingjob.core.config.FireSchedule;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.execution.ClaimState;
 import io.shardingjob.core.execution.ExecutionSource;
+import io.shardingjob.core.execution.ItemExecutor;
 import io.shardingjob.core.execution.ItemResult;
 import io.shardingjob.core.internal.config.ScheduleHistory;
 import io.shardingjob.core.internal.ledger.Claim;
@@ -17,6 +18,12 @@ import io.shardingjob.core.testing.SettableClock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.curator.framework.CuratorFramework;
 import org.junit.jupiter.api.Test;
 
@@ -116,6 +123,69 @@ class ScheduleHistoryTest extends JobInstanceTestSupport {
         assertThat(ScheduleHistory.decode(history).entries())
                 .extracting(entry -> entry.disabledItems().contains(1))
                 .containsExactly(false, true, false);
+    }
+
+    /**
+     * A fire that came due is due, whatever an operator does after it: a run of it still queued when the job is disabled
+     * does not start then, nor is it recorded as not run; it runs once the job is enabled again.
+     */
+    @Test
+    void aQueuedRunOfAFireThatCameDueBeforeTheJobWasDisabledRunsOnceTheJobIsEnabledAgain() throws Exception {
+        JobConfiguration job = job("queued", "* * * * * *", 2);
+        CountDownLatch firstStarted = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicInteger started = new AtomicInteger();
+        ExecutorService oneThread = Executors.newSingleThreadExecutor();
+        try {
+            ItemExecutor firstHolds = context -> {
+                // The first item to start holds the only thread: the other waits in its queue.
+                if (started.getAndIncrement() == 0) {
+                    firstStarted.countDown();
+                    release.await();
+                }
+            };
+            Instance only = start(
+                    "only",
+                    job,
+                    firstHolds,
+                    builder -> builder.clock(clock).schedule(CRON).job(firstHolds, oneThread));
+            await().atMost(WITHIN)
+                    .until(() ->
+                            only.coordinator().assignment().itemsByInstance().containsKey("only"));
+            FireLedger ledger = new FireLedger(only.client(), new JobNodes("queued"));
+            clock.advance(Duration.ofSeconds(1));
+            CompletableFuture<?> fire =
+                    CompletableFuture.runAsync(() -> only.coordinator().fire(ExecutionSource.NORMAL, at(1)));
+            assertThat(firstStarted.await(WITHIN.toSeconds(), TimeUnit.SECONDS)).isTrue();
+
+            clock.advance(Duration.ofMillis(500));
+            assertThat(only.coordinator().updateDisabled(true)).isTrue();
+            await().atMost(WITHIN)
+                    .until(() -> only.coordinator().configuration().disabled());
+            release.countDown();
+            fire.get(WITHIN.toSeconds(), TimeUnit.SECONDS);
+
+            // The queued run left its queue under the disabled job: handed on, neither run nor skipped.
+            assertThat(ledger.read(List.of(at(1))).get(0).claims().values())
+                    .extracting(Claim::state)
+                    .containsExactlyInAnyOrder(ClaimState.DONE, ClaimState.HANDED_ON);
+            assertThat(results(result -> result.fireTime().equals(at(1)))).hasSize(1);
+
+            clock.advance(Duration.ofSeconds(1));
+            assertThat(only.coordinator().updateDisabled(false)).isTrue();
+            await().atMost(WITHIN)
+                    .untilAsserted(() -> assertThat(
+                                    results(result -> result.fireTime().equals(at(1))))
+                            .hasSize(2)
+                            .extracting(result -> result.context().item())
+                            .containsExactlyInAnyOrder(0, 1));
+            assertThat(results(result -> result.fireTime().equals(at(1))))
+                    .extracting(ItemResult::source)
+                    .containsOnly(ExecutionSource.NORMAL);
+        } finally {
+            release.countDown();
+            oneThread.shutdownNow();
+        }
     }
 
     @Test

@@ -119,16 +119,22 @@ final class DrillRecords {
      * Slots an operator took out of the schedule: fires in {@code [from, to)} of {@code items} (every item when empty),
      * except those on a whole multiple of {@code keepEvery} seconds (a cron of every {@code keepEvery} seconds; 0 keeps
      * none). Their runs are not required; a run of one of them a period after {@code from} and a period before {@code
-     * to} is <em>undue</em>, since no schedule, cache or edge explains it.
+     * to} is <em>undue</em>, since no schedule, cache or edge explains it, unless {@code runsAllowed}: slots that were
+     * due when they fired and that a later change settled (the items beyond a lowered count), whose runs are neither
+     * required nor undue.
      */
-    record NotDue(long from, long to, Set<Integer> items, int keepEvery) {
+    record NotDue(long from, long to, Set<Integer> items, int keepEvery, boolean runsAllowed) {
+
+        NotDue(long from, long to, Set<Integer> items, int keepEvery) {
+            this(from, to, items, keepEvery, false);
+        }
 
         boolean covers(Slot slot) {
             return covers(slot, from, to);
         }
 
         boolean neverDue(Slot slot, Duration period) {
-            return covers(slot, from + period.toMillis(), to - period.toMillis());
+            return !runsAllowed && covers(slot, from + period.toMillis(), to - period.toMillis());
         }
 
         private boolean covers(Slot slot, long since, long until) {

@@ -419,6 +419,30 @@ class DrillRecordsTest {
     }
 
     @Test
+    void leavesOutTheEarlierSlotsALoweredCountSettledWithoutCallingTheirRunsUndue() {
+        Window window = new Window(
+                at(10_000),
+                at(14_000),
+                Duration.ofSeconds(1),
+                2,
+                List.of(),
+                // The count lowered from 2 to 1 at 12.5 s: item 1 of the fires from 10.5 s on was settled by it.
+                List.of(
+                        new NotDue(12_500, Long.MAX_VALUE, Set.of(1), 0),
+                        new NotDue(10_500, 12_500, Set.of(1), 0, true)));
+        List<Process> processes = List.of(
+                process("a", ALIVE, lines(run(0, 10_000), run(0, 11_000), run(0, 12_000), run(0, 13_000))),
+                // Item 1 ran at 11 s; its fire at 12 s was still queued when the count was lowered.
+                process("b", ALIVE, lines(run(1, 10_000), run(1, 11_000))));
+
+        Judgement judgement = DrillRecords.judge(processes, window, 11_150, Rules.DEFAULT);
+
+        assertThat(judgement.slots()).isEqualTo(5);
+        assertThat(judgement.missed()).isEmpty();
+        assertThat(judgement.undue()).isEmpty();
+    }
+
+    @Test
     void countsAMissedItemOfAnOperatorsFire() {
         Window window = new Window(at(10_000), at(12_000), Duration.ofSeconds(1), 1, List.of(at(11_500)), List.of());
 

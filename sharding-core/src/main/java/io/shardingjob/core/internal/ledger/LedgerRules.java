@@ -215,9 +215,12 @@ public final class LedgerRules {
          * RunStart}), which fails if the claim was taken over meanwhile and proves the session live.
          */
         RUN,
-        /** Records it as not run: the item or the whole job is disabled now. */
+        /** Records it as not run: its item-fire is not due (see {@link DueRule}). */
         SKIP,
-        /** Gives it up for the item's owner to take over: the item is no longer this instance's. */
+        /**
+         * Gives it up for the item's owner to take over: the item is no longer this instance's, or it is disabled now
+         * though its fire was due (its owner runs it once enabled).
+         */
         RELEASE,
         /**
          * Leaves it to this instance's audit, as any claim of its own it is not running: the item is busy here or run by
@@ -235,6 +238,7 @@ public final class LedgerRules {
      * @param owned the items this instance owns now, none when it is disabled
      * @param disabledItems the items disabled now
      * @param startable whether the item is neither busy here nor run by another live session
+     * @param due whether the claim's item-fire is due by the schedule history ({@link DueRule#isDue(Slot)})
      */
     public static AheadFate atFire(
             Claim ahead,
@@ -243,14 +247,15 @@ public final class LedgerRules {
             boolean jobDisabled,
             Set<Integer> owned,
             Set<Integer> disabledItems,
-            boolean startable) {
+            boolean startable,
+            boolean due) {
         if (!connected || ahead.sessionId() != sessionId) {
             return AheadFate.AUDIT;
         }
-        if (jobDisabled || disabledItems.contains(ahead.item())) {
+        if (!due) {
             return AheadFate.SKIP;
         }
-        if (!owned.contains(ahead.item())) {
+        if (jobDisabled || disabledItems.contains(ahead.item()) || !owned.contains(ahead.item())) {
             return AheadFate.RELEASE;
         }
         if (!startable) {

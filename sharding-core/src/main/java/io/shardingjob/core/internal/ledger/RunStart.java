@@ -2,6 +2,7 @@ package io.shardingjob.core.internal.ledger;
 
 import io.shardingjob.core.execution.ClaimState;
 import java.util.Set;
+import java.util.function.Predicate;
 
 /**
  * Whether a run may start, decided once, at the moment it leaves a queue: every path that starts a run (a fire, a
@@ -11,8 +12,10 @@ import java.util.Set;
  * <p>A run the rule lets start still begins with its start write ({@link Claim#startedAt}): a versioned write that
  * fails once the claim was taken over and that only the ensemble's leader answers, so the run starts only on a session
  * the leader's side vouched for a moment ago. A run the rule refuses never starts: its claim is given up for the item's
- * owner ({@code HANDED_ON}, the fire's own run whoever runs it) or recorded {@code SKIPPED} when the item or the job is
- * disabled.
+ * owner ({@code HANDED_ON}, the fire's own run whoever runs it), or recorded {@code SKIPPED} when its item-fire was not
+ * due ({@link DueRule}: an operator took it out of the schedule before its fire). An operator's change after the fire
+ * does not undo it: a run of a due fire that waited while its job or item was disabled is handed on, and its owner runs
+ * it once enabled again, as any fire its item missed while enabled.
  */
 public final class RunStart {
 
@@ -24,7 +27,7 @@ public final class RunStart {
         START,
         /** Give the claim up unstarted: the item's owner runs it as the fire's own run. */
         GIVE_UP,
-        /** Record it as not run: the item or the job is disabled. */
+        /** Record it as not run: its item-fire was not due. */
         SKIP
     }
 
@@ -39,6 +42,7 @@ public final class RunStart {
      * @param contested owned items another session may still run as far as this instance's audits know: one an audit
      *     saw running there, or one no audit cleared since it came here (only the item asked about need be listed)
      * @param disabledItems the items disabled now
+     * @param due whether an item-fire was due, by the job's schedule history ({@link DueRule#isDue(LedgerRules.Slot)})
      */
     public record Here(
             long sessionId,
@@ -47,7 +51,8 @@ public final class RunStart {
             boolean instanceDisabled,
             Set<Integer> owned,
             Set<Integer> contested,
-            Set<Integer> disabledItems) {}
+            Set<Integer> disabledItems,
+            Predicate<LedgerRules.Slot> due) {}
 
     /**
      * The verdict for a queued run of {@code claim}.
@@ -58,8 +63,13 @@ public final class RunStart {
         if (abandoned || !here.available() || claim.sessionId() != here.sessionId()) {
             return Verdict.GIVE_UP;
         }
-        if (here.jobDisabled() || here.disabledItems().contains(claim.item())) {
+        if (!here.due().test(new LedgerRules.Slot(claim.item(), claim.fireTime()))) {
+            // Disabled at its fire, or beyond a count lowered since: no owner is to run it, now or later.
             return Verdict.SKIP;
+        }
+        if (here.jobDisabled() || here.disabledItems().contains(claim.item())) {
+            // Due, and disabled since it was queued: not now, but by its owner once enabled, as a fire missed then.
+            return Verdict.GIVE_UP;
         }
         if (here.instanceDisabled() || !here.owned().contains(claim.item())) {
             // The item moved while the run waited: its owner now runs it, never two instances at once.

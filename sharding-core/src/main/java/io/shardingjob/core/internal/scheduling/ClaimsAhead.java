@@ -6,6 +6,8 @@ import io.shardingjob.core.execution.ClaimState;
 import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.internal.ledger.Claim;
 import io.shardingjob.core.internal.ledger.ClaimCommits;
+import io.shardingjob.core.internal.ledger.DueFires;
+import io.shardingjob.core.internal.ledger.DueRule;
 import io.shardingjob.core.internal.ledger.FireLedger;
 import io.shardingjob.core.internal.ledger.FireNodes;
 import io.shardingjob.core.internal.ledger.LedgerRules;
@@ -56,11 +58,15 @@ final class ClaimsAhead implements ClaimCommits.Ahead {
 
     private final FireSchedule schedule;
 
-    ClaimsAhead(JobRuntime runtime, FireLedger ledger, LocalExecutions local, FireSchedule schedule) {
+    private final DueFires dueFires;
+
+    ClaimsAhead(
+            JobRuntime runtime, FireLedger ledger, LocalExecutions local, FireSchedule schedule, DueFires dueFires) {
         this.runtime = runtime;
         this.ledger = ledger;
         this.local = local;
         this.schedule = schedule;
+        this.dueFires = dueFires;
     }
 
     @Override
@@ -146,7 +152,9 @@ final class ClaimsAhead implements ClaimCommits.Ahead {
                 runtime.isAvailable(),
                 runtime.configuration().disabled(),
                 runtime.disabledInstances().contains(me) ? Set.of() : Set.copyOf(assignment.itemsOf(me)),
-                Set.copyOf(runtime.disabledItems()));
+                Set.copyOf(runtime.disabledItems()),
+                dueFires.rule(),
+                runtime.now());
     }
 
     /** What becomes of claims made ahead, by {@link LedgerRules#atFire}, the rule every look at them uses. */
@@ -162,17 +170,25 @@ final class ClaimsAhead implements ClaimCommits.Ahead {
 
         private final Set<Integer> disabledItems;
 
+        private final DueRule due;
+
+        private final Instant now;
+
         private Verdicts(
                 long sessionId,
                 boolean connected,
                 boolean jobDisabled,
                 Set<Integer> owned,
-                Set<Integer> disabledItems) {
+                Set<Integer> disabledItems,
+                DueRule due,
+                Instant now) {
             this.sessionId = sessionId;
             this.connected = connected;
             this.jobDisabled = jobDisabled;
             this.owned = owned;
             this.disabledItems = disabledItems;
+            this.due = due;
+            this.now = now;
         }
 
         /**
@@ -181,7 +197,18 @@ final class ClaimsAhead implements ClaimCommits.Ahead {
          * @param startable whether the item is neither busy here nor run by another live session
          */
         AheadFate atFire(Claim claim, boolean startable) {
-            return LedgerRules.atFire(claim, sessionId, connected, jobDisabled, owned, disabledItems, startable);
+            return LedgerRules.atFire(
+                    claim, sessionId, connected, jobDisabled, owned, disabledItems, startable, isDue(claim));
+        }
+
+        /**
+         * Whether the claim's item-fire is due: by the schedule history, and for a fire still to come by the job's
+         * state now too, which a change reaches a moment before its entry in the history does.
+         */
+        private boolean isDue(Claim claim) {
+            boolean toCome = claim.fireTime().isAfter(now);
+            return due.isDue(claim.fireTime(), claim.item())
+                    && !(toCome && (jobDisabled || disabledItems.contains(claim.item())));
         }
 
         /** Hands on claims made ahead for a fire that runs nothing here, as the rule says for items it cannot start. */

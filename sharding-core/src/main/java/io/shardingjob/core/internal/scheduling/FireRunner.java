@@ -12,6 +12,7 @@ import io.shardingjob.core.execution.ShardingContext;
 import io.shardingjob.core.internal.ledger.AssignmentGuard;
 import io.shardingjob.core.internal.ledger.Claim;
 import io.shardingjob.core.internal.ledger.ClaimCommits;
+import io.shardingjob.core.internal.ledger.DueFires;
 import io.shardingjob.core.internal.ledger.FireLedger;
 import io.shardingjob.core.internal.ledger.FireOrigin;
 import io.shardingjob.core.internal.ledger.RunStart;
@@ -59,6 +60,8 @@ final class FireRunner {
 
     private final FireListener fireListener;
 
+    private final DueFires dueFires;
+
     FireRunner(
             JobRuntime runtime,
             FireLedger ledger,
@@ -67,8 +70,10 @@ final class FireRunner {
             ClaimsAhead ahead,
             ExecutionListener listener,
             FireListener fireListener,
-            MisfireReports misfires) {
+            MisfireReports misfires,
+            DueFires dueFires) {
         this.runtime = runtime;
+        this.dueFires = dueFires;
         this.ledger = ledger;
         this.commits = new ClaimCommits(ledger, commitExecutor, ahead);
         this.planner = new FirePlanner(runtime, ledger, local, ahead, misfires);
@@ -294,7 +299,8 @@ final class FireRunner {
                 runtime.disabledInstances().contains(me),
                 Set.copyOf(owned),
                 contested ? Set.of(item) : Set.of(),
-                Set.copyOf(runtime.disabledItems()));
+                Set.copyOf(runtime.disabledItems()),
+                dueFires.rule()::isDue);
     }
 
     /**

@@ -88,10 +88,6 @@ record JobParts(
         LocalExecutions executions = new LocalExecutions();
         // Claim writes drain on the coordination scheduler, on which nothing waits for a claim write (fires and items
         // run elsewhere), so a drain never waits behind a thread that waits for it.
-        ClaimsAhead ahead = new ClaimsAhead(runtime, ledger, executions, settings.schedule());
-        MisfireReports misfires = new MisfireReports(local.name(), settings.misfireListener());
-        FireRunner fireRunner = new FireRunner(
-                runtime, ledger, scheduler, executions, ahead, settings.listener(), settings.fireListener(), misfires);
         DueFires dueFires = new DueFires(
                 ledger,
                 settings.schedule(),
@@ -99,6 +95,18 @@ record JobParts(
                 executions::seenFires,
                 configurations::history,
                 runtime::disabledItems);
+        ClaimsAhead ahead = new ClaimsAhead(runtime, ledger, executions, settings.schedule(), dueFires);
+        MisfireReports misfires = new MisfireReports(local.name(), settings.misfireListener());
+        FireRunner fireRunner = new FireRunner(
+                runtime,
+                ledger,
+                scheduler,
+                executions,
+                ahead,
+                settings.listener(),
+                settings.fireListener(),
+                misfires,
+                dueFires);
         LedgerAudit audit = new LedgerAudit(
                 runtime,
                 ledger,

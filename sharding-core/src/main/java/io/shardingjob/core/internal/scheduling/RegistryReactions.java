@@ -75,9 +75,11 @@ final class RegistryReactions {
         }
         if ((nodes.assignment().equals(path)
                         && !audits.hasAudited(runtime.assignment().epoch()))
-                || (path != null && path.startsWith(nodes.instances() + "/") && !cache.exists(path))) {
+                || (path != null && path.startsWith(nodes.instances() + "/") && !cache.exists(path))
+                || nodes.history().equals(path)) {
             // A new assignment may give this instance items whose earlier fires were left undone, and an instance that
-            // went away may have left claims of items this instance owns already.
+            // went away may have left claims of items this instance owns already. An operator's change (the history
+            // records each) may have enabled a job or item whose due fires wait to be made up.
             audits.soon();
         }
         if (nodes.disabledInstance(instanceId).equals(path)) {

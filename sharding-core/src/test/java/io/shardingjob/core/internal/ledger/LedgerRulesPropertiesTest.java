@@ -248,7 +248,7 @@ class LedgerRulesPropertiesTest {
                     Claim claim = worker.ahead.remove(slot);
                     boolean startable = worker.running.stream().noneMatch(other -> other.item() == slot.item());
                     switch (LedgerRules.atFire(
-                            claim, worker.session, worker.alive, false, owned, Set.of(), startable)) {
+                            claim, worker.session, worker.alive, false, owned, Set.of(), startable, true)) {
                         case RUN -> {
                             // The start is written at the version made ahead: refused once the claim was taken over.
                             ModelClaim stored = ledger.get(slot);

@@ -240,8 +240,20 @@ class LedgerRulesTest {
             Set<Integer> owned,
             Set<Integer> disabledItems,
             boolean startable) {
+        // Due unless an operator took the item-fire out before its fire, as the schedule history would say.
+        return atFire(claimSession, connected, jobDisabled, owned, disabledItems, startable, true);
+    }
+
+    private static LedgerRules.AheadFate atFire(
+            long claimSession,
+            boolean connected,
+            boolean jobDisabled,
+            Set<Integer> owned,
+            Set<Integer> disabledItems,
+            boolean startable,
+            boolean due) {
         Claim ahead = claim(2, 9, claimSession, ClaimState.RESERVED);
-        return LedgerRules.atFire(ahead, 5, connected, jobDisabled, owned, disabledItems, startable);
+        return LedgerRules.atFire(ahead, 5, connected, jobDisabled, owned, disabledItems, startable, due);
     }
 
     @Test
@@ -255,9 +267,16 @@ class LedgerRulesTest {
     }
 
     @Test
-    void aClaimMadeAheadForADisabledItemOrJobIsRecordedAsSkipped() {
-        assertThat(atFire(5, true, false, Set.of(2), Set.of(2), true)).isEqualTo(LedgerRules.AheadFate.SKIP);
-        assertThat(atFire(5, true, true, Set.of(2), Set.of(), true)).isEqualTo(LedgerRules.AheadFate.SKIP);
+    void aClaimMadeAheadForAFireThatWasNotDueIsRecordedAsSkipped() {
+        assertThat(atFire(5, true, false, Set.of(2), Set.of(2), true, false)).isEqualTo(LedgerRules.AheadFate.SKIP);
+        assertThat(atFire(5, true, true, Set.of(2), Set.of(), true, false)).isEqualTo(LedgerRules.AheadFate.SKIP);
+        assertThat(atFire(5, true, false, Set.of(2), Set.of(), true, false)).isEqualTo(LedgerRules.AheadFate.SKIP);
+    }
+
+    @Test
+    void aClaimMadeAheadForADueFireWhoseItemOrJobWasDisabledSinceIsHandedOnForItsOwnerToRunOnceEnabled() {
+        assertThat(atFire(5, true, false, Set.of(2), Set.of(2), true, true)).isEqualTo(LedgerRules.AheadFate.RELEASE);
+        assertThat(atFire(5, true, true, Set.of(2), Set.of(), true, true)).isEqualTo(LedgerRules.AheadFate.RELEASE);
     }
 
     @Test

@@ -8,6 +8,7 @@ import io.shardingjob.core.internal.ledger.RunStart.Here;
 import io.shardingjob.core.internal.ledger.RunStart.Verdict;
 import java.time.Instant;
 import java.util.Set;
+import java.util.function.Predicate;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
@@ -37,16 +38,28 @@ class RunStartTest {
             Set<Integer> owned,
             Set<Integer> contested,
             Set<Integer> off) {
-        return new Here(SESSION, available, jobDisabled, instanceDisabled, owned, contested, off);
+        return here(available, jobDisabled, instanceDisabled, owned, contested, off, slot -> true);
     }
 
+    private static Here here(
+            boolean available,
+            boolean jobDisabled,
+            boolean instanceDisabled,
+            Set<Integer> owned,
+            Set<Integer> contested,
+            Set<Integer> off,
+            Predicate<LedgerRules.Slot> due) {
+        return new Here(SESSION, available, jobDisabled, instanceDisabled, owned, contested, off, due);
+    }
+
+    /** Of a due item-fire: one whose job or item was disabled after it was queued waits for its owner, once enabled. */
     @ParameterizedTest(name = "abandoned={0} available={1} jobOff={2} instanceOff={3} owned={4} itemOff={5} -> {6}")
     @CsvSource({
         "false, true,  false, false, true,  false, START",
         "true,  true,  false, false, true,  false, GIVE_UP",
         "false, false, false, false, true,  false, GIVE_UP",
-        "false, true,  true,  false, true,  false, SKIP",
-        "false, true,  false, false, true,  true,  SKIP",
+        "false, true,  true,  false, true,  false, GIVE_UP",
+        "false, true,  false, false, true,  true,  GIVE_UP",
         "false, true,  false, true,  true,  false, GIVE_UP",
         "false, true,  false, false, false, false, GIVE_UP",
         "true,  false, true,  true,  false, true,  GIVE_UP",
@@ -67,6 +80,24 @@ class RunStartTest {
                 itemDisabled ? Set.of(2) : Set.of());
 
         assertThat(RunStart.decide(reserved(2, SESSION), abandoned, here)).isEqualTo(expected);
+    }
+
+    @Test
+    void aRunOfAnItemFireThatWasNotDueIsRecordedAsNotRunWhateverHoldsNow() {
+        Predicate<LedgerRules.Slot> notDue = slot -> false;
+
+        assertThat(RunStart.decide(
+                        reserved(2, SESSION), false, here(true, false, false, Set.of(2), Set.of(), Set.of(), notDue)))
+                .as("disabled at its fire, enabled since")
+                .isEqualTo(Verdict.SKIP);
+        assertThat(RunStart.decide(
+                        reserved(2, SESSION), false, here(true, false, false, Set.of(1), Set.of(), Set.of(), notDue)))
+                .as("beyond a lowered count, owned by nobody")
+                .isEqualTo(Verdict.SKIP);
+        assertThat(RunStart.decide(
+                        reserved(2, SESSION), true, here(true, false, false, Set.of(2), Set.of(), Set.of(), notDue)))
+                .as("abandoned: its session may not write it")
+                .isEqualTo(Verdict.GIVE_UP);
     }
 
     @Test
@@ -119,19 +150,22 @@ class RunStartTest {
             @ForAll @IntRange(min = 0, max = 3) int ownedItem,
             @ForAll @IntRange(min = 0, max = 4) int disabledItem,
             @ForAll @IntRange(min = 0, max = 4) int contestedItem,
-            @ForAll @IntRange(min = 5, max = 8) long claimSession) {
+            @ForAll @IntRange(min = 5, max = 8) long claimSession,
+            @ForAll boolean due) {
         Here here = here(
                 available,
                 jobDisabled,
                 instanceDisabled,
                 Set.of(ownedItem),
                 Set.of(contestedItem),
-                Set.of(disabledItem));
+                Set.of(disabledItem),
+                slot -> due);
         Claim claim = reserved(item, claimSession);
 
         Verdict verdict = RunStart.decide(claim, abandoned, here);
 
         boolean allowed = !abandoned
+                && due
                 && available
                 && claimSession == SESSION
                 && !jobDisabled
@@ -141,8 +175,8 @@ class RunStartTest {
                 && item != disabledItem;
         assertThat(verdict == Verdict.START).isEqualTo(allowed);
         if (verdict == Verdict.SKIP) {
-            // Recorded as not run only for a disabled job or item, and only by its own available session.
-            assertThat(jobDisabled || item == disabledItem).isTrue();
+            // Recorded as not run only when it was not due, and only by its own available session.
+            assertThat(due).isFalse();
             assertThat(!abandoned && available && claimSession == SESSION).isTrue();
         }
     }
