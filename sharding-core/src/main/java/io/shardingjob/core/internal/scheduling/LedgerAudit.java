@@ -186,10 +186,9 @@ final class LedgerAudit {
             List<Instant> recorded = overview.fires().stream()
                     .filter(fireTime -> !fireTime.isAfter(now) && !fireTime.isBefore(due.start()))
                     .toList();
-            Set<Instant> fires = new TreeSet<>();
-            recorded.stream().filter(fireTime -> fireTime.isAfter(watermark)).forEach(fires::add);
-            // Passed with a claim still open (a run that outlived the retention): read as if after the watermark.
-            fires.addAll(overview.stillOpen());
+            // After the watermark, and the fires it passed with a claim still open (a run that outlived the retention).
+            Set<Instant> fires = new TreeSet<>(overview.toRead(now));
+            fires.removeIf(fireTime -> fireTime.isBefore(due.start()));
             // Due, but nobody claimed anything in them: recorded so that every owner's audit sees them.
             // The schedule's missed fires are the keeper's to record (before it moves the watermark past them): here a
             // scheduled fire may still wait in this instance's own queue of fires.
