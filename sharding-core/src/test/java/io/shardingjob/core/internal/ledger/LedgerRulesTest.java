@@ -239,17 +239,6 @@ class LedgerRulesTest {
             boolean jobDisabled,
             Set<Integer> owned,
             Set<Integer> disabledItems,
-            boolean startable) {
-        // Due unless an operator took the item-fire out before its fire, as the schedule history would say.
-        return atFire(claimSession, connected, jobDisabled, owned, disabledItems, startable, true);
-    }
-
-    private static LedgerRules.AheadFate atFire(
-            long claimSession,
-            boolean connected,
-            boolean jobDisabled,
-            Set<Integer> owned,
-            Set<Integer> disabledItems,
             boolean startable,
             boolean due) {
         Claim ahead = claim(2, 9, claimSession, ClaimState.RESERVED);
@@ -258,12 +247,12 @@ class LedgerRulesTest {
 
     @Test
     void aClaimMadeAheadRunsAtItsFireWithoutAskingWhileNothingChanged() {
-        assertThat(atFire(5, true, false, Set.of(2), Set.of(), true)).isEqualTo(LedgerRules.AheadFate.RUN);
+        assertThat(atFire(5, true, false, Set.of(2), Set.of(), true, true)).isEqualTo(LedgerRules.AheadFate.RUN);
     }
 
     @Test
     void aClaimMadeAheadForAnItemThatMovedAwayIsReleasedToItsNewOwner() {
-        assertThat(atFire(5, true, false, Set.of(0, 1), Set.of(), true)).isEqualTo(LedgerRules.AheadFate.RELEASE);
+        assertThat(atFire(5, true, false, Set.of(0, 1), Set.of(), true, true)).isEqualTo(LedgerRules.AheadFate.RELEASE);
     }
 
     @Test
@@ -281,8 +270,8 @@ class LedgerRulesTest {
 
     @Test
     void aClaimMadeAheadIsLeftToTheAuditWhenCutOffBusyOrOfAnEarlierSession() {
-        assertThat(atFire(5, false, false, Set.of(2), Set.of(), true)).isEqualTo(LedgerRules.AheadFate.AUDIT);
-        assertThat(atFire(5, true, false, Set.of(2), Set.of(), false)).isEqualTo(LedgerRules.AheadFate.AUDIT);
-        assertThat(atFire(4, true, false, Set.of(2), Set.of(), true)).isEqualTo(LedgerRules.AheadFate.AUDIT);
+        assertThat(atFire(5, false, false, Set.of(2), Set.of(), true, true)).isEqualTo(LedgerRules.AheadFate.AUDIT);
+        assertThat(atFire(5, true, false, Set.of(2), Set.of(), false, true)).isEqualTo(LedgerRules.AheadFate.AUDIT);
+        assertThat(atFire(4, true, false, Set.of(2), Set.of(), true, true)).isEqualTo(LedgerRules.AheadFate.AUDIT);
     }
 }

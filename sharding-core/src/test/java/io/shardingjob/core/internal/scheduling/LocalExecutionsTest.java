@@ -61,11 +61,16 @@ class LocalExecutionsTest {
         assertThat(local.reserve(1)).as("free again").isNotNull();
     }
 
+    /** A run of the item that a fire found busy, ended: the item is then held for the audit. */
+    private void heldAfterAFireFoundItBusy(int item) {
+        LocalExecutions.Execution run = local.reserve(item);
+        local.missedWhileBusy(item);
+        assertThat(local.endRun(item, run)).isTrue();
+    }
+
     @Test
     void anItemHeldForAnAuditThatFoundNoWorkForItIsFreed() {
-        LocalExecutions.Execution run = local.reserve(1);
-        local.missedWhileBusy(1);
-        local.endRun(1, run);
+        heldAfterAFireFoundItBusy(1);
         Map<Integer, LocalExecutions.Execution> seen = local.heldForAudit();
 
         local.releaseHeld(seen);
@@ -76,9 +81,7 @@ class LocalExecutionsTest {
 
     @Test
     void anAuditFreesOnlyTheHoldsItSawNotOnesMadeSince() {
-        LocalExecutions.Execution first = local.reserve(1);
-        local.missedWhileBusy(1);
-        local.endRun(1, first);
+        heldAfterAFireFoundItBusy(1);
         Map<Integer, LocalExecutions.Execution> seen = local.heldForAudit();
         // An earlier audit's work took the hold, ran, and found the item busy again.
         LocalExecutions.Execution work = local.reserveForAudit(1);
@@ -109,9 +112,7 @@ class LocalExecutionsTest {
 
     @Test
     void holdsForTheAuditAreDroppedWhenTheConnectionIsLost() {
-        LocalExecutions.Execution run = local.reserve(1);
-        local.missedWhileBusy(1);
-        local.endRun(1, run);
+        heldAfterAFireFoundItBusy(1);
 
         local.abandonAll();
 
