@@ -343,15 +343,21 @@ final class LedgerAudit {
             Set<Integer> disabledNow = new HashSet<>(runtime.disabledItems());
             Set<Integer> candidates = new HashSet<>(assignment.itemsOf(me));
             candidates.removeAll(elsewhere);
+            Set<Integer> busyHere = new HashSet<>();
             for (int busy : local.runningItems()) {
                 // An item held for this audit is busy only with the work this audit is about to give it.
                 if (!held.containsKey(busy) && candidates.remove(busy)) {
-                    // Looked at again when its run here ends, not at the next periodic audit.
-                    local.missedWhileBusy(busy);
+                    busyHere.add(busy);
                 }
             }
             Set<Instant> manual = new HashSet<>();
             views.stream().filter(view -> view.origin().manual()).forEach(view -> manual.add(view.fireTime()));
+            // A busy item with fires to make up is looked at again when its run here ends (and kept for that audit,
+            // see LocalExecutions#endRun); one with none is left free for its next fire.
+            LedgerRules.makeUps(claimed, busyHere, policy(config), Instant.MAX, horizon, manual, due::isDue)
+                    .withoutMissedOf(disabledNow)
+                    .run()
+                    .forEach(owed -> local.missedWhileBusy(owed.item()));
             MakeUpPlan plan = LedgerRules.makeUps(
                             claimed, candidates, policy(config), Instant.MAX, horizon, manual, due::isDue)
                     .withoutMissedOf(disabledNow);
