@@ -357,13 +357,15 @@ class FailoverTest extends FailoverTestSupport {
         // and b, the owner, runs it once; then this write loses, as it should.
         ledger.update(List.of(taken.with(ClaimState.DONE, now())));
         Instant next = fire.plusSeconds(1);
-        FireReport nextFire = b.coordinator().fire(ExecutionSource.NORMAL, next);
-        assertThat(nextFire.items()).contains(3);
+        b.coordinator().fire(ExecutionSource.NORMAL, next);
+        // Item 3 too, on time or, when an audit of b's still had it reserved for work it owed (see
+        // LocalExecutions#endRun), made up right after that work.
         await().atMost(WITHIN)
-                .untilAsserted(() -> assertThat(recorder.completedRuns(2))
-                        .filteredOn(run -> run.fireTime().equals(next))
-                        .singleElement()
-                        .satisfies(run -> assertThat(run.instance()).isEqualTo("b")));
+                .untilAsserted(() -> List.of(2, 3)
+                        .forEach(item -> assertThat(recorder.completedRuns(item))
+                                .filteredOn(run -> run.fireTime().equals(next))
+                                .singleElement()
+                                .satisfies(run -> assertThat(run.instance()).isEqualTo("b"))));
         assertThat(recorder.completedRuns(2))
                 .filteredOn(run -> run.fireTime().equals(fire))
                 .hasSizeLessThanOrEqualTo(1);
