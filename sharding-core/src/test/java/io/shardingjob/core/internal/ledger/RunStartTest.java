@@ -28,17 +28,7 @@ class RunStartTest {
 
     private static Here here(
             boolean available, boolean jobDisabled, boolean instanceDisabled, Set<Integer> owned, Set<Integer> off) {
-        return here(available, jobDisabled, instanceDisabled, owned, Set.of(), off);
-    }
-
-    private static Here here(
-            boolean available,
-            boolean jobDisabled,
-            boolean instanceDisabled,
-            Set<Integer> owned,
-            Set<Integer> contested,
-            Set<Integer> off) {
-        return here(available, jobDisabled, instanceDisabled, owned, contested, off, slot -> true);
+        return here(available, jobDisabled, instanceDisabled, owned, Set.of(), off, slot -> true);
     }
 
     private static Here here(
@@ -102,11 +92,13 @@ class RunStartTest {
 
     @Test
     void anOwnedItemNoAuditClearedIsHandedOnForTheAuditThatWaitsForItsOtherRun() {
-        Here contested = here(true, false, false, Set.of(2), Set.of(2), Set.of());
+        Here contested = here(true, false, false, Set.of(2), Set.of(2), Set.of(), slot -> true);
 
         assertThat(RunStart.decide(reserved(2, SESSION), false, contested)).isEqualTo(Verdict.GIVE_UP);
         assertThat(RunStart.decide(
-                        reserved(3, SESSION), false, here(true, false, false, Set.of(3), Set.of(2), Set.of())))
+                        reserved(3, SESSION),
+                        false,
+                        here(true, false, false, Set.of(3), Set.of(2), Set.of(), slot -> true)))
                 .isEqualTo(Verdict.START);
     }
 
