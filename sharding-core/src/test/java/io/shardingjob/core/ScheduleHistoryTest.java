@@ -282,6 +282,33 @@ class ScheduleHistoryTest extends JobInstanceTestSupport {
         assertThat(ledger.read(List.of(at(3))).get(0).claims()).isEmpty();
     }
 
+    @Test
+    void aJobDefinedAtRunTimeMakesUpItsFirstFiresThatCameDueBeforeAnyInstanceStartedIt() throws Exception {
+        JobDefinitions definitions = closeAfterTest(new JobDefinitions(newClient(), NO_LISTENER, clock));
+        clock.advance(Duration.ofMillis(5_500));
+        definitions.define(job("newborn", "* * * * * *", 2), "handler");
+        // Its fires at 6 and 7 come due before any instance runs it.
+        clock.advance(Duration.ofMillis(2_000));
+
+        Instance only = startOnClock(job("newborn", "* * * * * *", 2), "first");
+        clock.advance(Duration.ofMillis(500));
+        only.coordinator().fire(ExecutionSource.NORMAL, at(8));
+        clock.advance(Duration.ofSeconds(4));
+
+        // The keeper records them missed once a later fire settled; under "once" they run once, as the latest.
+        FireLedger ledger = new FireLedger(only.client(), new JobNodes("newborn"));
+        await().atMost(WITHIN)
+                .untilAsserted(() -> assertThat(results(result -> result.source() == ExecutionSource.MISFIRE))
+                        .extracting(ItemResult::fireTime)
+                        .containsOnly(at(7))
+                        .hasSize(2));
+        assertThat(ledger.read(List.of(at(6))).get(0).claims().values())
+                .extracting(Claim::state)
+                .containsOnly(ClaimState.COALESCED)
+                .hasSize(2);
+        assertThat(results(result -> result.fireTime().isBefore(at(6)))).isEmpty();
+    }
+
     /** A fire that ran every item here, recorded as its trigger would have (with no claims made ahead of the next). */
     private void ranEarlier(Instance instance, FireLedger ledger, int second, int items) throws Exception {
         List<Claim> done = new java.util.ArrayList<>();

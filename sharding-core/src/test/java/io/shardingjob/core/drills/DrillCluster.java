@@ -27,11 +27,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.recipes.cache.CuratorCache;
+import org.apache.curator.framework.recipes.cache.CuratorCacheListener;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 
 /**
@@ -60,6 +63,11 @@ final class DrillCluster implements AutoCloseable {
     private final Duration itemDuration;
 
     private final List<Worker> workers = new CopyOnWriteArrayList<>();
+
+    /** The last state of every claim seen since {@link #followLedger()}, deleted ones included. */
+    private final Map<DrillRecords.Slot, String> ledgerTrail = new ConcurrentHashMap<>();
+
+    private CuratorCache ledgerFollower;
 
     private final Map<String, Integer> incarnations = new HashMap<>();
 
@@ -274,26 +282,53 @@ final class DrillCluster implements AutoCloseable {
      * longer than any drill.
      */
     Map<DrillRecords.Slot, String> ledger() {
-        Map<DrillRecords.Slot, String> states = new HashMap<>();
+        Map<DrillRecords.Slot, String> states = new HashMap<>(ledgerTrail);
         String ledger = "/" + DrillWorker.JOB + "/ledger";
         try {
             for (String fire : client().getChildren().forPath(ledger)) {
-                Instant fireTime = Instant.ofEpochMilli(Long.parseLong(fire));
                 for (String item : client().getChildren().forPath(ledger + "/" + fire)) {
-                    byte[] data = client().getData().forPath(ledger + "/" + fire + "/" + item);
-                    String state = new String(data, StandardCharsets.UTF_8)
-                            .lines()
-                            .filter(line -> line.startsWith("state="))
-                            .map(line -> line.substring("state=".length()))
-                            .findFirst()
-                            .orElse("RUNNING");
-                    states.put(new DrillRecords.Slot(Integer.parseInt(item), fireTime), state);
+                    String path = ledger + "/" + fire + "/" + item;
+                    claimState(path, client().getData().forPath(path))
+                            .ifPresent(claim -> states.put(claim.slot(), claim.state()));
                 }
             }
         } catch (Exception ex) {
             throw new IllegalStateException("could not read the fire ledger", ex);
         }
         return states;
+    }
+
+    /**
+     * Keeps, from now on, the last state of every claim the ledger held, also once the ledger is deleted (a job
+     * removed and defined again loses its ledger): {@link #ledger()} then answers for the removed job's fires too.
+     */
+    void followLedger() {
+        CuratorCache cache = CuratorCache.build(client(), "/" + DrillWorker.JOB + "/ledger");
+        cache.listenable()
+                .addListener(CuratorCacheListener.builder()
+                        .forCreatesAndChanges((before, node) -> claimState(node.getPath(), node.getData())
+                                .ifPresent(claim -> ledgerTrail.put(claim.slot(), claim.state())))
+                        .build());
+        cache.start();
+        ledgerFollower = cache;
+    }
+
+    private record RecordedClaim(DrillRecords.Slot slot, String state) {}
+
+    /** The claim a node of the ledger holds ({@code /drill/ledger/<fire ms>/<item>}); empty for any other node. */
+    private static Optional<RecordedClaim> claimState(String path, byte[] data) {
+        String[] parts = path.split("/");
+        if (parts.length != 5 || data == null) {
+            return Optional.empty();
+        }
+        String state = new String(data, StandardCharsets.UTF_8)
+                .lines()
+                .filter(line -> line.startsWith("state="))
+                .map(line -> line.substring("state=".length()))
+                .findFirst()
+                .orElse("RUNNING");
+        Instant fireTime = Instant.ofEpochMilli(Long.parseLong(parts[3]));
+        return Optional.of(new RecordedClaim(new DrillRecords.Slot(Integer.parseInt(parts[4]), fireTime), state));
     }
 
     /** A client of the test process, rooted at the drill's namespace. */
@@ -543,6 +578,9 @@ final class DrillCluster implements AutoCloseable {
 
     @Override
     public void close() {
+        if (ledgerFollower != null) {
+            ledgerFollower.close();
+        }
         if (operator != null) {
             operator.close();
         }

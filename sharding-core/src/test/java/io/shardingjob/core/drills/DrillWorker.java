@@ -1,6 +1,7 @@
 package io.shardingjob.core.drills;
 
 import io.shardingjob.core.JobCoordinator;
+import io.shardingjob.core.JobDefinitions;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.execution.ItemResult;
@@ -13,9 +14,12 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One instance of the drill job in a process of its own, using only the core's public API, so that a drill can
@@ -51,7 +55,11 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
  *       this long after being interrupted, as code that ignores interrupts does;
  *   <li>{@code drill.itemThreads} ({@code 16}): the item pool; fewer threads than items queue them;
  *   <li>{@code drill.ledgerRetention} ({@code PT5M}): kept long, so that the drill reads the ledger of its whole window
- *       after the fact.
+ *       after the fact;
+ *   <li>{@code drill.defined} ({@code false}): the job is not declared here but defined at run time ({@link
+ *       JobDefinitions}): the worker runs it from its stored configuration (the items and {@code failover} arguments are
+ *       then the definition's) while it is defined, stops it when its removal starts and starts it again when it is
+ *       defined again, printing {@code job started <ms>} and {@code job stopped <ms>}.
  * </ul>
  *
  * <p>It also prints {@code connection <state> <ms>} on every change of its client's connection state, so that a judge
@@ -103,7 +111,8 @@ public final class DrillWorker {
             throw new IllegalStateException("No connection to " + connectString);
         }
         ExecutorService pool = Executors.newFixedThreadPool(itemThreads);
-        JobCoordinator coordinator = JobCoordinator.builder(client, job(items, failover))
+        Function<JobConfiguration, JobCoordinator> coordinators = configuration -> JobCoordinator.builder(
+                        client, configuration)
                 .instanceId(instanceId)
                 .job(
                         context -> {
@@ -126,19 +135,100 @@ public final class DrillWorker {
                 .shutdownGracePeriod(Duration.ofSeconds(5))
                 .ledgerRetention(retention)
                 // The job's cron as the starter would read it.
-                .schedule((configuration, after) -> nextFire(configuration.cron(), after.toEpochMilli()))
+                .schedule((stored, after) -> nextFire(stored.cron(), after.toEpochMilli()))
                 .build();
-        coordinator.start();
+        AtomicReference<JobCoordinator> running = new AtomicReference<>();
+        AutoCloseable following;
+        if (Boolean.getBoolean("drill.defined")) {
+            following = followDefinitions(client, coordinators, running);
+        } else {
+            JobCoordinator coordinator = coordinators.apply(job(items, failover));
+            coordinator.start();
+            running.set(coordinator);
+            following = () -> {};
+        }
         Runtime.getRuntime()
                 .addShutdownHook(new Thread(
                         () -> {
-                            coordinator.close();
+                            try {
+                                following.close();
+                            } catch (Exception ex) {
+                                print("could not stop following the definitions: " + ex);
+                            }
+                            JobCoordinator coordinator = running.getAndSet(null);
+                            if (coordinator != null) {
+                                coordinator.close();
+                            }
                             client.close();
                             print("closed " + System.currentTimeMillis());
                         },
                         "drill-worker-stop"));
         print("ready " + System.currentTimeMillis());
-        fireEveryWholeSecond(coordinator);
+        fireEveryWholeSecond(running);
+    }
+
+    /**
+     * Runs the job while it is defined at run time, as the starter does for a job with a handler of this process: starts
+     * it from its stored configuration when it is defined, closes it (gracefully) when its removal starts, one change
+     * after the other on a thread of its own. Prints {@code job started <ms>} and {@code job stopped <ms>}.
+     */
+    private static AutoCloseable followDefinitions(
+            CuratorFramework client,
+            Function<JobConfiguration, JobCoordinator> coordinators,
+            AtomicReference<JobCoordinator> running) {
+        ExecutorService changes = Executors.newSingleThreadExecutor();
+        AtomicReference<JobDefinitions> definitions = new AtomicReference<>();
+        JobDefinitions following = new JobDefinitions(client, new JobDefinitions.Listener() {
+            @Override
+            public void defined(JobDefinitions.Definition definition) {
+                if (definition.jobName().equals(JOB)) {
+                    changes.execute(() -> startDefined(definitions.get(), coordinators, running));
+                }
+            }
+
+            @Override
+            public void removed(String jobName) {
+                if (jobName.equals(JOB)) {
+                    changes.execute(() -> stopDefined(running));
+                }
+            }
+        });
+        definitions.set(following);
+        following.start();
+        return () -> {
+            following.close();
+            changes.shutdown();
+            changes.awaitTermination(30, TimeUnit.SECONDS);
+        };
+    }
+
+    private static void startDefined(
+            JobDefinitions definitions,
+            Function<JobConfiguration, JobCoordinator> coordinators,
+            AtomicReference<JobCoordinator> running) {
+        if (running.get() != null) {
+            return;
+        }
+        JobCoordinator coordinator = null;
+        try {
+            coordinator = coordinators.apply(definitions.storedConfiguration(JOB));
+            coordinator.start();
+            running.set(coordinator);
+            print("job started " + System.currentTimeMillis());
+        } catch (Exception ex) {
+            print("job not started: " + ex);
+            if (coordinator != null) {
+                coordinator.close();
+            }
+        }
+    }
+
+    private static void stopDefined(AtomicReference<JobCoordinator> running) {
+        JobCoordinator coordinator = running.getAndSet(null);
+        if (coordinator != null) {
+            coordinator.close();
+            print("job stopped " + System.currentTimeMillis());
+        }
     }
 
     static JobConfiguration job(int items, boolean failover) {
@@ -187,29 +277,37 @@ public final class DrillWorker {
      * Each fire on a thread of its own: a fire blocks until its items end, and the next second must not wait. The next
      * fire is read from the stored cron after each fire, as a scheduler following configuration changes does.
      */
-    private static void fireEveryWholeSecond(JobCoordinator coordinator) throws InterruptedException {
+    private static void fireEveryWholeSecond(AtomicReference<JobCoordinator> running) throws InterruptedException {
         ExecutorService fires = Executors.newCachedThreadPool();
-        long next = nextWholeSecond(coordinator);
+        long next = nextWholeSecond(running.get());
         while (true) {
             for (long now = System.currentTimeMillis(); now < next; now = System.currentTimeMillis()) {
                 Thread.sleep(next - now);
             }
             Fire fire = new Fire(Instant.ofEpochMilli(next), ExecutionSource.NORMAL);
-            fires.execute(() -> {
-                FIRING.set(fire);
-                try {
-                    coordinator.fire(fire.source(), fire.time());
-                } finally {
-                    FIRING.remove();
-                }
-            });
-            next = nextWholeSecond(coordinator);
+            JobCoordinator coordinator = running.get();
+            if (coordinator != null) {
+                fires.execute(() -> {
+                    FIRING.set(fire);
+                    try {
+                        coordinator.fire(fire.source(), fire.time());
+                    } catch (IllegalStateException closed) {
+                        // Removed between the read and the fire: a scheduler cancelled at that moment misses it too.
+                    } finally {
+                        FIRING.remove();
+                    }
+                });
+            }
+            next = nextWholeSecond(running.get());
         }
     }
 
-    private static long nextWholeSecond(JobCoordinator coordinator) {
-        return nextFire(coordinator.configuration().cron(), System.currentTimeMillis())
-                .toEpochMilli();
+    /** The next whole second of the job's stored cron; every second while the job is not running here. */
+    private static long nextWholeSecond(@Nullable JobCoordinator coordinator) {
+        String cron = coordinator == null
+                ? "* * * * * *"
+                : coordinator.configuration().cron();
+        return nextFire(cron, System.currentTimeMillis()).toEpochMilli();
     }
 
     private static Executor handingOnTheFire(ExecutorService itemThreads) {

@@ -25,6 +25,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import org.assertj.core.api.SoftAssertions;
@@ -66,12 +68,6 @@ class FaultDrillTest {
     /** Judged fires after the fault ends: the promised recovery time and three more fires that must stay clean. */
     private static final Duration TAIL = SESSION.plus(PERIOD).plusSeconds(3);
 
-    /**
-     * How long a run can wait, queued or overrun, before it leaves its queue in any setting (two periods of long items,
-     * a small pool's backlog): the fires whose queued runs an operator's change can still reach.
-     */
-    private static final Duration QUEUED_AT_A_CHANGE = Duration.ofSeconds(5);
-
     /** How far a skewed worker's wall clock is off, well past the 5 s the core warns of. */
     private static final Duration SKEW = Duration.ofSeconds(20);
 
@@ -108,6 +104,18 @@ class FaultDrillTest {
             return smallPool ? 16 : 8;
         }
 
+        /**
+         * How long a run can wait, queued or overrun, before it leaves its queue: the fires whose queued runs an
+         * operator's change can still reach. A small pool's backlog (made-up fires included) clears within 5 s, an
+         * overrun of long items within two of them; otherwise a fire's runs start within its period.
+         */
+        Duration queuedAtAChange() {
+            if (smallPool) {
+                return Duration.ofSeconds(5);
+            }
+            return item.compareTo(PERIOD) > 0 ? item.multipliedBy(2) : PERIOD;
+        }
+
         List<String> properties() {
             return List.of(
                     "-Ddrill.failover=" + failover,
@@ -137,6 +145,11 @@ class FaultDrillTest {
         OPERATOR_COUNT("operator-count"),
         /** The cron changed to every two seconds and back, and an operator's fire with a 2 MB parameter. */
         OPERATOR_CRON("operator-cron"),
+        /**
+         * The job, defined at run time, removed during fires and defined again 3 s after its state was gone: the new job
+         * runs every fire from its definition on, and none of the fires in between nor of the job it replaces.
+         */
+        OPERATOR_REDEFINE("operator-redefine"),
         /**
          * As {@link #RESTART}, the victim's wall clock 20 s ahead of the others' and ZooKeeper's from its start
          * (libfaketime): it fires each fire 20 s early, and its items move to the true clocks and back.
@@ -196,7 +209,8 @@ class FaultDrillTest {
                 new Cell(Fault.OPERATOR_ITEM, Settings.DEFAULT),
                 new Cell(Fault.OPERATOR_JOB, Settings.DEFAULT),
                 new Cell(Fault.OPERATOR_COUNT, Settings.DEFAULT),
-                new Cell(Fault.OPERATOR_CRON, Settings.DEFAULT)));
+                new Cell(Fault.OPERATOR_CRON, Settings.DEFAULT),
+                new Cell(Fault.OPERATOR_REDEFINE, Settings.DEFAULT)));
     }
 
     /**
@@ -246,7 +260,11 @@ class FaultDrillTest {
         long begun = System.nanoTime();
         Settings settings = cell.settings();
         try (DrillCluster cluster = new DrillCluster(cell.name(), SESSION, settings.items(), settings.item())) {
-            cluster.workerProperties(settings.properties());
+            cluster.workerProperties(
+                    cell.fault() == Fault.OPERATOR_REDEFINE
+                            ? Stream.concat(settings.properties().stream(), Stream.of("-Ddrill.defined=true"))
+                                    .toList()
+                            : settings.properties());
             Scenario scenario = switch (cell.fault()) {
                 case SIGSTOP -> sigstop(cluster);
                 case RESTART -> restart(cluster);
@@ -258,7 +276,8 @@ class FaultDrillTest {
                 case BLACKHOLE -> blackhole(cluster);
                 case ZOOKEEPER_RESTART -> zooKeeperRestart(cluster);
                 case FOLLOWER_CUT -> followerCut(cluster);
-                case OPERATOR_ITEM, OPERATOR_JOB, OPERATOR_COUNT, OPERATOR_CRON -> operators(cluster, cell.fault());
+                case OPERATOR_ITEM, OPERATOR_JOB, OPERATOR_COUNT, OPERATOR_CRON -> operators(cluster, cell);
+                case OPERATOR_REDEFINE -> redefinition(cluster, settings);
                 case CLOCK_AHEAD -> restart(skewed(cluster, SKEW));
                 case CLOCK_BEHIND -> restart(skewed(cluster, SKEW.negated()));
             };
@@ -467,7 +486,8 @@ class FaultDrillTest {
      * enabled, then an operator's fire; the job disabled and enabled; the item count raised from 8 to 12, then lowered
      * to 6; the cron changed to every two seconds and back, then an operator's fire with a 2 MB parameter.
      */
-    private static Scenario operators(DrillCluster cluster, Fault fault) {
+    private static Scenario operators(DrillCluster cluster, Cell cell) {
+        Fault fault = cell.fault();
         cluster.standaloneZooKeeper();
         List<Worker> workers = cluster.startWorkers(WORKERS);
         Instant from = cluster.awaitSettled();
@@ -512,16 +532,11 @@ class FaultDrillTest {
                 // no
                 // owner left; a run of one still queued (or overrun) when the count was lowered is recorded as not run.
                 // Runs of them before the change were due, so none is undue; only the last seconds are excused.
-                notDue.add(new NotDue(at - QUEUED_AT_A_CHANGE.toMillis(), at, range(items - 2, items + 4), 0, true));
+                notDue.add(new NotDue(
+                        at - cell.settings().queuedAtAChange().toMillis(), at, range(items - 2, items + 4), 0, true));
             }
             case OPERATOR_CRON -> {
-                JobDefinitions definitions = new JobDefinitions(cluster.client(), new JobDefinitions.Listener() {
-                    @Override
-                    public void defined(JobDefinitions.Definition definition) {}
-
-                    @Override
-                    public void removed(String jobName) {}
-                });
+                JobDefinitions definitions = definitions(cluster);
                 update(definitions, "*/2 * * * * *");
                 holdUntil(at + 6_000);
                 update(definitions, "* * * * * *");
@@ -539,6 +554,65 @@ class FaultDrillTest {
         }
         long faultEnd = System.currentTimeMillis();
         return new Scenario(from, faultEnd, manualFires, notDue);
+    }
+
+    /**
+     * The job defined at run time (the workers follow its definition), removed while items run, and defined again 3 s
+     * after the removal deleted its state, 100 ms before a fire. The fires from the removal's start to the new definition are no job's: none
+     * may run. A run of the old job still queued (or overrun) when the removal started is removed with it; the fires
+     * after the new definition are the new job's, every one owed, those before its workers started made up.
+     */
+    private static Scenario redefinition(DrillCluster cluster, Settings settings) {
+        cluster.standaloneZooKeeper();
+        JobDefinitions definitions = definitions(cluster);
+        define(definitions, settings);
+        // The removal deletes the old job's ledger, where its coalesced fires are recorded.
+        cluster.followLedger();
+        List<Worker> workers = cluster.startWorkers(WORKERS);
+        Instant from = cluster.awaitSettled();
+        cluster.awaitRunningItem(workers.get(0));
+        long at = System.currentTimeMillis();
+        long gone;
+        try {
+            definitions
+                    .remove(DrillWorker.JOB, Duration.ofSeconds(30), ForkJoinPool.commonPool())
+                    .get(60, TimeUnit.SECONDS);
+            gone = System.currentTimeMillis();
+        } catch (Exception ex) {
+            throw new IllegalStateException("could not remove the job", ex);
+        }
+        // Defined 100 ms before a whole second, about 3 s later: the workers start it after that second's fire came
+        // due, which the new job owes all the same.
+        holdUntil((gone + 3_000) / 1000 * 1000 + 900);
+        long defining = System.currentTimeMillis();
+        define(definitions, settings);
+        long defined = System.currentTimeMillis();
+        said("removal started at " + at + ", state gone at " + gone + ", defined again between " + defining + " and "
+                + defined);
+        List<NotDue> notDue = List.of(
+                new NotDue(at - settings.queuedAtAChange().toMillis(), at, Set.of(), 0, true),
+                // The new job's history starts within define(): a fire between the two readings may be either job's.
+                new NotDue(at, defined, Set.of(), 0));
+        return new Scenario(from, defined, List.of(), notDue);
+    }
+
+    /** The test process's handle on the run-time definitions; it follows none of them. */
+    private static JobDefinitions definitions(DrillCluster cluster) {
+        return new JobDefinitions(cluster.client(), new JobDefinitions.Listener() {
+            @Override
+            public void defined(JobDefinitions.Definition definition) {}
+
+            @Override
+            public void removed(String jobName) {}
+        });
+    }
+
+    private static void define(JobDefinitions definitions, Settings settings) {
+        try {
+            definitions.define(DrillWorker.job(settings.items(), settings.failover()), "drill");
+        } catch (Exception ex) {
+            throw new IllegalStateException("could not define the job", ex);
+        }
     }
 
     /** What the operator did, and when, for people reading a cell's output. */

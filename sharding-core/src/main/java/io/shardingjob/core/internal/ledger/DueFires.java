@@ -114,7 +114,7 @@ public final class DueFires {
         // Only what the history says was due: a fire of the cron in force at its time, while the job was enabled,
         // after its definition. A disabled job's fires are not due: nothing is made up for them once it is enabled.
         List<Instant> missing = unrecorded(
-                scheduled(rule, historyStart(watermark, recorded), scheduledBefore, horizon),
+                scheduled(rule, historyStart(watermark, recorded, rule.start()), scheduledBefore, horizon),
                 seen.get().stream().filter(rule::enabledAt).toList(),
                 recorded,
                 watermark,
@@ -135,8 +135,7 @@ public final class DueFires {
     }
 
     /**
-     * The schedule's fire times after the ledger's history starts and before {@code before}. Before its first fire the job had no history
-     * to miss fires of: the schedule says nothing about the time before the job first ran.
+     * The schedule's fire times after the ledger's history starts and before {@code before}.
      */
     private static List<Instant> scheduled(
             DueRule rule, @Nullable Instant historyStart, Instant before, Instant horizon) {
@@ -147,10 +146,20 @@ public final class DueFires {
         return rule.scheduled(after, before, MAX_PER_PASS);
     }
 
-    /** The watermark once it was ever moved, else the ledger's first fire; null for a job that never fired. */
-    static @Nullable Instant historyStart(Instant watermark, List<Instant> recorded) {
+    /**
+     * Where the fires that can be missed begin: the watermark once it was ever moved; else the job's definition, when its
+     * schedule history has one (a job defined at run time owes every fire from then on, its first ones too, which may
+     * come due before any instance started it); else the ledger's first fire, and null for a job that never fired: a job
+     * whose history does not say when it began owes nothing from before it first ran.
+     *
+     * @param defined the job's definition as its schedule history says it, {@link Instant#EPOCH} when it does not
+     */
+    static @Nullable Instant historyStart(Instant watermark, List<Instant> recorded, Instant defined) {
         if (watermark.isAfter(Instant.EPOCH)) {
             return watermark;
+        }
+        if (defined.isAfter(Instant.EPOCH)) {
+            return defined;
         }
         return recorded.isEmpty() ? null : recorded.get(0);
     }

@@ -102,13 +102,18 @@ public final class LedgerKeeper {
                                     .thenComposeAsync(
                                             passable -> moveWatermark(overview, passable, now, openBefore, due),
                                             executor)
-                                    .thenCompose(mark -> retire(overview.fires(), mark, now)
+                                    .thenCompose(kept -> retire(overview.fires(), kept.mark(), now)
                                             .thenApply(retired -> {
-                                                recordedEnds.forgetThrough(mark.settled());
+                                                recordedEnds.forgetThrough(
+                                                        kept.mark().settled());
                                                 return retired;
                                             })
+                                            // With the missed fires it recorded: the audit that follows makes them up
+                                            // now, not after the next pass.
                                             .thenApply(retired -> new FireLedger.Overview(
-                                                    mark.settled(), overview.fires(), mark.stillOpen())));
+                                                    kept.mark().settled(),
+                                                    withRecorded(overview.fires(), kept.missed()),
+                                                    kept.mark().stillOpen())));
                         },
                         executor);
     }
@@ -180,9 +185,9 @@ public final class LedgerKeeper {
      * Records the missed fires before a passable one and moves the watermark past the settled ones, and past the ones
      * whose open claims outlived the retention, which it lists as still open ({@link Watermark#advance}).
      *
-     * @return the watermark now
+     * @return the watermark now, and the missed fires recorded
      */
-    private CompletableFuture<Watermark> moveWatermark(
+    private CompletableFuture<Kept> moveWatermark(
             FireLedger.Overview overview, List<FireView> passable, Instant now, Instant openBefore, DueRule due) {
         Watermark previous = new Watermark(overview.watermark(), overview.stillOpen());
         Instant horizon = now.minus(catchUpHorizon);
@@ -203,12 +208,25 @@ public final class LedgerKeeper {
                         missed.forEach(fireTime -> withMissed.add(new FireView(fireTime, Map.of())));
                         next = Watermark.advance(previous, withMissed, due::dueCount, openBefore);
                     }
-                    Watermark moved = next;
-                    return moved.equals(previous)
+                    Kept moved = new Kept(next, missed);
+                    return next.equals(previous)
                             ? CompletableFuture.completedFuture(moved)
-                            : ledger.setWatermarkAsync(moved.settled(), moved.stillOpen())
+                            : ledger.setWatermarkAsync(next.settled(), next.stillOpen())
                                     .thenApply(written -> moved);
                 });
+    }
+
+    /** The watermark a pass left, and the missed fires it recorded. */
+    private record Kept(Watermark mark, List<Instant> missed) {}
+
+    private static List<Instant> withRecorded(List<Instant> fires, List<Instant> recorded) {
+        if (recorded.isEmpty()) {
+            return fires;
+        }
+        return Stream.concat(fires.stream(), recorded.stream())
+                .distinct()
+                .sorted()
+                .toList();
     }
 
     /** Deletes old settled fires, a few at a time: a job firing once per pass would otherwise cost a read and a delete every pass. */

@@ -189,10 +189,15 @@ final class LedgerAudit {
             // After the watermark, and the fires it passed with a claim still open (a run that outlived the retention).
             Set<Instant> fires = new TreeSet<>(overview.toRead(now));
             fires.removeIf(fireTime -> fireTime.isBefore(due.start()));
-            // Due, but nobody claimed anything in them: recorded so that every owner's audit sees them.
-            // The schedule's missed fires are the keeper's to record (before it moves the watermark past them): here a
-            // scheduled fire may still wait in this instance's own queue of fires.
-            return dueFires.recordLate(watermark, recorded, fireTime -> isLate(fireTime, now), watermark, horizon)
+            // Due, but nobody claimed anything in them: recorded so that every owner's audit sees them. The schedule's
+            // fires before the latest late one this instance fired were missed here (it fires its schedule in order),
+            // such as a job's first fires before its instances started it: recorded now, not at the keeper's next pass
+            // (which records the schedule's fires before a settled one), so that this instance makes its items up now.
+            Instant firedHere = local.seenFires().stream()
+                    .filter(fireTime -> fireTime.isAfter(watermark) && isLate(fireTime, now))
+                    .max(Instant::compareTo)
+                    .orElse(watermark);
+            return dueFires.recordLate(watermark, recorded, fireTime -> isLate(fireTime, now), firedHere, horizon)
                     .thenComposeAsync(
                             missed -> {
                                 fires.addAll(missed);

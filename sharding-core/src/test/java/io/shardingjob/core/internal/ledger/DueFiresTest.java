@@ -50,9 +50,20 @@ class DueFiresTest {
 
     @Test
     void theHistoryStartsAtTheWatermarkOnceMovedElseAtTheFirstFireAndAJobThatNeverFiredHasNone() {
-        assertThat(DueFires.historyStart(at(5), List.of(at(1), at(6)))).isEqualTo(at(5));
-        assertThat(DueFires.historyStart(Instant.EPOCH, List.of(at(1), at(6)))).isEqualTo(at(1));
-        assertThat(DueFires.historyStart(Instant.EPOCH, List.of())).isNull();
+        assertThat(DueFires.historyStart(at(5), List.of(at(1), at(6)), Instant.EPOCH))
+                .isEqualTo(at(5));
+        assertThat(DueFires.historyStart(Instant.EPOCH, List.of(at(1), at(6)), Instant.EPOCH))
+                .isEqualTo(at(1));
+        assertThat(DueFires.historyStart(Instant.EPOCH, List.of(), Instant.EPOCH))
+                .isNull();
+    }
+
+    @Test
+    void aJobDefinedAtRunTimeOwesItsFiresFromItsDefinitionAlsoBeforeItFirstRan() {
+        assertThat(DueFires.historyStart(Instant.EPOCH, List.of(at(3), at(4)), at(1)))
+                .isEqualTo(at(1));
+        assertThat(DueFires.historyStart(Instant.EPOCH, List.of(), at(1))).isEqualTo(at(1));
+        assertThat(DueFires.historyStart(at(5), List.of(at(3), at(6)), at(1))).isEqualTo(at(5));
     }
 
     private static Instant at(int second) {
