@@ -19,6 +19,7 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.data.ACL;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -78,6 +79,9 @@ public final class RegistryCenter implements AutoCloseable {
 
     private final Duration maxClockSkew;
 
+    /** The stores of a TLS connection, written for ZooKeeper's client to read; deleted once the client is closed. */
+    private final @Nullable TlsClientFiles tlsFiles;
+
     public RegistryCenter(RegistryConfiguration configuration) {
         this(configuration, builder -> {});
     }
@@ -101,18 +105,28 @@ public final class RegistryCenter implements AutoCloseable {
             builder.authorization("digest", configuration.digest().getBytes(StandardCharsets.UTF_8))
                     .aclProvider(new CreatorOnlyAclProvider());
         }
+        this.tlsFiles = configuration.tls() == null ? null : TlsClientFiles.write(configuration.tls());
+        if (tlsFiles != null) {
+            builder.zkClientConfig(tlsFiles.clientConfig());
+        }
         customizer.accept(builder);
         this.client = builder.build();
         this.unrooted = client;
         this.fallbackNamespace = null;
         this.ownsClient = true;
         this.connectionTimeout = configuration.connectionTimeout();
-        this.connectionHint = "sharding.zookeeper.connect-string / connection-timeout";
+        this.connectionHint = tlsFiles == null
+                ? "sharding.zookeeper.connect-string / connection-timeout"
+                : "sharding.zookeeper.connect-string / connection-timeout / ssl.bundle: over TLS, the address must be a"
+                        + " secureClientPort, the bundle's trust store must trust the server's certificate (which must"
+                        + " name the host unless host name verification is off), and the bundle must hold a key if the"
+                        + " server asks for a client certificate";
         this.maxClockSkew = configuration.maxClockSkew();
     }
 
     private RegistryCenter(
             CuratorFramework unrooted, String namespace, Duration connectionTimeout, Duration maxClockSkew) {
+        this.tlsFiles = null;
         this.client = unrooted;
         this.unrooted = unrooted;
         this.fallbackNamespace = namespace;
@@ -221,6 +235,9 @@ public final class RegistryCenter implements AutoCloseable {
             client.getConnectionStateListenable().removeListener(clockRemeasure);
             if (ownsClient) {
                 client.close();
+            }
+            if (tlsFiles != null) {
+                tlsFiles.close();
             }
         }
     }

@@ -1,6 +1,7 @@
 package io.shardingjob.core.registry;
 
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How to reach the ZooKeeper ensemble.
@@ -20,6 +21,7 @@ import java.time.Duration;
  *     only by that identity
  * @param maxClockSkew the largest difference between this instance's wall clock and ZooKeeper's that is tolerated
  *     before {@link RegistryCenter#clockSkew()} says it is exceeded
+ * @param tls TLS to the ensemble's secure client port, or null for a plaintext connection
  */
 public record RegistryConfiguration(
         String connectString,
@@ -29,8 +31,9 @@ public record RegistryConfiguration(
         Duration baseSleepTime,
         int maxRetries,
         Duration maxSleepTime,
-        String digest,
-        Duration maxClockSkew) {
+        @Nullable String digest,
+        Duration maxClockSkew,
+        @Nullable RegistryTls tls) {
 
     /** The largest clock skew tolerated when none is given: 5 s. */
     public static final Duration DEFAULT_MAX_CLOCK_SKEW = Duration.ofSeconds(5);
@@ -60,7 +63,31 @@ public record RegistryConfiguration(
         }
     }
 
-    /** Tolerates a clock skew of {@link #DEFAULT_MAX_CLOCK_SKEW}. */
+    /** A plaintext connection. */
+    public RegistryConfiguration(
+            String connectString,
+            String namespace,
+            Duration sessionTimeout,
+            Duration connectionTimeout,
+            Duration baseSleepTime,
+            int maxRetries,
+            Duration maxSleepTime,
+            @Nullable String digest,
+            Duration maxClockSkew) {
+        this(
+                connectString,
+                namespace,
+                sessionTimeout,
+                connectionTimeout,
+                baseSleepTime,
+                maxRetries,
+                maxSleepTime,
+                digest,
+                maxClockSkew,
+                null);
+    }
+
+    /** Tolerates a clock skew of {@link #DEFAULT_MAX_CLOCK_SKEW}, over a plaintext connection. */
     public RegistryConfiguration(
             String connectString,
             String namespace,
@@ -106,7 +133,8 @@ public record RegistryConfiguration(
                 maxRetries,
                 maxSleepTime,
                 digest,
-                maxClockSkew);
+                maxClockSkew,
+                tls);
     }
 
     public RegistryConfiguration withConnectionTimeout(Duration connectionTimeout) {
@@ -119,7 +147,8 @@ public record RegistryConfiguration(
                 maxRetries,
                 maxSleepTime,
                 digest,
-                maxClockSkew);
+                maxClockSkew,
+                tls);
     }
 
     public RegistryConfiguration withDigest(String digest) {
@@ -132,7 +161,8 @@ public record RegistryConfiguration(
                 maxRetries,
                 maxSleepTime,
                 digest,
-                maxClockSkew);
+                maxClockSkew,
+                tls);
     }
 
     public RegistryConfiguration withMaxClockSkew(Duration maxClockSkew) {
@@ -145,7 +175,33 @@ public record RegistryConfiguration(
                 maxRetries,
                 maxSleepTime,
                 digest,
-                maxClockSkew);
+                maxClockSkew,
+                tls);
+    }
+
+    /** Over TLS to the ensemble's secure client port. */
+    public RegistryConfiguration withTls(@Nullable RegistryTls tls) {
+        return new RegistryConfiguration(
+                connectString,
+                namespace,
+                sessionTimeout,
+                connectionTimeout,
+                baseSleepTime,
+                maxRetries,
+                maxSleepTime,
+                digest,
+                maxClockSkew,
+                tls);
+    }
+
+    /** Everything but the digest's password. */
+    @Override
+    public String toString() {
+        return "RegistryConfiguration[connectString=" + connectString + ", namespace=" + namespace + ", sessionTimeout="
+                + sessionTimeout + ", connectionTimeout=" + connectionTimeout + ", baseSleepTime=" + baseSleepTime
+                + ", maxRetries=" + maxRetries + ", maxSleepTime=" + maxSleepTime + ", digest="
+                + (digest == null ? "none" : digest.substring(0, digest.indexOf(':')) + ":******") + ", maxClockSkew="
+                + maxClockSkew + ", tls=" + (tls == null ? "none" : tls) + "]";
     }
 
     private static void positive(Duration duration, String name) {

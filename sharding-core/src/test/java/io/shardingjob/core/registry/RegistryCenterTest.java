@@ -8,6 +8,7 @@ import io.shardingjob.core.JobCoordinator;
 import io.shardingjob.core.config.JobConfiguration;
 import java.net.ServerSocket;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
@@ -77,6 +78,24 @@ class RegistryCenterTest {
                 assertThat(coordinator.configuration().name()).isEqualTo("payroll");
                 assertThatThrownBy(() -> rawClient().getData().forPath("/secured/payroll/config"))
                         .isInstanceOf(KeeperException.NoAuthException.class);
+                // The fire ledger too: its nodes are created in raw multi-operations, with the client's ACLs.
+                await().atMost(Duration.ofSeconds(30))
+                        .until(() -> !coordinator.localItems().isEmpty());
+                coordinator.fire(context -> {});
+                String fire = registry.client()
+                        .getChildren()
+                        .forPath("/payroll/ledger")
+                        .get(0);
+                String claim = registry.client()
+                        .getChildren()
+                        .forPath("/payroll/ledger/" + fire)
+                        .get(0);
+                for (String node :
+                        List.of("/secured/payroll/ledger/" + fire, "/secured/payroll/ledger/" + fire + "/" + claim)) {
+                    assertThatThrownBy(() -> rawClient().getData().forPath(node))
+                            .as(node)
+                            .isInstanceOf(KeeperException.NoAuthException.class);
+                }
             }
         }
     }

@@ -121,4 +121,12 @@ class RegistryConfigurationTest {
                         String.join(".", longest, longest, longest, longest) + ":2181", "jobs"))
                 .withMessageContaining("neither an IPv4 address, a host name");
     }
+
+    @Test
+    void itsTextNamesTheDigestsUserButNeverItsPassword() {
+        RegistryConfiguration configuration =
+                RegistryConfiguration.of("zk1:2181", "billing").withDigest("ops:s3cret-pass");
+
+        assertThat(configuration.toString()).contains("ops:******").doesNotContain("s3cret-pass");
+    }
 }

@@ -86,6 +86,60 @@ public final class ZooKeeperServers {
         return server;
     }
 
+    /**
+     * A standalone server that serves TLS only: a {@code secureClientPort} on Netty and no plaintext port, with the
+     * server's key and trust stores of {@code certificates}; it asks every client for a certificate it trusts ({@code
+     * ssl.clientAuth=need}). Its {@link Server#clientPort()} is the secure port; the four-letter words are not served.
+     */
+    public static Server secure(ProcessGroup processes, String name, TestCertificates certificates) {
+        deleteRecursively(ProcessGroup.workDirectory(name));
+        Path directory = ProcessGroup.workDirectory(name);
+        int securePort = ProcessGroup.freePort();
+        Path config = directory.resolve("zoo.cfg");
+        write(
+                config,
+                String.join(
+                                "\n",
+                                List.of(
+                                        "tickTime=500",
+                                        "dataDir=" + directory.resolve("data").toAbsolutePath(),
+                                        "secureClientPort=" + securePort,
+                                        "secureClientPortAddress=127.0.0.1",
+                                        "serverCnxnFactory=org.apache.zookeeper.server.NettyServerCnxnFactory",
+                                        "ssl.keyStore.location="
+                                                + certificates.keys("server").toAbsolutePath(),
+                                        "ssl.keyStore.password=" + TestCertificates.PASSWORD,
+                                        "ssl.trustStore.location="
+                                                + certificates.trust("server").toAbsolutePath(),
+                                        "ssl.trustStore.password=" + TestCertificates.PASSWORD,
+                                        "ssl.clientAuth=need",
+                                        "admin.enableServer=false"))
+                        + "\n");
+        Server server = new Server(
+                0,
+                securePort,
+                processes.start(
+                        command("org.apache.zookeeper.server.ZooKeeperServerMain", directory, config, TEST_JVM),
+                        output(directory)),
+                output(directory));
+        await("secure ZooKeeper server on port " + securePort + " listening")
+                .atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(200))
+                .failFast(
+                        "ZooKeeper process exited, see " + server.output(),
+                        () -> !server.process().isAlive())
+                .until(() -> accepts(securePort));
+        return server;
+    }
+
+    private static boolean accepts(int port) {
+        try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), port)) {
+            return true;
+        } catch (IOException notYet) {
+            return false;
+        }
+    }
+
     /** Three or more servers on fresh data directories. */
     public static List<Server> ensemble(ProcessGroup processes, String name, int size) {
         deleteRecursively(ProcessGroup.workDirectory(name));

@@ -3,6 +3,9 @@ package io.shardingjob.boot.autoconfigure;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.boot.ssl.NoSuchSslBundleException;
+import org.springframework.boot.ssl.SslBundle;
+import org.springframework.boot.ssl.SslBundles;
 
 /**
  * The connection details of {@code sharding.zookeeper.*}: the connect string when it is set, otherwise the embedded
@@ -15,9 +18,15 @@ final class PropertiesZooKeeperConnectionDetails implements ZooKeeperConnectionD
 
     private final ObjectProvider<EmbeddedZooKeeper> embedded;
 
-    PropertiesZooKeeperConnectionDetails(ZooKeeperProperties properties, ObjectProvider<EmbeddedZooKeeper> embedded) {
+    private final ObjectProvider<SslBundles> sslBundles;
+
+    PropertiesZooKeeperConnectionDetails(
+            ZooKeeperProperties properties,
+            ObjectProvider<EmbeddedZooKeeper> embedded,
+            ObjectProvider<SslBundles> sslBundles) {
         this.properties = properties;
         this.embedded = embedded;
+        this.sslBundles = sslBundles;
     }
 
     @Override
@@ -40,5 +49,27 @@ final class PropertiesZooKeeperConnectionDetails implements ZooKeeperConnectionD
     @Override
     public @Nullable String getDigest() {
         return properties.getDigest();
+    }
+
+    @Override
+    public @Nullable SslBundle getSslBundle() {
+        String name = properties.getSsl().getBundle();
+        if (name == null || name.isBlank()) {
+            return null;
+        }
+        SslBundles bundles = sslBundles.getIfAvailable();
+        if (bundles == null) {
+            throw new InvalidConfigurationPropertyValueException(
+                    "sharding.zookeeper.ssl.bundle", name, "No SSL bundles are configured (spring.ssl.bundle.*)");
+        }
+        try {
+            return bundles.getBundle(name);
+        } catch (NoSuchSslBundleException ex) {
+            throw new InvalidConfigurationPropertyValueException(
+                    "sharding.zookeeper.ssl.bundle",
+                    name,
+                    "No SSL bundle of that name: define it under spring.ssl.bundle.jks." + name + " or"
+                            + " spring.ssl.bundle.pem." + name);
+        }
     }
 }

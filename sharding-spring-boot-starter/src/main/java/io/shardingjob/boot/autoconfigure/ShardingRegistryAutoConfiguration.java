@@ -3,15 +3,24 @@ package io.shardingjob.boot.autoconfigure;
 import io.shardingjob.core.registry.InvalidRegistrySettingException;
 import io.shardingjob.core.registry.RegistryCenter;
 import io.shardingjob.core.registry.RegistryConfiguration;
+import io.shardingjob.core.registry.RegistryTls;
+import java.security.KeyStore;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.function.Consumer;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.boot.ssl.SslBundle;
+import org.springframework.boot.ssl.SslBundles;
+import org.springframework.boot.ssl.SslStoreBundle;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Lazy;
 import org.springframework.core.env.Environment;
@@ -25,7 +34,7 @@ import org.springframework.core.env.Environment;
  * <p>The connection is lazy: the jobs are validated first, so that a wrong cron is reported as such even while ZooKeeper
  * is down, and the connection is made when the jobs start.
  */
-@AutoConfiguration(after = EmbeddedZooKeeperAutoConfiguration.class)
+@AutoConfiguration(after = {EmbeddedZooKeeperAutoConfiguration.class, SslAutoConfiguration.class})
 @ConditionalOnBooleanProperty(name = "sharding.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(ShardingProperties.class)
 public final class ShardingRegistryAutoConfiguration {
@@ -33,8 +42,10 @@ public final class ShardingRegistryAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     ZooKeeperConnectionDetails zooKeeperConnectionDetails(
-            ShardingProperties properties, ObjectProvider<EmbeddedZooKeeper> embedded) {
-        return new PropertiesZooKeeperConnectionDetails(properties.getZookeeper(), embedded);
+            ShardingProperties properties,
+            ObjectProvider<EmbeddedZooKeeper> embedded,
+            ObjectProvider<SslBundles> sslBundles) {
+        return new PropertiesZooKeeperConnectionDetails(properties.getZookeeper(), embedded, sslBundles);
     }
 
     /** Started here; a {@code RegistryCenter} bean of your own must be started by you as well. */
@@ -54,16 +65,28 @@ public final class ShardingRegistryAutoConfiguration {
         CuratorFramework own = applicationClient.getIfUnique();
         RegistryCenter registry = own != null
                 ? using(own, namespace, zooKeeper.getMaxClockSkew())
-                : new RegistryCenter(
+                : built(
                         configuration(zooKeeper, connection, namespace),
                         builder -> customizers.orderedStream().forEach(customizer -> customizer.customize(builder)));
         registry.start();
         return registry;
     }
 
-    /** {@code connectString} to {@code connect-string}: the property of a setting. */
+    /** {@code connectString} to {@code connect-string}, {@code tls} to {@code ssl.bundle}: the property of a setting. */
     private static String kebab(String setting) {
+        if (setting.equals("tls")) {
+            return "ssl.bundle";
+        }
         return setting.replaceAll("([a-z])([A-Z])", "$1-$2").toLowerCase(Locale.ROOT);
+    }
+
+    private static RegistryCenter built(
+            RegistryConfiguration configuration, Consumer<CuratorFrameworkFactory.Builder> customizer) {
+        try {
+            return new RegistryCenter(configuration, customizer);
+        } catch (InvalidRegistrySettingException ex) {
+            throw invalid(ex);
+        }
     }
 
     private static RegistryCenter using(CuratorFramework own, String namespace, Duration maxClockSkew) {
@@ -91,9 +114,35 @@ public final class ShardingRegistryAutoConfiguration {
                     zooKeeper.getMaxRetries(),
                     zooKeeper.getMaxSleepTime(),
                     connection.getDigest(),
-                    zooKeeper.getMaxClockSkew());
+                    zooKeeper.getMaxClockSkew(),
+                    tls(connection.getSslBundle(), zooKeeper.getSsl()));
         } catch (InvalidRegistrySettingException ex) {
             throw invalid(ex);
         }
+    }
+
+    /** The bundle's trust store, and its key store and key password for a server that asks for a certificate. */
+    private static @Nullable RegistryTls tls(@Nullable SslBundle bundle, ZooKeeperProperties.Ssl ssl) {
+        if (bundle == null) {
+            return null;
+        }
+        SslStoreBundle stores = bundle.getStores();
+        KeyStore trustStore = stores.getTrustStore();
+        if (trustStore == null) {
+            throw new InvalidConfigurationPropertyValueException(
+                    "sharding.zookeeper.ssl.bundle",
+                    ssl.getBundle(),
+                    "The bundle has no trust store: give it the certificate (or authority) of the ZooKeeper servers"
+                            + " (spring.ssl.bundle.jks.<name>.truststore.* or spring.ssl.bundle.pem.<name>.truststore.*)");
+        }
+        RegistryTls tls = RegistryTls.trusting(trustStore);
+        KeyStore keyStore = stores.getKeyStore();
+        if (keyStore != null) {
+            String keyPassword = bundle.getKey().getPassword() != null
+                    ? bundle.getKey().getPassword()
+                    : stores.getKeyStorePassword();
+            tls = tls.withKey(keyStore, keyPassword);
+        }
+        return ssl.isVerifyHostName() ? tls : tls.withoutHostNameVerification();
     }
 }

@@ -2,6 +2,7 @@ package io.shardingjob.boot.autoconfigure;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.autoconfigure.service.connection.ConnectionDetails;
+import org.springframework.boot.ssl.SslBundle;
 
 /**
  * Where the ZooKeeper ensemble of the sharded jobs is, and how to authenticate to it. By default it comes from
@@ -19,6 +20,11 @@ public interface ZooKeeperConnectionDetails extends ConnectionDetails {
 
     /** {@code user:password} for digest authentication, or null for none. */
     default @Nullable String getDigest() {
+        return null;
+    }
+
+    /** The SSL bundle to connect over TLS with (to the ensemble's secure client port), or null for plaintext. */
+    default @Nullable SslBundle getSslBundle() {
         return null;
     }
 }

@@ -35,6 +35,8 @@ public class ZooKeeperProperties {
 
     private final Embedded embedded = new Embedded();
 
+    private final Ssl ssl = new Ssl();
+
     public @Nullable String getConnectString() {
         return connectString;
     }
@@ -107,6 +109,10 @@ public class ZooKeeperProperties {
         this.maxClockSkew = maxClockSkew;
     }
 
+    public Ssl getSsl() {
+        return ssl;
+    }
+
     public Embedded getEmbedded() {
         return embedded;
     }
@@ -156,6 +162,32 @@ public class ZooKeeperProperties {
 
         public void setTickTime(Duration tickTime) {
             this.tickTime = tickTime;
+        }
+    }
+
+    /** TLS to the ensemble's secure client port, under {@code sharding.zookeeper.ssl}. */
+    public static class Ssl {
+
+        /** The SSL bundle (spring.ssl.bundle.*) to connect with over TLS; none for a plaintext connection. */
+        private @Nullable String bundle;
+
+        /** Whether the server's certificate must name the host connected to. */
+        private boolean verifyHostName = true;
+
+        public @Nullable String getBundle() {
+            return bundle;
+        }
+
+        public void setBundle(@Nullable String bundle) {
+            this.bundle = bundle;
+        }
+
+        public boolean isVerifyHostName() {
+            return verifyHostName;
+        }
+
+        public void setVerifyHostName(boolean verifyHostName) {
+            this.verifyHostName = verifyHostName;
         }
     }
 }

@@ -1,6 +1,8 @@
 package io.shardingjob.boot.testcontainers;
 
 import io.shardingjob.boot.autoconfigure.ZooKeeperConnectionDetails;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.ssl.SslBundle;
 import org.springframework.boot.testcontainers.service.connection.ContainerConnectionDetailsFactory;
 import org.springframework.boot.testcontainers.service.connection.ContainerConnectionSource;
 import org.testcontainers.containers.Container;
@@ -42,6 +44,12 @@ class ZooKeeperContainerConnectionDetailsFactory
         public String getConnectString() {
             Container<?> container = getContainer();
             return container.getHost() + ":" + container.getMappedPort(CLIENT_PORT);
+        }
+
+        /** The bundle of the container's {@code @Ssl}, {@code @JksKeyStore} or {@code @PemKeyStore} annotations, if any. */
+        @Override
+        public @Nullable SslBundle getSslBundle() {
+            return super.getSslBundle();
         }
     }
 }

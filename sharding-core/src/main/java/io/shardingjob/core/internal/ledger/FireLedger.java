@@ -15,11 +15,9 @@ import java.util.SortedSet;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
-import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
 import org.jspecify.annotations.Nullable;
@@ -242,8 +240,7 @@ public final class FireLedger {
     public CompletableFuture<Void> recordDueAsync(Instant fireTime) {
         String path = requests.full(nodes.ledgerFire(fireTime));
         return requests.multiAsync(
-                        "Create",
-                        List.of(Op.create(path, new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT)))
+                        "Create", List.of(requests.createPersistent(nodes.ledgerFire(fireTime), new byte[0])))
                 .thenAccept(answer -> {
                     // NODEEXISTS: someone claimed in it meanwhile.
                     if (!answer.ok() && answer.code() != KeeperException.Code.NODEEXISTS) {

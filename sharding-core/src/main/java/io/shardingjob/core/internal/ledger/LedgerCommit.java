@@ -8,12 +8,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import org.apache.zookeeper.CreateMode;
-import org.apache.zookeeper.CreateOptions;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
-import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.data.Stat;
 
 /**
@@ -88,11 +85,12 @@ final class LedgerCommit {
             ops.add(Op.check(requests.full(nodes.assignment()), guard.version()));
         }
         if (withFire) {
-            ops.add(Op.create(requests.full(nodes.ledgerFire(fireTime)), new byte[0], persistent()));
+            ops.add(requests.createPersistent(nodes.ledgerFire(fireTime), new byte[0]));
         }
-        news.forEach(claim -> ops.add(Op.create(path(claim), claim.encode(), persistent())));
+        news.forEach(claim ->
+                ops.add(requests.createPersistent(nodes.claim(claim.fireTime(), claim.item()), claim.encode())));
         if (withAhead) {
-            ops.add(Op.create(requests.full(nodes.ledgerFire(ahead)), LedgerRules.AHEAD_NOTE, persistent()));
+            ops.add(requests.createPersistent(nodes.ledgerFire(ahead), LedgerRules.AHEAD_NOTE));
         }
         return requests.multiAsync("Multi", ops).thenCompose(answer -> {
             if (answer.ok()) {
@@ -204,11 +202,6 @@ final class LedgerCommit {
 
     private String path(Claim claim) {
         return requests.full(nodes.claim(claim.fireTime(), claim.item()));
-    }
-
-    private static CreateOptions persistent() {
-        return CreateOptions.newBuilder(ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT)
-                .build();
     }
 
     /**

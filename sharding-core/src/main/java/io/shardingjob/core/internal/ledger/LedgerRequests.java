@@ -11,10 +11,14 @@ import java.util.function.BiConsumer;
 import org.apache.curator.drivers.OperationTrace;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.utils.ZKPaths;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.CreateOptions;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.data.ACL;
+import org.apache.zookeeper.proto.CreateRequest;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -252,6 +256,35 @@ final class LedgerRequests {
     /** The path with the client's namespace: the raw handle does not add it. */
     String full(String path) {
         return ZKPaths.fixForNamespace(client.getNamespace(), path);
+    }
+
+    /**
+     * The creation of a persistent node for a multi-operation, under the namespace and with the ACL of the client's ACL
+     * provider: with digest authentication, only this identity may read or change it. A raw {@link Op} with an ACL of
+     * its own would bypass the provider and leave the node open to anyone. The data is written as given: Curator's own
+     * operations would compress it when the client compresses by default, and the ledger reads its nodes raw.
+     *
+     * @param path relative to the namespace
+     */
+    Op createPersistent(String path, byte[] data) {
+        return Op.create(
+                full(path),
+                data,
+                CreateOptions.newBuilder(aclFor(path), CreateMode.PERSISTENT).build());
+    }
+
+    /** The ACL the client's ACL provider gives a node, as Curator's own creation of it would carry it. */
+    private List<ACL> aclFor(String path) {
+        try {
+            Op probe = client.transactionOp()
+                    .create()
+                    .withMode(CreateMode.PERSISTENT)
+                    .forPath(path)
+                    .get();
+            return ((CreateRequest) probe.toRequestRecord()).getAcl();
+        } catch (Exception ex) {
+            throw new IllegalStateException("Could not tell the ACL of " + path, ex);
+        }
     }
 
     /** Consecutive views of at most {@code size} elements each, so that no multi-operation exceeds its limit. */

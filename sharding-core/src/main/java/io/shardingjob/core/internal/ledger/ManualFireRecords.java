@@ -7,11 +7,9 @@ import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
-import org.apache.zookeeper.ZooDefs;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -73,10 +71,10 @@ public final class ManualFireRecords {
         String announcement = requests.full(nodes.manualFire());
         byte[] named = String.valueOf(fireTime.toEpochMilli()).getBytes(StandardCharsets.UTF_8);
         List<Op> ops = List.of(
-                Op.create(fire, origin.withNote(""), ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT),
+                requests.createPersistent(nodes.ledgerFire(fireTime), origin.withNote("")),
                 announcementExists
                         ? Op.setData(announcement, named, -1)
-                        : Op.create(announcement, named, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT));
+                        : requests.createPersistent(nodes.manualFire(), named));
         return requests.multiAsync("Multi", ops).thenCompose(answer -> {
             if (answer.ok()) {
                 knownFires.add(fireTime);
