@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -12,12 +13,16 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.api.ACLProvider;
 import org.apache.curator.framework.api.CuratorEvent;
+import org.apache.curator.framework.api.CuratorEventType;
+import org.apache.curator.framework.api.CuratorListener;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.client.ZKClientConfig;
 import org.apache.zookeeper.data.ACL;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -82,6 +87,12 @@ public final class RegistryCenter implements AutoCloseable {
     /** The stores of a TLS connection, written for ZooKeeper's client to read; deleted once the client is closed. */
     private final @Nullable TlsClientFiles tlsFiles;
 
+    /** The JAAS section made for a DIGEST-MD5 login; forgotten once the client is closed. */
+    private final @Nullable String saslSection;
+
+    /** What ZooKeeper answered to the SASL login, for start-up to wait on and for a refusal later to be heard. */
+    private final @Nullable SaslOutcome saslOutcome;
+
     public RegistryCenter(RegistryConfiguration configuration) {
         this(configuration, builder -> {});
     }
@@ -102,12 +113,17 @@ public final class RegistryCenter implements AutoCloseable {
                         configuration.maxRetries(),
                         Math.toIntExact(configuration.maxSleepTime().toMillis())));
         if (configuration.digest() != null) {
-            builder.authorization("digest", configuration.digest().getBytes(StandardCharsets.UTF_8))
-                    .aclProvider(new CreatorOnlyAclProvider());
+            builder.authorization("digest", configuration.digest().getBytes(StandardCharsets.UTF_8));
         }
-        this.tlsFiles = configuration.tls() == null ? null : TlsClientFiles.write(configuration.tls());
-        if (tlsFiles != null) {
-            builder.zkClientConfig(tlsFiles.clientConfig());
+        if (configuration.digest() != null || configuration.sasl() != null) {
+            builder.aclProvider(new CreatorOnlyAclProvider());
+        }
+        ZKClientConfig clientConfig = new ZKClientConfig();
+        this.tlsFiles = configuration.tls() == null ? null : TlsClientFiles.write(configuration.tls(), clientConfig);
+        this.saslSection = configuration.sasl() == null ? null : sasl(configuration.sasl(), clientConfig);
+        this.saslOutcome = configuration.sasl() == null ? null : new SaslOutcome(configuration.sasl());
+        if (configuration.tls() != null || configuration.sasl() != null) {
+            builder.zkClientConfig(clientConfig);
         }
         customizer.accept(builder);
         this.client = builder.build();
@@ -127,6 +143,8 @@ public final class RegistryCenter implements AutoCloseable {
     private RegistryCenter(
             CuratorFramework unrooted, String namespace, Duration connectionTimeout, Duration maxClockSkew) {
         this.tlsFiles = null;
+        this.saslSection = null;
+        this.saslOutcome = null;
         this.client = unrooted;
         this.unrooted = unrooted;
         this.fallbackNamespace = namespace;
@@ -167,6 +185,9 @@ public final class RegistryCenter implements AutoCloseable {
         if (!state.compareAndSet(State.LATENT, State.STARTED)) {
             throw new IllegalStateException("The registry center can be started only once");
         }
+        if (saslOutcome != null) {
+            unrooted.getCuratorListenable().addListener(saslOutcome);
+        }
         if (unrooted.getState() == CuratorFrameworkState.LATENT) {
             unrooted.start();
         }
@@ -181,6 +202,16 @@ public final class RegistryCenter implements AutoCloseable {
         } catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
             connected = false;
+        }
+        Optional<String> unconfirmed = saslOutcome == null
+                ? Optional.empty()
+                : saslOutcome.awaitProblem(connected ? connectionTimeout : Duration.ZERO);
+        if (unconfirmed.isPresent() && (connected || saslOutcome.refused())) {
+            String where = connectString();
+            close();
+            throw new RegistryUnavailableException("ZooKeeper at '" + where + "' " + unconfirmed.get()
+                    + ": check sharding.zookeeper.sasl.* against the server's JAAS section (Server), its authProvider"
+                    + " (SASLAuthenticationProvider) and, for DIGEST-MD5, its zookeeper.fips-mode=false");
         }
         if (!connected) {
             close();
@@ -238,6 +269,9 @@ public final class RegistryCenter implements AutoCloseable {
             }
             if (tlsFiles != null) {
                 tlsFiles.close();
+            }
+            if (saslSection != null) {
+                SaslLogins.remove(saslSection);
             }
         }
     }
@@ -316,7 +350,84 @@ public final class RegistryCenter implements AutoCloseable {
         }
     }
 
-    /** With digest authentication, only the creating identity may read or change our nodes. */
+    /** Sets the client to log in with SASL; returns the JAAS section made for a DIGEST-MD5 login, if one was. */
+    private static @Nullable String sasl(RegistrySasl sasl, ZKClientConfig config) {
+        String made = sasl.isDigestMd5() ? SaslLogins.addDigestMd5(sasl.username(), sasl.password()) : null;
+        config.setProperty(ZKClientConfig.ENABLE_CLIENT_SASL_KEY, "true");
+        if (sasl.isDigestMd5()) {
+            // ZooKeeper's client refuses DIGEST-MD5, which FIPS 140 does not approve, unless FIPS mode is off.
+            config.setProperty("zookeeper.fips-mode", "false");
+        }
+        config.setProperty(ZKClientConfig.LOGIN_CONTEXT_NAME_KEY, made != null ? made : sasl.loginContext());
+        if (sasl.serverPrincipal() != null) {
+            config.setProperty(ZKClientConfig.ZOOKEEPER_SERVER_PRINCIPAL, sasl.serverPrincipal());
+        }
+        return made;
+    }
+
+    /**
+     * ZooKeeper's answer to the SASL login, which comes after the connection: start-up waits for it, so that a wrong
+     * credential fails start-up by name instead of leaving a session that every request is refused on; a refusal
+     * later (a credential revoked, say) is logged as an error, since the client would otherwise only reconnect.
+     */
+    private static final class SaslOutcome implements CuratorListener {
+
+        private final RegistrySasl sasl;
+
+        private final CountDownLatch answered = new CountDownLatch(1);
+
+        private volatile boolean authenticated;
+
+        private volatile boolean refused;
+
+        SaslOutcome(RegistrySasl sasl) {
+            this.sasl = sasl;
+        }
+
+        @Override
+        public void eventReceived(CuratorFramework framework, CuratorEvent event) {
+            if (event.getType() != CuratorEventType.WATCHED || event.getWatchedEvent() == null) {
+                return;
+            }
+            Watcher.Event.KeeperState state = event.getWatchedEvent().getState();
+            if (state == Watcher.Event.KeeperState.AuthFailed) {
+                if (answered.getCount() == 0) {
+                    log.error("ZooKeeper refused the SASL login {}: requests will fail until it is accepted", sasl);
+                }
+                refused = true;
+                answered.countDown();
+            } else if (state == Watcher.Event.KeeperState.SaslAuthenticated) {
+                authenticated = true;
+                answered.countDown();
+            }
+        }
+
+        /**
+         * Waits up to {@code timeout} for ZooKeeper to confirm the login; what went wrong, if it did not. A login the
+         * client could not even attempt (a mechanism its FIPS mode forbids, say) is never answered: unconfirmed is
+         * refused.
+         */
+        Optional<String> awaitProblem(Duration timeout) {
+            try {
+                answered.await(Math.max(0, timeout.toMillis()), TimeUnit.MILLISECONDS);
+            } catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+            if (refused) {
+                return Optional.of("refused this application's SASL login (" + sasl + ")");
+            }
+            return authenticated
+                    ? Optional.empty()
+                    : Optional.of("did not confirm this application's SASL login (" + sasl + ") within "
+                            + timeout.toMillis() + " ms");
+        }
+
+        boolean refused() {
+            return refused;
+        }
+    }
+
+    /** With digest or SASL authentication, only the creating identity may read or change our nodes. */
     private static final class CreatorOnlyAclProvider implements ACLProvider {
 
         @Override

@@ -22,6 +22,7 @@ import org.jspecify.annotations.Nullable;
  * @param maxClockSkew the largest difference between this instance's wall clock and ZooKeeper's that is tolerated
  *     before {@link RegistryCenter#clockSkew()} says it is exceeded
  * @param tls TLS to the ensemble's secure client port, or null for a plaintext connection
+ * @param sasl SASL authentication, or null for none; nodes are then readable and writable only by that identity
  */
 public record RegistryConfiguration(
         String connectString,
@@ -33,7 +34,8 @@ public record RegistryConfiguration(
         Duration maxSleepTime,
         @Nullable String digest,
         Duration maxClockSkew,
-        @Nullable RegistryTls tls) {
+        @Nullable RegistryTls tls,
+        @Nullable RegistrySasl sasl) {
 
     /** The largest clock skew tolerated when none is given: 5 s. */
     public static final Duration DEFAULT_MAX_CLOCK_SKEW = Duration.ofSeconds(5);
@@ -84,6 +86,7 @@ public record RegistryConfiguration(
                 maxSleepTime,
                 digest,
                 maxClockSkew,
+                null,
                 null);
     }
 
@@ -134,7 +137,8 @@ public record RegistryConfiguration(
                 maxSleepTime,
                 digest,
                 maxClockSkew,
-                tls);
+                tls,
+                sasl);
     }
 
     public RegistryConfiguration withConnectionTimeout(Duration connectionTimeout) {
@@ -148,7 +152,8 @@ public record RegistryConfiguration(
                 maxSleepTime,
                 digest,
                 maxClockSkew,
-                tls);
+                tls,
+                sasl);
     }
 
     public RegistryConfiguration withDigest(String digest) {
@@ -162,7 +167,8 @@ public record RegistryConfiguration(
                 maxSleepTime,
                 digest,
                 maxClockSkew,
-                tls);
+                tls,
+                sasl);
     }
 
     public RegistryConfiguration withMaxClockSkew(Duration maxClockSkew) {
@@ -176,7 +182,8 @@ public record RegistryConfiguration(
                 maxSleepTime,
                 digest,
                 maxClockSkew,
-                tls);
+                tls,
+                sasl);
     }
 
     /** Over TLS to the ensemble's secure client port. */
@@ -191,7 +198,24 @@ public record RegistryConfiguration(
                 maxSleepTime,
                 digest,
                 maxClockSkew,
-                tls);
+                tls,
+                sasl);
+    }
+
+    /** With SASL authentication: the session is known by that identity, and only it may read or change the nodes. */
+    public RegistryConfiguration withSasl(@Nullable RegistrySasl sasl) {
+        return new RegistryConfiguration(
+                connectString,
+                namespace,
+                sessionTimeout,
+                connectionTimeout,
+                baseSleepTime,
+                maxRetries,
+                maxSleepTime,
+                digest,
+                maxClockSkew,
+                tls,
+                sasl);
     }
 
     /** Everything but the digest's password. */
@@ -201,7 +225,8 @@ public record RegistryConfiguration(
                 + sessionTimeout + ", connectionTimeout=" + connectionTimeout + ", baseSleepTime=" + baseSleepTime
                 + ", maxRetries=" + maxRetries + ", maxSleepTime=" + maxSleepTime + ", digest="
                 + (digest == null ? "none" : digest.substring(0, digest.indexOf(':')) + ":******") + ", maxClockSkew="
-                + maxClockSkew + ", tls=" + (tls == null ? "none" : tls) + "]";
+                + maxClockSkew + ", tls=" + (tls == null ? "none" : tls) + ", sasl=" + (sasl == null ? "none" : sasl)
+                + "]";
     }
 
     private static void positive(Duration duration, String name) {

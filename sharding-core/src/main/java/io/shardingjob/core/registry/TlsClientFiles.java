@@ -44,15 +44,14 @@ final class TlsClientFiles implements AutoCloseable {
     }
 
     /**
-     * Writes the stores of {@code tls} and the client configuration that reads them.
+     * Writes the stores of {@code tls}, and sets {@code config} to read them.
      *
      * @throws InvalidRegistrySettingException when a store holds nothing to use or cannot be read with the password
      *     given
      */
-    static TlsClientFiles write(RegistryTls tls) {
+    static TlsClientFiles write(RegistryTls tls, ZKClientConfig config) {
         Path directory = privateDirectory();
         try {
-            ZKClientConfig config = new ZKClientConfig();
             config.setProperty(
                     ZKClientConfig.ZOOKEEPER_CLIENT_CNXN_SOCKET, "org.apache.zookeeper.ClientCnxnSocketNetty");
             config.setProperty(ZKClientConfig.SECURE_CLIENT, "true");

@@ -16,6 +16,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import org.apache.zookeeper.client.ZKClientConfig;
 import org.apache.zookeeper.common.ClientX509Util;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -105,7 +106,7 @@ class TlsRegistryTest {
 
     @Test
     void theStoresWrittenForZooKeepersClientAreThisUsersOnlyUnderPasswordsOfTheirOwnAndGoneOnClose() throws Exception {
-        TlsClientFiles files = TlsClientFiles.write(clientTls());
+        TlsClientFiles files = TlsClientFiles.write(clientTls(), new ZKClientConfig());
         Path trust;
         try (ClientX509Util names = new ClientX509Util()) {
             trust = Path.of(files.clientConfig().getProperty(names.getSslTruststoreLocationProperty()));

@@ -70,11 +70,48 @@ public final class ZooKeeperServers {
         return standalone(processes, name, BENCHMARK_JVM);
     }
 
-    private static Server standalone(ProcessGroup processes, String name, List<String> jvmOptions) {
+    /**
+     * A standalone server that authenticates its clients with SASL DIGEST-MD5, knowing {@code users} (name to password)
+     * from the {@code Server} section of a JAAS file of its own, and serves only authenticated sessions ({@code
+     * enforce.auth.schemes=sasl}).
+     */
+    public static Server sasl(ProcessGroup processes, String name, Map<String, String> users) {
         deleteRecursively(ProcessGroup.workDirectory(name));
+        Path jaas = ProcessGroup.workDirectory(name).resolve("jaas.conf");
+        write(
+                jaas,
+                "Server {\n  org.apache.zookeeper.server.auth.DigestLoginModule required\n"
+                        + users.entrySet().stream()
+                                .map(user -> "  user_" + user.getKey() + "=\"" + user.getValue() + "\"")
+                                .collect(Collectors.joining("\n"))
+                        + ";\n};\n");
+        List<String> jvmOptions = new ArrayList<>(TEST_JVM);
+        jvmOptions.add("-Djava.security.auth.login.config=" + jaas.toAbsolutePath());
+        // DIGEST-MD5 is not FIPS-approved: ZooKeeper 3.9 refuses it unless FIPS mode is off.
+        jvmOptions.add("-Dzookeeper.fips-mode=false");
+        return standalone(
+                processes,
+                name,
+                jvmOptions,
+                List.of(
+                        "authProvider.1=org.apache.zookeeper.server.auth.SASLAuthenticationProvider",
+                        "enforce.auth.enabled=true",
+                        "enforce.auth.schemes=sasl"),
+                false);
+    }
+
+    private static Server standalone(ProcessGroup processes, String name, List<String> jvmOptions) {
+        return standalone(processes, name, jvmOptions, List.of(), true);
+    }
+
+    private static Server standalone(
+            ProcessGroup processes, String name, List<String> jvmOptions, List<String> extraConfig, boolean fresh) {
+        if (fresh) {
+            deleteRecursively(ProcessGroup.workDirectory(name));
+        }
         Path directory = ProcessGroup.workDirectory(name);
         int clientPort = ProcessGroup.freePort();
-        Path config = writeConfig(directory, clientPort, List.of());
+        Path config = writeConfig(directory, clientPort, extraConfig);
         Server server = new Server(
                 0,
                 clientPort,

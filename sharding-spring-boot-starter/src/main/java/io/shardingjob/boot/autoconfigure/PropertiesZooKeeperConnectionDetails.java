@@ -1,5 +1,6 @@
 package io.shardingjob.boot.autoconfigure;
 
+import io.shardingjob.core.registry.RegistrySasl;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
@@ -49,6 +50,27 @@ final class PropertiesZooKeeperConnectionDetails implements ZooKeeperConnectionD
     @Override
     public @Nullable String getDigest() {
         return properties.getDigest();
+    }
+
+    /** A JAAS section when one is named, else DIGEST-MD5 when a user is set; none otherwise. */
+    @Override
+    public @Nullable RegistrySasl getSasl() {
+        ZooKeeperProperties.Sasl sasl = properties.getSasl();
+        RegistrySasl login;
+        if (sasl.getLoginContext() != null && !sasl.getLoginContext().isBlank()) {
+            login = RegistrySasl.loginContext(sasl.getLoginContext());
+        } else if (sasl.getUsername() != null && !sasl.getUsername().isBlank()) {
+            if (sasl.getPassword() == null || sasl.getPassword().isEmpty()) {
+                throw new InvalidConfigurationPropertyValueException(
+                        "sharding.zookeeper.sasl.password",
+                        null,
+                        "SASL DIGEST-MD5 as '" + sasl.getUsername() + "' needs the user's password");
+            }
+            login = RegistrySasl.digestMd5(sasl.getUsername(), sasl.getPassword());
+        } else {
+            return null;
+        }
+        return sasl.getServerPrincipal() == null ? login : login.withServerPrincipal(sasl.getServerPrincipal());
     }
 
     @Override

@@ -106,16 +106,17 @@ public final class ShardingRegistryAutoConfiguration {
             ZooKeeperProperties zooKeeper, ZooKeeperConnectionDetails connection, String namespace) {
         try {
             return new RegistryConfiguration(
-                    connection.getConnectString(),
-                    namespace,
-                    zooKeeper.getSessionTimeout(),
-                    zooKeeper.getConnectionTimeout(),
-                    zooKeeper.getBaseSleepTime(),
-                    zooKeeper.getMaxRetries(),
-                    zooKeeper.getMaxSleepTime(),
-                    connection.getDigest(),
-                    zooKeeper.getMaxClockSkew(),
-                    tls(connection.getSslBundle(), zooKeeper.getSsl()));
+                            connection.getConnectString(),
+                            namespace,
+                            zooKeeper.getSessionTimeout(),
+                            zooKeeper.getConnectionTimeout(),
+                            zooKeeper.getBaseSleepTime(),
+                            zooKeeper.getMaxRetries(),
+                            zooKeeper.getMaxSleepTime(),
+                            connection.getDigest(),
+                            zooKeeper.getMaxClockSkew())
+                    .withTls(tls(connection.getSslBundle(), zooKeeper.getSsl()))
+                    .withSasl(connection.getSasl());
         } catch (InvalidRegistrySettingException ex) {
             throw invalid(ex);
         }

@@ -1,5 +1,6 @@
 package io.shardingjob.boot.autoconfigure;
 
+import io.shardingjob.core.registry.RegistrySasl;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.autoconfigure.service.connection.ConnectionDetails;
 import org.springframework.boot.ssl.SslBundle;
@@ -20,6 +21,11 @@ public interface ZooKeeperConnectionDetails extends ConnectionDetails {
 
     /** {@code user:password} for digest authentication, or null for none. */
     default @Nullable String getDigest() {
+        return null;
+    }
+
+    /** SASL authentication (DIGEST-MD5, or a JAAS section of the application's own), or null for none. */
+    default @Nullable RegistrySasl getSasl() {
         return null;
     }
 

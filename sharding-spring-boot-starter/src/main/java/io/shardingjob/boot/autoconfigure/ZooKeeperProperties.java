@@ -37,6 +37,8 @@ public class ZooKeeperProperties {
 
     private final Ssl ssl = new Ssl();
 
+    private final Sasl sasl = new Sasl();
+
     public @Nullable String getConnectString() {
         return connectString;
     }
@@ -111,6 +113,10 @@ public class ZooKeeperProperties {
 
     public Ssl getSsl() {
         return ssl;
+    }
+
+    public Sasl getSasl() {
+        return sasl;
     }
 
     public Embedded getEmbedded() {
@@ -188,6 +194,54 @@ public class ZooKeeperProperties {
 
         public void setVerifyHostName(boolean verifyHostName) {
             this.verifyHostName = verifyHostName;
+        }
+    }
+
+    /** SASL authentication to ZooKeeper, under {@code sharding.zookeeper.sasl}. */
+    public static class Sasl {
+
+        /** The DIGEST-MD5 user; with a password, the library makes the JAAS login itself. */
+        private @Nullable String username;
+
+        /** The DIGEST-MD5 user's password. */
+        private @Nullable String password;
+
+        /** A section of the JVM's JAAS configuration to log in with instead (Kerberos, say). */
+        private @Nullable String loginContext;
+
+        /** The ZooKeeper servers' Kerberos principal, such as zookeeper/zk1.example.com@EXAMPLE.COM. */
+        private @Nullable String serverPrincipal;
+
+        public @Nullable String getUsername() {
+            return username;
+        }
+
+        public void setUsername(@Nullable String username) {
+            this.username = username;
+        }
+
+        public @Nullable String getPassword() {
+            return password;
+        }
+
+        public void setPassword(@Nullable String password) {
+            this.password = password;
+        }
+
+        public @Nullable String getLoginContext() {
+            return loginContext;
+        }
+
+        public void setLoginContext(@Nullable String loginContext) {
+            this.loginContext = loginContext;
+        }
+
+        public @Nullable String getServerPrincipal() {
+            return serverPrincipal;
+        }
+
+        public void setServerPrincipal(@Nullable String serverPrincipal) {
+            this.serverPrincipal = serverPrincipal;
         }
     }
 }
