@@ -18,6 +18,7 @@ final class ShardingAutoConfigurations {
                 ShardingHealthAutoConfiguration.class,
                 ShardingMetricsAutoConfiguration.class,
                 ShardingObservationAutoConfiguration.class,
-                ShardingConsoleAutoConfiguration.class);
+                ShardingConsoleAutoConfiguration.class,
+                ShardingSanitizingAutoConfiguration.class);
     }
 }
