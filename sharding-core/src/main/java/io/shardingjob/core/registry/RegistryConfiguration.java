@@ -127,95 +127,98 @@ public record RegistryConfiguration(
     }
 
     public RegistryConfiguration withSessionTimeout(Duration sessionTimeout) {
-        return new RegistryConfiguration(
-                connectString,
-                namespace,
-                sessionTimeout,
-                connectionTimeout,
-                baseSleepTime,
-                maxRetries,
-                maxSleepTime,
-                digest,
-                maxClockSkew,
-                tls,
-                sasl);
+        Copy copy = copy();
+        copy.sessionTimeout = sessionTimeout;
+        return copy.build();
     }
 
     public RegistryConfiguration withConnectionTimeout(Duration connectionTimeout) {
-        return new RegistryConfiguration(
-                connectString,
-                namespace,
-                sessionTimeout,
-                connectionTimeout,
-                baseSleepTime,
-                maxRetries,
-                maxSleepTime,
-                digest,
-                maxClockSkew,
-                tls,
-                sasl);
+        Copy copy = copy();
+        copy.connectionTimeout = connectionTimeout;
+        return copy.build();
     }
 
-    public RegistryConfiguration withDigest(String digest) {
-        return new RegistryConfiguration(
-                connectString,
-                namespace,
-                sessionTimeout,
-                connectionTimeout,
-                baseSleepTime,
-                maxRetries,
-                maxSleepTime,
-                digest,
-                maxClockSkew,
-                tls,
-                sasl);
+    public RegistryConfiguration withDigest(@Nullable String digest) {
+        Copy copy = copy();
+        copy.digest = digest;
+        return copy.build();
     }
 
     public RegistryConfiguration withMaxClockSkew(Duration maxClockSkew) {
-        return new RegistryConfiguration(
-                connectString,
-                namespace,
-                sessionTimeout,
-                connectionTimeout,
-                baseSleepTime,
-                maxRetries,
-                maxSleepTime,
-                digest,
-                maxClockSkew,
-                tls,
-                sasl);
+        Copy copy = copy();
+        copy.maxClockSkew = maxClockSkew;
+        return copy.build();
     }
 
     /** Over TLS to the ensemble's secure client port. */
     public RegistryConfiguration withTls(@Nullable RegistryTls tls) {
-        return new RegistryConfiguration(
-                connectString,
-                namespace,
-                sessionTimeout,
-                connectionTimeout,
-                baseSleepTime,
-                maxRetries,
-                maxSleepTime,
-                digest,
-                maxClockSkew,
-                tls,
-                sasl);
+        Copy copy = copy();
+        copy.tls = tls;
+        return copy.build();
     }
 
     /** With SASL authentication: the session is known by that identity, and only it may read or change the nodes. */
     public RegistryConfiguration withSasl(@Nullable RegistrySasl sasl) {
-        return new RegistryConfiguration(
-                connectString,
-                namespace,
-                sessionTimeout,
-                connectionTimeout,
-                baseSleepTime,
-                maxRetries,
-                maxSleepTime,
-                digest,
-                maxClockSkew,
-                tls,
-                sasl);
+        Copy copy = copy();
+        copy.sasl = sasl;
+        return copy.build();
+    }
+
+    private Copy copy() {
+        Copy copy = new Copy();
+        copy.connectString = connectString;
+        copy.namespace = namespace;
+        copy.sessionTimeout = sessionTimeout;
+        copy.connectionTimeout = connectionTimeout;
+        copy.baseSleepTime = baseSleepTime;
+        copy.maxRetries = maxRetries;
+        copy.maxSleepTime = maxSleepTime;
+        copy.digest = digest;
+        copy.maxClockSkew = maxClockSkew;
+        copy.tls = tls;
+        copy.sasl = sasl;
+        return copy;
+    }
+
+    /** The components of a configuration being changed by one of the {@code with} methods, checked again on build. */
+    private static final class Copy {
+
+        private String connectString;
+
+        private String namespace;
+
+        private Duration sessionTimeout;
+
+        private Duration connectionTimeout;
+
+        private Duration baseSleepTime;
+
+        private int maxRetries;
+
+        private Duration maxSleepTime;
+
+        private @Nullable String digest;
+
+        private Duration maxClockSkew;
+
+        private @Nullable RegistryTls tls;
+
+        private @Nullable RegistrySasl sasl;
+
+        RegistryConfiguration build() {
+            return new RegistryConfiguration(
+                    connectString,
+                    namespace,
+                    sessionTimeout,
+                    connectionTimeout,
+                    baseSleepTime,
+                    maxRetries,
+                    maxSleepTime,
+                    digest,
+                    maxClockSkew,
+                    tls,
+                    sasl);
+        }
     }
 
     /** Everything but the digest's password. */
