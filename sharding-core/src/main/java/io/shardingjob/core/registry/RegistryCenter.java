@@ -82,6 +82,9 @@ public final class RegistryCenter implements AutoCloseable {
 
     private final String connectionHint;
 
+    /** The setting of this application's identity (a digest, a SASL login), or null when it has none of its own. */
+    private final @Nullable String identitySetting;
+
     private final Duration maxClockSkew;
 
     /** The stores of a TLS connection, written for ZooKeeper's client to read; deleted once the client is closed. */
@@ -130,6 +133,9 @@ public final class RegistryCenter implements AutoCloseable {
         this.unrooted = client;
         this.fallbackNamespace = null;
         this.ownsClient = true;
+        this.identitySetting = configuration.digest() != null
+                ? "sharding.zookeeper.digest"
+                : configuration.sasl() != null ? "sharding.zookeeper.sasl.*" : null;
         this.connectionTimeout = configuration.connectionTimeout();
         this.connectionHint = tlsFiles == null
                 ? "sharding.zookeeper.connect-string / connection-timeout"
@@ -149,6 +155,7 @@ public final class RegistryCenter implements AutoCloseable {
         this.unrooted = unrooted;
         this.fallbackNamespace = namespace;
         this.ownsClient = false;
+        this.identitySetting = null;
         this.connectionTimeout = connectionTimeout;
         this.connectionHint = "the application's own CuratorFramework";
         this.maxClockSkew = maxClockSkew;
@@ -218,6 +225,9 @@ public final class RegistryCenter implements AutoCloseable {
             throw new RegistryUnavailableException("Could not connect to ZooKeeper at '" + connectString() + "' within "
                     + connectionTimeout.toMillis() + " ms (" + connectionHint + ")");
         }
+        if (identitySetting != null) {
+            checkNamespaceAccess();
+        }
         log.info(
                 "Connected to ZooKeeper at {} (namespace '{}', session timeout {} ms)",
                 connectString(),
@@ -225,6 +235,26 @@ public final class RegistryCenter implements AutoCloseable {
                 client.getZookeeperClient().getLastNegotiatedSessionTimeoutMs());
         client.getConnectionStateListenable().addListener(clockRemeasure);
         measureClockSkew(true);
+    }
+
+    /**
+     * With authentication, the namespace must be readable by this identity. ZooKeeper accepts any digest (the identity
+     * is the digest), so a wrong one would otherwise show only as refused reads once the jobs start.
+     */
+    private void checkNamespaceAccess() {
+        try {
+            client.getData().forPath("/");
+        } catch (KeeperException.NoAuthException refused) {
+            String namespace = client.getNamespace();
+            close();
+            throw new RegistryUnavailableException(
+                    "ZooKeeper refuses this application's identity access to its namespace"
+                            + " '/" + namespace + "', whose nodes another identity created: check " + identitySetting
+                            + " (every instance of the application must use the same identity)");
+        } catch (Exception notAboutIdentity) {
+            // No namespace yet (this identity creates it), or a failure the jobs report when they start.
+            log.debug("Could not read the namespace to check this identity's access: {}", notAboutIdentity.toString());
+        }
     }
 
     /** The namespaced client; paths given to it are relative to the namespace. */

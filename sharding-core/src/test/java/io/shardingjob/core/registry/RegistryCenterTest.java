@@ -101,6 +101,23 @@ class RegistryCenterTest {
     }
 
     @Test
+    void aDigestOtherThanTheOneThatCreatedTheNamespaceFailsStartUpNamingTheProperty() throws Exception {
+        try (RegistryCenter owner = new RegistryCenter(
+                RegistryConfiguration.of(server.getConnectString(), "guarded").withDigest("ops:right-one"))) {
+            owner.start();
+            owner.client().create().forPath("/payroll");
+        }
+        RegistryCenter other = new RegistryCenter(
+                RegistryConfiguration.of(server.getConnectString(), "guarded").withDigest("ops:other-one"));
+
+        assertThatThrownBy(other::start)
+                .isInstanceOf(RegistryUnavailableException.class)
+                .hasMessageContaining("'/guarded'")
+                .hasMessageContaining("sharding.zookeeper.digest")
+                .hasMessageNotContaining("other-one");
+    }
+
+    @Test
     void letsACustomizerChangeTheClientBeforeItIsBuilt() throws Exception {
         RegistryConfiguration configuration = RegistryConfiguration.of(server.getConnectString(), "billing");
         try (RegistryCenter registry = new RegistryCenter(configuration, builder -> builder.namespace("customized"))) {

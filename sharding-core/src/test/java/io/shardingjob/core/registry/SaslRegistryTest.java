@@ -73,7 +73,8 @@ class SaslRegistryTest {
     @Test
     void anotherIdentityCanNeitherReadNorChangeTheJobsNodes() throws Exception {
         try (RegistryCenter billing = new RegistryCenter(as("billing", "billing-secret"));
-                RegistryCenter reports = new RegistryCenter(as("reports", "reports-secret"))) {
+                // An application of its own, in a namespace of its own, on the same ensemble.
+                RegistryCenter reports = new RegistryCenter(as("reports", "reports-secret", "reports"))) {
             billing.start();
             reports.start();
             try (JobCoordinator coordinator = JobCoordinator.builder(billing.client(), job("payroll"))
@@ -81,16 +82,24 @@ class SaslRegistryTest {
                     .build()) {
                 coordinator.start();
 
-                assertThatThrownBy(() -> reports.client().getData().forPath("/payroll/config"))
+                assertThatThrownBy(() ->
+                                reports.client().usingNamespace(null).getData().forPath("/sasl/payroll/config"))
                         .isInstanceOf(KeeperException.NoAuthException.class);
-                assertThatThrownBy(() -> reports.client().setData().forPath("/payroll/config", new byte[0]))
+                assertThatThrownBy(() -> reports.client()
+                                .usingNamespace(null)
+                                .setData()
+                                .forPath("/sasl/payroll/config", new byte[0]))
                         .isInstanceOf(KeeperException.NoAuthException.class);
             }
         }
     }
 
     private RegistryConfiguration as(String user, String password) {
-        return RegistryConfiguration.of(server.address(), "sasl")
+        return as(user, password, "sasl");
+    }
+
+    private RegistryConfiguration as(String user, String password, String namespace) {
+        return RegistryConfiguration.of(server.address(), namespace)
                 .withConnectionTimeout(Duration.ofSeconds(5))
                 .withSasl(RegistrySasl.digestMd5(user, password));
     }
