@@ -4,7 +4,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -13,14 +12,11 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.api.ACLProvider;
 import org.apache.curator.framework.api.CuratorEvent;
-import org.apache.curator.framework.api.CuratorEventType;
-import org.apache.curator.framework.api.CuratorListener;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.zookeeper.KeeperException;
-import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.client.ZKClientConfig;
 import org.apache.zookeeper.data.ACL;
@@ -90,11 +86,8 @@ public final class RegistryCenter implements AutoCloseable {
     /** The stores of a TLS connection, written for ZooKeeper's client to read; deleted once the client is closed. */
     private final @Nullable TlsClientFiles tlsFiles;
 
-    /** The JAAS section made for a DIGEST-MD5 login; forgotten once the client is closed. */
-    private final @Nullable String saslSection;
-
-    /** What ZooKeeper answered to the SASL login, for start-up to wait on and for a refusal later to be heard. */
-    private final @Nullable SaslOutcome saslOutcome;
+    /** The SASL login: the JAAS section it made, and ZooKeeper's answer, which start-up waits for. */
+    private final @Nullable SaslLogin saslLogin;
 
     public RegistryCenter(RegistryConfiguration configuration) {
         this(configuration, builder -> {});
@@ -123,8 +116,7 @@ public final class RegistryCenter implements AutoCloseable {
         }
         ZKClientConfig clientConfig = new ZKClientConfig();
         this.tlsFiles = configuration.tls() == null ? null : TlsClientFiles.write(configuration.tls(), clientConfig);
-        this.saslSection = configuration.sasl() == null ? null : sasl(configuration.sasl(), clientConfig);
-        this.saslOutcome = configuration.sasl() == null ? null : new SaslOutcome(configuration.sasl());
+        this.saslLogin = configuration.sasl() == null ? null : SaslLogin.configure(configuration.sasl(), clientConfig);
         if (configuration.tls() != null || configuration.sasl() != null) {
             builder.zkClientConfig(clientConfig);
         }
@@ -149,8 +141,7 @@ public final class RegistryCenter implements AutoCloseable {
     private RegistryCenter(
             CuratorFramework unrooted, String namespace, Duration connectionTimeout, Duration maxClockSkew) {
         this.tlsFiles = null;
-        this.saslSection = null;
-        this.saslOutcome = null;
+        this.saslLogin = null;
         this.client = unrooted;
         this.unrooted = unrooted;
         this.fallbackNamespace = namespace;
@@ -192,8 +183,8 @@ public final class RegistryCenter implements AutoCloseable {
         if (!state.compareAndSet(State.LATENT, State.STARTED)) {
             throw new IllegalStateException("The registry center can be started only once");
         }
-        if (saslOutcome != null) {
-            unrooted.getCuratorListenable().addListener(saslOutcome);
+        if (saslLogin != null) {
+            unrooted.getCuratorListenable().addListener(saslLogin);
         }
         if (unrooted.getState() == CuratorFrameworkState.LATENT) {
             unrooted.start();
@@ -210,10 +201,10 @@ public final class RegistryCenter implements AutoCloseable {
             Thread.currentThread().interrupt();
             connected = false;
         }
-        Optional<String> unconfirmed = saslOutcome == null
+        Optional<String> unconfirmed = saslLogin == null
                 ? Optional.empty()
-                : saslOutcome.awaitProblem(connected ? connectionTimeout : Duration.ZERO);
-        if (unconfirmed.isPresent() && (connected || saslOutcome.refused())) {
+                : saslLogin.awaitProblem(connected ? connectionTimeout : Duration.ZERO);
+        if (unconfirmed.isPresent() && (connected || saslLogin.refused())) {
             String where = connectString();
             close();
             throw new RegistryUnavailableException("ZooKeeper at '" + where + "' " + unconfirmed.get()
@@ -300,8 +291,8 @@ public final class RegistryCenter implements AutoCloseable {
             if (tlsFiles != null) {
                 tlsFiles.close();
             }
-            if (saslSection != null) {
-                SaslLogins.remove(saslSection);
+            if (saslLogin != null) {
+                saslLogin.close();
             }
         }
     }
@@ -377,83 +368,6 @@ public final class RegistryCenter implements AutoCloseable {
                     measured.bound().toMillis(),
                     measured.skew().toMillis(),
                     measured.uncertainty().toMillis());
-        }
-    }
-
-    /** Sets the client to log in with SASL; returns the JAAS section made for a DIGEST-MD5 login, if one was. */
-    private static @Nullable String sasl(RegistrySasl sasl, ZKClientConfig config) {
-        String made = sasl.isDigestMd5() ? SaslLogins.addDigestMd5(sasl.username(), sasl.password()) : null;
-        config.setProperty(ZKClientConfig.ENABLE_CLIENT_SASL_KEY, "true");
-        if (sasl.isDigestMd5()) {
-            // ZooKeeper's client refuses DIGEST-MD5, which FIPS 140 does not approve, unless FIPS mode is off.
-            config.setProperty("zookeeper.fips-mode", "false");
-        }
-        config.setProperty(ZKClientConfig.LOGIN_CONTEXT_NAME_KEY, made != null ? made : sasl.loginContext());
-        if (sasl.serverPrincipal() != null) {
-            config.setProperty(ZKClientConfig.ZOOKEEPER_SERVER_PRINCIPAL, sasl.serverPrincipal());
-        }
-        return made;
-    }
-
-    /**
-     * ZooKeeper's answer to the SASL login, which comes after the connection: start-up waits for it, so that a wrong
-     * credential fails start-up by name instead of leaving a session that every request is refused on; a refusal
-     * later (a credential revoked, say) is logged as an error, since the client would otherwise only reconnect.
-     */
-    private static final class SaslOutcome implements CuratorListener {
-
-        private final RegistrySasl sasl;
-
-        private final CountDownLatch answered = new CountDownLatch(1);
-
-        private volatile boolean authenticated;
-
-        private volatile boolean refused;
-
-        SaslOutcome(RegistrySasl sasl) {
-            this.sasl = sasl;
-        }
-
-        @Override
-        public void eventReceived(CuratorFramework framework, CuratorEvent event) {
-            if (event.getType() != CuratorEventType.WATCHED || event.getWatchedEvent() == null) {
-                return;
-            }
-            Watcher.Event.KeeperState state = event.getWatchedEvent().getState();
-            if (state == Watcher.Event.KeeperState.AuthFailed) {
-                if (answered.getCount() == 0) {
-                    log.error("ZooKeeper refused the SASL login {}: requests will fail until it is accepted", sasl);
-                }
-                refused = true;
-                answered.countDown();
-            } else if (state == Watcher.Event.KeeperState.SaslAuthenticated) {
-                authenticated = true;
-                answered.countDown();
-            }
-        }
-
-        /**
-         * Waits up to {@code timeout} for ZooKeeper to confirm the login; what went wrong, if it did not. A login the
-         * client could not even attempt (a mechanism its FIPS mode forbids, say) is never answered: unconfirmed is
-         * refused.
-         */
-        Optional<String> awaitProblem(Duration timeout) {
-            try {
-                answered.await(Math.max(0, timeout.toMillis()), TimeUnit.MILLISECONDS);
-            } catch (InterruptedException ex) {
-                Thread.currentThread().interrupt();
-            }
-            if (refused) {
-                return Optional.of("refused this application's SASL login (" + sasl + ")");
-            }
-            return authenticated
-                    ? Optional.empty()
-                    : Optional.of("did not confirm this application's SASL login (" + sasl + ") within "
-                            + timeout.toMillis() + " ms");
-        }
-
-        boolean refused() {
-            return refused;
         }
     }
 
