@@ -84,7 +84,7 @@ public final class RegistryCenter implements AutoCloseable {
     private final Duration maxClockSkew;
 
     /** The stores of a TLS connection, written for ZooKeeper's client to read; deleted once the client is closed. */
-    private final @Nullable TlsClientFiles tlsFiles;
+    private final @Nullable TlsStoreFiles tlsFiles;
 
     /** The SASL login: the JAAS section it made, and ZooKeeper's answer, which start-up waits for. */
     private final @Nullable SaslLogin saslLogin;
@@ -115,7 +115,7 @@ public final class RegistryCenter implements AutoCloseable {
             builder.aclProvider(new CreatorOnlyAclProvider());
         }
         ZKClientConfig clientConfig = new ZKClientConfig();
-        this.tlsFiles = configuration.tls() == null ? null : TlsClientFiles.write(configuration.tls(), clientConfig);
+        this.tlsFiles = configuration.tls() == null ? null : TlsStoreFiles.forClient(configuration.tls(), clientConfig);
         this.saslLogin = configuration.sasl() == null ? null : SaslLogin.configure(configuration.sasl(), clientConfig);
         if (configuration.tls() != null || configuration.sasl() != null) {
             builder.zkClientConfig(clientConfig);

@@ -106,14 +106,17 @@ class TlsRegistryTest {
 
     @Test
     void theStoresWrittenForZooKeepersClientAreThisUsersOnlyUnderPasswordsOfTheirOwnAndGoneOnClose() throws Exception {
-        TlsClientFiles files = TlsClientFiles.write(clientTls(), new ZKClientConfig());
+        ZKClientConfig config = new ZKClientConfig();
+        TlsStoreFiles files = TlsStoreFiles.forClient(clientTls(), config);
         Path trust;
         try (ClientX509Util names = new ClientX509Util()) {
-            trust = Path.of(files.clientConfig().getProperty(names.getSslTruststoreLocationProperty()));
-            assertThat(files.clientConfig().getProperty(names.getSslKeystorePasswdProperty()))
+            trust = Path.of(config.getProperty(names.getSslTruststoreLocationProperty()));
+            assertThat(config.getProperty(names.getSslKeystorePasswdProperty())).isNull();
+            assertThat(Files.readString(Path.of(config.getProperty(names.getSslKeystorePasswdPathProperty()))))
                     .isNotEqualTo(TestCertificates.PASSWORD)
                     .hasSizeGreaterThan(20);
         }
+        assertThat(files.properties().values()).noneMatch(value -> value.contains(TestCertificates.PASSWORD));
         assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(trust.getParent())))
                 .isEqualTo("rwx------");
 

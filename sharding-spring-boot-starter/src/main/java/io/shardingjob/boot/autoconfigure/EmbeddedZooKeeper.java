@@ -8,6 +8,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.KeyStore;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.zookeeper.metrics.impl.NullMetricsProvider;
@@ -46,9 +47,33 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
 
     private final Duration tickTime;
 
+    private final @Nullable Tls tls;
+
     private @Nullable Path directoryInUse;
 
     private @Nullable ServerCnxnFactory connections;
+
+    private @Nullable ServedTls servedTls;
+
+    /**
+     * TLS served by the embedded server, on its only port.
+     *
+     * @param keyStore the server's key and certificate chain
+     * @param keyPassword the password of the key, or null for none
+     * @param trustStore the certificates a client's must chain to, or null to ask clients for no certificate
+     */
+    public record Tls(
+            KeyStore keyStore,
+            @Nullable String keyPassword,
+            @Nullable KeyStore trustStore) {
+
+        /** Says what the stores hold, never the password. */
+        @Override
+        public String toString() {
+            return "Tls[own key, " + (trustStore == null ? "no client certificate asked" : "client certificate needed")
+                    + "]";
+        }
+    }
 
     /**
      * @param port the port to listen on, 0 for a free one
@@ -56,9 +81,20 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
      * @param tickTime ZooKeeper's basic time unit; sessions may last from 2 to 20 ticks
      */
     public EmbeddedZooKeeper(int port, @Nullable Path dataDirectory, Duration tickTime) {
+        this(port, dataDirectory, tickTime, null);
+    }
+
+    /**
+     * @param port the port to listen on, 0 for a free one
+     * @param dataDirectory where to keep data, or {@code null} for a temporary directory deleted on close
+     * @param tickTime ZooKeeper's basic time unit; sessions may last from 2 to 20 ticks
+     * @param tls TLS to serve on the port (and no plaintext), or null for plaintext
+     */
+    public EmbeddedZooKeeper(int port, @Nullable Path dataDirectory, Duration tickTime, @Nullable Tls tls) {
         this.port = port;
         this.dataDirectory = dataDirectory;
         this.tickTime = tickTime;
+        this.tls = tls;
     }
 
     /**
@@ -91,8 +127,15 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
             ServerMetrics.metricsProviderInitialized(NullMetricsProvider.INSTANCE);
             File data = directory.toFile();
             ZooKeeperServer server = new ZooKeeperServer(data, data, Math.toIntExact(tickTime.toMillis()));
-            ServerCnxnFactory factory = ServerCnxnFactory.createFactory(
-                    new InetSocketAddress(InetAddress.getLoopbackAddress(), port), MAX_CLIENT_CONNECTIONS);
+            InetSocketAddress address = new InetSocketAddress(InetAddress.getLoopbackAddress(), port);
+            ServerCnxnFactory factory;
+            if (tls == null) {
+                factory = ServerCnxnFactory.createFactory(address, MAX_CLIENT_CONNECTIONS);
+            } else {
+                servedTls = ServedTls.serve(tls);
+                factory = ServerCnxnFactory.createFactory();
+                factory.configure(address, MAX_CLIENT_CONNECTIONS, -1, true);
+            }
             connections = factory;
             factory.startup(server);
         } catch (BindException ex) {
@@ -107,7 +150,11 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
             close();
             throw ex;
         }
-        log.info("Embedded ZooKeeper listening at {} (data in {})", connectString(), directory);
+        log.info(
+                "Embedded ZooKeeper listening at {}{} (data in {})",
+                connectString(),
+                tls == null ? "" : " over TLS only",
+                directory);
     }
 
     /** The address clients connect to, with the actual port when port 0 was asked for. */
@@ -135,6 +182,9 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
         if (connections != null) {
             // Shuts the server down together with its connections.
             connections.shutdown();
+        }
+        if (servedTls != null) {
+            servedTls.close();
         }
         if (dataDirectory == null && directoryInUse != null) {
             try {

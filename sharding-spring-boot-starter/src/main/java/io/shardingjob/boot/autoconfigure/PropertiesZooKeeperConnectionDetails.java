@@ -4,7 +4,6 @@ import io.shardingjob.core.registry.RegistrySasl;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
-import org.springframework.boot.ssl.NoSuchSslBundleException;
 import org.springframework.boot.ssl.SslBundle;
 import org.springframework.boot.ssl.SslBundles;
 
@@ -73,25 +72,22 @@ final class PropertiesZooKeeperConnectionDetails implements ZooKeeperConnectionD
         return sasl.getServerPrincipal() == null ? login : login.withServerPrincipal(sasl.getServerPrincipal());
     }
 
+    /**
+     * The bundle of {@code sharding.zookeeper.ssl.bundle}; without one, a client of the embedded server connects with
+     * the bundle the server serves TLS with, as a development setup has a single certificate.
+     */
     @Override
     public @Nullable SslBundle getSslBundle() {
         String name = properties.getSsl().getBundle();
-        if (name == null || name.isBlank()) {
-            return null;
+        if (name != null && !name.isBlank()) {
+            return SslBundleProperty.resolve(sslBundles, "sharding.zookeeper.ssl.bundle", name);
         }
-        SslBundles bundles = sslBundles.getIfAvailable();
-        if (bundles == null) {
-            throw new InvalidConfigurationPropertyValueException(
-                    "sharding.zookeeper.ssl.bundle", name, "No SSL bundles are configured (spring.ssl.bundle.*)");
+        String served = properties.getEmbedded().getSsl().getBundle();
+        boolean toEmbedded = properties.getConnectString() == null
+                || properties.getConnectString().isBlank();
+        if (toEmbedded && served != null && !served.isBlank() && embedded.getIfAvailable() != null) {
+            return SslBundleProperty.resolve(sslBundles, "sharding.zookeeper.embedded.ssl.bundle", served);
         }
-        try {
-            return bundles.getBundle(name);
-        } catch (NoSuchSslBundleException ex) {
-            throw new InvalidConfigurationPropertyValueException(
-                    "sharding.zookeeper.ssl.bundle",
-                    name,
-                    "No SSL bundle of that name: define it under spring.ssl.bundle.jks." + name + " or"
-                            + " spring.ssl.bundle.pem." + name);
-        }
+        return null;
     }
 }

@@ -138,6 +138,8 @@ public class ZooKeeperProperties {
         /** The embedded server's tick; sessions may last from 2 to 20 ticks. */
         private Duration tickTime = Duration.ofMillis(500);
 
+        private final Ssl ssl = new Ssl();
+
         public boolean isEnabled() {
             return enabled;
         }
@@ -168,6 +170,28 @@ public class ZooKeeperProperties {
 
         public void setTickTime(Duration tickTime) {
             this.tickTime = tickTime;
+        }
+
+        public Ssl getSsl() {
+            return ssl;
+        }
+
+        /** TLS served by the embedded server, under {@code sharding.zookeeper.embedded.ssl}. */
+        public static class Ssl {
+
+            /**
+             * The SSL bundle whose key the embedded server serves TLS only with; a trust store in it makes the server
+             * ask clients for a certificate it trusts. None for plaintext.
+             */
+            private @Nullable String bundle;
+
+            public @Nullable String getBundle() {
+                return bundle;
+            }
+
+            public void setBundle(@Nullable String bundle) {
+                this.bundle = bundle;
+            }
         }
     }
 

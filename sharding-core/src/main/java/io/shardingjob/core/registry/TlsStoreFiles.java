@@ -15,6 +15,8 @@ import java.security.cert.Certificate;
 import java.util.Base64;
 import java.util.Collections;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
 import org.apache.zookeeper.client.ZKClientConfig;
@@ -22,72 +24,94 @@ import org.apache.zookeeper.common.ClientX509Util;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The client side of TLS to ZooKeeper, as ZooKeeper's client takes it: its Netty socket, and key and trust stores read
- * from files on every connection. The stores given in memory (a Spring Boot SSL bundle's, say, possibly made from PEM
- * files) are written once to PKCS#12 files in a directory only this user may read, each under a password made here at
- * random, which never leaves this process; they are deleted on {@link #close()}. ZooKeeper offers no way to hand its
- * client an {@code SSLContext}: its Netty client builds one from these files.
+ * Key and trust stores written where ZooKeeper reads them. ZooKeeper builds TLS, its client's and its server's alike,
+ * from store files named in its configuration, never from an {@code SSLContext}: the stores given in memory (a Spring
+ * Boot SSL bundle's, say, possibly made from PEM files) are written to PKCS#12 files in a directory only this user may
+ * read, each under a password made here at random and kept in a file beside it, so that no configuration and no system
+ * property holds a password. ZooKeeper reads the files again on every connection; they are deleted on {@link #close()}.
  */
-final class TlsClientFiles implements AutoCloseable {
+public final class TlsStoreFiles implements AutoCloseable {
 
     private static final String TYPE = "PKCS12";
 
     private final Path directory;
 
-    private final ZKClientConfig clientConfig;
+    private final Map<String, String> properties;
 
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private TlsClientFiles(Path directory, ZKClientConfig clientConfig) {
+    private TlsStoreFiles(Path directory, Map<String, String> properties) {
         this.directory = directory;
-        this.clientConfig = clientConfig;
+        this.properties = properties;
     }
 
     /**
-     * Writes the stores of {@code tls}, and sets {@code config} to read them.
+     * Writes the key and the trust store.
      *
+     * @param keyStore the keys with their certificate chains (a server's, or a client's that a server asks for), or null
+     * @param keyPassword the password of the keys in {@code keyStore}, or null for none
+     * @param trustStore the certificates trusted, or null
      * @throws InvalidRegistrySettingException when a store holds nothing to use or cannot be read with the password
      *     given
      */
-    static TlsClientFiles write(RegistryTls tls, ZKClientConfig config) {
+    public static TlsStoreFiles write(
+            @Nullable KeyStore keyStore, @Nullable String keyPassword, @Nullable KeyStore trustStore) {
         Path directory = privateDirectory();
-        try {
-            config.setProperty(
-                    ZKClientConfig.ZOOKEEPER_CLIENT_CNXN_SOCKET, "org.apache.zookeeper.ClientCnxnSocketNetty");
-            config.setProperty(ZKClientConfig.SECURE_CLIENT, "true");
-            try (ClientX509Util names = new ClientX509Util()) {
-                String trustPassword = randomPassword();
-                Path trust =
-                        store(directory.resolve("trust.p12"), trustedCertificates(tls.trustStore()), trustPassword);
-                config.setProperty(names.getSslTruststoreLocationProperty(), trust.toString());
-                config.setProperty(names.getSslTruststorePasswdProperty(), trustPassword);
-                config.setProperty(names.getSslTruststoreTypeProperty(), TYPE);
-                if (tls.keyStore() != null) {
-                    String keyPassword = randomPassword();
-                    Path key = store(
-                            directory.resolve("key.p12"),
-                            keys(tls.keyStore(), tls.keyPassword(), keyPassword),
-                            keyPassword);
-                    config.setProperty(names.getSslKeystoreLocationProperty(), key.toString());
-                    config.setProperty(names.getSslKeystorePasswdProperty(), keyPassword);
-                    config.setProperty(names.getSslKeystoreTypeProperty(), TYPE);
-                }
-                config.setProperty(
-                        names.getSslHostnameVerificationEnabledProperty(), Boolean.toString(tls.verifyHostName()));
+        try (ClientX509Util names = new ClientX509Util()) {
+            Map<String, String> properties = new LinkedHashMap<>();
+            // A store not given is named empty, so that none named by the JVM's system properties stands in for it.
+            properties.put(names.getSslKeystoreLocationProperty(), "");
+            properties.put(names.getSslTruststoreLocationProperty(), "");
+            if (keyStore != null) {
+                String password = randomPassword();
+                Path key = store(directory.resolve("key.p12"), keys(keyStore, keyPassword, password), password);
+                properties.put(names.getSslKeystoreLocationProperty(), key.toString());
+                properties.put(
+                        names.getSslKeystorePasswdPathProperty(),
+                        passwordFile(directory.resolve("key.password"), password));
+                properties.put(names.getSslKeystoreTypeProperty(), TYPE);
             }
-            return new TlsClientFiles(directory, config);
+            if (trustStore != null) {
+                String password = randomPassword();
+                Path trust = store(directory.resolve("trust.p12"), trustedCertificates(trustStore), password);
+                properties.put(names.getSslTruststoreLocationProperty(), trust.toString());
+                properties.put(
+                        names.getSslTruststorePasswdPathProperty(),
+                        passwordFile(directory.resolve("trust.password"), password));
+                properties.put(names.getSslTruststoreTypeProperty(), TYPE);
+            }
+            return new TlsStoreFiles(directory, Map.copyOf(properties));
         } catch (RuntimeException ex) {
             delete(directory);
             throw ex;
         }
     }
 
-    /** The client configuration to build the ZooKeeper client with. */
-    ZKClientConfig clientConfig() {
-        return clientConfig;
+    /**
+     * The client side of TLS to ZooKeeper, as ZooKeeper's client takes it: its Netty socket, secure, reading these
+     * stores.
+     */
+    static TlsStoreFiles forClient(RegistryTls tls, ZKClientConfig config) {
+        TlsStoreFiles files = write(tls.keyStore(), tls.keyPassword(), tls.trustStore());
+        config.setProperty(ZKClientConfig.ZOOKEEPER_CLIENT_CNXN_SOCKET, "org.apache.zookeeper.ClientCnxnSocketNetty");
+        config.setProperty(ZKClientConfig.SECURE_CLIENT, "true");
+        files.properties.forEach(config::setProperty);
+        try (ClientX509Util names = new ClientX509Util()) {
+            config.setProperty(
+                    names.getSslHostnameVerificationEnabledProperty(), Boolean.toString(tls.verifyHostName()));
+        }
+        return files;
     }
 
-    /** Deletes the files; the client must be closed first, since it reads them again on every connection. */
+    /**
+     * ZooKeeper's properties ({@code zookeeper.ssl.keyStore.location} and the like, the same for its client and its
+     * server) that read these stores: paths, never a password.
+     */
+    public Map<String, String> properties() {
+        return properties;
+    }
+
+    /** Deletes the files; whatever reads them (a client, a server) must be closed first. */
     @Override
     public void close() {
         if (closed.compareAndSet(false, true)) {
@@ -153,6 +177,14 @@ final class TlsClientFiles implements AutoCloseable {
             throw new UncheckedIOException("Could not write " + file, ex);
         } catch (GeneralSecurityException ex) {
             throw new IllegalStateException("Could not write " + file, ex);
+        }
+    }
+
+    private static String passwordFile(Path file, String password) {
+        try {
+            return Files.writeString(file, password).toString();
+        } catch (IOException ex) {
+            throw new UncheckedIOException("Could not write " + file, ex);
         }
     }
 
