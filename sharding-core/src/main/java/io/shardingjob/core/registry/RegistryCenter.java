@@ -86,6 +86,8 @@ public final class RegistryCenter implements AutoCloseable {
     /** The stores of a TLS connection, written for ZooKeeper's client to read; deleted once the client is closed. */
     private final @Nullable TlsStoreFiles tlsFiles;
 
+    private final @Nullable RegistryTls tls;
+
     /** The SASL login: the JAAS section it made, and ZooKeeper's answer, which start-up waits for. */
     private final @Nullable SaslLogin saslLogin;
 
@@ -115,7 +117,8 @@ public final class RegistryCenter implements AutoCloseable {
             builder.aclProvider(new CreatorOnlyAclProvider());
         }
         ZKClientConfig clientConfig = new ZKClientConfig();
-        this.tlsFiles = configuration.tls() == null ? null : TlsStoreFiles.forClient(configuration.tls(), clientConfig);
+        this.tls = configuration.tls();
+        this.tlsFiles = tls == null ? null : TlsStoreFiles.forClient(tls, clientConfig);
         this.saslLogin = configuration.sasl() == null ? null : SaslLogin.configure(configuration.sasl(), clientConfig);
         if (configuration.tls() != null || configuration.sasl() != null) {
             builder.zkClientConfig(clientConfig);
@@ -141,6 +144,7 @@ public final class RegistryCenter implements AutoCloseable {
     private RegistryCenter(
             CuratorFramework unrooted, String namespace, Duration connectionTimeout, Duration maxClockSkew) {
         this.tlsFiles = null;
+        this.tls = null;
         this.saslLogin = null;
         this.client = unrooted;
         this.unrooted = unrooted;
@@ -212,9 +216,16 @@ public final class RegistryCenter implements AutoCloseable {
                     + " (SASLAuthenticationProvider) and, for DIGEST-MD5, its zookeeper.fips-mode=false");
         }
         if (!connected) {
+            String where = connectString();
             close();
-            throw new RegistryUnavailableException("Could not connect to ZooKeeper at '" + connectString() + "' within "
-                    + connectionTimeout.toMillis() + " ms (" + connectionHint + ")");
+            // Over TLS, a handshake of its own says which of the usual causes it is.
+            String found = tls == null
+                    ? ""
+                    : TlsDiagnosis.of(tls, where, connectionTimeout)
+                            .map(diagnosis -> diagnosis + "; ")
+                            .orElse("");
+            throw new RegistryUnavailableException("Could not connect to ZooKeeper at '" + where + "' within "
+                    + connectionTimeout.toMillis() + " ms (" + found + connectionHint + ")");
         }
         if (identitySetting != null) {
             checkNamespaceAccess();

@@ -16,6 +16,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.client.ZKClientConfig;
 import org.apache.zookeeper.common.ClientX509Util;
 import org.junit.jupiter.api.AfterAll;
@@ -91,7 +92,20 @@ class TlsRegistryTest {
                 .isInstanceOf(RegistryUnavailableException.class)
                 .hasMessageContaining(server.address())
                 .hasMessageContaining("ssl.bundle")
-                .hasMessageContaining("trust store must trust the server's certificate");
+                .hasMessageContaining("does not chain to the bundle's trust store");
+    }
+
+    @Test
+    void aTlsClientOfAPlaintextPortFailsStartUpAskingWhetherItIsTheSecurePort() throws Exception {
+        try (TestingServer plaintext = new TestingServer()) {
+            RegistryCenter registry = new RegistryCenter(RegistryConfiguration.of(plaintext.getConnectString(), "tls")
+                    .withConnectionTimeout(Duration.ofSeconds(2))
+                    .withTls(clientTls()));
+
+            assertThatThrownBy(registry::start)
+                    .isInstanceOf(RegistryUnavailableException.class)
+                    .hasMessageContaining("secureClientPort, and not its plaintext clientPort");
+        }
     }
 
     @Test
@@ -101,7 +115,8 @@ class TlsRegistryTest {
 
         assertThatThrownBy(registry::start)
                 .isInstanceOf(RegistryUnavailableException.class)
-                .hasMessageContaining("must hold a key if the server asks for a client certificate");
+                .hasMessageContaining("refused this application's certificate")
+                .hasMessageContaining("the bundle has no key store");
     }
 
     @Test
