@@ -43,13 +43,24 @@ final class SaslLogin implements CuratorListener, AutoCloseable {
 
     /** Sets {@code config} to log in as {@code sasl} says, making the JAAS section of a DIGEST-MD5 login. */
     static SaslLogin configure(RegistrySasl sasl, ZKClientConfig config) {
+        if (!sasl.isDigestMd5() && !SaslLogins.hasSection(sasl.loginContext())) {
+            // ZooKeeper's client would go on without SASL, and the login would only time out unconfirmed.
+            throw new InvalidRegistrySettingException(
+                    "sasl.loginContext",
+                    "The JVM's JAAS configuration has no section '" + sasl.loginContext() + "' (its file:"
+                            + " java.security.auth.login.config="
+                            + System.getProperty("java.security.auth.login.config")
+                            + "): add the section, or name one it has");
+        }
         String made = sasl.isDigestMd5() ? SaslLogins.addDigestMd5(sasl.username(), sasl.password()) : null;
+        String section = made != null ? made : sasl.loginContext();
         config.setProperty(ZKClientConfig.ENABLE_CLIENT_SASL_KEY, "true");
-        if (sasl.isDigestMd5()) {
-            // ZooKeeper's client refuses DIGEST-MD5, which FIPS 140 does not approve, unless FIPS mode is off.
+        if (SaslLogins.logsInWithDigestMd5(section)) {
+            // ZooKeeper's client refuses DIGEST-MD5, which FIPS 140 does not approve, unless FIPS mode is off: for
+            // the section made here and for one of the application's own with ZooKeeper's DigestLoginModule alike.
             config.setProperty("zookeeper.fips-mode", "false");
         }
-        config.setProperty(ZKClientConfig.LOGIN_CONTEXT_NAME_KEY, made != null ? made : sasl.loginContext());
+        config.setProperty(ZKClientConfig.LOGIN_CONTEXT_NAME_KEY, section);
         if (sasl.serverPrincipal() != null) {
             config.setProperty(ZKClientConfig.ZOOKEEPER_SERVER_PRINCIPAL, sasl.serverPrincipal());
         }

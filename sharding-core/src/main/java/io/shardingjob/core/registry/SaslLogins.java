@@ -1,5 +1,6 @@
 package io.shardingjob.core.registry;
 
+import java.util.Arrays;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -35,6 +36,24 @@ final class SaslLogins {
                     Map.of("username", username, "password", password))
         });
         return name;
+    }
+
+    /** Whether the JVM's JAAS configuration, as it reads now, has a section of that name. */
+    static boolean hasSection(String name) {
+        Configuration configuration = current();
+        return configuration != null && configuration.getAppConfigurationEntry(name) != null;
+    }
+
+    /**
+     * Whether the section logs in with ZooKeeper's DigestLoginModule, which makes ZooKeeper's client use DIGEST-MD5
+     * (any other module, Kerberos's say, gives it credentials of another mechanism).
+     */
+    static boolean logsInWithDigestMd5(String name) {
+        Configuration configuration = current();
+        AppConfigurationEntry[] entries = configuration == null ? null : configuration.getAppConfigurationEntry(name);
+        return entries != null
+                && Arrays.stream(entries)
+                        .anyMatch(entry -> entry.getLoginModuleName().equals(DIGEST_LOGIN_MODULE));
     }
 
     /** Forgets a section once its registry closed. */

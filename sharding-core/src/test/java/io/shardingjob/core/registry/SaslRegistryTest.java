@@ -8,10 +8,13 @@ import io.shardingjob.core.JobCoordinator;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.testing.ProcessGroup;
 import io.shardingjob.core.testing.ZooKeeperServers;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import javax.security.auth.login.Configuration;
 import org.apache.zookeeper.KeeperException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -24,6 +27,8 @@ import org.junit.jupiter.api.TestInstance;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SaslRegistryTest {
+
+    private static final String JAAS_FILE = "java.security.auth.login.config";
 
     private final ProcessGroup processes = new ProcessGroup();
 
@@ -56,6 +61,47 @@ class SaslRegistryTest {
 
             assertThat(ran).containsExactlyInAnyOrder(0, 1);
         }
+    }
+
+    @Test
+    void aSectionOfTheJvmsOwnJaasConfigurationLogsInAsItSays() throws Exception {
+        Path file = ProcessGroup.workDirectory("sasl/client").resolve("jaas.conf");
+        Files.writeString(file, """
+                BillingClient {
+                  org.apache.zookeeper.server.auth.DigestLoginModule required
+                  username="billing"
+                  password="billing-secret";
+                };
+                """);
+        String before = System.getProperty(JAAS_FILE);
+        System.setProperty(JAAS_FILE, file.toString());
+        Configuration.getConfiguration().refresh();
+        try (RegistryCenter registry = new RegistryCenter(RegistryConfiguration.of(server.address(), "settlement")
+                .withConnectionTimeout(Duration.ofSeconds(10))
+                .withSasl(RegistrySasl.loginContext("BillingClient")))) {
+            registry.start();
+
+            assertThat(registry.client().checkExists().forPath("/")).isNotNull();
+        } finally {
+            if (before == null) {
+                System.clearProperty(JAAS_FILE);
+            } else {
+                System.setProperty(JAAS_FILE, before);
+            }
+            Configuration.getConfiguration().refresh();
+        }
+    }
+
+    @Test
+    void aSectionTheJvmsJaasConfigurationDoesNotHaveFailsNamingIt() {
+        RegistryConfiguration configuration = RegistryConfiguration.of(server.address(), "settlement")
+                .withSasl(RegistrySasl.loginContext("NoSuchSection"));
+
+        assertThatThrownBy(() -> new RegistryCenter(configuration))
+                .isInstanceOfSatisfying(
+                        InvalidRegistrySettingException.class,
+                        invalid -> assertThat(invalid.setting()).isEqualTo("sasl.loginContext"))
+                .hasMessageContaining("no section 'NoSuchSection'");
     }
 
     @Test

@@ -81,6 +81,19 @@ class ShardingRegistrySaslTests {
     }
 
     @Test
+    void aLoginContextTheJvmsJaasConfigurationDoesNotHaveFailsNamingTheProperty() {
+        runner.withPropertyValues("sharding.zookeeper.sasl.login-context=NoSuchSection")
+                .run(context -> {
+                    Throwable failure = catchThrowable(() -> context.getBean(RegistryCenter.class));
+
+                    assertThat(failure)
+                            .hasStackTraceContaining(InvalidConfigurationPropertyValueException.class.getName()
+                                    + ": Property sharding.zookeeper.sasl.login-context")
+                            .hasStackTraceContaining("no section 'NoSuchSection'");
+                });
+    }
+
+    @Test
     void aUserWithoutAPasswordFailsNamingTheProperty() {
         runner.run(context -> {
             Throwable failure = catchThrowable(() -> context.getBean(RegistryCenter.class));
