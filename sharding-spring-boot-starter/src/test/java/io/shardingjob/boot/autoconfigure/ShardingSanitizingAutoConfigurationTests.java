@@ -2,6 +2,7 @@ package io.shardingjob.boot.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.List;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.actuate.autoconfigure.context.properties.ConfigurationPropertiesReportEndpointAutoConfiguration;
@@ -29,10 +30,14 @@ class ShardingSanitizingAutoConfigurationTests {
                     "sharding.zookeeper.connect-string=zk1:2181",
                     "sharding.zookeeper.digest=ops:" + SECRETS,
                     "sharding.zookeeper.sasl.username=billing",
-                    "sharding.zookeeper.sasl.password=" + SECRETS);
+                    "sharding.zookeeper.sasl.password=" + SECRETS,
+                    "spring.ssl.bundle.jks.zookeeper.keystore.password=" + SECRETS,
+                    "spring.ssl.bundle.jks.zookeeper.truststore.location=classpath:nowhere.p12",
+                    "spring.ssl.bundle.pem.other.keystore.private-key=-----BEGIN PRIVATE KEY-----" + SECRETS,
+                    "spring.ssl.bundle.pem.other.key.password=" + SECRETS);
 
     @Test
-    void theDigestAndTheSaslPasswordNeverShowInConfigpropsOrEnvEvenWhenValuesShow() {
+    void theDigestTheSaslPasswordAndSslBundleSecretsNeverShowInConfigpropsOrEnvEvenWhenValuesShow() {
         runner.run(context -> {
             String configprops = context
                     .getBean(ConfigurationPropertiesReportEndpoint.class)
@@ -54,6 +59,18 @@ class ShardingSanitizingAutoConfigurationTests {
                             .getProperty()
                             .getValue())
                     .isEqualTo("******");
+            for (String bundleSecret : List.of(
+                    "spring.ssl.bundle.jks.zookeeper.keystore.password",
+                    "spring.ssl.bundle.pem.other.keystore.private-key",
+                    "spring.ssl.bundle.pem.other.key.password")) {
+                assertThat(env.environmentEntry(bundleSecret).getProperty().getValue())
+                        .as(bundleSecret)
+                        .isEqualTo("******");
+            }
+            assertThat(env.environmentEntry("spring.ssl.bundle.jks.zookeeper.truststore.location")
+                            .getProperty()
+                            .getValue())
+                    .isEqualTo("classpath:nowhere.p12");
         });
     }
 }
