@@ -10,6 +10,7 @@ import java.security.KeyStore;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Key material made at test time with the JDK's {@code keytool}, valid for two days from now: three key pairs (the
@@ -85,6 +86,28 @@ public record TestCertificates(Path directory) {
     /** What {@code name} trusts: the server trusts the client, the client the server, the stranger itself. */
     public Path trust(String name) {
         return directory.resolve(name + "-trust.p12");
+    }
+
+    /**
+     * The properties of a Spring Boot JKS SSL bundle ({@code spring.ssl.bundle.jks.<bundle>.*}) of these stores.
+     *
+     * @param keys the store whose keys the bundle holds, such as {@code keys("client")}, or null for none
+     * @param trust the store of certificates the bundle trusts, or null for none
+     */
+    public static String[] bundleProperties(String bundle, @Nullable Path keys, @Nullable Path trust) {
+        String prefix = "spring.ssl.bundle.jks." + bundle + ".";
+        List<String> properties = new ArrayList<>();
+        if (keys != null) {
+            properties.addAll(store(prefix + "keystore.", keys));
+        }
+        if (trust != null) {
+            properties.addAll(store(prefix + "truststore.", trust));
+        }
+        return properties.toArray(String[]::new);
+    }
+
+    private static List<String> store(String prefix, Path file) {
+        return List.of(prefix + "location=file:" + file, prefix + "password=" + PASSWORD, prefix + "type=PKCS12");
     }
 
     /** A store, loaded. */

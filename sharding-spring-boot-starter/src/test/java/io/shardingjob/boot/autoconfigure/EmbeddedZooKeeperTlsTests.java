@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import org.apache.zookeeper.common.ClientX509Util;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -46,20 +47,13 @@ class EmbeddedZooKeeperTlsTests {
                         "sharding.zookeeper.embedded.enabled=true",
                         "sharding.zookeeper.embedded.port=0",
                         "sharding.zookeeper.connection-timeout=3s")
-                .withPropertyValues(bundle("server", certificates.keys("server"), certificates.trust("server")))
-                .withPropertyValues(bundle("client", certificates.keys("client"), certificates.trust("client")))
-                .withPropertyValues(bundle("stranger", certificates.keys("stranger"), certificates.trust("client")))
-                .withPropertyValues(bundle("self", certificates.keys("server"), certificates.keys("server")))
-                .withPropertyValues(
-                        "spring.ssl.bundle.jks.keyless.truststore.location=file:" + certificates.trust("server"),
-                        "spring.ssl.bundle.jks.keyless.truststore.password=" + TestCertificates.PASSWORD,
-                        "spring.ssl.bundle.jks.keyless.truststore.type=PKCS12",
-                        "spring.ssl.bundle.jks.keyonly.keystore.location=file:" + certificates.keys("server"),
-                        "spring.ssl.bundle.jks.keyonly.keystore.password=" + TestCertificates.PASSWORD,
-                        "spring.ssl.bundle.jks.keyonly.keystore.type=PKCS12",
-                        "spring.ssl.bundle.jks.trusting.truststore.location=file:" + certificates.trust("client"),
-                        "spring.ssl.bundle.jks.trusting.truststore.password=" + TestCertificates.PASSWORD,
-                        "spring.ssl.bundle.jks.trusting.truststore.type=PKCS12");
+                .withPropertyValues(bundle("server", "server", certificates.trust("server")))
+                .withPropertyValues(bundle("client", "client", certificates.trust("client")))
+                .withPropertyValues(bundle("stranger", "stranger", certificates.trust("client")))
+                .withPropertyValues(bundle("self", "server", certificates.keys("server")))
+                .withPropertyValues(bundle("keyonly", "server", null))
+                .withPropertyValues(TestCertificates.bundleProperties("keyless", null, certificates.trust("server")))
+                .withPropertyValues(TestCertificates.bundleProperties("trusting", null, certificates.trust("client")));
     }
 
     @Test
@@ -172,15 +166,8 @@ class EmbeddedZooKeeperTlsTests {
         }
     }
 
-    private static String[] bundle(String name, Path keys, Path trust) {
-        String prefix = "spring.ssl.bundle.jks." + name + ".";
-        return new String[] {
-            prefix + "keystore.location=file:" + keys,
-            prefix + "keystore.password=" + TestCertificates.PASSWORD,
-            prefix + "keystore.type=PKCS12",
-            prefix + "truststore.location=file:" + trust,
-            prefix + "truststore.password=" + TestCertificates.PASSWORD,
-            prefix + "truststore.type=PKCS12"
-        };
+    /** A bundle with the keys of {@code keysOf} and the certificates of {@code trust}. */
+    private String[] bundle(String name, String keysOf, @Nullable Path trust) {
+        return TestCertificates.bundleProperties(name, certificates.keys(keysOf), trust);
     }
 }

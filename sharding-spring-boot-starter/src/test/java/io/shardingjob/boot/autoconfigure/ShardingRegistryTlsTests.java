@@ -42,13 +42,9 @@ class ShardingRegistryTlsTests {
                 .withPropertyValues(
                         "sharding.zookeeper.namespace=tls-test",
                         "sharding.zookeeper.connect-string=" + server.address(),
-                        "sharding.zookeeper.connection-timeout=3s",
-                        "spring.ssl.bundle.jks.zookeeper.keystore.location=file:" + certificates.keys("client"),
-                        "spring.ssl.bundle.jks.zookeeper.keystore.password=" + TestCertificates.PASSWORD,
-                        "spring.ssl.bundle.jks.zookeeper.keystore.type=PKCS12",
-                        "spring.ssl.bundle.jks.zookeeper.truststore.location=file:" + certificates.trust("client"),
-                        "spring.ssl.bundle.jks.zookeeper.truststore.password=" + TestCertificates.PASSWORD,
-                        "spring.ssl.bundle.jks.zookeeper.truststore.type=PKCS12");
+                        "sharding.zookeeper.connection-timeout=3s")
+                .withPropertyValues(TestCertificates.bundleProperties(
+                        "zookeeper", certificates.keys("client"), certificates.trust("client")));
     }
 
     @AfterAll
