@@ -4,7 +4,6 @@ import io.shardingjob.core.internal.ledger.LedgerRules.FireView;
 import io.shardingjob.core.internal.registry.JobNodes;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
@@ -14,6 +13,7 @@ import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
+import java.util.stream.Stream;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
@@ -148,35 +148,33 @@ public final class FireLedger {
             List<Claim> writes, Instant fireTime, List<Claim> creates, FireNodes fireNodes, AssignmentGuard guard) {
         LedgerCommit.Outcome outcome = new LedgerCommit.Outcome();
         CompletableFuture<LedgerCommit.Outcome> sent = CompletableFuture.completedFuture(outcome);
-        List<Claim> batchWrites = new ArrayList<>();
-        List<Claim> batchCreates = new ArrayList<>();
-        int bytes = 0;
-        for (Claim claim : writes) {
-            int size = commits.bytes(claim);
-            if (bytes + size > LedgerRequests.MAX_WRITE_BYTES && !batchWrites.isEmpty()) {
-                sent = then(sent, batchWrites, fireTime, batchCreates, fireNodes.without(), guard);
-                batchWrites = new ArrayList<>();
-                bytes = 0;
-            }
-            batchWrites.add(claim);
-            bytes += size;
+        List<Pending> pending = Stream.concat(
+                        writes.stream().map(claim -> new Pending(claim, false)),
+                        creates.stream().map(claim -> new Pending(claim, true)))
+                .toList();
+        List<List<Pending>> requests = ByteBatches.split(pending, each -> commits.bytes(each.claim()));
+        if (requests.isEmpty() && fireNodes.createAhead() != null) {
+            requests = List.of(List.of());
         }
-        for (Claim claim : creates) {
-            int size = commits.bytes(claim);
-            if (bytes + size > LedgerRequests.MAX_WRITE_BYTES && (!batchWrites.isEmpty() || !batchCreates.isEmpty())) {
-                sent = then(sent, batchWrites, fireTime, batchCreates, fireNodes.without(), guard);
-                batchWrites = new ArrayList<>();
-                batchCreates = new ArrayList<>();
-                bytes = 0;
-            }
-            batchCreates.add(claim);
-            bytes += size;
-        }
-        if (!batchWrites.isEmpty() || !batchCreates.isEmpty() || fireNodes.createAhead() != null) {
-            sent = then(sent, batchWrites, fireTime, batchCreates, fireNodes, guard);
+        for (int request = 0; request < requests.size(); request++) {
+            List<Pending> batch = requests.get(request);
+            // The fire nodes go with the last request, after every claim written before them.
+            FireNodes nodesOfBatch = request == requests.size() - 1 ? fireNodes : fireNodes.without();
+            sent = then(sent, Pending.claims(batch, false), fireTime, Pending.claims(batch, true), nodesOfBatch, guard);
         }
         return sent.thenApply(done -> new Committed(
                 new Written(done.written(), done.lost(), done.moved()), new Claimed(done.won(), done.taken())));
+    }
+
+    /** A claim to send: an owner's write, or a new claim to create. */
+    private record Pending(Claim claim, boolean create) {
+
+        static List<Claim> claims(List<Pending> batch, boolean created) {
+            return batch.stream()
+                    .filter(pending -> pending.create() == created)
+                    .map(Pending::claim)
+                    .toList();
+        }
     }
 
     /** The next batch, once the ones before it were answered. */

@@ -42,33 +42,35 @@ final class LedgerRetirement {
      * @return how many fires were deleted
      */
     CompletableFuture<Integer> retireAsync(Map<Instant, ? extends Collection<Integer>> fires) {
+        List<FireDeletes> all = fires.entrySet().stream()
+                .map(fire -> deletes(fire.getKey(), fire.getValue()))
+                .toList();
         CompletableFuture<Integer> retired = CompletableFuture.completedFuture(0);
-        List<Op> ops = new ArrayList<>();
-        Map<Instant, Collection<Integer>> inBatch = new TreeMap<>();
-        int bytes = 0;
-        for (Map.Entry<Instant, ? extends Collection<Integer>> fire : fires.entrySet()) {
-            List<Op> deletes = new ArrayList<>(fire.getValue().size() + 1);
-            fire.getValue()
-                    .forEach(item -> deletes.add(Op.delete(requests.full(nodes.claim(fire.getKey(), item)), -1)));
-            deletes.add(Op.delete(requests.full(nodes.ledgerFire(fire.getKey())), -1));
-            // A deletion is little more than its path: several fires of a thousand items go in one request.
-            int fireBytes = deletes.stream()
-                    .mapToInt(delete -> delete.getPath().length() + DELETE_OVERHEAD_BYTES)
-                    .sum();
-            if (!ops.isEmpty() && bytes + fireBytes > LedgerRequests.MAX_WRITE_BYTES) {
-                retired = deleteBatch(retired, List.copyOf(ops), new TreeMap<>(inBatch));
-                ops.clear();
-                inBatch.clear();
-                bytes = 0;
-            }
-            ops.addAll(deletes);
-            inBatch.put(fire.getKey(), fire.getValue());
-            bytes += fireBytes;
-        }
-        if (!ops.isEmpty()) {
-            retired = deleteBatch(retired, List.copyOf(ops), new TreeMap<>(inBatch));
+        // A deletion is little more than its path: several fires of a thousand items go in one request.
+        for (List<FireDeletes> batch : ByteBatches.split(all, FireDeletes::bytes)) {
+            Map<Instant, Collection<Integer>> inBatch = new TreeMap<>();
+            batch.forEach(fire -> inBatch.put(fire.fireTime(), fire.items()));
+            List<Op> ops = batch.stream().flatMap(fire -> fire.ops().stream()).toList();
+            retired = deleteBatch(retired, ops, inBatch);
         }
         return retired;
+    }
+
+    /** The deletions of one fire: its claims, then its node. */
+    private record FireDeletes(Instant fireTime, Collection<Integer> items, List<Op> ops) {
+
+        int bytes() {
+            return ops.stream()
+                    .mapToInt(delete -> delete.getPath().length() + DELETE_OVERHEAD_BYTES)
+                    .sum();
+        }
+    }
+
+    private FireDeletes deletes(Instant fireTime, Collection<Integer> items) {
+        List<Op> ops = new ArrayList<>(items.size() + 1);
+        items.forEach(item -> ops.add(Op.delete(requests.full(nodes.claim(fireTime, item)), -1)));
+        ops.add(Op.delete(requests.full(nodes.ledgerFire(fireTime)), -1));
+        return new FireDeletes(fireTime, items, ops);
     }
 
     private CompletableFuture<Integer> deleteBatch(

@@ -33,6 +33,31 @@ class FireLedgerTest extends ZooKeeperTestSupport {
     }
 
     @Test
+    void claimsTooManyForOneRequestAreWrittenInSeveralAndFiresTooManyToDeleteInOneAreRetiredInSeveral()
+            throws Exception {
+        FireLedger ledger = new FireLedger(newClient(), NODES);
+        long session = sessionOf(ledger);
+        // About 230 bytes a claim: 3,000 of a fire are more than one request of the ledger takes.
+        int items = 3_000;
+        Map<Instant, List<Integer>> fires = new java.util.TreeMap<>();
+        for (int fire = 0; fire < 3; fire++) {
+            Instant fireTime = this.fire.plusSeconds(fire);
+            List<Claim> claims = IntStream.range(0, items)
+                    .mapToObj(item ->
+                            Claim.first(item, fireTime, "a", session, ExecutionSource.NORMAL, 1, items, fireTime))
+                    .toList();
+
+            assertThat(ledger.claim(fireTime, claims).won()).hasSize(items);
+            fires.put(fireTime, IntStream.range(0, items).boxed().toList());
+        }
+        assertThat(ledger.read(fires.keySet()))
+                .allSatisfy(view -> assertThat(view.claims()).hasSize(items));
+
+        assertThat(ledger.retireAsync(fires).join()).isEqualTo(3);
+        assertThat(newClient().getChildren().forPath(NODES.ledger())).isEmpty();
+    }
+
+    @Test
     void eachItemOfAFireIsWonByExactlyOneOfFourInstancesClaimingAllOfThemAtOnce() throws Exception {
         int items = 20;
         List<FireLedger> ledgers = new ArrayList<>();
