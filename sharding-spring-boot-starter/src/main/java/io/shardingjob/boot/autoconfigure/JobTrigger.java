@@ -39,13 +39,16 @@ final class JobTrigger extends CronTrigger {
 
     private volatile @Nullable Instant next;
 
-    JobTrigger(JobCoordinator coordinator) {
-        this(coordinator, coordinator.configuration());
+    private final JobCrons crons;
+
+    JobTrigger(JobCoordinator coordinator, JobCrons crons) {
+        this(coordinator, coordinator.configuration(), crons);
     }
 
-    private JobTrigger(JobCoordinator coordinator, JobConfiguration initial) {
+    private JobTrigger(JobCoordinator coordinator, JobConfiguration initial, JobCrons crons) {
         super(initial.cron(), initial.timeZone());
         this.coordinator = coordinator;
+        this.crons = crons;
     }
 
     @Override
@@ -114,27 +117,22 @@ final class JobTrigger extends CronTrigger {
                 && Objects.equals(zone, configuration.timeZone())) {
             return cron;
         }
-        try {
-            CronTrigger next = new CronTrigger(configuration.cron(), configuration.timeZone());
-            if (cron != null) {
-                log.info(
-                        "Job {}: schedule changed to '{}' in {}",
-                        configuration.name(),
-                        configuration.cron(),
-                        configuration.timeZone());
-            }
-            cron = next;
-        } catch (IllegalArgumentException ex) {
-            if (cron == null) {
-                throw ex;
-            }
+        JobCrons.InForce inForce = crons.inForce(configuration.name(), configuration.cron(), configuration.timeZone());
+        if (inForce.problem() != null) {
             log.error(
                     "Job {}: ignoring the invalid cron '{}' stored in ZooKeeper, keeping '{}': {}",
                     configuration.name(),
                     configuration.cron(),
-                    cronText,
-                    ex.getMessage());
+                    inForce.trigger().getExpression(),
+                    inForce.problem());
+        } else if (cron != null) {
+            log.info(
+                    "Job {}: schedule changed to '{}' in {}",
+                    configuration.name(),
+                    configuration.cron(),
+                    configuration.timeZone());
         }
+        cron = inForce.trigger();
         // Remember what was seen, valid or not, so that an invalid value is reported once.
         cronText = configuration.cron();
         zone = configuration.timeZone();

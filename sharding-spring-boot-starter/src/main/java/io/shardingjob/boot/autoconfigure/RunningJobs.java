@@ -57,6 +57,11 @@ final class RunningJobs implements ScheduledTaskHolder {
 
     private final Supplier<List<ItemExecutorDecorator>> decorators;
 
+    /** The crons of every job, read once for the triggers and the ledger's schedules. */
+    private final JobCrons crons = new JobCrons();
+
+    private final CronFireSchedule fireSchedule = new CronFireSchedule(crons);
+
     RunningJobs(
             ShardingProperties properties,
             ShardingStrategies strategies,
@@ -160,7 +165,7 @@ final class RunningJobs implements ScheduledTaskHolder {
                 .reconcileInterval(timings.getReconcileInterval())
                 .shardingWaitTimeout(timings.getShardingWaitTimeout())
                 .shutdownGracePeriod(properties.getShutdown().getGracePeriod())
-                .schedule(new CronFireSchedule())
+                .schedule(fireSchedule)
                 // The core runs items outside fires too (failover), so it gets the job and the pool itself.
                 .job(invocation(configuration.name(), code), executors.items())
                 .listener(result -> executed(ExecutionRecord.of(result)))
@@ -173,7 +178,7 @@ final class RunningJobs implements ScheduledTaskHolder {
         if (misfires != null) {
             builder.misfireListener(misfires);
         }
-        ScheduledShardedJob job = new ScheduledShardedJob(method, describedAs, builder, executors);
+        ScheduledShardedJob job = new ScheduledShardedJob(method, describedAs, builder, executors, crons);
         JobCoordinator coordinator = job.coordinator();
         coordinator.start();
         put(configuration.name(), job);
@@ -284,5 +289,10 @@ final class RunningJobs implements ScheduledTaskHolder {
                 log.warn("Job {}: listener {} failed", execution.job(), listener, ex);
             }
         }
+    }
+
+    /** The fire times of the jobs' crons, as their triggers read them. */
+    CronFireSchedule fireSchedule() {
+        return fireSchedule;
     }
 }

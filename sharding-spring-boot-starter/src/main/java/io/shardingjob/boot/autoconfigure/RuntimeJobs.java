@@ -68,7 +68,7 @@ final class RuntimeJobs implements ShardedJobRegistry, JobDefinitions.Listener, 
 
     /** Follows the definitions stored in ZooKeeper from now on, starting the jobs defined already. */
     void connect(RegistryCenter registry) {
-        JobDefinitions following = new JobDefinitions(registry.client(), this, new CronFireSchedule());
+        JobDefinitions following = new JobDefinitions(registry.client(), this, jobs.fireSchedule());
         definitions = following;
         following.start();
     }

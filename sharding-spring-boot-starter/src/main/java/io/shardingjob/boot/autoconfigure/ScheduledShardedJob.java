@@ -55,14 +55,15 @@ final class ScheduledShardedJob {
             @Nullable ShardedJobMethod method,
             String describedAs,
             JobCoordinator.Builder builder,
-            ShardedJobExecutors executors) {
+            ShardedJobExecutors executors,
+            JobCrons crons) {
         this.method = method;
         this.describedAs = describedAs;
         // Called once the coordinator started, never while this is being built.
         this.coordinator = builder.manualFireHandler(fireTime -> fire(fireTime, ExecutionSource.MANUAL))
                 .build();
         this.executors = executors;
-        this.trigger = new JobTrigger(coordinator);
+        this.trigger = new JobTrigger(coordinator, crons);
         this.registrar.setTaskScheduler(executors.scheduler());
     }
 

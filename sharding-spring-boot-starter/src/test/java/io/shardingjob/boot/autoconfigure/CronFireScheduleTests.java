@@ -11,7 +11,9 @@ import org.junit.jupiter.api.Test;
 /** The fire times the ledger counts as due are the cron's, read as the trigger reads it. */
 class CronFireScheduleTests {
 
-    private final CronFireSchedule schedule = new CronFireSchedule();
+    private final JobCrons crons = new JobCrons();
+
+    private final CronFireSchedule schedule = new CronFireSchedule(crons);
 
     private final ZoneId shanghai = ZoneId.of("Asia/Shanghai");
 
@@ -27,13 +29,18 @@ class CronFireScheduleTests {
     }
 
     @Test
-    void aChangedCronAppliesAtOnceAndAnInvalidOneKeepsTheLastValid() {
+    void aChangedCronAppliesAtOnceAndAnUnreadableOneFollowsTheCronTheTriggerKept() {
         Instant after = Instant.now().truncatedTo(java.time.temporal.ChronoUnit.MINUTES);
         assertThat(schedule.nextFireAfter(job("0 * * * * *", ZoneId.of("UTC")), after))
                 .isEqualTo(after.plusSeconds(60));
-
         assertThat(schedule.nextFireAfter(job("*/10 * * * * *", ZoneId.of("UTC")), after))
                 .isEqualTo(after.plusSeconds(10));
+        // Before the job's trigger read any cron, an unreadable one makes no fire due.
+        assertThat(schedule.nextFireAfter(job("x x x x x x", ZoneId.of("UTC")), after))
+                .isNull();
+
+        crons.inForce("settlement", "*/10 * * * * *", ZoneId.of("UTC"));
+
         assertThat(schedule.nextFireAfter(job("x x x x x x", ZoneId.of("UTC")), after))
                 .isEqualTo(after.plusSeconds(10));
     }
