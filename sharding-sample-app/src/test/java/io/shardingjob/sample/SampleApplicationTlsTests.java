@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.shardingjob.boot.ShardingOperations;
-import io.shardingjob.boot.autoconfigure.EmbeddedZooKeeper;
+import io.shardingjob.boot.zookeeper.EmbeddedZooKeeper;
 import io.shardingjob.core.registry.RegistryCenter;
 import io.shardingjob.core.registry.RegistryConfiguration;
 import io.shardingjob.core.registry.RegistryUnavailableException;

@@ -1,5 +1,6 @@
 package io.shardingjob.boot.autoconfigure;
 
+import io.shardingjob.boot.zookeeper.EmbeddedZooKeeper;
 import io.shardingjob.core.registry.InvalidRegistrySettingException;
 import java.nio.file.Path;
 import org.jspecify.annotations.Nullable;

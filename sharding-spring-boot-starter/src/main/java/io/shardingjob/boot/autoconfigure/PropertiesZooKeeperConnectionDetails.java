@@ -1,5 +1,6 @@
 package io.shardingjob.boot.autoconfigure;
 
+import io.shardingjob.boot.zookeeper.EmbeddedZooKeeper;
 import io.shardingjob.core.registry.RegistrySasl;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;

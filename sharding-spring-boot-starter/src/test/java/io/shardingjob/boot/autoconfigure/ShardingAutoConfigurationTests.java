@@ -10,6 +10,7 @@ import io.shardingjob.boot.TestZooKeeper;
 import io.shardingjob.boot.actuate.ShardingEndpoint;
 import io.shardingjob.boot.actuate.ShardingHealthIndicator;
 import io.shardingjob.boot.actuate.ShardingMetrics;
+import io.shardingjob.boot.zookeeper.EmbeddedZooKeeper;
 import io.shardingjob.core.JobCoordinator;
 import io.shardingjob.core.registry.RegistryCenter;
 import io.shardingjob.core.registry.RegistryConfiguration;

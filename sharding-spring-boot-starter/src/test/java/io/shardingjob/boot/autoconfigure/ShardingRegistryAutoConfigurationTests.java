@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.shardingjob.boot.TestZooKeeper;
+import io.shardingjob.boot.zookeeper.EmbeddedZooKeeper;
 import io.shardingjob.core.registry.RegistryCenter;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package io.shardingjob.boot.autoconfigure;
+package io.shardingjob.boot.zookeeper;
 
 import io.shardingjob.core.registry.TlsStoreFiles;
 import java.util.HashMap;

@@ -1,4 +1,4 @@
-package io.shardingjob.boot.autoconfigure;
+package io.shardingjob.boot.zookeeper;
 
 import java.io.File;
 import java.io.IOException;
@@ -101,7 +101,7 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
      * Fails clearly when the libraries ZooKeeper's server needs at runtime, but declares {@code provided}, are missing:
      * otherwise the server dies with a bare {@code NoClassDefFoundError}.
      */
-    static void checkServerDependencies(@Nullable ClassLoader loader) {
+    public static void checkServerDependencies(@Nullable ClassLoader loader) {
         boolean metrics = ClassUtils.isPresent("com.codahale.metrics.Reservoir", loader);
         boolean snappy = ClassUtils.isPresent("org.xerial.snappy.SnappyInputStream", loader);
         if (!metrics || !snappy) {
