@@ -20,6 +20,7 @@ class StarterFeaturePackagesTest {
             .that()
             .resideInAnyPackage(
                     "io.shardingjob.boot.actuate..",
+                    "io.shardingjob.boot.alerts..",
                     "io.shardingjob.boot.console..",
                     "io.shardingjob.boot.observation..",
                     "io.shardingjob.boot.zookeeper..")

@@ -5,6 +5,8 @@ import io.shardingjob.boot.ShardedJobConfigurationCustomizer;
 import io.shardingjob.boot.ShardedJobFireListener;
 import io.shardingjob.boot.ShardedJobListener;
 import io.shardingjob.boot.ShardingOperations;
+import io.shardingjob.boot.alerts.AlertHistory;
+import io.shardingjob.boot.alerts.ShardingAlerts;
 import io.shardingjob.core.execution.MisfireListener;
 import io.shardingjob.core.registry.RegistryCenter;
 import io.shardingjob.core.sharding.strategy.ShardingStrategies;

@@ -1,6 +1,10 @@
 package io.shardingjob.boot.autoconfigure;
 
 import io.shardingjob.boot.ShardedJobAlertListener;
+import io.shardingjob.boot.ShardingOperations;
+import io.shardingjob.boot.alerts.AlertHistory;
+import io.shardingjob.boot.alerts.ShardingAlertWebhook;
+import io.shardingjob.boot.alerts.ShardingAlerts;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.time.Clock;
@@ -37,11 +41,9 @@ public final class ShardingAlertsAutoConfiguration {
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     ShardingAlerts shardingAlerts(
-            RunningJobs jobs, ObjectProvider<ShardedJobAlertListener> listeners, ObjectProvider<Clock> clock) {
+            ShardingOperations jobs, ObjectProvider<ShardedJobAlertListener> listeners, ObjectProvider<Clock> clock) {
         return new ShardingAlerts(
-                jobs,
-                new AlertDispatcher(() -> listeners.orderedStream().toList()),
-                clock.getIfAvailable(Clock::systemUTC));
+                jobs, () -> listeners.orderedStream().toList(), clock.getIfAvailable(Clock::systemUTC));
     }
 
     @Bean

@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.shardingjob.boot.ShardingOperations;
 import io.shardingjob.boot.TestZooKeeper;
+import io.shardingjob.boot.alerts.AlertHistory;
+import io.shardingjob.boot.alerts.ShardingAlertWebhook;
+import io.shardingjob.boot.alerts.ShardingAlerts;
 import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;

@@ -1,4 +1,4 @@
-package io.shardingjob.boot.autoconfigure;
+package io.shardingjob.boot.alerts;
 
 import io.shardingjob.boot.ShardedJobAlert;
 import io.shardingjob.boot.ShardedJobAlertListener;
@@ -7,13 +7,13 @@ import java.util.Deque;
 import java.util.List;
 
 /** The last alerts of this instance, newest first, in memory, for {@code ShardingOperations.recentAlerts()}. */
-final class AlertHistory implements ShardedJobAlertListener {
+public final class AlertHistory implements ShardedJobAlertListener {
 
     private final int capacity;
 
     private final Deque<ShardedJobAlert> alerts = new ArrayDeque<>();
 
-    AlertHistory(int capacity) {
+    public AlertHistory(int capacity) {
         this.capacity = Math.max(0, capacity);
     }
 
@@ -29,7 +29,7 @@ final class AlertHistory implements ShardedJobAlertListener {
     }
 
     /** Newest first. */
-    synchronized List<ShardedJobAlert> recent() {
+    public synchronized List<ShardedJobAlert> recent() {
         return List.copyOf(alerts);
     }
 }

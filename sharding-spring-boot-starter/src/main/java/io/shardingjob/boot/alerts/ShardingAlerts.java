@@ -1,10 +1,12 @@
-package io.shardingjob.boot.autoconfigure;
+package io.shardingjob.boot.alerts;
 
 import io.shardingjob.boot.ExecutionRecord;
 import io.shardingjob.boot.ShardedJobAlert;
 import io.shardingjob.boot.ShardedJobAlert.Type;
+import io.shardingjob.boot.ShardedJobAlertListener;
 import io.shardingjob.boot.ShardedJobCompletionListener;
 import io.shardingjob.boot.ShardedJobListener;
+import io.shardingjob.boot.ShardingOperations;
 import io.shardingjob.core.execution.FireCompletion;
 import io.shardingjob.core.execution.FireCompletion.Outcome;
 import io.shardingjob.core.execution.MisfireListener;
@@ -13,6 +15,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Supplier;
 
 /**
  * Raises the alerts of every job from what the coordination reports anyway, and hands them to the dispatcher:
@@ -28,17 +31,23 @@ import java.util.TreeMap;
  *
  * Each is called on a job's thread and only builds the alert and queues it.
  */
-final class ShardingAlerts implements ShardedJobListener, ShardedJobCompletionListener, MisfireListener, AutoCloseable {
+public final class ShardingAlerts
+        implements ShardedJobListener, ShardedJobCompletionListener, MisfireListener, AutoCloseable {
 
-    private final RunningJobs jobs;
+    private final ShardingOperations jobs;
 
     private final AlertDispatcher dispatcher;
 
     private final Clock clock;
 
-    ShardingAlerts(RunningJobs jobs, AlertDispatcher dispatcher, Clock clock) {
+    /**
+     * @param jobs the jobs of this instance, whose settings (retries) decide what is an alert
+     * @param listeners the listeners every alert is handed to, asked for at each alert
+     * @param clock the time of the alerts
+     */
+    public ShardingAlerts(ShardingOperations jobs, Supplier<List<ShardedJobAlertListener>> listeners, Clock clock) {
         this.jobs = jobs;
-        this.dispatcher = dispatcher;
+        this.dispatcher = new AlertDispatcher(listeners);
         this.clock = clock;
     }
 
@@ -121,8 +130,8 @@ final class ShardingAlerts implements ShardedJobListener, ShardedJobCompletionLi
 
     /** The job's retries as stored; none for a job not listed yet (it is starting), so that no failure goes unreported. */
     private int retries(String job) {
-        return jobs.find(job)
-                .map(running -> running.coordinator().configuration().retries())
+        return jobs.job(job)
+                .map(coordinator -> coordinator.configuration().retries())
                 .orElse(0);
     }
 

@@ -1,4 +1,4 @@
-package io.shardingjob.boot.autoconfigure;
+package io.shardingjob.boot.alerts;
 
 import io.shardingjob.boot.ShardedJobAlert;
 import io.shardingjob.boot.ShardedJobAlertListener;
