@@ -22,6 +22,7 @@ class StarterFeaturePackagesTest {
                     "io.shardingjob.boot.actuate..",
                     "io.shardingjob.boot.alerts..",
                     "io.shardingjob.boot.console..",
+                    "io.shardingjob.boot.executionlog..",
                     "io.shardingjob.boot.observation..",
                     "io.shardingjob.boot.zookeeper..")
             .should()

@@ -4,6 +4,8 @@ import io.shardingjob.boot.ExecutionPage;
 import io.shardingjob.boot.ExecutionRecord;
 import io.shardingjob.boot.ShardedJobAlert;
 import io.shardingjob.boot.ShardingOperations;
+import io.shardingjob.boot.executionlog.ExecutionHistory;
+import io.shardingjob.boot.executionlog.ExecutionLog;
 import io.shardingjob.core.JobCoordinator;
 import io.shardingjob.core.operation.OperatorInputs;
 import io.shardingjob.core.registry.ClockSkew;

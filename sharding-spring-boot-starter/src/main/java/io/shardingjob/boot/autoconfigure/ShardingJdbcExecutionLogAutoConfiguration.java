@@ -1,5 +1,6 @@
 package io.shardingjob.boot.autoconfigure;
 
+import io.shardingjob.boot.executionlog.JdbcExecutionLog;
 import javax.sql.DataSource;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;

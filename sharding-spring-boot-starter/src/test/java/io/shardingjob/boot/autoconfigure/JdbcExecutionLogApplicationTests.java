@@ -10,6 +10,7 @@ import io.shardingjob.boot.ShardedJob;
 import io.shardingjob.boot.ShardingOperations;
 import io.shardingjob.boot.TestZooKeeper;
 import io.shardingjob.boot.autoconfigure.SwitchableDataSource.State;
+import io.shardingjob.boot.executionlog.JdbcExecutionLog;
 import io.shardingjob.core.execution.ShardingContext;
 import java.time.Duration;
 import java.util.UUID;

@@ -10,6 +10,7 @@ import io.shardingjob.boot.actuate.ShardingDescriptors.ExecutionDescriptor;
 import io.shardingjob.boot.actuate.ShardingDescriptors.ExecutionsDescriptor;
 import io.shardingjob.boot.actuate.ShardingDescriptors.JobDescriptor;
 import io.shardingjob.boot.actuate.ShardingDescriptors.ShardingDescriptor;
+import io.shardingjob.boot.executionlog.JdbcExecutionLog;
 import io.shardingjob.core.execution.ShardingContext;
 import javax.sql.DataSource;
 import org.h2.jdbcx.JdbcDataSource;

@@ -1,4 +1,4 @@
-package io.shardingjob.boot.autoconfigure;
+package io.shardingjob.boot.executionlog;
 
 import io.shardingjob.boot.ExecutionPage;
 import io.shardingjob.boot.ExecutionRecord;
@@ -38,11 +38,11 @@ import org.springframework.context.annotation.ImportRuntimeHints;
  * records, and both are counted ({@link #writes()}) and logged once per outage, not per record.
  */
 @ImportRuntimeHints(JdbcExecutionLog.SchemaRuntimeHints.class)
-final class JdbcExecutionLog implements ShardedJobListener, ExecutionLog, AutoCloseable {
+public final class JdbcExecutionLog implements ShardedJobListener, ExecutionLog, AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(JdbcExecutionLog.class);
 
-    static final String SCHEMA = "io/shardingjob/boot/autoconfigure/execution-log-schema.sql";
+    public static final String SCHEMA = "io/shardingjob/boot/executionlog/execution-log-schema.sql";
 
     private static final String COLUMNS = "job_name, item, sharding_total_count, item_parameter, job_parameter,"
             + " instance_id, epoch, fire_time, start_time, end_time, outcome, source, retry, error_message";
@@ -78,7 +78,7 @@ final class JdbcExecutionLog implements ShardedJobListener, ExecutionLog, AutoCl
 
     private boolean inOutage;
 
-    JdbcExecutionLog(DataSource dataSource, boolean initializeSchema, int queueCapacity, int batchSize) {
+    public JdbcExecutionLog(DataSource dataSource, boolean initializeSchema, int queueCapacity, int batchSize) {
         this.dataSource = dataSource;
         this.initializeSchema = initializeSchema;
         this.batchSize = Math.max(1, batchSize);
@@ -87,7 +87,7 @@ final class JdbcExecutionLog implements ShardedJobListener, ExecutionLog, AutoCl
         this.writer.setDaemon(true);
     }
 
-    void start() {
+    public void start() {
         writer.start();
     }
 
@@ -101,7 +101,7 @@ final class JdbcExecutionLog implements ShardedJobListener, ExecutionLog, AutoCl
         }
     }
 
-    ExecutionPage.Writes writes() {
+    public ExecutionPage.Writes writes() {
         return new ExecutionPage.Writes(written.get(), failed.get(), dropped.get());
     }
 

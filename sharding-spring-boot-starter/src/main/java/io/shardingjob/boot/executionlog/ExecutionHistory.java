@@ -1,4 +1,4 @@
-package io.shardingjob.boot.autoconfigure;
+package io.shardingjob.boot.executionlog;
 
 import io.shardingjob.boot.ExecutionPage;
 import io.shardingjob.boot.ExecutionRecord;
@@ -13,13 +13,13 @@ import java.util.concurrent.ConcurrentHashMap;
  * The last item executions of each job on this instance, in memory, for operators. Bounded per job so that a job
  * firing every second for months costs the same memory as one that just started.
  */
-final class ExecutionHistory implements ShardedJobListener, ExecutionLog {
+public final class ExecutionHistory implements ShardedJobListener, ExecutionLog {
 
     private final int capacity;
 
     private final Map<String, Deque<ExecutionRecord>> byJob = new ConcurrentHashMap<>();
 
-    ExecutionHistory(int capacity) {
+    public ExecutionHistory(int capacity) {
         this.capacity = Math.max(0, capacity);
     }
 
@@ -46,7 +46,7 @@ final class ExecutionHistory implements ShardedJobListener, ExecutionLog {
     }
 
     /** Newest first. */
-    List<ExecutionRecord> recent(String job) {
+    public List<ExecutionRecord> recent(String job) {
         Deque<ExecutionRecord> records = byJob.get(job);
         if (records == null) {
             return List.of();

@@ -1,4 +1,4 @@
-package io.shardingjob.boot.autoconfigure;
+package io.shardingjob.boot.executionlog;
 
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
