@@ -54,7 +54,7 @@ public final class FireLedger {
     /** Fires whose node this instance created or found, so that its next claims in them skip creating it. */
     private final KnownFires knownFires = new KnownFires();
 
-    private final LedgerCommit commits;
+    private final ClaimMulti multi;
 
     private final LedgerRetirement retirement;
 
@@ -64,7 +64,7 @@ public final class FireLedger {
         this.requests = new LedgerRequests(client);
         this.reads = new LedgerReads(requests, nodes);
         this.nodes = nodes;
-        this.commits = new LedgerCommit(requests, reads, nodes, knownFires);
+        this.multi = new ClaimMulti(requests, reads, nodes, knownFires);
         this.retirement = new LedgerRetirement(requests, nodes, knownFires);
         this.manualFires = new ManualFireRecords(requests, nodes, knownFires);
     }
@@ -122,7 +122,9 @@ public final class FireLedger {
 
     /**
      * Owner writes and new claims of one fire together, in one multi-operation when their size allows (else in as few
-     * as it does): how the ends of a fire and the claims of the next one cost one request. Does not wait: the answers
+     * as it does): how the ends of a fire and the claims of the next one cost one request. The middle of the ledger's
+     * three write layers: {@link GroupCommit} queues writes and decides when to send them, this splits what is sent
+     * into requests ({@link ByteBatches}), and {@link ClaimMulti} sends one and settles its refusals. Does not wait: the answers
      * are handled on ZooKeeper's event thread, so what the caller chains on the result must not block, or must move to
      * an executor of its own.
      *
@@ -146,13 +148,13 @@ public final class FireLedger {
      */
     public CompletableFuture<Committed> commitAsync(
             List<Claim> writes, Instant fireTime, List<Claim> creates, FireNodes fireNodes, AssignmentGuard guard) {
-        LedgerCommit.Outcome outcome = new LedgerCommit.Outcome();
-        CompletableFuture<LedgerCommit.Outcome> sent = CompletableFuture.completedFuture(outcome);
+        ClaimMulti.Outcome outcome = new ClaimMulti.Outcome();
+        CompletableFuture<ClaimMulti.Outcome> sent = CompletableFuture.completedFuture(outcome);
         List<Pending> pending = Stream.concat(
                         writes.stream().map(claim -> new Pending(claim, false)),
                         creates.stream().map(claim -> new Pending(claim, true)))
                 .toList();
-        List<List<Pending>> requests = ByteBatches.split(pending, each -> commits.bytes(each.claim()));
+        List<List<Pending>> requests = ByteBatches.split(pending, each -> multi.bytes(each.claim()));
         if (requests.isEmpty() && fireNodes.createAhead() != null) {
             requests = List.of(List.of());
         }
@@ -178,14 +180,14 @@ public final class FireLedger {
     }
 
     /** The next batch, once the ones before it were answered. */
-    private CompletableFuture<LedgerCommit.Outcome> then(
-            CompletableFuture<LedgerCommit.Outcome> before,
+    private CompletableFuture<ClaimMulti.Outcome> then(
+            CompletableFuture<ClaimMulti.Outcome> before,
             List<Claim> writes,
             Instant fireTime,
             List<Claim> creates,
             FireNodes fireNodes,
             AssignmentGuard guard) {
-        return before.thenCompose(outcome -> commits.send(writes, fireTime, creates, fireNodes, guard, outcome));
+        return before.thenCompose(outcome -> multi.send(writes, fireTime, creates, fireNodes, guard, outcome));
     }
 
     /**

@@ -5,11 +5,11 @@ import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.execution.ClaimState;
 import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.internal.ledger.Claim;
-import io.shardingjob.core.internal.ledger.ClaimCommits;
 import io.shardingjob.core.internal.ledger.DueFires;
 import io.shardingjob.core.internal.ledger.DueRule;
 import io.shardingjob.core.internal.ledger.FireLedger;
 import io.shardingjob.core.internal.ledger.FireNodes;
+import io.shardingjob.core.internal.ledger.GroupCommit;
 import io.shardingjob.core.internal.ledger.LedgerRules;
 import io.shardingjob.core.internal.ledger.LedgerRules.AheadFate;
 import io.shardingjob.core.sharding.Assignment;
@@ -40,7 +40,7 @@ import org.slf4j.LoggerFactory;
  * skipped, and a claim whose fire never came (a changed schedule) is left to the audit, which runs it late as this
  * session's own.
  */
-final class ClaimsAhead implements ClaimCommits.Ahead {
+final class ClaimsAhead implements GroupCommit.Ahead {
 
     private static final Logger log = LoggerFactory.getLogger(ClaimsAhead.class);
 

@@ -11,10 +11,10 @@ import io.shardingjob.core.execution.ItemResult;
 import io.shardingjob.core.execution.ShardingContext;
 import io.shardingjob.core.internal.ledger.AssignmentGuard;
 import io.shardingjob.core.internal.ledger.Claim;
-import io.shardingjob.core.internal.ledger.ClaimCommits;
 import io.shardingjob.core.internal.ledger.DueFires;
 import io.shardingjob.core.internal.ledger.FireLedger;
 import io.shardingjob.core.internal.ledger.FireOrigin;
+import io.shardingjob.core.internal.ledger.GroupCommit;
 import io.shardingjob.core.internal.ledger.RunStart;
 import io.shardingjob.core.internal.registry.Answers;
 import io.shardingjob.core.internal.sharding.ShardingService;
@@ -48,7 +48,7 @@ final class FireRunner {
 
     private final FireLedger ledger;
 
-    private final ClaimCommits commits;
+    private final GroupCommit groupCommit;
 
     private final FirePlanner planner;
 
@@ -75,7 +75,7 @@ final class FireRunner {
         this.runtime = runtime;
         this.dueFires = dueFires;
         this.ledger = ledger;
-        this.commits = new ClaimCommits(ledger, commitExecutor, ahead);
+        this.groupCommit = new GroupCommit(ledger, commitExecutor, ahead);
         this.planner = new FirePlanner(runtime, ledger, local, ahead, misfires);
         this.local = local;
         this.attempts = new ItemAttempts(runtime, listener);
@@ -246,7 +246,8 @@ final class FireRunner {
                     // The item's owner takes it over: this instance's audit, when it still owns the item.
                     local.wholeFires().released(claim.fireTime());
                 }
-                recorded = commits.endLater(ended, local.endingLastOfItsFire(claim))
+                recorded = groupCommit
+                        .endLater(ended, local.endingLastOfItsFire(claim))
                         .handle((stored, failure) -> {
                             recordEnd(ended, stored, failure, context);
                             return null;
@@ -352,7 +353,8 @@ final class FireRunner {
             AtomicReference<Claim> held, ShardingContext context, boolean lastToLeave, int assignmentVersion) {
         Claim claim = held.get();
         try {
-            Optional<Claim> stored = commits.startLater(claim.startedAt(runtime.now()), lastToLeave, assignmentVersion)
+            Optional<Claim> stored = groupCommit
+                    .startLater(claim.startedAt(runtime.now()), lastToLeave, assignmentVersion)
                     .join();
             if (stored.isPresent()) {
                 held.set(stored.get());
@@ -390,7 +392,7 @@ final class FireRunner {
             local.wholeFires().released(claim.fireTime());
         }
         Claim given = claim.with(state, runtime.now());
-        return commits.endLater(given, local.endingLastOfItsFire(claim)).handle((stored, failure) -> {
+        return groupCommit.endLater(given, local.endingLastOfItsFire(claim)).handle((stored, failure) -> {
             recordEnd(given, stored, failure, context);
             if (state != ClaimState.SKIPPED) {
                 // This instance may still own the item (it was only cut off a while): its audit takes the claim over.
@@ -433,7 +435,7 @@ final class FireRunner {
      */
     private boolean write(AtomicReference<Claim> held, Claim next, ShardingContext context) {
         try {
-            Optional<Claim> stored = commits.write(next);
+            Optional<Claim> stored = groupCommit.write(next);
             if (stored.isPresent()) {
                 held.set(stored.get());
                 return true;

@@ -21,7 +21,7 @@ import org.apache.zookeeper.data.Stat;
  * the claims of the next fire are all this one request. It never waits: each answer is handled as it arrives, on
  * ZooKeeper's event thread, so a caller that must not block (the group commit) does not.
  */
-final class LedgerCommit {
+final class ClaimMulti {
 
     /** Rounds of new claims that keep finding the fire changed under them before the attempt gives up. */
     private static final int MAX_CLAIM_ROUNDS = 4;
@@ -35,7 +35,7 @@ final class LedgerCommit {
     /** Fires whose node this instance created or found, so that its next claims in them skip creating it. */
     private final KnownFires knownFires;
 
-    LedgerCommit(LedgerRequests requests, LedgerReads reads, JobNodes nodes, KnownFires knownFires) {
+    ClaimMulti(LedgerRequests requests, LedgerReads reads, JobNodes nodes, KnownFires knownFires) {
         this.requests = requests;
         this.reads = reads;
         this.nodes = nodes;

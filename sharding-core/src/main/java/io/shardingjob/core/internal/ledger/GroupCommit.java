@@ -28,7 +28,7 @@ import org.jspecify.annotations.Nullable;
  * once. The request that records the last ends of a fire also creates this instance's claims of the next fire, as
  * {@link Ahead} says.
  */
-public final class ClaimCommits {
+public final class GroupCommit {
 
     private final FireLedger ledger;
 
@@ -99,11 +99,11 @@ public final class ClaimCommits {
         void claimed(Instant fireTime, List<Claim> requested, FireLedger.@Nullable Claimed claimed);
     }
 
-    public ClaimCommits(FireLedger ledger, ScheduledExecutorService drainer) {
+    public GroupCommit(FireLedger ledger, ScheduledExecutorService drainer) {
         this(ledger, drainer, Ahead.NONE);
     }
 
-    public ClaimCommits(FireLedger ledger, ScheduledExecutorService drainer, Ahead ahead) {
+    public GroupCommit(FireLedger ledger, ScheduledExecutorService drainer, Ahead ahead) {
         this.ledger = ledger;
         this.drainer = drainer;
         this.ahead = ahead;
