@@ -23,6 +23,7 @@ class StarterFeaturePackagesTest {
                     "io.shardingjob.boot.alerts..",
                     "io.shardingjob.boot.console..",
                     "io.shardingjob.boot.executionlog..",
+                    "io.shardingjob.boot.jobs..",
                     "io.shardingjob.boot.observation..",
                     "io.shardingjob.boot.zookeeper..")
             .should()

@@ -2,6 +2,8 @@ package io.shardingjob.boot.autoconfigure;
 
 import io.shardingjob.boot.ShardedJob;
 import io.shardingjob.boot.ShardedJobConfigurationCustomizer;
+import io.shardingjob.boot.jobs.ShardedJobConfigurationException;
+import io.shardingjob.boot.jobs.ShardedJobMethod;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.config.JobConfigurationException;
 import io.shardingjob.core.sharding.strategy.ShardingStrategies;

@@ -1,5 +1,6 @@
 package io.shardingjob.boot.autoconfigure;
 
+import io.shardingjob.boot.jobs.ShardedJobConfigurationException;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 

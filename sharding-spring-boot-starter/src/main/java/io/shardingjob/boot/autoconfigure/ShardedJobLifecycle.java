@@ -1,6 +1,12 @@
 package io.shardingjob.boot.autoconfigure;
 
 import io.shardingjob.boot.ShardedJobListener;
+import io.shardingjob.boot.jobs.RunningJobs;
+import io.shardingjob.boot.jobs.RuntimeJobs;
+import io.shardingjob.boot.jobs.ShardedJobAnnotationBeanPostProcessor;
+import io.shardingjob.boot.jobs.ShardedJobConfigurationException;
+import io.shardingjob.boot.jobs.ShardedJobExecutors;
+import io.shardingjob.boot.jobs.ShardedJobMethod;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.instance.InstanceId;
 import io.shardingjob.core.registry.RegistryCenter;

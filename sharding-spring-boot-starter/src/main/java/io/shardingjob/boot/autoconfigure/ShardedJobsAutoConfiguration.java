@@ -10,6 +10,13 @@ import io.shardingjob.boot.alerts.ShardingAlerts;
 import io.shardingjob.boot.executionlog.ExecutionHistory;
 import io.shardingjob.boot.executionlog.ExecutionLog;
 import io.shardingjob.boot.executionlog.JdbcExecutionLog;
+import io.shardingjob.boot.jobs.DefaultShardingOperations;
+import io.shardingjob.boot.jobs.ItemExecutorDecorator;
+import io.shardingjob.boot.jobs.JobListeners;
+import io.shardingjob.boot.jobs.RunningJobs;
+import io.shardingjob.boot.jobs.RuntimeJobs;
+import io.shardingjob.boot.jobs.ShardedJobAnnotationBeanPostProcessor;
+import io.shardingjob.boot.jobs.ShardedJobExecutors;
 import io.shardingjob.core.execution.MisfireListener;
 import io.shardingjob.core.registry.RegistryCenter;
 import io.shardingjob.core.sharding.strategy.ShardingStrategies;
@@ -82,8 +89,14 @@ public final class ShardedJobsAutoConfiguration {
                 () -> alerts.orderedStream()
                         .<MisfireListener>map(raiser -> raiser)
                         .toList());
+        ShardingProperties.Coordination coordination = properties.getCoordination();
+        RunningJobs.Timings timings = new RunningJobs.Timings(
+                coordination.getStartTimeout(),
+                coordination.getReconcileInterval(),
+                coordination.getShardingWaitTimeout(),
+                properties.getShutdown().getGracePeriod());
         return new RunningJobs(
-                properties,
+                timings,
                 strategies,
                 executors,
                 listeners,

@@ -5,6 +5,7 @@ import io.shardingjob.boot.ShardingOperations;
 import io.shardingjob.boot.alerts.AlertHistory;
 import io.shardingjob.boot.alerts.ShardingAlertWebhook;
 import io.shardingjob.boot.alerts.ShardingAlerts;
+import io.shardingjob.boot.jobs.RunningJobs;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.time.Clock;

@@ -4,6 +4,7 @@ import io.micrometer.observation.ObservationRegistry;
 import io.shardingjob.boot.ShardingOperations;
 import io.shardingjob.boot.observation.ShardingFireObservationConvention;
 import io.shardingjob.boot.observation.ShardingItemObservationConvention;
+import io.shardingjob.boot.observation.ShardingObservations;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;

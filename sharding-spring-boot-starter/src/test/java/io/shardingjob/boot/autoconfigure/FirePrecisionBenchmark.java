@@ -8,6 +8,8 @@ import io.shardingjob.boot.ShardedJob;
 import io.shardingjob.boot.ShardedJobConfigurationCustomizer;
 import io.shardingjob.boot.ShardedJobListener;
 import io.shardingjob.boot.executionlog.ExecutionHistory;
+import io.shardingjob.boot.jobs.RunningJobs;
+import io.shardingjob.boot.jobs.ShardedJobMethod;
 import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.registry.RegistryCenter;
 import io.shardingjob.core.testing.BenchmarkReport;

@@ -1,5 +1,6 @@
 package io.shardingjob.boot.autoconfigure;
 
+import io.shardingjob.boot.jobs.ShardedJobExecutors;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.jayway.jsonpath.JsonPath;
 import io.shardingjob.boot.ShardedJob;
+import io.shardingjob.boot.jobs.ShardedJobMethod;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.config.JobSetting;
 import io.shardingjob.core.registry.RegistryConfiguration;

@@ -10,6 +10,8 @@ import io.shardingjob.boot.TestZooKeeper;
 import io.shardingjob.boot.actuate.ShardingEndpoint;
 import io.shardingjob.boot.actuate.ShardingHealthIndicator;
 import io.shardingjob.boot.actuate.ShardingMetrics;
+import io.shardingjob.boot.jobs.ShardedJobAnnotationBeanPostProcessor;
+import io.shardingjob.boot.jobs.ShardedJobExecutors;
 import io.shardingjob.boot.zookeeper.EmbeddedZooKeeper;
 import io.shardingjob.core.JobCoordinator;
 import io.shardingjob.core.registry.RegistryCenter;

@@ -13,6 +13,7 @@ import io.shardingjob.boot.TestZooKeeper;
 import io.shardingjob.boot.observation.ShardingFireObservationContext;
 import io.shardingjob.boot.observation.ShardingItemObservationContext;
 import io.shardingjob.boot.observation.ShardingItemObservationConvention;
+import io.shardingjob.boot.observation.ShardingObservations;
 import io.shardingjob.core.execution.ShardingContext;
 import java.time.Duration;
 import java.util.ArrayList;

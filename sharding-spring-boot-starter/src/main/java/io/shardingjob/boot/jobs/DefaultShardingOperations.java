@@ -1,4 +1,4 @@
-package io.shardingjob.boot.autoconfigure;
+package io.shardingjob.boot.jobs;
 
 import io.shardingjob.boot.ExecutionPage;
 import io.shardingjob.boot.ExecutionRecord;
@@ -20,7 +20,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /** The operations facade over the running jobs. */
-final class DefaultShardingOperations implements ShardingOperations {
+public final class DefaultShardingOperations implements ShardingOperations {
 
     private static final Logger log = LoggerFactory.getLogger(DefaultShardingOperations.class);
 
@@ -32,7 +32,7 @@ final class DefaultShardingOperations implements ShardingOperations {
 
     private final Supplier<List<ShardedJobAlert>> alerts;
 
-    DefaultShardingOperations(
+    public DefaultShardingOperations(
             RunningJobs jobs,
             ExecutionHistory history,
             ExecutionLog executionLog,

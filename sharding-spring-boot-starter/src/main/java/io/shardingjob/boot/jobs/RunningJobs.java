@@ -1,4 +1,4 @@
-package io.shardingjob.boot.autoconfigure;
+package io.shardingjob.boot.jobs;
 
 import io.shardingjob.boot.ExecutionRecord;
 import io.shardingjob.boot.ShardedJobListener;
@@ -9,6 +9,7 @@ import io.shardingjob.core.execution.ItemExecutor;
 import io.shardingjob.core.execution.MisfireListener;
 import io.shardingjob.core.registry.RegistryCenter;
 import io.shardingjob.core.sharding.strategy.ShardingStrategies;
+import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -33,13 +34,13 @@ import org.springframework.scheduling.config.ScheduledTaskHolder;
  *
  * <p>As a {@link ScheduledTaskHolder} it shows the jobs' schedules to Boot's {@code scheduledtasks} endpoint.
  */
-final class RunningJobs implements ScheduledTaskHolder {
+public final class RunningJobs implements ScheduledTaskHolder {
 
     private static final Logger log = LoggerFactory.getLogger(RunningJobs.class);
 
     private static final int MAX_PARALLEL_CLOSES = 16;
 
-    private final ShardingProperties properties;
+    private final Timings timings;
 
     private final ShardingStrategies strategies;
 
@@ -62,13 +63,27 @@ final class RunningJobs implements ScheduledTaskHolder {
 
     private final CronFireSchedule fireSchedule = new CronFireSchedule(crons);
 
-    RunningJobs(
-            ShardingProperties properties,
+    /**
+     * How long the jobs' coordination waits for what, the same for every job of the application.
+     *
+     * @param startTimeout how long a job's start waits for its registration and first assignment
+     * @param reconcileInterval how often each job audits its state against ZooKeeper
+     * @param shardingWaitTimeout how long a fire waits for a reshard in progress
+     * @param shutdownGracePeriod how long a stopping job lets its running items finish
+     */
+    public record Timings(
+            Duration startTimeout,
+            Duration reconcileInterval,
+            Duration shardingWaitTimeout,
+            Duration shutdownGracePeriod) {}
+
+    public RunningJobs(
+            Timings timings,
             ShardingStrategies strategies,
             ShardedJobExecutors executors,
             JobListeners jobListeners,
             Supplier<List<ItemExecutorDecorator>> decorators) {
-        this.properties = properties;
+        this.timings = timings;
         this.strategies = strategies;
         this.executors = executors;
         this.jobListeners = jobListeners;
@@ -76,7 +91,7 @@ final class RunningJobs implements ScheduledTaskHolder {
     }
 
     /** What every job started from now on shares: the registry, this instance's id and the listeners. */
-    void connect(RegistryCenter registry, String instanceId, List<ShardedJobListener> listeners) {
+    public void connect(RegistryCenter registry, String instanceId, List<ShardedJobListener> listeners) {
         this.registry = registry;
         this.instanceId = instanceId;
         this.listeners = listeners;
@@ -92,11 +107,11 @@ final class RunningJobs implements ScheduledTaskHolder {
     }
 
     /** The started jobs, in start order. */
-    List<ScheduledShardedJob> all() {
+    public List<ScheduledShardedJob> all() {
         return List.copyOf(jobs.values());
     }
 
-    Optional<ScheduledShardedJob> find(String name) {
+    public Optional<ScheduledShardedJob> find(String name) {
         return Optional.ofNullable(jobs.get(name));
     }
 
@@ -114,7 +129,7 @@ final class RunningJobs implements ScheduledTaskHolder {
     }
 
     /** Starts a job's coordinator, which joins the registry, then schedules the job. */
-    void start(ShardedJobMethod method, JobConfiguration configuration) {
+    public void start(ShardedJobMethod method, JobConfiguration configuration) {
         start(method, method.invoker(), method.describe(), configuration);
     }
 
@@ -156,15 +171,14 @@ final class RunningJobs implements ScheduledTaskHolder {
             throw new IllegalStateException("Job '" + configuration.name() + "' of " + describedAs
                     + " cannot start: a job of that name runs here, from " + running.describe());
         }
-        ShardingProperties.Coordination timings = properties.getCoordination();
         JobCoordinator.Builder builder = JobCoordinator.builder(connected.client(), configuration)
                 .instanceId(instanceId)
                 .strategies(strategies)
                 .scheduler(executors.coordination())
-                .startTimeout(timings.getStartTimeout())
-                .reconcileInterval(timings.getReconcileInterval())
-                .shardingWaitTimeout(timings.getShardingWaitTimeout())
-                .shutdownGracePeriod(properties.getShutdown().getGracePeriod())
+                .startTimeout(timings.startTimeout())
+                .reconcileInterval(timings.reconcileInterval())
+                .shardingWaitTimeout(timings.shardingWaitTimeout())
+                .shutdownGracePeriod(timings.shutdownGracePeriod())
                 .schedule(fireSchedule)
                 // The core runs items outside fires too (failover), so it gets the job and the pool itself.
                 .job(invocation(configuration.name(), code), executors.items())
@@ -208,7 +222,7 @@ final class RunningJobs implements ScheduledTaskHolder {
     }
 
     /** Stops and closes the job, if it is the one the given bean declared. */
-    void stop(ShardedJobMethod method) {
+    public void stop(ShardedJobMethod method) {
         ScheduledShardedJob job = jobs.get(method.jobName());
         if (job != null && job.declaredBy(method)) {
             close(job);
@@ -238,7 +252,7 @@ final class RunningJobs implements ScheduledTaskHolder {
     }
 
     /** One periodic check for all jobs, rather than one per job: its cost is a cache read per job. */
-    void followScheduleChanges() {
+    public void followScheduleChanges() {
         for (ScheduledShardedJob job : all()) {
             try {
                 job.followScheduleChange();
@@ -255,7 +269,7 @@ final class RunningJobs implements ScheduledTaskHolder {
      * Stops firing and closes every coordinator, in parallel so that shutdown takes one grace period rather than one per
      * job with items still running. The pool is bounded, so a great many such jobs take a few grace periods.
      */
-    void closeAll() {
+    public void closeAll() {
         List<ScheduledShardedJob> closing = all();
         closing.forEach(ScheduledShardedJob::cancel);
         if (!closing.isEmpty()) {

@@ -1,4 +1,4 @@
-package io.shardingjob.boot.autoconfigure;
+package io.shardingjob.boot.jobs;
 
 import io.shardingjob.boot.ShardedJobCompletionListener;
 import io.shardingjob.boot.ShardedJobFireListener;
@@ -19,7 +19,7 @@ import org.slf4j.LoggerFactory;
  * The fire, completion and misfire listener beans of each job, in {@code @Order} order, each call isolated from the
  * others.
  */
-final class JobListeners {
+public final class JobListeners {
 
     private static final Logger log = LoggerFactory.getLogger(JobListeners.class);
 
@@ -30,7 +30,7 @@ final class JobListeners {
     private final Supplier<List<MisfireListener>> misfireListeners;
 
     /** @param misfireListeners the starter's own (the alerts'): misfire listeners are no bean type of the API */
-    JobListeners(
+    public JobListeners(
             Supplier<List<ShardedJobFireListener>> fireListeners,
             Supplier<List<ShardedJobCompletionListener>> completionListeners,
             Supplier<List<MisfireListener>> misfireListeners) {

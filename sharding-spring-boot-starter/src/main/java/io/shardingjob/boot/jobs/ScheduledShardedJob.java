@@ -1,4 +1,4 @@
-package io.shardingjob.boot.autoconfigure;
+package io.shardingjob.boot.jobs;
 
 import io.shardingjob.core.JobCoordinator;
 import io.shardingjob.core.execution.ExecutionSource;
@@ -24,7 +24,7 @@ import org.springframework.scheduling.config.TriggerTask;
  * {@code scheduledtasks} endpoint, through {@link RunningJobs}) lists the job as a cron task: its cron, the job's method
  * as target (named as Spring names a {@code @Scheduled} method) and its next fire.
  */
-final class ScheduledShardedJob {
+public final class ScheduledShardedJob {
 
     private static final Logger log = LoggerFactory.getLogger(ScheduledShardedJob.class);
 
@@ -79,11 +79,11 @@ final class ScheduledShardedJob {
     }
 
     /** Where the job comes from, for messages. */
-    String describe() {
+    public String describe() {
         return describedAs;
     }
 
-    JobCoordinator coordinator() {
+    public JobCoordinator coordinator() {
         return coordinator;
     }
 

@@ -1,12 +1,9 @@
-package io.shardingjob.boot.autoconfigure;
+package io.shardingjob.boot.observation;
 
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import io.shardingjob.boot.ShardedJobFireListener;
-import io.shardingjob.boot.observation.ShardingFireObservationContext;
-import io.shardingjob.boot.observation.ShardingFireObservationConvention;
-import io.shardingjob.boot.observation.ShardingItemObservationContext;
-import io.shardingjob.boot.observation.ShardingItemObservationConvention;
+import io.shardingjob.boot.jobs.ItemExecutorDecorator;
 import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.execution.FireReport;
 import io.shardingjob.core.execution.ItemExecutor;
@@ -23,7 +20,7 @@ import org.jspecify.annotations.Nullable;
  * item run ({@code sharding.item}, around the job's method on the item's thread, so that the method's own
  * observations and spans are its children). An item run in a fire is a child of the fire's observation.
  */
-final class ShardingObservations implements ShardedJobFireListener, ItemExecutorDecorator {
+public final class ShardingObservations implements ShardedJobFireListener, ItemExecutorDecorator {
 
     /** Fires whose end never came (their instance stopped meanwhile) are let go beyond this many. */
     private static final int MAX_OPEN_FIRES = 4_096;
@@ -38,7 +35,7 @@ final class ShardingObservations implements ShardedJobFireListener, ItemExecutor
 
     private record FireKey(String job, Instant fireTime) {}
 
-    ShardingObservations(
+    public ShardingObservations(
             ObservationRegistry registry,
             @Nullable ShardingFireObservationConvention fireConvention,
             @Nullable ShardingItemObservationConvention itemConvention) {

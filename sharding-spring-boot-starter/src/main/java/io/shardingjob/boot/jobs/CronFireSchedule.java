@@ -1,4 +1,4 @@
-package io.shardingjob.boot.autoconfigure;
+package io.shardingjob.boot.jobs;
 
 import io.shardingjob.core.config.FireSchedule;
 import io.shardingjob.core.config.JobConfiguration;
@@ -9,7 +9,7 @@ import org.jspecify.annotations.Nullable;
  * A job's fire times from its cron, read the way {@link JobTrigger} schedules it (the same {@link JobCrons}), so that
  * the ledger knows which fires came due while no instance could claim them.
  */
-final class CronFireSchedule implements FireSchedule {
+public final class CronFireSchedule implements FireSchedule {
 
     private final JobCrons crons;
 

@@ -1,4 +1,4 @@
-package io.shardingjob.boot.autoconfigure;
+package io.shardingjob.boot.jobs;
 
 import io.shardingjob.boot.ShardedJob;
 import io.shardingjob.core.execution.ItemExecutor;
@@ -19,14 +19,15 @@ import org.springframework.util.ReflectionUtils;
  * @param method the annotated method, invocable on {@code bean}
  * @param annotation the merged annotation
  */
-record ShardedJobMethod(String jobName, String beanName, Object bean, Method method, ShardedJob annotation) {
+public record ShardedJobMethod(String jobName, String beanName, Object bean, Method method, ShardedJob annotation) {
 
     /**
      * Checks the signature and picks the method to call on the (possibly proxied) bean.
      *
      * @throws ShardedJobConfigurationException naming the method when it cannot be a job
      */
-    static ShardedJobMethod of(String jobName, String beanName, Object bean, Method method, ShardedJob annotation) {
+    public static ShardedJobMethod of(
+            String jobName, String beanName, Object bean, Method method, ShardedJob annotation) {
         Class<?>[] parameters = method.getParameterTypes();
         boolean parametersFit =
                 parameters.length == 0 || (parameters.length == 1 && parameters[0] == ShardingContext.class);
@@ -50,11 +51,11 @@ record ShardedJobMethod(String jobName, String beanName, Object bean, Method met
     }
 
     /** Where the job is declared, for messages: {@code com.example.Jobs.sync(ShardingContext)}. */
-    String describe() {
+    public String describe() {
         return describe(method);
     }
 
-    static String describe(Method method) {
+    public static String describe(Method method) {
         return method.getDeclaringClass().getName() + "." + method.getName()
                 + Arrays.stream(method.getParameterTypes())
                         .map(Class::getSimpleName)

@@ -1,4 +1,4 @@
-package io.shardingjob.boot.autoconfigure;
+package io.shardingjob.boot.jobs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

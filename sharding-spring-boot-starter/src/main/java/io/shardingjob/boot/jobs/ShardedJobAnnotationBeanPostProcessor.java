@@ -1,4 +1,4 @@
-package io.shardingjob.boot.autoconfigure;
+package io.shardingjob.boot.jobs;
 
 import io.shardingjob.boot.ShardedJob;
 import java.lang.reflect.Method;
@@ -31,7 +31,7 @@ import org.springframework.util.StringValueResolver;
  * <p>Jobs are called through the object the container finally exposes for the bean, looked up when they start, so that
  * advice added by post-processors running after this one (proxies) applies too.
  */
-final class ShardedJobAnnotationBeanPostProcessor
+public final class ShardedJobAnnotationBeanPostProcessor
         implements DestructionAwareBeanPostProcessor, EmbeddedValueResolverAware, BeanFactoryAware, Ordered {
 
     private final List<ShardedJobMethod> discovered = new ArrayList<>();
@@ -102,7 +102,7 @@ final class ShardedJobAnnotationBeanPostProcessor
     }
 
     /** Resolves {@code ${...}} placeholders in an annotation attribute. */
-    String resolve(String value) {
+    public String resolve(String value) {
         String resolved = placeholders == null ? value : placeholders.resolveStringValue(value);
         return resolved == null ? "" : resolved;
     }
@@ -112,7 +112,7 @@ final class ShardedJobAnnotationBeanPostProcessor
      *
      * @return the jobs found so far
      */
-    List<ShardedJobMethod> attach(JobRegistrar registrar) {
+    public List<ShardedJobMethod> attach(JobRegistrar registrar) {
         synchronized (discovered) {
             this.registrar = registrar;
             return discovered.stream().map(this::exposed).toList();
@@ -124,7 +124,7 @@ final class ShardedJobAnnotationBeanPostProcessor
         return exposed == null ? job : job.calledThrough(exposed);
     }
 
-    void detach() {
+    public void detach() {
         synchronized (discovered) {
             this.registrar = null;
         }
@@ -142,7 +142,7 @@ final class ShardedJobAnnotationBeanPostProcessor
     }
 
     /** Receives the jobs of beans created or destroyed while the jobs run. */
-    interface JobRegistrar {
+    public interface JobRegistrar {
 
         void added(ShardedJobMethod job);
 

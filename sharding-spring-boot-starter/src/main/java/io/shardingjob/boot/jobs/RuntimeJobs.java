@@ -1,4 +1,4 @@
-package io.shardingjob.boot.autoconfigure;
+package io.shardingjob.boot.jobs;
 
 import io.shardingjob.boot.ShardedJobRegistry;
 import io.shardingjob.core.JobDefinitions;
@@ -27,7 +27,7 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
  * for ZooKeeper and stopping one waits for its running items, which neither Curator's thread nor the coordination pool
  * may do.
  */
-final class RuntimeJobs implements ShardedJobRegistry, JobDefinitions.Listener, AutoCloseable {
+public final class RuntimeJobs implements ShardedJobRegistry, JobDefinitions.Listener, AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(RuntimeJobs.class);
 
@@ -50,7 +50,7 @@ final class RuntimeJobs implements ShardedJobRegistry, JobDefinitions.Listener, 
     /**
      * @param removalWait how long a removal waits for the instances to stop the job before it deletes the job's state
      */
-    RuntimeJobs(RunningJobs jobs, Duration removalWait) {
+    public RuntimeJobs(RunningJobs jobs, Duration removalWait) {
         this.jobs = jobs;
         this.removalWait = removalWait;
         this.decisions = singleThread("sharding-definitions-");
@@ -67,7 +67,7 @@ final class RuntimeJobs implements ShardedJobRegistry, JobDefinitions.Listener, 
     }
 
     /** Follows the definitions stored in ZooKeeper from now on, starting the jobs defined already. */
-    void connect(RegistryCenter registry) {
+    public void connect(RegistryCenter registry) {
         JobDefinitions following = new JobDefinitions(registry.client(), this, jobs.fireSchedule());
         definitions = following;
         following.start();
@@ -146,7 +146,7 @@ final class RuntimeJobs implements ShardedJobRegistry, JobDefinitions.Listener, 
      * Stops following the definitions; the jobs themselves are stopped with the others. It waits for a decision being
      * taken, so that none starts a job after the lifecycle stopped them all.
      */
-    synchronized void disconnect() {
+    public synchronized void disconnect() {
         JobDefinitions following = definitions;
         definitions = null;
         if (following != null) {
@@ -170,7 +170,7 @@ final class RuntimeJobs implements ShardedJobRegistry, JobDefinitions.Listener, 
      * Decides again for every job defined here or running here: a start that failed (ZooKeeper unreachable at that
      * moment) is tried again at the next look, rather than at the next change of the job's definition.
      */
-    void decideAgain() {
+    public void decideAgain() {
         JobDefinitions following = definitions;
         if (following != null) {
             following.active().forEach(definition -> decide(definition.jobName()));

@@ -1,4 +1,4 @@
-package io.shardingjob.boot.autoconfigure;
+package io.shardingjob.boot.jobs;
 
 import java.time.Instant;
 import java.time.ZoneId;
@@ -15,7 +15,7 @@ import org.springframework.scheduling.support.SimpleTriggerContext;
  * ledger's schedule of which fires came due alike. A cron Spring cannot read (one stored in ZooKeeper by hand, or by
  * another version) gets one answer from both: the job keeps the last cron its trigger could read.
  */
-final class JobCrons {
+public final class JobCrons {
 
     /** Crons kept read: more than the jobs of a large service, each with a change or two. */
     private static final int KEPT = 4_096;

@@ -1,4 +1,4 @@
-package io.shardingjob.boot.autoconfigure;
+package io.shardingjob.boot.jobs;
 
 import io.shardingjob.core.execution.ItemExecutor;
 
@@ -7,7 +7,7 @@ import io.shardingjob.core.execution.ItemExecutor;
  * in {@code @Order} when the job starts.
  */
 @FunctionalInterface
-interface ItemExecutorDecorator {
+public interface ItemExecutorDecorator {
 
     ItemExecutor decorate(String job, ItemExecutor invocation);
 }

@@ -1,4 +1,4 @@
-package io.shardingjob.boot.autoconfigure;
+package io.shardingjob.boot.jobs;
 
 import io.shardingjob.core.JobCoordinator;
 import io.shardingjob.core.config.JobConfiguration;
@@ -23,7 +23,7 @@ import org.springframework.scheduling.support.CronTrigger;
  * {@code CronTrigger} is used: the times come from the trigger of the configuration in force, and two jobs with the same
  * cron are two triggers.
  */
-final class JobTrigger extends CronTrigger {
+public final class JobTrigger extends CronTrigger {
 
     private static final Logger log = LoggerFactory.getLogger(JobTrigger.class);
 
