@@ -116,7 +116,7 @@ public final class ShardingRegistryAutoConfiguration {
                             zooKeeper.getMaxSleepTime(),
                             connection.getDigest(),
                             zooKeeper.getMaxClockSkew())
-                    .withTls(tls(connection.getSslBundle(), zooKeeper.getSsl()))
+                    .withTls(tls(connection.getSslBundle(), zooKeeper))
                     .withSasl(connection.getSasl());
         } catch (InvalidRegistrySettingException ex) {
             throw invalid(ex);
@@ -124,18 +124,26 @@ public final class ShardingRegistryAutoConfiguration {
     }
 
     /** The bundle's trust store, and its key store and key password for a server that asks for a certificate. */
-    private static @Nullable RegistryTls tls(@Nullable SslBundle bundle, ZooKeeperProperties.Ssl ssl) {
+    private static @Nullable RegistryTls tls(@Nullable SslBundle bundle, ZooKeeperProperties zooKeeper) {
         if (bundle == null) {
             return null;
         }
+        ZooKeeperProperties.Ssl ssl = zooKeeper.getSsl();
         SslStoreBundle stores = bundle.getStores();
         KeyStore trustStore = stores.getTrustStore();
         if (trustStore == null) {
+            // Without a bundle of its own, the client of the embedded server connects with the server's.
+            boolean own = ssl.getBundle() != null && !ssl.getBundle().isBlank();
+            String served = zooKeeper.getEmbedded().getSsl().getBundle();
             throw new InvalidConfigurationPropertyValueException(
-                    "sharding.zookeeper.ssl.bundle",
-                    ssl.getBundle(),
+                    own || served == null ? "sharding.zookeeper.ssl.bundle" : "sharding.zookeeper.embedded.ssl.bundle",
+                    own || served == null ? ssl.getBundle() : served,
                     "The bundle has no trust store: give it the certificate (or authority) of the ZooKeeper servers"
-                            + " (spring.ssl.bundle.jks.<name>.truststore.* or spring.ssl.bundle.pem.<name>.truststore.*)");
+                            + " (spring.ssl.bundle.jks.<name>.truststore.* or spring.ssl.bundle.pem.<name>.truststore.*)"
+                            + (own || served == null
+                                    ? ""
+                                    : ", or set sharding.zookeeper.ssl.bundle to a bundle that trusts the embedded"
+                                            + " server's certificate"));
         }
         RegistryTls tls = RegistryTls.trusting(trustStore);
         KeyStore keyStore = stores.getKeyStore();

@@ -133,7 +133,7 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
                 factory = ServerCnxnFactory.createFactory(address, MAX_CLIENT_CONNECTIONS);
             } else {
                 servedTls = ServedTls.serve(tls);
-                factory = ServerCnxnFactory.createFactory();
+                factory = ServedTls.nettyFactory();
                 factory.configure(address, MAX_CLIENT_CONNECTIONS, -1, true);
             }
             connections = factory;

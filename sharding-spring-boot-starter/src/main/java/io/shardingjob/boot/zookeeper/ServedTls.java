@@ -1,6 +1,7 @@
 package io.shardingjob.boot.zookeeper;
 
 import io.shardingjob.core.registry.TlsStoreFiles;
+import java.io.IOException;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -13,7 +14,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The embedded server's TLS, set where ZooKeeper's server reads it. Its Netty connection factory (the only one that
- * serves TLS, chosen by a system property too) builds each
+ * serves TLS, see {@link #nettyFactory()}) builds each
  * connection's TLS from the JVM's system properties ({@code zookeeper.ssl.*}), with no other way in: the stores are
  * written to files ({@link TlsStoreFiles}: paths in the properties, passwords in files only this user may read), the
  * properties set while the server runs, and what they held before put back on {@link #close()}. Being the JVM's, they
@@ -48,8 +49,6 @@ final class ServedTls implements AutoCloseable {
         try {
             TlsStoreFiles files = TlsStoreFiles.write(tls.keyStore(), tls.keyPassword(), tls.trustStore());
             Map<String, String> properties = new HashMap<>(files.properties());
-            // TLS is served by the Netty connection factory only.
-            properties.put(ServerCnxnFactory.ZOOKEEPER_SERVER_CNXN_FACTORY, NettyServerCnxnFactory.class.getName());
             try (ClientX509Util names = new ClientX509Util()) {
                 // ZooKeeper's default is "need", against the JDK's trusted authorities when no trust store is given.
                 properties.put(names.getSslClientAuthProperty(), tls.trustStore() == null ? "none" : "need");
@@ -69,6 +68,27 @@ final class ServedTls implements AutoCloseable {
         } catch (RuntimeException ex) {
             serving.set(false);
             throw ex;
+        }
+    }
+
+    /**
+     * ZooKeeper's Netty connection factory, the only one that serves TLS. ZooKeeper takes the factory's class from a
+     * system property, read only when a factory is created: it is set for this call alone, not for the server's life,
+     * so that no other ZooKeeper server of the JVM is made a Netty one meanwhile.
+     */
+    static ServerCnxnFactory nettyFactory() throws IOException {
+        synchronized (ServedTls.class) {
+            String before = System.setProperty(
+                    ServerCnxnFactory.ZOOKEEPER_SERVER_CNXN_FACTORY, NettyServerCnxnFactory.class.getName());
+            try {
+                return ServerCnxnFactory.createFactory();
+            } finally {
+                if (before == null) {
+                    System.clearProperty(ServerCnxnFactory.ZOOKEEPER_SERVER_CNXN_FACTORY);
+                } else {
+                    System.setProperty(ServerCnxnFactory.ZOOKEEPER_SERVER_CNXN_FACTORY, before);
+                }
+            }
         }
     }
 

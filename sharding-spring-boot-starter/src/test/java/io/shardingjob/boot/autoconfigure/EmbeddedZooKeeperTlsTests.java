@@ -105,6 +105,21 @@ class EmbeddedZooKeeperTlsTests {
     }
 
     @Test
+    void aServerBundleWithoutATrustStoreThatTheClientWouldConnectWithFailsNamingTheEmbeddedProperty() {
+        runner.withPropertyValues("sharding.zookeeper.embedded.ssl.bundle=keyonly")
+                .run(context -> {
+                    Throwable failure = catchThrowable(() -> context.getBean(RegistryCenter.class));
+
+                    assertThat(failure)
+                            .rootCause()
+                            .isInstanceOf(InvalidConfigurationPropertyValueException.class)
+                            .hasMessageContaining("sharding.zookeeper.embedded.ssl.bundle")
+                            .hasMessageContaining("no trust store")
+                            .hasMessageContaining("set sharding.zookeeper.ssl.bundle");
+                });
+    }
+
+    @Test
     void aBundleWithoutAKeyFailsStartUpNamingTheProperty() {
         runner.withPropertyValues("sharding.zookeeper.embedded.ssl.bundle=keyless")
                 .run(context -> {
@@ -135,6 +150,10 @@ class EmbeddedZooKeeperTlsTests {
                     assertThat(System.getProperty(names.get(0))).isNotBlank();
                     assertThat(System.getProperty(names.get(1))).isNull();
                     assertThat(System.getProperty(names.get(3))).isEqualTo("need");
+                    // The connection factory's class is chosen when the factory is made, and left as it was for other
+                    // servers.
+                    assertThat(System.getProperty("zookeeper.serverCnxnFactory"))
+                            .isNull();
                     assertThat(System.getProperties().values())
                             .noneMatch(value -> value.equals(TestCertificates.PASSWORD));
                 });
