@@ -37,7 +37,11 @@ final class AuditWork {
 
     private final FireRunner runner;
 
-    private final LocalExecutions local;
+    private final Reservations reservedItems;
+
+    private final OpenClaims openClaims;
+
+    private final LocalEnds localEnds;
 
     private final @Nullable ItemExecutor job;
 
@@ -47,13 +51,15 @@ final class AuditWork {
             JobRuntime runtime,
             FireLedger ledger,
             FireRunner runner,
-            LocalExecutions local,
+            RunMemory memory,
             @Nullable ItemExecutor job,
             Executor executor) {
         this.runtime = runtime;
         this.ledger = ledger;
         this.runner = runner;
-        this.local = local;
+        this.reservedItems = memory.reservations();
+        this.openClaims = memory.claims();
+        this.localEnds = memory.ends();
         this.job = job;
         this.executor = executor;
     }
@@ -61,13 +67,13 @@ final class AuditWork {
     /**
      * Starts the work of each item, oldest fire first, under the session the audit saw.
      *
-     * @param reserved the items the audit found reserved for it (see {@link LocalExecutions#endRun}): their work runs
+     * @param reserved the items the audit found reserved for it (see {@link Reservations#endRun}): their work runs
      *     under that reservation, before any newer fire of the item
      */
-    void start(Map<Integer, List<Step>> work, long session, Map<Integer, LocalExecutions.Execution> reserved) {
+    void start(Map<Integer, List<Step>> work, long session, Map<Integer, Reservations.Reservation> reserved) {
         work.forEach((item, steps) -> {
             steps.sort((left, right) -> left.fireTime().compareTo(right.fireTime()));
-            LocalExecutions.Execution held = reserved.get(item);
+            Reservations.Reservation held = reserved.get(item);
             onExecutor(() -> runSteps(item, steps, 0, session, held));
         });
     }
@@ -79,7 +85,7 @@ final class AuditWork {
      * @param reservation the item's reservation this work already holds, or null to reserve it now
      */
     private void runSteps(
-            int item, List<Step> steps, int index, long session, LocalExecutions.@Nullable Execution reservation) {
+            int item, List<Step> steps, int index, long session, Reservations.@Nullable Reservation reservation) {
         if (index >= steps.size() || !runtime.isAvailable() || runtime.sessionId() != session) {
             if (reservation != null) {
                 release(item, reservation);
@@ -87,10 +93,10 @@ final class AuditWork {
             return;
         }
         Step step = steps.get(index);
-        LocalExecutions.Execution reserved = reservation != null ? reservation : local.reserveForAudit(item);
+        Reservations.Reservation reserved = reservation != null ? reservation : reservedItems.reserveForAudit(item);
         if (reserved == null) {
             // A fire runs the item here now: this audit's work waits for the next audit, which its end triggers.
-            local.missedWhileBusy(item);
+            reservedItems.missedWhileBusy(item);
             return;
         }
         acquire(step)
@@ -109,7 +115,7 @@ final class AuditWork {
                         return;
                     }
                     foldInto(step);
-                    local.claimed(owned);
+                    openClaims.claimed(owned);
                     runner.runClaimedHere(job, owned, reserved, step.origin())
                             .whenComplete((ended, error) ->
                                     onExecutor(() -> runSteps(item, steps, index + 1, session, null)));
@@ -117,8 +123,8 @@ final class AuditWork {
     }
 
     /** Frees a reservation no step ran under, or keeps it for the audit a fire that found it busy meanwhile owes. */
-    private void release(int item, LocalExecutions.Execution reservation) {
-        if (local.endRun(item, reservation)) {
+    private void release(int item, Reservations.Reservation reservation) {
+        if (reservedItems.endRun(item, reservation)) {
             runtime.requestAudit();
         }
     }
@@ -157,7 +163,7 @@ final class AuditWork {
             long session = runtime.sessionId();
             return ledger.readClaimAsync(claim.fireTime(), claim.item())
                     .thenApply(stored -> stored.filter(now -> now.state().isHeld() && now.sessionId() == session)
-                            .filter(now -> !local.isUnwritten(new Slot(now.item(), now.fireTime())))
+                            .filter(now -> !localEnds.isUnwritten(new Slot(now.item(), now.fireTime())))
                             .orElse(null));
         }
         return ledger.claimAsync(claim.fireTime(), List.of(claim))

@@ -54,17 +54,25 @@ final class ClaimsAhead implements GroupCommit.Ahead {
 
     private final FireLedger ledger;
 
-    private final LocalExecutions local;
+    private final Reservations reservedItems;
+
+    private final LastAudit lastAudit;
+
+    private final OpenClaims openClaims;
+
+    private final KnownFires knownFires;
 
     private final FireSchedule schedule;
 
     private final DueFires dueFires;
 
-    ClaimsAhead(
-            JobRuntime runtime, FireLedger ledger, LocalExecutions local, FireSchedule schedule, DueFires dueFires) {
+    ClaimsAhead(JobRuntime runtime, FireLedger ledger, RunMemory memory, FireSchedule schedule, DueFires dueFires) {
         this.runtime = runtime;
         this.ledger = ledger;
-        this.local = local;
+        this.reservedItems = memory.reservations();
+        this.lastAudit = memory.lastAudit();
+        this.openClaims = memory.claims();
+        this.knownFires = memory.fires();
         this.schedule = schedule;
         this.dueFires = dueFires;
     }
@@ -79,7 +87,7 @@ final class ClaimsAhead implements GroupCommit.Ahead {
         Assignment assignment = runtime.assignment();
         if (config.disabled()
                 || runtime.disabledInstances().contains(me)
-                || local.auditedEpoch() != assignment.epoch()) {
+                || lastAudit.auditedEpoch() != assignment.epoch()) {
             return Next.NONE;
         }
         Instant ended = lastEnds.stream()
@@ -93,14 +101,14 @@ final class ClaimsAhead implements GroupCommit.Ahead {
         }
         Instant fireTime = next.truncatedTo(ChronoUnit.MILLIS);
         Set<Integer> unavailable = new HashSet<>(runtime.disabledItems());
-        unavailable.addAll(local.elsewhereItems());
-        unavailable.addAll(local.aheadItems(fireTime));
-        Set<Integer> busy = new HashSet<>(local.runningItems());
+        unavailable.addAll(lastAudit.elsewhereItems());
+        unavailable.addAll(openClaims.aheadItems(fireTime));
+        Set<Integer> busy = new HashSet<>(reservedItems.runningItems());
         ends.forEach(end -> busy.remove(end.item()));
         unavailable.addAll(busy);
         long session = runtime.sessionId();
         List<Claim> claims =
-                LedgerRules.toClaimAhead(assignment.itemsOf(me), unavailable, local.hasSeen(fireTime)).stream()
+                LedgerRules.toClaimAhead(assignment.itemsOf(me), unavailable, knownFires.hasSeen(fireTime)).stream()
                         .map(item -> Claim.first(
                                 item,
                                 fireTime,
@@ -113,7 +121,7 @@ final class ClaimsAhead implements GroupCommit.Ahead {
                         .toList();
         // The server may create them a while before the answer is handled here, past their fire: an audit reading them
         // meanwhile must see them as this session's business, not as stranded.
-        local.requestingAhead(claims);
+        openClaims.requestingAhead(claims);
         return new Next(claims, fireNodes(config, assignment, me, fireTime));
     }
 
@@ -139,9 +147,9 @@ final class ClaimsAhead implements GroupCommit.Ahead {
         if (claimed != null) {
             // When the fire came meanwhile, its trigger found these in the ledger as this session's, or left them to
             // the audit: either way they are not kept here.
-            local.claimedAhead(fireTime, claimed.won().values());
+            openClaims.claimedAhead(fireTime, claimed.won().values());
         }
-        local.answeredAhead(requested);
+        openClaims.answeredAhead(requested);
     }
 
     /** The rule's view of this instance now, read once for all the claims a fire or an audit looks at. */
@@ -227,13 +235,13 @@ final class ClaimsAhead implements GroupCommit.Ahead {
     void review(Instant now) {
         // A late trigger (fires queue up under load) still takes its claims: only one that never came leaves them here.
         Instant lateBefore = now.minus(NEVER_FIRED_AFTER);
-        List<Claim> neverFired = local.takeAhead(claim -> claim.fireTime().isBefore(lateBefore));
+        List<Claim> neverFired = openClaims.takeAhead(claim -> claim.fireTime().isBefore(lateBefore));
         if (!neverFired.isEmpty()) {
             log.info(
                     "Job {}: no fire came for the claims made ahead {}; they run as missed",
                     runtime.jobName(),
                     neverFired);
-            neverFired.forEach(local::settled);
+            neverFired.forEach(openClaims::settled);
         }
         Verdicts verdicts = verdicts(runtime.assignment());
         JobConfiguration config = runtime.configuration();
@@ -245,7 +253,8 @@ final class ClaimsAhead implements GroupCommit.Ahead {
             return current == AheadFate.RUN && !stillAFire ? AheadFate.SKIP : current;
         };
         Map<AheadFate, List<Claim>> stale = new EnumMap<>(AheadFate.class);
-        local.takeAhead(claim -> fate.apply(claim) != AheadFate.RUN)
+        openClaims
+                .takeAhead(claim -> fate.apply(claim) != AheadFate.RUN)
                 .forEach(claim -> stale.computeIfAbsent(fate.apply(claim), any -> new ArrayList<>())
                         .add(claim));
         stale.forEach((each, claims) -> handOn(claims, each));
@@ -253,7 +262,7 @@ final class ClaimsAhead implements GroupCommit.Ahead {
 
     /** Gives every claim made ahead back: this instance stops. */
     void releaseAll() {
-        handOn(local.takeAhead(claim -> true), AheadFate.RELEASE);
+        handOn(openClaims.takeAhead(claim -> true), AheadFate.RELEASE);
     }
 
     /**
@@ -267,7 +276,7 @@ final class ClaimsAhead implements GroupCommit.Ahead {
             return;
         }
         if (fate != AheadFate.SKIP && fate != AheadFate.RELEASE) {
-            claims.forEach(local::settled);
+            claims.forEach(openClaims::settled);
             return;
         }
         ClaimState state = fate == AheadFate.SKIP ? ClaimState.SKIPPED : ClaimState.HANDED_ON;
@@ -288,7 +297,7 @@ final class ClaimsAhead implements GroupCommit.Ahead {
                                 committed.written().lost(),
                                 state);
                     }
-                    claims.forEach(local::settled);
+                    claims.forEach(openClaims::settled);
                 });
     }
 

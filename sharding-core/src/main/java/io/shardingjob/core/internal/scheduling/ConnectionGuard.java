@@ -48,7 +48,7 @@ final class ConnectionGuard {
 
     private final JobNodes nodes;
 
-    private final LocalExecutions executions;
+    private final Reservations reservedItems;
 
     private final FireLedger ledger;
 
@@ -82,7 +82,7 @@ final class ConnectionGuard {
             JobRuntime runtime,
             CuratorFramework client,
             JobNodes nodes,
-            LocalExecutions executions,
+            Reservations reservedItems,
             FireLedger ledger,
             ScheduledExecutorService scheduler,
             SerialExecutor serial,
@@ -90,7 +90,7 @@ final class ConnectionGuard {
         this.runtime = runtime;
         this.client = client;
         this.nodes = nodes;
-        this.executions = executions;
+        this.reservedItems = reservedItems;
         this.ledger = ledger;
         this.scheduler = scheduler;
         this.serial = serial;
@@ -122,7 +122,7 @@ final class ConnectionGuard {
      * it was sent, so the items stop well before another instance can take them over. Cheap when nothing runs.
      */
     private void checkProof() {
-        if (executions.isIdle() || suspended) {
+        if (reservedItems.isIdle() || suspended) {
             // SUSPENDED has its own interrupt; an idle instance has nothing to stop, and its next start is a write. A
             // proof asked for before it went idle says nothing of the next runs: they ask anew.
             proofAskedNanos = 0;
@@ -227,9 +227,9 @@ final class ConnectionGuard {
     }
 
     private void interruptRunningItems(String why) {
-        if (interruptOnConnectionLoss && !executions.isIdle()) {
-            log.warn("Job {}: interrupting items {}: {}", runtime.jobName(), executions.runningItems(), why);
-            executions.abandonAll();
+        if (interruptOnConnectionLoss && !reservedItems.isIdle()) {
+            log.warn("Job {}: interrupting items {}: {}", runtime.jobName(), reservedItems.runningItems(), why);
+            reservedItems.abandonAll();
         }
     }
 

@@ -35,17 +35,25 @@ final class FirePlanner {
 
     private final FireLedger ledger;
 
-    private final LocalExecutions local;
+    private final Reservations reservedItems;
+
+    private final LastAudit lastAudit;
+
+    private final OpenClaims openClaims;
+
+    private final KnownFires knownFires;
 
     private final ClaimsAhead ahead;
 
     private final MisfireReports misfires;
 
-    FirePlanner(
-            JobRuntime runtime, FireLedger ledger, LocalExecutions local, ClaimsAhead ahead, MisfireReports misfires) {
+    FirePlanner(JobRuntime runtime, FireLedger ledger, RunMemory memory, ClaimsAhead ahead, MisfireReports misfires) {
         this.runtime = runtime;
         this.ledger = ledger;
-        this.local = local;
+        this.reservedItems = memory.reservations();
+        this.lastAudit = memory.lastAudit();
+        this.openClaims = memory.claims();
+        this.knownFires = memory.fires();
         this.ahead = ahead;
         this.misfires = misfires;
     }
@@ -63,7 +71,7 @@ final class FirePlanner {
             @Nullable String skipReason,
             long epoch,
             List<Claim> won,
-            Map<Integer, LocalExecutions.Execution> reservations,
+            Map<Integer, Reservations.Reservation> reservations,
             Map<Integer, String> skipped,
             FireOrigin origin) {
 
@@ -84,7 +92,7 @@ final class FirePlanner {
         if (!runtime.isAvailable()) {
             // Its items of this fire are made up by whoever owns them once this instance is back or gone; for this
             // instance's own audit the fire is decided (late) at once.
-            local.planned(fireTime);
+            knownFires.planned(fireTime);
             return nothing("not connected to ZooKeeper, or not started", madeAhead);
         }
         if (runtime.configuration().disabled()) {
@@ -99,7 +107,7 @@ final class FirePlanner {
                 .thenApply(assignment -> {
                     FireOrigin origin = origin(source, fireTime);
                     if (origin == null) {
-                        local.planned(fireTime);
+                        knownFires.planned(fireTime);
                         runtime.requestAudit();
                         return unplanned("its record could not be read; the audit makes its items up", madeAhead);
                     }
@@ -140,11 +148,11 @@ final class FirePlanner {
 
     /** The assignment, once an audit has looked at it: an item it moved here may still run on its old owner. */
     private CompletableFuture<Assignment> audited(Assignment assignment, Executor executor) {
-        if (local.auditedEpoch() == assignment.epoch()) {
+        if (lastAudit.auditedEpoch() == assignment.epoch()) {
             return CompletableFuture.completedFuture(assignment);
         }
         runtime.requestAudit();
-        CompletableFuture<Void> audited = local.whenAudited(assignment.epoch(), runtime.shardingWaitTimeout());
+        CompletableFuture<Void> audited = lastAudit.whenAudited(assignment.epoch(), runtime.shardingWaitTimeout());
         // Completed by the audit, on the job's coordination thread: the planning goes on elsewhere.
         return audited.isDone()
                 ? CompletableFuture.completedFuture(assignment)
@@ -162,7 +170,7 @@ final class FirePlanner {
         Instant now = runtime.now();
         Set<Integer> disabled = new HashSet<>(runtime.disabledItems());
         Map<Integer, String> skipped = new TreeMap<>();
-        Map<Integer, LocalExecutions.Execution> reservations = new TreeMap<>();
+        Map<Integer, Reservations.Reservation> reservations = new TreeMap<>();
         List<Claim> won = new ArrayList<>();
         Map<AheadFate, List<Claim>> handedOn = new EnumMap<>(AheadFate.class);
         List<Claim> wanted = new ArrayList<>();
@@ -171,8 +179,9 @@ final class FirePlanner {
         ClaimsAhead.Verdicts verdicts = ahead.verdicts(assignment);
         for (Claim claim : madeAhead.values()) {
             int item = claim.item();
-            LocalExecutions.Execution reservation =
-                    local.mayStart(item, assignment.epoch(), ledger::stillRuns) ? local.reserve(item) : null;
+            Reservations.Reservation reservation = lastAudit.mayStart(item, assignment.epoch(), ledger::stillRuns)
+                    ? reservedItems.reserve(item)
+                    : null;
             AheadFate fate = verdicts.atFire(claim, reservation != null);
             if (fate == AheadFate.RUN) {
                 reservations.put(item, reservation);
@@ -180,9 +189,9 @@ final class FirePlanner {
                 continue;
             }
             if (reservation != null) {
-                local.finish(item, reservation);
-            } else if (fate == AheadFate.AUDIT && local.runningItems().contains(item)) {
-                local.missedWhileBusy(item);
+                reservedItems.finish(item, reservation);
+            } else if (fate == AheadFate.AUDIT && reservedItems.runningItems().contains(item)) {
+                reservedItems.missedWhileBusy(item);
                 overran.put(item, "still running here from an earlier fire; runs for this fire when it ends");
             }
             handedOn.computeIfAbsent(fate, any -> new ArrayList<>()).add(claim);
@@ -206,18 +215,18 @@ final class FirePlanner {
                 skipped.put(item, "disabled");
                 continue;
             }
-            if (!local.mayStart(item, assignment.epoch(), ledger::stillRuns)) {
+            if (!lastAudit.mayStart(item, assignment.epoch(), ledger::stillRuns)) {
                 // Its audit makes this fire up once the other instance's run of the item has ended.
                 skipped.put(item, "running on another instance for an earlier fire; made up when it ends");
-                if (local.elsewhereItems().contains(item)) {
+                if (lastAudit.elsewhereItems().contains(item)) {
                     // Not when only the audit of a new assignment is still owed: then nothing overran.
                     overran.put(item, skipped.get(item));
                 }
                 continue;
             }
-            LocalExecutions.Execution reservation = local.reserve(item);
+            Reservations.Reservation reservation = reservedItems.reserve(item);
             if (reservation == null) {
-                local.missedWhileBusy(item);
+                reservedItems.missedWhileBusy(item);
                 skipped.put(item, "still running; misfired, made up when it ends as the misfire policy says");
                 overran.put(
                         item,
@@ -234,13 +243,13 @@ final class FirePlanner {
             // operator's fire is no fire that came due: it is remembered, not reported.
             misfires.overran(fireTime, overran, source != ExecutionSource.MANUAL);
         }
-        local.planned(fireTime);
+        knownFires.planned(fireTime);
         if (runtime.assignment().epoch() != assignment.epoch()) {
             // A reshard landed while this fire was planned: an item it gave this instance may have no claim in this
             // fire (its old owner planned with the new assignment), and this instance's audit makes it up now.
             runtime.requestAudit();
         } else if (won.stream().map(Claim::item).toList().containsAll(assignment.itemsOf(me))) {
-            local.wholeFires().claimed(fireTime, assignment.epoch(), session);
+            knownFires.whole().claimed(fireTime, assignment.epoch(), session);
         }
         won.sort((left, right) -> Integer.compare(left.item(), right.item()));
         return new Plan(null, assignment.epoch(), won, reservations, skipped, origin);
@@ -254,7 +263,7 @@ final class FirePlanner {
     private List<Claim> claim(
             Instant fireTime,
             List<Claim> wanted,
-            Map<Integer, LocalExecutions.Execution> reservations,
+            Map<Integer, Reservations.Reservation> reservations,
             Map<Integer, String> skipped,
             long session) {
         if (wanted.isEmpty()) {
@@ -272,10 +281,10 @@ final class FirePlanner {
                     ex.toString());
             wanted.forEach(claim -> {
                 // A claim made ahead for this fire is the audit's now, as any claim of this session it does not run.
-                local.settled(claim);
-                LocalExecutions.Execution reservation = reservations.remove(claim.item());
+                openClaims.settled(claim);
+                Reservations.Reservation reservation = reservations.remove(claim.item());
                 if (reservation != null) {
-                    local.finish(claim.item(), reservation);
+                    reservedItems.finish(claim.item(), reservation);
                     skipped.put(claim.item(), "could not be claimed");
                 }
             });
@@ -292,7 +301,7 @@ final class FirePlanner {
         for (Map.Entry<Integer, Claim> lost : claimed.lost().entrySet()) {
             int item = lost.getKey();
             Claim other = lost.getValue();
-            LocalExecutions.Execution reservation = reservations.get(item);
+            Reservations.Reservation reservation = reservations.get(item);
             if (reservation == null) {
                 continue;
             }
@@ -300,8 +309,8 @@ final class FirePlanner {
                 won.add(other);
             } else {
                 reservations.remove(item);
-                local.settled(other);
-                local.finish(item, reservation);
+                openClaims.settled(other);
+                reservedItems.finish(item, reservation);
                 skipped.put(item, "claimed by " + other.instanceId() + " (" + other.state() + ")");
                 openElsewhere |= other.state().isOpen();
             }
@@ -311,7 +320,7 @@ final class FirePlanner {
             // audit takes it over once it is sure.
             runtime.requestAudit();
         }
-        won.forEach(local::claimed);
+        won.forEach(openClaims::claimed);
         return won;
     }
 }

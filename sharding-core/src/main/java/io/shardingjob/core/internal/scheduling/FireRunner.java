@@ -52,7 +52,15 @@ final class FireRunner {
 
     private final FirePlanner planner;
 
-    private final LocalExecutions local;
+    private final Reservations reservedItems;
+
+    private final LastAudit lastAudit;
+
+    private final OpenClaims openClaims;
+
+    private final KnownFires knownFires;
+
+    private final LocalEnds localEnds;
 
     private final ItemAttempts attempts;
 
@@ -66,7 +74,7 @@ final class FireRunner {
             JobRuntime runtime,
             FireLedger ledger,
             ScheduledExecutorService commitExecutor,
-            LocalExecutions local,
+            RunMemory memory,
             ClaimsAhead ahead,
             ExecutionListener listener,
             FireListener fireListener,
@@ -76,8 +84,12 @@ final class FireRunner {
         this.dueFires = dueFires;
         this.ledger = ledger;
         this.groupCommit = new GroupCommit(ledger, commitExecutor, ahead);
-        this.planner = new FirePlanner(runtime, ledger, local, ahead, misfires);
-        this.local = local;
+        this.planner = new FirePlanner(runtime, ledger, memory, ahead, misfires);
+        this.reservedItems = memory.reservations();
+        this.lastAudit = memory.lastAudit();
+        this.openClaims = memory.claims();
+        this.knownFires = memory.fires();
+        this.localEnds = memory.ends();
         this.attempts = new ItemAttempts(runtime, listener);
         this.listener = listener;
         this.fireListener = fireListener;
@@ -102,7 +114,7 @@ final class FireRunner {
             ItemExecutor job, Executor executor, ExecutionSource source, Instant scheduled) {
         // The ledger keys fires by the millisecond: every run of the fire, here or elsewhere, carries the same time.
         Instant fireTime = scheduled.truncatedTo(ChronoUnit.MILLIS);
-        return planner.plan(source, fireTime, local.sawFire(fireTime), executor)
+        return planner.plan(source, fireTime, openClaims.sawFire(fireTime), executor)
                 .thenCompose(plan -> start(job, executor, source, fireTime, plan));
     }
 
@@ -114,7 +126,7 @@ final class FireRunner {
             return CompletableFuture.completedFuture(skippedEntirely(plan.skipReason()));
         }
         List<Claim> won = plan.won();
-        Map<Integer, LocalExecutions.Execution> reservations = plan.reservations();
+        Map<Integer, Reservations.Reservation> reservations = plan.reservations();
         Map<Integer, String> skipped = plan.skipped();
         JobConfiguration config = runtime.configuration();
         String me = runtime.instanceId();
@@ -141,7 +153,7 @@ final class FireRunner {
         for (int i = 0; i < won.size(); i++) {
             Claim claim = won.get(i);
             ShardingContext context = contexts.get(i);
-            LocalExecutions.Execution reservation = reservations.get(claim.item());
+            Reservations.Reservation reservation = reservations.get(claim.item());
             running.add(CompletableFuture.supplyAsync(
                     () -> run(job, context, claim, reservation, toLeave.decrementAndGet() == 0), executor));
         }
@@ -170,7 +182,7 @@ final class FireRunner {
      * @return completes once the run's end is recorded and the item is free here again; the thread does not wait
      */
     CompletableFuture<Void> runClaimedHere(
-            ItemExecutor job, Claim claim, LocalExecutions.Execution reservation, FireOrigin origin) {
+            ItemExecutor job, Claim claim, Reservations.Reservation reservation, FireOrigin origin) {
         JobConfiguration config = runtime.configuration();
         String taskId = ShardingContext.taskId(runtime.jobName(), List.of(claim.item()), runtime.instanceId());
         return run(job, context(config, taskId, claim, origin), claim, reservation, true)
@@ -193,20 +205,20 @@ final class FireRunner {
             ItemExecutor job,
             ShardingContext context,
             Claim claim,
-            LocalExecutions.Execution reservation,
+            Reservations.Reservation reservation,
             boolean lastToLeave) {
         int item = claim.item();
-        if (!local.start(item, reservation)) {
+        if (!reservedItems.start(item, reservation)) {
             if (reservation.isAbandoned()) {
                 // Released while it waited in the queue (its instance stops, or was cut off): handed on, as the rule
                 // says of an abandoned run, so that the item's owner runs it without waiting for this session to end.
                 return new Run(
                         List.of(),
                         refuse(claim, RunStart.Verdict.GIVE_UP, context)
-                                .whenComplete((done, failure) -> local.settled(claim)));
+                                .whenComplete((done, failure) -> openClaims.settled(claim)));
             }
             nothingWritten(claim);
-            local.settled(claim);
+            openClaims.settled(claim);
             return new Run(List.of(), CompletableFuture.completedFuture(null));
         }
         AtomicReference<Claim> held = new AtomicReference<>(claim);
@@ -244,10 +256,10 @@ final class FireRunner {
                 Claim ended = held.get().with(end, runtime.now());
                 if (end == ClaimState.RELEASED) {
                     // The item's owner takes it over: this instance's audit, when it still owns the item.
-                    local.wholeFires().released(claim.fireTime());
+                    knownFires.whole().released(claim.fireTime());
                 }
                 recorded = groupCommit
-                        .endLater(ended, local.endingLastOfItsFire(claim))
+                        .endLater(ended, openClaims.endingLastOfItsFire(claim))
                         .handle((stored, failure) -> {
                             recordEnd(ended, stored, failure, context);
                             return null;
@@ -257,8 +269,8 @@ final class FireRunner {
             // Pool threads are reused: an interrupt meant for this item must not reach the next one.
             Thread.interrupted();
             Runnable release = () -> {
-                local.settled(claim);
-                if (local.endRun(item, reservation)) {
+                openClaims.settled(claim);
+                if (reservedItems.endRun(item, reservation)) {
                     runtime.requestAudit();
                 }
             };
@@ -280,19 +292,19 @@ final class FireRunner {
      * stranded one if it is still held.
      */
     private void nothingWritten(Claim claim) {
-        local.wholeFires().released(claim.fireTime());
+        knownFires.whole().released(claim.fireTime());
     }
 
     /**
      * What holds for this instance now under {@code assignment}, for {@link RunStart}, with whether the audits cleared {@code item} ({@link
-     * LocalExecutions#mayStart}, the same rule a fire plans with); a retry asks of no item (-1): it continues a run that
+     * LastAudit#mayStart}, the same rule a fire plans with); a retry asks of no item (-1): it continues a run that
      * started.
      */
     private RunStart.Here here(Assignment assignment, int item) {
         JobConfiguration config = runtime.configuration();
         String me = runtime.instanceId();
         List<Integer> owned = assignment.itemsOf(me);
-        boolean contested = owned.contains(item) && !local.mayStart(item, assignment.epoch(), ledger::stillRuns);
+        boolean contested = owned.contains(item) && !lastAudit.mayStart(item, assignment.epoch(), ledger::stillRuns);
         return new RunStart.Here(
                 runtime.sessionId(),
                 runtime.isAvailable(),
@@ -311,7 +323,7 @@ final class FireRunner {
      * so does not move its run out of its fire.
      */
     private Began beginUnderNext(
-            AtomicReference<Claim> held, ShardingContext context, LocalExecutions.Execution reservation, int decided) {
+            AtomicReference<Claim> held, ShardingContext context, Reservations.Reservation reservation, int decided) {
         ShardingService.Versioned next;
         try {
             next = runtime.readVersionedAssignment();
@@ -389,17 +401,20 @@ final class FireRunner {
                 verdict,
                 state);
         if (state != ClaimState.SKIPPED) {
-            local.wholeFires().released(claim.fireTime());
+            knownFires.whole().released(claim.fireTime());
         }
         Claim given = claim.with(state, runtime.now());
-        return groupCommit.endLater(given, local.endingLastOfItsFire(claim)).handle((stored, failure) -> {
-            recordEnd(given, stored, failure, context);
-            if (state != ClaimState.SKIPPED) {
-                // This instance may still own the item (it was only cut off a while): its audit takes the claim over.
-                runtime.requestAudit();
-            }
-            return null;
-        });
+        return groupCommit
+                .endLater(given, openClaims.endingLastOfItsFire(claim))
+                .handle((stored, failure) -> {
+                    recordEnd(given, stored, failure, context);
+                    if (state != ClaimState.SKIPPED) {
+                        // This instance may still own the item (it was only cut off a while): its audit takes the claim
+                        // over.
+                        runtime.requestAudit();
+                    }
+                    return null;
+                });
     }
 
     private void recordEnd(Claim ended, Optional<Claim> stored, Throwable failure, ShardingContext context) {
@@ -411,7 +426,7 @@ final class FireRunner {
                     ended.fireTime(),
                     ended.state(),
                     failure.toString());
-            local.unwritten(ended);
+            localEnds.unwritten(ended);
         } else if (stored.isEmpty()) {
             claimLost(ended, context);
         } else if (ended.state() != ClaimState.RELEASED && ended.state() != ClaimState.HANDED_ON) {
@@ -460,7 +475,7 @@ final class FireRunner {
      * @return whether nothing is owed any more: until then, this session's audit must not act on these claims
      */
     CompletableFuture<Boolean> writeOwed() {
-        List<Claim> owed = local.takeUnwritten();
+        List<Claim> owed = localEnds.takeUnwritten();
         if (owed.isEmpty()) {
             return CompletableFuture.completedFuture(true);
         }
@@ -468,7 +483,7 @@ final class FireRunner {
         // may be where the group commit drains.
         return ledger.commitAsync(owed, Instant.EPOCH, List.of()).handle((committed, failure) -> {
             if (failure != null) {
-                owed.forEach(local::unwritten);
+                owed.forEach(localEnds::unwritten);
                 log.debug("Job {}: {} ends still owed: {}", runtime.jobName(), owed.size(), failure.toString());
                 return false;
             }

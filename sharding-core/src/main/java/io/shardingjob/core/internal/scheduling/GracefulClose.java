@@ -40,7 +40,7 @@ final class GracefulClose {
 
     private final LeaderElection election;
 
-    private final LocalExecutions executions;
+    private final Reservations reservedItems;
 
     private final FireRunner fireRunner;
 
@@ -53,7 +53,7 @@ final class GracefulClose {
             JobNodes nodes,
             String instanceId,
             LeaderElection election,
-            LocalExecutions executions,
+            Reservations reservedItems,
             FireRunner fireRunner,
             ClaimsAhead ahead,
             Duration shutdownGracePeriod) {
@@ -61,7 +61,7 @@ final class GracefulClose {
         this.nodes = nodes;
         this.instanceId = instanceId;
         this.election = election;
-        this.executions = executions;
+        this.reservedItems = reservedItems;
         this.fireRunner = fireRunner;
         this.ahead = ahead;
         this.shutdownGracePeriod = shutdownGracePeriod;
@@ -75,15 +75,15 @@ final class GracefulClose {
     void run() {
         announceLeaving();
         // No audit comes any more to run what they were kept for: the items' next owners make it up.
-        executions.releaseAllHeld();
-        if (!executions.awaitIdle(shutdownGracePeriod)) {
+        reservedItems.releaseAllHeld();
+        if (!reservedItems.awaitIdle(shutdownGracePeriod)) {
             log.warn(
                     "Job {}: items {} still running after the {} ms grace period; interrupting them, and releasing"
                             + " their claims as they return",
                     jobName(),
-                    executions.runningItems(),
+                    reservedItems.runningItems(),
                     shutdownGracePeriod.toMillis());
-            executions.abandonAll();
+            reservedItems.abandonAll();
             awaitRunsReturned();
         }
         if (client.getZookeeperClient().isConnected()) {
@@ -105,7 +105,7 @@ final class GracefulClose {
         long interruptedAt = System.nanoTime();
         long warnedAt = interruptedAt;
         boolean interrupted = false;
-        while (!executions.awaitIdle(CLIENT_CHECK)) {
+        while (!reservedItems.awaitIdle(CLIENT_CHECK)) {
             if (Thread.interrupted()) {
                 interrupted = true;
                 continue;
@@ -115,7 +115,7 @@ final class GracefulClose {
                         "Job {}: the ZooKeeper client was closed while items {} still ran here; their claims go with"
                                 + " its session",
                         jobName(),
-                        executions.runningItems());
+                        reservedItems.runningItems());
                 break;
             }
             long now = System.nanoTime();
@@ -125,7 +125,7 @@ final class GracefulClose {
                         "Job {}: items {} still running {} s after they were interrupted; this instance stays"
                                 + " registered, and nobody else runs them, until they return",
                         jobName(),
-                        executions.runningItems(),
+                        reservedItems.runningItems(),
                         Duration.ofNanos(now - interruptedAt).toSeconds());
             }
         }

@@ -45,7 +45,7 @@ record JobParts(
         LeaderElection election,
         ShardingService sharding,
         InstanceRegistration registration,
-        LocalExecutions executions,
+        RunMemory memory,
         FireRunner fireRunner,
         AuditRequests audits,
         CompletionChecks completionChecks,
@@ -85,23 +85,23 @@ record JobParts(
         LedgerCompletions completions = settings.completionListener() == null
                 ? null
                 : new LedgerCompletions(ledger, local.name(), instanceId, settings.completionListener());
-        LocalExecutions executions = new LocalExecutions();
+        RunMemory memory = RunMemory.empty();
         // Claim writes drain on the coordination scheduler, on which nothing waits for a claim write (fires and items
         // run elsewhere), so a drain never waits behind a thread that waits for it.
         DueFires dueFires = new DueFires(
                 ledger,
                 settings.schedule(),
                 runtime::configuration,
-                executions::seenFires,
+                memory.fires()::seen,
                 configurations::history,
                 runtime::disabledItems);
-        ClaimsAhead ahead = new ClaimsAhead(runtime, ledger, executions, settings.schedule(), dueFires);
+        ClaimsAhead ahead = new ClaimsAhead(runtime, ledger, memory, settings.schedule(), dueFires);
         MisfireReports misfires = new MisfireReports(local.name(), settings.misfireListener());
         FireRunner fireRunner = new FireRunner(
                 runtime,
                 ledger,
                 scheduler,
-                executions,
+                memory,
                 ahead,
                 settings.listener(),
                 settings.fireListener(),
@@ -111,10 +111,10 @@ record JobParts(
                 runtime,
                 ledger,
                 fireRunner,
-                executions,
+                memory,
                 ahead,
                 settings.job(),
-                new AuditWork(runtime, ledger, fireRunner, executions, settings.job(), settings.itemExecutor()),
+                new AuditWork(runtime, ledger, fireRunner, memory, settings.job(), settings.itemExecutor()),
                 scheduler,
                 settings.catchUpHorizon(),
                 dueFires,
@@ -132,8 +132,8 @@ record JobParts(
                         settings.catchUpHorizon(),
                         dueFires,
                         scheduler,
-                        executions.recordedEnds(),
-                        executions::holdsOpenClaimOf),
+                        memory.ends().recorded(),
+                        memory.claims()::holdsOpenClaimOf),
                 serial);
         ManualFireHandler handler = settings.manualFireHandler() != null
                 ? settings.manualFireHandler()
@@ -156,7 +156,7 @@ record JobParts(
                 election,
                 sharding,
                 new InstanceRegistration(client, nodes, instanceId, () -> serial.submit(reactions::instanceRegistered)),
-                executions,
+                memory,
                 fireRunner,
                 audits,
                 new CompletionChecks(completions, ledger, serial, runtime::sessionId, local.name()),
@@ -167,7 +167,7 @@ record JobParts(
                         runtime,
                         client,
                         nodes,
-                        executions,
+                        memory.reservations(),
                         ledger,
                         scheduler,
                         serial,
@@ -180,7 +180,7 @@ record JobParts(
                         nodes,
                         instanceId,
                         election,
-                        executions,
+                        memory.reservations(),
                         fireRunner,
                         ahead,
                         settings.shutdownGracePeriod()),

@@ -384,7 +384,7 @@ public final class JobRuntime implements AutoCloseable {
 
     /** An item's end is recorded: {@code stored} is its claim as the ledger holds it now. */
     void itemEnded(Claim stored) {
-        parts.executions().recordedEnds().recorded(stored);
+        parts.memory().ends().recorded().recorded(stored);
         parts.completionChecks().itemEnded(stored.fireTime());
     }
 

@@ -57,7 +57,15 @@ final class LedgerAudit {
 
     private final FireRunner runner;
 
-    private final LocalExecutions local;
+    private final Reservations reservedItems;
+
+    private final LastAudit lastAudit;
+
+    private final OpenClaims openClaims;
+
+    private final KnownFires knownFires;
+
+    private final LocalEnds localEnds;
 
     private final ClaimsAhead ahead;
 
@@ -81,7 +89,7 @@ final class LedgerAudit {
             JobRuntime runtime,
             FireLedger ledger,
             FireRunner runner,
-            LocalExecutions local,
+            RunMemory memory,
             ClaimsAhead ahead,
             @Nullable ItemExecutor job,
             AuditWork work,
@@ -92,7 +100,11 @@ final class LedgerAudit {
         this.runtime = runtime;
         this.ledger = ledger;
         this.runner = runner;
-        this.local = local;
+        this.reservedItems = memory.reservations();
+        this.lastAudit = memory.lastAudit();
+        this.openClaims = memory.claims();
+        this.knownFires = memory.fires();
+        this.localEnds = memory.ends();
         this.ahead = ahead;
         this.job = job;
         this.work = work;
@@ -168,8 +180,8 @@ final class LedgerAudit {
 
         private final List<Claim> claims = new ArrayList<>();
 
-        /** Items kept reserved for this audit when their run ended (see {@link LocalExecutions#endRun}). */
-        private final Map<Integer, LocalExecutions.Execution> held = local.heldForAudit();
+        /** Items kept reserved for this audit when their run ended (see {@link Reservations#endRun}). */
+        private final Map<Integer, Reservations.Reservation> held = reservedItems.heldForAudit();
 
         Pass() {
             owned.removeAll(runtime.disabledItems());
@@ -178,7 +190,8 @@ final class LedgerAudit {
         /** Records the due fires nobody claimed, then reads the fires after the watermark that may hold work. */
         CompletableFuture<Void> recordDue(FireLedger.Overview overview) {
             Instant watermark = overview.watermark();
-            local.forgetFiresThrough(watermark);
+            knownFires.forgetThrough(watermark);
+            localEnds.forgetThrough(watermark);
             misfires.forgetThrough(watermark);
             ahead.review(now);
             // Fires to come hold only claims made ahead, which nobody runs, takes over or releases before their fire.
@@ -193,7 +206,7 @@ final class LedgerAudit {
             // fires before the latest late one this instance fired were missed here (it fires its schedule in order),
             // such as a job's first fires before its instances started it: recorded now, not at the keeper's next pass
             // (which records the schedule's fires before a settled one), so that this instance makes its items up now.
-            Instant firedHere = local.seenFires().stream()
+            Instant firedHere = knownFires.seen().stream()
                     .filter(fireTime -> fireTime.isAfter(watermark) && isLate(fireTime, now))
                     .max(Instant::compareTo)
                     .orElse(watermark);
@@ -210,19 +223,19 @@ final class LedgerAudit {
             // A whole fire holds nothing for this audit: it is not read, nor looked at again (with a thousand items a
             // fire, most of an audit's reads).
             fires.stream()
-                    .filter(fireTime -> local.wholeFires().isWhole(fireTime, assignment.epoch(), session))
+                    .filter(fireTime -> knownFires.whole().isWhole(fireTime, assignment.epoch(), session))
                     .forEach(whole::add);
             fires.removeAll(whole);
             // A fire this instance saw that is not late yet is looked at again once it is, not at the next periodic
             // audit.
-            Stream.concat(fires.stream(), local.seenFires().stream())
+            Stream.concat(fires.stream(), knownFires.seen().stream())
                     .filter(fireTime -> fireTime.isAfter(watermark)
                             && !isLate(fireTime, now)
-                            && !local.wholeFires().isWhole(fireTime, assignment.epoch(), session))
+                            && !knownFires.whole().isWhole(fireTime, assignment.epoch(), session))
                     .min(Instant::compareTo)
                     .ifPresent(next -> runtime.auditLater(Duration.between(now, next.plus(LATENESS))));
             if (fires.isEmpty()) {
-                local.audited(assignment.epoch(), owned, Map.of());
+                lastAudit.audited(assignment.epoch(), owned, Map.of());
                 return CompletableFuture.completedFuture(null);
             }
             return ledger.readAsync(fires).thenComposeAsync(this::releaseEarlierSessions, loop);
@@ -237,8 +250,8 @@ final class LedgerAudit {
                 claims.addAll(view.claims().values());
                 origins.put(view.fireTime(), view.origin());
             });
-            Set<Slot> known = new HashSet<>(local.inFlight());
-            local.unwrittenSlots().forEach(known::add);
+            Set<Slot> known = new HashSet<>(openClaims.inFlight());
+            localEnds.unwrittenSlots().forEach(known::add);
             List<CompletableFuture<?>> releases = new ArrayList<>();
             for (Claim lost : LedgerRules.previousSessionOwn(claims, me, session, known)) {
                 // Left by an earlier session of this instance, unfinished as far as this process knows: the owner of
@@ -266,7 +279,7 @@ final class LedgerAudit {
         private CompletableFuture<Void> decide(boolean foreignOpenClaim, Map<String, Long> live) {
             Map<Integer, Claim> runs = LedgerRules.runsElsewhere(claims, Set.copyOf(live.values()), session, owned);
             Set<Integer> elsewhere = runs.keySet();
-            local.audited(assignment.epoch(), owned, runs);
+            lastAudit.audited(assignment.epoch(), owned, runs);
             if (!elsewhere.isEmpty()) {
                 // Not watched: looked at again shortly, until the other instance's run has ended.
                 runtime.auditLater(Duration.ofSeconds(1));
@@ -276,9 +289,9 @@ final class LedgerAudit {
             }
             Map<Integer, List<AuditWork.Step>> steps = new TreeMap<>();
             List<CompletableFuture<?>> writes = new ArrayList<>();
-            for (Claim own : LedgerRules.strandedOwn(claims, session, local.inFlight())) {
+            for (Claim own : LedgerRules.strandedOwn(claims, session, openClaims.inFlight())) {
                 // One item never runs on two instances at once: a claim of its own waits for another session's run too.
-                if (!local.isUnwritten(new Slot(own.item(), own.fireTime())) && !elsewhere.contains(own.item())) {
+                if (!localEnds.isUnwritten(new Slot(own.item(), own.fireTime())) && !elsewhere.contains(own.item())) {
                     steps.computeIfAbsent(own.item(), item -> new ArrayList<>())
                             .add(new AuditWork.Step(own, null, List.of(), originOf(own.fireTime())));
                 }
@@ -290,7 +303,7 @@ final class LedgerAudit {
             }
             if (foreignOpenClaim) {
                 for (Claim orphan : LedgerRules.toTakeOver(claims, live, owned, undecided.isZero())) {
-                    if (local.isUnwritten(new Slot(orphan.item(), orphan.fireTime()))
+                    if (localEnds.isUnwritten(new Slot(orphan.item(), orphan.fireTime()))
                             || elsewhere.contains(orphan.item())) {
                         continue;
                     }
@@ -309,10 +322,10 @@ final class LedgerAudit {
         }
 
         /** The reservations held for this audit of the items it found work for: that work runs under them. */
-        private Map<Integer, LocalExecutions.Execution> takeHeld(Set<Integer> items) {
-            Map<Integer, LocalExecutions.Execution> taken = new HashMap<>();
+        private Map<Integer, Reservations.Reservation> takeHeld(Set<Integer> items) {
+            Map<Integer, Reservations.Reservation> taken = new HashMap<>();
             held.forEach((item, reservation) -> {
-                if (items.contains(item) && local.takeHeld(item, reservation)) {
+                if (items.contains(item) && reservedItems.takeHeld(item, reservation)) {
                     taken.put(item, reservation);
                 }
             });
@@ -321,7 +334,7 @@ final class LedgerAudit {
 
         /** Frees the items held for this audit that it found no work for (or could not look at). */
         void releaseUnused() {
-            local.releaseHeld(held);
+            reservedItems.releaseHeld(held);
         }
 
         private FireOrigin originOf(Instant fireTime) {
@@ -349,7 +362,7 @@ final class LedgerAudit {
             Set<Integer> candidates = new HashSet<>(assignment.itemsOf(me));
             candidates.removeAll(elsewhere);
             Set<Integer> busyHere = new HashSet<>();
-            for (int busy : local.runningItems()) {
+            for (int busy : reservedItems.runningItems()) {
                 // An item held for this audit is busy only with the work this audit is about to give it.
                 if (!held.containsKey(busy) && candidates.remove(busy)) {
                     busyHere.add(busy);
@@ -358,11 +371,11 @@ final class LedgerAudit {
             Set<Instant> manual = new HashSet<>();
             views.stream().filter(view -> view.origin().manual()).forEach(view -> manual.add(view.fireTime()));
             // A busy item with fires to make up is looked at again when its run here ends (and kept for that audit,
-            // see LocalExecutions#endRun); one with none is left free for its next fire.
+            // see Reservations#endRun); one with none is left free for its next fire.
             LedgerRules.makeUps(claimed, busyHere, policy(config), Instant.MAX, horizon, manual, due::isDue)
                     .withoutMissedOf(disabledNow)
                     .run()
-                    .forEach(owed -> local.missedWhileBusy(owed.item()));
+                    .forEach(owed -> reservedItems.missedWhileBusy(owed.item()));
             MakeUpPlan plan = LedgerRules.makeUps(
                             claimed, candidates, policy(config), Instant.MAX, horizon, manual, due::isDue)
                     .withoutMissedOf(disabledNow);
@@ -400,7 +413,7 @@ final class LedgerAudit {
     }
 
     private boolean isLate(Instant fireTime, Instant now) {
-        return local.hasPlanned(fireTime) || fireTime.isBefore(now.minus(LATENESS));
+        return knownFires.hasPlanned(fireTime) || fireTime.isBefore(now.minus(LATENESS));
     }
 
     /**
