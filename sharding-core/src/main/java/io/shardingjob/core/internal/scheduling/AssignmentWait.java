@@ -45,6 +45,11 @@ final class AssignmentWait {
         this.available = available;
     }
 
+    /** How long a fire waits for a pending reshard, or for the audit of a new assignment. */
+    Duration timeout() {
+        return shardingWaitTimeout;
+    }
+
     /**
      * The assignment a fire runs under, once no reshard is pending, at most the sharding wait timeout later. The wait
      * holds no thread: a fire whose job is being resharded must not keep the fire threads of every other job (a few,

@@ -4,6 +4,7 @@ import io.shardingjob.core.internal.ledger.FireLedger;
 import io.shardingjob.core.internal.registry.Answers;
 import io.shardingjob.core.sharding.Assignment;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -20,11 +21,12 @@ import org.slf4j.LoggerFactory;
  * executor, and a delayed request is scheduled once however often it is repeated meanwhile. It also remembers which
  * assignment the last audit saw, since a new one may give this instance items whose earlier fires were left undone.
  */
-final class AuditRequests {
+final class AuditRequests implements AuditDemand {
 
     private static final Logger log = LoggerFactory.getLogger(AuditRequests.class);
 
-    private final LedgerAudit audit;
+    /** Set once while the job's parts are wired, before anything asks for an audit. */
+    private @Nullable LedgerAudit audit;
 
     private final ScheduledExecutorService scheduler;
 
@@ -47,13 +49,11 @@ final class AuditRequests {
     private volatile long auditedEpoch = -1;
 
     AuditRequests(
-            LedgerAudit audit,
             ScheduledExecutorService scheduler,
             SerialExecutor serial,
             BooleanSupplier started,
             Supplier<Assignment> assignment,
             String jobName) {
-        this.audit = audit;
         this.scheduler = scheduler;
         this.serial = serial;
         this.started = started;
@@ -61,8 +61,13 @@ final class AuditRequests {
         this.jobName = jobName;
     }
 
-    /** Asks for an audit after a delay, once however often it is asked meanwhile. */
-    void later(Duration delay) {
+    /** The audit these requests run; given once, while the job's parts are wired. */
+    void auditWith(LedgerAudit audit) {
+        this.audit = audit;
+    }
+
+    @Override
+    public void later(Duration delay) {
         if (started.getAsBoolean() && laterScheduled.compareAndSet(false, true)) {
             try {
                 scheduler.schedule(
@@ -78,8 +83,8 @@ final class AuditRequests {
         }
     }
 
-    /** Asks for an audit of this instance's items soon, once however often it is asked meanwhile. */
-    void soon() {
+    @Override
+    public void soon() {
         if (started.getAsBoolean() && queued.compareAndSet(false, true)) {
             serial.submit(() -> {
                 queued.set(false);
@@ -98,7 +103,7 @@ final class AuditRequests {
         auditedEpoch = assignment.get().epoch();
         CompletableFuture<Void> audited;
         try {
-            audited = audit.run(read);
+            audited = Objects.requireNonNull(audit, "audit").run(read);
         } catch (RuntimeException ex) {
             audited = CompletableFuture.failedFuture(ex);
         }

@@ -31,7 +31,9 @@ final class AuditWork {
 
     private static final Logger log = LoggerFactory.getLogger(AuditWork.class);
 
-    private final JobRuntime runtime;
+    private final JobView view;
+
+    private final AuditDemand audits;
 
     private final FireLedger ledger;
 
@@ -48,13 +50,15 @@ final class AuditWork {
     private final Executor executor;
 
     AuditWork(
-            JobRuntime runtime,
+            JobView view,
+            AuditDemand audits,
             FireLedger ledger,
             FireRunner runner,
             RunMemory memory,
             @Nullable ItemExecutor job,
             Executor executor) {
-        this.runtime = runtime;
+        this.view = view;
+        this.audits = audits;
         this.ledger = ledger;
         this.runner = runner;
         this.reservedItems = memory.reservations();
@@ -86,7 +90,7 @@ final class AuditWork {
      */
     private void runSteps(
             int item, List<Step> steps, int index, long session, Reservations.@Nullable Reservation reservation) {
-        if (index >= steps.size() || !runtime.isAvailable() || runtime.sessionId() != session) {
+        if (index >= steps.size() || !view.isAvailable() || view.sessionId() != session) {
             if (reservation != null) {
                 release(item, reservation);
             }
@@ -104,7 +108,7 @@ final class AuditWork {
                     if (failure != null) {
                         log.warn(
                                 "Job {}: could not claim item {} of the fire at {}: {}",
-                                runtime.jobName(),
+                                view.jobName(),
                                 item,
                                 step.fireTime(),
                                 Answers.cause(failure).toString());
@@ -125,7 +129,7 @@ final class AuditWork {
     /** Frees a reservation no step ran under, or keeps it for the audit a fire that found it busy meanwhile owes. */
     private void release(int item, Reservations.Reservation reservation) {
         if (reservedItems.endRun(item, reservation)) {
-            runtime.requestAudit();
+            audits.soon();
         }
     }
 
@@ -147,20 +151,19 @@ final class AuditWork {
                     : ExecutionSource.FAILOVER;
             log.info(
                     "Job {}: taking over item {} of the fire at {} from {}",
-                    runtime.jobName(),
+                    view.jobName(),
                     orphan.item(),
                     orphan.fireTime(),
                     orphan.instanceId());
             return ledger.takeOverAsync(
-                            orphan,
-                            orphan.takenOverBy(runtime.instanceId(), runtime.sessionId(), source, runtime.now()))
+                            orphan, orphan.takenOverBy(view.instanceId(), view.sessionId(), source, view.now()))
                     .thenApply(taken -> taken.orElse(null));
         }
         Claim claim = step.claim;
         if (claim.version() >= 0) {
             // This session's own claim, read before the item was reserved here: the run that held it may have ended
             // since. Only a claim still running under this session, with the item now reserved here, is stranded.
-            long session = runtime.sessionId();
+            long session = view.sessionId();
             return ledger.readClaimAsync(claim.fireTime(), claim.item())
                     .thenApply(stored -> stored.filter(now -> now.state().isHeld() && now.sessionId() == session)
                             .filter(now -> !localEnds.isUnwritten(new Slot(now.item(), now.fireTime())))
@@ -183,7 +186,7 @@ final class AuditWork {
         byFire.forEach((fireTime, claims) -> ledger.claimAsync(fireTime, claims).exceptionally(failure -> {
             log.warn(
                     "Job {}: could not record the fire at {} as coalesced, the next audit will: {}",
-                    runtime.jobName(),
+                    view.jobName(),
                     fireTime,
                     Answers.cause(failure).toString());
             return null;

@@ -50,7 +50,7 @@ final class ClaimsAhead implements GroupCommit.Ahead {
      */
     static final Duration NEVER_FIRED_AFTER = Duration.ofMinutes(1);
 
-    private final JobRuntime runtime;
+    private final JobView view;
 
     private final FireLedger ledger;
 
@@ -66,8 +66,8 @@ final class ClaimsAhead implements GroupCommit.Ahead {
 
     private final DueFires dueFires;
 
-    ClaimsAhead(JobRuntime runtime, FireLedger ledger, RunMemory memory, FireSchedule schedule, DueFires dueFires) {
-        this.runtime = runtime;
+    ClaimsAhead(JobView view, FireLedger ledger, RunMemory memory, FireSchedule schedule, DueFires dueFires) {
+        this.view = view;
         this.ledger = ledger;
         this.reservedItems = memory.reservations();
         this.lastAudit = memory.lastAudit();
@@ -79,14 +79,14 @@ final class ClaimsAhead implements GroupCommit.Ahead {
 
     @Override
     public Next claimsAfter(List<Claim> lastEnds, List<Claim> ends) {
-        if (schedule == FireSchedule.NONE || !runtime.isAvailable()) {
+        if (schedule == FireSchedule.NONE || !view.isAvailable()) {
             return Next.NONE;
         }
-        JobConfiguration config = runtime.configuration();
-        String me = runtime.instanceId();
-        Assignment assignment = runtime.assignment();
+        JobConfiguration config = view.configuration();
+        String me = view.instanceId();
+        Assignment assignment = view.assignment();
         if (config.disabled()
-                || runtime.disabledInstances().contains(me)
+                || view.disabledInstances().contains(me)
                 || lastAudit.auditedEpoch() != assignment.epoch()) {
             return Next.NONE;
         }
@@ -96,17 +96,17 @@ final class ClaimsAhead implements GroupCommit.Ahead {
                 .orElseThrow();
         Instant next = schedule.nextFireAfter(config, ended);
         // A next fire already past is the trigger's (it may wait in the queue of fires), or the audit's if missed.
-        if (next == null || !next.isAfter(runtime.now())) {
+        if (next == null || !next.isAfter(view.now())) {
             return Next.NONE;
         }
         Instant fireTime = next.truncatedTo(ChronoUnit.MILLIS);
-        Set<Integer> unavailable = new HashSet<>(runtime.disabledItems());
+        Set<Integer> unavailable = new HashSet<>(view.disabledItems());
         unavailable.addAll(lastAudit.elsewhereItems());
         unavailable.addAll(openClaims.aheadItems(fireTime));
         Set<Integer> busy = new HashSet<>(reservedItems.runningItems());
         ends.forEach(end -> busy.remove(end.item()));
         unavailable.addAll(busy);
-        long session = runtime.sessionId();
+        long session = view.sessionId();
         List<Claim> claims =
                 LedgerRules.toClaimAhead(assignment.itemsOf(me), unavailable, knownFires.hasSeen(fireTime)).stream()
                         .map(item -> Claim.first(
@@ -154,15 +154,15 @@ final class ClaimsAhead implements GroupCommit.Ahead {
 
     /** The rule's view of this instance now, read once for all the claims a fire or an audit looks at. */
     Verdicts verdicts(Assignment assignment) {
-        String me = runtime.instanceId();
+        String me = view.instanceId();
         return new Verdicts(
-                runtime.sessionId(),
-                runtime.isAvailable(),
-                runtime.configuration().disabled(),
-                runtime.disabledInstances().contains(me) ? Set.of() : Set.copyOf(assignment.itemsOf(me)),
-                Set.copyOf(runtime.disabledItems()),
+                view.sessionId(),
+                view.isAvailable(),
+                view.configuration().disabled(),
+                view.disabledInstances().contains(me) ? Set.of() : Set.copyOf(assignment.itemsOf(me)),
+                Set.copyOf(view.disabledItems()),
                 dueFires.rule(),
-                runtime.now());
+                view.now());
     }
 
     /** What becomes of claims made ahead, by {@link LedgerRules#atFire}, the rule every look at them uses. */
@@ -239,12 +239,12 @@ final class ClaimsAhead implements GroupCommit.Ahead {
         if (!neverFired.isEmpty()) {
             log.info(
                     "Job {}: no fire came for the claims made ahead {}; they run as missed",
-                    runtime.jobName(),
+                    view.jobName(),
                     neverFired);
             neverFired.forEach(openClaims::settled);
         }
-        Verdicts verdicts = verdicts(runtime.assignment());
-        JobConfiguration config = runtime.configuration();
+        Verdicts verdicts = verdicts(view.assignment());
+        JobConfiguration config = view.configuration();
         Map<Instant, Boolean> scheduled = new HashMap<>();
         Function<Claim, AheadFate> fate = claim -> {
             // Before the fire, only what changed since the claim was made counts: the session is proven at the fire.
@@ -280,20 +280,20 @@ final class ClaimsAhead implements GroupCommit.Ahead {
             return;
         }
         ClaimState state = fate == AheadFate.SKIP ? ClaimState.SKIPPED : ClaimState.HANDED_ON;
-        Instant now = runtime.now();
+        Instant now = view.now();
         ledger.commitAsync(claims.stream().map(claim -> claim.with(state, now)).toList(), Instant.EPOCH, List.of())
                 .whenComplete((committed, failure) -> {
                     if (failure != null) {
                         log.warn(
                                 "Job {}: could not record the claims made ahead {} as {}: {}",
-                                runtime.jobName(),
+                                view.jobName(),
                                 claims,
                                 state,
                                 failure.toString());
                     } else if (!committed.written().lost().isEmpty()) {
                         log.warn(
                                 "Job {}: claims made ahead {} were taken over before they could be {}",
-                                runtime.jobName(),
+                                view.jobName(),
                                 committed.written().lost(),
                                 state);
                     }

@@ -42,7 +42,13 @@ final class ConnectionGuard {
 
     private static final Logger log = LoggerFactory.getLogger(ConnectionGuard.class);
 
-    private final JobRuntime runtime;
+    private final JobView view;
+
+    private final Reconciler reconciler;
+
+    private final AuditRequests audits;
+
+    private final AssignmentWait assignmentWait;
 
     private final CuratorFramework client;
 
@@ -79,7 +85,10 @@ final class ConnectionGuard {
     private volatile @Nullable Instant rejoined;
 
     ConnectionGuard(
-            JobRuntime runtime,
+            JobView view,
+            Reconciler reconciler,
+            AuditRequests audits,
+            AssignmentWait assignmentWait,
             CuratorFramework client,
             JobNodes nodes,
             Reservations reservedItems,
@@ -87,7 +96,10 @@ final class ConnectionGuard {
             ScheduledExecutorService scheduler,
             SerialExecutor serial,
             boolean interruptOnConnectionLoss) {
-        this.runtime = runtime;
+        this.view = view;
+        this.reconciler = reconciler;
+        this.audits = audits;
+        this.assignmentWait = assignmentWait;
         this.client = client;
         this.nodes = nodes;
         this.reservedItems = reservedItems;
@@ -184,21 +196,21 @@ final class ConnectionGuard {
                 suspended = true;
                 log.warn(
                         "Job {} on {}: connection suspended, no new items start until reconnected",
-                        runtime.jobName(),
-                        runtime.instanceId());
+                        view.jobName(),
+                        view.instanceId());
                 scheduleInterrupt();
-                runtime.signalChange();
+                assignmentWait.signal();
             }
             case LOST -> {
                 suspended = true;
                 sessionLost = true;
                 log.warn(
                         "Job {} on {}: session lost; owns nothing until it has reconnected",
-                        runtime.jobName(),
-                        runtime.instanceId());
+                        view.jobName(),
+                        view.instanceId());
                 cancelPendingInterrupt();
                 interruptRunningItems("the session was lost");
-                runtime.signalChange();
+                assignmentWait.signal();
             }
             case RECONNECTED -> {
                 cancelPendingInterrupt();
@@ -228,7 +240,7 @@ final class ConnectionGuard {
 
     private void interruptRunningItems(String why) {
         if (interruptOnConnectionLoss && !reservedItems.isIdle()) {
-            log.warn("Job {}: interrupting items {}: {}", runtime.jobName(), reservedItems.runningItems(), why);
+            log.warn("Job {}: interrupting items {}: {}", view.jobName(), reservedItems.runningItems(), why);
             reservedItems.abandonAll();
         }
     }
@@ -253,7 +265,7 @@ final class ConnectionGuard {
     }
 
     private CompletableFuture<Void> resumeAfterReconnect() {
-        if (!runtime.isStarted() || !suspended) {
+        if (!view.isStarted() || !suspended) {
             return CompletableFuture.completedFuture(null);
         }
         // Read the current epoch from the server, not the cache, before starting anything again.
@@ -262,7 +274,7 @@ final class ConnectionGuard {
                             if (failure != null) {
                                 log.warn(
                                         "Job {}: could not re-read the registry after reconnecting, will retry: {}",
-                                        runtime.jobName(),
+                                        view.jobName(),
                                         Answers.cause(failure).toString());
                                 return CompletableFuture.<Void>completedFuture(null);
                             }
@@ -273,18 +285,18 @@ final class ConnectionGuard {
     }
 
     private CompletableFuture<Void> resumed() {
-        if (!runtime.isStarted() || !suspended) {
+        if (!view.isStarted() || !suspended) {
             return CompletableFuture.completedFuture(null);
         }
         suspended = false;
         if (sessionLost) {
             sessionLost = false;
-            rejoined = runtime.now();
+            rejoined = view.now();
         }
-        log.info("Job {} on {}: reconnected, resuming", runtime.jobName(), runtime.instanceId());
-        runtime.signalChange();
+        log.info("Job {} on {}: reconnected, resuming", view.jobName(), view.instanceId());
+        assignmentWait.signal();
         // Fires missed while disconnected, claims whose end could not be written: the audit settles them.
-        return runtime.reconcile().thenCompose(reconciled -> runtime.runAudit());
+        return reconciler.reconcile().thenCompose(reconciled -> audits.run(null));
     }
 
     /** A {@code sync} of the job's root, then a read of the assignment's node, without waiting for the answers. */

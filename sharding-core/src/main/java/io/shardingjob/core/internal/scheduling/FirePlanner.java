@@ -31,7 +31,11 @@ final class FirePlanner {
 
     private static final Logger log = LoggerFactory.getLogger(FirePlanner.class);
 
-    private final JobRuntime runtime;
+    private final JobView view;
+
+    private final AuditDemand audits;
+
+    private final AssignmentWait assignmentWait;
 
     private final FireLedger ledger;
 
@@ -47,8 +51,17 @@ final class FirePlanner {
 
     private final MisfireReports misfires;
 
-    FirePlanner(JobRuntime runtime, FireLedger ledger, RunMemory memory, ClaimsAhead ahead, MisfireReports misfires) {
-        this.runtime = runtime;
+    FirePlanner(
+            JobView view,
+            AuditDemand audits,
+            AssignmentWait assignmentWait,
+            FireLedger ledger,
+            RunMemory memory,
+            ClaimsAhead ahead,
+            MisfireReports misfires) {
+        this.view = view;
+        this.audits = audits;
+        this.assignmentWait = assignmentWait;
         this.ledger = ledger;
         this.reservedItems = memory.reservations();
         this.lastAudit = memory.lastAudit();
@@ -89,26 +102,27 @@ final class FirePlanner {
      */
     CompletableFuture<Plan> plan(
             ExecutionSource source, Instant fireTime, Map<Integer, Claim> madeAhead, Executor executor) {
-        if (!runtime.isAvailable()) {
+        if (!view.isAvailable()) {
             // Its items of this fire are made up by whoever owns them once this instance is back or gone; for this
             // instance's own audit the fire is decided (late) at once.
             knownFires.planned(fireTime);
             return nothing("not connected to ZooKeeper, or not started", madeAhead);
         }
-        if (runtime.configuration().disabled()) {
+        if (view.configuration().disabled()) {
             return nothing("the job is disabled", madeAhead);
         }
-        if (runtime.disabledInstances().contains(runtime.instanceId())) {
+        if (view.disabledInstances().contains(view.instanceId())) {
             // Also when it was the last enabled instance: with no leader left to reshard, it still owns items.
             return nothing("this instance is disabled for the job", madeAhead);
         }
-        return runtime.whenSharded(executor)
+        return assignmentWait
+                .whenReady(executor)
                 .thenCompose(assignment -> audited(assignment, executor))
                 .thenApply(assignment -> {
                     FireOrigin origin = origin(source, fireTime);
                     if (origin == null) {
                         knownFires.planned(fireTime);
-                        runtime.requestAudit();
+                        audits.soon();
                         return unplanned("its record could not be read; the audit makes its items up", madeAhead);
                     }
                     return plan(source, fireTime, madeAhead, assignment, origin);
@@ -121,7 +135,7 @@ final class FirePlanner {
     }
 
     private Plan unplanned(String reason, Map<Integer, Claim> madeAhead) {
-        ahead.verdicts(runtime.assignment()).handOnUnstarted(madeAhead.values());
+        ahead.verdicts(view.assignment()).handOnUnstarted(madeAhead.values());
         return Plan.nothing(reason);
     }
 
@@ -139,7 +153,7 @@ final class FirePlanner {
         } catch (Exception ex) {
             log.warn(
                     "Job {}: could not read the record of the manual fire {}; the audit makes its items up: {}",
-                    runtime.jobName(),
+                    view.jobName(),
                     fireTime,
                     ex.toString());
             return null;
@@ -151,8 +165,8 @@ final class FirePlanner {
         if (lastAudit.auditedEpoch() == assignment.epoch()) {
             return CompletableFuture.completedFuture(assignment);
         }
-        runtime.requestAudit();
-        CompletableFuture<Void> audited = lastAudit.whenAudited(assignment.epoch(), runtime.shardingWaitTimeout());
+        audits.soon();
+        CompletableFuture<Void> audited = lastAudit.whenAudited(assignment.epoch(), assignmentWait.timeout());
         // Completed by the audit, on the job's coordination thread: the planning goes on elsewhere.
         return audited.isDone()
                 ? CompletableFuture.completedFuture(assignment)
@@ -165,10 +179,10 @@ final class FirePlanner {
             Map<Integer, Claim> madeAhead,
             Assignment assignment,
             FireOrigin origin) {
-        String me = runtime.instanceId();
-        long session = runtime.sessionId();
-        Instant now = runtime.now();
-        Set<Integer> disabled = new HashSet<>(runtime.disabledItems());
+        String me = view.instanceId();
+        long session = view.sessionId();
+        Instant now = view.now();
+        Set<Integer> disabled = new HashSet<>(view.disabledItems());
         Map<Integer, String> skipped = new TreeMap<>();
         Map<Integer, Reservations.Reservation> reservations = new TreeMap<>();
         List<Claim> won = new ArrayList<>();
@@ -244,10 +258,10 @@ final class FirePlanner {
             misfires.overran(fireTime, overran, source != ExecutionSource.MANUAL);
         }
         knownFires.planned(fireTime);
-        if (runtime.assignment().epoch() != assignment.epoch()) {
+        if (view.assignment().epoch() != assignment.epoch()) {
             // A reshard landed while this fire was planned: an item it gave this instance may have no claim in this
             // fire (its old owner planned with the new assignment), and this instance's audit makes it up now.
-            runtime.requestAudit();
+            audits.soon();
         } else if (won.stream().map(Claim::item).toList().containsAll(assignment.itemsOf(me))) {
             knownFires.whole().claimed(fireTime, assignment.epoch(), session);
         }
@@ -275,7 +289,7 @@ final class FirePlanner {
         } catch (Exception ex) {
             log.warn(
                     "Job {}: could not claim items {} of the fire at {}; the audit makes them up: {}",
-                    runtime.jobName(),
+                    view.jobName(),
                     wanted.stream().map(Claim::item).toList(),
                     fireTime,
                     ex.toString());
@@ -288,7 +302,7 @@ final class FirePlanner {
                     skipped.put(claim.item(), "could not be claimed");
                 }
             });
-            runtime.requestAudit();
+            audits.soon();
             return List.of();
         }
         List<Claim> won = new ArrayList<>();
@@ -318,7 +332,7 @@ final class FirePlanner {
         if (openElsewhere) {
             // Its owner gave the item up, or left it (it had claimed it ahead before the item moved here, or died): the
             // audit takes it over once it is sure.
-            runtime.requestAudit();
+            audits.soon();
         }
         won.forEach(openClaims::claimed);
         return won;

@@ -44,7 +44,11 @@ final class FireRunner {
 
     private static final Logger log = LoggerFactory.getLogger(FireRunner.class);
 
-    private final JobRuntime runtime;
+    private final JobView view;
+
+    private final AuditDemand audits;
+
+    private final CompletionChecks completionChecks;
 
     private final FireLedger ledger;
 
@@ -71,26 +75,30 @@ final class FireRunner {
     private final DueFires dueFires;
 
     FireRunner(
-            JobRuntime runtime,
+            JobView view,
+            AuditDemand audits,
+            CompletionChecks completionChecks,
             FireLedger ledger,
             ScheduledExecutorService commitExecutor,
             RunMemory memory,
             ClaimsAhead ahead,
+            FirePlanner planner,
             ExecutionListener listener,
             FireListener fireListener,
-            MisfireReports misfires,
             DueFires dueFires) {
-        this.runtime = runtime;
+        this.view = view;
+        this.audits = audits;
+        this.completionChecks = completionChecks;
         this.dueFires = dueFires;
         this.ledger = ledger;
         this.groupCommit = new GroupCommit(ledger, commitExecutor, ahead);
-        this.planner = new FirePlanner(runtime, ledger, memory, ahead, misfires);
+        this.planner = planner;
         this.reservedItems = memory.reservations();
         this.lastAudit = memory.lastAudit();
         this.openClaims = memory.claims();
         this.knownFires = memory.fires();
         this.localEnds = memory.ends();
-        this.attempts = new ItemAttempts(runtime, listener);
+        this.attempts = new ItemAttempts(view, commitExecutor, listener);
         this.listener = listener;
         this.fireListener = fireListener;
     }
@@ -121,15 +129,15 @@ final class FireRunner {
     /** Hands the planned items to the executor. */
     private CompletableFuture<FireReport> start(
             ItemExecutor job, Executor executor, ExecutionSource source, Instant fireTime, FirePlanner.Plan plan) {
-        String jobName = runtime.jobName();
+        String jobName = view.jobName();
         if (plan.skipReason() != null) {
             return CompletableFuture.completedFuture(skippedEntirely(plan.skipReason()));
         }
         List<Claim> won = plan.won();
         Map<Integer, Reservations.Reservation> reservations = plan.reservations();
         Map<Integer, String> skipped = plan.skipped();
-        JobConfiguration config = runtime.configuration();
-        String me = runtime.instanceId();
+        JobConfiguration config = view.configuration();
+        String me = view.instanceId();
         log.debug(
                 "Job {} on {}: {} fire at {} under epoch {}: running {}, skipped {}",
                 jobName,
@@ -183,8 +191,8 @@ final class FireRunner {
      */
     CompletableFuture<Void> runClaimedHere(
             ItemExecutor job, Claim claim, Reservations.Reservation reservation, FireOrigin origin) {
-        JobConfiguration config = runtime.configuration();
-        String taskId = ShardingContext.taskId(runtime.jobName(), List.of(claim.item()), runtime.instanceId());
+        JobConfiguration config = view.configuration();
+        String taskId = ShardingContext.taskId(view.jobName(), List.of(claim.item()), view.instanceId());
         return run(job, context(config, taskId, claim, origin), claim, reservation, true)
                 .recorded();
     }
@@ -225,7 +233,7 @@ final class FireRunner {
         List<ItemResult> results = List.of();
         CompletableFuture<Void> recorded = null;
         try {
-            ShardingService.Versioned assignment = runtime.versionedAssignment();
+            ShardingService.Versioned assignment = view.versionedAssignment();
             RunStart.Verdict verdict =
                     RunStart.decide(claim, reservation.isAbandoned(), here(assignment.assignment(), item));
             Began began = verdict == RunStart.Verdict.START
@@ -243,8 +251,7 @@ final class FireRunner {
                         claim.source(),
                         claim.fireTime(),
                         claim.retry(),
-                        () -> RunStart.decideRetry(
-                                        held.get(), reservation.isAbandoned(), here(runtime.assignment(), -1))
+                        () -> RunStart.decideRetry(held.get(), reservation.isAbandoned(), here(view.assignment(), -1))
                                 == RunStart.Verdict.START,
                         retry -> write(held, held.get().atRetry(retry), context));
                 ItemResult last = results.get(results.size() - 1);
@@ -253,7 +260,7 @@ final class FireRunner {
                 ClaimState end = reservation.isAbandoned()
                         ? ClaimState.RELEASED
                         : last.succeeded() ? ClaimState.DONE : ClaimState.FAILED;
-                Claim ended = held.get().with(end, runtime.now());
+                Claim ended = held.get().with(end, view.now());
                 if (end == ClaimState.RELEASED) {
                     // The item's owner takes it over: this instance's audit, when it still owns the item.
                     knownFires.whole().released(claim.fireTime());
@@ -271,7 +278,7 @@ final class FireRunner {
             Runnable release = () -> {
                 openClaims.settled(claim);
                 if (reservedItems.endRun(item, reservation)) {
-                    runtime.requestAudit();
+                    audits.soon();
                 }
             };
             if (recorded == null) {
@@ -301,18 +308,18 @@ final class FireRunner {
      * started.
      */
     private RunStart.Here here(Assignment assignment, int item) {
-        JobConfiguration config = runtime.configuration();
-        String me = runtime.instanceId();
+        JobConfiguration config = view.configuration();
+        String me = view.instanceId();
         List<Integer> owned = assignment.itemsOf(me);
         boolean contested = owned.contains(item) && !lastAudit.mayStart(item, assignment.epoch(), ledger::stillRuns);
         return new RunStart.Here(
-                runtime.sessionId(),
-                runtime.isAvailable(),
+                view.sessionId(),
+                view.isAvailable(),
                 config.disabled(),
-                runtime.disabledInstances().contains(me),
+                view.disabledInstances().contains(me),
                 Set.copyOf(owned),
                 contested ? Set.of(item) : Set.of(),
-                Set.copyOf(runtime.disabledItems()),
+                Set.copyOf(view.disabledItems()),
                 dueFires.rule()::isDue);
     }
 
@@ -326,7 +333,7 @@ final class FireRunner {
             AtomicReference<Claim> held, ShardingContext context, Reservations.Reservation reservation, int decided) {
         ShardingService.Versioned next;
         try {
-            next = runtime.readVersionedAssignment();
+            next = view.readVersionedAssignment();
         } catch (RuntimeException unreadable) {
             return Began.MOVED;
         }
@@ -366,7 +373,7 @@ final class FireRunner {
         Claim claim = held.get();
         try {
             Optional<Claim> stored = groupCommit
-                    .startLater(claim.startedAt(runtime.now()), lastToLeave, assignmentVersion)
+                    .startLater(claim.startedAt(view.now()), lastToLeave, assignmentVersion)
                     .join();
             if (stored.isPresent()) {
                 held.set(stored.get());
@@ -380,11 +387,11 @@ final class FireRunner {
             }
             log.warn(
                     "Job {}: could not record the start of item {} of the fire at {}; not starting it: {}",
-                    runtime.jobName(),
+                    view.jobName(),
                     claim.item(),
                     claim.fireTime(),
                     Answers.cause(ex).toString());
-            runtime.requestAudit();
+            audits.soon();
         }
         return Began.UNKNOWN;
     }
@@ -394,8 +401,8 @@ final class FireRunner {
         ClaimState state = verdict == RunStart.Verdict.SKIP ? ClaimState.SKIPPED : RunStart.givenUpAs(claim);
         log.info(
                 "Job {} on {}: item {} of the fire at {} does not start here ({}); recorded {}",
-                runtime.jobName(),
-                runtime.instanceId(),
+                view.jobName(),
+                view.instanceId(),
                 claim.item(),
                 claim.fireTime(),
                 verdict,
@@ -403,7 +410,7 @@ final class FireRunner {
         if (state != ClaimState.SKIPPED) {
             knownFires.whole().released(claim.fireTime());
         }
-        Claim given = claim.with(state, runtime.now());
+        Claim given = claim.with(state, view.now());
         return groupCommit
                 .endLater(given, openClaims.endingLastOfItsFire(claim))
                 .handle((stored, failure) -> {
@@ -411,7 +418,7 @@ final class FireRunner {
                     if (state != ClaimState.SKIPPED) {
                         // This instance may still own the item (it was only cut off a while): its audit takes the claim
                         // over.
-                        runtime.requestAudit();
+                        audits.soon();
                     }
                     return null;
                 });
@@ -421,7 +428,7 @@ final class FireRunner {
         if (failure != null) {
             log.warn(
                     "Job {}: could not record item {} of the fire at {} as {}; will retry: {}",
-                    runtime.jobName(),
+                    view.jobName(),
                     ended.item(),
                     ended.fireTime(),
                     ended.state(),
@@ -430,14 +437,14 @@ final class FireRunner {
         } else if (stored.isEmpty()) {
             claimLost(ended, context);
         } else if (ended.state() != ClaimState.RELEASED && ended.state() != ClaimState.HANDED_ON) {
-            runtime.itemEnded(stored.get());
+            itemEnded(stored.get());
         }
     }
 
     private void claimLost(Claim next, ShardingContext context) {
         log.warn(
                 "Job {}: item {} of the fire at {} was taken over by another instance; this run's {} is not recorded",
-                runtime.jobName(),
+                view.jobName(),
                 next.item(),
                 next.fireTime(),
                 next.state());
@@ -460,7 +467,7 @@ final class FireRunner {
         } catch (Exception ex) {
             log.warn(
                     "Job {}: could not record retry {} of item {} of the fire at {}; not retrying: {}",
-                    runtime.jobName(),
+                    view.jobName(),
                     next.retry(),
                     next.item(),
                     next.fireTime(),
@@ -484,19 +491,19 @@ final class FireRunner {
         return ledger.commitAsync(owed, Instant.EPOCH, List.of()).handle((committed, failure) -> {
             if (failure != null) {
                 owed.forEach(localEnds::unwritten);
-                log.debug("Job {}: {} ends still owed: {}", runtime.jobName(), owed.size(), failure.toString());
+                log.debug("Job {}: {} ends still owed: {}", view.jobName(), owed.size(), failure.toString());
                 return false;
             }
             FireLedger.Written written = committed.written();
             written.lost()
                     .forEach(lost -> log.warn(
                             "Job {}: item {} of the fire at {} was taken over before its end could be recorded",
-                            runtime.jobName(),
+                            view.jobName(),
                             lost.item(),
                             lost.fireTime()));
             written.written().stream()
                     .filter(claim -> claim.state() != ClaimState.RELEASED)
-                    .forEach(runtime::itemEnded);
+                    .forEach(this::itemEnded);
             return true;
         });
     }
@@ -505,28 +512,34 @@ final class FireRunner {
         try {
             call.run();
         } catch (RuntimeException ex) {
-            log.warn("Job {}: a listener failed", runtime.jobName(), ex);
+            log.warn("Job {}: a listener failed", view.jobName(), ex);
         }
     }
 
     private FireReport skippedEntirely(String reason) {
-        log.debug("Job {} on {}: fire skipped: {}", runtime.jobName(), runtime.instanceId(), reason);
-        return FireReport.skippedEntirely(runtime.jobName(), reason);
+        log.debug("Job {} on {}: fire skipped: {}", view.jobName(), view.instanceId(), reason);
+        return FireReport.skippedEntirely(view.jobName(), reason);
     }
 
     /** What the item is told; the job parameter is its fire's (an operator's fire's own), else the configured one. */
     private ShardingContext context(JobConfiguration config, String taskId, Claim claim, FireOrigin origin) {
         return new ShardingContext(
-                runtime.jobName(),
+                view.jobName(),
                 taskId,
                 claim.total(),
                 claim.item(),
                 config.itemParameters().get(claim.item()),
                 origin.parameterOr(config.jobParameter()),
                 claim.epoch(),
-                runtime.instanceId(),
+                view.instanceId(),
                 claim.fencingToken(),
                 claim.fireTime(),
                 claim.source());
+    }
+
+    /** An item's end is recorded: {@code stored} is its claim as the ledger holds it now. */
+    private void itemEnded(Claim stored) {
+        localEnds.recorded().recorded(stored);
+        completionChecks.itemEnded(stored.fireTime());
     }
 }

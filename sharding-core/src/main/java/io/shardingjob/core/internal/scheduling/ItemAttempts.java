@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.BooleanSupplier;
 import java.util.function.IntPredicate;
 import org.slf4j.Logger;
@@ -29,12 +30,15 @@ final class ItemAttempts {
 
     private static final Logger log = LoggerFactory.getLogger(ItemAttempts.class);
 
-    private final JobRuntime runtime;
+    private final JobView view;
+
+    private final ScheduledExecutorService scheduler;
 
     private final ExecutionListener listener;
 
-    ItemAttempts(JobRuntime runtime, ExecutionListener listener) {
-        this.runtime = runtime;
+    ItemAttempts(JobView view, ScheduledExecutorService scheduler, ExecutionListener listener) {
+        this.view = view;
+        this.scheduler = scheduler;
         this.listener = listener;
     }
 
@@ -57,7 +61,7 @@ final class ItemAttempts {
         List<ItemResult> results = new ArrayList<>(1);
         ItemResult result = runOnce(job, context, source, fireTime, retry);
         results.add(result);
-        JobConfiguration config = runtime.configuration();
+        JobConfiguration config = view.configuration();
         while (!result.succeeded() && retry < config.retries() && mayRetry(mayStart)) {
             retry++;
             // The retry is recorded before the back-off, so that a take-over meanwhile continues the count; the rule is
@@ -91,12 +95,12 @@ final class ItemAttempts {
 
     private ItemResult runOnce(
             ItemExecutor job, ShardingContext context, ExecutionSource source, Instant fireTime, int retry) {
-        JobConfiguration config = runtime.configuration();
+        JobConfiguration config = view.configuration();
         Instant start = Instant.now();
         Throwable failure = null;
         ItemDeadline deadline = null;
         try {
-            deadline = ItemDeadline.start(config.timeout(), runtime.scheduler());
+            deadline = ItemDeadline.start(config.timeout(), scheduler);
             job.execute(context);
         } catch (Throwable thrown) {
             failure = thrown;

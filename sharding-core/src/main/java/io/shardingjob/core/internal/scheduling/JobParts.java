@@ -45,10 +45,8 @@ record JobParts(
         LeaderElection election,
         ShardingService sharding,
         InstanceRegistration registration,
-        RunMemory memory,
         FireRunner fireRunner,
         AuditRequests audits,
-        CompletionChecks completionChecks,
         Reconciler reconciler,
         RegistryReactions reactions,
         LedgerQueries queries,
@@ -86,6 +84,13 @@ record JobParts(
                 ? null
                 : new LedgerCompletions(ledger, local.name(), instanceId, settings.completionListener());
         RunMemory memory = RunMemory.empty();
+        // Audits are asked for by the stages below and run the audit built after them: bound once it is built.
+        AuditRequests audits =
+                new AuditRequests(scheduler, serial, runtime::isStarted, sharding::currentAssignment, local.name());
+        AssignmentWait assignmentWait = new AssignmentWait(
+                sharding, election, instanceId, settings.shardingWaitTimeout(), runtime::isAvailable);
+        CompletionChecks completionChecks =
+                new CompletionChecks(completions, ledger, serial, runtime::sessionId, local.name());
         // Claim writes drain on the coordination scheduler, on which nothing waits for a claim write (fires and items
         // run elsewhere), so a drain never waits behind a thread that waits for it.
         DueFires dueFires = new DueFires(
@@ -99,28 +104,29 @@ record JobParts(
         MisfireReports misfires = new MisfireReports(local.name(), settings.misfireListener());
         FireRunner fireRunner = new FireRunner(
                 runtime,
+                audits,
+                completionChecks,
                 ledger,
                 scheduler,
                 memory,
                 ahead,
+                new FirePlanner(runtime, audits, assignmentWait, ledger, memory, ahead, misfires),
                 settings.listener(),
                 settings.fireListener(),
-                misfires,
                 dueFires);
-        LedgerAudit audit = new LedgerAudit(
+        audits.auditWith(new LedgerAudit(
                 runtime,
+                audits,
                 ledger,
                 fireRunner,
                 memory,
                 ahead,
                 settings.job(),
-                new AuditWork(runtime, ledger, fireRunner, memory, settings.job(), settings.itemExecutor()),
+                new AuditWork(runtime, audits, ledger, fireRunner, memory, settings.job(), settings.itemExecutor()),
                 scheduler,
                 settings.catchUpHorizon(),
                 dueFires,
-                misfires);
-        AuditRequests audits = new AuditRequests(
-                audit, scheduler, serial, runtime::isStarted, sharding::currentAssignment, local.name());
+                misfires));
         Reconciler reconciler = new Reconciler(
                 runtime,
                 election,
@@ -143,7 +149,7 @@ record JobParts(
                         local.name());
         ManualFires manualFires = new ManualFires(ledger.manualFires(), handler, runtime::now, local.name());
         RegistryReactions reactions = new RegistryReactions(
-                runtime, nodes, cache, election, sharding, reconciler, audits, manualFires, instanceId);
+                runtime, assignmentWait, nodes, cache, election, sharding, reconciler, audits, manualFires, instanceId);
         return new JobParts(
                 client,
                 nodes,
@@ -156,15 +162,16 @@ record JobParts(
                 election,
                 sharding,
                 new InstanceRegistration(client, nodes, instanceId, () -> serial.submit(reactions::instanceRegistered)),
-                memory,
                 fireRunner,
                 audits,
-                new CompletionChecks(completions, ledger, serial, runtime::sessionId, local.name()),
                 reconciler,
                 reactions,
                 new LedgerQueries(ledger, cache, nodes, local.name(), runtime::now),
                 new ConnectionGuard(
                         runtime,
+                        reconciler,
+                        audits,
+                        assignmentWait,
                         client,
                         nodes,
                         memory.reservations(),
@@ -172,8 +179,7 @@ record JobParts(
                         scheduler,
                         serial,
                         settings.interruptOnConnectionLoss()),
-                new AssignmentWait(
-                        sharding, election, instanceId, settings.shardingWaitTimeout(), runtime::isAvailable),
+                assignmentWait,
                 new JobOperations(client, nodes, configurations, sharding, local.name(), instanceId),
                 new GracefulClose(
                         client,

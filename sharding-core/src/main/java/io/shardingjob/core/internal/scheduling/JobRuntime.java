@@ -6,7 +6,6 @@ import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.execution.FireReport;
 import io.shardingjob.core.execution.ItemExecutor;
 import io.shardingjob.core.internal.config.JobConfigurationService;
-import io.shardingjob.core.internal.ledger.Claim;
 import io.shardingjob.core.internal.sharding.ShardingService;
 import io.shardingjob.core.operation.OperatorInputs;
 import io.shardingjob.core.registry.RegistryUnavailableException;
@@ -20,7 +19,6 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -43,7 +41,7 @@ import org.slf4j.LoggerFactory;
  * ledger for operators are {@link LedgerQueries}. The parts are built, started and closed in {@link JobParts}; this
  * class keeps the lifecycle's state and what the job does with them.
  */
-public final class JobRuntime implements AutoCloseable {
+public final class JobRuntime implements JobView, AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(JobRuntime.class);
 
@@ -233,24 +231,29 @@ public final class JobRuntime implements AutoCloseable {
         return parts.fireRunner().fire(job, itemExecutor, source, fireTime);
     }
 
+    @Override
     public String instanceId() {
         return parts.instanceId();
     }
 
+    @Override
     public String jobName() {
         return settings.configuration().name();
     }
 
     /** The configuration every instance agrees on: the stored one. */
+    @Override
     public JobConfiguration configuration() {
         return parts.configurations().effective();
     }
 
+    @Override
     public boolean isStarted() {
         return state.get() == State.STARTED;
     }
 
     /** Whether this instance can start items: started, not stopping, and connected. */
+    @Override
     public boolean isAvailable() {
         // Registered under the current session, too: a claim names its session, and a session without a registration
         // looks dead to every other instance's audit, which would take its claims over while it runs them. After a
@@ -263,7 +266,8 @@ public final class JobRuntime implements AutoCloseable {
     }
 
     /** The current ZooKeeper session of this instance's client: the session its claims name. */
-    long sessionId() {
+    @Override
+    public long sessionId() {
         try {
             return parts.client().getZookeeperClient().getZooKeeper().getSessionId();
         } catch (Exception ex) {
@@ -272,7 +276,8 @@ public final class JobRuntime implements AutoCloseable {
     }
 
     /** The time of fires started without a fire time, and of claims. */
-    Instant now() {
+    @Override
+    public Instant now() {
         return settings.clock().instant();
     }
 
@@ -290,17 +295,20 @@ public final class JobRuntime implements AutoCloseable {
         return parts.cache().data(parts.nodes().leaderInstance()).map(data -> new String(data, StandardCharsets.UTF_8));
     }
 
+    @Override
     public Assignment assignment() {
         return parts.sharding().currentAssignment();
     }
 
     /** The assignment in force, from the cache, with its node's version. */
-    ShardingService.Versioned versionedAssignment() {
+    @Override
+    public ShardingService.Versioned versionedAssignment() {
         return parts.sharding().currentVersioned();
     }
 
     /** The assignment in force and its node's version, read from ZooKeeper. */
-    ShardingService.Versioned readVersionedAssignment() {
+    @Override
+    public ShardingService.Versioned readVersionedAssignment() {
         return parts.sharding().readVersioned();
     }
 
@@ -318,10 +326,12 @@ public final class JobRuntime implements AutoCloseable {
         return parts.cache().children(parts.nodes().instances());
     }
 
+    @Override
     public List<String> disabledInstances() {
         return parts.cache().children(parts.nodes().disabledInstances());
     }
 
+    @Override
     public List<Integer> disabledItems() {
         return parts.cache().children(parts.nodes().disabledItems()).stream()
                 .map(Integer::valueOf)
@@ -362,42 +372,6 @@ public final class JobRuntime implements AutoCloseable {
         return parts.operations().updateDisabled(disabled);
     }
 
-    /** The coordination scheduler, also used to time items out. */
-    ScheduledExecutorService scheduler() {
-        return parts.scheduler();
-    }
-
-    /** See {@link AuditRequests#later(Duration)}. */
-    void auditLater(Duration delay) {
-        parts.audits().later(delay);
-    }
-
-    /** See {@link AuditRequests#soon()}. */
-    void requestAudit() {
-        parts.audits().soon();
-    }
-
-    /** See {@link AuditRequests#run}. */
-    CompletableFuture<Void> runAudit() {
-        return parts.audits().run(null);
-    }
-
-    /** An item's end is recorded: {@code stored} is its claim as the ledger holds it now. */
-    void itemEnded(Claim stored) {
-        parts.memory().ends().recorded().recorded(stored);
-        parts.completionChecks().itemEnded(stored.fireTime());
-    }
-
-    /** How long a fire waits for a pending reshard, or for the audit of a new assignment. */
-    Duration shardingWaitTimeout() {
-        return settings.shardingWaitTimeout();
-    }
-
-    /** See {@link AssignmentWait#whenReady(Executor)}. */
-    CompletableFuture<Assignment> whenSharded(Executor executor) {
-        return parts.assignmentWait().whenReady(executor);
-    }
-
     /** The new leader reconciles at once rather than at the next periodic check. */
     void leadershipChanged(boolean leader) {
         signalChange();
@@ -423,18 +397,14 @@ public final class JobRuntime implements AutoCloseable {
                 .thenCompose(kept -> parts.audits().run(kept.orElse(null)));
     }
 
-    /** See {@link Reconciler#reconcile()}. */
-    CompletableFuture<?> reconcile() {
-        return parts.reconciler().reconcile();
-    }
-
     /** See {@link ConnectionGuard#absentOwnersUndecidedFor(Instant)}. */
-    Duration absentOwnersUndecidedFor(Instant now) {
+    @Override
+    public Duration absentOwnersUndecidedFor(Instant now) {
         return parts.connection().absentOwnersUndecidedFor(now);
     }
 
-    /** Wakes fires waiting in {@link #whenSharded(Executor)}: the registry, the connection or the lifecycle changed. */
-    void signalChange() {
+    /** Wakes fires waiting for an assignment: the registry, the connection or the lifecycle changed. */
+    private void signalChange() {
         parts.assignmentWait().signal();
     }
 }

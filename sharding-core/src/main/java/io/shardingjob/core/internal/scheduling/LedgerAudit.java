@@ -51,7 +51,9 @@ final class LedgerAudit {
 
     private static final Duration LATENESS = LedgerRules.LATENESS;
 
-    private final JobRuntime runtime;
+    private final JobView view;
+
+    private final AuditDemand audits;
 
     private final FireLedger ledger;
 
@@ -86,7 +88,8 @@ final class LedgerAudit {
      *     thread
      */
     LedgerAudit(
-            JobRuntime runtime,
+            JobView view,
+            AuditDemand audits,
             FireLedger ledger,
             FireRunner runner,
             RunMemory memory,
@@ -97,7 +100,8 @@ final class LedgerAudit {
             Duration catchUpHorizon,
             DueFires dueFires,
             MisfireReports misfires) {
-        this.runtime = runtime;
+        this.view = view;
+        this.audits = audits;
         this.ledger = ledger;
         this.runner = runner;
         this.reservedItems = memory.reservations();
@@ -121,8 +125,8 @@ final class LedgerAudit {
      * @return done when the audit decided everything and started the work it found
      */
     CompletableFuture<Void> run(FireLedger.@Nullable Overview read) {
-        if (!runtime.isStarted()) {
-            runtime.auditLater(LATENESS);
+        if (!view.isStarted()) {
+            audits.later(LATENESS);
             return CompletableFuture.completedFuture(null);
         }
         // Owed ends first, as soon as the connection is back and before this instance is registered again: until they
@@ -131,10 +135,10 @@ final class LedgerAudit {
                 .thenComposeAsync(
                         owedWritten -> {
                             if (!owedWritten) {
-                                runtime.auditLater(LATENESS);
+                                audits.later(LATENESS);
                                 return CompletableFuture.completedFuture(null);
                             }
-                            if (!runtime.isAvailable()) {
+                            if (!view.isAvailable()) {
                                 return CompletableFuture.completedFuture(null);
                             }
                             Pass pass = new Pass();
@@ -148,22 +152,21 @@ final class LedgerAudit {
     /** One audit's state, from its first read to the work it starts; its steps run one after the other. */
     private final class Pass {
 
-        private final JobConfiguration config = runtime.configuration();
+        private final JobConfiguration config = view.configuration();
 
-        private final String me = runtime.instanceId();
+        private final String me = view.instanceId();
 
         /** Without a job (or disabled) this instance runs nothing, but it still releases what earlier sessions left. */
-        private final boolean runsItems = job != null
-                && !config.disabled()
-                && !runtime.disabledInstances().contains(me);
+        private final boolean runsItems =
+                job != null && !config.disabled() && !view.disabledInstances().contains(me);
 
-        private final long session = runtime.sessionId();
+        private final long session = view.sessionId();
 
-        private final Instant now = runtime.now();
+        private final Instant now = view.now();
 
         private final Instant horizon = now.minus(catchUpHorizon);
 
-        private final Assignment assignment = runtime.assignment();
+        private final Assignment assignment = view.assignment();
 
         private final Set<Integer> owned = new HashSet<>(assignment.itemsOf(me));
 
@@ -184,7 +187,7 @@ final class LedgerAudit {
         private final Map<Integer, Reservations.Reservation> held = reservedItems.heldForAudit();
 
         Pass() {
-            owned.removeAll(runtime.disabledItems());
+            owned.removeAll(view.disabledItems());
         }
 
         /** Records the due fires nobody claimed, then reads the fires after the watermark that may hold work. */
@@ -233,7 +236,7 @@ final class LedgerAudit {
                             && !isLate(fireTime, now)
                             && !knownFires.whole().isWhole(fireTime, assignment.epoch(), session))
                     .min(Instant::compareTo)
-                    .ifPresent(next -> runtime.auditLater(Duration.between(now, next.plus(LATENESS))));
+                    .ifPresent(next -> audits.later(Duration.between(now, next.plus(LATENESS))));
             if (fires.isEmpty()) {
                 lastAudit.audited(assignment.epoch(), owned, Map.of());
                 return CompletableFuture.completedFuture(null);
@@ -258,7 +261,7 @@ final class LedgerAudit {
                 // the item takes it over once it is released. Nobody else does while this instance is registered.
                 log.info(
                         "Job {} on {}: releasing item {} of the fire at {}, left by an earlier session",
-                        runtime.jobName(),
+                        view.jobName(),
                         me,
                         lost.item(),
                         lost.fireTime());
@@ -282,7 +285,7 @@ final class LedgerAudit {
             lastAudit.audited(assignment.epoch(), owned, runs);
             if (!elsewhere.isEmpty()) {
                 // Not watched: looked at again shortly, until the other instance's run has ended.
-                runtime.auditLater(Duration.ofSeconds(1));
+                audits.later(Duration.ofSeconds(1));
             }
             if (!runsItems) {
                 return CompletableFuture.completedFuture(null);
@@ -296,10 +299,10 @@ final class LedgerAudit {
                             .add(new AuditWork.Step(own, null, List.of(), originOf(own.fireTime())));
                 }
             }
-            Duration undecided = runtime.absentOwnersUndecidedFor(now);
+            Duration undecided = view.absentOwnersUndecidedFor(now);
             if (!undecided.isZero()) {
                 // Looked at again once owners that are still reconnecting had their time to register again.
-                runtime.auditLater(undecided);
+                audits.later(undecided);
             }
             if (foreignOpenClaim) {
                 for (Claim orphan : LedgerRules.toTakeOver(claims, live, owned, undecided.isZero())) {
@@ -358,7 +361,7 @@ final class LedgerAudit {
             whole.stream().filter(fireTime -> isLate(fireTime, now)).forEach(fireTime -> claimed.put(fireTime, mine));
             // Disabled items too: their fires while they were disabled were never due, and are recorded so (their
             // fire settles); what they missed while enabled waits until they are enabled again.
-            Set<Integer> disabledNow = new HashSet<>(runtime.disabledItems());
+            Set<Integer> disabledNow = new HashSet<>(view.disabledItems());
             Set<Integer> candidates = new HashSet<>(assignment.itemsOf(me));
             candidates.removeAll(elsewhere);
             Set<Integer> busyHere = new HashSet<>();
@@ -382,7 +385,7 @@ final class LedgerAudit {
             if (plan.hasMissed()) {
                 log.info(
                         "Job {} on {}: making up {}, coalescing {}, skipping {}",
-                        runtime.jobName(),
+                        view.jobName(),
                         me,
                         plan.run(),
                         plan.coalesced().keySet(),
@@ -425,7 +428,7 @@ final class LedgerAudit {
         return Claim.first(
                 slot.item(),
                 slot.fireTime(),
-                runtime.instanceId(),
+                view.instanceId(),
                 session,
                 manual ? ExecutionSource.MANUAL : ExecutionSource.MISFIRE,
                 assignment.epoch(),

@@ -20,7 +20,7 @@ final class Reconciler {
 
     private static final Logger log = LoggerFactory.getLogger(Reconciler.class);
 
-    private final JobRuntime runtime;
+    private final JobView view;
 
     private final LeaderElection election;
 
@@ -34,12 +34,12 @@ final class Reconciler {
     private final AtomicBoolean reconcileQueued = new AtomicBoolean();
 
     Reconciler(
-            JobRuntime runtime,
+            JobView view,
             LeaderElection election,
             ShardingService sharding,
             LedgerKeeper keeper,
             SerialExecutor serial) {
-        this.runtime = runtime;
+        this.view = view;
         this.election = election;
         this.sharding = sharding;
         this.keeper = keeper;
@@ -73,7 +73,7 @@ final class Reconciler {
      *     and keep the ledger) rather than a reaction to a registry event
      */
     private CompletableFuture<Optional<FireLedger.Overview>> reconcile(boolean periodic) {
-        if (!runtime.isAvailable() || !election.isLeader()) {
+        if (!view.isAvailable() || !election.isLeader()) {
             return CompletableFuture.completedFuture(Optional.empty());
         }
         CompletableFuture<Optional<FireLedger.Overview>> kept;
@@ -88,7 +88,7 @@ final class Reconciler {
                     pending || periodic ? raised.thenCompose(flag -> sharding.reshardIfNecessaryAsync()) : raised;
             kept = periodic
                     ? resharded
-                            .thenComposeAsync(written -> keeper.pass(runtime.now(), runtime.sessionId()), serial.pool())
+                            .thenComposeAsync(written -> keeper.pass(view.now(), view.sessionId()), serial.pool())
                             .thenApply(Optional::of)
                     : resharded.thenApply(written -> Optional.empty());
         } catch (RuntimeException ex) {
@@ -97,7 +97,7 @@ final class Reconciler {
         return kept.exceptionally(failure -> {
             log.warn(
                     "Job {}: reconcile failed, will retry: {}",
-                    runtime.jobName(),
+                    view.jobName(),
                     Answers.cause(failure).toString());
             return Optional.empty();
         });

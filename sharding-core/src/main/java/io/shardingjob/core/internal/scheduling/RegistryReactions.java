@@ -21,7 +21,9 @@ final class RegistryReactions {
 
     private static final Logger log = LoggerFactory.getLogger(RegistryReactions.class);
 
-    private final JobRuntime runtime;
+    private final JobView view;
+
+    private final AssignmentWait assignmentWait;
 
     private final JobNodes nodes;
 
@@ -40,7 +42,8 @@ final class RegistryReactions {
     private final String instanceId;
 
     RegistryReactions(
-            JobRuntime runtime,
+            JobView view,
+            AssignmentWait assignmentWait,
             JobNodes nodes,
             JobCache cache,
             LeaderElection election,
@@ -49,7 +52,8 @@ final class RegistryReactions {
             AuditRequests audits,
             ManualFires manualFires,
             String instanceId) {
-        this.runtime = runtime;
+        this.view = view;
+        this.assignmentWait = assignmentWait;
         this.nodes = nodes;
         this.cache = cache;
         this.election = election;
@@ -62,8 +66,8 @@ final class RegistryReactions {
 
     /** A node of the job's registry was created, changed or deleted; {@code null} once the cache's first load ended. */
     void registryChanged(@Nullable String path) {
-        runtime.signalChange();
-        if (!runtime.isStarted()) {
+        assignmentWait.signal();
+        if (!view.isStarted()) {
             return;
         }
         if (path == null) {
@@ -74,7 +78,7 @@ final class RegistryReactions {
             return;
         }
         if ((nodes.assignment().equals(path)
-                        && !audits.hasAudited(runtime.assignment().epoch()))
+                        && !audits.hasAudited(view.assignment().epoch()))
                 || (path != null && path.startsWith(nodes.instances() + "/") && !cache.exists(path))
                 || nodes.history().equals(path)) {
             // A new assignment may give this instance items whose earlier fires were left undone, and an instance that
@@ -84,10 +88,10 @@ final class RegistryReactions {
         }
         if (nodes.disabledInstance(instanceId).equals(path)) {
             if (cache.exists(path)) {
-                log.info("Job {}: instance {} disabled, leaving the election", runtime.jobName(), instanceId);
+                log.info("Job {}: instance {} disabled, leaving the election", view.jobName(), instanceId);
                 election.leave();
             } else {
-                log.info("Job {}: instance {} enabled, joining the election", runtime.jobName(), instanceId);
+                log.info("Job {}: instance {} enabled, joining the election", view.jobName(), instanceId);
                 election.join();
             }
         }
@@ -100,7 +104,7 @@ final class RegistryReactions {
         return sharding.requestReshardAsync(reason).exceptionally(failure -> {
             log.warn(
                     "Job {}: could not request a reshard ({}); the leader's reconcile will: {}",
-                    runtime.jobName(),
+                    view.jobName(),
                     reason,
                     Answers.cause(failure).toString());
             return null;
