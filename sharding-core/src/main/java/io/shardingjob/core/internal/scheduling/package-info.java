@@ -1,6 +1,10 @@
 /**
- * The per-job coordination loop behind {@code JobCoordinator}: lifecycle, connection state, fires, item runs, audits
- * and the leader's reconcile; internal, not API.
+ * One job on one instance, behind {@code JobCoordinator}: {@link io.shardingjob.core.internal.scheduling.JobRuntime}
+ * (its lifecycle and its answers to operators) and {@link io.shardingjob.core.internal.scheduling.JobParts} (which
+ * builds, starts and closes the stages). The stages live in sub-packages, in the order a fire meets them:
+ * {@code job} (what every stage reads and remembers), {@code fire} (a fire's items from the trigger to the recorded
+ * end), {@code audit} (what was left undone: taken over, made up, written late) and {@code session} (registry,
+ * connection and lifecycle reactions). {@code docs/architecture.md} follows a fire through them. Internal, not API.
  */
 @NullMarked
 package io.shardingjob.core.internal.scheduling;

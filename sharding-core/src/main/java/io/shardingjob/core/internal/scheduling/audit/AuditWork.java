@@ -1,0 +1,214 @@
+package io.shardingjob.core.internal.scheduling.audit;
+
+import io.shardingjob.core.execution.ExecutionSource;
+import io.shardingjob.core.execution.ItemExecutor;
+import io.shardingjob.core.internal.ledger.Claim;
+import io.shardingjob.core.internal.ledger.FireLedger;
+import io.shardingjob.core.internal.ledger.FireOrigin;
+import io.shardingjob.core.internal.ledger.LedgerRules.Slot;
+import io.shardingjob.core.internal.registry.Answers;
+import io.shardingjob.core.internal.scheduling.fire.FireRunner;
+import io.shardingjob.core.internal.scheduling.job.AuditDemand;
+import io.shardingjob.core.internal.scheduling.job.JobView;
+import io.shardingjob.core.internal.scheduling.job.LocalEnds;
+import io.shardingjob.core.internal.scheduling.job.OpenClaims;
+import io.shardingjob.core.internal.scheduling.job.Reservations;
+import io.shardingjob.core.internal.scheduling.job.RunMemory;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The work a {@link LedgerAudit} found for this instance's items, run on the item executor: per item, its own claims
+ * it lost track of, orphans to take over and fires to make up, oldest fire first, each step once the previous one's
+ * end is recorded, so the make-ups of an item never overlap each other or a fire of the item here. Every step is
+ * decided again by ZooKeeper: a make-up is a claim that fails if the item-fire was claimed since the audit read it, a
+ * take-over a versioned write that fails if the orphan changed. No thread waits for these writes: each step goes on,
+ * on the item executor, once ZooKeeper answered.
+ */
+public final class AuditWork {
+
+    private static final Logger log = LoggerFactory.getLogger(AuditWork.class);
+
+    private final JobView view;
+
+    private final AuditDemand audits;
+
+    private final FireLedger ledger;
+
+    private final FireRunner runner;
+
+    private final Reservations reservedItems;
+
+    private final OpenClaims openClaims;
+
+    private final LocalEnds localEnds;
+
+    private final @Nullable ItemExecutor job;
+
+    private final Executor executor;
+
+    public AuditWork(
+            JobView view,
+            AuditDemand audits,
+            FireLedger ledger,
+            FireRunner runner,
+            RunMemory memory,
+            @Nullable ItemExecutor job,
+            Executor executor) {
+        this.view = view;
+        this.audits = audits;
+        this.ledger = ledger;
+        this.runner = runner;
+        this.reservedItems = memory.reservations();
+        this.openClaims = memory.claims();
+        this.localEnds = memory.ends();
+        this.job = job;
+        this.executor = executor;
+    }
+
+    /**
+     * Starts the work of each item, oldest fire first, under the session the audit saw.
+     *
+     * @param reserved the items the audit found reserved for it (see {@link Reservations#endRun}): their work runs
+     *     under that reservation, before any newer fire of the item
+     */
+    void start(Map<Integer, List<Step>> work, long session, Map<Integer, Reservations.Reservation> reserved) {
+        work.forEach((item, steps) -> {
+            steps.sort((left, right) -> left.fireTime().compareTo(right.fireTime()));
+            Reservations.Reservation held = reserved.get(item);
+            onExecutor(() -> runSteps(item, steps, 0, session, held));
+        });
+    }
+
+    /**
+     * Runs the work of one item from step {@code index}, oldest fire first, on the item executor: each step once the
+     * previous one's end is recorded, and its claim once ZooKeeper answered, without a thread waiting in between.
+     *
+     * @param reservation the item's reservation this work already holds, or null to reserve it now
+     */
+    private void runSteps(
+            int item, List<Step> steps, int index, long session, Reservations.@Nullable Reservation reservation) {
+        if (index >= steps.size() || !view.isAvailable() || view.sessionId() != session) {
+            if (reservation != null) {
+                release(item, reservation);
+            }
+            return;
+        }
+        Step step = steps.get(index);
+        Reservations.Reservation reserved = reservation != null ? reservation : reservedItems.reserveForAudit(item);
+        if (reserved == null) {
+            // A fire runs the item here now: this audit's work waits for the next audit, which its end triggers.
+            reservedItems.missedWhileBusy(item);
+            return;
+        }
+        acquire(step)
+                .whenComplete((owned, failure) -> onExecutor(() -> {
+                    if (failure != null) {
+                        log.warn(
+                                "Job {}: could not claim item {} of the fire at {}: {}",
+                                view.jobName(),
+                                item,
+                                step.fireTime(),
+                                Answers.cause(failure).toString());
+                    }
+                    if (owned == null) {
+                        // Kept for the next step: freed in between, the item's next fire could take it first.
+                        runSteps(item, steps, index + 1, session, reserved);
+                        return;
+                    }
+                    foldInto(step);
+                    openClaims.claimed(owned);
+                    runner.runClaimedHere(job, owned, reserved, step.origin())
+                            .whenComplete((ended, error) ->
+                                    onExecutor(() -> runSteps(item, steps, index + 1, session, null)));
+                }));
+    }
+
+    /** Frees a reservation no step ran under, or keeps it for the audit a fire that found it busy meanwhile owes. */
+    private void release(int item, Reservations.Reservation reservation) {
+        if (reservedItems.endRun(item, reservation)) {
+            audits.soon();
+        }
+    }
+
+    private void onExecutor(Runnable task) {
+        try {
+            executor.execute(task);
+        } catch (RejectedExecutionException stopping) {
+            // The instance stops: what is left is its items' next owners' to make up.
+        }
+    }
+
+    /** The claim this step runs: its own, a new make-up claim, or an orphan taken over; null when another won it. */
+    private CompletableFuture<@Nullable Claim> acquire(Step step) {
+        if (step.orphan != null) {
+            Claim orphan = step.orphan;
+            // Handed on before it started, it runs as what it was made for; a run that started and was cut is repeated.
+            ExecutionSource source = orphan.state().neverStarted() || orphan.source() == ExecutionSource.MISFIRE
+                    ? orphan.source()
+                    : ExecutionSource.FAILOVER;
+            log.info(
+                    "Job {}: taking over item {} of the fire at {} from {}",
+                    view.jobName(),
+                    orphan.item(),
+                    orphan.fireTime(),
+                    orphan.instanceId());
+            return ledger.takeOverAsync(
+                            orphan, orphan.takenOverBy(view.instanceId(), view.sessionId(), source, view.now()))
+                    .thenApply(taken -> taken.orElse(null));
+        }
+        Claim claim = step.claim;
+        if (claim.version() >= 0) {
+            // This session's own claim, read before the item was reserved here: the run that held it may have ended
+            // since. Only a claim still running under this session, with the item now reserved here, is stranded.
+            long session = view.sessionId();
+            return ledger.readClaimAsync(claim.fireTime(), claim.item())
+                    .thenApply(stored -> stored.filter(now -> now.state().isHeld() && now.sessionId() == session)
+                            .filter(now -> !localEnds.isUnwritten(new Slot(now.item(), now.fireTime())))
+                            .orElse(null));
+        }
+        return ledger.claimAsync(claim.fireTime(), List.of(claim))
+                .thenApply(claimed -> claimed.won().get(claim.item()));
+    }
+
+    /**
+     * Records the missed fires a make-up run folds in, once its claim is won: had another run won that item-fire (its
+     * new owner's regular fire, say), they would be folded into no late run at all; left unclaimed, the next audit makes
+     * them up again.
+     */
+    private void foldInto(Step step) {
+        Map<Instant, List<Claim>> byFire = new TreeMap<>();
+        step.coalesced()
+                .forEach(claim -> byFire.computeIfAbsent(claim.fireTime(), fireTime -> new ArrayList<>())
+                        .add(claim));
+        byFire.forEach((fireTime, claims) -> ledger.claimAsync(fireTime, claims).exceptionally(failure -> {
+            log.warn(
+                    "Job {}: could not record the fire at {} as coalesced, the next audit will: {}",
+                    view.jobName(),
+                    fireTime,
+                    Answers.cause(failure).toString());
+            return null;
+        }));
+    }
+
+    /**
+     * One piece of an item's work: a claim of its own or to create ({@code claim}), or an orphan to take over; the
+     * missed fires its run folds in; and how its fire was asked for, as the audit read it from the fire's node (the job
+     * parameter the run gets).
+     */
+    record Step(@Nullable Claim claim, @Nullable Claim orphan, List<Claim> coalesced, FireOrigin origin) {
+
+        Instant fireTime() {
+            return claim != null ? claim.fireTime() : orphan.fireTime();
+        }
+    }
+}

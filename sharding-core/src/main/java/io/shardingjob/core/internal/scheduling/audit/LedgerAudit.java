@@ -1,0 +1,454 @@
+package io.shardingjob.core.internal.scheduling.audit;
+
+import io.shardingjob.core.config.JobConfiguration;
+import io.shardingjob.core.config.MisfirePolicy;
+import io.shardingjob.core.execution.ClaimState;
+import io.shardingjob.core.execution.ExecutionSource;
+import io.shardingjob.core.execution.ItemExecutor;
+import io.shardingjob.core.internal.ledger.Claim;
+import io.shardingjob.core.internal.ledger.DueFires;
+import io.shardingjob.core.internal.ledger.DueRule;
+import io.shardingjob.core.internal.ledger.FireLedger;
+import io.shardingjob.core.internal.ledger.FireOrigin;
+import io.shardingjob.core.internal.ledger.LedgerRules;
+import io.shardingjob.core.internal.ledger.LedgerRules.FireView;
+import io.shardingjob.core.internal.ledger.LedgerRules.MakeUpPlan;
+import io.shardingjob.core.internal.ledger.LedgerRules.Slot;
+import io.shardingjob.core.internal.ledger.RunStart;
+import io.shardingjob.core.internal.scheduling.fire.ClaimsAhead;
+import io.shardingjob.core.internal.scheduling.fire.FireRunner;
+import io.shardingjob.core.internal.scheduling.fire.MisfireReports;
+import io.shardingjob.core.internal.scheduling.job.AuditDemand;
+import io.shardingjob.core.internal.scheduling.job.JobView;
+import io.shardingjob.core.internal.scheduling.job.KnownFires;
+import io.shardingjob.core.internal.scheduling.job.LastAudit;
+import io.shardingjob.core.internal.scheduling.job.LocalEnds;
+import io.shardingjob.core.internal.scheduling.job.OpenClaims;
+import io.shardingjob.core.internal.scheduling.job.Reservations;
+import io.shardingjob.core.internal.scheduling.job.RunMemory;
+import io.shardingjob.core.sharding.Assignment;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One instance's audit of the ledger for the items it owns now: it runs this session's own claims it lost track of,
+ * takes over the orphans of its items (open claims whose session is gone), and makes up the fires of its items that
+ * nobody claimed, as the misfire policy says. It reads only the fires after the ledger's watermark (a few in steady
+ * state) and runs when something may have left work behind: a new assignment, a reconnect, an item that ended after a
+ * fire found it busy, and periodically.
+ *
+ * <p>An audit runs on the job's coordination loop and holds no thread while ZooKeeper answers: each read or write is
+ * sent, and the audit goes on on the coordination pool once it is answered. The work it finds runs as {@link AuditWork},
+ * on the item executor, where every action is decided again by ZooKeeper.
+ */
+public final class LedgerAudit {
+
+    private static final Logger log = LoggerFactory.getLogger(LedgerAudit.class);
+
+    private static final Duration LATENESS = LedgerRules.LATENESS;
+
+    private final JobView view;
+
+    private final AuditDemand audits;
+
+    private final FireLedger ledger;
+
+    private final FireRunner runner;
+
+    private final Reservations reservedItems;
+
+    private final LastAudit lastAudit;
+
+    private final OpenClaims openClaims;
+
+    private final KnownFires knownFires;
+
+    private final LocalEnds localEnds;
+
+    private final ClaimsAhead ahead;
+
+    private final @Nullable ItemExecutor job;
+
+    private final AuditWork work;
+
+    private final Executor loop;
+
+    private final Duration catchUpHorizon;
+
+    private final DueFires dueFires;
+
+    private final MisfireReports misfires;
+
+    /**
+     * @param loop where an audit goes on once ZooKeeper answered it: the coordination pool, never ZooKeeper's event
+     *     thread
+     */
+    public LedgerAudit(
+            JobView view,
+            AuditDemand audits,
+            FireLedger ledger,
+            FireRunner runner,
+            RunMemory memory,
+            ClaimsAhead ahead,
+            @Nullable ItemExecutor job,
+            AuditWork work,
+            Executor loop,
+            Duration catchUpHorizon,
+            DueFires dueFires,
+            MisfireReports misfires) {
+        this.view = view;
+        this.audits = audits;
+        this.ledger = ledger;
+        this.runner = runner;
+        this.reservedItems = memory.reservations();
+        this.lastAudit = memory.lastAudit();
+        this.openClaims = memory.claims();
+        this.knownFires = memory.fires();
+        this.localEnds = memory.ends();
+        this.ahead = ahead;
+        this.job = job;
+        this.work = work;
+        this.loop = loop;
+        this.catchUpHorizon = catchUpHorizon;
+        this.dueFires = dueFires;
+        this.misfires = misfires;
+    }
+
+    /**
+     * One audit, on the job's coordination loop.
+     *
+     * @param read the ledger's overview as read a moment ago on this loop (by the keeper), or null to read it now
+     * @return done when the audit decided everything and started the work it found
+     */
+    CompletableFuture<Void> run(FireLedger.@Nullable Overview read) {
+        if (!view.isStarted()) {
+            audits.later(LATENESS);
+            return CompletableFuture.completedFuture(null);
+        }
+        // Owed ends first, as soon as the connection is back and before this instance is registered again: until they
+        // are written, another instance may take those claims over and run finished items again.
+        return runner.writeOwed()
+                .thenComposeAsync(
+                        owedWritten -> {
+                            if (!owedWritten) {
+                                audits.later(LATENESS);
+                                return CompletableFuture.completedFuture(null);
+                            }
+                            if (!view.isAvailable()) {
+                                return CompletableFuture.completedFuture(null);
+                            }
+                            Pass pass = new Pass();
+                            return (read != null ? CompletableFuture.completedFuture(read) : ledger.overviewAsync())
+                                    .thenComposeAsync(pass::recordDue, loop)
+                                    .whenComplete((done, failure) -> pass.releaseUnused());
+                        },
+                        loop);
+    }
+
+    /** One audit's state, from its first read to the work it starts; its steps run one after the other. */
+    private final class Pass {
+
+        private final JobConfiguration config = view.configuration();
+
+        private final String me = view.instanceId();
+
+        /** Without a job (or disabled) this instance runs nothing, but it still releases what earlier sessions left. */
+        private final boolean runsItems =
+                job != null && !config.disabled() && !view.disabledInstances().contains(me);
+
+        private final long session = view.sessionId();
+
+        private final Instant now = view.now();
+
+        private final Instant horizon = now.minus(catchUpHorizon);
+
+        private final Assignment assignment = view.assignment();
+
+        private final Set<Integer> owned = new HashSet<>(assignment.itemsOf(me));
+
+        /** Which fires and items were due, from the job's schedule history. */
+        private final DueRule due = dueFires.rule();
+
+        /** Fires whose trigger here won every item this instance owns under this assignment and session. */
+        private final Set<Instant> whole = new HashSet<>();
+
+        private List<FireView> views = List.of();
+
+        /** How each fire read was asked for: every run of its items gets its job parameter. */
+        private final Map<Instant, FireOrigin> origins = new HashMap<>();
+
+        private final List<Claim> claims = new ArrayList<>();
+
+        /** Items kept reserved for this audit when their run ended (see {@link Reservations#endRun}). */
+        private final Map<Integer, Reservations.Reservation> held = reservedItems.heldForAudit();
+
+        Pass() {
+            owned.removeAll(view.disabledItems());
+        }
+
+        /** Records the due fires nobody claimed, then reads the fires after the watermark that may hold work. */
+        CompletableFuture<Void> recordDue(FireLedger.Overview overview) {
+            Instant watermark = overview.watermark();
+            knownFires.forgetThrough(watermark);
+            localEnds.forgetThrough(watermark);
+            misfires.forgetThrough(watermark);
+            ahead.review(now);
+            // Fires to come hold only claims made ahead, which nobody runs, takes over or releases before their fire.
+            // Fires before the job's (re)definition are an earlier job's: never read, never made up.
+            List<Instant> recorded = overview.fires().stream()
+                    .filter(fireTime -> !fireTime.isAfter(now) && !fireTime.isBefore(due.start()))
+                    .toList();
+            // After the watermark, and the fires it passed with a claim still open (a run that outlived the retention).
+            Set<Instant> fires = new TreeSet<>(overview.toRead(now));
+            fires.removeIf(fireTime -> fireTime.isBefore(due.start()));
+            // Due, but nobody claimed anything in them: recorded so that every owner's audit sees them. The schedule's
+            // fires before the latest late one this instance fired were missed here (it fires its schedule in order),
+            // such as a job's first fires before its instances started it: recorded now, not at the keeper's next pass
+            // (which records the schedule's fires before a settled one), so that this instance makes its items up now.
+            Instant firedHere = knownFires.seen().stream()
+                    .filter(fireTime -> fireTime.isAfter(watermark) && isLate(fireTime, now))
+                    .max(Instant::compareTo)
+                    .orElse(watermark);
+            return dueFires.recordLate(watermark, recorded, fireTime -> isLate(fireTime, now), firedHere, horizon)
+                    .thenComposeAsync(
+                            missed -> {
+                                fires.addAll(missed);
+                                return read(watermark, fires);
+                            },
+                            loop);
+        }
+
+        private CompletableFuture<Void> read(Instant watermark, Set<Instant> fires) {
+            // A whole fire holds nothing for this audit: it is not read, nor looked at again (with a thousand items a
+            // fire, most of an audit's reads).
+            fires.stream()
+                    .filter(fireTime -> knownFires.whole().isWhole(fireTime, assignment.epoch(), session))
+                    .forEach(whole::add);
+            fires.removeAll(whole);
+            // A fire this instance saw that is not late yet is looked at again once it is, not at the next periodic
+            // audit.
+            Stream.concat(fires.stream(), knownFires.seen().stream())
+                    .filter(fireTime -> fireTime.isAfter(watermark)
+                            && !isLate(fireTime, now)
+                            && !knownFires.whole().isWhole(fireTime, assignment.epoch(), session))
+                    .min(Instant::compareTo)
+                    .ifPresent(next -> audits.later(Duration.between(now, next.plus(LATENESS))));
+            if (fires.isEmpty()) {
+                lastAudit.audited(assignment.epoch(), owned, Map.of());
+                return CompletableFuture.completedFuture(null);
+            }
+            return ledger.readAsync(fires).thenComposeAsync(this::releaseEarlierSessions, loop);
+        }
+
+        private CompletableFuture<Void> releaseEarlierSessions(List<FireView> read) {
+            // A node created ahead for a fire the schedule no longer has is no fire: nothing in it is made up.
+            views = read.stream()
+                    .filter(view -> !view.isAheadOnly() || dueFires.cameDue(view.fireTime()))
+                    .toList();
+            views.forEach(view -> {
+                claims.addAll(view.claims().values());
+                origins.put(view.fireTime(), view.origin());
+            });
+            Set<Slot> known = new HashSet<>(openClaims.inFlight());
+            localEnds.unwrittenSlots().forEach(known::add);
+            List<CompletableFuture<?>> releases = new ArrayList<>();
+            for (Claim lost : LedgerRules.previousSessionOwn(claims, me, session, known)) {
+                // Left by an earlier session of this instance, unfinished as far as this process knows: the owner of
+                // the item takes it over once it is released. Nobody else does while this instance is registered.
+                log.info(
+                        "Job {} on {}: releasing item {} of the fire at {}, left by an earlier session",
+                        view.jobName(),
+                        me,
+                        lost.item(),
+                        lost.fireTime());
+                releases.add(ledger.takeOverAsync(lost, lost.with(RunStart.givenUpAs(lost), now)));
+            }
+            boolean foreignOpenClaim = claims.stream()
+                    .anyMatch(claim -> owned.contains(claim.item())
+                            && claim.state().isOpen()
+                            && (claim.sessionId() != session || LedgerRules.isGivenUp(claim)));
+            return CompletableFuture.allOf(releases.toArray(CompletableFuture[]::new))
+                    .thenCompose(released -> foreignOpenClaim
+                            ? ledger.liveInstancesAsync()
+                            : CompletableFuture.completedFuture(Map.<String, Long>of()))
+                    .thenComposeAsync(live -> decide(foreignOpenClaim, live), loop);
+        }
+
+        /** What to run, take over, make up and skip, from the claims and the live instances. */
+        private CompletableFuture<Void> decide(boolean foreignOpenClaim, Map<String, Long> live) {
+            Map<Integer, Claim> runs = LedgerRules.runsElsewhere(claims, Set.copyOf(live.values()), session, owned);
+            Set<Integer> elsewhere = runs.keySet();
+            lastAudit.audited(assignment.epoch(), owned, runs);
+            if (!elsewhere.isEmpty()) {
+                // Not watched: looked at again shortly, until the other instance's run has ended.
+                audits.later(Duration.ofSeconds(1));
+            }
+            if (!runsItems) {
+                return CompletableFuture.completedFuture(null);
+            }
+            Map<Integer, List<AuditWork.Step>> steps = new TreeMap<>();
+            List<CompletableFuture<?>> writes = new ArrayList<>();
+            for (Claim own : LedgerRules.strandedOwn(claims, session, openClaims.inFlight())) {
+                // One item never runs on two instances at once: a claim of its own waits for another session's run too.
+                if (!localEnds.isUnwritten(new Slot(own.item(), own.fireTime())) && !elsewhere.contains(own.item())) {
+                    steps.computeIfAbsent(own.item(), item -> new ArrayList<>())
+                            .add(new AuditWork.Step(own, null, List.of(), originOf(own.fireTime())));
+                }
+            }
+            Duration undecided = view.absentOwnersUndecidedFor(now);
+            if (!undecided.isZero()) {
+                // Looked at again once owners that are still reconnecting had their time to register again.
+                audits.later(undecided);
+            }
+            if (foreignOpenClaim) {
+                for (Claim orphan : LedgerRules.toTakeOver(claims, live, owned, undecided.isZero())) {
+                    if (localEnds.isUnwritten(new Slot(orphan.item(), orphan.fireTime()))
+                            || elsewhere.contains(orphan.item())) {
+                        continue;
+                    }
+                    if (LedgerRules.runsOrphan(orphan, config.failover())) {
+                        steps.computeIfAbsent(orphan.item(), item -> new ArrayList<>())
+                                .add(new AuditWork.Step(null, orphan, List.of(), originOf(orphan.fireTime())));
+                    } else {
+                        // Without failover, a dead owner's run that started is not repeated: recorded as failed.
+                        writes.add(ledger.takeOverAsync(orphan, orphan.with(ClaimState.FAILED, now)));
+                    }
+                }
+            }
+            planMakeUps(elsewhere, steps, writes);
+            return CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new))
+                    .thenRun(() -> work.start(steps, session, takeHeld(steps.keySet())));
+        }
+
+        /** The reservations held for this audit of the items it found work for: that work runs under them. */
+        private Map<Integer, Reservations.Reservation> takeHeld(Set<Integer> items) {
+            Map<Integer, Reservations.Reservation> taken = new HashMap<>();
+            held.forEach((item, reservation) -> {
+                if (items.contains(item) && reservedItems.takeHeld(item, reservation)) {
+                    taken.put(item, reservation);
+                }
+            });
+            return taken;
+        }
+
+        /** Frees the items held for this audit that it found no work for (or could not look at). */
+        void releaseUnused() {
+            reservedItems.releaseHeld(held);
+        }
+
+        private FireOrigin originOf(Instant fireTime) {
+            return origins.getOrDefault(fireTime, FireOrigin.SCHEDULED);
+        }
+
+        /** Adds the make-ups the misfire policy asks for to the steps, and the writes of the fires it skips. */
+        private void planMakeUps(
+                Set<Integer> elsewhere, Map<Integer, List<AuditWork.Step>> steps, List<CompletableFuture<?>> writes) {
+            SortedMap<Instant, Set<Integer>> claimed = new TreeMap<>();
+            Map<Instant, Integer> totals = new TreeMap<>();
+            for (FireView view : views) {
+                if (isLate(view.fireTime(), now)) {
+                    claimed.put(view.fireTime(), view.claims().keySet());
+                    totals.put(view.fireTime(), view.total() > 0 ? view.total() : assignment.shardingTotalCount());
+                }
+            }
+            // Not read, but claimed: a missed fire on either side of one is a run of its own, not coalesced across it.
+            // Whole: every item of this instance's, disabled ones included (its trigger recorded those skipped).
+            Set<Integer> mine = Set.copyOf(assignment.itemsOf(me));
+            whole.stream().filter(fireTime -> isLate(fireTime, now)).forEach(fireTime -> claimed.put(fireTime, mine));
+            // Disabled items too: their fires while they were disabled were never due, and are recorded so (their
+            // fire settles); what they missed while enabled waits until they are enabled again.
+            Set<Integer> disabledNow = new HashSet<>(view.disabledItems());
+            Set<Integer> candidates = new HashSet<>(assignment.itemsOf(me));
+            candidates.removeAll(elsewhere);
+            Set<Integer> busyHere = new HashSet<>();
+            for (int busy : reservedItems.runningItems()) {
+                // An item held for this audit is busy only with the work this audit is about to give it.
+                if (!held.containsKey(busy) && candidates.remove(busy)) {
+                    busyHere.add(busy);
+                }
+            }
+            Set<Instant> manual = new HashSet<>();
+            views.stream().filter(view -> view.origin().manual()).forEach(view -> manual.add(view.fireTime()));
+            // A busy item with fires to make up is looked at again when its run here ends (and kept for that audit,
+            // see Reservations#endRun); one with none is left free for its next fire.
+            LedgerRules.makeUps(claimed, busyHere, policy(config), Instant.MAX, horizon, manual, due::isDue)
+                    .withoutMissedOf(disabledNow)
+                    .run()
+                    .forEach(owed -> reservedItems.missedWhileBusy(owed.item()));
+            MakeUpPlan plan = LedgerRules.makeUps(
+                            claimed, candidates, policy(config), Instant.MAX, horizon, manual, due::isDue)
+                    .withoutMissedOf(disabledNow);
+            if (plan.hasMissed()) {
+                log.info(
+                        "Job {} on {}: making up {}, coalescing {}, skipping {}",
+                        view.jobName(),
+                        me,
+                        plan.run(),
+                        plan.coalesced().keySet(),
+                        plan.skipped());
+                misfires.missed(plan, policy(config));
+            }
+            // Skipped slots are recorded now; coalesced ones only once the run they fold into is won (see AuditWork).
+            Map<Instant, List<Claim>> skipped = new TreeMap<>();
+            Stream.concat(plan.skipped().stream(), plan.notDue().stream())
+                    .forEach(slot -> skipped.computeIfAbsent(slot.fireTime(), fireTime -> new ArrayList<>())
+                            .add(first(slot, totals, assignment, session, now, manual.contains(slot.fireTime()))
+                                    .with(ClaimState.SKIPPED, now)));
+            skipped.forEach((fireTime, skips) -> writes.add(ledger.claimAsync(fireTime, skips)));
+            Map<Slot, List<Claim>> folded = new HashMap<>();
+            plan.coalesced()
+                    .forEach((slot, into) -> folded.computeIfAbsent(into, target -> new ArrayList<>())
+                            .add(first(slot, totals, assignment, session, now, manual.contains(slot.fireTime()))
+                                    .with(ClaimState.COALESCED, now)));
+            for (Slot slot : plan.run()) {
+                steps.computeIfAbsent(slot.item(), item -> new ArrayList<>())
+                        .add(new AuditWork.Step(
+                                first(slot, totals, assignment, session, now, manual.contains(slot.fireTime())),
+                                null,
+                                folded.getOrDefault(slot, List.of()),
+                                originOf(slot.fireTime())));
+            }
+        }
+    }
+
+    private boolean isLate(Instant fireTime, Instant now) {
+        return knownFires.hasPlanned(fireTime) || fireTime.isBefore(now.minus(LATENESS));
+    }
+
+    /**
+     * A make-up's claim, or the record of a slot skipped or coalesced: {@code MANUAL} in an operator's fire, whose every
+     * item was asked for and runs as that fire's own run, however late; {@code MISFIRE} in a scheduled one.
+     */
+    private Claim first(
+            Slot slot, Map<Instant, Integer> totals, Assignment assignment, long session, Instant now, boolean manual) {
+        return Claim.first(
+                slot.item(),
+                slot.fireTime(),
+                view.instanceId(),
+                session,
+                manual ? ExecutionSource.MANUAL : ExecutionSource.MISFIRE,
+                assignment.epoch(),
+                totals.getOrDefault(slot.fireTime(), assignment.shardingTotalCount()),
+                now);
+    }
+
+    /** The policy in force: the boolean {@code misfire} off means skip, whatever the policy says. */
+    static MisfirePolicy policy(JobConfiguration config) {
+        return config.misfire() ? config.misfirePolicy() : MisfirePolicy.SKIP;
+    }
+}

@@ -1,0 +1,54 @@
+package io.shardingjob.core.internal.scheduling.job;
+
+import io.shardingjob.core.internal.ledger.Claim;
+import io.shardingjob.core.internal.ledger.LedgerRules.Slot;
+import io.shardingjob.core.internal.ledger.RecordedEnds;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The ends of runs on this instance: the ones recorded in the ledger, kept by fire for the leader's keeper until the
+ * watermark passes them, and the final writes that could not reach ZooKeeper yet, which the audit writes later.
+ */
+public final class LocalEnds {
+
+    /** At most 16,384 ended claims: a few fires of a thousand items, many fires of a few. */
+    private final RecordedEnds recorded = new RecordedEnds(16_384);
+
+    private final Map<Slot, Claim> unwritten = new ConcurrentHashMap<>();
+
+    /** The ends this instance recorded, by fire, for the leader's keeper. */
+    public RecordedEnds recorded() {
+        return recorded;
+    }
+
+    /** A final write of a claim (how it ended) that could not reach ZooKeeper: the audit writes it later. */
+    public void unwritten(Claim claim) {
+        unwritten.put(new Slot(claim.item(), claim.fireTime()), claim);
+    }
+
+    /** The final writes still owed, taken: the caller writes them or hands them back with {@link #unwritten}. */
+    public List<Claim> takeUnwritten() {
+        List<Claim> owed = List.copyOf(unwritten.values());
+        owed.forEach(claim -> unwritten.remove(new Slot(claim.item(), claim.fireTime()), claim));
+        return owed;
+    }
+
+    /** The item-fires that ended here and whose final write is owed. */
+    public Set<Slot> unwrittenSlots() {
+        return Set.copyOf(unwritten.keySet());
+    }
+
+    /** Whether an item-fire ended here and only its final write is owed. */
+    public boolean isUnwritten(Slot slot) {
+        return unwritten.containsKey(slot);
+    }
+
+    /** Forgets the recorded ends of fires at or before the ledger's watermark: every item of them is settled. */
+    public void forgetThrough(Instant watermark) {
+        recorded.forgetThrough(watermark);
+    }
+}

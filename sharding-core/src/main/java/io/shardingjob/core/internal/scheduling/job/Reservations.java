@@ -1,0 +1,182 @@
+package io.shardingjob.core.internal.scheduling.job;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The items reserved or running on this instance now: an item runs at most once at a time on an instance, whatever
+ * fire or audit asks for it. The ledger decides who runs an item across the cluster; this only keeps one instance from
+ * racing itself, and holds an item a fire found busy for the audit that makes that fire up.
+ */
+public final class Reservations {
+
+    private final Map<Integer, Reservation> running = new ConcurrentHashMap<>();
+
+    private final Set<Integer> missedWhileBusy = ConcurrentHashMap.newKeySet();
+
+    /**
+     * Items whose run here ended after a fire (or an audit) found them busy: still reserved, for the audit that makes
+     * that fire up; guarded by this (each entry is also in {@code running}).
+     */
+    private final Map<Integer, Reservation> heldForAudit = new HashMap<>();
+
+    /** Reserves the item for a run; null if a run of this instance already has it. */
+    @Nullable
+    public Reservation reserve(int item) {
+        Reservation reservation = new Reservation();
+        return running.putIfAbsent(item, reservation) == null ? reservation : null;
+    }
+
+    /**
+     * Attaches the calling thread to the reservation; false if it was released meanwhile, or abandoned before it
+     * started (see {@link #abandonAll()}).
+     */
+    public boolean start(int item, Reservation reservation) {
+        synchronized (reservation) {
+            if (running.get(item) != reservation || reservation.abandoned) {
+                return false;
+            }
+            reservation.thread = Thread.currentThread();
+            return true;
+        }
+    }
+
+    /** Ends a reservation (run or not); waiters for idleness wake up. */
+    public void finish(int item, Reservation reservation) {
+        running.remove(item, reservation);
+        synchronized (this) {
+            notifyAll();
+        }
+    }
+
+    public boolean isIdle() {
+        return running.isEmpty();
+    }
+
+    public Set<Integer> runningItems() {
+        return Set.copyOf(running.keySet());
+    }
+
+    /** A fire (or an audit) found the item still running here: the audit must look again when it ends. */
+    public void missedWhileBusy(int item) {
+        missedWhileBusy.add(item);
+    }
+
+    /**
+     * Ends a run's reservation. An item a fire or an audit found busy meanwhile is not freed but kept reserved for the
+     * audit that makes that fire up: freed, it would go first to the item's next fire, whose trigger reserves it at once
+     * while the audit still reads the ledger, and with a full pool the make-up (or this session's own claim left to the
+     * audit) would lose that race fire after fire. Work owed first runs first.
+     *
+     * @return whether the item's audit is owed: the caller asks for one
+     */
+    public boolean endRun(int item, Reservation reservation) {
+        boolean owed = missedWhileBusy.remove(item);
+        synchronized (this) {
+            if (owed && !reservation.abandoned) {
+                Reservation held = new Reservation();
+                if (running.replace(item, reservation, held)) {
+                    heldForAudit.put(item, held);
+                    return true;
+                }
+            }
+        }
+        finish(item, reservation);
+        return owed;
+    }
+
+    /** The reservations held for the audit now (see {@link #endRun}), as an audit saw them when it began. */
+    public synchronized Map<Integer, Reservation> heldForAudit() {
+        return Map.copyOf(heldForAudit);
+    }
+
+    /** Takes the reservation held for the audit, if it still is: the audit's work for the item runs under it. */
+    public synchronized boolean takeHeld(int item, Reservation held) {
+        return heldForAudit.remove(item, held);
+    }
+
+    /**
+     * Reserves the item for the audit's work: the reservation held for the audit if there is one, otherwise a new one;
+     * null if a run has it.
+     */
+    public synchronized @Nullable Reservation reserveForAudit(int item) {
+        Reservation held = heldForAudit.remove(item);
+        return held != null ? held : reserve(item);
+    }
+
+    /** Frees the reservations an audit saw held and did not use: it found no work for those items. */
+    public void releaseHeld(Map<Integer, Reservation> seen) {
+        seen.forEach((item, held) -> {
+            if (takeHeld(item, held)) {
+                finish(item, held);
+            }
+        });
+    }
+
+    /** Frees every reservation held for the audit: this instance stops, and no audit comes any more. */
+    public void releaseAllHeld() {
+        releaseHeld(heldForAudit());
+    }
+
+    /**
+     * Interrupts every running item and marks its run abandoned: its claim is released rather than ended. A
+     * reservation whose run has not started (its task still queued in the item executor) is released at once and never
+     * starts: nothing waits for a task the executor may never run, and none starts after its instance stopped or lost
+     * its connection. When its task does run, its claim is handed on unstarted (see {@code FireRunner}); until then, and
+     * should the task never run, the claim stays open for this session's audit or, once the session is gone, the item's
+     * next owner.
+     */
+    public void abandonAll() {
+        synchronized (this) {
+            heldForAudit.clear();
+        }
+        running.forEach((item, reservation) -> {
+            synchronized (reservation) {
+                reservation.abandoned = true;
+                Thread thread = reservation.thread;
+                if (thread != null) {
+                    thread.interrupt();
+                } else {
+                    running.remove(item, reservation);
+                }
+            }
+        });
+        synchronized (this) {
+            notifyAll();
+        }
+    }
+
+    /** Waits until nothing runs, at most the timeout; true if idle. */
+    public synchronized boolean awaitIdle(Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!running.isEmpty()) {
+            long remaining = deadline - System.nanoTime();
+            if (remaining <= 0) {
+                return false;
+            }
+            try {
+                wait(Math.max(1, remaining / 1_000_000));
+            } catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                return running.isEmpty();
+            }
+        }
+        return true;
+    }
+
+    /** One reservation of one item: the thread running it once it starts, and whether it was abandoned. */
+    public static final class Reservation {
+
+        private volatile @Nullable Thread thread;
+
+        private volatile boolean abandoned;
+
+        public boolean isAbandoned() {
+            return abandoned;
+        }
+    }
+}

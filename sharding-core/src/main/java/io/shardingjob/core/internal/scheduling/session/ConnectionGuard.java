@@ -1,0 +1,316 @@
+package io.shardingjob.core.internal.scheduling.session;
+
+import io.shardingjob.core.internal.ledger.FireLedger;
+import io.shardingjob.core.internal.registry.Answers;
+import io.shardingjob.core.internal.registry.JobNodes;
+import io.shardingjob.core.internal.scheduling.audit.AuditRequests;
+import io.shardingjob.core.internal.scheduling.fire.AssignmentWait;
+import io.shardingjob.core.internal.scheduling.job.JobView;
+import io.shardingjob.core.internal.scheduling.job.Reservations;
+import io.shardingjob.core.internal.scheduling.job.SerialExecutor;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.framework.state.ConnectionStateListener;
+import org.apache.curator.x.async.AsyncCuratorFramework;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one place a job's connection state is handled, between {@code JobRuntime.start()} and its close:
+ *
+ * <ul>
+ *   <li>SUSPENDED: no new item starts; running items are interrupted a third of a session timeout later, before the
+ *       session can expire and another instance take them over;
+ *   <li>LOST: the session, and with it every claim this instance holds, is gone: running items are interrupted now;
+ *   <li>UNPROVEN: while items run here, the session is proven through the ensemble's leader (a {@code sync}, shared by
+ *       every job of the client) every ninth of a session timeout; when nothing proved it for a third of a session
+ *       timeout, running items are interrupted as on SUSPENDED. A follower cut off from its leader goes on answering
+ *       this client's pings, so Curator never reports SUSPENDED, while the leader expires the session after its timeout
+ *       and another instance takes the items over: only what the leader answers proves the session;
+ *   <li>RECONNECTED: the registration is re-created under the new session once the old session's node is gone (see
+ *       {@link io.shardingjob.core.internal.registry.InstanceRegistration}; each creation raises the reshard flag, so
+ *       this instance gets items again), the assignment is re-read from ZooKeeper, owed claim writes are made, and an
+ *       audit runs before fires start again.
+ * </ul>
+ *
+ * Race window: an item that ignores interrupts keeps running after its session expired while another instance runs
+ * it again; its claim's fencing token, lower than the new owner's, lets a store refuse its writes.
+ */
+public final class ConnectionGuard {
+
+    private static final Logger log = LoggerFactory.getLogger(ConnectionGuard.class);
+
+    private final JobView view;
+
+    private final Reconciler reconciler;
+
+    private final AuditRequests audits;
+
+    private final AssignmentWait assignmentWait;
+
+    private final CuratorFramework client;
+
+    private final JobNodes nodes;
+
+    private final Reservations reservedItems;
+
+    private final FireLedger ledger;
+
+    private final ScheduledExecutorService scheduler;
+
+    private final SerialExecutor serial;
+
+    private final boolean interruptOnConnectionLoss;
+
+    private final ConnectionStateListener connectionListener = this::connectionStateChanged;
+
+    private volatile @Nullable ScheduledFuture<?> pendingInterrupt;
+
+    private volatile @Nullable ScheduledFuture<?> proofChecks;
+
+    /** Whether the runs here were interrupted because nothing proved the session, since it was last proven. */
+    private volatile boolean interruptedUnproven;
+
+    /** When a proof was asked for while the last one was getting old, on the monotonic clock; 0 when none is asked. */
+    private volatile long proofAskedNanos;
+
+    private volatile boolean suspended;
+
+    /** Whether the session was lost since the last resume: the next one starts a new session. */
+    private volatile boolean sessionLost;
+
+    /** When this instance came back under a new session after losing one; null when it never lost one. */
+    private volatile @Nullable Instant rejoined;
+
+    public ConnectionGuard(
+            JobView view,
+            Reconciler reconciler,
+            AuditRequests audits,
+            AssignmentWait assignmentWait,
+            CuratorFramework client,
+            JobNodes nodes,
+            Reservations reservedItems,
+            FireLedger ledger,
+            ScheduledExecutorService scheduler,
+            SerialExecutor serial,
+            boolean interruptOnConnectionLoss) {
+        this.view = view;
+        this.reconciler = reconciler;
+        this.audits = audits;
+        this.assignmentWait = assignmentWait;
+        this.client = client;
+        this.nodes = nodes;
+        this.reservedItems = reservedItems;
+        this.ledger = ledger;
+        this.scheduler = scheduler;
+        this.serial = serial;
+        this.interruptOnConnectionLoss = interruptOnConnectionLoss;
+    }
+
+    /** Starts listening to the client's connection state, and checking the session's proof while items run. */
+    public void start() {
+        client.getConnectionStateListenable().addListener(connectionListener);
+        if (interruptOnConnectionLoss) {
+            long period = Math.max(10, negotiatedSessionTimeoutMillis() / 18);
+            proofChecks = scheduler.scheduleWithFixedDelay(this::checkProof, period, period, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** Cancels a pending interrupt and the proof checks, and stops listening. */
+    public void close() {
+        cancelPendingInterrupt();
+        ScheduledFuture<?> checks = proofChecks;
+        if (checks != null) {
+            checks.cancel(false);
+        }
+        client.getConnectionStateListenable().removeListener(connectionListener);
+    }
+
+    /**
+     * While items run here, keeps the session proven through the leader, and interrupts them when nothing proved it
+     * for a third of a session timeout: the leader may expire a session one timeout after the request that last proved
+     * it was sent, so the items stop well before another instance can take them over. Cheap when nothing runs.
+     */
+    private void checkProof() {
+        if (reservedItems.isIdle() || suspended) {
+            // SUSPENDED has its own interrupt; an idle instance has nothing to stop, and its next start is a write. A
+            // proof asked for before it went idle says nothing of the next runs: they ask anew.
+            proofAskedNanos = 0;
+            return;
+        }
+        long timeout = negotiatedSessionTimeoutMillis();
+        Duration since = ledger.sinceSessionProven();
+        if (since != null && since.toMillis() <= timeout / 9) {
+            proofAskedNanos = 0;
+            interruptedUnproven = false;
+            return;
+        }
+        long now = System.nanoTime();
+        if (proofAskedNanos == 0) {
+            proofAskedNanos = now;
+        }
+        ledger.proveSessionAsync().exceptionally(failure -> null);
+        // Only an answer that does not come counts against the session: an instance idle for a while has an old proof,
+        // and its first proof is on its way.
+        boolean unanswered = TimeUnit.NANOSECONDS.toMillis(now - proofAskedNanos) > timeout / 9;
+        if (unanswered && (since == null || since.toMillis() > timeout / 3) && !interruptedUnproven) {
+            interruptedUnproven = true;
+            interruptRunningItems("the ensemble's leader has not answered for " + since.toMillis()
+                    + " ms, a third of the session timeout: the session may expire without this instance noticing");
+        }
+    }
+
+    /** Whether the connection was suspended or lost and the job has not resumed since. */
+    public boolean isSuspended() {
+        return suspended;
+    }
+
+    /**
+     * How much longer an owner that is not registered cannot be judged dead here: for a session timeout after this
+     * instance came back from losing its own session. Its session may have expired with everyone's (a frozen server
+     * expires every session when it resumes), and the others may still be reconnecting, owing the ends of runs they
+     * finished meanwhile. Zero when this instance never lost a session, or long enough ago.
+     */
+    public Duration absentOwnersUndecidedFor(Instant now) {
+        Instant since = rejoined;
+        if (since == null) {
+            return Duration.ZERO;
+        }
+        Instant decided = since.plusMillis(negotiatedSessionTimeoutMillis());
+        return now.isBefore(decided) ? Duration.between(now, decided) : Duration.ZERO;
+    }
+
+    /** A resume that failed is retried here, so a reconnected instance never stays paused. */
+    public CompletableFuture<Void> retryResume() {
+        if (suspended && client.getZookeeperClient().isConnected()) {
+            return resumeAfterReconnect();
+        }
+        return CompletableFuture.completedFuture(null);
+    }
+
+    private void connectionStateChanged(CuratorFramework changedClient, ConnectionState newState) {
+        switch (newState) {
+            case SUSPENDED -> {
+                suspended = true;
+                log.warn(
+                        "Job {} on {}: connection suspended, no new items start until reconnected",
+                        view.jobName(),
+                        view.instanceId());
+                scheduleInterrupt();
+                assignmentWait.signal();
+            }
+            case LOST -> {
+                suspended = true;
+                sessionLost = true;
+                log.warn(
+                        "Job {} on {}: session lost; owns nothing until it has reconnected",
+                        view.jobName(),
+                        view.instanceId());
+                cancelPendingInterrupt();
+                interruptRunningItems("the session was lost");
+                assignmentWait.signal();
+            }
+            case RECONNECTED -> {
+                cancelPendingInterrupt();
+                serial.submit(this::resumeAfterReconnect);
+            }
+            default -> {}
+        }
+    }
+
+    /**
+     * The server may expire a silent session as early as one session timeout after it last heard from us, and
+     * SUSPENDED comes at most two thirds of a session timeout after that, so running items are interrupted a third of
+     * a session timeout after SUSPENDED (less a margin): before any other instance can take them over.
+     */
+    private void scheduleInterrupt() {
+        if (!interruptOnConnectionLoss) {
+            return;
+        }
+        long sessionTimeout = negotiatedSessionTimeoutMillis();
+        long delay = Math.max(0, sessionTimeout / 3 - Math.min(100, sessionTimeout / 10));
+        cancelPendingInterrupt();
+        pendingInterrupt = scheduler.schedule(
+                () -> interruptRunningItems("the connection was lost for a third of the session timeout"),
+                delay,
+                TimeUnit.MILLISECONDS);
+    }
+
+    private void interruptRunningItems(String why) {
+        if (interruptOnConnectionLoss && !reservedItems.isIdle()) {
+            log.warn("Job {}: interrupting items {}: {}", view.jobName(), reservedItems.runningItems(), why);
+            reservedItems.abandonAll();
+        }
+    }
+
+    private void cancelPendingInterrupt() {
+        ScheduledFuture<?> pending = pendingInterrupt;
+        if (pending != null) {
+            pending.cancel(false);
+        }
+    }
+
+    private long negotiatedSessionTimeoutMillis() {
+        try {
+            int negotiated = client.getZookeeperClient().getZooKeeper().getSessionTimeout();
+            if (negotiated > 0) {
+                return negotiated;
+            }
+        } catch (Exception ex) {
+            // Fall through to the configured value.
+        }
+        return client.getZookeeperClient().getConnectionTimeoutMs();
+    }
+
+    private CompletableFuture<Void> resumeAfterReconnect() {
+        if (!view.isStarted() || !suspended) {
+            return CompletableFuture.completedFuture(null);
+        }
+        // Read the current epoch from the server, not the cache, before starting anything again.
+        return reread().handleAsync(
+                        (read, failure) -> {
+                            if (failure != null) {
+                                log.warn(
+                                        "Job {}: could not re-read the registry after reconnecting, will retry: {}",
+                                        view.jobName(),
+                                        Answers.cause(failure).toString());
+                                return CompletableFuture.<Void>completedFuture(null);
+                            }
+                            return resumed();
+                        },
+                        serial.pool())
+                .thenCompose(resumed -> resumed);
+    }
+
+    private CompletableFuture<Void> resumed() {
+        if (!view.isStarted() || !suspended) {
+            return CompletableFuture.completedFuture(null);
+        }
+        suspended = false;
+        if (sessionLost) {
+            sessionLost = false;
+            rejoined = view.now();
+        }
+        log.info("Job {} on {}: reconnected, resuming", view.jobName(), view.instanceId());
+        assignmentWait.signal();
+        // Fires missed while disconnected, claims whose end could not be written: the audit settles them.
+        return reconciler.reconcile().thenCompose(reconciled -> audits.run(null));
+    }
+
+    /** A {@code sync} of the job's root, then a read of the assignment's node, without waiting for the answers. */
+    private CompletableFuture<Void> reread() {
+        AsyncCuratorFramework async = AsyncCuratorFramework.wrap(client);
+        return async.sync()
+                .forPath(nodes.root())
+                .thenCompose(synced -> async.checkExists().forPath(nodes.assignment()))
+                .toCompletableFuture()
+                .thenAccept(read -> {});
+    }
+}

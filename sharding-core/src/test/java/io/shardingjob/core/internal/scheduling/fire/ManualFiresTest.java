@@ -1,0 +1,53 @@
+package io.shardingjob.core.internal.scheduling.fire;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.shardingjob.core.internal.ledger.FireLedger;
+import io.shardingjob.core.internal.registry.JobNodes;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryOneTime;
+import org.junit.jupiter.api.Test;
+
+/** Which announcements of manual fires an instance hands on: each fire once, none made before it started. */
+class ManualFiresTest {
+
+    private final List<Instant> handedOn = new CopyOnWriteArrayList<>();
+
+    /** Never started: announcements are handed on without a request. */
+    private final ManualFires fires = new ManualFires(
+            new FireLedger(CuratorFrameworkFactory.newClient("127.0.0.1:1", new RetryOneTime(1)), new JobNodes("job"))
+                    .manualFires(),
+            handedOn::add,
+            Instant::now,
+            "job");
+
+    @Test
+    void aFireAnnouncedBeforeTheCachesFirstLoadIsLeftToTheAudits() {
+        fires.announced(millis(1_000));
+        fires.loaded();
+        fires.announced(millis(1_000));
+
+        assertThat(handedOn).isEmpty();
+    }
+
+    @Test
+    void eachAnnouncedFireIsHandedOnOnceHoweverOftenItIsAnnounced() {
+        fires.loaded();
+        fires.announced(millis(1_000));
+        fires.announced(millis(1_000));
+        fires.announced(millis(2_000));
+        fires.announced(millis(1_000));
+        fires.announced("not a fire".getBytes(StandardCharsets.UTF_8));
+        fires.announced(null);
+
+        assertThat(handedOn).containsExactly(Instant.ofEpochMilli(1_000), Instant.ofEpochMilli(2_000));
+    }
+
+    private static byte[] millis(long epochMillis) {
+        return String.valueOf(epochMillis).getBytes(StandardCharsets.UTF_8);
+    }
+}

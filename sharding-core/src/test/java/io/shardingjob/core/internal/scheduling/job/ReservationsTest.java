@@ -1,0 +1,113 @@
+package io.shardingjob.core.internal.scheduling.job;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** An item runs at most once at a time here, and one a fire found busy is held for the audit that makes it up. */
+class ReservationsTest {
+
+    private final Reservations reservations = new Reservations();
+
+    @Test
+    void anAbandonedReservationWhoseRunHadNotStartedIsReleasedAtOnceAndNeverStarts() {
+        Reservations.Reservation queued = reservations.reserve(1);
+        Reservations.Reservation running = reservations.reserve(2);
+        assertThat(reservations.start(2, running)).isTrue();
+
+        reservations.abandonAll();
+
+        assertThat(reservations.runningItems())
+                .as("only the run that started is waited for")
+                .containsExactly(2);
+        assertThat(reservations.start(1, queued))
+                .as("its task, run late by the executor")
+                .isFalse();
+        assertThat(Thread.interrupted())
+                .as("the started run was interrupted (it ran on this thread)")
+                .isTrue();
+        reservations.finish(2, running);
+        assertThat(reservations.awaitIdle(Duration.ZERO)).isTrue();
+    }
+
+    @Test
+    void anItemAFireFoundBusyStaysReservedForTheAuditWhenItsRunEndsSoThatNoNewerFireTakesItFirst() {
+        Reservations.Reservation run = reservations.reserve(1);
+        assertThat(reservations.reserve(1)).as("the next fire finds it busy").isNull();
+        reservations.missedWhileBusy(1);
+
+        assertThat(reservations.endRun(1, run)).as("an audit is owed").isTrue();
+
+        assertThat(reservations.reserve(1)).as("a newer fire, before the audit").isNull();
+        Map<Integer, Reservations.Reservation> held = reservations.heldForAudit();
+        assertThat(held).containsOnlyKeys(1);
+        Reservations.Reservation audit = reservations.reserveForAudit(1);
+        assertThat(audit).as("the audit's work runs under the held reservation").isSameAs(held.get(1));
+        assertThat(reservations.start(1, audit)).isTrue();
+        assertThat(reservations.endRun(1, audit))
+                .as("nothing found it busy meanwhile")
+                .isFalse();
+        assertThat(reservations.reserve(1)).as("free again").isNotNull();
+    }
+
+    /** A run of the item that a fire found busy, ended: the item is then held for the audit. */
+    private void heldAfterAFireFoundItBusy(int item) {
+        Reservations.Reservation run = reservations.reserve(item);
+        reservations.missedWhileBusy(item);
+        assertThat(reservations.endRun(item, run)).isTrue();
+    }
+
+    @Test
+    void anItemHeldForAnAuditThatFoundNoWorkForItIsFreed() {
+        heldAfterAFireFoundItBusy(1);
+        Map<Integer, Reservations.Reservation> seen = reservations.heldForAudit();
+
+        reservations.releaseHeld(seen);
+
+        assertThat(reservations.heldForAudit()).isEmpty();
+        assertThat(reservations.awaitIdle(Duration.ZERO)).isTrue();
+    }
+
+    @Test
+    void anAuditFreesOnlyTheHoldsItSawNotOnesMadeSince() {
+        heldAfterAFireFoundItBusy(1);
+        Map<Integer, Reservations.Reservation> seen = reservations.heldForAudit();
+        // An earlier audit's work took the hold, ran, and found the item busy again.
+        Reservations.Reservation work = reservations.reserveForAudit(1);
+        reservations.missedWhileBusy(1);
+        reservations.endRun(1, work);
+
+        reservations.releaseHeld(seen);
+
+        assertThat(reservations.heldForAudit())
+                .as("the newer hold waits for its own audit")
+                .containsOnlyKeys(1);
+        assertThat(reservations.reserve(1)).isNull();
+    }
+
+    @Test
+    void anAbandonedRunIsFreedAndNotHeldWhenItEnds() {
+        Reservations.Reservation run = reservations.reserve(1);
+        assertThat(reservations.start(1, run)).isTrue();
+        reservations.missedWhileBusy(1);
+        reservations.abandonAll();
+        Thread.interrupted();
+
+        assertThat(reservations.endRun(1, run)).isTrue();
+
+        assertThat(reservations.heldForAudit()).isEmpty();
+        assertThat(reservations.awaitIdle(Duration.ZERO)).isTrue();
+    }
+
+    @Test
+    void holdsForTheAuditAreDroppedWhenTheConnectionIsLost() {
+        heldAfterAFireFoundItBusy(1);
+
+        reservations.abandonAll();
+
+        assertThat(reservations.heldForAudit()).isEmpty();
+        assertThat(reservations.awaitIdle(Duration.ZERO)).isTrue();
+    }
+}
