@@ -35,6 +35,14 @@ public interface FireSchedule {
     /** Whether the schedule fires at this instant, to the millisecond (the ledger's precision). */
     default boolean firesAt(JobConfiguration configuration, Instant fireTime) {
         Instant next = nextFireAfter(configuration, fireTime.minusMillis(1));
-        return next != null && next.truncatedTo(ChronoUnit.MILLIS).equals(fireTime.truncatedTo(ChronoUnit.MILLIS));
+        return next != null && fireTimeOf(next).equals(fireTimeOf(fireTime));
+    }
+
+    /**
+     * The time of the fire scheduled at this instant as the ledger keys it: to the millisecond. Made once where a fire
+     * enters the core; every run of the fire, here or elsewhere, carries the same time.
+     */
+    static Instant fireTimeOf(Instant scheduled) {
+        return scheduled.truncatedTo(ChronoUnit.MILLIS);
     }
 }

@@ -1,9 +1,9 @@
 package io.shardingjob.core.internal.ledger;
 
+import io.shardingjob.core.config.FireSchedule;
 import io.shardingjob.core.internal.config.ScheduleHistory;
 import io.shardingjob.core.internal.config.ScheduleHistory.Entry;
 import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
@@ -149,6 +149,6 @@ public final class DueRule {
     }
 
     private static Instant millis(Instant time) {
-        return time.truncatedTo(ChronoUnit.MILLIS);
+        return FireSchedule.fireTimeOf(time);
     }
 }

@@ -1,9 +1,9 @@
 package io.shardingjob.core.internal.ledger;
 
+import io.shardingjob.core.config.FireSchedule;
 import io.shardingjob.core.internal.registry.JobNodes;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -58,7 +58,7 @@ public final class ManualFireRecords {
                 .thenApply(answer -> answer.results().get(0) instanceof OpResult.GetDataResult data
                         ? Watermark.decode(data.getData()).settled()
                         : Instant.EPOCH));
-        Instant fireTime = notBefore.truncatedTo(ChronoUnit.MILLIS);
+        Instant fireTime = FireSchedule.fireTimeOf(notBefore);
         if (!fireTime.isAfter(watermark)) {
             fireTime = watermark.plusMillis(1);
         }

@@ -1,5 +1,6 @@
 package io.shardingjob.core.internal.scheduling;
 
+import io.shardingjob.core.config.FireSchedule;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.config.JobConfigurationException;
 import io.shardingjob.core.execution.ExecutionSource;
@@ -193,7 +194,8 @@ public final class JobRuntime implements JobView, AutoCloseable {
 
     /** Starts one fire with the job and executor the runtime was built with; see {@link FireRunner#fireAsync}. */
     public CompletableFuture<FireReport> fireAsync(ExecutionSource source, Instant fireTime) {
-        return parts.fireRunner().fireAsync(builtJob(), settings.itemExecutor(), source, fireTime);
+        return parts.fireRunner()
+                .fireAsync(builtJob(), settings.itemExecutor(), source, FireSchedule.fireTimeOf(fireTime));
     }
 
     /**
@@ -227,9 +229,11 @@ public final class JobRuntime implements JobView, AutoCloseable {
      *
      * @param source {@link ExecutionSource#NORMAL} for a scheduled fire, {@link ExecutionSource#MANUAL} for one an
      *     operator asked for
-     * @param fireTime the scheduled time of the fire: the ledger's key for it, recorded with every item
+     * @param scheduled the scheduled time of the fire; to the millisecond, the ledger's key for it, recorded with every
+     *     item
      */
-    public FireReport fire(ItemExecutor job, Executor itemExecutor, ExecutionSource source, Instant fireTime) {
+    public FireReport fire(ItemExecutor job, Executor itemExecutor, ExecutionSource source, Instant scheduled) {
+        Instant fireTime = FireSchedule.fireTimeOf(scheduled);
         if (CallingThread.runsTasksOnTheCallingThread(itemExecutor)) {
             CallingThread caller = new CallingThread();
             return caller.runUntil(parts.fireRunner().fireAsync(job, caller, source, fireTime));

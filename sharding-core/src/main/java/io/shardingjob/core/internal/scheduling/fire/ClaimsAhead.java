@@ -21,7 +21,6 @@ import io.shardingjob.core.internal.scheduling.job.RunMemory;
 import io.shardingjob.core.sharding.Assignment;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -105,7 +104,7 @@ public final class ClaimsAhead implements GroupCommit.Ahead {
         if (next == null || !next.isAfter(view.now())) {
             return Next.NONE;
         }
-        Instant fireTime = next.truncatedTo(ChronoUnit.MILLIS);
+        Instant fireTime = FireSchedule.fireTimeOf(next);
         Set<Integer> unavailable = new HashSet<>(view.disabledItems());
         unavailable.addAll(lastAudit.elsewhereItems());
         unavailable.addAll(openClaims.aheadItems(fireTime));
@@ -145,7 +144,7 @@ public final class ClaimsAhead implements GroupCommit.Ahead {
             return new FireNodes(true, null);
         }
         Instant after = schedule.nextFireAfter(config, next);
-        return new FireNodes(false, after == null ? null : after.truncatedTo(ChronoUnit.MILLIS));
+        return new FireNodes(false, after == null ? null : FireSchedule.fireTimeOf(after));
     }
 
     @Override

@@ -28,7 +28,6 @@ import io.shardingjob.core.internal.scheduling.job.RunMemory;
 import io.shardingjob.core.internal.sharding.ShardingService;
 import io.shardingjob.core.sharding.Assignment;
 import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -112,9 +111,9 @@ public final class FireRunner {
     }
 
     /** Claims and runs this instance's items of one fire, and waits for them. */
-    public FireReport fire(ItemExecutor job, Executor executor, ExecutionSource source, Instant scheduled) {
+    public FireReport fire(ItemExecutor job, Executor executor, ExecutionSource source, Instant fireTime) {
         try {
-            return fireAsync(job, executor, source, scheduled).join();
+            return fireAsync(job, executor, source, fireTime).join();
         } catch (CompletionException failed) {
             throw failed.getCause() instanceof RuntimeException cause ? cause : failed;
         }
@@ -125,11 +124,11 @@ public final class FireRunner {
      * as they are handed on, or at once when the fire must wait for a reshard or an audit (the planning then goes on,
      * on the executor, when they are done). The report completes, on the executor, once every item ended and its end
      * was recorded.
+     *
+     * @param fireTime the fire's time as the ledger keys it ({@link io.shardingjob.core.config.FireSchedule#fireTimeOf})
      */
     public CompletableFuture<FireReport> fireAsync(
-            ItemExecutor job, Executor executor, ExecutionSource source, Instant scheduled) {
-        // The ledger keys fires by the millisecond: every run of the fire, here or elsewhere, carries the same time.
-        Instant fireTime = scheduled.truncatedTo(ChronoUnit.MILLIS);
+            ItemExecutor job, Executor executor, ExecutionSource source, Instant fireTime) {
         return planner.plan(source, fireTime, openClaims.sawFire(fireTime), executor)
                 .thenCompose(plan -> start(job, executor, source, fireTime, plan));
     }
