@@ -13,8 +13,9 @@ import io.shardingjob.core.execution.ItemExecutor;
 import io.shardingjob.core.execution.ManualFireHandler;
 import io.shardingjob.core.execution.MisfireListener;
 import io.shardingjob.core.execution.ShardingContext;
+import io.shardingjob.core.instance.InstanceId;
 import io.shardingjob.core.internal.scheduling.JobRuntime;
-import io.shardingjob.core.internal.scheduling.JobSettingsBuilder;
+import io.shardingjob.core.internal.scheduling.JobSettings;
 import io.shardingjob.core.registry.RegistryUnavailableException;
 import io.shardingjob.core.sharding.Assignment;
 import io.shardingjob.core.sharding.strategy.ShardingStrategies;
@@ -57,7 +58,7 @@ public final class JobCoordinator implements AutoCloseable {
     private final LedgerView ledger;
 
     private JobCoordinator(Builder builder) {
-        this.runtime = new JobRuntime(builder.settings.build());
+        this.runtime = new JobRuntime(builder.settings());
         this.ledger = new LedgerView(runtime.ledgerQueries());
     }
 
@@ -251,46 +252,85 @@ public final class JobCoordinator implements AutoCloseable {
      */
     public static final class Builder {
 
-        /** The values set so far, with the defaults of the others. */
-        private final JobSettingsBuilder settings;
+        private final CuratorFramework client;
+
+        private final JobConfiguration configuration;
+
+        private String instanceId = InstanceId.ofThisProcess();
+
+        private ShardingStrategies strategies = ShardingStrategies.defaults();
+
+        private @Nullable ScheduledExecutorService scheduler;
+
+        private Duration startTimeout = JobSetting.Defaults.START_TIMEOUT;
+
+        private Duration reconcileInterval = JobSetting.Defaults.RECONCILE_INTERVAL;
+
+        private Duration shardingWaitTimeout = JobSetting.Defaults.SHARDING_WAIT_TIMEOUT;
+
+        private @Nullable ItemExecutor job;
+
+        private Executor itemExecutor = Runnable::run;
+
+        private ExecutionListener listener = result -> {};
+
+        private FireListener fireListener = new FireListener() {};
+
+        private @Nullable FireCompletionListener completionListener;
+
+        private @Nullable ManualFireHandler manualFireHandler;
+
+        private Duration shutdownGracePeriod = JobSetting.Defaults.SHUTDOWN_GRACE_PERIOD;
+
+        private boolean interruptOnConnectionLoss = JobSetting.Defaults.INTERRUPT_ON_CONNECTION_LOSS;
+
+        private Duration catchUpHorizon = JobSetting.Defaults.CATCH_UP_HORIZON;
+
+        private Duration ledgerRetention = JobSetting.Defaults.LEDGER_RETENTION;
+
+        private Clock clock = Clock.systemUTC();
+
+        private FireSchedule schedule = FireSchedule.NONE;
+
+        private MisfireListener misfireListener = new MisfireListener() {};
 
         private Builder(CuratorFramework client, JobConfiguration configuration) {
-            this.settings = new JobSettingsBuilder(
-                    Objects.requireNonNull(client, "client"), Objects.requireNonNull(configuration, "configuration"));
+            this.client = Objects.requireNonNull(client, "client");
+            this.configuration = Objects.requireNonNull(configuration, "configuration");
         }
 
         /** This instance's id; defaults to {@code host@-@pid}. */
         public Builder instanceId(String instanceId) {
-            settings.instanceId(instanceId);
+            this.instanceId = instanceId;
             return this;
         }
 
         public Builder strategies(ShardingStrategies strategies) {
-            settings.strategies(strategies);
+            this.strategies = strategies;
             return this;
         }
 
         /** A pool shared by many jobs for coordination work; by default each coordinator has one thread of its own. */
         public Builder scheduler(ScheduledExecutorService scheduler) {
-            settings.scheduler(scheduler);
+            this.scheduler = scheduler;
             return this;
         }
 
         /** How long {@link #start()} waits for ZooKeeper. */
         public Builder startTimeout(Duration startTimeout) {
-            settings.startTimeout(startTimeout);
+            this.startTimeout = startTimeout;
             return this;
         }
 
         /** How often the leader checks that every item has a live owner. */
         public Builder reconcileInterval(Duration reconcileInterval) {
-            settings.reconcileInterval(reconcileInterval);
+            this.reconcileInterval = reconcileInterval;
             return this;
         }
 
         /** How long a fire waits for a pending reshard before running the assignment it has. */
         public Builder shardingWaitTimeout(Duration shardingWaitTimeout) {
-            settings.shardingWaitTimeout(shardingWaitTimeout);
+            this.shardingWaitTimeout = shardingWaitTimeout;
             return this;
         }
 
@@ -301,25 +341,26 @@ public final class JobCoordinator implements AutoCloseable {
          * items to it from its own threads.
          */
         public Builder job(ItemExecutor job, Executor itemExecutor) {
-            settings.job(job, itemExecutor);
+            this.job = job;
+            this.itemExecutor = itemExecutor;
             return this;
         }
 
         /** Told about every item run on this instance. */
         public Builder listener(ExecutionListener listener) {
-            settings.listener(listener);
+            this.listener = listener;
             return this;
         }
 
         /** Told before and after this instance runs its items of each fire. */
         public Builder fireListener(FireListener fireListener) {
-            settings.fireListener(fireListener);
+            this.fireListener = fireListener;
             return this;
         }
 
         /** Hands this instance's items of each manual fire to the program's fire path; by default {@link #fireAsync}. */
         public Builder manualFireHandler(ManualFireHandler manualFireHandler) {
-            settings.manualFireHandler(Objects.requireNonNull(manualFireHandler, "manualFireHandler"));
+            this.manualFireHandler = Objects.requireNonNull(manualFireHandler, "manualFireHandler");
             return this;
         }
 
@@ -328,7 +369,7 @@ public final class JobCoordinator implements AutoCloseable {
          * call happens on whichever instance ends the fire's last item.
          */
         public Builder completionListener(FireCompletionListener completionListener) {
-            settings.completionListener(completionListener);
+            this.completionListener = completionListener;
             return this;
         }
 
@@ -338,13 +379,13 @@ public final class JobCoordinator implements AutoCloseable {
          * the ledger audit and the fires take anyway, and cost nothing when none is set.
          */
         public Builder misfireListener(MisfireListener misfireListener) {
-            settings.misfireListener(Objects.requireNonNull(misfireListener, "misfireListener"));
+            this.misfireListener = Objects.requireNonNull(misfireListener, "misfireListener");
             return this;
         }
 
         /** How long {@link #close()} lets running items finish before releasing their claims to other instances. */
         public Builder shutdownGracePeriod(Duration shutdownGracePeriod) {
-            settings.shutdownGracePeriod(shutdownGracePeriod);
+            this.shutdownGracePeriod = shutdownGracePeriod;
             return this;
         }
 
@@ -354,7 +395,7 @@ public final class JobCoordinator implements AutoCloseable {
          * ({@link JobSetting.Defaults#INTERRUPT_ON_CONNECTION_LOSS}).
          */
         public Builder interruptOnConnectionLoss(boolean interruptOnConnectionLoss) {
-            settings.interruptOnConnectionLoss(interruptOnConnectionLoss);
+            this.interruptOnConnectionLoss = interruptOnConnectionLoss;
             return this;
         }
 
@@ -362,7 +403,7 @@ public final class JobCoordinator implements AutoCloseable {
          * The time of manual fires, of fires started without one, and of claims; {@link Clock#systemUTC()} by default.
          */
         public Builder clock(Clock clock) {
-            settings.clock(Objects.requireNonNull(clock, "clock"));
+            this.clock = Objects.requireNonNull(clock, "clock");
             return this;
         }
 
@@ -371,13 +412,13 @@ public final class JobCoordinator implements AutoCloseable {
          * recorded as skipped. {@link JobSetting.Defaults#CATCH_UP_HORIZON} by default.
          */
         public Builder catchUpHorizon(Duration catchUpHorizon) {
-            settings.catchUpHorizon(Objects.requireNonNull(catchUpHorizon, "catchUpHorizon"));
+            this.catchUpHorizon = Objects.requireNonNull(catchUpHorizon, "catchUpHorizon");
             return this;
         }
 
         /** How long the ledger keeps settled fires; {@link JobSetting.Defaults#LEDGER_RETENTION} by default. */
         public Builder ledgerRetention(Duration ledgerRetention) {
-            settings.ledgerRetention(Objects.requireNonNull(ledgerRetention, "ledgerRetention"));
+            this.ledgerRetention = Objects.requireNonNull(ledgerRetention, "ledgerRetention");
             return this;
         }
 
@@ -386,12 +427,38 @@ public final class JobCoordinator implements AutoCloseable {
          * down) are made up as the misfire policy says; without one, only the fires told of count as due.
          */
         public Builder schedule(FireSchedule schedule) {
-            settings.schedule(Objects.requireNonNull(schedule, "schedule"));
+            this.schedule = Objects.requireNonNull(schedule, "schedule");
             return this;
         }
 
         public JobCoordinator build() {
             return new JobCoordinator(this);
+        }
+
+        /** The settings as they are now, with the defaults of those not set; later changes do not affect them. */
+        JobSettings settings() {
+            return new JobSettings(
+                    client,
+                    configuration,
+                    instanceId,
+                    strategies,
+                    scheduler,
+                    startTimeout,
+                    reconcileInterval,
+                    shardingWaitTimeout,
+                    job,
+                    itemExecutor,
+                    listener,
+                    fireListener,
+                    completionListener,
+                    manualFireHandler,
+                    shutdownGracePeriod,
+                    interruptOnConnectionLoss,
+                    catchUpHorizon,
+                    ledgerRetention,
+                    clock,
+                    schedule,
+                    misfireListener);
         }
     }
 }

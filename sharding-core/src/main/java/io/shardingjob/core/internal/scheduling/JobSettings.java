@@ -17,8 +17,8 @@ import org.apache.curator.framework.CuratorFramework;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What a {@link JobRuntime} is built from: {@link JobSettingsBuilder} fills it in for the public builder, with its
- * defaults.
+ * What a {@link JobRuntime} is built from: the public {@code JobCoordinator.Builder} fills it in, with the defaults
+ * {@code JobSetting} defines for the settings it was not given.
  *
  * @param scheduler a pool shared by many jobs for coordination work, or null to give the job a thread of its own
  * @param job the job's code for make-ups and take-overs, or null when the caller passes it to each fire

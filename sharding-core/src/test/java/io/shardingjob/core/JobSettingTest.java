@@ -1,11 +1,13 @@
-package io.shardingjob.core.config;
+package io.shardingjob.core;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.shardingjob.core.JobCoordinator;
+import io.shardingjob.core.config.JobConfiguration;
+import io.shardingjob.core.config.JobConfigurationCodec;
+import io.shardingjob.core.config.JobSetting;
+import io.shardingjob.core.config.MisfirePolicy;
 import io.shardingjob.core.internal.scheduling.JobSettings;
-import io.shardingjob.core.internal.scheduling.JobSettingsBuilder;
 import io.shardingjob.core.sharding.strategy.ShardingStrategies;
 import java.io.IOException;
 import java.io.StringReader;
@@ -19,6 +21,9 @@ import java.util.Locale;
 import java.util.Properties;
 import java.util.Set;
 import java.util.stream.Collectors;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryOneTime;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -33,6 +38,10 @@ class JobSettingTest {
     private static final String JOB = "orderSync";
 
     private static final String CRON = "0/10 * * * * *";
+
+    /** A client the builder needs and nothing starts: no setting is read from ZooKeeper. */
+    private static final CuratorFramework NEVER_STARTED =
+            CuratorFrameworkFactory.newClient("127.0.0.1:1", new RetryOneTime(1));
 
     private static JobConfiguration defaults() {
         return JobConfiguration.builder(JOB).cron(CRON).build();
@@ -103,7 +112,8 @@ class JobSettingTest {
     @EnumSource(JobSetting.class)
     void aSettingLeftUnsetTakesItsDefault(JobSetting setting) {
         JobConfiguration configuration = defaults();
-        JobSettings coordinator = new JobSettingsBuilder(null, configuration).build();
+        JobSettings coordinator =
+                JobCoordinator.builder(NEVER_STARTED, configuration).settings();
 
         Object value = valueOf(setting, configuration, coordinator);
 
@@ -163,7 +173,7 @@ class JobSettingTest {
         JobConfiguration decoded =
                 JobConfigurationCodec.decode(JOB, text.toString().getBytes(UTF_8));
 
-        JobSettings coordinator = new JobSettingsBuilder(null, decoded).build();
+        JobSettings coordinator = JobCoordinator.builder(NEVER_STARTED, decoded).settings();
         assertThat(setting.defaultValue()).contains(valueOf(setting, decoded, coordinator));
     }
 
