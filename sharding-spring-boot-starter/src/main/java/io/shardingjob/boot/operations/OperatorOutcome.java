@@ -2,7 +2,6 @@ package io.shardingjob.boot.operations;
 
 import io.shardingjob.core.operation.InvalidOperationException;
 import java.time.Instant;
-import java.util.Locale;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -89,11 +88,5 @@ public record OperatorOutcome(
     /** {@code ok: item 2 disabled}, {@code error: ...}: the audit's {@code result}. */
     public String result() {
         return status.word() + ": " + message;
-    }
-
-    /** The status's word in lower case, for logs. */
-    @Override
-    public String toString() {
-        return status.name().toLowerCase(Locale.ROOT) + ": " + message;
     }
 }
