@@ -25,6 +25,7 @@ class StarterFeaturePackagesTest {
                     "io.shardingjob.boot.executionlog..",
                     "io.shardingjob.boot.jobs..",
                     "io.shardingjob.boot.observation..",
+                    "io.shardingjob.boot.operations..",
                     "io.shardingjob.boot.zookeeper..")
             .should()
             .dependOnClassesThat()

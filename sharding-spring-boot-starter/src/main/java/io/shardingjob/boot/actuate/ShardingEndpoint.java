@@ -6,14 +6,15 @@ import io.shardingjob.boot.actuate.ShardingDescriptors.ActionResult;
 import io.shardingjob.boot.actuate.ShardingDescriptors.ExecutionsDescriptor;
 import io.shardingjob.boot.actuate.ShardingDescriptors.JobDescriptor;
 import io.shardingjob.boot.actuate.ShardingDescriptors.ShardingDescriptor;
-import io.shardingjob.core.JobCoordinator;
-import io.shardingjob.core.config.JobConfiguration;
-import io.shardingjob.core.operation.InvalidOperationException;
+import io.shardingjob.boot.operations.OperationAudit;
+import io.shardingjob.boot.operations.OperatorAction;
+import io.shardingjob.boot.operations.OperatorAction.Target;
+import io.shardingjob.boot.operations.OperatorActions;
+import io.shardingjob.boot.operations.OperatorOutcome;
+import io.shardingjob.boot.operations.OperatorOutcome.Status;
+import io.shardingjob.boot.operations.OperatorRequest;
 import io.shardingjob.core.operation.OperatorInputs;
-import io.shardingjob.core.registry.RegistryUnavailableException;
-import java.time.Instant;
-import java.util.Locale;
-import java.util.NoSuchElementException;
+import java.security.Principal;
 import java.util.Optional;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
@@ -21,6 +22,7 @@ import org.springframework.aot.hint.BindingReflectionHintsRegistrar;
 import org.springframework.aot.hint.RuntimeHints;
 import org.springframework.aot.hint.RuntimeHintsRegistrar;
 import org.springframework.boot.actuate.endpoint.Access;
+import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
@@ -52,6 +54,11 @@ import org.springframework.context.annotation.ImportRuntimeHints;
  * outside the job's items, a malformed instance id, a job parameter too large for the fire ledger, a cron that cannot
  * be read), 400 with the reason and the refused {@code input}, before anything is written; a trigger of a job disabled
  * or stopping here 409, and one that ZooKeeper could not record 503.
+ *
+ * <p>The actions are {@link OperatorAction}'s, as the console's are: each write is performed, logged and reported to
+ * the {@link OperationAudit} by {@link OperatorActions}, with the request's principal as its user ({@code anonymous}
+ * without one) and the action's name as the console's would be ({@code disable} on an item is {@code disable-item}).
+ * The job's path also takes those names ({@code disable-job}), an item's or instance's path theirs.
  */
 @Endpoint(id = "sharding", defaultAccess = Access.READ_ONLY)
 @ImportRuntimeHints(ShardingEndpoint.ShardingEndpointRuntimeHints.class)
@@ -61,12 +68,15 @@ public class ShardingEndpoint {
 
     private static final int MAX_PAGE_SIZE = 500;
 
-    /** The actions on a job's definition, which need no coordinator of the job on this instance. */
-    private static final Set<String> DEFINITION_ACTIONS = Set.of("define", "cron", "items", "remove");
+    /** What {@code POST /actuator/sharding/{job}} changes: the job, or its definition. */
+    private static final Set<Target> JOB_TARGETS = Set.of(Target.JOB, Target.DEFINITION);
+
+    /** How the log names this endpoint. */
+    private static final String VIA = "Endpoint";
 
     private final ShardingOperations operations;
 
-    private final @Nullable ShardedJobRegistry registry;
+    private final OperatorActions actions;
 
     public ShardingEndpoint(ShardingOperations operations) {
         this(operations, null);
@@ -74,8 +84,17 @@ public class ShardingEndpoint {
 
     /** @param registry the jobs defined at run time, or null to offer no operations on them */
     public ShardingEndpoint(ShardingOperations operations, @Nullable ShardedJobRegistry registry) {
+        this(operations, registry, OperationAudit.none());
+    }
+
+    /**
+     * @param registry the jobs defined at run time, or null to offer no operations on them
+     * @param audit where each write is reported, as the console's are
+     */
+    public ShardingEndpoint(
+            ShardingOperations operations, @Nullable ShardedJobRegistry registry, OperationAudit audit) {
         this.operations = operations;
-        this.registry = registry;
+        this.actions = new OperatorActions(operations, registry, audit);
     }
 
     @ReadOperation
@@ -115,7 +134,8 @@ public class ShardingEndpoint {
 
     /**
      * An operation on one job; {@code cron}, {@code count}, {@code parameters}, {@code handler} and {@code jobParameter}
-     * are read by the actions that need them.
+     * are read by the actions that need them. The action is read, checked, performed and audited by
+     * {@link OperatorActions}, as the console's are; its user is the request's principal.
      */
     @WriteOperation
     public WebEndpointResponse<ActionResult> changeJob(
@@ -125,194 +145,84 @@ public class ShardingEndpoint {
             @Nullable Integer count,
             @Nullable String parameters,
             @Nullable String handler,
-            @Nullable String jobParameter) {
-        String lowerCase = action.toLowerCase(Locale.ROOT);
-        if (DEFINITION_ACTIONS.contains(lowerCase)) {
-            return changeDefinition(job, action, lowerCase, cron, count, parameters, handler);
-        }
-        Optional<JobCoordinator> coordinator = operations.job(job);
-        if (coordinator.isEmpty()) {
-            return unknownJob(job, "job", action);
-        }
-        return switch (lowerCase) {
-            case "trigger" -> trigger(job, action, jobParameter);
-            case "reshard" -> run(job, "job", action, () -> operations.reshard(job));
-            case "disable" -> run(job, "job", action, () -> operations.disable(job));
-            case "enable" -> run(job, "job", action, () -> operations.enable(job));
-            default ->
-                badRequest(
-                        job,
-                        "job",
-                        action,
-                        "unknown action; use trigger, reshard, disable, enable, define, cron, items or remove");
-        };
+            @Nullable String jobParameter,
+            SecurityContext securityContext) {
+        OperatorRequest request = OperatorRequest.ofJob(job, action, jobParameter, cron, count, parameters, handler);
+        OperatorOutcome outcome = actions.perform(user(securityContext), VIA, JOB_TARGETS, request);
+        return answer(job, "job", action, OperatorAction.parse(action, JOB_TARGETS), outcome);
     }
 
-    /** A manual fire of every item, on every instance; the answer names its fire time. */
-    private WebEndpointResponse<ActionResult> trigger(String job, String action, @Nullable String jobParameter) {
-        try {
-            Optional<Instant> fireTime = operations.trigger(job, jobParameter);
-            if (fireTime.isEmpty()) {
-                return conflict(job, action, "the job is stopping on this instance: nothing was fired");
-            }
-            String result = "fire started on every instance (asked on " + operations.instanceId() + "), fire time "
-                    + fireTime.get();
-            return new WebEndpointResponse<>(
-                    new ActionResult(job, "job", action, result, fireTime.get()), WebEndpointResponse.STATUS_OK);
-        } catch (IllegalArgumentException ex) {
-            // The job parameter is larger than the fire ledger takes: refused before anything was written.
-            return badRequest(job, "job", action, ex);
-        } catch (IllegalStateException ex) {
-            return conflict(job, action, ex.getMessage());
-        } catch (RegistryUnavailableException ex) {
-            return new WebEndpointResponse<>(
-                    new ActionResult(job, "job", action, String.valueOf(ex.getMessage())),
-                    WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE);
-        }
-    }
-
-    private static WebEndpointResponse<ActionResult> conflict(String job, String action, @Nullable String problem) {
-        return new WebEndpointResponse<>(new ActionResult(job, "job", action, String.valueOf(problem)), 409);
-    }
-
-    private WebEndpointResponse<ActionResult> changeDefinition(
+    /** {@link #changeJob(String, String, String, Integer, String, String, String, SecurityContext)} by nobody known. */
+    public WebEndpointResponse<ActionResult> changeJob(
             String job,
             String action,
-            String lowerCase,
             @Nullable String cron,
             @Nullable Integer count,
             @Nullable String parameters,
-            @Nullable String handler) {
-        ShardedJobRegistry jobs = registry;
-        if (jobs == null) {
-            return badRequest(job, "job", action, "jobs cannot be defined at run time in this application");
-        }
-        try {
-            return switch (lowerCase) {
-                case "define" -> {
-                    if (handler == null || cron == null) {
-                        yield badRequest(job, "job", action, "give a handler and a cron");
-                    }
-                    jobs.define(
-                            JobConfiguration.builder(job)
-                                    .cron(cron)
-                                    .shardingTotalCount(count == null ? 1 : count)
-                                    .shardingItemParameters(parameters == null ? "" : parameters)
-                                    .build(),
-                            handler);
-                    yield done(job, "job", action, "defined with handler '" + handler + "'");
-                }
-                case "cron" -> {
-                    if (cron == null) {
-                        yield badRequest(job, "job", action, "give a cron");
-                    }
-                    yield done(
-                            job,
-                            "job",
-                            action,
-                            "cron " + jobs.updateCron(job, cron).cron());
-                }
-                case "items" -> {
-                    if (count == null) {
-                        yield badRequest(job, "job", action, "give a count, and parameters if the items have any");
-                    }
-                    JobConfiguration stored = jobs.updateItems(job, count, parameters == null ? "" : parameters);
-                    yield done(job, "job", action, stored.shardingTotalCount() + " items");
-                }
-                default -> {
-                    jobs.remove(job);
-                    yield done(
-                            job, "job", action, "removal started: every instance stops the job, then its state goes");
-                }
-            };
-        } catch (NoSuchElementException ex) {
-            return new WebEndpointResponse<>(
-                    new ActionResult(job, "job", action, String.valueOf(ex.getMessage())),
-                    WebEndpointResponse.STATUS_NOT_FOUND);
-        } catch (IllegalArgumentException ex) {
-            // A JobConfigurationException or an InvalidOperationException: the message names the job and the setting.
-            return badRequest(job, "job", action, ex);
-        }
+            @Nullable String handler,
+            @Nullable String jobParameter) {
+        return changeJob(job, action, cron, count, parameters, handler, jobParameter, SecurityContext.NONE);
     }
 
+    /** An operation on one item ({@code part} {@code items}) or instance ({@code instances}) of a job. */
     @WriteOperation
     public WebEndpointResponse<ActionResult> changePart(
-            @Selector String job, @Selector String part, @Selector String id, String action) {
+            @Selector String job,
+            @Selector String part,
+            @Selector String id,
+            String action,
+            SecurityContext securityContext) {
         String target = part + "/" + id;
-        if (operations.job(job).isEmpty()) {
-            return unknownJob(job, target, action);
-        }
-        boolean enable;
-        switch (action.toLowerCase(Locale.ROOT)) {
-            case "disable" -> enable = false;
-            case "enable" -> enable = true;
-            default -> {
-                return badRequest(job, target, action, "unknown action; use disable or enable");
-            }
-        }
-        return switch (part) {
-            case "items" -> {
-                int item;
-                try {
-                    item = OperatorInputs.parseItem(job, id);
-                } catch (InvalidOperationException ex) {
-                    yield badRequest(job, target, action, ex);
-                }
-                yield run(job, target, action, () -> {
-                    if (enable) {
-                        operations.enableItem(job, item);
-                    } else {
-                        operations.disableItem(job, item);
-                    }
-                });
-            }
-            case "instances" ->
-                run(job, target, action, () -> {
-                    if (enable) {
-                        operations.enableInstance(job, id);
-                    } else {
-                        operations.disableInstance(job, id);
-                    }
-                });
-            default -> badRequest(job, target, action, "unknown part '" + part + "'; use items or instances");
+        String user = user(securityContext);
+        Target kind = switch (part) {
+            case "items" -> Target.ITEM;
+            case "instances" -> Target.INSTANCE;
+            default -> null;
         };
+        if (kind == null) {
+            OperatorOutcome outcome = operations.job(job).isEmpty()
+                    ? OperatorOutcome.failed(Status.NO_SUCH_JOB, "no such job")
+                    : OperatorOutcome.failed(Status.BAD_INPUT, "unknown part '" + part + "'; use items or instances");
+            actions.report(user, VIA, job, target, action, outcome);
+            return answer(job, target, action, Optional.empty(), outcome);
+        }
+        OperatorRequest request = kind == Target.ITEM
+                ? OperatorRequest.ofItem(job, action, id)
+                : OperatorRequest.ofInstance(job, action, id);
+        Set<Target> targets = Set.of(kind);
+        OperatorOutcome outcome = actions.perform(user, VIA, targets, request);
+        return answer(job, target, action, OperatorAction.parse(action, targets), outcome);
+    }
+
+    /** {@link #changePart(String, String, String, String, SecurityContext)} by nobody known. */
+    public WebEndpointResponse<ActionResult> changePart(String job, String part, String id, String action) {
+        return changePart(job, part, id, action, SecurityContext.NONE);
+    }
+
+    private static String user(SecurityContext securityContext) {
+        Principal principal = securityContext.getPrincipal();
+        return principal == null ? "anonymous" : principal.getName();
     }
 
     /**
-     * Runs an operation; the core refuses a bad item or instance id with an {@link InvalidOperationException} before
-     * it writes anything, which is a 400.
+     * The outcome as this endpoint has always answered it: a change of a job's, an item's or an instance's state
+     * answers {@code done}, an unknown running job {@code no such job}; otherwise the outcome's message.
      */
-    private static WebEndpointResponse<ActionResult> run(String job, String target, String action, Runnable operation) {
-        try {
-            operation.run();
-            return done(job, target, action, "done");
-        } catch (IllegalArgumentException ex) {
-            return badRequest(job, target, action, ex);
-        }
-    }
-
-    private static WebEndpointResponse<ActionResult> done(String job, String target, String action, String result) {
-        return new WebEndpointResponse<>(new ActionResult(job, target, action, result), WebEndpointResponse.STATUS_OK);
-    }
-
-    private static WebEndpointResponse<ActionResult> badRequest(
-            String job, String target, String action, @Nullable String problem) {
+    private static WebEndpointResponse<ActionResult> answer(
+            String job, String target, String asked, Optional<OperatorAction> action, OperatorOutcome outcome) {
+        boolean stateChange = action.map(
+                        known -> known != OperatorAction.TRIGGER && known.target() != Target.DEFINITION)
+                .orElse(false);
+        boolean definition =
+                action.map(known -> known.target() == Target.DEFINITION).orElse(false);
+        String result = switch (outcome.status()) {
+            case PERFORMED -> stateChange ? "done" : outcome.message();
+            case NO_SUCH_JOB -> definition ? outcome.message() : "no such job";
+            default -> outcome.message();
+        };
         return new WebEndpointResponse<>(
-                new ActionResult(job, target, action, String.valueOf(problem)), WebEndpointResponse.STATUS_BAD_REQUEST);
-    }
-
-    /** A 400 naming the reason and, when the core's checks refused it, the input. */
-    private static WebEndpointResponse<ActionResult> badRequest(
-            String job, String target, String action, IllegalArgumentException refused) {
-        String input = refused instanceof InvalidOperationException invalid ? invalid.input() : null;
-        return new WebEndpointResponse<>(
-                new ActionResult(job, target, action, String.valueOf(refused.getMessage()), null, input),
-                WebEndpointResponse.STATUS_BAD_REQUEST);
-    }
-
-    private static WebEndpointResponse<ActionResult> unknownJob(String job, String target, String action) {
-        return new WebEndpointResponse<>(
-                new ActionResult(job, target, action, "no such job"), WebEndpointResponse.STATUS_NOT_FOUND);
+                new ActionResult(job, target, asked, result, outcome.fireTime(), outcome.input()),
+                outcome.httpStatus());
     }
 
     /**

@@ -6,8 +6,9 @@ import io.shardingjob.boot.console.ConsoleSecurity;
 import io.shardingjob.boot.console.ConsoleWriteAccess;
 import io.shardingjob.boot.console.ShardingConsole;
 import io.shardingjob.boot.console.ShardingConsoleEndpoint;
+import io.shardingjob.boot.operations.OperationAudit;
+import io.shardingjob.boot.operations.OperationAuditEvents;
 import java.time.Clock;
-import java.util.Map;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.audit.listener.AuditApplicationEvent;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
@@ -58,8 +59,10 @@ public final class ShardingConsoleAutoConfiguration {
         return ConsoleSecurity.none();
     }
 
+    /** Without Actuator: nothing beyond the log. */
     @Bean
-    @ConditionalOnMissingBean
+    @ConditionalOnMissingBean(OperationAudit.class)
+    @SuppressWarnings("deprecation")
     ConsoleAudit shardingConsoleAudit() {
         return ConsoleAudit.none();
     }
@@ -71,7 +74,7 @@ public final class ShardingConsoleAutoConfiguration {
             ShardingProperties properties,
             ConsoleWriteAccess access,
             ConsoleSecurity security,
-            ConsoleAudit audit,
+            OperationAudit audit,
             ObjectProvider<Clock> clock) {
         ConsoleProperties console = properties.getConsole();
         if (!ShardingConsole.isPathOfItsOwn(console.getPath())) {
@@ -108,17 +111,12 @@ public final class ShardingConsoleAutoConfiguration {
             return () -> resolver.accessFor(sharding, Access.READ_ONLY) == Access.UNRESTRICTED;
         }
 
+        /** Set up by {@link ShardingEndpointAutoConfiguration} too, which the endpoint's writes report to. */
         @Bean
-        @ConditionalOnMissingBean
+        @ConditionalOnMissingBean(OperationAudit.class)
+        @SuppressWarnings("deprecation")
         ConsoleAudit shardingConsoleAuditEvents(ApplicationEventPublisher publisher) {
-            return operation -> publisher.publishEvent(new AuditApplicationEvent(
-                    operation.user(),
-                    ConsoleAudit.EVENT_TYPE,
-                    Map.of(
-                            "job", operation.job(),
-                            "target", operation.target(),
-                            "action", operation.action(),
-                            "result", operation.result())));
+            return ConsoleAudit.of(new OperationAuditEvents(publisher));
         }
 
         @Bean

@@ -3,7 +3,8 @@
  * details of ZooKeeper, the resolution of each job's configuration from the annotation and the properties, the
  * lifecycle that starts and stops the jobs, and the failure analyzers of bad settings. What they set up lives in the
  * feature packages: {@code jobs}, {@code alerts}, {@code executionlog}, {@code zookeeper}, {@code console}, {@code
- * actuate} and {@code observation}.
+ * actuate}, {@code operations} (the operators' actions the endpoint and the console share, and their audit) and {@code
+ * observation}.
  */
 @NullMarked
 package io.shardingjob.boot.autoconfigure;

@@ -1,22 +1,22 @@
 package io.shardingjob.boot.console;
 
-import io.shardingjob.boot.console.ConsoleActions.Request;
-import io.shardingjob.boot.console.ConsoleActions.Result;
-import io.shardingjob.boot.console.ConsoleActions.Status;
 import io.shardingjob.boot.console.ConsoleSecurity.Operator;
+import io.shardingjob.boot.operations.OperatorAction.Target;
+import io.shardingjob.boot.operations.OperatorActions;
+import io.shardingjob.boot.operations.OperatorOutcome;
+import io.shardingjob.boot.operations.OperatorOutcome.Status;
+import io.shardingjob.boot.operations.OperatorRequest;
 import io.shardingjob.core.operation.OperatorInputs;
 import jakarta.servlet.http.HttpServletRequest;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-import org.slf4j.event.Level;
 import org.springframework.web.cors.CorsUtils;
 import org.springframework.web.servlet.function.ServerRequest;
 
 /**
  * {@code POST {path}/jobs/{job}/operations}: checks, in order, that operations are allowed at all, that the request comes from a
- * console page of this origin and that its user may operate; then performs it. Every request, performed or refused, is
- * logged and audited with the user's name.
+ * console page of this origin and that its user may operate; then performs it through {@link OperatorActions}, as the
+ * {@code sharding} endpoint does. Every request, performed or refused, is logged and audited with the user's name.
  *
  * <p>A page of another site cannot pass the origin check: a cross-site form cannot send htmx's {@code HX-Request}
  * header, and a browser's script that could is stopped by the same-origin policy unless the browser says where it
@@ -25,52 +25,60 @@ import org.springframework.web.servlet.function.ServerRequest;
  */
 final class OperationHandler {
 
-    private static final Logger log = LoggerFactory.getLogger(OperationHandler.class);
+    /** What the console's pages offer: the jobs, their items and their instances, not their definitions. */
+    static final Set<Target> TARGETS = Set.of(Target.JOB, Target.ITEM, Target.INSTANCE);
 
-    private final ConsoleActions actions;
+    /** How the log names the console. */
+    static final String VIA = "Console";
+
+    private final OperatorActions actions;
 
     private final ConsoleWriteAccess access;
 
     private final ConsoleSecurity security;
 
-    private final ConsoleAudit audit;
-
-    OperationHandler(ConsoleActions actions, ConsoleWriteAccess access, ConsoleSecurity security, ConsoleAudit audit) {
+    OperationHandler(OperatorActions actions, ConsoleWriteAccess access, ConsoleSecurity security) {
         this.actions = actions;
         this.access = access;
         this.security = security;
-        this.audit = audit;
     }
 
-    /** The result, rendered as the {@code #result} element that replaces the page's. */
-    Result handle(ServerRequest request) {
+    /** The outcome, rendered as the {@code #result} element that replaces the page's. */
+    OperatorOutcome handle(ServerRequest request) {
         HttpServletRequest servlet = request.servletRequest();
         Operator operator = security.operator(servlet);
         String refusal = refusal(servlet, operator);
-        Request asked;
-        Result result;
+        String job = request.pathVariable("job");
+        OperatorRequest asked;
         try {
-            asked = new Request(
-                    request.pathVariable("job"),
+            String jobParameter = request.param("jobParameter").orElse(null);
+            asked = new OperatorRequest(
+                    job,
                     request.param("action").orElse(""),
                     request.param("item").orElse(null),
                     request.param("instance").orElse(null),
-                    request.param("jobParameter").orElse(null));
-            result = refusal == null ? actions.perform(asked) : Result.refused(refusal);
+                    // The dialog's field is sent empty when the operator gave none: the job's own parameter.
+                    jobParameter == null || jobParameter.isBlank() ? null : jobParameter,
+                    null,
+                    null,
+                    null,
+                    null);
         } catch (IllegalStateException | IllegalArgumentException unreadable) {
             // The server would not parse the form: larger than it reads (Tomcat's max-http-form-post-size, 2 MB by
             // default), or malformed. Nothing was asked of the job; say why, as for any refused input.
-            asked = new Request(request.pathVariable("job"), "unreadable", null, null, null);
-            result = refusal != null
-                    ? Result.refused(refusal)
-                    : Result.error(
-                            400,
+            OperatorOutcome outcome = refusal != null
+                    ? OperatorOutcome.refused(refusal)
+                    : OperatorOutcome.failed(
+                            Status.BAD_INPUT,
                             "the operation's form could not be read (" + unreadable.getMessage() + "); a job"
                                     + " parameter may take at most " + OperatorInputs.MAX_JOB_PARAMETER_BYTES
                                     + " bytes in UTF-8");
+            actions.report(operator.name(), VIA, job, "job", "unreadable", outcome);
+            return outcome;
         }
-        record(operator, asked, result);
-        return result;
+        return refusal == null
+                ? actions.perform(operator.name(), VIA, TARGETS, asked)
+                : actions.refuse(operator.name(), VIA, TARGETS, asked, refusal);
     }
 
     private @Nullable String refusal(HttpServletRequest request, Operator operator) {
@@ -96,32 +104,13 @@ final class OperationHandler {
         return null;
     }
 
-    private void record(Operator operator, Request asked, Result result) {
-        String outcome = result.status().attribute() + ": " + result.message();
-        // A refused or failed operation is worth an operator's look; a performed one is the normal record.
-        log.atLevel(result.status() == Status.OK ? Level.INFO : Level.WARN)
-                .log(
-                        "Console: {} asked {} of {} ({}): {}",
-                        operator.name(),
-                        asked.action(),
-                        asked.job(),
-                        asked.target(),
-                        outcome);
-        try {
-            audit.operated(
-                    new ConsoleAudit.Operation(operator.name(), asked.job(), asked.target(), asked.action(), outcome));
-        } catch (RuntimeException ex) {
-            log.warn("Console: the audit of {} of {} failed", asked.action(), asked.job(), ex);
-        }
-    }
-
     /** {@code <output id="result" data-status="ok">...</output>}, which replaces the page's. */
-    static String render(Result result) {
+    static String render(OperatorOutcome outcome) {
         return new Html()
                 .raw("<output id=\"result\" role=\"status\"")
-                .attr("data-status", result.status().attribute())
+                .attr("data-status", outcome.status().word())
                 .raw(">")
-                .text(result.message())
+                .text(outcome.message())
                 .raw("</output>")
                 .toString();
     }

@@ -1,7 +1,9 @@
 package io.shardingjob.boot.console;
 
 import io.shardingjob.boot.ShardingOperations;
-import io.shardingjob.boot.console.ConsoleActions.Result;
+import io.shardingjob.boot.operations.OperationAudit;
+import io.shardingjob.boot.operations.OperatorActions;
+import io.shardingjob.boot.operations.OperatorOutcome;
 import io.shardingjob.core.JobCoordinator;
 import jakarta.servlet.http.HttpServletRequest;
 import java.io.IOException;
@@ -77,7 +79,7 @@ public final class ShardingConsole {
             Duration refreshInterval,
             ConsoleWriteAccess access,
             ConsoleSecurity security,
-            ConsoleAudit audit,
+            OperationAudit audit,
             Clock clock) {
         this.operations = operations;
         this.path = normalize(path);
@@ -87,13 +89,30 @@ public final class ShardingConsole {
         this.clock = clock;
         this.overview = new OverviewPage(operations);
         this.jobPage = new JobPage(operations);
-        this.operationHandler = new OperationHandler(new ConsoleActions(operations), access, security, audit);
+        // The console offers no action on a job's definition, so it needs no ShardedJobRegistry.
+        this.operationHandler = new OperationHandler(new OperatorActions(operations, null, audit), access, security);
         this.assets = Map.of(
                 "htmx.min.js",
                         new Asset(new ClassPathResource(HTMX + htmxVersion() + "/dist/htmx.min.js"), "text/javascript"),
                 "console.js",
                         new Asset(new ClassPathResource("io/shardingjob/boot/console/console.js"), "text/javascript"),
                 "console.css", new Asset(new ClassPathResource("io/shardingjob/boot/console/console.css"), "text/css"));
+    }
+
+    /**
+     * @deprecated since 0.1.0, for the constructor that takes an {@link OperationAudit}, of which {@link ConsoleAudit}
+     *     is one
+     */
+    @Deprecated(since = "0.1.0")
+    public ShardingConsole(
+            ShardingOperations operations,
+            String path,
+            Duration refreshInterval,
+            ConsoleWriteAccess access,
+            ConsoleSecurity security,
+            ConsoleAudit audit,
+            Clock clock) {
+        this(operations, path, refreshInterval, access, security, (OperationAudit) audit, clock);
     }
 
     /** The path the console is served at, relative to the servlet context path. */
@@ -136,11 +155,11 @@ public final class ShardingConsole {
     }
 
     private ServerResponse operate(ServerRequest request) {
-        Result result = operationHandler.handle(request);
-        return ServerResponse.status(result.httpStatus())
+        OperatorOutcome outcome = operationHandler.handle(request);
+        return ServerResponse.status(outcome.httpStatus())
                 .contentType(HTML)
                 .cacheControl(CacheControl.noStore())
-                .body(OperationHandler.render(result));
+                .body(OperationHandler.render(outcome));
     }
 
     private ServerResponse asset(ServerRequest request) {

@@ -106,6 +106,14 @@ final class ConsoleApplication implements AutoCloseable {
         return send(HttpRequest.newBuilder(uri(path)).POST(HttpRequest.BodyPublishers.ofString(body)), all);
     }
 
+    /** A JSON POST, as an operator's script sends one to the {@code sharding} endpoint. */
+    HttpResponse<String> postJson(String path, String json) {
+        return send(
+                HttpRequest.newBuilder(uri(path)).POST(HttpRequest.BodyPublishers.ofString(json)),
+                "Content-Type",
+                "application/json");
+    }
+
     /** What an htmx request of a console page sends: HX-Request, and the page's own origin. */
     String[] fromAPage(String... more) {
         return Stream.concat(Stream.of("HX-Request", "true", "Origin", "http://localhost:" + port), Stream.of(more))

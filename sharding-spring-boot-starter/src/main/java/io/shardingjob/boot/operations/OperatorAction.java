@@ -1,0 +1,278 @@
+package io.shardingjob.boot.operations;
+
+import io.shardingjob.boot.ShardedJobRegistry;
+import io.shardingjob.boot.ShardingOperations;
+import io.shardingjob.core.config.JobConfiguration;
+import io.shardingjob.core.operation.OperatorInputs;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What an operator can do to the jobs, each action named once: its verb and the {@link Target} it changes, which make
+ * its {@link #actionName() name}, the inputs it needs, and the call that performs it. The endpoint and the console
+ * read actions through {@link #parse} and perform them through {@link OperatorActions}, so both take the same names,
+ * check inputs the same way and report to the same {@link OperationAudit}.
+ *
+ * <table>
+ *   <caption>The actions</caption>
+ *   <tr><th>name</th><th>target</th><th>inputs</th><th>performed by</th></tr>
+ *   <tr><td>{@code trigger}</td><td>job</td><td>{@code jobParameter} (optional)</td>
+ *       <td>{@link ShardingOperations#trigger(String, String)}</td></tr>
+ *   <tr><td>{@code reshard}</td><td>job</td><td></td><td>{@link ShardingOperations#reshard}</td></tr>
+ *   <tr><td>{@code disable-job}, {@code enable-job}</td><td>job</td><td></td>
+ *       <td>{@link ShardingOperations#disable}, {@link ShardingOperations#enable}</td></tr>
+ *   <tr><td>{@code disable-item}, {@code enable-item}</td><td>item</td><td>{@code item}</td>
+ *       <td>{@link ShardingOperations#disableItem}, {@link ShardingOperations#enableItem}</td></tr>
+ *   <tr><td>{@code disable-instance}, {@code enable-instance}</td><td>instance</td><td>{@code instance}</td>
+ *       <td>{@link ShardingOperations#disableInstance}, {@link ShardingOperations#enableInstance}</td></tr>
+ *   <tr><td>{@code define}</td><td>definition</td><td>{@code handler}, {@code cron}, {@code count} (1),
+ *       {@code parameters}</td><td>{@link ShardedJobRegistry#define}</td></tr>
+ *   <tr><td>{@code cron}</td><td>definition</td><td>{@code cron}</td><td>{@link ShardedJobRegistry#updateCron}</td></tr>
+ *   <tr><td>{@code items}</td><td>definition</td><td>{@code count}, {@code parameters}</td>
+ *       <td>{@link ShardedJobRegistry#updateItems}</td></tr>
+ *   <tr><td>{@code remove}</td><td>definition</td><td></td><td>{@link ShardedJobRegistry#remove}</td></tr>
+ * </table>
+ *
+ * A name is the verb alone when no other action has that verb, else the verb and the target ({@code disable-item}):
+ * these are the console's actions and the audit's. The endpoint names the target by its path, so it takes the verb
+ * alone there ({@code POST /actuator/sharding/{job}/items/2} with {@code disable}).
+ */
+public enum OperatorAction {
+    TRIGGER("trigger", Target.JOB, Input.JOB_PARAMETER),
+    RESHARD("reshard", Target.JOB),
+    DISABLE_JOB("disable", Target.JOB),
+    ENABLE_JOB("enable", Target.JOB),
+    DISABLE_ITEM("disable", Target.ITEM, Input.ITEM),
+    ENABLE_ITEM("enable", Target.ITEM, Input.ITEM),
+    DISABLE_INSTANCE("disable", Target.INSTANCE, Input.INSTANCE),
+    ENABLE_INSTANCE("enable", Target.INSTANCE, Input.INSTANCE),
+    DEFINE("define", Target.DEFINITION, Input.HANDLER, Input.CRON, Input.COUNT, Input.PARAMETERS),
+    CRON("cron", Target.DEFINITION, Input.CRON),
+    ITEMS("items", Target.DEFINITION, Input.COUNT, Input.PARAMETERS),
+    REMOVE("remove", Target.DEFINITION);
+
+    /** What an action changes. */
+    public enum Target {
+        /** A running job, on every instance. */
+        JOB,
+        /** One item of a running job. */
+        ITEM,
+        /** One instance's part in a running job. */
+        INSTANCE,
+        /** A job's stored definition: needs no coordinator of the job here, only {@link ShardedJobRegistry}. */
+        DEFINITION;
+
+        /** {@code job}, {@code item}, {@code instance} or {@code definition}. */
+        public String word() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    /** An input an action reads from its request, named as {@link OperatorRequest}'s field. */
+    public enum Input {
+        JOB_PARAMETER,
+        ITEM,
+        INSTANCE,
+        HANDLER,
+        CRON,
+        COUNT,
+        PARAMETERS
+    }
+
+    private final String verb;
+
+    private final Target target;
+
+    private final Set<Input> inputs;
+
+    OperatorAction(String verb, Target target, Input... inputs) {
+        this.verb = verb;
+        this.target = target;
+        this.inputs = Set.of(inputs);
+    }
+
+    /** {@code trigger}, {@code disable}, {@code cron}, ...: what the endpoint's {@code action} says. */
+    public String verb() {
+        return verb;
+    }
+
+    public Target target() {
+        return target;
+    }
+
+    /** The inputs it reads; any other of the request is ignored. */
+    public Set<Input> inputs() {
+        return inputs;
+    }
+
+    /** {@code trigger}, {@code disable-job}, {@code disable-item}, ...: the console's action and the audit's. */
+    public String actionName() {
+        long sameVerb = Arrays.stream(values())
+                .filter(action -> action.verb.equals(verb))
+                .count();
+        return sameVerb == 1 ? verb : verb + "-" + target.word();
+    }
+
+    /**
+     * The action of one of these targets called {@code asked}, by its name or its verb, in any case: how the endpoint
+     * (targets from its path) and the console (names) read them. A verb shared by two of the targets names neither.
+     */
+    public static Optional<OperatorAction> parse(String asked, Set<Target> targets) {
+        String word = asked.trim().toLowerCase(Locale.ROOT);
+        List<OperatorAction> matching = Arrays.stream(values())
+                .filter(action -> targets.contains(action.target))
+                .filter(action -> action.actionName().equals(word) || action.verb.equals(word))
+                .toList();
+        return matching.size() == 1 ? Optional.of(matching.get(0)) : Optional.empty();
+    }
+
+    /**
+     * Why an action is refused as unknown, the same for the endpoint and the console: the words that are actions of
+     * these targets, verbs where they are unambiguous there, names elsewhere.
+     */
+    public static String unknown(String asked, Set<Target> targets) {
+        List<String> words = Arrays.stream(values())
+                .filter(action -> targets.contains(action.target))
+                .map(action -> parse(action.verb, targets).isPresent() ? action.verb : action.actionName())
+                .distinct()
+                .toList();
+        String last = words.get(words.size() - 1);
+        String list = words.size() == 1 ? last : String.join(", ", words.subList(0, words.size() - 1)) + " or " + last;
+        return "unknown action '" + abbreviated(asked) + "'; use " + list;
+    }
+
+    /**
+     * {@code job}, {@code item/N} or {@code instance/ID}: what the action changes, as the audit names it (a definition
+     * is a job's).
+     */
+    public String targetOf(OperatorRequest request) {
+        return switch (target) {
+            case JOB, DEFINITION -> "job";
+            case ITEM -> "item/" + request.item();
+            case INSTANCE -> "instance/" + request.instance();
+        };
+    }
+
+    /**
+     * Checks the request's inputs, then performs the action. An input the core's {@link OperatorInputs} refuses
+     * throws its {@link io.shardingjob.core.operation.InvalidOperationException} before anything is written; a missing
+     * one a {@link MissingInputException}; the operations' own exceptions pass through.
+     *
+     * @param registry the jobs defined at run time, null when the application has none (a definition's action is then
+     *     refused)
+     * @return what happened, in a sentence, and the fire's time for a trigger
+     */
+    Performed perform(OperatorRequest request, ShardingOperations operations, @Nullable ShardedJobRegistry registry) {
+        String job = request.job();
+        return switch (this) {
+            case TRIGGER -> trigger(request, operations);
+            case RESHARD -> performed(() -> operations.reshard(job), "reshard requested from the leader");
+            case DISABLE_JOB -> performed(() -> operations.disable(job), "job disabled on every instance");
+            case ENABLE_JOB -> performed(() -> operations.enable(job), "job enabled on every instance");
+            case DISABLE_ITEM -> {
+                int item = OperatorInputs.parseItem(job, request.item());
+                yield performed(() -> operations.disableItem(job, item), "item " + item + " disabled");
+            }
+            case ENABLE_ITEM -> {
+                int item = OperatorInputs.parseItem(job, request.item());
+                yield performed(() -> operations.enableItem(job, item), "item " + item + " enabled");
+            }
+            case DISABLE_INSTANCE -> {
+                String instance = OperatorInputs.instanceId(job, request.instance());
+                yield performed(
+                        () -> operations.disableInstance(job, instance),
+                        "instance " + instance + " disabled: its items move to the others");
+            }
+            case ENABLE_INSTANCE -> {
+                String instance = OperatorInputs.instanceId(job, request.instance());
+                yield performed(() -> operations.enableInstance(job, instance), "instance " + instance + " enabled");
+            }
+            case DEFINE, CRON, ITEMS, REMOVE -> changeDefinition(request, definitions(registry));
+        };
+    }
+
+    private static Performed trigger(OperatorRequest request, ShardingOperations operations) {
+        String parameter = request.jobParameter();
+        return operations
+                .trigger(request.job(), parameter)
+                .map(fireTime -> new Performed(
+                        "fire started on every instance (asked on " + operations.instanceId() + "), fire time "
+                                + fireTime
+                                + (parameter == null ? "" : ", job parameter '" + abbreviated(parameter) + "'"),
+                        fireTime))
+                .orElseThrow(
+                        () -> new IllegalStateException("the job is stopping on this instance: nothing was fired"));
+    }
+
+    private Performed changeDefinition(OperatorRequest request, ShardedJobRegistry jobs) {
+        String job = request.job();
+        String parameters = request.parameters() == null ? "" : request.parameters();
+        return switch (this) {
+            case DEFINE -> {
+                String handler = request.handler();
+                String cron = request.cron();
+                if (handler == null || cron == null) {
+                    throw new MissingInputException("give a handler and a cron");
+                }
+                jobs.define(
+                        JobConfiguration.builder(job)
+                                .cron(cron)
+                                .shardingTotalCount(request.count() == null ? 1 : request.count())
+                                .shardingItemParameters(parameters)
+                                .build(),
+                        handler);
+                yield new Performed("defined with handler '" + handler + "'", null);
+            }
+            case CRON -> {
+                String cron = request.cron();
+                if (cron == null) {
+                    throw new MissingInputException("give a cron");
+                }
+                yield new Performed("cron " + jobs.updateCron(job, cron).cron(), null);
+            }
+            case ITEMS -> {
+                Integer count = request.count();
+                if (count == null) {
+                    throw new MissingInputException("give a count, and parameters if the items have any");
+                }
+                yield new Performed(jobs.updateItems(job, count, parameters).shardingTotalCount() + " items", null);
+            }
+            default -> {
+                jobs.remove(job);
+                yield new Performed("removal started: every instance stops the job, then its state goes", null);
+            }
+        };
+    }
+
+    private static ShardedJobRegistry definitions(@Nullable ShardedJobRegistry registry) {
+        if (registry == null) {
+            throw new MissingInputException("jobs cannot be defined at run time in this application");
+        }
+        return registry;
+    }
+
+    private static Performed performed(Runnable operation, String what) {
+        operation.run();
+        return new Performed(what, null);
+    }
+
+    static String abbreviated(String text) {
+        return text.length() <= 64 ? text : text.substring(0, 48) + "... (" + text.length() + " characters)";
+    }
+
+    /** What a performed action did, and the fire's time of a trigger. */
+    record Performed(String what, @Nullable Instant fireTime) {}
+
+    /** A request without an input its action needs, or an action this application cannot perform: a 400. */
+    static final class MissingInputException extends IllegalArgumentException {
+
+        MissingInputException(String message) {
+            super(message);
+        }
+    }
+}

@@ -1,0 +1,61 @@
+package io.shardingjob.boot.operations;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * An operator's request as the endpoint or the console received it: the job, the action as asked, and the inputs given
+ * (each action reads those {@link OperatorAction#inputs()} names and ignores the others).
+ *
+ * @param action the action's name or verb as asked, read by {@link OperatorAction#parse}
+ * @param item an item number as typed, for {@code disable-item} and {@code enable-item}
+ * @param instance an instance id, for {@code disable-instance} and {@code enable-instance}
+ * @param jobParameter a trigger's job parameter, {@code null} for the job's own
+ * @param cron the cron of {@code define} and {@code cron}
+ * @param count the item count of {@code define} (1 when not given) and {@code items}
+ * @param parameters the item parameters of {@code define} and {@code items} ({@code 0=eu,1=us}; none when not given)
+ * @param handler the handler of {@code define}
+ */
+public record OperatorRequest(
+        String job,
+        String action,
+        @Nullable String item,
+        @Nullable String instance,
+        @Nullable String jobParameter,
+        @Nullable String cron,
+        @Nullable Integer count,
+        @Nullable String parameters,
+        @Nullable String handler) {
+
+    /** An action on a job or its definition, with the inputs the endpoint's body may carry. */
+    public static OperatorRequest ofJob(
+            String job,
+            String action,
+            @Nullable String jobParameter,
+            @Nullable String cron,
+            @Nullable Integer count,
+            @Nullable String parameters,
+            @Nullable String handler) {
+        return new OperatorRequest(job, action, null, null, jobParameter, cron, count, parameters, handler);
+    }
+
+    /** An action on one item of a job. */
+    public static OperatorRequest ofItem(String job, String action, @Nullable String item) {
+        return new OperatorRequest(job, action, item, null, null, null, null, null, null);
+    }
+
+    /** An action on one instance's part in a job. */
+    public static OperatorRequest ofInstance(String job, String action, @Nullable String instance) {
+        return new OperatorRequest(job, action, null, instance, null, null, null, null, null);
+    }
+
+    /**
+     * {@code job}, {@code item/N} or {@code instance/ID}: what is asked to change, by the inputs given, for an action
+     * that could not be read.
+     */
+    String target() {
+        if (item != null) {
+            return "item/" + item;
+        }
+        return instance != null ? "instance/" + instance : "job";
+    }
+}
