@@ -21,6 +21,8 @@ import io.shardingjob.core.internal.scheduling.fire.ClaimsAhead;
 import io.shardingjob.core.internal.scheduling.fire.CompletionChecks;
 import io.shardingjob.core.internal.scheduling.fire.FirePlanner;
 import io.shardingjob.core.internal.scheduling.fire.FireRunner;
+import io.shardingjob.core.internal.scheduling.fire.ItemEnds;
+import io.shardingjob.core.internal.scheduling.fire.ItemRunner;
 import io.shardingjob.core.internal.scheduling.fire.ManualFires;
 import io.shardingjob.core.internal.scheduling.fire.MisfireReports;
 import io.shardingjob.core.internal.scheduling.job.RunMemory;
@@ -118,27 +120,24 @@ record JobParts(
                 runtime::disabledItems);
         ClaimsAhead ahead = new ClaimsAhead(runtime, ledger, memory, settings.schedule(), dueFires);
         MisfireReports misfires = new MisfireReports(local.name(), settings.misfireListener());
+        ItemEnds ends = new ItemEnds(runtime, ledger, memory.ends(), completionChecks);
+        ItemRunner items =
+                new ItemRunner(runtime, audits, ledger, scheduler, memory, ahead, ends, settings.listener(), dueFires);
         FireRunner fireRunner = new FireRunner(
                 runtime,
-                audits,
-                completionChecks,
-                ledger,
-                scheduler,
-                memory,
-                ahead,
+                memory.claims(),
                 new FirePlanner(runtime, audits, assignmentWait, ledger, memory, ahead, misfires),
-                settings.listener(),
-                settings.fireListener(),
-                dueFires);
+                items,
+                settings.fireListener());
         audits.auditWith(new LedgerAudit(
                 runtime,
                 audits,
                 ledger,
-                fireRunner,
+                ends,
                 memory,
                 ahead,
                 settings.job(),
-                new AuditWork(runtime, audits, ledger, fireRunner, memory, settings.job(), settings.itemExecutor()),
+                new AuditWork(runtime, audits, ledger, items, memory, settings.job(), settings.itemExecutor()),
                 scheduler,
                 settings.catchUpHorizon(),
                 dueFires,
@@ -203,7 +202,7 @@ record JobParts(
                         instanceId,
                         election,
                         memory.reservations(),
-                        fireRunner,
+                        ends,
                         ahead,
                         settings.shutdownGracePeriod()),
                 manualFires);

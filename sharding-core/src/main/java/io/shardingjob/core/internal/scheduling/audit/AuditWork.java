@@ -7,7 +7,7 @@ import io.shardingjob.core.internal.ledger.FireLedger;
 import io.shardingjob.core.internal.ledger.FireOrigin;
 import io.shardingjob.core.internal.ledger.LedgerRules.Slot;
 import io.shardingjob.core.internal.registry.Answers;
-import io.shardingjob.core.internal.scheduling.fire.FireRunner;
+import io.shardingjob.core.internal.scheduling.fire.ItemRunner;
 import io.shardingjob.core.internal.scheduling.job.AuditDemand;
 import io.shardingjob.core.internal.scheduling.job.JobView;
 import io.shardingjob.core.internal.scheduling.job.LocalEnds;
@@ -44,7 +44,7 @@ public final class AuditWork {
 
     private final FireLedger ledger;
 
-    private final FireRunner runner;
+    private final ItemRunner runner;
 
     private final Reservations reservedItems;
 
@@ -60,7 +60,7 @@ public final class AuditWork {
             JobView view,
             AuditDemand audits,
             FireLedger ledger,
-            FireRunner runner,
+            ItemRunner runner,
             RunMemory memory,
             @Nullable ItemExecutor job,
             Executor executor) {

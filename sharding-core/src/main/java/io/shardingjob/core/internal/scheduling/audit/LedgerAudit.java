@@ -16,7 +16,7 @@ import io.shardingjob.core.internal.ledger.LedgerRules.MakeUpPlan;
 import io.shardingjob.core.internal.ledger.LedgerRules.Slot;
 import io.shardingjob.core.internal.ledger.RunStart;
 import io.shardingjob.core.internal.scheduling.fire.ClaimsAhead;
-import io.shardingjob.core.internal.scheduling.fire.FireRunner;
+import io.shardingjob.core.internal.scheduling.fire.ItemEnds;
 import io.shardingjob.core.internal.scheduling.fire.MisfireReports;
 import io.shardingjob.core.internal.scheduling.job.AuditDemand;
 import io.shardingjob.core.internal.scheduling.job.JobView;
@@ -68,7 +68,7 @@ public final class LedgerAudit {
 
     private final FireLedger ledger;
 
-    private final FireRunner runner;
+    private final ItemEnds ends;
 
     private final Reservations reservedItems;
 
@@ -102,7 +102,7 @@ public final class LedgerAudit {
             JobView view,
             AuditDemand audits,
             FireLedger ledger,
-            FireRunner runner,
+            ItemEnds ends,
             RunMemory memory,
             ClaimsAhead ahead,
             @Nullable ItemExecutor job,
@@ -114,7 +114,7 @@ public final class LedgerAudit {
         this.view = view;
         this.audits = audits;
         this.ledger = ledger;
-        this.runner = runner;
+        this.ends = ends;
         this.reservedItems = memory.reservations();
         this.lastAudit = memory.lastAudit();
         this.openClaims = memory.claims();
@@ -142,7 +142,7 @@ public final class LedgerAudit {
         }
         // Owed ends first, as soon as the connection is back and before this instance is registered again: until they
         // are written, another instance may take those claims over and run finished items again.
-        return runner.writeOwed()
+        return ends.writeOwed()
                 .thenComposeAsync(
                         owedWritten -> {
                             if (!owedWritten) {

@@ -3,7 +3,7 @@ package io.shardingjob.core.internal.scheduling.session;
 import io.shardingjob.core.internal.election.LeaderElection;
 import io.shardingjob.core.internal.registry.JobNodes;
 import io.shardingjob.core.internal.scheduling.fire.ClaimsAhead;
-import io.shardingjob.core.internal.scheduling.fire.FireRunner;
+import io.shardingjob.core.internal.scheduling.fire.ItemEnds;
 import io.shardingjob.core.internal.scheduling.job.Reservations;
 import java.time.Duration;
 import org.apache.curator.framework.CuratorFramework;
@@ -45,7 +45,7 @@ public final class GracefulClose {
 
     private final Reservations reservedItems;
 
-    private final FireRunner fireRunner;
+    private final ItemEnds ends;
 
     private final ClaimsAhead ahead;
 
@@ -57,7 +57,7 @@ public final class GracefulClose {
             String instanceId,
             LeaderElection election,
             Reservations reservedItems,
-            FireRunner fireRunner,
+            ItemEnds ends,
             ClaimsAhead ahead,
             Duration shutdownGracePeriod) {
         this.client = client;
@@ -65,7 +65,7 @@ public final class GracefulClose {
         this.instanceId = instanceId;
         this.election = election;
         this.reservedItems = reservedItems;
-        this.fireRunner = fireRunner;
+        this.ends = ends;
         this.ahead = ahead;
         this.shutdownGracePeriod = shutdownGracePeriod;
     }
@@ -91,7 +91,7 @@ public final class GracefulClose {
         }
         if (client.getZookeeperClient().isConnected()) {
             // The closing thread may wait: nothing else needs it, and the answer comes or the connection fails it.
-            fireRunner.writeOwed().join();
+            ends.writeOwed().join();
             // Claims of fires to come go to the items' next owners at once, not when this session has expired.
             ahead.releaseAll();
         }

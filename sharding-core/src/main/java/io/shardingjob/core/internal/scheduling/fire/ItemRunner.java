@@ -1,0 +1,396 @@
+package io.shardingjob.core.internal.scheduling.fire;
+
+import io.shardingjob.core.config.JobConfiguration;
+import io.shardingjob.core.execution.ClaimState;
+import io.shardingjob.core.execution.ExecutionListener;
+import io.shardingjob.core.execution.ItemExecutor;
+import io.shardingjob.core.execution.ItemResult;
+import io.shardingjob.core.execution.ShardingContext;
+import io.shardingjob.core.internal.ledger.AssignmentGuard;
+import io.shardingjob.core.internal.ledger.Claim;
+import io.shardingjob.core.internal.ledger.DueFires;
+import io.shardingjob.core.internal.ledger.FireLedger;
+import io.shardingjob.core.internal.ledger.FireOrigin;
+import io.shardingjob.core.internal.ledger.GroupCommit;
+import io.shardingjob.core.internal.ledger.RunStart;
+import io.shardingjob.core.internal.registry.Answers;
+import io.shardingjob.core.internal.scheduling.job.AuditDemand;
+import io.shardingjob.core.internal.scheduling.job.JobView;
+import io.shardingjob.core.internal.scheduling.job.KnownFires;
+import io.shardingjob.core.internal.scheduling.job.LastAudit;
+import io.shardingjob.core.internal.scheduling.job.OpenClaims;
+import io.shardingjob.core.internal.scheduling.job.Reservations;
+import io.shardingjob.core.internal.scheduling.job.RunMemory;
+import io.shardingjob.core.internal.sharding.ShardingService;
+import io.shardingjob.core.sharding.Assignment;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One item of one fire on this instance, from the moment its run leaves the executor's queue to its recorded end:
+ * whether it may start ({@link RunStart}), its start written, its attempts run, and its end (or the claim given up)
+ * queued in the group commit. The fire's runner hands its items here, and the audit the claims it won.
+ */
+public final class ItemRunner {
+
+    private static final Logger log = LoggerFactory.getLogger(ItemRunner.class);
+
+    private final JobView view;
+
+    private final AuditDemand audits;
+
+    private final FireLedger ledger;
+
+    private final GroupCommit groupCommit;
+
+    private final Reservations reservedItems;
+
+    private final LastAudit lastAudit;
+
+    private final OpenClaims openClaims;
+
+    private final KnownFires knownFires;
+
+    private final ItemAttempts attempts;
+
+    private final ItemEnds ends;
+
+    private final ExecutionListener listener;
+
+    private final DueFires dueFires;
+
+    /**
+     * @param commitExecutor where the group commit drains and items are timed out: the coordination scheduler
+     * @param ahead the claims made ahead, which the group commit requests with the ends of a fire
+     */
+    public ItemRunner(
+            JobView view,
+            AuditDemand audits,
+            FireLedger ledger,
+            ScheduledExecutorService commitExecutor,
+            RunMemory memory,
+            ClaimsAhead ahead,
+            ItemEnds ends,
+            ExecutionListener listener,
+            DueFires dueFires) {
+        this.view = view;
+        this.audits = audits;
+        this.ledger = ledger;
+        this.groupCommit = new GroupCommit(ledger, commitExecutor, ahead);
+        this.reservedItems = memory.reservations();
+        this.lastAudit = memory.lastAudit();
+        this.openClaims = memory.claims();
+        this.knownFires = memory.fires();
+        this.attempts = new ItemAttempts(view, commitExecutor, listener);
+        this.ends = ends;
+        this.listener = listener;
+        this.dueFires = dueFires;
+    }
+
+    /**
+     * Runs a claim the audit won (a make-up, a take-over, or one of this session's own) on the calling thread.
+     *
+     * @param origin how the claim's fire was asked for, as the audit read it: the job parameter the item runs with
+     * @return completes once the run's end is recorded and the item is free here again; the thread does not wait
+     */
+    public CompletableFuture<Void> runClaimedHere(
+            ItemExecutor job, Claim claim, Reservations.Reservation reservation, FireOrigin origin) {
+        JobConfiguration config = view.configuration();
+        String taskId = ShardingContext.taskId(view.jobName(), List.of(claim.item()), view.instanceId());
+        return run(job, context(config, taskId, claim, origin), claim, reservation, true)
+                .recorded();
+    }
+
+    /**
+     * One item's run: its results, and when its end was recorded in the ledger and the item released here.
+     *
+     * @param recorded completes once the claim's final write was answered (or is owed) and the item is free again
+     */
+    record Run(List<ItemResult> results, CompletableFuture<Void> recorded) {}
+
+    /**
+     * Runs one claimed item with its retries on the calling thread, and queues the write of how it ended: the thread is
+     * free again at once, the item once the write is answered. Whether the run may start is decided here, when it left
+     * its queue ({@link RunStart}), and the run starts only once its start is written.
+     */
+    Run run(
+            ItemExecutor job,
+            ShardingContext context,
+            Claim claim,
+            Reservations.Reservation reservation,
+            boolean lastToLeave) {
+        int item = claim.item();
+        if (!reservedItems.start(item, reservation)) {
+            if (reservation.isAbandoned()) {
+                // Released while it waited in the queue (its instance stops, or was cut off): handed on, as the rule
+                // says of an abandoned run, so that the item's owner runs it without waiting for this session to end.
+                return new Run(
+                        List.of(),
+                        refuse(claim, RunStart.Verdict.GIVE_UP, context)
+                                .whenComplete((done, failure) -> openClaims.settled(claim)));
+            }
+            nothingWritten(claim);
+            openClaims.settled(claim);
+            return new Run(List.of(), CompletableFuture.completedFuture(null));
+        }
+        AtomicReference<Claim> held = new AtomicReference<>(claim);
+        List<ItemResult> results = List.of();
+        CompletableFuture<Void> recorded = null;
+        try {
+            ShardingService.Versioned assignment = view.versionedAssignment();
+            RunStart.Verdict verdict =
+                    RunStart.decide(claim, reservation.isAbandoned(), here(assignment.assignment(), item));
+            Began began = verdict == RunStart.Verdict.START
+                    ? begin(held, context, lastToLeave, assignment.version())
+                    : Began.NOT_ASKED;
+            if (began == Began.MOVED) {
+                began = beginUnderNext(held, context, reservation, assignment.version());
+            }
+            if (verdict != RunStart.Verdict.START || began == Began.MOVED) {
+                recorded = refuse(claim, began == Began.MOVED ? RunStart.Verdict.GIVE_UP : verdict, context);
+            } else if (began == Began.STARTED) {
+                results = attempts.run(
+                        job,
+                        context,
+                        claim.source(),
+                        claim.fireTime(),
+                        claim.retry(),
+                        () -> RunStart.decideRetry(held.get(), reservation.isAbandoned(), here(view.assignment(), -1))
+                                == RunStart.Verdict.START,
+                        retry -> write(held, held.get().atRetry(retry), context));
+                ItemResult last = results.get(results.size() - 1);
+                // An item interrupted because this instance stops or lost its connection is presumed unfinished,
+                // however it returned: its claim goes to the item's next owner.
+                ClaimState end = reservation.isAbandoned()
+                        ? ClaimState.RELEASED
+                        : last.succeeded() ? ClaimState.DONE : ClaimState.FAILED;
+                Claim ended = held.get().with(end, view.now());
+                if (end == ClaimState.RELEASED) {
+                    // The item's owner takes it over: this instance's audit, when it still owns the item.
+                    knownFires.whole().released(claim.fireTime());
+                }
+                recorded = groupCommit
+                        .endLater(ended, openClaims.endingLastOfItsFire(claim))
+                        .handle((stored, failure) -> {
+                            ends.answered(ended, stored, failure, () -> claimLost(ended, context));
+                            return null;
+                        });
+            }
+        } finally {
+            // Pool threads are reused: an interrupt meant for this item must not reach the next one.
+            Thread.interrupted();
+            Runnable release = () -> {
+                openClaims.settled(claim);
+                if (reservedItems.endRun(item, reservation)) {
+                    audits.soon();
+                }
+            };
+            if (recorded == null) {
+                nothingWritten(claim);
+                release.run();
+                recorded = CompletableFuture.completedFuture(null);
+            } else {
+                recorded = recorded.whenComplete((done, failure) -> release.run());
+            }
+        }
+        return new Run(results, recorded);
+    }
+
+    /**
+     * The claim leaves this session's hands with nothing written of it here: its start was unanswered (it may be held
+     * still, {@code RESERVED} or even {@code RUNNING}), it was taken over, or its reservation was released. Its fire is
+     * no longer one this session's audit may pass over as whole: the audit reads it, and runs the claim as its own
+     * stranded one if it is still held.
+     */
+    private void nothingWritten(Claim claim) {
+        knownFires.whole().released(claim.fireTime());
+    }
+
+    /**
+     * What holds for this instance now under {@code assignment}, for {@link RunStart}, with whether the audits cleared {@code item} ({@link
+     * LastAudit#mayStart}, the same rule a fire plans with); a retry asks of no item (-1): it continues a run that
+     * started.
+     */
+    private RunStart.Here here(Assignment assignment, int item) {
+        JobConfiguration config = view.configuration();
+        String me = view.instanceId();
+        List<Integer> owned = assignment.itemsOf(me);
+        boolean contested = owned.contains(item) && !lastAudit.mayStart(item, assignment.epoch(), ledger::stillRuns);
+        return new RunStart.Here(
+                view.sessionId(),
+                view.isAvailable(),
+                config.disabled(),
+                view.disabledInstances().contains(me),
+                Set.copyOf(owned),
+                contested ? Set.of(item) : Set.of(),
+                Set.copyOf(view.disabledItems()),
+                dueFires.rule()::isDue);
+    }
+
+    /**
+     * A start refused because an assignment was written after the one it was decided under: decided again under the
+     * assignment now in force, read from ZooKeeper, when exactly one was written since (no other owner can have come
+     * and gone in between) and the rule still lets it start; handed on otherwise. A reshard that leaves the item here
+     * so does not move its run out of its fire.
+     */
+    private Began beginUnderNext(
+            AtomicReference<Claim> held, ShardingContext context, Reservations.Reservation reservation, int decided) {
+        ShardingService.Versioned next;
+        try {
+            next = view.readVersionedAssignment();
+        } catch (RuntimeException unreadable) {
+            return Began.MOVED;
+        }
+        boolean onlyOneSince = next.version() == decided + 1;
+        if (!onlyOneSince
+                || RunStart.decide(
+                                held.get(),
+                                reservation.isAbandoned(),
+                                here(next.assignment(), held.get().item()))
+                        != RunStart.Verdict.START) {
+            return Began.MOVED;
+        }
+        return begin(held, context, true, next.version());
+    }
+
+    /** What came of a start write. */
+    private enum Began {
+        /** Written: the run starts. */
+        STARTED,
+        /** Refused: the claim was taken over. */
+        LOST,
+        /** Refused: a newer assignment was written than the one the start was decided under. */
+        MOVED,
+        /** Not answered: whether it was written is unknown, and this session's audit decides again. */
+        UNKNOWN,
+        /** The rule refused the run before any write. */
+        NOT_ASKED
+    }
+
+    /**
+     * Writes the claim started, at the version held, and waits for the answer on the item's own thread, which runs the
+     * item next: false when the claim was taken over, or the write could not be made (this session's audit then finds
+     * the claim as its own and decides again).
+     */
+    private Began begin(
+            AtomicReference<Claim> held, ShardingContext context, boolean lastToLeave, int assignmentVersion) {
+        Claim claim = held.get();
+        try {
+            Optional<Claim> stored = groupCommit
+                    .startLater(claim.startedAt(view.now()), lastToLeave, assignmentVersion)
+                    .join();
+            if (stored.isPresent()) {
+                held.set(stored.get());
+                return Began.STARTED;
+            }
+            claimLost(claim, context);
+            return Began.LOST;
+        } catch (RuntimeException ex) {
+            if (Answers.cause(ex) instanceof AssignmentGuard.Moved) {
+                return Began.MOVED;
+            }
+            log.warn(
+                    "Job {}: could not record the start of item {} of the fire at {}; not starting it: {}",
+                    view.jobName(),
+                    claim.item(),
+                    claim.fireTime(),
+                    Answers.cause(ex).toString());
+            audits.soon();
+        }
+        return Began.UNKNOWN;
+    }
+
+    /** A run the rule does not let start: its claim is recorded skipped, or given up for the item's owner. */
+    private CompletableFuture<Void> refuse(Claim claim, RunStart.Verdict verdict, ShardingContext context) {
+        ClaimState state = verdict == RunStart.Verdict.SKIP ? ClaimState.SKIPPED : RunStart.givenUpAs(claim);
+        log.info(
+                "Job {} on {}: item {} of the fire at {} does not start here ({}); recorded {}",
+                view.jobName(),
+                view.instanceId(),
+                claim.item(),
+                claim.fireTime(),
+                verdict,
+                state);
+        if (state != ClaimState.SKIPPED) {
+            knownFires.whole().released(claim.fireTime());
+        }
+        Claim given = claim.with(state, view.now());
+        return groupCommit
+                .endLater(given, openClaims.endingLastOfItsFire(claim))
+                .handle((stored, failure) -> {
+                    ends.answered(given, stored, failure, () -> claimLost(given, context));
+                    if (state != ClaimState.SKIPPED) {
+                        // This instance may still own the item (it was only cut off a while): its audit takes the claim
+                        // over.
+                        audits.soon();
+                    }
+                    return null;
+                });
+    }
+
+    private void claimLost(Claim next, ShardingContext context) {
+        log.warn(
+                "Job {}: item {} of the fire at {} was taken over by another instance; this run's {} is not recorded",
+                view.jobName(),
+                next.item(),
+                next.fireTime(),
+                next.state());
+        tell(view.jobName(), () -> listener.claimLost(context, next.fireTime()));
+    }
+
+    /**
+     * Records a retry in the claim at the version held, and waits for the answer: a retry starts only while the claim
+     * is still this owner's. Lost: another instance owns it now, say so and touch nothing else.
+     */
+    private boolean write(AtomicReference<Claim> held, Claim next, ShardingContext context) {
+        try {
+            Optional<Claim> stored = groupCommit.write(next);
+            if (stored.isPresent()) {
+                held.set(stored.get());
+                return true;
+            }
+            claimLost(next, context);
+            return false;
+        } catch (Exception ex) {
+            log.warn(
+                    "Job {}: could not record retry {} of item {} of the fire at {}; not retrying: {}",
+                    view.jobName(),
+                    next.retry(),
+                    next.item(),
+                    next.fireTime(),
+                    ex.toString());
+            return false;
+        }
+    }
+
+    /** What the item is told; the job parameter is its fire's (an operator's fire's own), else the configured one. */
+    ShardingContext context(JobConfiguration config, String taskId, Claim claim, FireOrigin origin) {
+        return new ShardingContext(
+                view.jobName(),
+                taskId,
+                claim.total(),
+                claim.item(),
+                config.itemParameters().get(claim.item()),
+                origin.parameterOr(config.jobParameter()),
+                claim.epoch(),
+                view.instanceId(),
+                claim.fencingToken(),
+                claim.fireTime(),
+                claim.source());
+    }
+
+    /** Tells a listener; a listener that fails is logged, and the run goes on. */
+    static void tell(String jobName, Runnable call) {
+        try {
+            call.run();
+        } catch (RuntimeException ex) {
+            log.warn("Job {}: a listener failed", jobName, ex);
+        }
+    }
+}
