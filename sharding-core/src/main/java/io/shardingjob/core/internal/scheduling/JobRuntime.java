@@ -262,7 +262,7 @@ public final class JobRuntime implements JobView, AutoCloseable {
         return state.get() == State.STARTED;
     }
 
-    /** Whether this instance can start items: started, not stopping, and connected. */
+    /** Whether this instance can start items: started, not stopping, connected, and registered in its session. */
     @Override
     public boolean isAvailable() {
         // Registered under the current session, too: a claim names its session, and a session without a registration

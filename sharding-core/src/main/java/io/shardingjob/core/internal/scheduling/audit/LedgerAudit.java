@@ -20,9 +20,9 @@ import io.shardingjob.core.internal.scheduling.fire.ItemEnds;
 import io.shardingjob.core.internal.scheduling.fire.MisfireReports;
 import io.shardingjob.core.internal.scheduling.job.AuditDemand;
 import io.shardingjob.core.internal.scheduling.job.JobView;
-import io.shardingjob.core.internal.scheduling.job.KnownFires;
 import io.shardingjob.core.internal.scheduling.job.LastAudit;
 import io.shardingjob.core.internal.scheduling.job.LocalEnds;
+import io.shardingjob.core.internal.scheduling.job.LocalFires;
 import io.shardingjob.core.internal.scheduling.job.OpenClaims;
 import io.shardingjob.core.internal.scheduling.job.Reservations;
 import io.shardingjob.core.internal.scheduling.job.RunMemory;
@@ -76,7 +76,7 @@ public final class LedgerAudit {
 
     private final OpenClaims openClaims;
 
-    private final KnownFires knownFires;
+    private final LocalFires localFires;
 
     private final LocalEnds localEnds;
 
@@ -118,7 +118,7 @@ public final class LedgerAudit {
         this.reservedItems = memory.reservations();
         this.lastAudit = memory.lastAudit();
         this.openClaims = memory.claims();
-        this.knownFires = memory.fires();
+        this.localFires = memory.fires();
         this.localEnds = memory.ends();
         this.ahead = ahead;
         this.job = job;
@@ -204,7 +204,7 @@ public final class LedgerAudit {
         /** Records the due fires nobody claimed, then reads the fires after the watermark that may hold work. */
         CompletableFuture<Void> recordDue(FireLedger.Overview overview) {
             Instant watermark = overview.watermark();
-            knownFires.forgetThrough(watermark);
+            localFires.forgetThrough(watermark);
             localEnds.forgetThrough(watermark);
             misfires.forgetThrough(watermark);
             ahead.review(now);
@@ -220,7 +220,7 @@ public final class LedgerAudit {
             // fires before the latest late one this instance fired were missed here (it fires its schedule in order),
             // such as a job's first fires before its instances started it: recorded now, not at the keeper's next pass
             // (which records the schedule's fires before a settled one), so that this instance makes its items up now.
-            Instant firedHere = knownFires.seen().stream()
+            Instant firedHere = localFires.seen().stream()
                     .filter(fireTime -> fireTime.isAfter(watermark) && isLate(fireTime, now))
                     .max(Instant::compareTo)
                     .orElse(watermark);
@@ -237,15 +237,15 @@ public final class LedgerAudit {
             // A whole fire holds nothing for this audit: it is not read, nor looked at again (with a thousand items a
             // fire, most of an audit's reads).
             fires.stream()
-                    .filter(fireTime -> knownFires.whole().isWhole(fireTime, assignment.epoch(), session))
+                    .filter(fireTime -> localFires.whole().isWhole(fireTime, assignment.epoch(), session))
                     .forEach(whole::add);
             fires.removeAll(whole);
             // A fire this instance saw that is not late yet is looked at again once it is, not at the next periodic
             // audit.
-            Stream.concat(fires.stream(), knownFires.seen().stream())
+            Stream.concat(fires.stream(), localFires.seen().stream())
                     .filter(fireTime -> fireTime.isAfter(watermark)
                             && !isLate(fireTime, now)
-                            && !knownFires.whole().isWhole(fireTime, assignment.epoch(), session))
+                            && !localFires.whole().isWhole(fireTime, assignment.epoch(), session))
                     .min(Instant::compareTo)
                     .ifPresent(next -> audits.later(Duration.between(now, next.plus(LATENESS))));
             if (fires.isEmpty()) {
@@ -427,7 +427,7 @@ public final class LedgerAudit {
     }
 
     private boolean isLate(Instant fireTime, Instant now) {
-        return knownFires.hasPlanned(fireTime) || fireTime.isBefore(now.minus(LATENESS));
+        return localFires.hasPlanned(fireTime) || fireTime.isBefore(now.minus(LATENESS));
     }
 
     /**

@@ -13,8 +13,8 @@ import io.shardingjob.core.internal.ledger.GroupCommit;
 import io.shardingjob.core.internal.ledger.LedgerRules;
 import io.shardingjob.core.internal.ledger.LedgerRules.AheadFate;
 import io.shardingjob.core.internal.scheduling.job.JobView;
-import io.shardingjob.core.internal.scheduling.job.KnownFires;
 import io.shardingjob.core.internal.scheduling.job.LastAudit;
+import io.shardingjob.core.internal.scheduling.job.LocalFires;
 import io.shardingjob.core.internal.scheduling.job.OpenClaims;
 import io.shardingjob.core.internal.scheduling.job.Reservations;
 import io.shardingjob.core.internal.scheduling.job.RunMemory;
@@ -65,7 +65,7 @@ public final class ClaimsAhead implements GroupCommit.Ahead {
 
     private final OpenClaims openClaims;
 
-    private final KnownFires knownFires;
+    private final LocalFires localFires;
 
     private final FireSchedule schedule;
 
@@ -77,7 +77,7 @@ public final class ClaimsAhead implements GroupCommit.Ahead {
         this.reservedItems = memory.reservations();
         this.lastAudit = memory.lastAudit();
         this.openClaims = memory.claims();
-        this.knownFires = memory.fires();
+        this.localFires = memory.fires();
         this.schedule = schedule;
         this.dueFires = dueFires;
     }
@@ -113,7 +113,7 @@ public final class ClaimsAhead implements GroupCommit.Ahead {
         unavailable.addAll(busy);
         long session = view.sessionId();
         List<Claim> claims =
-                LedgerRules.toClaimAhead(assignment.itemsOf(me), unavailable, knownFires.hasSeen(fireTime)).stream()
+                LedgerRules.toClaimAhead(assignment.itemsOf(me), unavailable, localFires.hasSeen(fireTime)).stream()
                         .map(item -> Claim.first(
                                 item,
                                 fireTime,

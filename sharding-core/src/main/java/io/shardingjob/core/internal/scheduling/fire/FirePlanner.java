@@ -8,8 +8,8 @@ import io.shardingjob.core.internal.ledger.FireOrigin;
 import io.shardingjob.core.internal.ledger.LedgerRules.AheadFate;
 import io.shardingjob.core.internal.scheduling.job.AuditDemand;
 import io.shardingjob.core.internal.scheduling.job.JobView;
-import io.shardingjob.core.internal.scheduling.job.KnownFires;
 import io.shardingjob.core.internal.scheduling.job.LastAudit;
+import io.shardingjob.core.internal.scheduling.job.LocalFires;
 import io.shardingjob.core.internal.scheduling.job.OpenClaims;
 import io.shardingjob.core.internal.scheduling.job.Reservations;
 import io.shardingjob.core.internal.scheduling.job.RunMemory;
@@ -31,8 +31,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Decides which of this instance's items one fire runs, and holds their claims: those made ahead for the fire (no
  * round trip), and the others created now in one multi-operation, reserved. Each run starts later, when it leaves the
- * item executor's queue, with the write of its start (see {@link FireRunner}). Items it cannot run are skipped with a reason; the
- * audit makes them up as the misfire policy says.
+ * item executor's queue, with the write of its start (see {@link ItemRunner}). Items it cannot run are skipped with a
+ * reason; the audit makes them up as the misfire policy says.
  */
 public final class FirePlanner {
 
@@ -52,7 +52,7 @@ public final class FirePlanner {
 
     private final OpenClaims openClaims;
 
-    private final KnownFires knownFires;
+    private final LocalFires localFires;
 
     private final ClaimsAhead ahead;
 
@@ -73,7 +73,7 @@ public final class FirePlanner {
         this.reservedItems = memory.reservations();
         this.lastAudit = memory.lastAudit();
         this.openClaims = memory.claims();
-        this.knownFires = memory.fires();
+        this.localFires = memory.fires();
         this.ahead = ahead;
         this.misfires = misfires;
     }
@@ -112,7 +112,7 @@ public final class FirePlanner {
         if (!view.isAvailable()) {
             // Its items of this fire are made up by whoever owns them once this instance is back or gone; for this
             // instance's own audit the fire is decided (late) at once.
-            knownFires.planned(fireTime);
+            localFires.planned(fireTime);
             return nothing("not connected to ZooKeeper, or not started", madeAhead);
         }
         if (view.configuration().disabled()) {
@@ -128,7 +128,7 @@ public final class FirePlanner {
                 .thenApply(assignment -> {
                     FireOrigin origin = origin(source, fireTime);
                     if (origin == null) {
-                        knownFires.planned(fireTime);
+                        localFires.planned(fireTime);
                         audits.soon();
                         return unplanned("its record could not be read; the audit makes its items up", madeAhead);
                     }
@@ -264,13 +264,13 @@ public final class FirePlanner {
             // operator's fire is no fire that came due: it is remembered, not reported.
             misfires.overran(fireTime, overran, source != ExecutionSource.MANUAL);
         }
-        knownFires.planned(fireTime);
+        localFires.planned(fireTime);
         if (view.assignment().epoch() != assignment.epoch()) {
             // A reshard landed while this fire was planned: an item it gave this instance may have no claim in this
             // fire (its old owner planned with the new assignment), and this instance's audit makes it up now.
             audits.soon();
         } else if (won.stream().map(Claim::item).toList().containsAll(assignment.itemsOf(me))) {
-            knownFires.whole().claimed(fireTime, assignment.epoch(), session);
+            localFires.whole().claimed(fireTime, assignment.epoch(), session);
         }
         won.sort((left, right) -> Integer.compare(left.item(), right.item()));
         return new Plan(null, assignment.epoch(), won, reservations, skipped, origin);

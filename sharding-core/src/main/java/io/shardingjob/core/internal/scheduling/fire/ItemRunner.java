@@ -16,8 +16,8 @@ import io.shardingjob.core.internal.ledger.RunStart;
 import io.shardingjob.core.internal.registry.Answers;
 import io.shardingjob.core.internal.scheduling.job.AuditDemand;
 import io.shardingjob.core.internal.scheduling.job.JobView;
-import io.shardingjob.core.internal.scheduling.job.KnownFires;
 import io.shardingjob.core.internal.scheduling.job.LastAudit;
+import io.shardingjob.core.internal.scheduling.job.LocalFires;
 import io.shardingjob.core.internal.scheduling.job.OpenClaims;
 import io.shardingjob.core.internal.scheduling.job.Reservations;
 import io.shardingjob.core.internal.scheduling.job.RunMemory;
@@ -55,7 +55,7 @@ public final class ItemRunner {
 
     private final OpenClaims openClaims;
 
-    private final KnownFires knownFires;
+    private final LocalFires localFires;
 
     private final ItemAttempts attempts;
 
@@ -86,7 +86,7 @@ public final class ItemRunner {
         this.reservedItems = memory.reservations();
         this.lastAudit = memory.lastAudit();
         this.openClaims = memory.claims();
-        this.knownFires = memory.fires();
+        this.localFires = memory.fires();
         this.attempts = new ItemAttempts(view, commitExecutor, listener);
         this.ends = ends;
         this.listener = listener;
@@ -173,7 +173,7 @@ public final class ItemRunner {
                 Claim ended = held.get().with(end, view.now());
                 if (end == ClaimState.RELEASED) {
                     // The item's owner takes it over: this instance's audit, when it still owns the item.
-                    knownFires.whole().released(claim.fireTime());
+                    localFires.whole().released(claim.fireTime());
                 }
                 recorded = groupCommit
                         .endLater(ended, openClaims.endingLastOfItsFire(claim))
@@ -209,13 +209,13 @@ public final class ItemRunner {
      * stranded one if it is still held.
      */
     private void nothingWritten(Claim claim) {
-        knownFires.whole().released(claim.fireTime());
+        localFires.whole().released(claim.fireTime());
     }
 
     /**
-     * What holds for this instance now under {@code assignment}, for {@link RunStart}, with whether the audits cleared {@code item} ({@link
-     * LastAudit#mayStart}, the same rule a fire plans with); a retry asks of no item (-1): it continues a run that
-     * started.
+     * What holds for this instance now under {@code assignment}, for {@link RunStart}, with whether the audits cleared
+     * {@code item} ({@link LastAudit#mayStart}, the same rule a fire plans with); a retry asks of no item (-1): it
+     * continues a run that started.
      */
     private RunStart.Here here(Assignment assignment, int item) {
         JobConfiguration config = view.configuration();
@@ -318,7 +318,7 @@ public final class ItemRunner {
                 verdict,
                 state);
         if (state != ClaimState.SKIPPED) {
-            knownFires.whole().released(claim.fireTime());
+            localFires.whole().released(claim.fireTime());
         }
         Claim given = claim.with(state, view.now());
         return groupCommit

@@ -23,7 +23,7 @@ import java.util.stream.Stream;
  */
 public final class OpenClaims {
 
-    private final KnownFires fires;
+    private final LocalFires fires;
 
     /** Item-fires this session won a claim for and has not finished recording. */
     private final Set<Slot> inFlight = ConcurrentHashMap.newKeySet();
@@ -38,7 +38,7 @@ public final class OpenClaims {
     private final NavigableMap<Instant, Map<Integer, Claim>> ahead = new TreeMap<>();
 
     /** @param fires the fires this instance was told of: a claim made ahead is kept only for a fire not told yet */
-    OpenClaims(KnownFires fires) {
+    OpenClaims(LocalFires fires) {
         this.fires = fires;
     }
 

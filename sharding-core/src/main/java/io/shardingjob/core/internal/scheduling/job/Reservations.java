@@ -126,7 +126,7 @@ public final class Reservations {
      * Interrupts every running item and marks its run abandoned: its claim is released rather than ended. A
      * reservation whose run has not started (its task still queued in the item executor) is released at once and never
      * starts: nothing waits for a task the executor may never run, and none starts after its instance stopped or lost
-     * its connection. When its task does run, its claim is handed on unstarted (see {@code FireRunner}); until then, and
+     * its connection. When its task does run, its claim is handed on unstarted (see {@code ItemRunner}); until then, and
      * should the task never run, the claim stays open for this session's audit or, once the session is gone, the item's
      * next owner.
      */

@@ -7,10 +7,10 @@ package io.shardingjob.core.internal.scheduling.job;
  * racing itself and tell its audit which fires to look at. Each stage takes the parts it uses.
  */
 public record RunMemory(
-        Reservations reservations, OpenClaims claims, KnownFires fires, LocalEnds ends, LastAudit lastAudit) {
+        Reservations reservations, OpenClaims claims, LocalFires fires, LocalEnds ends, LastAudit lastAudit) {
 
     public static RunMemory empty() {
-        KnownFires fires = new KnownFires();
+        LocalFires fires = new LocalFires();
         return new RunMemory(new Reservations(), new OpenClaims(fires), fires, new LocalEnds(), new LastAudit());
     }
 }

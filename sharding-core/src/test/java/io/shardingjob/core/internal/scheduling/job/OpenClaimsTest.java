@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 /** The claims this session holds open are never taken for stranded, and claims made ahead go to their fire. */
 class OpenClaimsTest {
 
-    private final KnownFires fires = new KnownFires();
+    private final LocalFires fires = new LocalFires();
 
     private final OpenClaims openClaims = new OpenClaims(fires);
 

@@ -9,7 +9,7 @@ import java.util.concurrent.ConcurrentSkipListSet;
  * ones it finished planning, and the ones its trigger claimed whole ({@link WholeFires}). Its audit looks at these
  * fires, and leaves alone the ones it need not read.
  */
-public final class KnownFires {
+public final class LocalFires {
 
     /** Fires remembered for audits; older ones are covered by the ledger's watermark or its catch-up horizon. */
     static final int REMEMBERED_FIRES = 1024;
