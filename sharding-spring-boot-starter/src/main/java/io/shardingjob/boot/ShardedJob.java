@@ -11,7 +11,7 @@ import org.springframework.aot.hint.annotation.Reflective;
 
 /**
  * Marks a method of a Spring bean as a sharded job: on every fire of its cron, the method runs once for each item this
- * instance owns, in parallel on a bounded executor.
+ * instance owns, in parallel on a bounded executor. A job without a cron is on demand: it fires only when triggered.
  *
  * <p>The method takes a single {@link io.shardingjob.core.execution.ShardingContext} parameter, or none (for a job with
  * one item that should simply run on one instance at a time), and returns {@code void}; any other signature fails
@@ -37,8 +37,12 @@ public @interface ShardedJob {
     /** The job name, unique within the application and shared by every instance: letters, digits, '.', '_', '-'. */
     String name();
 
-    /** Six fields, seconds first, as Spring's {@code CronExpression} reads it; required here or in the properties. */
-    String cron() default "";
+    /**
+     * Six fields, seconds first, as Spring's {@code CronExpression} reads it; or {@code "-"} (Spring's
+     * {@code Scheduled.CRON_DISABLED}), the default, for a job on demand: it fires only when triggered (an operator's
+     * trigger, {@code ShardingOperations.trigger}). Empty means on demand too.
+     */
+    String cron() default Defaults.CRON;
 
     /** The zone the cron is evaluated in, such as {@code Asia/Shanghai}; empty means the system zone. */
     String timeZone() default "";

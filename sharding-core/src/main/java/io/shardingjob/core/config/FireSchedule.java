@@ -9,6 +9,9 @@ import org.jspecify.annotations.Nullable;
  * {@code CronExpression}) says which fire times its schedule has. The ledger's keeper uses it to record the fires that
  * came due while no instance could claim them (a ZooKeeper outage, every instance down), so that the misfire policy
  * decides them instead of nobody.
+ *
+ * <p>A job on demand ({@link JobConfiguration#isOnDemand()}) has no schedule: the core never asks for its fires nor
+ * checks its cron {@code -}, so an implementation needs no case for it.
  */
 @FunctionalInterface
 public interface FireSchedule {

@@ -14,7 +14,8 @@ import java.util.regex.Pattern;
  * of each property are defined once, in {@link JobSetting}.
  *
  * @param name the job name, also its ZooKeeper node name
- * @param cron the schedule, six fields with seconds first, as Spring's {@code CronExpression} reads it
+ * @param cron the schedule, six fields with seconds first, as Spring's {@code CronExpression} reads it; or
+ *     {@link #ON_DEMAND} ({@code -}, also what null or blank become) for a job that fires only when triggered
  * @param timeZone the zone the cron is evaluated in
  * @param shardingTotalCount how many items each fire is split into
  * @param itemParameters the optional parameter of each item; none with {@code dynamicSharding}
@@ -85,6 +86,14 @@ public record JobConfiguration(
      */
     public static final int MAX_SHARDING_TOTAL_COUNT = 10_000;
 
+    /**
+     * The cron of a job on demand, {@code -}, as Spring's {@code Scheduled.CRON_DISABLED}: the job has no schedule and
+     * fires only when triggered (an operator's fire, {@code JobCoordinator.trigger}). It is registered, elected and
+     * sharded like any job, and no fire of it is ever due: nothing is made up for a schedule it does not have. A null
+     * or blank cron is stored as this, so that every instance reads the same.
+     */
+    public static final String ON_DEMAND = JobSetting.Defaults.CRON;
+
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]*");
 
     public JobConfiguration {
@@ -94,11 +103,10 @@ public record JobConfiguration(
                     "name",
                     "must start with a letter or digit and contain only letters, digits, '.', '_' and '-'");
         }
-        if (cron == null || cron.isBlank()) {
-            throw new JobConfigurationException(name, "cron", "is required, e.g. '0/10 * * * * *'");
+        cron = cron == null || cron.isBlank() ? ON_DEMAND : cron.trim();
+        if (!cron.equals(ON_DEMAND)) {
+            JobConfigurationChecks.checkCronFields(name, cron);
         }
-        cron = cron.trim();
-        JobConfigurationChecks.checkCronFields(name, cron);
         if (timeZone == null) {
             throw new JobConfigurationException(name, "timeZone", "is required, e.g. 'UTC' or 'Asia/Shanghai'");
         }
@@ -126,6 +134,11 @@ public record JobConfiguration(
         if (timeout.isNegative()) {
             throw new JobConfigurationException(name, "timeout", "must not be negative, was " + timeout);
         }
+    }
+
+    /** Whether the job has no schedule and fires only when triggered: its cron is {@link #ON_DEMAND}. */
+    public boolean isOnDemand() {
+        return cron.equals(ON_DEMAND);
     }
 
     /** Whether items have a time limit. */
@@ -195,7 +208,7 @@ public record JobConfiguration(
 
         private final String name;
 
-        private String cron;
+        private String cron = JobSetting.Defaults.CRON;
 
         private ZoneId timeZone = ZoneId.systemDefault();
 
@@ -235,6 +248,7 @@ public record JobConfiguration(
             this.name = name;
         }
 
+        /** Six fields, seconds first; {@link JobConfiguration#ON_DEMAND}, null or blank for a job on demand. */
         public Builder cron(String cron) {
             this.cron = cron;
             return this;

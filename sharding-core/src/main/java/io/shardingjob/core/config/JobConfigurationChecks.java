@@ -15,7 +15,8 @@ final class JobConfigurationChecks {
                     name,
                     "cron",
                     "'" + cron + "' has " + fields
-                            + " fields; six are needed: second minute hour day-of-month month day-of-week");
+                            + " fields; six are needed: second minute hour day-of-month month day-of-week (or '-' for a"
+                            + " job that fires only when triggered)");
         }
     }
 

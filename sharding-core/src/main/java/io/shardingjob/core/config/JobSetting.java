@@ -24,8 +24,9 @@ public enum JobSetting {
     CRON(
             Scope.CONFIGURATION,
             "cron",
-            () -> null,
-            "The schedule: six fields, seconds first, as Spring's CronExpression reads it."),
+            () -> Defaults.CRON,
+            "The schedule: six fields, seconds first, as Spring's CronExpression reads it, or \"-\" to fire only when"
+                    + " triggered."),
 
     TIME_ZONE(
             Scope.CONFIGURATION,
@@ -172,6 +173,9 @@ public enum JobSetting {
      */
     public static final class Defaults {
 
+        /** No schedule: the job fires only when triggered (Spring's {@code Scheduled.CRON_DISABLED}). */
+        public static final String CRON = "-";
+
         public static final int SHARDING_TOTAL_COUNT = 1;
 
         public static final String SHARDING_ITEM_PARAMETERS = "";
@@ -250,8 +254,8 @@ public enum JobSetting {
 
     /**
      * The value a job gets when it sets none: an {@link Integer}, {@link Boolean}, {@link String}, {@link Duration},
-     * {@link MisfirePolicy} or, for {@link #TIME_ZONE}, the {@link ZoneId} of this JVM; empty for {@link #CRON}, which
-     * every job must set.
+     * {@link MisfirePolicy} or, for {@link #TIME_ZONE}, the {@link ZoneId} of this JVM; for {@link #CRON},
+     * {@link JobConfiguration#ON_DEMAND}.
      */
     public Optional<Object> defaultValue() {
         return Optional.ofNullable(defaultValue.get());

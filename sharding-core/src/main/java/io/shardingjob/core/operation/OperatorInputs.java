@@ -197,9 +197,15 @@ public final class OperatorInputs {
         return encoded;
     }
 
-    /** The configuration's cron, as the schedule that fires it reads it. */
+    /**
+     * The configuration's cron, as the schedule that fires it reads it; {@link JobConfiguration#ON_DEMAND} is no cron
+     * and not handed to the schedule.
+     */
     public static String cron(JobConfiguration configuration, FireSchedule schedule) {
         Objects.requireNonNull(schedule, "schedule");
+        if (configuration.isOnDemand()) {
+            return configuration.cron();
+        }
         try {
             schedule.check(configuration);
         } catch (IllegalArgumentException ex) {

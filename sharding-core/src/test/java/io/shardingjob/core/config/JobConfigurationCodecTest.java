@@ -103,6 +103,26 @@ class JobConfigurationCodecTest {
     }
 
     @Test
+    void storesAJobOnDemandWithTheDashAndReadsItBack() {
+        JobConfiguration onDemand = JobConfiguration.builder(JOB).cron("-").build();
+
+        byte[] stored = JobConfigurationCodec.encode(onDemand);
+
+        assertThat(new String(stored, UTF_8)).startsWith("cron=-\n");
+        assertThat(JobConfigurationCodec.decode(JOB, stored)).isEqualTo(onDemand);
+        assertThat(JobConfigurationCodec.decode(JOB, stored).isOnDemand()).isTrue();
+    }
+
+    @ParameterizedTest(name = "''{0}''")
+    @ValueSource(strings = {"cron=-\n", "cron=\n", "cron=   \n", "shardingTotalCount=2\n"})
+    void readsADashABlankOrAMissingStoredCronAsAJobOnDemand(String text) {
+        JobConfiguration decoded = decode(text);
+
+        assertThat(decoded.isOnDemand()).isTrue();
+        assertThat(decoded.cron()).isEqualTo("-");
+    }
+
+    @Test
     void roundTripsTheDefaults() {
         JobConfiguration original = JobConfiguration.builder(JOB).cron(CRON).build();
 
@@ -308,13 +328,6 @@ class JobConfigurationCodecTest {
         JobConfigurationException rejection = assertRejected("cron=0/10 * * * * *\n" + line + "\n", property);
 
         assertThat(rejection).hasMessageContaining(fragment);
-    }
-
-    @Test
-    void rejectsStoredTextWithoutCron() {
-        JobConfigurationException rejection = assertRejected("shardingTotalCount=3\n", "cron");
-
-        assertThat(rejection).hasMessageContaining("required");
     }
 
     @Test

@@ -175,14 +175,45 @@ class JobConfigurationTest {
                 .hasMessageContaining("jute.maxbuffer");
     }
 
-    @ParameterizedTest
+    @ParameterizedTest(name = "cron ''{0}''")
     @NullAndEmptySource
-    @ValueSource(strings = {"   ", "\t\n"})
-    void rejectsAMissingOrBlankCronWithAnExample(String cron) {
-        JobConfigurationException rejection =
-                assertRejected(() -> valid().cron(cron).build(), JOB, "cron");
+    @ValueSource(strings = {"-", " - ", "   ", "\t\n"})
+    void takesADashAMissingOrABlankCronForAJobOnDemand(String cron) {
+        JobConfiguration configuration = valid().cron(cron).build();
 
-        assertThat(rejection).hasMessageContaining("required").hasMessageContaining("0/10 * * * * *");
+        assertThat(configuration.isOnDemand()).isTrue();
+        assertThat(configuration.cron()).isEqualTo(JobConfiguration.ON_DEMAND).isEqualTo("-");
+    }
+
+    @Test
+    void makesAJobThatSetsNoCronAJobOnDemand() {
+        JobConfiguration configuration = JobConfiguration.builder(JOB).build();
+
+        assertThat(configuration.isOnDemand()).isTrue();
+        assertThat(configuration.cron()).isEqualTo("-");
+    }
+
+    @ParameterizedTest(name = "cron ''{0}''")
+    @ValueSource(strings = {"0/10 * * * * *", "0 0 12 * * MON-FRI"})
+    void takesAJobWithACronForAScheduledOne(String cron) {
+        assertThat(valid().cron(cron).build().isOnDemand()).isFalse();
+    }
+
+    @Test
+    void turnsAJobOnDemandIntoAScheduledOneAndBack() {
+        JobConfiguration onDemand = valid().cron("-").build();
+
+        JobConfiguration scheduled = onDemand.toBuilder().cron(CRON).build();
+
+        assertThat(scheduled.isOnDemand()).isFalse();
+        assertThat(scheduled.toBuilder().cron("").build()).isEqualTo(onDemand);
+        assertThat(onDemand.differencesTo(scheduled)).containsExactly("cron: '-' -> '" + CRON + "'");
+    }
+
+    @ParameterizedTest(name = "''{0}''")
+    @ValueSource(strings = {"--", "* -", "- -"})
+    void rejectsACronThatOnlyLooksLikeADash(String cron) {
+        assertRejected(() -> valid().cron(cron).build(), JOB, "cron");
     }
 
     @ParameterizedTest(name = "''{0}'' has {1} fields")
@@ -202,7 +233,8 @@ class JobConfigurationTest {
                 .hasMessageContaining("'" + cron + "'")
                 .hasMessageContaining("has " + fields + " fields")
                 .hasMessageContaining("six")
-                .hasMessageContaining("second minute hour day-of-month month day-of-week");
+                .hasMessageContaining("second minute hour day-of-month month day-of-week")
+                .hasMessageContaining("'-' for a job that fires only when triggered");
     }
 
     @ParameterizedTest

@@ -75,6 +75,7 @@ public final class ShardingDescriptors {
      *
      * @param leader the leader's instance id, {@code null} while there is none
      * @param localItems the items this instance owns under the current epoch
+     * @param onDemand whether the job has no schedule ({@code cron} is {@code -}) and fires only when triggered
      */
     @JsonInclude(JsonInclude.Include.ALWAYS)
     public record JobSummary(
@@ -85,7 +86,8 @@ public final class ShardingDescriptors {
             long epoch,
             boolean reshardPending,
             boolean disabled,
-            List<Integer> localItems) {
+            List<Integer> localItems,
+            boolean onDemand) {
 
         static JobSummary of(JobCoordinator job) {
             JobConfiguration configuration = job.configuration();
@@ -97,11 +99,16 @@ public final class ShardingDescriptors {
                     job.assignment().epoch(),
                     job.isReshardPending(),
                     configuration.disabled(),
-                    job.localItems());
+                    job.localItems(),
+                    configuration.isOnDemand());
         }
     }
 
-    /** {@code GET /actuator/sharding/{job}}. */
+    /**
+     * {@code GET /actuator/sharding/{job}}.
+     *
+     * @param onDemand whether the job has no schedule ({@code cron} is {@code -}) and fires only when triggered
+     */
     @JsonInclude(JsonInclude.Include.ALWAYS)
     public record JobDescriptor(
             String name,
@@ -119,7 +126,8 @@ public final class ShardingDescriptors {
             List<ExecutionDescriptor> recentExecutions,
             boolean dynamicSharding,
             int retries,
-            @Nullable String timeout)
+            @Nullable String timeout,
+            boolean onDemand)
             implements OperationResponseBody {
 
         static JobDescriptor of(JobCoordinator job, List<ExecutionRecord> recent) {
@@ -163,7 +171,8 @@ public final class ShardingDescriptors {
                     recent.stream().map(ExecutionDescriptor::of).toList(),
                     configuration.dynamicSharding(),
                     configuration.retries(),
-                    configuration.hasTimeout() ? configuration.timeout().toString() : null);
+                    configuration.hasTimeout() ? configuration.timeout().toString() : null,
+                    configuration.isOnDemand());
         }
     }
 

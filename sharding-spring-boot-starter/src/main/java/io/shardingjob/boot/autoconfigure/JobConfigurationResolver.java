@@ -113,7 +113,9 @@ final class JobConfigurationResolver {
             builder.timeZone(timeZone);
         }
         JobConfiguration configuration = build(job, key, builder);
-        check(job, key, "cron", () -> CronExpression.parse(configuration.cron()));
+        if (!configuration.isOnDemand()) {
+            check(job, key, "cron", () -> CronExpression.parse(configuration.cron()));
+        }
         if (strategies.find(configuration.strategy()).isEmpty()) {
             throw invalid(
                     job,
@@ -212,7 +214,9 @@ final class JobConfigurationResolver {
     /** What a valid value of a property looks like, for the failure analysis. */
     private static String expectation(String property) {
         return switch (property) {
-            case "cron" -> "a cron expression of six fields, seconds first, such as '0/10 * * * * *'";
+            case "cron" ->
+                "a cron expression of six fields, seconds first, such as '0/10 * * * * *', or '-' for a job that fires"
+                        + " only when triggered";
             case "timeZone" -> "a zone id such as 'UTC' or 'Asia/Shanghai'";
             case "shardingTotalCount" ->
                 "a whole number from 1 to " + JobConfiguration.MAX_SHARDING_TOTAL_COUNT

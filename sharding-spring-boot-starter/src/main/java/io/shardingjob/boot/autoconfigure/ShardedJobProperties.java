@@ -11,7 +11,7 @@ import org.jspecify.annotations.Nullable;
  */
 public class ShardedJobProperties {
 
-    /** The schedule: six fields, seconds first, as Spring's CronExpression reads it. */
+    /** The schedule: six fields, seconds first, as Spring's CronExpression reads it, or "-" to fire only when triggered. */
     private @Nullable String cron;
 
     /** The zone the cron is evaluated in, such as Asia/Shanghai; the system zone by default. */

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code GET {path}/jobs/{job}}: one job's settings, its item-by-instance grid, its alerts and its recent fires. All of
@@ -48,6 +49,34 @@ final class JobPage {
         return html.toString();
     }
 
+    /**
+     * The job's schedule: its cron and zone, or "on demand" for a job without a cron, which fires only when triggered.
+     *
+     * @param zoneSmall whether the zone follows the cron in small print (the overview) or as "in zone" (the job page)
+     */
+    static void schedule(Html html, JobConfiguration configuration, boolean zoneSmall) {
+        if (configuration.isOnDemand()) {
+            html.raw("<span class=\"on-demand\" title=\"no cron (-): it fires only when triggered\">on demand</span>");
+        } else if (zoneSmall) {
+            html.raw("<code>").text(configuration.cron()).raw("</code> <small>");
+            html.text(configuration.timeZone().getId()).raw("</small>");
+        } else {
+            html.raw("<code>")
+                    .text(configuration.cron())
+                    .raw("</code> in ")
+                    .text(configuration.timeZone().getId());
+        }
+    }
+
+    /** When the job fires next; a job on demand fires when triggered. */
+    static void nextFire(Html html, JobConfiguration configuration, @Nullable Instant next, Instant now) {
+        if (configuration.isOnDemand() && next == null) {
+            html.raw("<span class=\"none\">when triggered</span>");
+        } else {
+            html.time(next, now);
+        }
+    }
+
     /** With dynamic sharding the total is the assignment's (one item per instance), not the configured count. */
     static int total(JobCoordinator job) {
         JobConfiguration configuration = job.configuration();
@@ -79,9 +108,10 @@ final class JobPage {
         } catch (NoSuchElementException ex) {
             // It stopped here since the page asked: no next fire here.
         }
-        html.raw("<dl id=\"summary\"><dt>cron</dt><dd class=\"cron\"><code>").text(configuration.cron());
-        html.raw("</code> in ").text(configuration.timeZone().getId());
-        html.raw("</dd><dt>next fire</dt><dd class=\"next-fire\">").time(next, context.now());
+        html.raw("<dl id=\"summary\"><dt>cron</dt><dd class=\"cron\">");
+        schedule(html, configuration, false);
+        html.raw("</dd><dt>next fire</dt><dd class=\"next-fire\">");
+        nextFire(html, configuration, next, context.now());
         html.raw("</dd><dt>leader</dt><dd class=\"leader\">")
                 .text(job.leaderId().orElse("none"));
         html.raw("</dd><dt>epoch</dt><dd class=\"epoch\">")

@@ -84,9 +84,10 @@ final class OverviewPage {
         if (configuration.disabled()) {
             html.raw(" <span class=\"disabled\">disabled</span>");
         }
-        html.raw("</td><td class=\"cron\"><code>").text(configuration.cron()).raw("</code> <small>");
-        html.text(configuration.timeZone().getId()).raw("</small></td><td class=\"next-fire\">");
-        html.time(next.orElse(null), context.now());
+        html.raw("</td><td class=\"cron\">");
+        JobPage.schedule(html, configuration, true);
+        html.raw("</td><td class=\"next-fire\">");
+        JobPage.nextFire(html, configuration, next.orElse(null), context.now());
         html.raw("</td><td class=\"leader\">")
                 .text(job.leaderId().orElse("none"))
                 .raw("</td><td class=\"epoch\">");

@@ -7,7 +7,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A job's fire times from its cron, read the way {@link JobTrigger} schedules it (the same {@link JobCrons}), so that
- * the ledger knows which fires came due while no instance could claim them.
+ * the ledger knows which fires came due while no instance could claim them. A job on demand has none.
  */
 public final class CronFireSchedule implements FireSchedule {
 
@@ -19,6 +19,9 @@ public final class CronFireSchedule implements FireSchedule {
 
     @Override
     public @Nullable Instant nextFireAfter(JobConfiguration configuration, Instant after) {
+        if (configuration.isOnDemand()) {
+            return null;
+        }
         return crons.nextAfter(configuration.name(), configuration.cron(), configuration.timeZone(), after);
     }
 
@@ -28,6 +31,9 @@ public final class CronFireSchedule implements FireSchedule {
      */
     @Override
     public void check(JobConfiguration configuration) {
+        if (configuration.isOnDemand()) {
+            return;
+        }
         try {
             crons.parse(configuration.cron(), configuration.timeZone());
         } catch (IllegalArgumentException ex) {

@@ -22,6 +22,10 @@ import org.springframework.scheduling.support.CronTrigger;
  * {@link #getExpression()}, which here is the cron the pending next time was computed from. Nothing else of
  * {@code CronTrigger} is used: the times come from the trigger of the configuration in force, and two jobs with the same
  * cron are two triggers.
+ *
+ * <p>A job on demand (cron {@code -}) has no next time: asked while the job is on demand, the trigger answers
+ * {@code null}, and Spring stops asking. {@link ScheduledShardedJob} schedules no task for such a job and follows a
+ * change to a cron (or back) by scheduling (or cancelling) the task again: see {@link #isStale()}.
  */
 public final class JobTrigger extends CronTrigger {
 
@@ -41,19 +45,30 @@ public final class JobTrigger extends CronTrigger {
 
     private final JobCrons crons;
 
+    /** What {@link #getExpression()} says: the cron the pending next time was computed from, or {@code -}. */
+    private String expression;
+
     JobTrigger(JobCoordinator coordinator, JobCrons crons) {
         this(coordinator, coordinator.configuration(), crons);
     }
 
     private JobTrigger(JobCoordinator coordinator, JobConfiguration initial, JobCrons crons) {
-        super(initial.cron(), initial.timeZone());
+        // CronTrigger needs a cron it can read: a job on demand gives it one it never uses (see getExpression).
+        super(initial.isOnDemand() ? "0 0 0 1 1 *" : initial.cron(), initial.timeZone());
         this.coordinator = coordinator;
         this.crons = crons;
+        this.expression = initial.cron();
     }
 
     @Override
     public synchronized @Nullable Instant nextExecution(TriggerContext context) {
-        CronTrigger current = current(coordinator.configuration());
+        JobConfiguration configuration = coordinator.configuration();
+        if (configuration.isOnDemand()) {
+            onDemand(configuration);
+            next = null;
+            return null;
+        }
+        CronTrigger current = current(configuration);
         Instant computed = current.nextExecution(context);
         next = computed;
         if (computed != null) {
@@ -69,7 +84,7 @@ public final class JobTrigger extends CronTrigger {
      */
     synchronized boolean isStale() {
         JobConfiguration configuration = coordinator.configuration();
-        return cron != null
+        return cronText != null
                 && !(Objects.equals(cronText, configuration.cron()) && Objects.equals(zone, configuration.timeZone()));
     }
 
@@ -88,12 +103,12 @@ public final class JobTrigger extends CronTrigger {
     }
 
     /**
-     * The cron the pending next time was computed from (an invalid one stored in ZooKeeper is never it); before the
-     * first time, the configured one.
+     * The cron the pending next time was computed from (an invalid one stored in ZooKeeper is never it), or {@code -}
+     * when the job was on demand; before the first time, the configured one.
      */
     @Override
     public synchronized String getExpression() {
-        return cron != null ? cron.getExpression() : super.getExpression();
+        return expression;
     }
 
     @Override
@@ -111,6 +126,16 @@ public final class JobTrigger extends CronTrigger {
         return getExpression();
     }
 
+    /** Remembers that the job is on demand, saying so once when it was not. */
+    private void onDemand(JobConfiguration configuration) {
+        if (cronText != null && !configuration.cron().equals(cronText)) {
+            log.info("Job {}: schedule changed to on demand: it fires only when triggered", configuration.name());
+        }
+        cronText = configuration.cron();
+        zone = configuration.timeZone();
+        expression = configuration.cron();
+    }
+
     private CronTrigger current(JobConfiguration configuration) {
         if (cron != null
                 && Objects.equals(cronText, configuration.cron())
@@ -125,7 +150,7 @@ public final class JobTrigger extends CronTrigger {
                     configuration.cron(),
                     inForce.trigger().getExpression(),
                     inForce.problem());
-        } else if (cron != null) {
+        } else if (cronText != null) {
             log.info(
                     "Job {}: schedule changed to '{}' in {}",
                     configuration.name(),
@@ -133,6 +158,7 @@ public final class JobTrigger extends CronTrigger {
                     configuration.timeZone());
         }
         cron = inForce.trigger();
+        expression = cron.getExpression();
         // Remember what was seen, valid or not, so that an invalid value is reported once.
         cronText = configuration.cron();
         zone = configuration.timeZone();

@@ -202,10 +202,11 @@ public final class RunningJobs implements ScheduledTaskHolder {
         job.schedule();
         JobConfiguration effective = coordinator.configuration();
         log.info(
-                "Job {} scheduled with cron '{}' in {} ({} items, strategy {}), declared by {}",
+                "Job {} scheduled {} ({} items, strategy {}), declared by {}",
                 effective.name(),
-                effective.cron(),
-                effective.timeZone(),
+                effective.isOnDemand()
+                        ? "on demand: it fires only when triggered"
+                        : "with cron '" + effective.cron() + "' in " + effective.timeZone(),
                 effective.shardingTotalCount(),
                 effective.strategy(),
                 describedAs);

@@ -43,6 +43,9 @@ public final class ScheduledShardedJob {
 
     private volatile @Nullable ScheduledTask schedule;
 
+    /** Whether the job is to be scheduled: from {@link #schedule()} to {@link #cancel()}, on demand or not. */
+    private boolean scheduling;
+
     /**
      * Builds the job's coordinator so that the manual fires it hears of, asked for on any instance, come back to this
      * job's one fire path ({@link #fire}): the same pools, fire listeners, observations and metrics as a scheduled fire.
@@ -87,18 +90,37 @@ public final class ScheduledShardedJob {
         return coordinator;
     }
 
-    void schedule() {
-        schedule = registrar.scheduleTriggerTask(new TriggerTask(new Fire(), trigger));
+    /**
+     * Schedules the job's fires; a job on demand gets no task, as Spring schedules none for {@code @Scheduled(cron =
+     * "-")}, until an operator gives it a cron ({@link #followScheduleChange()}).
+     */
+    synchronized void schedule() {
+        scheduling = true;
+        arm();
     }
 
-    /** The schedule in force, {@code null} once cancelled. */
+    private void arm() {
+        schedule = coordinator.configuration().isOnDemand()
+                ? null
+                : registrar.scheduleTriggerTask(new TriggerTask(new Fire(), trigger));
+    }
+
+    private void disarm() {
+        ScheduledTask scheduled = schedule;
+        schedule = null;
+        if (scheduled != null) {
+            scheduled.cancel(false);
+        }
+    }
+
+    /** The schedule in force, {@code null} once cancelled and while the job is on demand. */
     @Nullable
     ScheduledTask scheduledTask() {
         return schedule;
     }
 
     /**
-     * When the schedule fires next, {@code null} once cancelled. Spring asks the trigger for the next time right after
+     * When the schedule fires next, {@code null} once cancelled and while the job is on demand. Spring asks the trigger for the next time right after
      * handing a fire off, so this is the pending time except during that hand-off, when it is the fire's own.
      */
     @Nullable
@@ -106,21 +128,26 @@ public final class ScheduledShardedJob {
         return schedule == null ? null : trigger.next();
     }
 
-    /** Re-schedules when the stored cron or time zone changed, so that the change applies before the old next fire. */
-    void followScheduleChange() {
-        if (schedule != null && trigger.isStale()) {
-            cancel();
-            schedule();
+    /**
+     * Re-schedules when the stored cron or time zone changed, so that the change applies before the old next fire;
+     * schedules a job on demand that was given a cron, and cancels the task of a job that became on demand (whose
+     * trigger Spring stopped asking once it answered no next time).
+     */
+    synchronized void followScheduleChange() {
+        if (!scheduling) {
+            return;
+        }
+        boolean onDemand = coordinator.configuration().isOnDemand();
+        if (schedule == null ? !onDemand : onDemand || trigger.isStale()) {
+            disarm();
+            arm();
         }
     }
 
     /** Stops scheduling; a fire in progress goes on. */
-    void cancel() {
-        ScheduledTask scheduled = schedule;
-        schedule = null;
-        if (scheduled != null) {
-            scheduled.cancel(false);
-        }
+    synchronized void cancel() {
+        scheduling = false;
+        disarm();
     }
 
     /**

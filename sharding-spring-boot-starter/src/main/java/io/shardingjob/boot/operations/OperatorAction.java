@@ -215,9 +215,10 @@ public enum OperatorAction {
         return switch (this) {
             case DEFINE -> {
                 String handler = request.handler();
+                // No cron: a job on demand, which fires only when triggered.
                 String cron = request.cron();
-                if (handler == null || cron == null) {
-                    throw new MissingInputException("give a handler and a cron");
+                if (handler == null) {
+                    throw new MissingInputException("give a handler (and a cron, or none for a job on demand)");
                 }
                 jobs.define(
                         JobConfiguration.builder(job)
@@ -230,10 +231,15 @@ public enum OperatorAction {
             }
             case CRON -> {
                 String cron = request.cron();
-                if (cron == null) {
-                    throw new MissingInputException("give a cron");
+                if (cron == null || cron.isBlank()) {
+                    throw new MissingInputException("give a cron, or '-' for a job that fires only when triggered");
                 }
-                yield new Performed("cron " + jobs.updateCron(job, cron).cron(), null);
+                JobConfiguration changed = jobs.updateCron(job, cron);
+                yield new Performed(
+                        changed.isOnDemand()
+                                ? "cron - (on demand: fires only when triggered)"
+                                : "cron " + changed.cron(),
+                        null);
             }
             case ITEMS -> {
                 Integer count = request.count();

@@ -93,8 +93,6 @@ class OneDefinitionOfEachJobSettingTests {
         Object declared = ShardedJob.class.getMethod(setting.key()).getDefaultValue();
 
         switch (setting) {
-            // Required: nothing to default to.
-            case CRON -> assertThat(declared).isEqualTo("");
             // Empty leaves it unset, so the core's default (the system zone of the instance) applies.
             case TIME_ZONE -> assertThat(declared).isEqualTo("");
             // Strings read like properties; empty leaves it unset, so the core's default applies.

@@ -81,6 +81,11 @@ public record ScheduleHistory(List<Entry> entries) {
                     && disabledItems.equals(other.disabledItems);
         }
 
+        /** Whether the job was on demand: it had no schedule, so none of its fires was scheduled. */
+        public boolean onDemand() {
+            return JobConfiguration.ON_DEMAND.equals(cron);
+        }
+
         /** The job's configuration with this entry's schedule: what its cron was then. */
         public JobConfiguration schedule(JobConfiguration job) {
             return job.cron().equals(cron) && job.timeZone().equals(zone)

@@ -14,7 +14,8 @@ import org.jspecify.annotations.Nullable;
  * <ul>
  *   <li>A fire time is <em>scheduled</em> when the cron in force at that time fires then, the job was enabled then, and
  *       it comes at or after the job's (re)definition. Only scheduled fires are recorded as missed when nobody claimed
- *       them; a fire of a cron before a change is not due after it, nor a fire of the new cron before it.
+ *       them; a fire of a cron before a change is not due after it, nor a fire of the new cron before it. While the
+ *       job was on demand ({@link Entry#onDemand()}) no fire was scheduled: its cron is not asked.
  *   <li>An item of a fire in the ledger (scheduled, or told of: an operator's fire, a caller's) is <em>due</em> when the
  *       job was enabled at the fire, the item was not disabled then, and the item is below every count in force from the
  *       fire on: lowering the count settles the fires before it, as the items beyond the new count have no owner left to
@@ -109,7 +110,7 @@ public final class DueRule {
     /** Whether the schedule in force at this time fires then, while the job was enabled: see the class comment. */
     public boolean isScheduled(Instant fireTime) {
         Entry entry = inForceAt(fireTime);
-        if (entry == null || !entry.enabled()) {
+        if (entry == null || !entry.enabled() || entry.onDemand()) {
             return false;
         }
         Instant next = cron.nextFireAfter(entry, fireTime.minusMillis(1));
@@ -126,7 +127,7 @@ public final class DueRule {
             Entry entry = entries.get(index);
             Instant from = index == 0 && !entry.defined() ? Instant.EPOCH : entry.from();
             Instant until = index + 1 < entries.size() ? entries.get(index + 1).from() : Instant.MAX;
-            if (!entry.enabled() || !until.isAfter(after) || !from.isBefore(before)) {
+            if (!entry.enabled() || entry.onDemand() || !until.isAfter(after) || !from.isBefore(before)) {
                 continue;
             }
             Instant cursor = from.minusMillis(1).isAfter(after) ? from.minusMillis(1) : after;

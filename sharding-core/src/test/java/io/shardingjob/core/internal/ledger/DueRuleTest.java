@@ -101,6 +101,27 @@ class DueRuleTest {
     }
 
     @Test
+    void aJobOnDemandHasNoScheduledFireWhileItsItemsOfATriggeredFireAreDue() {
+        // Asked, the schedule would answer every second, whatever the cron: the rule must not ask for "-".
+        DueRule rule =
+                new DueRule(new ScheduleHistory(List.of(onDemand(0, true))), (entry, after) -> after.plusSeconds(1));
+
+        assertThat(rule.scheduled(t(0), t(100), 100)).isEmpty();
+        assertThat(rule.isScheduled(t(5))).isFalse();
+        assertThat(rule.isDue(t(5), 0)).as("an item of a triggered fire").isTrue();
+    }
+
+    @Test
+    void aCronGivenToAJobOnDemandSchedulesFromItsChangeAndNothingOnceTheJobIsOnDemandAgain() {
+        DueRule rule = rule(onDemand(0, false), entry(10, false, true, 5, 4, Set.of()), onDemand(22, false));
+
+        assertThat(rule.scheduled(t(0), t(100), 100)).containsExactly(t(10), t(15), t(20));
+        assertThat(rule.isScheduled(t(5))).isFalse();
+        assertThat(rule.isScheduled(t(15))).isTrue();
+        assertThat(rule.isScheduled(t(25))).isFalse();
+    }
+
+    @Test
     void aHistoryKeepsTheEntryInForceAtTheHorizonAndDropsTheOnesBefore() {
         ScheduleHistory history = new ScheduleHistory(List.of(entry(0, true, true, 1, 4, Set.of())))
                 .with(entry(10, false, false, 1, 4, Set.of()), t(0))
@@ -124,6 +145,10 @@ class DueRuleTest {
                 ZoneOffset.UTC,
                 count,
                 new TreeSet<>(off));
+    }
+
+    private static Entry onDemand(int second, boolean defined) {
+        return new Entry(t(second), defined, true, "-", ZoneOffset.UTC, 4, new TreeSet<>());
     }
 
     private static Instant t(int second) {

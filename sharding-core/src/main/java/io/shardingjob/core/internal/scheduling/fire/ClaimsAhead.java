@@ -90,7 +90,9 @@ public final class ClaimsAhead implements GroupCommit.Ahead {
         JobConfiguration config = view.configuration();
         String me = view.instanceId();
         Assignment assignment = view.assignment();
+        // A job on demand has no next fire to claim ahead: its fires come when triggered.
         if (config.disabled()
+                || config.isOnDemand()
                 || view.disabledInstances().contains(me)
                 || lastAudit.auditedEpoch() != assignment.epoch()) {
             return Next.NONE;
@@ -307,6 +309,6 @@ public final class ClaimsAhead implements GroupCommit.Ahead {
     }
 
     private boolean isScheduled(JobConfiguration config, Instant fireTime) {
-        return schedule.firesAt(config, fireTime);
+        return !config.isOnDemand() && schedule.firesAt(config, fireTime);
     }
 }
