@@ -133,6 +133,24 @@ public final class JobCoordinator implements AutoCloseable {
     }
 
     /**
+     * Runs again the failed items of one past fire, as that fire's runs: their claims in the ledger are reopened (each
+     * at the version read, so of two operators asking at once one reopens them) and announced; each item's current
+     * owner runs it once more with the fire's time, job parameter and context, as {@link ExecutionSource#RETRY}, with
+     * its retries counted afresh. The items that did not fail are not run again.
+     *
+     * @param fireTime the fire's time, as {@link LedgerView} and every run's {@link ShardingContext#fireTime()} show it
+     * @return the items reopened, in order
+     * @throws io.shardingjob.core.operation.InvalidOperationException when the fire is still to come, no longer in the
+     *     ledger (retired after {@link Builder#ledgerRetention}), or has no failed item
+     * @throws IllegalStateException when the job is not started here or is disabled, or when none of the fire's items
+     *     failed and some still run or wait to run (a re-run of it under way)
+     * @throws RegistryUnavailableException when ZooKeeper did not answer
+     */
+    public List<Integer> rerunFailed(Instant fireTime) {
+        return runtime.rerunFailed(fireTime);
+    }
+
+    /**
      * Runs one fire: claims this instance's items of it in the ledger, runs those it won and waits for them.
      *
      * @param source {@link ExecutionSource#NORMAL} for a scheduled fire (an operator's fire of every item: {@link

@@ -91,6 +91,22 @@ public interface ShardingOperations {
      */
     Optional<Instant> trigger(String name, @Nullable String jobParameter);
 
+    /**
+     * Runs again the failed items of one past fire, in the background, as that fire's runs
+     * ({@link JobCoordinator#rerunFailed}): their claims in the fire ledger are reopened and each item's current owner
+     * runs it once more with the fire's time and job parameter, source {@code RETRY}, through the same path as its
+     * other runs (pools, listeners, observations, metrics). The items that did not fail are not run again.
+     *
+     * @param fireTime the fire's time, as the fire history shows it
+     * @return the items reopened, in order
+     * @throws io.shardingjob.core.operation.InvalidOperationException when the fire is still to come, no longer in the
+     *     ledger (retired after its retention), or has no failed item: nothing is reopened
+     * @throws IllegalStateException when the job is disabled or stopping here, or when no item of the fire failed and
+     *     some still run (a re-run of it under way)
+     * @throws io.shardingjob.core.registry.RegistryUnavailableException when ZooKeeper did not answer
+     */
+    List<Integer> rerunFailed(String name, Instant fireTime);
+
     /** Asks the leader for a new assignment now. */
     void reshard(String name);
 

@@ -92,6 +92,25 @@ public final class OperatorInputs {
     }
 
     /**
+     * A fire's time as an operator gave it, for a re-run: epoch milliseconds ({@code 1767225600000}, as the ledger names
+     * fires) or an ISO-8601 instant ({@code 2026-01-01T00:00:00Z}).
+     */
+    public static java.time.Instant parseFireTime(String jobName, @Nullable String text) {
+        String given = text == null ? "" : text.trim();
+        try {
+            return given.chars().allMatch(Character::isDigit) && !given.isEmpty()
+                    ? java.time.Instant.ofEpochMilli(Long.parseLong(given))
+                    : java.time.Instant.parse(given);
+        } catch (RuntimeException ex) {
+            throw new InvalidOperationException(
+                    jobName,
+                    "fireTime",
+                    "'" + InvalidOperationException.abbreviated(given)
+                            + "' is not a fire time: give epoch milliseconds or an ISO-8601 instant");
+        }
+    }
+
+    /**
      * An instance id to disable or enable: well-formed ({@link InstanceId#validate}) and at most
      * {@link #MAX_NAME_LENGTH} characters. It need not be registered now: an operator may disable an instance before
      * it joins (a deployment's next pod), and must be able to enable one that left while disabled, to clear its mark.

@@ -133,8 +133,8 @@ public class ShardingEndpoint {
     }
 
     /**
-     * An operation on one job; {@code cron}, {@code count}, {@code parameters}, {@code handler} and {@code jobParameter}
-     * are read by the actions that need them. The action is read, checked, performed and audited by
+     * An operation on one job; {@code cron}, {@code count}, {@code parameters}, {@code handler}, {@code jobParameter}
+     * and {@code fireTime} (a re-run's fire, epoch milliseconds or ISO-8601) are read by the actions that need them. The action is read, checked, performed and audited by
      * {@link OperatorActions}, as the console's are; its user is the request's principal.
      */
     @WriteOperation
@@ -146,13 +146,18 @@ public class ShardingEndpoint {
             @Nullable String parameters,
             @Nullable String handler,
             @Nullable String jobParameter,
+            @Nullable String fireTime,
             SecurityContext securityContext) {
-        OperatorRequest request = OperatorRequest.ofJob(job, action, jobParameter, cron, count, parameters, handler);
+        OperatorRequest request =
+                OperatorRequest.ofJob(job, action, jobParameter, cron, count, parameters, handler, fireTime);
         OperatorOutcome outcome = actions.perform(user(securityContext), VIA, JOB_TARGETS, request);
         return answer(job, "job", action, OperatorAction.parse(action, JOB_TARGETS), outcome);
     }
 
-    /** {@link #changeJob(String, String, String, Integer, String, String, String, SecurityContext)} by nobody known. */
+    /**
+     * {@link #changeJob(String, String, String, Integer, String, String, String, String, SecurityContext)} by nobody
+     * known, without a fire time.
+     */
     public WebEndpointResponse<ActionResult> changeJob(
             String job,
             String action,
@@ -161,7 +166,23 @@ public class ShardingEndpoint {
             @Nullable String parameters,
             @Nullable String handler,
             @Nullable String jobParameter) {
-        return changeJob(job, action, cron, count, parameters, handler, jobParameter, SecurityContext.NONE);
+        return changeJob(job, action, cron, count, parameters, handler, jobParameter, null, SecurityContext.NONE);
+    }
+
+    /**
+     * {@link #changeJob(String, String, String, Integer, String, String, String, String, SecurityContext)} by nobody
+     * known.
+     */
+    public WebEndpointResponse<ActionResult> changeJob(
+            String job,
+            String action,
+            @Nullable String cron,
+            @Nullable Integer count,
+            @Nullable String parameters,
+            @Nullable String handler,
+            @Nullable String jobParameter,
+            @Nullable String fireTime) {
+        return changeJob(job, action, cron, count, parameters, handler, jobParameter, fireTime, SecurityContext.NONE);
     }
 
     /** An operation on one item ({@code part} {@code items}) or instance ({@code instances}) of a job. */

@@ -1,13 +1,20 @@
 package io.shardingjob.boot.console;
 
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
-/** A job's recent fires as a table: one row per fire, its items' outcomes, durations, errors, sources and tokens. */
+/**
+ * A job's recent fires as a table: one row per fire, its items' outcomes, durations, errors, sources and tokens, and,
+ * for an operator, a button that re-runs the failed items of a fire the ledger still holds.
+ */
 final class FiresTable {
 
-    void render(Html html, List<FireHistory.Fire> fires) {
+    /** @param job the job's name when the console may operate (the re-run buttons), else null */
+    void render(Html html, List<FireHistory.Fire> fires, @Nullable String job) {
         html.raw("<table id=\"fires\"><thead><tr><th>fire time</th><th>source</th><th>outcome</th>")
-                .raw("<th>ledger</th><th>items</th></tr></thead><tbody>");
+                .raw("<th>ledger</th><th>items</th>")
+                .raw(job != null ? "<th></th>" : "")
+                .raw("</tr></thead><tbody>");
         for (FireHistory.Fire fire : fires) {
             html.raw("<tr")
                     .attr("data-fire-time", fire.fireTime())
@@ -29,12 +36,38 @@ final class FiresTable {
             for (FireHistory.Item item : fire.items()) {
                 item(html, item);
             }
-            html.raw("</ul></td></tr>");
+            html.raw("</ul></td>");
+            if (job != null) {
+                html.raw("<td class=\"operations\">");
+                if (reRunnable(fire)) {
+                    Layout.button(
+                            html,
+                            "rerun",
+                            job,
+                            "Re-run failed",
+                            "Run the failed items of the fire at " + fire.fireTime() + " again, on their owners?",
+                            "data-rerun-fire",
+                            String.valueOf(fire.fireTime().toEpochMilli()));
+                }
+                html.raw("</td>");
+            }
+            html.raw("</tr>");
         }
         html.raw("</tbody></table>");
         if (fires.isEmpty()) {
             html.raw("<p class=\"none\">No fire recorded yet.</p>");
         }
+    }
+
+    /**
+     * Whether the fire's failed items can be run again: the ledger still holds it, and an item failed (or timed out).
+     * The ledger decides again when asked: an item re-run meanwhile refuses a second re-run.
+     */
+    static boolean reRunnable(FireHistory.Fire fire) {
+        return fire.inLedger()
+                && fire.items().stream()
+                        .anyMatch(item -> item.state() == FireHistory.ItemState.FAILED
+                                || item.state() == FireHistory.ItemState.TIMED_OUT);
     }
 
     private static void item(Html html, FireHistory.Item item) {

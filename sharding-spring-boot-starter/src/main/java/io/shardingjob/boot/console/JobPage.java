@@ -96,7 +96,7 @@ final class JobPage {
         if (history.logProblem() != null) {
             html.raw("<p class=\"warning\">").text(history.logProblem()).raw("</p>");
         }
-        fires.render(html, history.fires());
+        fires.render(html, history.fires(), context.writable() ? job.jobName() : null);
     }
 
     private void summary(Html html, PageContext context, JobCoordinator job) {

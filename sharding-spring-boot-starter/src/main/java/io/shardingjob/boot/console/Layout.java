@@ -75,6 +75,7 @@ final class Layout {
                 .raw("<p id=\"confirm-text\"></p>")
                 .raw("<input type=\"hidden\" name=\"job\"><input type=\"hidden\" name=\"action\">")
                 .raw("<input type=\"hidden\" name=\"item\"><input type=\"hidden\" name=\"instance\">")
+                .raw("<input type=\"hidden\" name=\"fireTime\">")
                 .raw("<label id=\"job-parameter-field\" hidden>Job parameter (optional) ")
                 .raw("<input id=\"job-parameter\" name=\"jobParameter\" autocomplete=\"off\"></label>")
                 .raw("<menu><button type=\"button\" id=\"confirm-no\">Cancel</button>")
@@ -85,7 +86,8 @@ final class Layout {
     /**
      * An operation button: console.js opens the dialog for it, asking the question.
      *
-     * @param dataName {@code data-item} or {@code data-instance} for an item's or an instance's operation, else empty
+     * @param dataName {@code data-item} or {@code data-instance} for an item's or an instance's operation,
+     *     {@code data-rerun-fire} for a fire's, else empty
      */
     static void button(
             Html html, String action, String job, String label, String question, String dataName, String dataValue) {

@@ -62,7 +62,8 @@ final class OperationHandler {
                     null,
                     null,
                     null,
-                    null);
+                    null,
+                    request.param("fireTime").orElse(null));
         } catch (IllegalStateException | IllegalArgumentException unreadable) {
             // The server would not parse the form: larger than it reads (Tomcat's max-http-form-post-size, 2 MB by
             // default), or malformed. Nothing was asked of the job; say why, as for any refused input.

@@ -124,6 +124,13 @@ public final class DefaultShardingOperations implements ShardingOperations {
     }
 
     @Override
+    public List<Integer> rerunFailed(String name, Instant fireTime) {
+        List<Integer> items = coordinator(name).rerunFailed(fireTime);
+        log.info("Job {}: re-run of the fire at {} requested by an operator: items {}", name, fireTime, items);
+        return items;
+    }
+
+    @Override
     public void reshard(String name) {
         coordinator(name).requestReshard();
         log.info("Job {}: reshard requested by an operator", name);

@@ -23,6 +23,8 @@ import org.jspecify.annotations.Nullable;
  *   <tr><th>name</th><th>target</th><th>inputs</th><th>performed by</th></tr>
  *   <tr><td>{@code trigger}</td><td>job</td><td>{@code jobParameter} (optional)</td>
  *       <td>{@link ShardingOperations#trigger(String, String)}</td></tr>
+ *   <tr><td>{@code rerun}</td><td>job</td><td>{@code fireTime}</td>
+ *       <td>{@link ShardingOperations#rerunFailed}</td></tr>
  *   <tr><td>{@code reshard}</td><td>job</td><td></td><td>{@link ShardingOperations#reshard}</td></tr>
  *   <tr><td>{@code disable-job}, {@code enable-job}</td><td>job</td><td></td>
  *       <td>{@link ShardingOperations#disable}, {@link ShardingOperations#enable}</td></tr>
@@ -44,6 +46,7 @@ import org.jspecify.annotations.Nullable;
  */
 public enum OperatorAction {
     TRIGGER("trigger", Target.JOB, Input.JOB_PARAMETER),
+    RERUN("rerun", Target.JOB, Input.FIRE_TIME),
     RESHARD("reshard", Target.JOB),
     DISABLE_JOB("disable", Target.JOB),
     ENABLE_JOB("enable", Target.JOB),
@@ -81,7 +84,8 @@ public enum OperatorAction {
         HANDLER,
         CRON,
         COUNT,
-        PARAMETERS
+        PARAMETERS,
+        FIRE_TIME
     }
 
     private final String verb;
@@ -171,6 +175,7 @@ public enum OperatorAction {
         String job = request.job();
         return switch (this) {
             case TRIGGER -> trigger(request, operations);
+            case RERUN -> rerun(request, operations);
             case RESHARD -> performed(() -> operations.reshard(job), "reshard requested from the leader");
             case DISABLE_JOB -> performed(() -> operations.disable(job), "job disabled on every instance");
             case ENABLE_JOB -> performed(() -> operations.enable(job), "job enabled on every instance");
@@ -207,6 +212,17 @@ public enum OperatorAction {
                         fireTime))
                 .orElseThrow(
                         () -> new IllegalStateException("the job is stopping on this instance: nothing was fired"));
+    }
+
+    private static Performed rerun(OperatorRequest request, ShardingOperations operations) {
+        if (request.fireTime() == null) {
+            throw new MissingInputException("give the fireTime of the fire to re-run (epoch milliseconds or ISO-8601)");
+        }
+        Instant fireTime = OperatorInputs.parseFireTime(request.job(), request.fireTime());
+        List<Integer> items = operations.rerunFailed(request.job(), fireTime);
+        return new Performed(
+                "items " + items + " of the fire at " + fireTime + " reopened: each runs again on its owner (RETRY)",
+                fireTime);
     }
 
     private Performed changeDefinition(OperatorRequest request, ShardedJobRegistry jobs) {

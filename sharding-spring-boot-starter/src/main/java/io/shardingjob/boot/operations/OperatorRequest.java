@@ -14,6 +14,7 @@ import org.jspecify.annotations.Nullable;
  * @param count the item count of {@code define} (1 when not given) and {@code items}
  * @param parameters the item parameters of {@code define} and {@code items} ({@code 0=eu,1=us}; none when not given)
  * @param handler the handler of {@code define}
+ * @param fireTime the fire of {@code rerun}, as typed: epoch milliseconds or an ISO-8601 instant
  */
 public record OperatorRequest(
         String job,
@@ -24,7 +25,8 @@ public record OperatorRequest(
         @Nullable String cron,
         @Nullable Integer count,
         @Nullable String parameters,
-        @Nullable String handler) {
+        @Nullable String handler,
+        @Nullable String fireTime) {
 
     /** An action on a job or its definition, with the inputs the endpoint's body may carry. */
     public static OperatorRequest ofJob(
@@ -35,17 +37,30 @@ public record OperatorRequest(
             @Nullable Integer count,
             @Nullable String parameters,
             @Nullable String handler) {
-        return new OperatorRequest(job, action, null, null, jobParameter, cron, count, parameters, handler);
+        return ofJob(job, action, jobParameter, cron, count, parameters, handler, null);
+    }
+
+    /** {@link #ofJob(String, String, String, String, Integer, String, String)}, with a re-run's fire time. */
+    public static OperatorRequest ofJob(
+            String job,
+            String action,
+            @Nullable String jobParameter,
+            @Nullable String cron,
+            @Nullable Integer count,
+            @Nullable String parameters,
+            @Nullable String handler,
+            @Nullable String fireTime) {
+        return new OperatorRequest(job, action, null, null, jobParameter, cron, count, parameters, handler, fireTime);
     }
 
     /** An action on one item of a job. */
     public static OperatorRequest ofItem(String job, String action, @Nullable String item) {
-        return new OperatorRequest(job, action, item, null, null, null, null, null, null);
+        return new OperatorRequest(job, action, item, null, null, null, null, null, null, null);
     }
 
     /** An action on one instance's part in a job. */
     public static OperatorRequest ofInstance(String job, String action, @Nullable String instance) {
-        return new OperatorRequest(job, action, null, instance, null, null, null, null, null);
+        return new OperatorRequest(job, action, null, instance, null, null, null, null, null, null);
     }
 
     /**

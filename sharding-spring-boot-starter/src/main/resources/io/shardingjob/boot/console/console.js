@@ -31,6 +31,7 @@
             field(form, 'action').value = action;
             field(form, 'item').value = button.getAttribute('data-item') || '';
             field(form, 'instance').value = button.getAttribute('data-instance') || '';
+            field(form, 'fireTime').value = button.getAttribute('data-rerun-fire') || '';
             document.getElementById('job-parameter-field').hidden = action !== 'trigger';
             document.getElementById('job-parameter').value = '';
             document.getElementById('confirm-text').textContent =

@@ -117,7 +117,7 @@ class OperatorActionsAuditTests {
                     .hasEntrySatisfying(
                             "result",
                             result -> assertThat((String) result)
-                                    .startsWith("error: unknown action 'explode'; use trigger, reshard, "));
+                                    .startsWith("error: unknown action 'explode'; use trigger, rerun, reshard, "));
         }
         assertThat(application.jobDisabled()).isFalse();
     }

@@ -23,6 +23,7 @@ class OperatorActionTests {
     @ParameterizedTest(name = "{0} is {1} on a {2}, named {3}")
     @CsvSource({
         "TRIGGER,          trigger, JOB,        trigger",
+        "RERUN,            rerun,   JOB,        rerun",
         "RESHARD,          reshard, JOB,        reshard",
         "DISABLE_JOB,      disable, JOB,        disable-job",
         "ENABLE_JOB,       enable,  JOB,        enable-job",
@@ -44,10 +45,11 @@ class OperatorActionTests {
     }
 
     @Test
-    void theActionsAreExactlyTheTwelveOfTheTable() {
+    void theActionsAreExactlyTheThirteenOfTheTable() {
         assertThat(Arrays.stream(OperatorAction.values()).map(OperatorAction::actionName))
                 .containsExactly(
                         "trigger",
+                        "rerun",
                         "reshard",
                         "disable-job",
                         "enable-job",
@@ -90,13 +92,14 @@ class OperatorActionTests {
     @Test
     void anUnknownActionIsRefusedWithTheWordsThePlaceTakes() {
         assertThat(OperatorAction.unknown("explode", ENDPOINT_JOB_PATH))
-                .isEqualTo("unknown action 'explode'; use trigger, reshard, disable, enable, define, cron, items or"
-                        + " remove");
+                .isEqualTo("unknown action 'explode'; use trigger, rerun, reshard, disable, enable, define, cron,"
+                        + " items or remove");
         assertThat(OperatorAction.unknown("explode", Set.of(ITEM)))
                 .isEqualTo("unknown action 'explode'; use disable or enable");
         assertThat(OperatorAction.unknown("explode", CONSOLE))
-                .isEqualTo("unknown action 'explode'; use trigger, reshard, disable-job, enable-job, disable-item,"
-                        + " enable-item, disable-instance or enable-instance");
+                .isEqualTo(
+                        "unknown action 'explode'; use trigger, rerun, reshard, disable-job, enable-job, disable-item,"
+                                + " enable-item, disable-instance or enable-instance");
         assertThat(OperatorAction.unknown("x".repeat(1000), CONSOLE)).hasSizeLessThan(250);
     }
 

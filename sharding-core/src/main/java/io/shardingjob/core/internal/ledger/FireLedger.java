@@ -60,6 +60,8 @@ public final class FireLedger {
 
     private final ManualFireRecords manualFires;
 
+    private final FireReruns reruns;
+
     public FireLedger(CuratorFramework client, JobNodes nodes) {
         this.requests = new LedgerRequests(client);
         this.reads = new LedgerReads(requests, nodes);
@@ -67,6 +69,12 @@ public final class FireLedger {
         this.multi = new ClaimMulti(requests, reads, nodes, knownFires);
         this.retirement = new LedgerRetirement(requests, nodes, knownFires);
         this.manualFires = new ManualFireRecords(requests, nodes, knownFires);
+        this.reruns = new FireReruns(requests, reads, nodes);
+    }
+
+    /** How an operator's re-run of a past fire's failed items is recorded and announced: see {@link FireReruns}. */
+    public FireReruns reruns() {
+        return reruns;
     }
 
     /** How an operator's fires are recorded, announced and read back: see {@link ManualFireRecords}. */
@@ -279,12 +287,17 @@ public final class FireLedger {
      * @param fires the fires the ledger holds, oldest first
      * @param stillOpen fires at or before the watermark that the keeper passed with a claim still open (a run older than
      *     the ledger's retention, an item that hangs): audits read them as they read the fires after the watermark, and
-     *     they are never retired while they are listed
+     *     they are never retired while they are listed; an operator's re-run lists its fire too ({@link FireReruns})
+     * @param version the ledger node's data version as read, for the keeper's versioned writes; -1 when not read
      */
-    public record Overview(Instant watermark, List<Instant> fires, SortedSet<Instant> stillOpen) {
+    public record Overview(Instant watermark, List<Instant> fires, SortedSet<Instant> stillOpen, int version) {
 
         public Overview {
             stillOpen = Collections.unmodifiableSortedSet(new TreeSet<>(stillOpen));
+        }
+
+        public Overview(Instant watermark, List<Instant> fires, SortedSet<Instant> stillOpen) {
+            this(watermark, fires, stillOpen, -1);
         }
 
         public Overview(Instant watermark, List<Instant> fires) {
@@ -312,8 +325,8 @@ public final class FireLedger {
         return requests.multiAsync("Multi", List.of(Op.getData(ledger), Op.getChildren(ledger)))
                 .thenApply(answer -> {
                     List<OpResult> results = answer.results();
-                    Watermark mark = Watermark.decode(
-                            results.get(0) instanceof OpResult.GetDataResult data ? data.getData() : null);
+                    OpResult.GetDataResult data = results.get(0) instanceof OpResult.GetDataResult read ? read : null;
+                    Watermark mark = Watermark.decode(data != null ? data.getData() : null);
                     List<Instant> fires = results.get(1) instanceof OpResult.GetChildrenResult children
                             ? children.getChildren().stream()
                                     .map(Long::parseLong)
@@ -321,7 +334,11 @@ public final class FireLedger {
                                     .map(Instant::ofEpochMilli)
                                     .toList()
                             : List.of();
-                    return new Overview(mark.settled(), fires, mark.stillOpen());
+                    return new Overview(
+                            mark.settled(),
+                            fires,
+                            mark.stillOpen(),
+                            data != null ? data.getStat().getVersion() : -1);
                 });
     }
 
@@ -330,13 +347,30 @@ public final class FireLedger {
      * stale one only makes audits look further back. Completes on ZooKeeper's event thread.
      */
     public CompletableFuture<Void> setWatermarkAsync(Instant settledThrough, Collection<Instant> stillOpen) {
+        return setWatermarkAsync(settledThrough, stillOpen, -1).thenAccept(version -> {});
+    }
+
+    /**
+     * {@link #setWatermarkAsync(Instant, Collection)} at the ledger node's version read ({@link Overview#version()}):
+     * an operator's re-run writes the node too (it lists its fire as still open), and a watermark computed before it
+     * must not drop that fire.
+     *
+     * @param version the version read, or -1 for any
+     * @return the node's version after the write, or -1 when the node changed since it was read
+     */
+    public CompletableFuture<Integer> setWatermarkAsync(
+            Instant settledThrough, Collection<Instant> stillOpen, int version) {
         String path = requests.full(nodes.ledger());
         byte[] data = new Watermark(settledThrough, stillOpen).encode();
-        return requests.multiAsync("SetData", List.of(Op.setData(path, data, -1)))
-                .thenAccept(answer -> {
-                    if (!answer.ok()) {
-                        throw LedgerRequests.refused(answer.code(), path);
+        return requests.multiAsync("SetData", List.of(Op.setData(path, data, version)))
+                .thenApply(answer -> {
+                    if (answer.ok() && answer.results().get(0) instanceof OpResult.SetDataResult written) {
+                        return written.getStat().getVersion();
                     }
+                    if (answer.code() == KeeperException.Code.BADVERSION) {
+                        return -1;
+                    }
+                    throw LedgerRequests.refused(answer.code(), path);
                 });
     }
 
@@ -367,7 +401,17 @@ public final class FireLedger {
      * @return how many fires were deleted
      */
     public CompletableFuture<Integer> retireAsync(Map<Instant, ? extends Collection<Integer>> fires) {
-        return retirement.retireAsync(fires);
+        return retirement.retireAsync(fires, -1);
+    }
+
+    /**
+     * {@link #retireAsync(Map)}, each request checking that the ledger node is still at {@code ledgerVersion}: an
+     * operator's re-run written since (it reopens claims of a fire the keeper took for settled) makes it fail, and the
+     * fire is left alone.
+     */
+    public CompletableFuture<Integer> retireAsync(
+            Map<Instant, ? extends Collection<Integer>> fires, int ledgerVersion) {
+        return retirement.retireAsync(fires, ledgerVersion);
     }
 
     /**

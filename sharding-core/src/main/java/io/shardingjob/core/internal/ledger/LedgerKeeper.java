@@ -102,7 +102,7 @@ public final class LedgerKeeper {
                                     .thenComposeAsync(
                                             passable -> moveWatermark(overview, passable, now, openBefore, due),
                                             executor)
-                                    .thenCompose(kept -> retire(overview.fires(), kept.mark(), now)
+                                    .thenCompose(kept -> retire(overview.fires(), kept, now)
                                             .thenApply(retired -> {
                                                 recordedEnds.forgetThrough(
                                                         kept.mark().settled());
@@ -131,7 +131,11 @@ public final class LedgerKeeper {
             recent = recent.stream()
                     .takeWhile(fireTime -> !openHere.test(fireTime) || fireTime.isBefore(openBefore))
                     .toList();
-            recent.forEach(fireTime -> recordedEnds.settledHere(fireTime).ifPresent(view -> known.put(fireTime, view)));
+            // A still-open fire is read whatever ended here: an operator's re-run may have reopened it since.
+            recent.stream()
+                    .filter(fireTime -> !stillOpen.contains(fireTime))
+                    .forEach(fireTime ->
+                            recordedEnds.settledHere(fireTime).ifPresent(view -> known.put(fireTime, view)));
         }
         List<Instant> unknown = Stream.concat(stillOpen.stream(), recent.stream())
                 .filter(fireTime -> !known.containsKey(fireTime))
@@ -208,16 +212,27 @@ public final class LedgerKeeper {
                         missed.forEach(fireTime -> withMissed.add(new FireView(fireTime, Map.of())));
                         next = Watermark.advance(previous, withMissed, due::dueCount, openBefore);
                     }
-                    Kept moved = new Kept(next, missed);
-                    return next.equals(previous)
-                            ? CompletableFuture.completedFuture(moved)
-                            : ledger.setWatermarkAsync(next.settled(), next.stillOpen())
-                                    .thenApply(written -> moved);
+                    if (next.equals(previous)) {
+                        return CompletableFuture.completedFuture(new Kept(next, missed, overview.version()));
+                    }
+                    // At the version read: a re-run that listed its fire since must not be dropped from the list. Lost,
+                    // the watermark stays as the re-run left it, and this pass deletes nothing.
+                    Watermark moving = next;
+                    return ledger.setWatermarkAsync(next.settled(), next.stillOpen(), overview.version())
+                            .thenApply(version -> version >= 0
+                                    ? new Kept(moving, missed, version)
+                                    : new Kept(previous, missed, Kept.CHANGED));
                 });
     }
 
-    /** The watermark a pass left, and the missed fires it recorded. */
-    private record Kept(Watermark mark, List<Instant> missed) {}
+    /**
+     * The watermark a pass left, the missed fires it recorded, and the ledger node's version then (what a deletion
+     * checks), or {@link #CHANGED} when the node changed under the pass.
+     */
+    private record Kept(Watermark mark, List<Instant> missed, int version) {
+
+        static final int CHANGED = -2;
+    }
 
     private static List<Instant> withRecorded(List<Instant> fires, List<Instant> recorded) {
         if (recorded.isEmpty()) {
@@ -230,7 +245,11 @@ public final class LedgerKeeper {
     }
 
     /** Deletes old settled fires, a few at a time: a job firing once per pass would otherwise cost a read and a delete every pass. */
-    private CompletableFuture<Integer> retire(List<Instant> fires, Watermark mark, Instant now) {
+    private CompletableFuture<Integer> retire(List<Instant> fires, Kept kept, Instant now) {
+        if (kept.version() == Kept.CHANGED) {
+            return CompletableFuture.completedFuture(0);
+        }
+        Watermark mark = kept.mark();
         Instant settled = mark.settled();
         Instant keepAfter = now.minus(retention);
         Instant horizon = now.minus(catchUpHorizon);
@@ -271,6 +290,6 @@ public final class LedgerKeeper {
                     retire.putAll(givenUp);
                     return retire;
                 })
-                .thenCompose(ledger::retireAsync);
+                .thenCompose(retire -> ledger.retireAsync(retire, kept.version()));
     }
 }

@@ -41,7 +41,7 @@ final class LedgerRetirement {
      * @param fires each fire with the items it holds a claim for
      * @return how many fires were deleted
      */
-    CompletableFuture<Integer> retireAsync(Map<Instant, ? extends Collection<Integer>> fires) {
+    CompletableFuture<Integer> retireAsync(Map<Instant, ? extends Collection<Integer>> fires, int ledgerVersion) {
         List<FireDeletes> all = fires.entrySet().stream()
                 .map(fire -> deletes(fire.getKey(), fire.getValue()))
                 .toList();
@@ -50,8 +50,13 @@ final class LedgerRetirement {
         for (List<FireDeletes> batch : ByteBatches.split(all, FireDeletes::bytes)) {
             Map<Instant, Collection<Integer>> inBatch = new TreeMap<>();
             batch.forEach(fire -> inBatch.put(fire.fireTime(), fire.items()));
-            List<Op> ops = batch.stream().flatMap(fire -> fire.ops().stream()).toList();
-            retired = deleteBatch(retired, ops, inBatch);
+            List<Op> ops = new ArrayList<>();
+            if (ledgerVersion >= 0) {
+                // An operator's re-run reopens claims of settled fires and writes this node: then nothing is deleted.
+                ops.add(Op.check(requests.full(nodes.ledger()), ledgerVersion));
+            }
+            batch.stream().flatMap(fire -> fire.ops().stream()).forEach(ops::add);
+            retired = deleteBatch(retired, ops, inBatch, ledgerVersion);
         }
         return retired;
     }
@@ -74,20 +79,25 @@ final class LedgerRetirement {
     }
 
     private CompletableFuture<Integer> deleteBatch(
-            CompletableFuture<Integer> before, List<Op> ops, Map<Instant, Collection<Integer>> fires) {
+            CompletableFuture<Integer> before,
+            List<Op> ops,
+            Map<Instant, Collection<Integer>> fires,
+            int ledgerVersion) {
         return before.thenCompose(sofar -> requests.multiAsync("Multi", ops).thenCompose(answer -> {
             if (answer.ok()) {
                 fires.keySet().forEach(fireTime -> knownFires.remove(fireTime));
                 return CompletableFuture.completedFuture(sofar + fires.size());
             }
-            if (fires.size() == 1) {
+            if (fires.size() == 1 || (ledgerVersion >= 0 && answer.failedAt() == 0)) {
+                // One fire, or the ledger node changed (a re-run): the next pass decides again.
                 return CompletableFuture.completedFuture(sofar);
             }
             // One fire changed since it was listed: delete the others one by one.
             CompletableFuture<Integer> oneByOne = CompletableFuture.completedFuture(sofar);
             for (Map.Entry<Instant, Collection<Integer>> fire : fires.entrySet()) {
-                oneByOne = oneByOne.thenCompose(count ->
-                        retireAsync(Map.of(fire.getKey(), fire.getValue())).thenApply(one -> count + one));
+                oneByOne =
+                        oneByOne.thenCompose(count -> retireAsync(Map.of(fire.getKey(), fire.getValue()), ledgerVersion)
+                                .thenApply(one -> count + one));
             }
             return oneByOne;
         }));

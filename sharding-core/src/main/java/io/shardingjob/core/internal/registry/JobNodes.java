@@ -121,7 +121,17 @@ public final class JobNodes {
                 root + "/sharding",
                 root + "/disabled",
                 leavingInstances(),
-                manualFire());
+                manualFire(),
+                rerun());
+    }
+
+    /**
+     * Names the latest fire an operator asked to re-run, so that every instance hears of it through its cache and
+     * audits at once: the owners of its reopened items take them over. One node, overwritten: what is reopened lives in
+     * the fire's claims.
+     */
+    public String rerun() {
+        return root + "/rerun";
     }
 
     /**

@@ -98,6 +98,7 @@ final class JobOperations {
                 nodes.leavingInstances(),
                 nodes.ledger(),
                 nodes.manualFire(),
+                nodes.rerun(),
                 JobNodes.parent(nodes.assignment()),
                 JobNodes.parent(nodes.reshardNecessary()))) {
             createQuietly(path);

@@ -16,6 +16,7 @@ import io.shardingjob.core.internal.registry.JobNodes;
 import io.shardingjob.core.internal.scheduling.audit.AuditRequests;
 import io.shardingjob.core.internal.scheduling.audit.AuditWork;
 import io.shardingjob.core.internal.scheduling.audit.LedgerAudit;
+import io.shardingjob.core.internal.scheduling.audit.Reruns;
 import io.shardingjob.core.internal.scheduling.fire.AssignmentWait;
 import io.shardingjob.core.internal.scheduling.fire.ClaimsAhead;
 import io.shardingjob.core.internal.scheduling.fire.CompletionChecks;
@@ -72,7 +73,8 @@ record JobParts(
         AssignmentWait assignmentWait,
         JobOperations operations,
         GracefulClose gracefulClose,
-        ManualFires manualFires) {
+        ManualFires manualFires,
+        Reruns reruns) {
 
     private static final Logger log = LoggerFactory.getLogger(JobParts.class);
 
@@ -205,7 +207,8 @@ record JobParts(
                         ends,
                         ahead,
                         settings.shutdownGracePeriod()),
-                manualFires);
+                manualFires,
+                new Reruns(runtime, ledger.reruns(), audits, dueFires));
     }
 
     /**

@@ -213,6 +213,14 @@ public final class JobRuntime implements JobView, AutoCloseable {
         return parts.manualFires().trigger(jobParameter);
     }
 
+    /**
+     * See {@link io.shardingjob.core.internal.scheduling.audit.Reruns#rerunFailed}: the failed items of a past fire
+     * reopened, for their owners to run again as that fire's runs.
+     */
+    public List<Integer> rerunFailed(Instant fireTime) {
+        return parts.reruns().rerunFailed(FireSchedule.fireTimeOf(fireTime));
+    }
+
     private ItemExecutor builtJob() {
         ItemExecutor job = settings.job();
         if (job == null) {

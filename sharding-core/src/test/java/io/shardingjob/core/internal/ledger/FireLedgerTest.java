@@ -259,4 +259,35 @@ class FireLedgerTest extends ZooKeeperTestSupport {
         assertThat(current.moved()).isEmpty();
         assertThat(current.written()).extracting(Claim::state).containsOnly(ClaimState.RUNNING);
     }
+
+    @Test
+    void aReRunWrittenAfterTheKeeperReadTheLedgerFailsItsWatermarkAndItsRetirementAndKeepsTheFireListed()
+            throws Exception {
+        FireLedger ledger = new FireLedger(newClient(), NODES);
+        long session = sessionOf(ledger);
+        Claim failed = ledger.claim(
+                        fire, List.of(Claim.first(0, fire, "a", session, ExecutionSource.NORMAL, 1, 1, fire)))
+                .won()
+                .get(0);
+        ledger.update(List.of(failed.with(ClaimState.FAILED, fire)));
+        FireLedger.Overview keeperRead = ledger.overview();
+
+        RerunRule.Verdict rerun = ledger.reruns().reopen(fire, () -> fire.plusSeconds(1));
+
+        assertThat(rerun).isInstanceOf(RerunRule.Reopen.class);
+        // The keeper's pass, decided on its read before the re-run: it passes the fire and deletes it.
+        assertThat(ledger.setWatermarkAsync(fire, Set.of(), keeperRead.version())
+                        .join())
+                .isEqualTo(-1);
+        assertThat(ledger.retireAsync(Map.of(fire, List.of(0)), keeperRead.version())
+                        .join())
+                .isZero();
+        FireLedger.Overview now = ledger.overview();
+        assertThat(now.stillOpen()).containsExactly(fire);
+        assertThat(now.toRead(fire.plusSeconds(1))).contains(fire);
+        assertThat(ledger.read(List.of(fire)).get(0).claims().get(0).state()).isEqualTo(ClaimState.HANDED_ON);
+        // A second re-run finds the item open: nothing more is reopened.
+        assertThat(ledger.reruns().reopen(fire, () -> fire.plusSeconds(2)))
+                .isEqualTo(new RerunRule.Refused(RerunRule.Reason.RUNNING, List.of(0)));
+    }
 }

@@ -228,15 +228,17 @@ public final class LedgerAudit {
                     .thenComposeAsync(
                             missed -> {
                                 fires.addAll(missed);
-                                return read(watermark, fires);
+                                return read(watermark, fires, overview.stillOpen());
                             },
                             loop);
         }
 
-        private CompletableFuture<Void> read(Instant watermark, Set<Instant> fires) {
+        private CompletableFuture<Void> read(Instant watermark, Set<Instant> fires, Set<Instant> stillOpen) {
             // A whole fire holds nothing for this audit: it is not read, nor looked at again (with a thousand items a
-            // fire, most of an audit's reads).
+            // fire, most of an audit's reads). A still-open one is read all the same: an operator's re-run may have
+            // reopened its claims since this instance's trigger won them.
             fires.stream()
+                    .filter(fireTime -> !stillOpen.contains(fireTime))
                     .filter(fireTime -> localFires.whole().isWhole(fireTime, assignment.epoch(), session))
                     .forEach(whole::add);
             fires.removeAll(whole);

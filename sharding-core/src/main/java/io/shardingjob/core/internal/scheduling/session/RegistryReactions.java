@@ -84,10 +84,12 @@ public final class RegistryReactions {
         if ((nodes.assignment().equals(path)
                         && !audits.hasAudited(view.assignment().epoch()))
                 || (path != null && path.startsWith(nodes.instances() + "/") && !cache.exists(path))
-                || nodes.history().equals(path)) {
+                || nodes.history().equals(path)
+                || nodes.rerun().equals(path)) {
             // A new assignment may give this instance items whose earlier fires were left undone, and an instance that
             // went away may have left claims of items this instance owns already. An operator's change (the history
-            // records each) may have enabled a job or item whose due fires wait to be made up.
+            // records each) may have enabled a job or item whose due fires wait to be made up, and an operator's re-run
+            // reopened claims that the owners of their items take over.
             audits.soon();
         }
         if (nodes.disabledInstance(instanceId).equals(path)) {

@@ -1,0 +1,113 @@
+package io.shardingjob.core.internal.ledger;
+
+import io.shardingjob.core.internal.ledger.RerunRule.Verdict;
+import io.shardingjob.core.internal.registry.JobNodes;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.Supplier;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
+
+/**
+ * An operator's re-run of one past fire's failed items, in the ledger. One multi-operation reopens the failed claims
+ * ({@link RerunRule#reopened}: {@code HANDED_ON}, source {@code RETRY}), each at the version read, lists the fire with
+ * the watermark's still-open fires (a versioned write of the ledger node), and names the fire in the job's announcement
+ * node ({@link JobNodes#rerun()}), which every instance watches through its cache and answers with an audit: the
+ * owners of the reopened items take them over as any handed-on claim, and run them as the fire's own runs.
+ *
+ * <p>Listing the fire moves what the audits read: they read the fires after the watermark and the still-open ones, so a
+ * fire the watermark passed long ago is read again, and one after it is read whatever this instance's memory says (a
+ * fire whose every item ended or was claimed here is otherwise not read again). It also fences the retention: the
+ * keeper writes the watermark, and deletes old fires, only at the ledger node's version it read, so a re-run written
+ * between its read and its deletion makes the deletion fail, and a deletion that came first leaves the claims gone and
+ * the re-run refused.
+ *
+ * <p>Race windows: of two re-runs of one fire, the one whose request comes second fails at a claim's version, reads
+ * the fire again and finds the items open: refused. A request whose answer was lost with the connection may have been
+ * applied: the items then run although the re-run failed, and a re-run asked again is refused as running.
+ */
+public final class FireReruns {
+
+    /** Rounds of read and write before giving up: the ledger node changes at most once per keeper pass. */
+    private static final int MAX_ATTEMPTS = 16;
+
+    private final LedgerRequests requests;
+
+    private final LedgerReads reads;
+
+    private final JobNodes nodes;
+
+    FireReruns(LedgerRequests requests, LedgerReads reads, JobNodes nodes) {
+        this.requests = requests;
+        this.reads = reads;
+        this.nodes = nodes;
+    }
+
+    /**
+     * Reopens the failed claims of a fire, on a thread that may wait (an operator's).
+     *
+     * @param now the time of the request, as the rule reads it
+     * @return the claims reopened, or why none was
+     * @throws Exception when ZooKeeper did not answer, or the ledger kept changing
+     */
+    public Verdict reopen(Instant fireTime, Supplier<Instant> now) throws Exception {
+        boolean announcementExists = true;
+        for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+            String ledger = requests.full(nodes.ledger());
+            OpResult read = LedgerRequests.await(requests.multiAsync("Multi", List.of(Op.getData(ledger))))
+                    .results()
+                    .get(0);
+            if (!(read instanceof OpResult.GetDataResult data)) {
+                throw KeeperException.create(KeeperException.Code.NONODE, ledger);
+            }
+            Watermark mark = Watermark.decode(data.getData());
+            LedgerRules.FireView fire = LedgerRequests.await(reads.readAsync(List.of(fireTime))).stream()
+                    .findFirst()
+                    .orElseGet(() -> new LedgerRules.FireView(fireTime, java.util.Map.of()));
+            Instant at = now.get();
+            Verdict verdict = RerunRule.decide(fire, at);
+            if (!(verdict instanceof RerunRule.Reopen reopen)) {
+                return verdict;
+            }
+            List<Op> ops = new ArrayList<>();
+            for (Claim failed : reopen.failed()) {
+                ops.add(Op.setData(
+                        requests.full(nodes.claim(fireTime, failed.item())),
+                        RerunRule.reopened(failed, at).encode(),
+                        failed.version()));
+            }
+            Set<Instant> open = new TreeSet<>(mark.stillOpen());
+            open.add(fireTime);
+            ops.add(Op.setData(
+                    ledger,
+                    new Watermark(mark.settled(), open).encode(),
+                    data.getStat().getVersion()));
+            byte[] named = String.valueOf(fireTime.toEpochMilli()).getBytes(StandardCharsets.UTF_8);
+            ops.add(
+                    announcementExists
+                            ? Op.setData(requests.full(nodes.rerun()), named, -1)
+                            : requests.createPersistent(nodes.rerun(), named));
+            LedgerRequests.MultiAnswer answer = LedgerRequests.await(requests.multiAsync("Multi", ops));
+            if (answer.ok()) {
+                return verdict;
+            }
+            int failedAt = answer.failedAt();
+            KeeperException.Code code = failedAt < 0 ? answer.code() : answer.errorAt(failedAt);
+            if (failedAt == ops.size() - 1
+                    && (code == KeeperException.Code.NONODE || code == KeeperException.Code.NODEEXISTS)) {
+                // The announcement node is missing (a registry older than re-runs), or was created meanwhile.
+                announcementExists = code == KeeperException.Code.NODEEXISTS;
+            } else if (code != KeeperException.Code.BADVERSION && code != KeeperException.Code.NONODE) {
+                throw KeeperException.create(
+                        code, failedAt < 0 ? ledger : ops.get(failedAt).getPath());
+            }
+            // A claim changed (another re-run, the fire retired) or the watermark moved: read again and decide again.
+        }
+        throw new IllegalStateException("the ledger kept changing during " + MAX_ATTEMPTS + " attempts to re-run");
+    }
+}
