@@ -17,8 +17,9 @@ public enum ClaimState {
     /** Its owner gave it up unfinished (stopping, or cut off): anyone who owns the item may take it over at once. */
     RELEASED,
     /**
-     * Made ahead of its fire by an owner that gave it up before it started (the item moved, or the instance stopped):
-     * the item's owner runs it as the fire's own run, failover or not, since nothing of it ran.
+     * Made ahead of its fire by an owner that gave it up before it started (the item moved, or the instance stopped),
+     * or a failed run reopened by an operator's re-run of its fire (source {@code RETRY}): the item's owner runs it as
+     * the fire's own run, failover or not, since nothing of this run started.
      */
     HANDED_ON,
     /** A missed fire folded into a later run of the same item, as the misfire policy {@code once} says. */
