@@ -24,6 +24,9 @@ public final class Reservations {
      */
     private final Map<Integer, Reservation> heldForAudit = new HashMap<>();
 
+    /** Whether an item may still be held for an audit: not once the instance stops, when no audit comes; guarded by this. */
+    private boolean holding = true;
+
     /** Reserves the item for a run; null if a run of this instance already has it. */
     @Nullable
     public Reservation reserve(int item) {
@@ -77,7 +80,7 @@ public final class Reservations {
     public boolean endRun(int item, Reservation reservation) {
         boolean owed = missedWhileBusy.remove(item);
         synchronized (this) {
-            if (owed && !reservation.abandoned) {
+            if (owed && holding && !reservation.abandoned) {
                 Reservation held = new Reservation();
                 if (running.replace(item, reservation, held)) {
                     heldForAudit.put(item, held);
@@ -117,8 +120,16 @@ public final class Reservations {
         });
     }
 
-    /** Frees every reservation held for the audit: this instance stops, and no audit comes any more. */
-    public void releaseAllHeld() {
+    /**
+     * This instance stops, and no audit comes any more: every reservation held for one is freed, and a run that ends
+     * from now on frees its item whatever found it busy (the items' next owners make those fires up). Without this, a
+     * run that ends while the close waits for idleness would keep its item held, and the close would wait its whole
+     * grace period for an audit that never comes.
+     */
+    public void stopHolding() {
+        synchronized (this) {
+            holding = false;
+        }
         releaseHeld(heldForAudit());
     }
 

@@ -77,8 +77,8 @@ public final class GracefulClose {
      */
     public void run() {
         announceLeaving();
-        // No audit comes any more to run what they were kept for: the items' next owners make it up.
-        reservedItems.releaseAllHeld();
+        // No audit comes any more to run what items are kept for: the items' next owners make it up.
+        reservedItems.stopHolding();
         if (!reservedItems.awaitIdle(shutdownGracePeriod)) {
             log.warn(
                     "Job {}: items {} still running after the {} ms grace period; interrupting them, and releasing"

@@ -110,4 +110,20 @@ class ReservationsTest {
         assertThat(reservations.heldForAudit()).isEmpty();
         assertThat(reservations.awaitIdle(Duration.ZERO)).isTrue();
     }
+
+    @Test
+    void aRunThatEndsAfterTheInstanceStoppedHoldingFreesItsItemEvenWhenAFireFoundItBusy() {
+        heldAfterAFireFoundItBusy(1);
+        Reservations.Reservation run = reservations.reserve(2);
+        reservations.missedWhileBusy(2);
+
+        reservations.stopHolding();
+
+        assertThat(reservations.heldForAudit()).as("freed at once").isEmpty();
+        assertThat(reservations.endRun(2, run)).as("its audit is still owed").isTrue();
+        assertThat(reservations.heldForAudit())
+                .as("not held for an audit that never comes")
+                .isEmpty();
+        assertThat(reservations.awaitIdle(Duration.ZERO)).isTrue();
+    }
 }
