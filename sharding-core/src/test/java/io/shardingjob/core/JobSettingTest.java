@@ -67,6 +67,9 @@ class JobSettingTest {
             case RETRY_BACKOFF -> configuration.retryBackoff();
             case TIMEOUT -> configuration.timeout();
             case DYNAMIC_SHARDING -> configuration.dynamicSharding();
+            case AFTER -> configuration.after();
+            case ON -> configuration.on();
+            case ITEM_WISE -> configuration.itemWise();
             case START_TIMEOUT -> coordinator.startTimeout();
             case RECONCILE_INTERVAL -> coordinator.reconcileInterval();
             case SHARDING_WAIT_TIMEOUT -> coordinator.shardingWaitTimeout();

@@ -40,6 +40,12 @@ import java.util.regex.Pattern;
  *     the data a parameter could name
  * @param misfirePolicy what happens to the fires of an item that did not run when due, when {@code misfire} is on;
  *     {@code misfire} off means {@link MisfirePolicy#SKIP}
+ * @param after the jobs this job follows: it fires once for every fire of theirs that completed as {@code on} says,
+ *     with that fire's time as its own; with several, once all of them completed the same fire time. Empty for none.
+ *     Whether the jobs named exist, and form no cycle, is the {@link JobGraph}'s to check
+ * @param on which upstream fires this job follows: every item succeeded, or every item ended
+ * @param itemWise whether item i runs as soon as item i of the upstream fire succeeded, without waiting for the other
+ *     items: needs {@code after}, and the same item count as every upstream (which the {@link JobGraph} checks)
  */
 public record JobConfiguration(
         String name,
@@ -59,7 +65,10 @@ public record JobConfiguration(
         Duration retryBackoff,
         Duration timeout,
         boolean dynamicSharding,
-        MisfirePolicy misfirePolicy) {
+        MisfirePolicy misfirePolicy,
+        List<String> after,
+        FollowOn on,
+        boolean itemWise) {
 
     /**
      * The most items a job may have.
@@ -94,7 +103,7 @@ public record JobConfiguration(
      */
     public static final String ON_DEMAND = JobSetting.Defaults.CRON;
 
-    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]*");
+    static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]*");
 
     public JobConfiguration {
         if (name == null || !NAME.matcher(name).matches()) {
@@ -134,6 +143,14 @@ public record JobConfiguration(
         if (timeout.isNegative()) {
             throw new JobConfigurationException(name, "timeout", "must not be negative, was " + timeout);
         }
+        after = JobConfigurationChecks.checkAfter(name, after);
+        on = on == null ? JobSetting.Defaults.ON : on;
+        JobConfigurationChecks.checkItemWise(name, itemWise, after, dynamicSharding);
+    }
+
+    /** Whether the job follows other jobs ({@link #after()} is not empty). */
+    public boolean followsJobs() {
+        return !after.isEmpty();
     }
 
     /** Whether the job has no schedule and fires only when triggered: its cron is {@link #ON_DEMAND}. */
@@ -169,7 +186,10 @@ public record JobConfiguration(
                 .retryBackoff(retryBackoff)
                 .timeout(timeout)
                 .dynamicSharding(dynamicSharding)
-                .misfirePolicy(misfirePolicy);
+                .misfirePolicy(misfirePolicy)
+                .after(after)
+                .on(on)
+                .itemWise(itemWise);
     }
 
     /**
@@ -194,6 +214,9 @@ public record JobConfiguration(
         compare(differences, JobSetting.RETRY_BACKOFF.key(), retryBackoff, other.retryBackoff);
         compare(differences, JobSetting.TIMEOUT.key(), timeout, other.timeout);
         compare(differences, JobSetting.DYNAMIC_SHARDING.key(), dynamicSharding, other.dynamicSharding);
+        compare(differences, JobSetting.AFTER.key(), String.join(",", after), String.join(",", other.after));
+        compare(differences, JobSetting.ON.key(), on, other.on);
+        compare(differences, JobSetting.ITEM_WISE.key(), itemWise, other.itemWise);
         return differences;
     }
 
@@ -243,6 +266,12 @@ public record JobConfiguration(
         private Duration timeout = JobSetting.Defaults.TIMEOUT;
 
         private boolean dynamicSharding = JobSetting.Defaults.DYNAMIC_SHARDING;
+
+        private List<String> after = List.of();
+
+        private FollowOn on = JobSetting.Defaults.ON;
+
+        private boolean itemWise = JobSetting.Defaults.ITEM_WISE;
 
         private Builder(String name) {
             this.name = name;
@@ -348,6 +377,29 @@ public record JobConfiguration(
             return this;
         }
 
+        /** The jobs this job follows, by name; none by default. */
+        public Builder after(List<String> after) {
+            this.after = after == null ? List.of() : new ArrayList<>(after);
+            return this;
+        }
+
+        /** The jobs this job follows, by name. */
+        public Builder after(String... after) {
+            return after(List.of(after));
+        }
+
+        /** Which upstream fires this job follows; {@link FollowOn#SUCCESS} by default. */
+        public Builder on(FollowOn on) {
+            this.on = on;
+            return this;
+        }
+
+        /** Whether item i runs as soon as item i of the upstream fire succeeded. */
+        public Builder itemWise(boolean itemWise) {
+            this.itemWise = itemWise;
+            return this;
+        }
+
         /** @throws JobConfigurationException naming the job and the first invalid property */
         public JobConfiguration build() {
             ZoneId zone = timeZoneText == null ? timeZone : parseZone();
@@ -373,7 +425,10 @@ public record JobConfiguration(
                     retryBackoff,
                     timeout,
                     dynamicSharding,
-                    misfirePolicy);
+                    misfirePolicy,
+                    after,
+                    on,
+                    itemWise);
         }
 
         private ZoneId parseZone() {

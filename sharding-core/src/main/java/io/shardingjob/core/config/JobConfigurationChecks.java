@@ -2,6 +2,9 @@ package io.shardingjob.core.config;
 
 import static io.shardingjob.core.config.JobConfiguration.MAX_SHARDING_TOTAL_COUNT;
 
+import java.util.ArrayList;
+import java.util.List;
+
 /** The checks of a {@link JobConfiguration} that take more than a line, each naming the job and the setting at fault. */
 final class JobConfigurationChecks {
 
@@ -51,6 +54,47 @@ final class JobConfigurationChecks {
                             + " shardingItemParameters empty, or set dynamicSharding to false to keep a fixed"
                             + " shardingTotalCount with a parameter per item",
                     "dynamicSharding");
+        }
+    }
+
+    /**
+     * The jobs a job follows, trimmed: each a valid job name, none twice, not the job itself.
+     *
+     * @return the names as an unmodifiable list, empty for null
+     */
+    static List<String> checkAfter(String name, List<String> after) {
+        if (after == null) {
+            return List.of();
+        }
+        List<String> names = new ArrayList<>();
+        for (String upstream : after) {
+            String trimmed = upstream == null ? "" : upstream.trim();
+            if (!JobConfiguration.NAME.matcher(trimmed).matches()) {
+                throw new JobConfigurationException(
+                        name, JobSetting.AFTER.key(), "'" + upstream + "' is not a job name");
+            }
+            if (trimmed.equals(name)) {
+                throw new JobConfigurationException(name, JobSetting.AFTER.key(), "a job cannot follow itself");
+            }
+            if (names.contains(trimmed)) {
+                throw new JobConfigurationException(name, JobSetting.AFTER.key(), "names '" + trimmed + "' twice");
+            }
+            names.add(trimmed);
+        }
+        return List.copyOf(names);
+    }
+
+    /** Item-wise needs jobs to follow, and fixed items: under dynamic sharding an item is an instance, not data. */
+    static void checkItemWise(String name, boolean itemWise, List<String> after, boolean dynamicSharding) {
+        if (itemWise && after.isEmpty()) {
+            throw new JobConfigurationException(
+                    name, JobSetting.ITEM_WISE.key(), "needs 'after': item i follows item i of an upstream job");
+        }
+        if (itemWise && dynamicSharding) {
+            throw new JobConfigurationException(
+                    name,
+                    JobSetting.ITEM_WISE.key(),
+                    "cannot be used with dynamicSharding: the items would not be the upstream's items");
         }
     }
 }

@@ -38,6 +38,9 @@ public final class JobConfigurationCodec {
         line(text, JobSetting.RETRY_BACKOFF, configuration.retryBackoff());
         line(text, JobSetting.TIMEOUT, configuration.timeout());
         line(text, JobSetting.DYNAMIC_SHARDING, configuration.dynamicSharding());
+        line(text, JobSetting.AFTER, String.join(",", configuration.after()));
+        line(text, JobSetting.ON, configuration.on());
+        line(text, JobSetting.ITEM_WISE, configuration.itemWise());
         return text.toString().getBytes(StandardCharsets.UTF_8);
     }
 
@@ -72,7 +75,21 @@ public final class JobConfigurationCodec {
         stored.duration(JobSetting.RETRY_BACKOFF).ifPresent(builder::retryBackoff);
         stored.duration(JobSetting.TIMEOUT).ifPresent(builder::timeout);
         stored.bool(JobSetting.DYNAMIC_SHARDING).ifPresent(builder::dynamicSharding);
+        stored.text(JobSetting.AFTER).map(JobConfigurationCodec::names).ifPresent(builder::after);
+        stored.text(JobSetting.ON)
+                .filter(value -> !value.isBlank())
+                .map(value -> FollowOn.parse(jobName, value))
+                .ifPresent(builder::on);
+        stored.bool(JobSetting.ITEM_WISE).ifPresent(builder::itemWise);
         return builder.build();
+    }
+
+    /** A list of job names as written in one value: {@code settle, bill}, blanks ignored. */
+    public static java.util.List<String> names(String value) {
+        return Arrays.stream(value.split(","))
+                .map(String::trim)
+                .filter(name -> !name.isEmpty())
+                .toList();
     }
 
     /** The stored values of one job, each read by its setting's key; absent when the key is not stored. */

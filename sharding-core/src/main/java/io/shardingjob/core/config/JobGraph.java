@@ -35,6 +35,15 @@ public final class JobGraph {
             Objects.requireNonNull(name, "name");
             after = List.copyOf(after);
         }
+
+        /** A job as its configuration places it in the graph. */
+        public static Node of(JobConfiguration configuration) {
+            return new Node(
+                    configuration.name(),
+                    configuration.after(),
+                    configuration.itemWise(),
+                    configuration.shardingTotalCount());
+        }
     }
 
     /**

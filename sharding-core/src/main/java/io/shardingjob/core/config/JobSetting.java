@@ -115,6 +115,24 @@ public enum JobSetting {
             "Whether the number of items follows the number of live, enabled instances, one item each; no item"
                     + " parameters."),
 
+    AFTER(
+            Scope.CONFIGURATION,
+            "after",
+            () -> Defaults.AFTER,
+            "The jobs this job follows: it fires once for every fire of theirs that completed, with its fire time."),
+
+    ON(
+            Scope.CONFIGURATION,
+            "on",
+            () -> Defaults.ON,
+            "Which upstream fires this job follows: success (every item succeeded) or completion (every item ended)."),
+
+    ITEM_WISE(
+            Scope.CONFIGURATION,
+            "itemWise",
+            () -> Defaults.ITEM_WISE,
+            "Whether item i runs as soon as item i of the upstream fire succeeded; needs the upstream's item count."),
+
     START_TIMEOUT(
             Scope.COORDINATOR,
             "startTimeout",
@@ -207,6 +225,13 @@ public enum JobSetting {
         public static final Duration TIMEOUT = Duration.ZERO;
 
         public static final boolean DYNAMIC_SHARDING = false;
+
+        /** Follows no job. */
+        public static final List<String> AFTER = List.of();
+
+        public static final FollowOn ON = FollowOn.SUCCESS;
+
+        public static final boolean ITEM_WISE = false;
 
         public static final Duration START_TIMEOUT = Duration.ofSeconds(15);
 

@@ -2,6 +2,7 @@ package io.shardingjob.core.config;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import java.time.ZoneId;
@@ -37,6 +38,9 @@ class JobConfigurationCodecTest {
                 .retries(3)
                 .retryBackoff(java.time.Duration.ofMillis(1500))
                 .timeout(java.time.Duration.ofMinutes(2))
+                .after("settle", "bill")
+                .on(FollowOn.COMPLETION)
+                .itemWise(true)
                 .build();
     }
 
@@ -64,9 +68,28 @@ class JobConfigurationCodecTest {
     }
 
     @Test
+    void readsTheJobsFollowedBackTrimmedAndOnInAnyCase() {
+        JobConfiguration read = decode("shardingTotalCount=2\nafter= settle , ,bill\non=Completion\n");
+
+        assertThat(read.after()).containsExactly("settle", "bill");
+        assertThat(read.on()).isEqualTo(FollowOn.COMPLETION);
+        assertThat(read.itemWise()).isFalse();
+    }
+
+    @Test
+    void rejectsAStoredOnThatIsNeitherValueNamingTheProperty() {
+        assertThatThrownBy(() -> decode("after=settle\non=sometimes\n"))
+                .isInstanceOf(JobConfigurationException.class)
+                .hasMessageContaining("'" + JOB + "'")
+                .hasMessageContaining("on")
+                .hasMessageContaining("success, completion");
+    }
+
+    @Test
     void roundTripsADynamicallyShardedConfiguration() {
         JobConfiguration original = everyFieldNonDefault().toBuilder()
                 .shardingItemParameters("")
+                .itemWise(false)
                 .dynamicSharding(true)
                 .build();
 
@@ -237,7 +260,10 @@ class JobConfigurationCodecTest {
                         "retries",
                         "retryBackoff",
                         "timeout",
-                        "dynamicSharding");
+                        "dynamicSharding",
+                        "after",
+                        "on",
+                        "itemWise");
     }
 
     @Test

@@ -44,6 +44,8 @@ class JobConfigurationTest {
                 .retries(2)
                 .retryBackoff(java.time.Duration.ofSeconds(1))
                 .timeout(java.time.Duration.ofSeconds(30))
+                .after("settle", "bill")
+                .on(FollowOn.COMPLETION)
                 .build();
     }
 
@@ -346,7 +348,10 @@ class JobConfigurationTest {
                         null,
                         null,
                         true,
-                        MisfirePolicy.ONCE),
+                        MisfirePolicy.ONCE,
+                        List.of(),
+                        FollowOn.SUCCESS,
+                        false),
                 JOB,
                 "shardingItemParameters");
 
@@ -412,7 +417,10 @@ class JobConfigurationTest {
                         null,
                         null,
                         false,
-                        MisfirePolicy.ONCE),
+                        MisfirePolicy.ONCE,
+                        List.of(),
+                        FollowOn.SUCCESS,
+                        false),
                 JOB,
                 "shardingItemParameters");
     }
@@ -463,6 +471,35 @@ class JobConfigurationTest {
                         assertThat(difference).contains("0 0/5 * * * *").contains("0 0 * * * *"));
     }
 
+    @Test
+    void rejectsAJobThatFollowsItselfOrANameTwiceOrNotAName() {
+        assertRejected(() -> valid().after(JOB).build(), JOB, "after");
+        assertRejected(() -> valid().after("settle", "settle").build(), JOB, "after");
+        assertRejected(() -> valid().after("not a name").build(), JOB, "after");
+    }
+
+    @Test
+    void rejectsItemWiseWithoutJobsToFollowOrWithDynamicSharding() {
+        assertRejected(() -> valid().itemWise(true).build(), JOB, "itemWise");
+        assertRejected(
+                () -> valid().after("settle")
+                        .itemWise(true)
+                        .dynamicSharding(true)
+                        .build(),
+                JOB,
+                "itemWise");
+    }
+
+    @Test
+    void followsNoJobOnSuccessByDefault() {
+        JobConfiguration configuration = valid().build();
+
+        assertThat(configuration.after()).isEmpty();
+        assertThat(configuration.followsJobs()).isFalse();
+        assertThat(configuration.on()).isEqualTo(FollowOn.SUCCESS);
+        assertThat(configuration.itemWise()).isFalse();
+    }
+
     static Stream<Arguments> singleChanges() {
         return Stream.of(
                 change("cron", builder -> builder.cron("0 0 1 * * *")),
@@ -475,7 +512,10 @@ class JobConfigurationTest {
                 change("monitorExecution", builder -> builder.monitorExecution(true)),
                 change("strategy", builder -> builder.strategy("average")),
                 change("description", builder -> builder.description("")),
-                change("disabled", builder -> builder.disabled(false)));
+                change("disabled", builder -> builder.disabled(false)),
+                change("after", builder -> builder.after("settle")),
+                change("on", builder -> builder.on(FollowOn.SUCCESS)),
+                change("itemWise", builder -> builder.itemWise(true)));
     }
 
     private static Arguments change(String property, UnaryOperator<JobConfiguration.Builder> edit) {
