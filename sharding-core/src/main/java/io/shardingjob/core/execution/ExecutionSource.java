@@ -11,5 +11,7 @@ public enum ExecutionSource {
     /** An operator asked for a fire now. */
     MANUAL,
     /** Again after a failure, with the context it was first fired with. */
-    RETRY
+    RETRY,
+    /** Its job follows others, and their fires at the same time completed (the job's {@code after}). */
+    UPSTREAM
 }

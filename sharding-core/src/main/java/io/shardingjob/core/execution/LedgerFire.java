@@ -12,11 +12,23 @@ import org.jspecify.annotations.Nullable;
  * @param fireTime the scheduled time of the fire, the ledger's key for it
  * @param settled whether every item of the fire has a settled claim (none is still open)
  * @param items the claims of the fire's items, by item; an item nobody claimed yet is absent
+ * @param after for a job that follows others: the upstream jobs whose fire at this same time completed and recorded
+ *     this one; empty for a scheduled or manual fire
+ * @param awaiting the upstream jobs whose fire at this time has not completed (yet): while any is, none of this
+ *     fire's items runs
  */
-public record LedgerFire(Instant fireTime, boolean settled, List<LedgerFire.Item> items) {
+public record LedgerFire(
+        Instant fireTime, boolean settled, List<LedgerFire.Item> items, List<String> after, List<String> awaiting) {
 
     public LedgerFire {
         items = List.copyOf(items);
+        after = List.copyOf(after);
+        awaiting = List.copyOf(awaiting);
+    }
+
+    /** A fire of the schedule or an operator's. */
+    public LedgerFire(Instant fireTime, boolean settled, List<LedgerFire.Item> items) {
+        this(fireTime, settled, items, List.of(), List.of());
     }
 
     /**

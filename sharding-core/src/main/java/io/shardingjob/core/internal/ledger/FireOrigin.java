@@ -4,6 +4,7 @@ import io.shardingjob.core.config.JobConfigurationCodec;
 import java.io.IOException;
 import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Properties;
 import org.jspecify.annotations.Nullable;
 
@@ -21,12 +22,22 @@ import org.jspecify.annotations.Nullable;
  * jobParameter=rerun of 2026-11-20
  * </pre>
  *
+ * A fire of a job that follows others ({@code JobConfiguration.after}) names the upstream jobs whose fire at the same
+ * time completed, and those still awaited (fan-in): its items run once none is awaited.
+ *
+ * <pre>
+ * after=settle
+ * awaiting=bill
+ * </pre>
+ *
  * A node written before manual fires existed reads as {@link #SCHEDULED}.
  *
  * @param manual whether an operator asked for the fire ({@code JobCoordinator.trigger})
  * @param jobParameter the parameter every item of the fire runs with; null for the job's configured one
+ * @param after the upstream jobs whose fire at this time completed and recorded this one, in the order they did
+ * @param awaiting the upstream jobs whose fire at this time has not completed yet: the fire is not due while any is
  */
-public record FireOrigin(boolean manual, @Nullable String jobParameter) {
+public record FireOrigin(boolean manual, @Nullable String jobParameter, List<String> after, List<String> awaiting) {
 
     /** A fire of the schedule, or one recorded without an origin: its items run with the configured parameter. */
     public static final FireOrigin SCHEDULED = new FireOrigin(false, null);
@@ -37,9 +48,63 @@ public record FireOrigin(boolean manual, @Nullable String jobParameter) {
 
     private static final String JOB_PARAMETER = "jobParameter";
 
+    private static final String AFTER = "after";
+
+    private static final String AWAITING = "awaiting";
+
+    public FireOrigin {
+        after = List.copyOf(after);
+        awaiting = List.copyOf(awaiting);
+    }
+
+    public FireOrigin(boolean manual, @Nullable String jobParameter) {
+        this(manual, jobParameter, List.of(), List.of());
+    }
+
     /** An operator's fire, with the parameter asked for (null: the job's configured one). */
     public static FireOrigin manual(@Nullable String jobParameter) {
         return new FireOrigin(true, jobParameter);
+    }
+
+    /**
+     * The fire of a job following others, as the first of its upstreams to complete records it.
+     *
+     * @param upstream the upstream job whose fire completed
+     * @param others the job's other upstreams, awaited until their fire at the same time completes
+     */
+    public static FireOrigin after(String upstream, List<String> others) {
+        return new FireOrigin(
+                false,
+                null,
+                List.of(upstream),
+                others.stream().filter(other -> !other.equals(upstream)).toList());
+    }
+
+    /** Whether upstream jobs recorded this fire (or are awaited for it): its runs are {@code UPSTREAM} runs. */
+    public boolean followsUpstream() {
+        return !after.isEmpty() || !awaiting.isEmpty();
+    }
+
+    /** Whether the fire still waits for an upstream job's fire at its time: nothing of it is due until then. */
+    public boolean isAwaiting() {
+        return !awaiting.isEmpty();
+    }
+
+    /**
+     * This origin once {@code upstream}'s fire completed: no longer awaited, and named among those that recorded the
+     * fire. The same origin when it already is: a completion written twice (a completer taken over) changes nothing.
+     */
+    public FireOrigin completedBy(String upstream) {
+        if (after.contains(upstream)) {
+            return this;
+        }
+        List<String> recorded = new java.util.ArrayList<>(after);
+        recorded.add(upstream);
+        return new FireOrigin(
+                manual,
+                jobParameter,
+                recorded,
+                awaiting.stream().filter(job -> !job.equals(upstream)).toList());
     }
 
     /** The parameter the fire's items run with: its own, else the job's configured one as stored now. */
@@ -55,6 +120,12 @@ public record FireOrigin(boolean manual, @Nullable String jobParameter) {
         }
         if (jobParameter != null) {
             JobConfigurationCodec.appendLine(text, JOB_PARAMETER, jobParameter);
+        }
+        if (!after.isEmpty()) {
+            JobConfigurationCodec.appendLine(text, AFTER, String.join(",", after));
+        }
+        if (!awaiting.isEmpty()) {
+            JobConfigurationCodec.appendLine(text, AWAITING, String.join(",", awaiting));
         }
         // The note alone is one line without a break, as a scheduled fire's node always held.
         return text.substring(0, text.length() - 1).getBytes(StandardCharsets.UTF_8);
@@ -82,6 +153,10 @@ public record FireOrigin(boolean manual, @Nullable String jobParameter) {
         }
         return new NodeData(
                 text.substring(0, newline),
-                new FireOrigin(MANUAL.equals(fields.getProperty(SOURCE)), fields.getProperty(JOB_PARAMETER)));
+                new FireOrigin(
+                        MANUAL.equals(fields.getProperty(SOURCE)),
+                        fields.getProperty(JOB_PARAMETER),
+                        JobConfigurationCodec.names(fields.getProperty(AFTER, "")),
+                        JobConfigurationCodec.names(fields.getProperty(AWAITING, ""))));
     }
 }

@@ -111,7 +111,12 @@ public final class LedgerQueries {
                         claim.started(),
                         claim.ended()))
                 .toList();
-        return new LedgerFire(view.fireTime(), view.isSettled(), items);
+        return new LedgerFire(
+                view.fireTime(),
+                view.isSettled(),
+                items,
+                view.origin().after(),
+                view.origin().awaiting());
     }
 
     /** The sessions of the live instances, from the cache: good enough for display, never for a take-over. */
