@@ -62,6 +62,8 @@ public final class FireLedger {
 
     private final FireReruns reruns;
 
+    private final ChainRecords chains;
+
     public FireLedger(CuratorFramework client, JobNodes nodes) {
         this.requests = new LedgerRequests(client);
         this.reads = new LedgerReads(requests, nodes);
@@ -70,6 +72,7 @@ public final class FireLedger {
         this.retirement = new LedgerRetirement(requests, nodes, knownFires);
         this.manualFires = new ManualFireRecords(requests, nodes, knownFires);
         this.reruns = new FireReruns(requests, reads, nodes);
+        this.chains = new ChainRecords(requests, nodes, JobNodes.name(nodes.root()));
     }
 
     /** How an operator's re-run of a past fire's failed items is recorded and announced: see {@link FireReruns}. */
@@ -234,6 +237,18 @@ public final class FireLedger {
                     }
                     throw LedgerRequests.refused(answer.code(), path);
                 });
+    }
+
+    /**
+     * Writes a fire's note at the version it was read with, and records the fire's completion in the jobs that follow
+     * this one, in the same request ({@link ChainRecords}). Completes on ZooKeeper's event thread.
+     *
+     * @param dueCount how many of the fire's items were due
+     * @return whether this write won
+     */
+    public CompletableFuture<Boolean> writeCompletionAsync(
+            FireView fire, int dueCount, String note, List<io.shardingjob.core.internal.registry.Follower> followers) {
+        return chains.writeNoteAsync(fire, dueCount, note, followers);
     }
 
     /** A versioned write that another writer's change, or the node's retirement, beat. */

@@ -36,8 +36,18 @@ import org.jspecify.annotations.Nullable;
  * @param jobParameter the parameter every item of the fire runs with; null for the job's configured one
  * @param after the upstream jobs whose fire at this time completed and recorded this one, in the order they did
  * @param awaiting the upstream jobs whose fire at this time has not completed yet: the fire is not due while any is
+ * @param abandonedBy the upstream job whose fire at this time completed otherwise than this job's {@code on} asks (or
+ *     can no longer complete): the fire never runs, and settles with nothing due; null for none
+ * @param unattended whether the fire was recorded while no instance of its job was registered: its items are then made
+ *     up under the job's misfire policy, as any fire missed by every instance; otherwise they run whatever the policy
  */
-public record FireOrigin(boolean manual, @Nullable String jobParameter, List<String> after, List<String> awaiting) {
+public record FireOrigin(
+        boolean manual,
+        @Nullable String jobParameter,
+        List<String> after,
+        List<String> awaiting,
+        @Nullable String abandonedBy,
+        boolean unattended) {
 
     /** A fire of the schedule, or one recorded without an origin: its items run with the configured parameter. */
     public static final FireOrigin SCHEDULED = new FireOrigin(false, null);
@@ -52,13 +62,17 @@ public record FireOrigin(boolean manual, @Nullable String jobParameter, List<Str
 
     private static final String AWAITING = "awaiting";
 
+    private static final String ABANDONED_BY = "abandonedBy";
+
+    private static final String UNATTENDED = "unattended";
+
     public FireOrigin {
         after = List.copyOf(after);
         awaiting = List.copyOf(awaiting);
     }
 
     public FireOrigin(boolean manual, @Nullable String jobParameter) {
-        this(manual, jobParameter, List.of(), List.of());
+        this(manual, jobParameter, List.of(), List.of(), null, false);
     }
 
     /** An operator's fire, with the parameter asked for (null: the job's configured one). */
@@ -71,13 +85,37 @@ public record FireOrigin(boolean manual, @Nullable String jobParameter, List<Str
      *
      * @param upstream the upstream job whose fire completed
      * @param others the job's other upstreams, awaited until their fire at the same time completes
+     * @param unattended whether no instance of the job was registered
      */
-    public static FireOrigin after(String upstream, List<String> others) {
+    public static FireOrigin after(String upstream, List<String> others, boolean unattended) {
         return new FireOrigin(
                 false,
                 null,
                 List.of(upstream),
-                others.stream().filter(other -> !other.equals(upstream)).toList());
+                others.stream().filter(other -> !other.equals(upstream)).toList(),
+                null,
+                unattended);
+    }
+
+    /**
+     * This origin once {@code upstream}'s fire at its time completed otherwise than the job's {@code on} asks: the fire
+     * never runs.
+     */
+    public FireOrigin abandonedBy(String upstream) {
+        return new FireOrigin(manual, jobParameter, after, awaiting, upstream, unattended);
+    }
+
+    /** Whether the fire will never run: an upstream's fire at its time did not complete as this job follows it. */
+    public boolean isAbandoned() {
+        return abandonedBy != null;
+    }
+
+    /**
+     * Whether every run of the fire's items is owed whatever the misfire policy: an operator's fire, and a fire its
+     * upstreams recorded while an instance of the job was there to run it.
+     */
+    public boolean runsUnderEveryPolicy() {
+        return manual || (followsUpstream() && !unattended);
     }
 
     /** Whether upstream jobs recorded this fire (or are awaited for it): its runs are {@code UPSTREAM} runs. */
@@ -104,7 +142,9 @@ public record FireOrigin(boolean manual, @Nullable String jobParameter, List<Str
                 manual,
                 jobParameter,
                 recorded,
-                awaiting.stream().filter(job -> !job.equals(upstream)).toList());
+                awaiting.stream().filter(job -> !job.equals(upstream)).toList(),
+                abandonedBy,
+                unattended);
     }
 
     /** The parameter the fire's items run with: its own, else the job's configured one as stored now. */
@@ -126,6 +166,12 @@ public record FireOrigin(boolean manual, @Nullable String jobParameter, List<Str
         }
         if (!awaiting.isEmpty()) {
             JobConfigurationCodec.appendLine(text, AWAITING, String.join(",", awaiting));
+        }
+        if (abandonedBy != null) {
+            JobConfigurationCodec.appendLine(text, ABANDONED_BY, abandonedBy);
+        }
+        if (unattended) {
+            JobConfigurationCodec.appendLine(text, UNATTENDED, true);
         }
         // The note alone is one line without a break, as a scheduled fire's node always held.
         return text.substring(0, text.length() - 1).getBytes(StandardCharsets.UTF_8);
@@ -157,6 +203,8 @@ public record FireOrigin(boolean manual, @Nullable String jobParameter, List<Str
                         MANUAL.equals(fields.getProperty(SOURCE)),
                         fields.getProperty(JOB_PARAMETER),
                         JobConfigurationCodec.names(fields.getProperty(AFTER, "")),
-                        JobConfigurationCodec.names(fields.getProperty(AWAITING, ""))));
+                        JobConfigurationCodec.names(fields.getProperty(AWAITING, "")),
+                        fields.getProperty(ABANDONED_BY),
+                        Boolean.parseBoolean(fields.getProperty(UNATTENDED))));
     }
 }

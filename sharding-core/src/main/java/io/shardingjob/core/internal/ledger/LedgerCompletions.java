@@ -3,21 +3,28 @@ package io.shardingjob.core.internal.ledger;
 import io.shardingjob.core.execution.FireCompletion;
 import io.shardingjob.core.execution.FireCompletionListener;
 import io.shardingjob.core.internal.ledger.LedgerRules.FireView;
+import io.shardingjob.core.internal.registry.Follower;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Calls a {@link FireCompletionListener} once per fire across the cluster, from the ledger. A fire is complete when it
- * is settled (every item's claim ended). Whoever sees that first writes {@code completing} into the fire node's note
- * at the version it read (a compare-and-set: one instance wins), calls the listener, then writes {@code completed}. A
- * winner that dies in between leaves a note naming its dead session, which the leader's pass takes over the same way:
- * the call happens at least once, twice only if the caller dies between the call and its second write.
+ * Completes each fire once across the cluster, from the ledger: records it in the jobs that follow this one, and calls
+ * the {@link FireCompletionListener}. A fire is complete when it is settled (every item's claim ended). Whoever sees
+ * that first writes {@code completing} into the fire node's note at the version it read (a compare-and-set: one
+ * instance wins), in the same request as the followers' fires ({@link ChainRecords}), calls the listener, then writes
+ * {@code completed}. A winner that dies in between leaves a note naming its dead session, which the leader's pass takes
+ * over the same way: the followers' fires are recorded exactly once (a repeated record changes nothing), the listener
+ * is called at least once, twice only if the caller dies between the call and its second write.
+ *
+ * <p>A job with neither a listener nor followers completes nothing: completing a fire costs reads and writes.
  */
 public final class LedgerCompletions {
 
@@ -33,13 +40,30 @@ public final class LedgerCompletions {
 
     private final String instanceId;
 
-    private final FireCompletionListener listener;
+    private final @Nullable FireCompletionListener listener;
 
-    public LedgerCompletions(FireLedger ledger, String jobName, String instanceId, FireCompletionListener listener) {
+    private final Supplier<List<Follower>> followers;
+
+    /**
+     * @param listener called once per completed fire, or null for none
+     * @param followers the jobs following this one now, as the job's cache has them
+     */
+    public LedgerCompletions(
+            FireLedger ledger,
+            String jobName,
+            String instanceId,
+            @Nullable FireCompletionListener listener,
+            Supplier<List<Follower>> followers) {
         this.ledger = ledger;
         this.jobName = jobName;
         this.instanceId = instanceId;
         this.listener = listener;
+        this.followers = followers;
+    }
+
+    /** Whether anything waits for this job's fires to complete: a listener, or a job following this one. */
+    public boolean isActive() {
+        return listener != null || !followers.get().isEmpty();
     }
 
     /** Whether the fire's listener call is done, so that the fire may be retired. */
@@ -75,22 +99,21 @@ public final class LedgerCompletions {
                 return CompletableFuture.completedFuture(null);
             }
         }
-        return ledger.writeNoteAsync(
-                        fire.fireTime(),
-                        COMPLETING + " " + Long.toHexString(sessionId),
-                        fire.origin(),
-                        fire.noteVersion())
+        return ledger.writeCompletionAsync(
+                        fire, dueCount, COMPLETING + " " + Long.toHexString(sessionId), followers.get())
                 .thenComposeAsync(
                         won -> {
                             if (!won) {
                                 return CompletableFuture.completedFuture(null);
                             }
-                            FireCompletion completion =
-                                    new FireCompletion(jobName, fire.fireTime(), fire.total(), outcomes(fire));
-                            try {
-                                listener.fireCompleted(completion);
-                            } catch (RuntimeException ex) {
-                                log.warn("Job {}: the fire completion listener failed", jobName, ex);
+                            FireCompletionListener listening = listener;
+                            if (listening != null) {
+                                try {
+                                    listening.fireCompleted(
+                                            new FireCompletion(jobName, fire.fireTime(), fire.total(), outcomes(fire)));
+                                } catch (RuntimeException ex) {
+                                    log.warn("Job {}: the fire completion listener failed", jobName, ex);
+                                }
                             }
                             return ledger.writeNoteAsync(
                                             fire.fireTime(),

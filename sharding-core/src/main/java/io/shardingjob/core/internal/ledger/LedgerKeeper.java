@@ -118,6 +118,12 @@ public final class LedgerKeeper {
                         executor);
     }
 
+    /** Whether this job's fires are completed: something listens, or a job follows this one. */
+    private boolean completes() {
+        LedgerCompletions completing = completions;
+        return completing != null && completing.isActive();
+    }
+
     /**
      * The fires as a read shows them, up to the first one still running here that the watermark may not pass open yet;
      * a fire whose every item ended here is known without one. The still-open fires are read again, to see them
@@ -126,7 +132,7 @@ public final class LedgerKeeper {
     private CompletableFuture<List<FireView>> read(
             List<Instant> recent, Collection<Instant> stillOpen, Instant openBefore) {
         Map<Instant, FireView> known = new TreeMap<>();
-        if (completions == null) {
+        if (!completes()) {
             // The watermark stops at the first fire still running here: what comes after it waits for the next pass.
             recent = recent.stream()
                     .takeWhile(fireTime -> !openHere.test(fireTime) || fireTime.isBefore(openBefore))
@@ -157,7 +163,7 @@ public final class LedgerKeeper {
      * @return the fires as the watermark may pass them
      */
     private CompletableFuture<List<FireView>> complete(List<FireView> views, long sessionId, DueRule due) {
-        LedgerCompletions completing = completions;
+        LedgerCompletions completing = completes() ? completions : null;
         List<FireView> toComplete = completing == null
                 ? List.of()
                 : views.stream()

@@ -398,6 +398,10 @@ public final class LedgerRules {
          * count lowered since the fire have no owner to run them, and were not due ({@link DueRule#dueCount}).
          */
         public boolean isSettled(int dueCount) {
+            if (origin.isAbandoned()) {
+                // Its upstream did not complete as the job follows it: nothing of it was ever due.
+                return true;
+            }
             int total = total();
             if (total == 0) {
                 return false;

@@ -41,7 +41,7 @@ record Watermark(Instant settled, SortedSet<Instant> stillOpen) {
     /**
      * The watermark after {@code previous}, from the fires read after it and its still-open ones: it passes each settled
      * fire, and each fire older than {@code openBefore} whose every due item has a claim (a run that outlived the
-     * ledger's retention, an item that hangs), which it lists as still open; it stops at the first fire that is neither
+     * ledger's retention, an item that hangs) or that still awaits an upstream, which it lists as still open; it stops at the first fire that is neither
      * (an item nobody claimed yet is made up by an audit before the watermark passes it). A still-open fire stays listed
      * until a read finds it settled.
      *
@@ -65,7 +65,9 @@ record Watermark(Instant settled, SortedSet<Instant> stillOpen) {
             int due = dueCount.applyAsInt(fire.fireTime());
             if (fire.isSettled(due)) {
                 through = fire.fireTime();
-            } else if (fire.fireTime().isBefore(openBefore) && fire.isClaimed(due)) {
+            } else if (fire.origin().isAwaiting() || (fire.fireTime().isBefore(openBefore) && fire.isClaimed(due))) {
+                // A fire still waiting for an upstream holds nothing to make up yet, and must not hold every later
+                // fire back: listed, it is read until it settles, and never retired while it waits.
                 open.add(fire.fireTime());
                 through = fire.fireTime();
             } else {

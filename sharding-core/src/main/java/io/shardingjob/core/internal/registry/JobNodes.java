@@ -26,7 +26,12 @@ package io.shardingjob.core.internal.registry;
  * /{job}/ledger/{fireMillis}/{item}      persistent  the claim of one item of that fire: instance, session, attempt,
  *                                                    state, source, epoch, total, retry, times, fencing token
  * /{job}/manual-fire                     persistent  the latest manual fire's time (fireMillis): how every instance
- *                                                    hears of an operator's fire at once
+ *                                                    hears of an operator's fire at once, and of a fire its upstream
+ *                                                    jobs recorded
+ * /{job}/followers/{follower}            persistent  a job that follows this one (its after names it); data: its on,
+ *                                                    its upstreams and item-wise, written by the follower's instances
+ * /{job}/upstreams                       persistent  the jobs whose followers node names this job, as its instances
+ *                                                    last registered them: what to unregister when its after changes
  * /.definitions/{job}                    persistent  a job defined at run time; data: the name of its handler
  * /.clock                                persistent  empty; written by every instance to read ZooKeeper's clock in
  *                                                    its mtime (built in RegistryCenter: the public API may not use
@@ -122,7 +127,23 @@ public final class JobNodes {
                 root + "/disabled",
                 leavingInstances(),
                 manualFire(),
-                rerun());
+                rerun(),
+                followers());
+    }
+
+    /** The jobs following this one, one child each, read by whoever completes this job's fires. Small: cached. */
+    public String followers() {
+        return root + "/followers";
+    }
+
+    /** One job following this one. */
+    public String follower(String followerJob) {
+        return followers() + "/" + followerJob;
+    }
+
+    /** The upstream jobs this job registered itself with as a follower. */
+    public String upstreams() {
+        return root + "/upstreams";
     }
 
     /**

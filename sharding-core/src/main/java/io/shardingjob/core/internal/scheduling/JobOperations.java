@@ -99,6 +99,7 @@ final class JobOperations {
                 nodes.ledger(),
                 nodes.manualFire(),
                 nodes.rerun(),
+                nodes.followers(),
                 JobNodes.parent(nodes.assignment()),
                 JobNodes.parent(nodes.reshardNecessary()))) {
             createQuietly(path);

@@ -10,6 +10,7 @@ import io.shardingjob.core.internal.ledger.DueFires;
 import io.shardingjob.core.internal.ledger.FireLedger;
 import io.shardingjob.core.internal.ledger.LedgerCompletions;
 import io.shardingjob.core.internal.ledger.LedgerKeeper;
+import io.shardingjob.core.internal.registry.FollowerEdges;
 import io.shardingjob.core.internal.registry.InstanceRegistration;
 import io.shardingjob.core.internal.registry.JobCache;
 import io.shardingjob.core.internal.registry.JobNodes;
@@ -100,9 +101,12 @@ record JobParts(
         ShardingService sharding = new ShardingService(
                 client, nodes, cache, configurations::effective, settings.strategies()::get, election::isLeader);
         FireLedger ledger = new FireLedger(client, nodes);
-        LedgerCompletions completions = settings.completionListener() == null
-                ? null
-                : new LedgerCompletions(ledger, local.name(), instanceId, settings.completionListener());
+        LedgerCompletions completions = new LedgerCompletions(
+                ledger,
+                local.name(),
+                instanceId,
+                settings.completionListener(),
+                () -> FollowerEdges.followers(cache, nodes));
         RunMemory memory = RunMemory.empty();
         // Audits are asked for by the stages below and run the audit built after them: bound once it is built.
         AuditRequests audits =
@@ -217,7 +221,9 @@ record JobParts(
      */
     void start(Duration startTimeout) throws Exception {
         operations.createStructure();
-        configurations.publish();
+        // Registered with its upstreams before it registers itself: a fire of theirs completing from then on is
+        // recorded here, to be made up by this instance's audit if nothing else runs it.
+        FollowerEdges.register(client, configurations.publish());
         cache.addListener(reactions::registryChanged);
         cache.start(startTimeout);
         connection.start();

@@ -259,8 +259,11 @@ public final class LedgerAudit {
 
         private CompletableFuture<Void> releaseEarlierSessions(List<FireView> read) {
             // A node created ahead for a fire the schedule no longer has is no fire: nothing in it is made up.
+            // Nor is a fire that waits for an upstream, or that its upstream abandoned: nothing of it is due (yet).
             views = read.stream()
                     .filter(view -> !view.isAheadOnly() || dueFires.cameDue(view.fireTime()))
+                    .filter(view ->
+                            !view.origin().isAwaiting() && !view.origin().isAbandoned())
                     .toList();
             views.forEach(view -> {
                 claims.addAll(view.claims().values());
@@ -384,8 +387,12 @@ public final class LedgerAudit {
                     busyHere.add(busy);
                 }
             }
+            // An operator's fire, and one its upstreams recorded while this job had an instance, run whatever the
+            // policy.
             Set<Instant> manual = new HashSet<>();
-            views.stream().filter(view -> view.origin().manual()).forEach(view -> manual.add(view.fireTime()));
+            views.stream()
+                    .filter(view -> view.origin().runsUnderEveryPolicy())
+                    .forEach(view -> manual.add(view.fireTime()));
             // A busy item with fires to make up is looked at again when its run here ends (and kept for that audit,
             // see Reservations#endRun); one with none is left free for its next fire.
             LedgerRules.makeUps(claimed, busyHere, policy(config), Instant.MAX, horizon, manual, due::isDue)
@@ -409,18 +416,18 @@ public final class LedgerAudit {
             Map<Instant, List<Claim>> skipped = new TreeMap<>();
             Stream.concat(plan.skipped().stream(), plan.notDue().stream())
                     .forEach(slot -> skipped.computeIfAbsent(slot.fireTime(), fireTime -> new ArrayList<>())
-                            .add(first(slot, totals, assignment, session, now, manual.contains(slot.fireTime()))
+                            .add(first(slot, totals, assignment, session, now, originOf(slot.fireTime()))
                                     .with(ClaimState.SKIPPED, now)));
             skipped.forEach((fireTime, skips) -> writes.add(ledger.claimAsync(fireTime, skips)));
             Map<Slot, List<Claim>> folded = new HashMap<>();
             plan.coalesced()
                     .forEach((slot, into) -> folded.computeIfAbsent(into, target -> new ArrayList<>())
-                            .add(first(slot, totals, assignment, session, now, manual.contains(slot.fireTime()))
+                            .add(first(slot, totals, assignment, session, now, originOf(slot.fireTime()))
                                     .with(ClaimState.COALESCED, now)));
             for (Slot slot : plan.run()) {
                 steps.computeIfAbsent(slot.item(), item -> new ArrayList<>())
                         .add(new AuditWork.Step(
-                                first(slot, totals, assignment, session, now, manual.contains(slot.fireTime())),
+                                first(slot, totals, assignment, session, now, originOf(slot.fireTime())),
                                 null,
                                 folded.getOrDefault(slot, List.of()),
                                 originOf(slot.fireTime())));
@@ -434,16 +441,24 @@ public final class LedgerAudit {
 
     /**
      * A make-up's claim, or the record of a slot skipped or coalesced: {@code MANUAL} in an operator's fire, whose every
-     * item was asked for and runs as that fire's own run, however late; {@code MISFIRE} in a scheduled one.
+     * item was asked for and runs as that fire's own run, however late; {@code UPSTREAM} in one its upstream jobs
+     * recorded; {@code MISFIRE} in a scheduled one.
      */
     private Claim first(
-            Slot slot, Map<Instant, Integer> totals, Assignment assignment, long session, Instant now, boolean manual) {
+            Slot slot,
+            Map<Instant, Integer> totals,
+            Assignment assignment,
+            long session,
+            Instant now,
+            FireOrigin origin) {
         return Claim.first(
                 slot.item(),
                 slot.fireTime(),
                 view.instanceId(),
                 session,
-                manual ? ExecutionSource.MANUAL : ExecutionSource.MISFIRE,
+                origin.manual()
+                        ? ExecutionSource.MANUAL
+                        : origin.followsUpstream() ? ExecutionSource.UPSTREAM : ExecutionSource.MISFIRE,
                 assignment.epoch(),
                 totals.getOrDefault(slot.fireTime(), assignment.shardingTotalCount()),
                 now);

@@ -21,7 +21,7 @@ public final class CompletionChecks {
 
     private static final Logger log = LoggerFactory.getLogger(CompletionChecks.class);
 
-    /** Null unless a completion listener was given: completing a fire costs reads. */
+    /** Completes nothing unless a listener was given or a job follows this one: completing a fire costs reads. */
     private final @Nullable LedgerCompletions completions;
 
     private final FireLedger ledger;
@@ -52,7 +52,7 @@ public final class CompletionChecks {
     /** An item of the fire ended and its claim says so: when a completion listener is set, the fire may be complete. */
     void itemEnded(Instant fireTime) {
         LedgerCompletions listening = completions;
-        if (listening != null && waiting.add(fireTime)) {
+        if (listening != null && listening.isActive() && waiting.add(fireTime)) {
             serial.submit(() -> {
                 waiting.remove(fireTime);
                 return ledger.readAsync(List.of(fireTime))

@@ -132,7 +132,16 @@ public final class FirePlanner {
                         audits.soon();
                         return unplanned("its record could not be read; the audit makes its items up", madeAhead);
                     }
-                    return plan(source, fireTime, madeAhead, assignment, origin);
+                    if (origin.isAwaiting() || origin.isAbandoned()) {
+                        return unplanned(
+                                origin.isAbandoned()
+                                        ? "its upstream " + origin.abandonedBy() + " did not complete as it follows it"
+                                        : "it waits for its upstreams " + origin.awaiting(),
+                                madeAhead);
+                    }
+                    // A fire its upstreams recorded runs as theirs, announced like an operator's.
+                    ExecutionSource runs = origin.followsUpstream() ? ExecutionSource.UPSTREAM : source;
+                    return plan(runs, fireTime, madeAhead, assignment, origin);
                 });
     }
 
@@ -153,6 +162,7 @@ public final class FirePlanner {
      */
     private @Nullable FireOrigin origin(ExecutionSource source, Instant fireTime) {
         if (source != ExecutionSource.MANUAL) {
+            // Told of by the schedule: a fire its upstreams record comes through the announcement, as MANUAL.
             return FireOrigin.SCHEDULED;
         }
         try {

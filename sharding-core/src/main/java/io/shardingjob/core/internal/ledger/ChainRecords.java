@@ -1,0 +1,171 @@
+package io.shardingjob.core.internal.ledger;
+
+import io.shardingjob.core.internal.ledger.ChainRule.Decision;
+import io.shardingjob.core.internal.ledger.LedgerRules.FireView;
+import io.shardingjob.core.internal.registry.Follower;
+import io.shardingjob.core.internal.registry.JobNodes;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The completion note of one fire, written with the fires it records in the jobs that follow its job: one
+ * multi-operation sets the note at the version read (a compare-and-set: one completer wins) and writes each follower's
+ * fire at the same time as {@link ChainRule} decides, so a follower's fire is recorded exactly when the completion is,
+ * never without it and never twice. A follower's fire that a watermark passed already is listed with the follower's
+ * still-open fires (a versioned write of its ledger node), so that its audits read it; one no upstream is awaited for
+ * any more is named in the follower's announcement node, so that its instances run it at once.
+ *
+ * <p>What changed in a follower between the read and the write (another upstream's completion of a fan-in, the
+ * follower's own fire at that time, its keeper's watermark) fails the request at that follower's operation: the
+ * followers are read again and the request made again. A request failed at the note lost to another completer.
+ */
+final class ChainRecords {
+
+    private static final Logger log = LoggerFactory.getLogger(ChainRecords.class);
+
+    /** Rounds of read and write before giving up: a fan-in's other upstreams complete once each. */
+    private static final int MAX_ATTEMPTS = 16;
+
+    /** Operations read per follower: its fire, its ledger node, its instances, its announcement node. */
+    private static final int READS = 4;
+
+    private final LedgerRequests requests;
+
+    private final JobNodes nodes;
+
+    private final String jobName;
+
+    ChainRecords(LedgerRequests requests, JobNodes nodes, String jobName) {
+        this.requests = requests;
+        this.nodes = nodes;
+        this.jobName = jobName;
+    }
+
+    /**
+     * Writes the fire's note at the version it was read with, and records the fire's completion in its followers.
+     * Completes on ZooKeeper's event thread.
+     *
+     * @param dueCount how many of the fire's items were due
+     * @return whether this write won the note
+     */
+    CompletableFuture<Boolean> writeNoteAsync(FireView fire, int dueCount, String note, List<Follower> followers) {
+        return attempt(fire, dueCount, note, followers, 0);
+    }
+
+    private CompletableFuture<Boolean> attempt(
+            FireView fire, int dueCount, String note, List<Follower> followers, int attempt) {
+        return readFollowers(fire.fireTime(), followers).thenCompose(read -> {
+            List<Op> ops = new ArrayList<>();
+            String own = requests.full(nodes.ledgerFire(fire.fireTime()));
+            ops.add(Op.setData(own, fire.origin().withNote(note), fire.noteVersion()));
+            for (int index = 0; index < followers.size(); index++) {
+                ops.addAll(
+                        writes(fire, dueCount, followers.get(index), read.subList(index * READS, (index + 1) * READS)));
+            }
+            return requests.multiAsync("Multi", ops).thenCompose(answer -> {
+                if (answer.ok()) {
+                    return CompletableFuture.completedFuture(true);
+                }
+                int failedAt = answer.failedAt();
+                KeeperException.Code code = failedAt < 0 ? answer.code() : answer.errorAt(failedAt);
+                if (failedAt == 0 && lostRace(code)) {
+                    return CompletableFuture.completedFuture(false);
+                }
+                if (failedAt > 0 && raced(code) && attempt + 1 < MAX_ATTEMPTS) {
+                    return attempt(fire, dueCount, note, followers, attempt + 1);
+                }
+                return CompletableFuture.failedFuture(LedgerRequests.refused(
+                        code, failedAt < 0 ? own : ops.get(failedAt).getPath()));
+            });
+        });
+    }
+
+    private CompletableFuture<List<OpResult>> readFollowers(Instant fireTime, List<Follower> followers) {
+        if (followers.isEmpty()) {
+            return CompletableFuture.completedFuture(List.of());
+        }
+        List<Op> reads = new ArrayList<>();
+        for (Follower follower : followers) {
+            JobNodes theirs = new JobNodes(follower.job());
+            reads.add(Op.getData(requests.full(theirs.ledgerFire(fireTime))));
+            reads.add(Op.getData(requests.full(theirs.ledger())));
+            reads.add(Op.getChildren(requests.full(theirs.instances())));
+            reads.add(Op.getData(requests.full(theirs.manualFire())));
+        }
+        return requests.multiAsync("Multi", reads).thenApply(LedgerRequests.MultiAnswer::results);
+    }
+
+    /** The operations that record the fire's completion in one follower, from what was read of it. */
+    private List<Op> writes(FireView fire, int dueCount, Follower follower, List<OpResult> read) {
+        JobNodes theirs = new JobNodes(follower.job());
+        if (!(read.get(1) instanceof OpResult.GetDataResult ledger)) {
+            log.warn(
+                    "Job {}: the follower {} has no ledger (it never started); its fire at {} is not recorded",
+                    jobName,
+                    follower.job(),
+                    fire.fireTime());
+            return List.of();
+        }
+        OpResult.GetDataResult existing = read.get(0) instanceof OpResult.GetDataResult data ? data : null;
+        boolean attended = read.get(2) instanceof OpResult.GetChildrenResult instances
+                && !instances.getChildren().isEmpty();
+        Decision decision = ChainRule.decide(
+                jobName,
+                follower,
+                ChainRule.holds(follower.on(), fire, dueCount),
+                existing == null ? null : FireOrigin.read(existing.getData()).origin(),
+                attended);
+        if (!decision.writes()) {
+            return List.of();
+        }
+        List<Op> ops = new ArrayList<>();
+        String theirFire = theirs.ledgerFire(fire.fireTime());
+        if (decision.create() != null) {
+            ops.add(requests.createPersistent(theirFire, decision.create().withNote("")));
+            Watermark mark = Watermark.decode(ledger.getData());
+            if (!fire.fireTime().isAfter(mark.settled())) {
+                // Audits read after the watermark only: listed, the fire is read until it settles, and not retired.
+                Set<Instant> open = new TreeSet<>(mark.stillOpen());
+                open.add(fire.fireTime());
+                ops.add(Op.setData(
+                        requests.full(theirs.ledger()),
+                        new Watermark(mark.settled(), open).encode(),
+                        ledger.getStat().getVersion()));
+            }
+        } else {
+            ops.add(Op.setData(
+                    requests.full(theirFire),
+                    decision.update()
+                            .withNote(FireOrigin.read(existing.getData()).note()),
+                    existing.getStat().getVersion()));
+        }
+        if (decision.announce() && read.get(3) instanceof OpResult.GetDataResult) {
+            ops.add(Op.setData(
+                    requests.full(theirs.manualFire()),
+                    String.valueOf(fire.fireTime().toEpochMilli()).getBytes(StandardCharsets.UTF_8),
+                    -1));
+        }
+        return ops;
+    }
+
+    private static boolean lostRace(KeeperException.Code code) {
+        return code == KeeperException.Code.BADVERSION || code == KeeperException.Code.NONODE;
+    }
+
+    /** A follower changed since it was read: its fire was created or written, its ledger node moved. */
+    private static boolean raced(KeeperException.Code code) {
+        return code == KeeperException.Code.BADVERSION
+                || code == KeeperException.Code.NODEEXISTS
+                || code == KeeperException.Code.NONODE;
+    }
+}
