@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** A fire node's data: its note on the first line, then how the fire was asked for. */
@@ -48,6 +49,21 @@ class FireOriginTest {
         assertThat(read.origin().manual()).isTrue();
         assertThat(read.origin().parameterOr("configured")).isEqualTo("configured");
         assertThat(FireOrigin.manual("").parameterOr("configured")).isEmpty();
+    }
+
+    @Test
+    void aFollowersFireKeepsItsUpstreamsAcrossNoteWrites() {
+        FireOrigin origin = FireOrigin.after("settle", List.of("settle", "bill"), true)
+                .completedBy("bill")
+                .abandonedBy("audit");
+
+        FireOrigin.NodeData read = FireOrigin.read(origin.withNote("completing 1f"));
+
+        assertThat(read.note()).isEqualTo("completing 1f");
+        assertThat(read.origin()).isEqualTo(origin);
+        assertThat(read.origin().after()).containsExactly("settle", "bill");
+        assertThat(read.origin().followsUpstream()).isTrue();
+        assertThat(read.origin().runsUnderEveryPolicy()).isFalse();
     }
 
     @Test

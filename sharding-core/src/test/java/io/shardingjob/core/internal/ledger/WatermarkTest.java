@@ -90,6 +90,23 @@ class WatermarkTest {
     }
 
     @Test
+    void passesAFireAwaitingAnUpstreamListingItOpenUntilItRanOrWasAbandoned() {
+        FireOrigin awaiting = FireOrigin.after("fast", List.of("fast", "slow"), false);
+        FireView waits = new FireView(t(2), Map.of(), "", 0, awaiting);
+
+        Watermark next = advance(
+                new Watermark(t(0), Set.of()),
+                List.of(fire(1, ClaimState.DONE, ClaimState.DONE), waits, fire(3, ClaimState.DONE, ClaimState.DONE)),
+                t(0));
+
+        assertThat(next).isEqualTo(new Watermark(t(3), Set.of(t(2))));
+        FireView abandoned = new FireView(t(2), Map.of(), "", 0, awaiting.abandonedBy("slow"));
+        assertThat(advance(next, List.of(abandoned), t(0))).isEqualTo(new Watermark(t(3), Set.of()));
+        FireView ready = new FireView(t(2), Map.of(), "", 0, awaiting.completedBy("slow"));
+        assertThat(advance(next, List.of(ready), t(0))).isEqualTo(next);
+    }
+
+    @Test
     void keepsAStillOpenFireListedUntilAReadShowsItSettled() {
         Watermark previous = new Watermark(t(3), Set.of(t(1), t(2)));
 

@@ -1,0 +1,181 @@
+package io.shardingjob.core.internal.ledger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.shardingjob.core.config.FollowOn;
+import io.shardingjob.core.execution.ClaimState;
+import io.shardingjob.core.execution.ExecutionSource;
+import io.shardingjob.core.internal.ledger.ChainRule.Decision;
+import io.shardingjob.core.internal.ledger.LedgerRules.FireView;
+import io.shardingjob.core.internal.registry.Follower;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class ChainRuleTest {
+
+    private static final Instant FIRE = Instant.parse("2026-01-01T00:00:00Z");
+
+    private static final Follower MERGE = new Follower("merge", FollowOn.SUCCESS, List.of("fast", "slow"), false);
+
+    /** A fire whose item i has a claim in the i-th state of {@code states} ({@code -} for no claim). */
+    private static FireView fire(String states) {
+        Map<Integer, Claim> claims = new TreeMap<>();
+        String[] each = states.trim().split(" ");
+        for (int item = 0; item < each.length; item++) {
+            if (!each[item].equals("-")) {
+                ClaimState state = ClaimState.valueOf(each[item]);
+                claims.put(
+                        item,
+                        Claim.first(item, FIRE, "a", 7, ExecutionSource.NORMAL, 1, each.length, FIRE)
+                                .with(state, state.isOpen() ? null : FIRE.plusSeconds(1)));
+            }
+        }
+        return new FireView(FIRE, claims);
+    }
+
+    @ParameterizedTest(name = "[{0}] due {1}: success {2}, completion {3}")
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                // the upstream fire's claims, item 0 first | due | success | completion
+                "DONE DONE DONE                           | 9   | true    | true",
+                "DONE FAILED DONE                         | 9   | false   | true",
+                "DONE SKIPPED DONE                        | 9   | false   | true",
+                "DONE DONE COALESCED                      | 9   | false   | true",
+                "DONE DONE FAILED                         | 2   | true    | true",
+                "DONE DONE DONE                           | 0   | false   | true",
+            })
+    void anUpstreamFireHoldsOnSuccessOnlyWhenEveryDueItemSucceeded(
+            String states, int due, boolean success, boolean completion) {
+        assertThat(ChainRule.holds(FollowOn.SUCCESS, fire(states), due)).isEqualTo(success);
+        assertThat(ChainRule.holds(FollowOn.COMPLETION, fire(states), due)).isEqualTo(completion);
+    }
+
+    @Test
+    void anUpstreamFireItsOwnUpstreamAbandonedHoldsNeitherWay() {
+        FireView abandoned = new FireView(
+                FIRE, Map.of(), "", 0, FireOrigin.after("a", List.of(), false).abandonedBy("a"));
+
+        assertThat(ChainRule.holds(FollowOn.COMPLETION, abandoned, 9)).isFalse();
+        assertThat(ChainRule.holds(FollowOn.SUCCESS, abandoned, 9)).isFalse();
+    }
+
+    @Test
+    void theFirstUpstreamToCompleteCreatesTheFireAwaitingTheOthersAndTheLastAnnouncesIt() {
+        Decision first = ChainRule.decide("fast", MERGE, true, null, true);
+
+        assertThat(first.create()).isNotNull();
+        assertThat(first.create().awaiting()).containsExactly("slow");
+        assertThat(first.announce()).isFalse();
+
+        Decision last = ChainRule.decide("slow", MERGE, true, first.create(), true);
+
+        assertThat(last.update().after()).containsExactly("fast", "slow");
+        assertThat(last.update().awaiting()).isEmpty();
+        assertThat(last.announce()).isTrue();
+    }
+
+    @Test
+    void aCompletionRecordedBeforeOrAFollowersOwnFireChangesNothing() {
+        FireOrigin recorded = FireOrigin.after("fast", MERGE.upstreams(), true);
+
+        assertThat(ChainRule.decide("fast", MERGE, true, recorded, true)).isEqualTo(Decision.NOTHING);
+        assertThat(ChainRule.decide("fast", MERGE, true, FireOrigin.SCHEDULED, true))
+                .isEqualTo(Decision.NOTHING);
+        assertThat(ChainRule.decide("fast", MERGE, true, FireOrigin.manual("x"), true))
+                .isEqualTo(Decision.NOTHING);
+    }
+
+    @Test
+    void anUpstreamThatFailedRecordsNothingAloneAndAbandonsAFireOthersStarted() {
+        assertThat(ChainRule.decide("slow", MERGE, false, null, true)).isEqualTo(Decision.NOTHING);
+
+        Decision abandoned =
+                ChainRule.decide("slow", MERGE, false, FireOrigin.after("fast", MERGE.upstreams(), true), true);
+
+        assertThat(abandoned.update().isAbandoned()).isTrue();
+        assertThat(abandoned.announce()).isFalse();
+    }
+
+    @Test
+    void aFireRecordedWithNoInstanceOfTheFollowerRegisteredIsMadeUpUnderItsMisfirePolicy() {
+        Follower export = new Follower("export", FollowOn.SUCCESS, List.of("settle"), false);
+
+        assertThat(ChainRule.decide("settle", export, true, null, false)
+                        .create()
+                        .runsUnderEveryPolicy())
+                .isFalse();
+        assertThat(ChainRule.decide("settle", export, true, null, true).create().runsUnderEveryPolicy())
+                .isTrue();
+    }
+
+    /**
+     * Over any order of the upstreams' completions, each possibly written again (a completer taken over repeats its
+     * request), the follower's fire is created once, announced once exactly when every upstream held, never announced
+     * when one did not, and ends naming every upstream that held.
+     */
+    @Property(tries = 500)
+    void everyOrderOfCompletionsRecordsTheFollowersFireOnceAndAnnouncesItOnceWhenAllHeld(
+            @ForAll("completions") List<Completion> completions) {
+        List<String> upstreams = List.of("u0", "u1", "u2");
+        Follower follower = new Follower("down", FollowOn.SUCCESS, upstreams, false);
+        Map<String, Boolean> held = new TreeMap<>();
+        FireOrigin node = null;
+        int created = 0;
+        int announced = 0;
+        for (Completion completion : completions) {
+            String upstream = upstreams.get(completion.upstream());
+            // An upstream fire completes once; a repeat writes what the first decided.
+            boolean holds = held.computeIfAbsent(upstream, name -> completion.holds());
+            Decision decision = ChainRule.decide(upstream, follower, holds, node, true);
+            if (decision.create() != null) {
+                assertThat(node).isNull();
+                node = decision.create();
+                created++;
+            } else if (decision.update() != null) {
+                node = decision.update();
+            }
+            announced += decision.announce() ? 1 : 0;
+        }
+        boolean allHeld = held.size() == upstreams.size() && !held.containsValue(false);
+        assertThat(created).isLessThanOrEqualTo(1);
+        assertThat(announced).isEqualTo(allHeld ? 1 : 0);
+        if (allHeld) {
+            assertThat(node.after()).containsExactlyInAnyOrderElementsOf(upstreams);
+            assertThat(node.isAwaiting()).isFalse();
+        }
+        if (node != null && held.containsValue(false)) {
+            List<String> before = new ArrayList<>();
+            for (Completion completion : completions) {
+                before.add(upstreams.get(completion.upstream()));
+            }
+            assertThat(node.isAbandoned() || node.isAwaiting())
+                    .as("a fire with a failed upstream never runs: %s", before)
+                    .isTrue();
+        }
+    }
+
+    record Completion(int upstream, boolean holds) {}
+
+    @Provide
+    Arbitrary<List<Completion>> completions() {
+        return Arbitraries.integers()
+                .between(0, 2)
+                .flatMap(upstream ->
+                        Arbitraries.of(true, true, true, false).map(holds -> new Completion(upstream, holds)))
+                .list()
+                .ofMinSize(1)
+                .ofMaxSize(8);
+    }
+}
