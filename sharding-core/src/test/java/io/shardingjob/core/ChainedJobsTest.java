@@ -148,6 +148,52 @@ class ChainedJobsTest extends JobInstanceTestSupport {
         assertThat(runsOf("late")).extracting(ItemResult::fireTime).containsOnly(fireTime);
     }
 
+    @Test
+    void anItemWiseFollowersItemRunsAsSoonAsItsUpstreamItemSucceededAndNotWhenItFailed() throws Exception {
+        onTwo(
+                JobConfiguration.builder("export")
+                        .shardingTotalCount(4)
+                        .after("settle")
+                        .itemWise(true)
+                        .build(),
+                SUCCEEDS);
+        Instance settle = onTwo(job("settle"), context -> {
+            if (context.item() == 3) {
+                Thread.sleep(1_500);
+            }
+            if (context.item() == 2) {
+                throw new IllegalStateException("item 2 fails");
+            }
+        });
+
+        Instant fireTime = settle.coordinator().trigger(null);
+
+        await().atMost(WITHIN).until(() -> runsOf("export").size() == 3);
+        Instant item3Ended = runsOf("settle").stream()
+                .filter(run -> run.context().item() == 3)
+                .map(ItemResult::end)
+                .findFirst()
+                .orElseThrow();
+        assertThat(runsOf("export"))
+                .filteredOn(run -> run.context().item() == 0)
+                .singleElement()
+                .satisfies(run -> assertThat(run.start()).isBefore(item3Ended));
+        await().during(A_FEW_SECONDS)
+                .atMost(A_FEW_SECONDS.plus(WITHIN))
+                .until(() -> runsOf("export").size() == 3);
+        assertThat(runsOf("export"))
+                .allSatisfy(run -> {
+                    assertThat(run.fireTime()).isEqualTo(fireTime);
+                    assertThat(run.source()).isEqualTo(ExecutionSource.UPSTREAM);
+                })
+                .extracting(run -> run.context().item())
+                .containsExactlyInAnyOrder(0, 1, 3);
+        await().atMost(WITHIN).until(() -> {
+            FireView export = fireAt(settle, "export", fireTime);
+            return export != null && export.isSettled() && !export.origin().isAwaiting();
+        });
+    }
+
     /** The job's fire at that time as its ledger holds it, or null. */
     private static FireView fireAt(Instance any, String job, Instant fireTime) throws Exception {
         FireLedger ledger = new FireLedger(any.client(), new JobNodes(job));

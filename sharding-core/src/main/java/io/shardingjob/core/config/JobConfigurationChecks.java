@@ -84,11 +84,20 @@ final class JobConfigurationChecks {
         return List.copyOf(names);
     }
 
-    /** Item-wise needs jobs to follow, and fixed items: under dynamic sharding an item is an instance, not data. */
+    /**
+     * Item-wise needs one job to follow (item i follows that job's item i), and fixed items: under dynamic sharding an
+     * item is an instance, not data.
+     */
     static void checkItemWise(String name, boolean itemWise, List<String> after, boolean dynamicSharding) {
         if (itemWise && after.isEmpty()) {
             throw new JobConfigurationException(
                     name, JobSetting.ITEM_WISE.key(), "needs 'after': item i follows item i of an upstream job");
+        }
+        if (itemWise && after.size() > 1) {
+            throw new JobConfigurationException(
+                    name,
+                    JobSetting.ITEM_WISE.key(),
+                    "follows one job item by item, but 'after' names " + after.size() + ": " + after);
         }
         if (itemWise && dynamicSharding) {
             throw new JobConfigurationException(

@@ -38,7 +38,7 @@ class JobConfigurationCodecTest {
                 .retries(3)
                 .retryBackoff(java.time.Duration.ofMillis(1500))
                 .timeout(java.time.Duration.ofMinutes(2))
-                .after("settle", "bill")
+                .after("settle")
                 .on(FollowOn.COMPLETION)
                 .itemWise(true)
                 .build();

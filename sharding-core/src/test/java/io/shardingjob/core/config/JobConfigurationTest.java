@@ -44,7 +44,7 @@ class JobConfigurationTest {
                 .retries(2)
                 .retryBackoff(java.time.Duration.ofSeconds(1))
                 .timeout(java.time.Duration.ofSeconds(30))
-                .after("settle", "bill")
+                .after("settle")
                 .on(FollowOn.COMPLETION)
                 .build();
     }
@@ -481,6 +481,7 @@ class JobConfigurationTest {
     @Test
     void rejectsItemWiseWithoutJobsToFollowOrWithDynamicSharding() {
         assertRejected(() -> valid().itemWise(true).build(), JOB, "itemWise");
+        assertRejected(() -> valid().after("settle", "bill").itemWise(true).build(), JOB, "itemWise");
         assertRejected(
                 () -> valid().after("settle")
                         .itemWise(true)
@@ -513,7 +514,7 @@ class JobConfigurationTest {
                 change("strategy", builder -> builder.strategy("average")),
                 change("description", builder -> builder.description("")),
                 change("disabled", builder -> builder.disabled(false)),
-                change("after", builder -> builder.after("settle")),
+                change("after", builder -> builder.after("bill")),
                 change("on", builder -> builder.on(FollowOn.SUCCESS)),
                 change("itemWise", builder -> builder.itemWise(true)));
     }

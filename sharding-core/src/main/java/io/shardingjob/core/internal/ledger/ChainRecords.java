@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
+import java.util.stream.IntStream;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
@@ -36,8 +37,8 @@ final class ChainRecords {
     /** Rounds of read and write before giving up: a fan-in's other upstreams complete once each. */
     private static final int MAX_ATTEMPTS = 16;
 
-    /** Operations read per follower: its fire, its ledger node, its instances, its announcement node. */
-    private static final int READS = 4;
+    /** Operations read per follower: its fire, its ledger node, its instances, its two announcement nodes. */
+    private static final int READS = 5;
 
     private final LedgerRequests requests;
 
@@ -45,10 +46,13 @@ final class ChainRecords {
 
     private final String jobName;
 
-    ChainRecords(LedgerRequests requests, JobNodes nodes, String jobName) {
+    private final ItemWiseRecords itemWise;
+
+    ChainRecords(LedgerRequests requests, JobNodes nodes, String jobName, ItemWiseRecords itemWise) {
         this.requests = requests;
         this.nodes = nodes;
         this.jobName = jobName;
+        this.itemWise = itemWise;
     }
 
     /**
@@ -59,7 +63,20 @@ final class ChainRecords {
      * @return whether this write won the note
      */
     CompletableFuture<Boolean> writeNoteAsync(FireView fire, int dueCount, String note, List<Follower> followers) {
-        return attempt(fire, dueCount, note, followers, 0);
+        // An item-wise follower's items first, every one the ends did not record yet: its fire then stops awaiting
+        // with the note, and no item of it is left undecided.
+        List<Integer> items =
+                IntStream.range(0, Math.min(fire.total(), dueCount)).boxed().toList();
+        Instant at = fire.claims().values().stream()
+                .map(Claim::ended)
+                .filter(java.util.Objects::nonNull)
+                .max(Instant::compareTo)
+                .orElse(fire.fireTime());
+        CompletableFuture<?>[] swept = followers.stream()
+                .filter(Follower::itemWise)
+                .map(follower -> itemWise.recordAsync(fire, items, true, follower, at))
+                .toArray(CompletableFuture[]::new);
+        return CompletableFuture.allOf(swept).thenCompose(done -> attempt(fire, dueCount, note, followers, 0));
     }
 
     private CompletableFuture<Boolean> attempt(
@@ -101,6 +118,7 @@ final class ChainRecords {
             reads.add(Op.getData(requests.full(theirs.ledger())));
             reads.add(Op.getChildren(requests.full(theirs.instances())));
             reads.add(Op.getData(requests.full(theirs.manualFire())));
+            reads.add(Op.getData(requests.full(theirs.rerun())));
         }
         return requests.multiAsync("Multi", reads).thenApply(LedgerRequests.MultiAnswer::results);
     }
@@ -149,9 +167,12 @@ final class ChainRecords {
                             .withNote(FireOrigin.read(existing.getData()).note()),
                     existing.getStat().getVersion()));
         }
-        if (decision.announce() && read.get(3) instanceof OpResult.GetDataResult) {
+        // A fire-wise follower's instances fire it when told, as an operator's; an item-wise one's audit, as a re-run:
+        // its items are claimed already, handed on to their owners.
+        int announcement = follower.itemWise() ? 4 : 3;
+        if (decision.announce() && read.get(announcement) instanceof OpResult.GetDataResult) {
             ops.add(Op.setData(
-                    requests.full(theirs.manualFire()),
+                    requests.full(follower.itemWise() ? theirs.rerun() : theirs.manualFire()),
                     String.valueOf(fire.fireTime().toEpochMilli()).getBytes(StandardCharsets.UTF_8),
                     -1));
         }

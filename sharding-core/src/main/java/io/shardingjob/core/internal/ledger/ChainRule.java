@@ -2,8 +2,11 @@ package io.shardingjob.core.internal.ledger;
 
 import io.shardingjob.core.config.FollowOn;
 import io.shardingjob.core.execution.ClaimState;
+import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.internal.ledger.LedgerRules.FireView;
 import io.shardingjob.core.internal.registry.Follower;
+import java.time.Instant;
+import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -69,6 +72,9 @@ final class ChainRule {
      */
     static Decision decide(
             String upstream, Follower follower, boolean holds, @Nullable FireOrigin existing, boolean attended) {
+        if (follower.itemWise()) {
+            return decideItemWise(upstream, existing);
+        }
         if (existing == null) {
             if (!holds) {
                 return Decision.NOTHING;
@@ -88,5 +94,78 @@ final class ChainRule {
         }
         FireOrigin completed = existing.completedBy(upstream);
         return new Decision(null, completed, !completed.isAwaiting());
+    }
+
+    /**
+     * An item-wise follower's fire, once the upstream fire completed: its items were decided one by one
+     * ({@link #itemWise}), so the fire is never abandoned; it stops awaiting, and its instances audit it at once.
+     */
+    private static Decision decideItemWise(String upstream, @Nullable FireOrigin existing) {
+        if (existing == null) {
+            FireOrigin created = FireOrigin.after(upstream, List.of(upstream), false);
+            return new Decision(created, null, true);
+        }
+        if (!existing.isAwaiting() || !existing.awaiting().contains(upstream)) {
+            return Decision.NOTHING;
+        }
+        return new Decision(null, existing.completedBy(upstream), true);
+    }
+
+    /**
+     * The origin of an item-wise follower's fire recorded before its upstream fire completed: it awaits that fire, and
+     * holds only the items whose upstream item ended as it follows them.
+     */
+    static FireOrigin itemWiseAwaiting(String upstream) {
+        return new FireOrigin(false, null, List.of(), List.of(upstream), null, false);
+    }
+
+    /** What an item-wise follower's item of the fire becomes, from the upstream's item. */
+    enum ItemRecord {
+        /** Nothing yet: the upstream item has not ended, or the follower's item is recorded already. */
+        NONE,
+        /** Handed on: the owner of the follower's item takes it over and runs it, as the fire's own run. */
+        HAND_ON,
+        /** Skipped: the upstream item ended otherwise than {@code on} asks, and the follower's item never runs. */
+        SKIP
+    }
+
+    /**
+     * What an item-wise follower's item becomes: handed on as soon as the upstream item ended as {@code on} asks
+     * (succeeded, or ended at all), skipped once the upstream fire completed without it doing so.
+     *
+     * @param upstream the upstream item's claim, or null when it has none
+     * @param recorded whether the follower's item already has a claim
+     * @param completed whether the upstream fire completed (every due item ended)
+     */
+    static ItemRecord itemWise(FollowOn on, @Nullable Claim upstream, boolean recorded, boolean completed) {
+        if (recorded) {
+            return ItemRecord.NONE;
+        }
+        boolean ended = upstream != null && !upstream.state().isOpen();
+        boolean holds = ended && (on == FollowOn.COMPLETION || upstream.state() == ClaimState.DONE);
+        if (holds) {
+            return ItemRecord.HAND_ON;
+        }
+        return completed ? ItemRecord.SKIP : ItemRecord.NONE;
+    }
+
+    /** The claim an upstream writes for an item-wise follower's item: nobody's yet, or skipped. */
+    static Claim itemClaim(ItemRecord record, int item, Instant fireTime, int total, Instant at) {
+        boolean skip = record == ItemRecord.SKIP;
+        return new Claim(
+                item,
+                fireTime,
+                "",
+                0,
+                1,
+                skip ? ClaimState.SKIPPED : ClaimState.HANDED_ON,
+                ExecutionSource.UPSTREAM,
+                0,
+                total,
+                0,
+                at,
+                skip ? at : null,
+                -1,
+                0);
     }
 }

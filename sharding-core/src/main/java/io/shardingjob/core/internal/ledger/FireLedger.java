@@ -64,6 +64,8 @@ public final class FireLedger {
 
     private final ChainRecords chains;
 
+    private final ItemWiseRecords itemWise;
+
     public FireLedger(CuratorFramework client, JobNodes nodes) {
         this.requests = new LedgerRequests(client);
         this.reads = new LedgerReads(requests, nodes);
@@ -72,7 +74,8 @@ public final class FireLedger {
         this.retirement = new LedgerRetirement(requests, nodes, knownFires);
         this.manualFires = new ManualFireRecords(requests, nodes, knownFires);
         this.reruns = new FireReruns(requests, reads, nodes);
-        this.chains = new ChainRecords(requests, nodes, JobNodes.name(nodes.root()));
+        this.itemWise = new ItemWiseRecords(requests, JobNodes.name(nodes.root()));
+        this.chains = new ChainRecords(requests, nodes, JobNodes.name(nodes.root()), itemWise);
     }
 
     /** How an operator's re-run of a past fire's failed items is recorded and announced: see {@link FireReruns}. */
@@ -249,6 +252,24 @@ public final class FireLedger {
     public CompletableFuture<Boolean> writeCompletionAsync(
             FireView fire, int dueCount, String note, List<io.shardingjob.core.internal.registry.Follower> followers) {
         return chains.writeNoteAsync(fire, dueCount, note, followers);
+    }
+
+    /**
+     * Records an item-wise follower's items from the ends of this job's items, as soon as they are recorded
+     * ({@link ItemWiseRecords}): completes on ZooKeeper's event thread.
+     *
+     * @param ended the claims of items of one fire as their ends were recorded
+     */
+    public CompletableFuture<Void> recordItemWiseAsync(
+            Instant fireTime, Collection<Claim> ended, io.shardingjob.core.internal.registry.Follower follower) {
+        Map<Integer, Claim> claims = new java.util.TreeMap<>();
+        ended.forEach(claim -> claims.put(claim.item(), claim));
+        Instant at = ended.stream()
+                .map(Claim::ended)
+                .filter(java.util.Objects::nonNull)
+                .max(Instant::compareTo)
+                .orElse(fireTime);
+        return itemWise.recordAsync(new FireView(fireTime, claims), claims.keySet(), false, follower, at);
     }
 
     /** A versioned write that another writer's change, or the node's retirement, beat. */

@@ -61,6 +61,11 @@ public final class LedgerCompletions {
         this.followers = followers;
     }
 
+    /** The jobs following this one item by item, as the job's cache has them now. */
+    public List<Follower> itemWiseFollowers() {
+        return followers.get().stream().filter(Follower::itemWise).toList();
+    }
+
     /** Whether anything waits for this job's fires to complete: a listener, or a job following this one. */
     public boolean isActive() {
         return listener != null || !followers.get().isEmpty();

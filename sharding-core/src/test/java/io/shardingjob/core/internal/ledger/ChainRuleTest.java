@@ -120,6 +120,43 @@ class ChainRuleTest {
                 .isTrue();
     }
 
+    @ParameterizedTest(name = "{0} upstream {1}, recorded {2}, completed {3} -> {4}")
+    @CsvSource({
+        "SUCCESS,    DONE,      false, false, HAND_ON",
+        "SUCCESS,    RUNNING,   false, false, NONE",
+        "SUCCESS,    RUNNING,   false, true,  SKIP",
+        "SUCCESS,    FAILED,    false, false, NONE",
+        "SUCCESS,    FAILED,    false, true,  SKIP",
+        "SUCCESS,    SKIPPED,   false, true,  SKIP",
+        "COMPLETION, FAILED,    false, false, HAND_ON",
+        "COMPLETION, HANDED_ON, false, false, NONE",
+        "SUCCESS,    DONE,      true,  true,  NONE",
+    })
+    void anItemWiseFollowersItemIsHandedOnOnceItsUpstreamItemEndedAsItFollowsItAndSkippedOnceTheFireCompletedWithout(
+            FollowOn on, ClaimState upstream, boolean recorded, boolean completed, ChainRule.ItemRecord expected) {
+        Claim claim = fire(upstream.name()).claims().get(0);
+
+        assertThat(ChainRule.itemWise(on, claim, recorded, completed)).isEqualTo(expected);
+    }
+
+    @Test
+    void anItemWiseFollowersFireStopsAwaitingWhenItsUpstreamCompletesWhateverTheOutcome() {
+        Follower export = new Follower("export", FollowOn.SUCCESS, List.of("settle"), true);
+        FireOrigin awaiting = ChainRule.itemWiseAwaiting("settle");
+
+        Decision failed = ChainRule.decide("settle", export, false, awaiting, true);
+
+        assertThat(failed.update().isAwaiting()).isFalse();
+        assertThat(failed.update().isAbandoned()).isFalse();
+        assertThat(failed.announce()).isTrue();
+        assertThat(ChainRule.decide("settle", export, true, failed.update(), true))
+                .isEqualTo(Decision.NOTHING);
+        assertThat(ChainRule.decide("settle", export, false, null, true)
+                        .create()
+                        .isAwaiting())
+                .isFalse();
+    }
+
     /**
      * Over any order of the upstreams' completions, each possibly written again (a completer taken over repeats its
      * request), the follower's fire is created once, announced once exactly when every upstream held, never announced

@@ -259,16 +259,19 @@ public final class LedgerAudit {
 
         private CompletableFuture<Void> releaseEarlierSessions(List<FireView> read) {
             // A node created ahead for a fire the schedule no longer has is no fire: nothing in it is made up.
-            // Nor is a fire that waits for an upstream, or that its upstream abandoned: nothing of it is due (yet).
-            views = read.stream()
+            List<FireView> fires = read.stream()
                     .filter(view -> !view.isAheadOnly() || dueFires.cameDue(view.fireTime()))
-                    .filter(view ->
-                            !view.origin().isAwaiting() && !view.origin().isAbandoned())
                     .toList();
-            views.forEach(view -> {
+            fires.forEach(view -> {
                 claims.addAll(view.claims().values());
                 origins.put(view.fireTime(), view.origin());
             });
+            // Nor is anything missing in a fire that waits for an upstream, or that its upstream abandoned: nothing of
+            // it is due (yet). The claims an item-wise upstream handed on in it are taken over all the same.
+            views = fires.stream()
+                    .filter(view ->
+                            !view.origin().isAwaiting() && !view.origin().isAbandoned())
+                    .toList();
             Set<Slot> known = new HashSet<>(openClaims.inFlight());
             localEnds.unwrittenSlots().forEach(known::add);
             List<CompletableFuture<?>> releases = new ArrayList<>();

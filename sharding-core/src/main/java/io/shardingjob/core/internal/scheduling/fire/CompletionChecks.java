@@ -1,12 +1,17 @@
 package io.shardingjob.core.internal.scheduling.fire;
 
+import io.shardingjob.core.internal.ledger.Claim;
 import io.shardingjob.core.internal.ledger.FireLedger;
 import io.shardingjob.core.internal.ledger.LedgerCompletions;
 import io.shardingjob.core.internal.registry.Answers;
+import io.shardingjob.core.internal.registry.Follower;
 import io.shardingjob.core.internal.scheduling.job.SerialExecutor;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
@@ -14,8 +19,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Whether an item's end completed its fire, checked on the serial executor. Each check reads the whole fire, so the
- * items of one fire that end together cost one check, and a job without a completion listener checks nothing.
+ * What an item's recorded end sets off, on the serial executor: the item of each item-wise follower's fire at the same
+ * time, recorded at once (the items of one fire that end together in one request per follower), and the check whether
+ * the end completed its fire. Each check reads the whole fire, so the items of one fire that end together cost one
+ * check, and a job without a completion listener or followers checks nothing.
  */
 public final class CompletionChecks {
 
@@ -36,6 +43,9 @@ public final class CompletionChecks {
     /** Fires whose completion check is waiting on the serial executor. */
     private final Set<Instant> waiting = ConcurrentHashMap.newKeySet();
 
+    /** Ended items waiting on the serial executor to be recorded in the item-wise followers, by fire. */
+    private final Map<Instant, List<Claim>> itemWise = new ConcurrentHashMap<>();
+
     public CompletionChecks(
             @Nullable LedgerCompletions completions,
             FireLedger ledger,
@@ -50,8 +60,12 @@ public final class CompletionChecks {
     }
 
     /** An item of the fire ended and its claim says so: when a completion listener is set, the fire may be complete. */
-    void itemEnded(Instant fireTime) {
+    void itemEnded(Claim stored) {
+        Instant fireTime = stored.fireTime();
         LedgerCompletions listening = completions;
+        if (listening != null) {
+            recordItemWise(stored, listening.itemWiseFollowers());
+        }
         if (listening != null && listening.isActive() && waiting.add(fireTime)) {
             serial.submit(() -> {
                 waiting.remove(fireTime);
@@ -68,5 +82,42 @@ public final class CompletionChecks {
                         });
             });
         }
+    }
+
+    private void recordItemWise(Claim stored, List<Follower> followers) {
+        if (followers.isEmpty()) {
+            return;
+        }
+        boolean first = itemWise.compute(stored.fireTime(), (fireTime, ended) -> {
+                            List<Claim> more = ended == null ? new ArrayList<>() : new ArrayList<>(ended);
+                            more.add(stored);
+                            return more;
+                        })
+                        .size()
+                == 1;
+        if (!first) {
+            return;
+        }
+        serial.submit(() -> {
+            List<Claim> ended = itemWise.remove(stored.fireTime());
+            if (ended == null) {
+                return CompletableFuture.completedFuture(null);
+            }
+            CompletableFuture<?>[] writes = followers.stream()
+                    .map(follower -> ledger.recordItemWiseAsync(stored.fireTime(), ended, follower)
+                            .exceptionally(failure -> {
+                                // The completer of the fire records every item not recorded yet.
+                                log.debug(
+                                        "Job {}: items {} of {} not recorded in {} yet: {}",
+                                        jobName,
+                                        ended.stream().map(Claim::item).toList(),
+                                        stored.fireTime(),
+                                        follower.job(),
+                                        Answers.cause(failure).toString());
+                                return null;
+                            }))
+                    .toArray(CompletableFuture[]::new);
+            return CompletableFuture.allOf(writes);
+        });
     }
 }

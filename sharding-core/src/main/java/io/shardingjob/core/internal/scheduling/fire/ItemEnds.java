@@ -93,6 +93,6 @@ public final class ItemEnds {
     /** An item's end is recorded: {@code stored} is its claim as the ledger holds it now. */
     private void itemEnded(Claim stored) {
         localEnds.recorded().recorded(stored);
-        completionChecks.itemEnded(stored.fireTime());
+        completionChecks.itemEnded(stored);
     }
 }

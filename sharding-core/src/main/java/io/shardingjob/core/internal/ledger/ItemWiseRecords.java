@@ -1,0 +1,154 @@
+package io.shardingjob.core.internal.ledger;
+
+import io.shardingjob.core.internal.ledger.ChainRule.ItemRecord;
+import io.shardingjob.core.internal.ledger.LedgerRules.FireView;
+import io.shardingjob.core.internal.registry.Follower;
+import io.shardingjob.core.internal.registry.JobNodes;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
+
+/**
+ * The items of an item-wise follower's fire, recorded from its upstream's items: as soon as the upstream's item i ended
+ * as the follower's {@code on} asks, the follower's item i of the same fire time gets a claim handed on (nobody's yet:
+ * the owner of the item takes it over, as it takes over any handed-on claim, and runs it), and once the upstream fire
+ * completed, the items that did not are recorded skipped. The follower's fire node is created with the first of them,
+ * awaiting the upstream fire ({@link ChainRule#itemWiseAwaiting}), and is listed open when behind its watermark.
+ *
+ * <p>Every write is a {@code create}: an item recorded already is left alone, so the upstream instance that recorded
+ * an item's end, and the completer of the fire after it (which records every item not recorded yet), may both try.
+ * What another writer created between the read and the write fails the request, which is read and made again.
+ */
+final class ItemWiseRecords {
+
+    /** Rounds of read and write before giving up. */
+    private static final int MAX_ATTEMPTS = 16;
+
+    /** Operations per request: far below {@code jute.maxbuffer} with claims of a few hundred bytes. */
+    private static final int OPS_PER_REQUEST = 400;
+
+    private final LedgerRequests requests;
+
+    private final String jobName;
+
+    ItemWiseRecords(LedgerRequests requests, String jobName) {
+        this.requests = requests;
+        this.jobName = jobName;
+    }
+
+    /**
+     * Records the follower's items of {@code items} that the upstream fire's claims decide.
+     *
+     * @param upstream the upstream fire, with at least the claims of {@code items}
+     * @param completed whether the upstream fire completed: its items that did not end as {@code on} asks are skipped
+     * @param at when the upstream's items ended, as the follower's claims say
+     */
+    CompletableFuture<Void> recordAsync(
+            FireView upstream, Collection<Integer> items, boolean completed, Follower follower, Instant at) {
+        return attempt(upstream, Set.copyOf(items), completed, follower, at, 0);
+    }
+
+    private CompletableFuture<Void> attempt(
+            FireView upstream, Set<Integer> items, boolean completed, Follower follower, Instant at, int attempt) {
+        JobNodes theirs = new JobNodes(follower.job());
+        Instant fireTime = upstream.fireTime();
+        List<Op> reads = List.of(
+                Op.getData(requests.full(theirs.ledgerFire(fireTime))),
+                Op.getChildren(requests.full(theirs.ledgerFire(fireTime))),
+                Op.getData(requests.full(theirs.ledger())),
+                Op.getData(requests.full(theirs.rerun())));
+        return requests.multiAsync("Multi", reads).thenCompose(answer -> {
+            List<OpResult> read = answer.results();
+            if (!(read.get(2) instanceof OpResult.GetDataResult ledger)) {
+                // The follower never started: it has no ledger to record in.
+                return CompletableFuture.completedFuture(null);
+            }
+            Set<Integer> recorded = new HashSet<>();
+            if (read.get(1) instanceof OpResult.GetChildrenResult children) {
+                children.getChildren().forEach(child -> recorded.add(Integer.parseInt(child)));
+            }
+            List<Op> ops = new ArrayList<>();
+            boolean handsOn = false;
+            for (int item : new TreeSet<>(items)) {
+                ItemRecord record = ChainRule.itemWise(
+                        follower.on(), upstream.claims().get(item), recorded.contains(item), completed);
+                if (record != ItemRecord.NONE) {
+                    Claim claim = ChainRule.itemClaim(record, item, fireTime, upstream.total(), at);
+                    ops.add(requests.createPersistent(theirs.claim(fireTime, item), claim.encode()));
+                    handsOn |= record == ItemRecord.HAND_ON;
+                }
+            }
+            if (ops.isEmpty()) {
+                return CompletableFuture.completedFuture(null);
+            }
+            if (!(read.get(0) instanceof OpResult.GetDataResult)) {
+                ops.addAll(0, createFire(theirs, fireTime, ledger));
+            }
+            if (handsOn && read.get(3) instanceof OpResult.GetDataResult) {
+                // The follower's instances audit when this node changes: the owners of the handed-on items take them.
+                ops.add(Op.setData(
+                        requests.full(theirs.rerun()),
+                        String.valueOf(fireTime.toEpochMilli()).getBytes(StandardCharsets.UTF_8),
+                        -1));
+            }
+            return send(ops, 0).thenCompose(conflict -> {
+                if (conflict == null) {
+                    return CompletableFuture.completedFuture(null);
+                }
+                if (attempt + 1 < MAX_ATTEMPTS) {
+                    return attempt(upstream, items, completed, follower, at, attempt + 1);
+                }
+                return CompletableFuture.failedFuture(new IllegalStateException("Job " + jobName + ": the fire at "
+                        + fireTime + " of " + follower.job() + " kept changing: " + conflict));
+            });
+        });
+    }
+
+    private List<Op> createFire(JobNodes theirs, Instant fireTime, OpResult.GetDataResult ledger) {
+        List<Op> ops = new ArrayList<>();
+        ops.add(requests.createPersistent(
+                theirs.ledgerFire(fireTime), ChainRule.itemWiseAwaiting(jobName).withNote("")));
+        Watermark mark = Watermark.decode(ledger.getData());
+        if (!fireTime.isAfter(mark.settled())) {
+            Set<Instant> open = new TreeSet<>(mark.stillOpen());
+            open.add(fireTime);
+            ops.add(Op.setData(
+                    requests.full(theirs.ledger()),
+                    new Watermark(mark.settled(), open).encode(),
+                    ledger.getStat().getVersion()));
+        }
+        return ops;
+    }
+
+    /** Sends the operations in requests of a bounded size, in order; completes with the conflict that stopped them. */
+    private CompletableFuture<KeeperException.Code> send(List<Op> ops, int from) {
+        if (from >= ops.size()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        List<Op> batch = ops.subList(from, Math.min(ops.size(), from + OPS_PER_REQUEST));
+        return requests.multiAsync("Multi", batch).thenCompose(answer -> {
+            if (answer.ok()) {
+                return send(ops, from + batch.size());
+            }
+            int failedAt = answer.failedAt();
+            KeeperException.Code code = failedAt < 0 ? answer.code() : answer.errorAt(failedAt);
+            if (code == KeeperException.Code.NODEEXISTS
+                    || code == KeeperException.Code.BADVERSION
+                    || code == KeeperException.Code.NONODE) {
+                return CompletableFuture.completedFuture(code);
+            }
+            return CompletableFuture.failedFuture(LedgerRequests.refused(
+                    code,
+                    failedAt < 0 ? batch.get(0).getPath() : batch.get(failedAt).getPath()));
+        });
+    }
+}
