@@ -194,6 +194,29 @@ class ChainedJobsTest extends JobInstanceTestSupport {
         });
     }
 
+    @Test
+    void aFireAwaitingAnUpstreamThatNeverFiresThenIsGivenUpOnceBeyondTheCatchUpHorizon() throws Exception {
+        JobConfiguration merge = job("merge", "a", "b");
+        Instance mergeA = start("a", merge, SUCCEEDS, builder -> builder.catchUpHorizon(Duration.ofSeconds(2)));
+        Instance mergeB = start("b", merge, SUCCEEDS, builder -> builder.catchUpHorizon(Duration.ofSeconds(2)));
+        await().atMost(WITHIN).until(() -> settledAt(4, List.of(mergeA, mergeB)));
+        onTwo(job("b"), SUCCEEDS);
+        Instance a = onTwo(job("a"), SUCCEEDS);
+
+        Instant fireTime = a.coordinator().trigger(null);
+
+        await().atMost(WITHIN).until(() -> {
+            FireView waiting = fireAt(a, "merge", fireTime);
+            return waiting != null && waiting.origin().isAbandoned();
+        });
+        assertThat(fireAt(a, "merge", fireTime).origin().abandonedBy()).isEqualTo("b");
+        FireLedger ledger = new FireLedger(a.client(), new JobNodes("merge"));
+        await().atMost(WITHIN)
+                .until(() -> ledger.overview().stillOpen().isEmpty()
+                        && !ledger.overview().watermark().isBefore(fireTime));
+        assertThat(runsOf("merge")).isEmpty();
+    }
+
     /** The job's fire at that time as its ledger holds it, or null. */
     private static FireView fireAt(Instance any, String job, Instant fireTime) throws Exception {
         FireLedger ledger = new FireLedger(any.client(), new JobNodes(job));

@@ -168,4 +168,25 @@ final class ChainRule {
                 -1,
                 0);
     }
+
+    /**
+     * Whether an upstream's fire at a time may still complete, and record the follower's fire it is awaited for. A fire
+     * with a node may until its completion is done. Without one, it may still get one unless the upstream's watermark
+     * passed the time without listing it open (every fire of the upstream up to then settled without it), or the time
+     * is beyond the catch-up horizon: a fire that old is not made up, and no upstream fire is started for it any more.
+     *
+     * @param upstreamMark the upstream ledger's watermark, or null when it has no ledger (not started yet)
+     * @param upstreamNote the note of the upstream's fire at that time, or null when it has no node
+     * @param horizon the catch-up horizon: now minus the follower's {@code catchUpHorizon}
+     */
+    static boolean canStillComplete(
+            Instant fireTime, @Nullable Watermark upstreamMark, @Nullable String upstreamNote, Instant horizon) {
+        if (upstreamNote != null) {
+            return !LedgerCompletions.isCompletedNote(upstreamNote);
+        }
+        boolean passed = upstreamMark != null
+                && !fireTime.isAfter(upstreamMark.settled())
+                && !upstreamMark.stillOpen().contains(fireTime);
+        return !passed && !fireTime.isBefore(horizon);
+    }
 }

@@ -66,6 +66,8 @@ public final class FireLedger {
 
     private final ItemWiseRecords itemWise;
 
+    private final AwaitedUpstreams awaited;
+
     public FireLedger(CuratorFramework client, JobNodes nodes) {
         this.requests = new LedgerRequests(client);
         this.reads = new LedgerReads(requests, nodes);
@@ -75,6 +77,7 @@ public final class FireLedger {
         this.manualFires = new ManualFireRecords(requests, nodes, knownFires);
         this.reruns = new FireReruns(requests, reads, nodes);
         this.itemWise = new ItemWiseRecords(requests, JobNodes.name(nodes.root()));
+        this.awaited = new AwaitedUpstreams(requests, nodes);
         this.chains = new ChainRecords(requests, nodes, JobNodes.name(nodes.root()), itemWise);
     }
 
@@ -270,6 +273,14 @@ public final class FireLedger {
                 .max(Instant::compareTo)
                 .orElse(fireTime);
         return itemWise.recordAsync(new FireView(fireTime, claims), claims.keySet(), false, follower, at);
+    }
+
+    /**
+     * The fires as read, those that wait for an upstream whose fire at their time can no longer complete given up
+     * ({@link AwaitedUpstreams}): the keeper's pass asks. Completes on ZooKeeper's event thread.
+     */
+    public CompletableFuture<List<FireView>> giveUpStaleAsync(List<FireView> views, Instant horizon) {
+        return awaited.giveUpStaleAsync(views, horizon);
     }
 
     /** A versioned write that another writer's change, or the node's retirement, beat. */

@@ -73,7 +73,12 @@ public final class LedgerCompletions {
 
     /** Whether the fire's listener call is done, so that the fire may be retired. */
     public static boolean isCompleted(FireView fire) {
-        return fire.note().startsWith(COMPLETED);
+        return isCompletedNote(fire.note());
+    }
+
+    /** Whether a fire node's note says its completion is done. */
+    static boolean isCompletedNote(String note) {
+        return note.startsWith(COMPLETED);
     }
 
     /**

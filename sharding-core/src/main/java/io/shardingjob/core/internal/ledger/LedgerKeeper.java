@@ -98,6 +98,7 @@ public final class LedgerKeeper {
                                     .toList();
                             Instant openBefore = now.minus(retention);
                             return read(recent, overview.stillOpen(), openBefore)
+                                    .thenCompose(views -> ledger.giveUpStaleAsync(views, now.minus(catchUpHorizon)))
                                     .thenComposeAsync(views -> complete(views, sessionId, due), executor)
                                     .thenComposeAsync(
                                             passable -> moveWatermark(overview, passable, now, openBefore, due),

@@ -157,6 +157,34 @@ class ChainRuleTest {
                 .isFalse();
     }
 
+    @ParameterizedTest(name = "[{0}] watermark {1} open {2}, horizon {3} -> {4}")
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                // upstream note (- no node) | watermark | open | horizon | may still complete
+                "completing 1f               | 100       | -    | 0       | true",
+                "completed a                 | 0         | -    | 0       | false",
+                "''                          | 0         | -    | 0       | true",
+                "-                           | 5         | -    | 0       | true",
+                "-                           | 10        | -    | 0       | false",
+                "-                           | 20        | 10   | 0       | true",
+                "-                           | 5         | -    | 11      | false",
+                "-                           | -         | -    | 0       | true",
+            })
+    void anAwaitedUpstreamMayStillCompleteWhileItsFireIsOpenOrMayStillCome(
+            String note, String watermark, String open, int horizon, boolean expected) {
+        Instant fireTime = FIRE.plusSeconds(10);
+        Watermark mark = watermark.equals("-")
+                ? null
+                : new Watermark(
+                        FIRE.plusSeconds(Long.parseLong(watermark)),
+                        open.equals("-") ? List.of() : List.of(FIRE.plusSeconds(Long.parseLong(open))));
+
+        assertThat(ChainRule.canStillComplete(
+                        fireTime, mark, note.equals("-") ? null : note, FIRE.plusSeconds(horizon)))
+                .isEqualTo(expected);
+    }
+
     /**
      * Over any order of the upstreams' completions, each possibly written again (a completer taken over repeats its
      * request), the follower's fire is created once, announced once exactly when every upstream held, never announced

@@ -1,0 +1,109 @@
+package io.shardingjob.core.internal.ledger;
+
+import io.shardingjob.core.internal.ledger.LedgerRules.FireView;
+import io.shardingjob.core.internal.registry.JobNodes;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Gives up the fires of this job that wait for an upstream whose fire at the same time can no longer complete: the
+ * upstream had no fire then and its watermark passed it (a cron that does not meet the other upstreams', the upstream
+ * disabled then), or it completed without recording this job (which followed it only since). Such a fire would
+ * otherwise stay listed open, read by every audit, forever. The keeper's pass asks, for the awaiting fires it read;
+ * each is written abandoned at the version read, so an upstream completion recorded meanwhile wins.
+ */
+final class AwaitedUpstreams {
+
+    private static final Logger log = LoggerFactory.getLogger(AwaitedUpstreams.class);
+
+    private final LedgerRequests requests;
+
+    private final JobNodes nodes;
+
+    AwaitedUpstreams(LedgerRequests requests, JobNodes nodes) {
+        this.requests = requests;
+        this.nodes = nodes;
+    }
+
+    /**
+     * The fires as read, those given up now written and shown abandoned. Completes on ZooKeeper's event thread.
+     *
+     * @param horizon now minus the catch-up horizon ({@link ChainRule#canStillComplete})
+     */
+    CompletableFuture<List<FireView>> giveUpStaleAsync(List<FireView> views, Instant horizon) {
+        List<FireView> awaiting =
+                views.stream().filter(view -> view.origin().isAwaiting()).toList();
+        if (awaiting.isEmpty()) {
+            return CompletableFuture.completedFuture(views);
+        }
+        List<Op> reads = new ArrayList<>();
+        List<String> upstreams = new ArrayList<>();
+        for (FireView view : awaiting) {
+            for (String upstream : view.origin().awaiting()) {
+                JobNodes theirs = new JobNodes(upstream);
+                reads.add(Op.getData(requests.full(theirs.ledger())));
+                reads.add(Op.getData(requests.full(theirs.ledgerFire(view.fireTime()))));
+                upstreams.add(upstream);
+            }
+        }
+        return requests.multiAsync("Multi", reads).thenCompose(answer -> {
+            List<OpResult> read = answer.results();
+            List<FireView> result = new ArrayList<>(views);
+            List<CompletableFuture<Void>> writes = new ArrayList<>();
+            int index = 0;
+            for (FireView view : awaiting) {
+                String stale = null;
+                for (String upstream : view.origin().awaiting()) {
+                    Watermark mark = read.get(index) instanceof OpResult.GetDataResult ledger
+                            ? Watermark.decode(ledger.getData())
+                            : null;
+                    String note = read.get(index + 1) instanceof OpResult.GetDataResult fire
+                            ? FireOrigin.read(fire.getData()).note()
+                            : null;
+                    index += 2;
+                    if (stale == null && !ChainRule.canStillComplete(view.fireTime(), mark, note, horizon)) {
+                        stale = upstream;
+                    }
+                }
+                if (stale != null) {
+                    FireView abandoned = new FireView(
+                            view.fireTime(),
+                            view.claims(),
+                            view.note(),
+                            view.noteVersion() + 1,
+                            view.origin().abandonedBy(stale));
+                    log.info(
+                            "Job {}: its fire at {} no longer waits for {}, whose fire then cannot complete",
+                            JobNodes.name(nodes.root()),
+                            view.fireTime(),
+                            stale);
+                    // Shown abandoned only once written: a fire an upstream completion changed meanwhile stays as read.
+                    writes.add(write(view, abandoned).thenAccept(written -> {
+                        if (written) {
+                            synchronized (result) {
+                                result.set(result.indexOf(view), abandoned);
+                            }
+                        }
+                    }));
+                }
+            }
+            return CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new))
+                    .thenApply(done -> result);
+        });
+    }
+
+    /** Whether the write won: refused, an upstream completion changed the fire meanwhile, and a later pass reads it. */
+    private CompletableFuture<Boolean> write(FireView view, FireView abandoned) {
+        String path = requests.full(nodes.ledgerFire(view.fireTime()));
+        return requests.multiAsync(
+                        "SetData",
+                        List.of(Op.setData(path, abandoned.origin().withNote(view.note()), view.noteVersion())))
+                .thenApply(LedgerRequests.MultiAnswer::ok);
+    }
+}
