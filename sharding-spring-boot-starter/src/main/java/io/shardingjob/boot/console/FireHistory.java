@@ -26,10 +26,14 @@ import org.jspecify.annotations.Nullable;
  */
 final class FireHistory {
 
-    /** The sources in the order that names a fire: a manual fire stays manual though some of its items failed over. */
+    /**
+     * The sources in the order that names a fire: a manual fire stays manual though some of its items failed over, and
+     * a follower's fire is named for its upstream's though some of its items were retried.
+     */
     private static final List<ExecutionSource> NAMING_ORDER = List.of(
             ExecutionSource.MANUAL,
             ExecutionSource.NORMAL,
+            ExecutionSource.UPSTREAM,
             ExecutionSource.MISFIRE,
             ExecutionSource.FAILOVER,
             ExecutionSource.RETRY);

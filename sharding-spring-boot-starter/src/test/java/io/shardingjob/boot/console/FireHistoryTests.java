@@ -82,6 +82,8 @@ class FireHistoryTests {
         assertThat(sourceOf(ExecutionSource.RETRY, ExecutionSource.NORMAL)).isEqualTo(ExecutionSource.NORMAL);
         assertThat(sourceOf(ExecutionSource.FAILOVER, ExecutionSource.MISFIRE)).isEqualTo(ExecutionSource.MISFIRE);
         assertThat(sourceOf(ExecutionSource.RETRY)).isEqualTo(ExecutionSource.RETRY);
+        assertThat(sourceOf(ExecutionSource.FAILOVER, ExecutionSource.UPSTREAM, ExecutionSource.RETRY))
+                .isEqualTo(ExecutionSource.UPSTREAM);
     }
 
     @Test
