@@ -44,14 +44,25 @@ class ConsoleInBrowserIT {
     private static final Duration GENEROUS = Duration.ofSeconds(60);
 
     private static final List<String> CONSOLE = Stream.concat(
-                    Drills.FAST_JOBS.stream(), Stream.of("sharding.console.enabled=true"))
+                    Drills.FAST_JOBS.stream(),
+                    Stream.of("sharding.console.enabled=true", "sample.console-drill.enabled=true"))
             .toList();
+
+    /** The sample's two jobs and the console drill's two, defined at run time (the sample's ConsoleDrill). */
+    private static final int JOBS = 4;
+
+    private static final String DRILL_SOURCE = "drillSource";
+
+    private static final String DRILL_FOLLOWER = "drillFollower";
 
     private final ProcessGroup processes = new ProcessGroup();
 
     private final List<SampleApp> apps = new ArrayList<>();
 
     private ZooKeeperServers.Server zooKeeper;
+
+    /** The copy that only reads (from {@link #aCopyWhoseWritesAreNotAllowedShowsNoOperationsAndRefusesThem} on). */
+    private SampleApp readOnly;
 
     private Browser browser;
 
@@ -62,7 +73,7 @@ class ConsoleInBrowserIT {
         for (int n = 1; n <= 3; n++) {
             apps.add(SampleApp.start(processes, SUITE, "app-" + n, zooKeeper.address(), CONSOLE));
         }
-        apps.forEach(app -> app.awaitReady(Duration.ofSeconds(180)));
+        apps.forEach(app -> app.awaitReady(Duration.ofSeconds(180), JOBS));
         browser = Browser.open(ProcessGroup.workDirectory(SUITE).resolve("screenshots"));
     }
 
@@ -169,8 +180,8 @@ class ConsoleInBrowserIT {
     @Test
     @Order(4)
     void aCopyWhoseWritesAreNotAllowedShowsNoOperationsAndRefusesThem() {
-        SampleApp readOnly = SampleApp.start(processes, SUITE, "app-read-only", zooKeeper.address(), CONSOLE, false)
-                .awaitReady(Duration.ofSeconds(180));
+        readOnly = SampleApp.start(processes, SUITE, "app-read-only", zooKeeper.address(), CONSOLE, false)
+                .awaitReady(Duration.ofSeconds(180), JOBS);
         browser.driver().get(readOnly.url("/sharding-console/jobs/" + SETTLEMENT));
 
         waitFor(By.id("read-only"));
@@ -185,6 +196,114 @@ class ConsoleInBrowserIT {
                         readOnly.url("/sharding-console/jobs/" + SETTLEMENT + "/operations"));
         browser.screenshot("read-only");
         assertThat(status).isEqualTo(403L);
+    }
+
+    @Test
+    @Order(5)
+    void theGraphOfJobsDrawsEveryJobAndTheArrowOfAChainAndLinksToTheJobs() {
+        browser.driver().get(apps.get(0).url("/sharding-console"));
+        waitFor(By.id("graph-link")).click();
+
+        waitFor(By.cssSelector("svg#job-graph"));
+        assertThat(rows("#job-graph g.job"))
+                .extracting(job -> job.getAttribute("data-job"))
+                .contains(SETTLEMENT, Drills.STOCK, DRILL_SOURCE, DRILL_FOLLOWER);
+        assertThat(rows("#job-graph g.edge[data-from='" + DRILL_SOURCE + "'][data-to='" + DRILL_FOLLOWER + "']"))
+                .singleElement()
+                .satisfies(edge -> assertThat(edge.getAttribute("data-label")).isEqualTo("success"));
+        assertThat(rows("#job-graph g.job.on-demand"))
+                .extracting(job -> job.getAttribute("data-job"))
+                .contains(DRILL_SOURCE, DRILL_FOLLOWER);
+        browser.screenshot("graph");
+
+        waitFor(By.cssSelector("#job-graph g.job[data-job='" + DRILL_FOLLOWER + "'] a"))
+                .click();
+        browser.waitAtMost(GENEROUS).until(ExpectedConditions.urlContains("/jobs/" + DRILL_FOLLOWER));
+        // Neither has fired yet (the next test fires drillSource): the chain section says so.
+        waitFor(By.id("chain-title"));
+    }
+
+    @Test
+    @Order(6)
+    void theReRunButtonOfAFireWithAFailedItemRunsTheItemAgainAndItSucceeds() {
+        SampleApp first = apps.get(0);
+        String page = first.url("/sharding-console/jobs/" + DRILL_SOURCE);
+        browser.driver().get(page);
+        waitFor(By.cssSelector("button[data-action='trigger']")).click();
+        waitFor(By.id("confirm-yes")).click();
+        browser.waitAtMost(GENEROUS)
+                .ignoring(StaleElementReferenceException.class)
+                .until(ExpectedConditions.attributeToBe(By.id("result"), "data-status", "ok"));
+
+        // Item 1 of drillSource fails but when re-run: the manual fire's row shows it failed, with a re-run button.
+        String failedRow = "#fires tr[data-source='MANUAL']";
+        String fireTime = browser.waitAtMost(GENEROUS)
+                .ignoring(StaleElementReferenceException.class)
+                .until(driver ->
+                        driver.findElements(By.cssSelector(failedRow + " button[data-action='rerun']")).stream()
+                                .findFirst()
+                                .map(button -> driver.findElement(By.cssSelector(failedRow))
+                                        .getAttribute("data-fire-time"))
+                                .orElse(null));
+        String row = "#fires tr[data-fire-time='" + fireTime + "']";
+        assertThat(itemState(row, 1)).isEqualTo("FAILED");
+        // Down the chain, the follower (on: success) says why it has not fired for this fire.
+        browser.waitAtMost(GENEROUS)
+                .ignoring(StaleElementReferenceException.class)
+                .until(driver -> driver.findElement(By.cssSelector("table#chain[data-fire-time='" + fireTime
+                                + "'] tr[data-job='" + DRILL_FOLLOWER + "'] td.why"))
+                        .getText()
+                        .contains(DRILL_SOURCE + " failed items at " + fireTime + " (on: success)"));
+        browser.screenshot("job-failed-item");
+
+        browser.driver().get(page);
+        browser.waitAtMost(GENEROUS)
+                .ignoring(StaleElementReferenceException.class)
+                .until(driver -> {
+                    driver.findElement(By.cssSelector(row + " button[data-action='rerun']"))
+                            .click();
+                    return true;
+                });
+        waitFor(By.id("confirm-yes")).click();
+        browser.waitAtMost(GENEROUS)
+                .ignoring(StaleElementReferenceException.class)
+                .until(ExpectedConditions.attributeToBe(By.id("result"), "data-status", "ok"));
+
+        browser.waitAtMost(GENEROUS).until(driver -> "SUCCESS".equals(itemState(row, 1)));
+        assertThat(rows(row + " button[data-action='rerun']")).isEmpty();
+        waitFor(By.cssSelector("#timeline rect.run[data-job='" + DRILL_SOURCE + "'][data-item='1']"));
+        waitFor(By.cssSelector("table#chain[data-fire-time='" + fireTime + "'] tr[data-job='" + DRILL_FOLLOWER + "']"));
+        browser.screenshot("job-after-rerun");
+        browser.driver().executeScript("document.getElementById('chain-title').scrollIntoView()");
+        browser.screenshot("job-chain-and-timeline");
+        await("item 1 re-run once, successfully, as its fire's run")
+                .atMost(GENEROUS)
+                .pollInterval(Duration.ofMillis(500))
+                .untilAsserted(() -> assertThat(Drills.executions(everyCopy(), DRILL_SOURCE))
+                        .filteredOn(run -> run.item() == 1 && run.source().equals("RETRY"))
+                        .extracting(Execution::outcome)
+                        .containsExactly("SUCCESS"));
+    }
+
+    /** The copies running now: the read-only one owns items too. */
+    private List<SampleApp> everyCopy() {
+        List<SampleApp> copies = new ArrayList<>(apps);
+        if (readOnly != null) {
+            copies.add(readOnly);
+        }
+        return copies;
+    }
+
+    /** The state the fires table shows for an item of the fire in {@code row}, null while the row is re-rendered. */
+    private String itemState(String row, int item) {
+        try {
+            return rows(row + " li[data-item='" + item + "']").stream()
+                    .findFirst()
+                    .map(element -> element.getAttribute("data-state"))
+                    .orElse(null);
+        } catch (StaleElementReferenceException ex) {
+            return null;
+        }
     }
 
     private WebElement waitFor(By locator) {

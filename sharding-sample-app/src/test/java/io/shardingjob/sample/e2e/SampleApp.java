@@ -81,8 +81,13 @@ final class SampleApp {
         return new SampleApp(instanceId, port, processes.start(command, output), output);
     }
 
-    /** Waits until the endpoint answers, connected, with every job. */
+    /** Waits until the endpoint answers, connected, with every job: the sample's two. */
     SampleApp awaitReady(Duration timeout) {
+        return awaitReady(timeout, 2);
+    }
+
+    /** Waits until the endpoint answers, connected, with {@code jobs} jobs (more with jobs defined at run time). */
+    SampleApp awaitReady(Duration timeout, int jobs) {
         await(instanceId + " ready")
                 .atMost(timeout)
                 .pollInterval(Duration.ofMillis(250))
@@ -90,7 +95,7 @@ final class SampleApp {
                 .failFast(instanceId + " exited, see " + output, () -> !process.isAlive())
                 .until(() -> {
                     Summary summary = summary();
-                    return summary.connected() && summary.jobs().size() == 2;
+                    return summary.connected() && summary.jobs().size() == jobs;
                 });
         return this;
     }

@@ -26,10 +26,14 @@ import org.jspecify.annotations.Nullable;
  */
 final class FireHistory {
 
-    /** The sources in the order that names a fire: a manual fire stays manual though some of its items failed over. */
+    /**
+     * The sources in the order that names a fire: a manual fire stays manual though some of its items failed over, and
+     * a follower's fire is named for its upstream's though some of its items were retried.
+     */
     private static final List<ExecutionSource> NAMING_ORDER = List.of(
             ExecutionSource.MANUAL,
             ExecutionSource.NORMAL,
+            ExecutionSource.UPSTREAM,
             ExecutionSource.MISFIRE,
             ExecutionSource.FAILOVER,
             ExecutionSource.RETRY);
@@ -129,13 +133,21 @@ final class FireHistory {
                 ExecutionRecord record = lastRuns.get(claim.item());
                 items.put(
                         claim.item(),
-                        record == null || claim.state().isOpen()
+                        record == null || claim.state().isOpen() || startedAfter(claim, record)
                                 ? fromLedger(claim)
                                 : fromLog(record, claim.fencingToken()));
             }
         }
         List<Item> inOrder = List.copyOf(items.values());
         return new Fire(time, source(inOrder), outcome(inOrder), claims != null, inOrder);
+    }
+
+    /**
+     * Whether the claim is of a run that started after the logged one ended: a re-run on another instance, which this
+     * instance's in-memory log never heard of. The claim's run is the item's last.
+     */
+    private static boolean startedAfter(LedgerFire.Item claim, ExecutionRecord record) {
+        return claim.started().isAfter(record.end());
     }
 
     private static Item fromLog(ExecutionRecord record, @Nullable Long fencingToken) {

@@ -9,8 +9,12 @@ import org.jspecify.annotations.Nullable;
  */
 final class FiresTable {
 
-    /** @param job the job's name when the console may operate (the re-run buttons), else null */
-    void render(Html html, List<FireHistory.Fire> fires, @Nullable String job) {
+    /**
+     * @param job the job's name when the console may operate (the re-run buttons), else null
+     * @param chainLink the job's page when it is in a chain, so that each fire links to its state down the chain; else
+     *     null
+     */
+    void render(Html html, List<FireHistory.Fire> fires, @Nullable String job, @Nullable String chainLink) {
         html.raw("<table id=\"fires\"><thead><tr><th>fire time</th><th>source</th><th>outcome</th>")
                 .raw("<th>ledger</th><th>items</th>")
                 .raw(job != null ? "<th></th>" : "")
@@ -24,7 +28,13 @@ final class FiresTable {
                     .attr("datetime", fire.fireTime())
                     .raw(">")
                     .text(fire.fireTime())
-                    .raw("</time></td><td class=\"source\">")
+                    .raw("</time>");
+            if (chainLink != null) {
+                html.raw(" <a class=\"chain-link\"")
+                        .attr("href", chainLink + "?fire=" + fire.fireTime().toEpochMilli() + "#chain-title")
+                        .raw(">chain</a>");
+            }
+            html.raw("</td><td class=\"source\">")
                     .text(fire.source())
                     .raw("</td><td class=\"outcome\"><span class=\"fire\"")
                     .attr("data-outcome", fire.outcome())

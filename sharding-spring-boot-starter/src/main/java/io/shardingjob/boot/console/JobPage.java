@@ -26,26 +26,30 @@ final class JobPage {
 
     private final FiresTable fires = new FiresTable();
 
+    private final ChainPanel chain;
+
     JobPage(ShardingOperations operations) {
         this.operations = operations;
+        this.chain = new ChainPanel(operations);
     }
 
-    String page(PageContext context, JobCoordinator job) {
+    /** @param fire the fire the chain shows, null for the newest */
+    String page(PageContext context, JobCoordinator job, @Nullable Instant fire) {
         String name = job.jobName();
         return Layout.page(context, name, html -> {
             html.raw("<p class=\"back\"><a").attr("href", context.base()).raw(">&#8592; all jobs</a></p>");
             html.raw("<h1>").text(name).raw("</h1><div id=\"live\"");
-            html.attr("hx-get", context.jobLink(name) + "/live")
+            html.attr("hx-get", context.jobLink(name) + "/live" + (fire == null ? "" : "?fire=" + fire.toEpochMilli()))
                     .attr("hx-trigger", context.poll())
                     .raw(" hx-swap=\"innerHTML\">");
-            live(html, context, job);
+            live(html, context, job, fire);
             html.raw("</div>");
         });
     }
 
-    String fragment(PageContext context, JobCoordinator job) {
+    String fragment(PageContext context, JobCoordinator job, @Nullable Instant fire) {
         Html html = new Html();
-        live(html, context, job);
+        live(html, context, job, fire);
         return html.toString();
     }
 
@@ -85,7 +89,7 @@ final class JobPage {
                 : configuration.shardingTotalCount();
     }
 
-    private void live(Html html, PageContext context, JobCoordinator job) {
+    private void live(Html html, PageContext context, JobCoordinator job, @Nullable Instant fire) {
         JobHistory history = JobHistory.read(operations, job, total(job));
         summary(html, context, job);
         grid(html, context, job, history.ledger());
@@ -96,7 +100,13 @@ final class JobPage {
         if (history.logProblem() != null) {
             html.raw("<p class=\"warning\">").text(history.logProblem()).raw("</p>");
         }
-        fires.render(html, history.fires(), context.writable() ? job.jobName() : null);
+        fires.render(
+                html,
+                history.fires(),
+                context.writable() ? job.jobName() : null,
+                chain.inAChain(job) ? context.jobLink(job.jobName()) : null);
+        chain.render(html, context, job, history.ledger(), fire);
+        TimelinePanel.render(html, job.jobName(), history.ledger(), context.now());
     }
 
     private void summary(Html html, PageContext context, JobCoordinator job) {

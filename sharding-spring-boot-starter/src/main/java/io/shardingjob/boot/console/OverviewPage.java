@@ -28,7 +28,9 @@ final class OverviewPage {
 
     String page(PageContext context) {
         return Layout.page(context, "Sharded jobs", html -> {
-            html.raw("<h1>Sharded jobs</h1><div id=\"overview\"")
+            html.raw("<h1>Sharded jobs</h1><p class=\"views\"><a id=\"graph-link\"")
+                    .attr("href", context.base() + "/graph")
+                    .raw(">Graph of jobs</a> <small>which job follows which</small></p><div id=\"overview\"")
                     .attr("hx-get", context.base() + "/overview")
                     .attr("hx-trigger", context.poll())
                     .raw(" hx-swap=\"innerHTML\">");

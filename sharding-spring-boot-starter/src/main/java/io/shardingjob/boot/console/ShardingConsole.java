@@ -11,9 +11,11 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
+import org.jspecify.annotations.Nullable;
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.core.io.Resource;
 import org.springframework.http.CacheControl;
@@ -29,7 +31,9 @@ import org.springframework.web.servlet.function.ServerResponse;
  *
  * <ul>
  *   <li>{@code GET {path}}: the overview; {@code GET {path}/overview}: its live table;
- *   <li>{@code GET {path}/jobs/{job}}: one job; {@code GET {path}/jobs/{job}/live}: its live part;
+ *   <li>{@code GET {path}/graph}: the graph of jobs, which follows which;
+ *   <li>{@code GET {path}/jobs/{job}}: one job; {@code GET {path}/jobs/{job}/live}: its live part; both take
+ *       {@code ?fire=} (epoch milliseconds), the fire its chain shows;
  *   <li>{@code POST {path}/jobs/{job}/operations}: an operation ({@code action}, and {@code item}, {@code instance} or
  *       {@code jobParameter} as the action needs), answered with the {@code #result} element;
  *   <li>{@code GET {path}/assets/htmx.min.js}, {@code console.js}, {@code console.css}: served from the class path, so
@@ -63,6 +67,8 @@ public final class ShardingConsole {
 
     private final JobPage jobPage;
 
+    private final GraphPage graphPage;
+
     private final OperationHandler operationHandler;
 
     private final Map<String, Asset> assets;
@@ -89,6 +95,7 @@ public final class ShardingConsole {
         this.clock = clock;
         this.overview = new OverviewPage(operations);
         this.jobPage = new JobPage(operations);
+        this.graphPage = new GraphPage(operations);
         // The console offers no action on a job's definition, so it needs no ShardedJobRegistry.
         this.operationHandler = new OperationHandler(new OperatorActions(operations, null, audit), access, security);
         this.assets = Map.of(
@@ -125,8 +132,13 @@ public final class ShardingConsole {
                 .GET(path, this::overview)
                 .GET(path + "/", this::overview)
                 .GET(path + "/overview", request -> html(overview.fragment(context(request))))
-                .GET(path + "/jobs/{job}", request -> withJob(request, (context, job) -> jobPage.page(context, job)))
-                .GET(path + "/jobs/{job}/live", request -> withJob(request, jobPage::fragment))
+                .GET(path + "/graph", request -> html(graphPage.page(context(request))))
+                .GET(
+                        path + "/jobs/{job}",
+                        request -> withJob(request, (context, job) -> jobPage.page(context, job, fire(request))))
+                .GET(
+                        path + "/jobs/{job}/live",
+                        request -> withJob(request, (context, job) -> jobPage.fragment(context, job, fire(request))))
                 .GET(path + "/assets/{name}", this::asset)
                 .POST(path + "/jobs/{job}/operations", this::operate)
                 .build();
@@ -152,6 +164,18 @@ public final class ShardingConsole {
             return ServerResponse.status(404).contentType(HTML).body(missing);
         }
         return html(renderer.render(context, job.get()));
+    }
+
+    /** The fire a job page's chain shows ({@code ?fire=} epoch milliseconds), null for the newest or a malformed one. */
+    private static @Nullable Instant fire(ServerRequest request) {
+        try {
+            return request.param("fire")
+                    .map(Long::parseLong)
+                    .map(Instant::ofEpochMilli)
+                    .orElse(null);
+        } catch (NumberFormatException ex) {
+            return null;
+        }
     }
 
     private ServerResponse operate(ServerRequest request) {

@@ -77,11 +77,38 @@ class FireHistoryTests {
     }
 
     @Test
+    void aSettledClaimOfARunThatStartedAfterTheLoggedOneEndedWinsOverTheLog() {
+        LedgerFire.Item reRunElsewhere = new LedgerFire.Item(
+                0,
+                ClaimState.DONE,
+                "instance-b",
+                true,
+                ExecutionSource.RETRY,
+                1,
+                0,
+                12,
+                first.plusSeconds(30),
+                first.plusSeconds(31));
+        List<Fire> fires = FireHistory.of(
+                List.of(ledgerFire(first, reRunElsewhere)),
+                List.of(run(first, 0, Outcome.FAILED, ExecutionSource.NORMAL, "boom")),
+                20);
+        assertThat(fires.get(0).items()).singleElement().satisfies(item -> {
+            assertThat(item.state()).isEqualTo(ItemState.SUCCESS);
+            assertThat(item.instance()).isEqualTo("instance-b");
+            assertThat(item.source()).isEqualTo(ExecutionSource.RETRY);
+        });
+        assertThat(fires.get(0).outcome()).isEqualTo(FireOutcome.SUCCESS);
+    }
+
+    @Test
     void aFireIsNamedByItsMostTellingSource() {
         assertThat(sourceOf(ExecutionSource.FAILOVER, ExecutionSource.MANUAL)).isEqualTo(ExecutionSource.MANUAL);
         assertThat(sourceOf(ExecutionSource.RETRY, ExecutionSource.NORMAL)).isEqualTo(ExecutionSource.NORMAL);
         assertThat(sourceOf(ExecutionSource.FAILOVER, ExecutionSource.MISFIRE)).isEqualTo(ExecutionSource.MISFIRE);
         assertThat(sourceOf(ExecutionSource.RETRY)).isEqualTo(ExecutionSource.RETRY);
+        assertThat(sourceOf(ExecutionSource.FAILOVER, ExecutionSource.UPSTREAM, ExecutionSource.RETRY))
+                .isEqualTo(ExecutionSource.UPSTREAM);
     }
 
     @Test

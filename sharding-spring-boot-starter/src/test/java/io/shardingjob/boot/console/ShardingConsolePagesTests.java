@@ -74,6 +74,20 @@ class ShardingConsolePagesTests {
     }
 
     @Test
+    void aJobsPageDrawsItsRecentItemRunsAsBarsInALanePerInstance() {
+        await().atMost(Duration.ofSeconds(10))
+                .untilAsserted(() -> assertThat(application
+                                .get("/sharding-console/jobs/orderSync")
+                                .body())
+                        .contains("<svg id=\"timeline\"")
+                        .contains("<g class=\"lane\" data-instance=\"console-test\">")
+                        .containsPattern("<rect class=\"run\" data-job=\"orderSync\" data-item=\"2\""
+                                + " data-instance=\"console-test\" data-fire-time=\"[^\"]+\" data-outcome=\"SUCCEEDED\""
+                                + " x=\"[\\d.]+\" y=\"[\\d.]+\" width=\"[\\d.]+\" height=\"16\"><title>orderSync item 2, fire"
+                                + " [^<]+, on console-test: succeeded in \\d+ ms</title></rect>"));
+    }
+
+    @Test
     void everyValueIsEscapedSoThatMarkupInAJobsSettingsNeverRuns() {
         String html = application.get("/sharding-console/jobs/orderSync").body();
         assertThat(html)
