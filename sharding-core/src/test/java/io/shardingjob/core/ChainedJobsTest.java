@@ -217,6 +217,30 @@ class ChainedJobsTest extends JobInstanceTestSupport {
         assertThat(runsOf("merge")).isEmpty();
     }
 
+    @Test
+    void aReRunThatMakesAFailedUpstreamFireSucceedContinuesTheChainOnce() throws Exception {
+        onTwo(job("export", "flaky"), SUCCEEDS);
+        java.util.concurrent.atomic.AtomicBoolean failedOnce = new java.util.concurrent.atomic.AtomicBoolean();
+        Instance flaky = onTwo(job("flaky"), context -> {
+            if (context.item() == 2 && failedOnce.compareAndSet(false, true)) {
+                throw new IllegalStateException("item 2 fails its first run");
+            }
+        });
+        Instant fireTime = flaky.coordinator().trigger(null);
+        await().atMost(WITHIN).until(() -> runsOf("flaky").size() == 4);
+        await().during(A_FEW_SECONDS)
+                .atMost(A_FEW_SECONDS.plus(WITHIN))
+                .until(() -> runsOf("export").isEmpty());
+
+        flaky.coordinator().rerunFailed(fireTime);
+
+        await().atMost(WITHIN).until(() -> runsOf("export").size() == 4);
+        await().during(A_FEW_SECONDS)
+                .atMost(A_FEW_SECONDS.plus(WITHIN))
+                .until(() -> runsOf("export").size() == 4 && runsOf("flaky").size() == 5);
+        assertThat(runsOf("export")).extracting(ItemResult::fireTime).containsOnly(fireTime);
+    }
+
     /** The job's fire at that time as its ledger holds it, or null. */
     private static FireView fireAt(Instance any, String job, Instant fireTime) throws Exception {
         FireLedger ledger = new FireLedger(any.client(), new JobNodes(job));

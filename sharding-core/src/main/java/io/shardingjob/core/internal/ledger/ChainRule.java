@@ -82,6 +82,18 @@ final class ChainRule {
             FireOrigin created = FireOrigin.after(upstream, follower.upstreams(), !attended);
             return new Decision(created, null, !created.isAwaiting());
         }
+        if (holds && upstream.equals(existing.abandonedBy())) {
+            // Abandoned by this upstream's fire, which an operator's re-run of its failed items made succeed.
+            FireOrigin resumed = new FireOrigin(
+                            existing.manual(),
+                            existing.jobParameter(),
+                            existing.after(),
+                            existing.awaiting(),
+                            null,
+                            existing.unattended())
+                    .completedBy(upstream);
+            return new Decision(null, resumed, !resumed.isAwaiting());
+        }
         if (!existing.followsUpstream()
                 || existing.isAbandoned()
                 || existing.after().contains(upstream)) {

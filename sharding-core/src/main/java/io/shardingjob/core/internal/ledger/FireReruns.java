@@ -16,8 +16,8 @@ import org.apache.zookeeper.OpResult;
 /**
  * An operator's re-run of one past fire's failed items, in the ledger. One multi-operation reopens the failed claims
  * ({@link RerunRule#reopened}: {@code HANDED_ON}, source {@code RETRY}), each at the version read, lists the fire with
- * the watermark's still-open fires (a versioned write of the ledger node), and names the fire in the job's announcement
- * node ({@link JobNodes#rerun()}), which every instance watches through its cache and answers with an audit: the
+ * the watermark's still-open fires (a versioned write of the ledger node), clears the fire's completion note (so that
+ * it completes again once the re-run settled it), and names the fire in the job's announcement node ({@link JobNodes#rerun()}), which every instance watches through its cache and answers with an audit: the
  * owners of the reopened items take them over as any handed-on claim, and run them as the fire's own runs.
  *
  * <p>Listing the fire moves what the audits read: they read the fires after the watermark and the still-open ones, so a
@@ -80,6 +80,12 @@ public final class FireReruns {
                         requests.full(nodes.claim(fireTime, failed.item())),
                         RerunRule.reopened(failed, at).encode(),
                         failed.version()));
+            }
+            if (fire.noteVersion() >= 0) {
+                // The fire completes again once the re-run settled it: its listener hears the new outcomes, and the
+                // jobs following it are recorded if it now completed as they follow it.
+                ops.add(Op.setData(
+                        requests.full(nodes.ledgerFire(fireTime)), fire.origin().withNote(""), fire.noteVersion()));
             }
             Set<Instant> open = new TreeSet<>(mark.stillOpen());
             open.add(fireTime);

@@ -109,6 +109,18 @@ class ChainRuleTest {
     }
 
     @Test
+    void anUpstreamThatAbandonedAFireResumesItWhenARerunMadeItsFireSucceed() {
+        FireOrigin abandoned = FireOrigin.after("fast", MERGE.upstreams(), true).abandonedBy("slow");
+
+        Decision resumed = ChainRule.decide("slow", MERGE, true, abandoned, true);
+
+        assertThat(resumed.update().isAbandoned()).isFalse();
+        assertThat(resumed.update().after()).containsExactly("fast", "slow");
+        assertThat(resumed.announce()).isTrue();
+        assertThat(ChainRule.decide("fast", MERGE, true, abandoned, true)).isEqualTo(Decision.NOTHING);
+    }
+
+    @Test
     void aFireRecordedWithNoInstanceOfTheFollowerRegisteredIsMadeUpUnderItsMisfirePolicy() {
         Follower export = new Follower("export", FollowOn.SUCCESS, List.of("settle"), false);
 
