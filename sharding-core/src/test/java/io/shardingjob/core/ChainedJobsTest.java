@@ -69,6 +69,8 @@ class ChainedJobsTest extends JobInstanceTestSupport {
             assertThat(runsOf(job)).extracting(ItemResult::fireTime).containsOnlyElementsOf(roots);
         }
         assertThat(runsOf("export")).extracting(ItemResult::source).containsOnly(ExecutionSource.UPSTREAM);
+        // Every run of the chain knows the root it belongs to: the identity its observations share.
+        assertThat(results).extracting(run -> run.context().chain()).containsOnly("settle");
         for (Instant root : roots) {
             assertThat(firstStart("export", root)).isAfterOrEqualTo(lastEnd("settle", root));
             assertThat(firstStart("report", root)).isAfterOrEqualTo(lastEnd("export", root));

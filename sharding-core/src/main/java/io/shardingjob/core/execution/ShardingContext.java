@@ -24,7 +24,10 @@ import java.util.stream.Collectors;
  *     the item for that fire (a make-up, a take-over, a retry): with the job and the item, a key that makes a job's
  *     writes idempotent
  * @param source why the item runs: its fire ({@code NORMAL}), a make-up of a missed fire ({@code MISFIRE}), a take-over
- *     from a dead owner ({@code FAILOVER}), an operator's trigger ({@code MANUAL})
+ *     from a dead owner ({@code FAILOVER}), an operator's trigger ({@code MANUAL}), a retry ({@code RETRY}), the
+ *     completion of the same fire of a job this one follows ({@code UPSTREAM})
+ * @param chain the job whose fire began the chain of jobs this run belongs to: this job, unless its fire was recorded
+ *     by the jobs it follows; with {@code fireTime}, the identity every job of a workflow shares for one root fire
  */
 public record ShardingContext(
         String jobName,
@@ -37,7 +40,36 @@ public record ShardingContext(
         String instanceId,
         long fencingToken,
         Instant fireTime,
-        ExecutionSource source) {
+        ExecutionSource source,
+        String chain) {
+
+    /** A context of a fire that began its own chain: a job that follows no other, or a fire of its own schedule. */
+    public ShardingContext(
+            String jobName,
+            String taskId,
+            int shardingTotalCount,
+            int item,
+            String itemParameter,
+            String jobParameter,
+            long epoch,
+            String instanceId,
+            long fencingToken,
+            Instant fireTime,
+            ExecutionSource source) {
+        this(
+                jobName,
+                taskId,
+                shardingTotalCount,
+                item,
+                itemParameter,
+                jobParameter,
+                epoch,
+                instanceId,
+                fencingToken,
+                fireTime,
+                source,
+                jobName);
+    }
 
     /** A context of a run outside the ledger (tests, tools): no fire, a {@code NORMAL} source. */
     public ShardingContext(

@@ -139,6 +139,7 @@ final class ChainRecords {
                 && !instances.getChildren().isEmpty();
         Decision decision = ChainRule.decide(
                 jobName,
+                fire.origin().chainOr(jobName),
                 follower,
                 ChainRule.holds(follower.on(), fire, dueCount),
                 existing == null ? null : FireOrigin.read(existing.getData()).origin(),

@@ -66,20 +66,26 @@ final class ChainRule {
      * The write into one follower's fire.
      *
      * @param upstream the job whose fire completed
+     * @param chain the job whose fire began the upstream fire's chain ({@link FireOrigin#chainOr})
      * @param holds whether it completed as the follower's {@code on} asks ({@link #holds})
      * @param existing the origin of the follower's fire at the same time, or null when it has no node
      * @param attended whether an instance of the follower is registered
      */
     static Decision decide(
-            String upstream, Follower follower, boolean holds, @Nullable FireOrigin existing, boolean attended) {
+            String upstream,
+            String chain,
+            Follower follower,
+            boolean holds,
+            @Nullable FireOrigin existing,
+            boolean attended) {
         if (follower.itemWise()) {
-            return decideItemWise(upstream, existing);
+            return decideItemWise(upstream, chain, existing);
         }
         if (existing == null) {
             if (!holds) {
                 return Decision.NOTHING;
             }
-            FireOrigin created = FireOrigin.after(upstream, follower.upstreams(), !attended);
+            FireOrigin created = FireOrigin.after(upstream, follower.upstreams(), !attended, chain);
             return new Decision(created, null, !created.isAwaiting());
         }
         if (holds && upstream.equals(existing.abandonedBy())) {
@@ -90,7 +96,8 @@ final class ChainRule {
                             existing.after(),
                             existing.awaiting(),
                             null,
-                            existing.unattended())
+                            existing.unattended(),
+                            existing.chain())
                     .completedBy(upstream);
             return new Decision(null, resumed, !resumed.isAwaiting());
         }
@@ -112,9 +119,9 @@ final class ChainRule {
      * An item-wise follower's fire, once the upstream fire completed: its items were decided one by one
      * ({@link #itemWise}), so the fire is never abandoned; it stops awaiting, and its instances audit it at once.
      */
-    private static Decision decideItemWise(String upstream, @Nullable FireOrigin existing) {
+    private static Decision decideItemWise(String upstream, String chain, @Nullable FireOrigin existing) {
         if (existing == null) {
-            FireOrigin created = FireOrigin.after(upstream, List.of(upstream), false);
+            FireOrigin created = FireOrigin.after(upstream, List.of(upstream), false, chain);
             return new Decision(created, null, true);
         }
         if (!existing.isAwaiting() || !existing.awaiting().contains(upstream)) {
@@ -127,8 +134,8 @@ final class ChainRule {
      * The origin of an item-wise follower's fire recorded before its upstream fire completed: it awaits that fire, and
      * holds only the items whose upstream item ended as it follows them.
      */
-    static FireOrigin itemWiseAwaiting(String upstream) {
-        return new FireOrigin(false, null, List.of(), List.of(upstream), null, false);
+    static FireOrigin itemWiseAwaiting(String upstream, String chain) {
+        return new FireOrigin(false, null, List.of(), List.of(upstream), null, false, chain);
     }
 
     /** What an item-wise follower's item of the fire becomes, from the upstream's item. */

@@ -1,6 +1,7 @@
 package io.shardingjob.core.internal.ledger;
 
 import io.shardingjob.core.config.JobConfigurationCodec;
+import io.shardingjob.core.execution.ExecutionSource;
 import java.io.IOException;
 import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
@@ -40,6 +41,7 @@ import org.jspecify.annotations.Nullable;
  *     can no longer complete): the fire never runs, and settles with nothing due; null for none
  * @param unattended whether the fire was recorded while no instance of its job was registered: its items are then made
  *     up under the job's misfire policy, as any fire missed by every instance; otherwise they run whatever the policy
+ * @param chain for a fire its upstreams recorded, the job whose fire began the chain (the root's); null otherwise
  */
 public record FireOrigin(
         boolean manual,
@@ -47,7 +49,8 @@ public record FireOrigin(
         List<String> after,
         List<String> awaiting,
         @Nullable String abandonedBy,
-        boolean unattended) {
+        boolean unattended,
+        @Nullable String chain) {
 
     /** A fire of the schedule, or one recorded without an origin: its items run with the configured parameter. */
     public static final FireOrigin SCHEDULED = new FireOrigin(false, null);
@@ -66,13 +69,15 @@ public record FireOrigin(
 
     private static final String UNATTENDED = "unattended";
 
+    private static final String CHAIN = "chain";
+
     public FireOrigin {
         after = List.copyOf(after);
         awaiting = List.copyOf(awaiting);
     }
 
     public FireOrigin(boolean manual, @Nullable String jobParameter) {
-        this(manual, jobParameter, List.of(), List.of(), null, false);
+        this(manual, jobParameter, List.of(), List.of(), null, false, null);
     }
 
     /** An operator's fire, with the parameter asked for (null: the job's configured one). */
@@ -86,15 +91,22 @@ public record FireOrigin(
      * @param upstream the upstream job whose fire completed
      * @param others the job's other upstreams, awaited until their fire at the same time completes
      * @param unattended whether no instance of the job was registered
+     * @param chain the job whose fire began the chain: the upstream's own chain, or the upstream
      */
-    public static FireOrigin after(String upstream, List<String> others, boolean unattended) {
+    public static FireOrigin after(String upstream, List<String> others, boolean unattended, String chain) {
         return new FireOrigin(
                 false,
                 null,
                 List.of(upstream),
                 others.stream().filter(other -> !other.equals(upstream)).toList(),
                 null,
-                unattended);
+                unattended,
+                chain);
+    }
+
+    /** The job whose fire began the chain this fire belongs to: its root's name, or {@code job} for a root's fire. */
+    public String chainOr(String job) {
+        return chain != null ? chain : job;
     }
 
     /**
@@ -102,7 +114,7 @@ public record FireOrigin(
      * never runs.
      */
     public FireOrigin abandonedBy(String upstream) {
-        return new FireOrigin(manual, jobParameter, after, awaiting, upstream, unattended);
+        return new FireOrigin(manual, jobParameter, after, awaiting, upstream, unattended, chain);
     }
 
     /** Whether the fire will never run: an upstream's fire at its time did not complete as this job follows it. */
@@ -121,6 +133,14 @@ public record FireOrigin(
     /** Whether upstream jobs recorded this fire (or are awaited for it): its runs are {@code UPSTREAM} runs. */
     public boolean followsUpstream() {
         return !after.isEmpty() || !awaiting.isEmpty();
+    }
+
+    /**
+     * Why the fire's items run: {@code UPSTREAM} for a fire the jobs it follows recorded (announced to its instances as
+     * an operator's is), else as asked.
+     */
+    public ExecutionSource sourceOr(ExecutionSource asked) {
+        return followsUpstream() ? ExecutionSource.UPSTREAM : asked;
     }
 
     /** Whether the fire still waits for an upstream job's fire at its time: nothing of it is due until then. */
@@ -144,7 +164,8 @@ public record FireOrigin(
                 recorded,
                 awaiting.stream().filter(job -> !job.equals(upstream)).toList(),
                 abandonedBy,
-                unattended);
+                unattended,
+                chain);
     }
 
     /** The parameter the fire's items run with: its own, else the job's configured one as stored now. */
@@ -172,6 +193,9 @@ public record FireOrigin(
         }
         if (unattended) {
             JobConfigurationCodec.appendLine(text, UNATTENDED, true);
+        }
+        if (chain != null) {
+            JobConfigurationCodec.appendLine(text, CHAIN, chain);
         }
         // The note alone is one line without a break, as a scheduled fire's node always held.
         return text.substring(0, text.length() - 1).getBytes(StandardCharsets.UTF_8);
@@ -205,6 +229,7 @@ public record FireOrigin(
                         JobConfigurationCodec.names(fields.getProperty(AFTER, "")),
                         JobConfigurationCodec.names(fields.getProperty(AWAITING, "")),
                         fields.getProperty(ABANDONED_BY),
-                        Boolean.parseBoolean(fields.getProperty(UNATTENDED))));
+                        Boolean.parseBoolean(fields.getProperty(UNATTENDED)),
+                        fields.getProperty(CHAIN)));
     }
 }

@@ -65,7 +65,8 @@ final class ItemWiseRecords {
                 Op.getData(requests.full(theirs.ledgerFire(fireTime))),
                 Op.getChildren(requests.full(theirs.ledgerFire(fireTime))),
                 Op.getData(requests.full(theirs.ledger())),
-                Op.getData(requests.full(theirs.rerun())));
+                Op.getData(requests.full(theirs.rerun())),
+                Op.getData(requests.full(new JobNodes(jobName).ledgerFire(fireTime))));
         return requests.multiAsync("Multi", reads).thenCompose(answer -> {
             List<OpResult> read = answer.results();
             if (!(read.get(2) instanceof OpResult.GetDataResult ledger)) {
@@ -91,7 +92,11 @@ final class ItemWiseRecords {
                 return CompletableFuture.completedFuture(null);
             }
             if (!(read.get(0) instanceof OpResult.GetDataResult)) {
-                ops.addAll(0, createFire(theirs, fireTime, ledger));
+                // The upstream fire's own record says which chain it belongs to.
+                String chain = read.get(4) instanceof OpResult.GetDataResult own
+                        ? FireOrigin.read(own.getData()).origin().chainOr(jobName)
+                        : jobName;
+                ops.addAll(0, createFire(theirs, fireTime, ledger, chain));
             }
             if (handsOn && read.get(3) instanceof OpResult.GetDataResult) {
                 // The follower's instances audit when this node changes: the owners of the handed-on items take them.
@@ -113,10 +118,11 @@ final class ItemWiseRecords {
         });
     }
 
-    private List<Op> createFire(JobNodes theirs, Instant fireTime, OpResult.GetDataResult ledger) {
+    private List<Op> createFire(JobNodes theirs, Instant fireTime, OpResult.GetDataResult ledger, String chain) {
         List<Op> ops = new ArrayList<>();
         ops.add(requests.createPersistent(
-                theirs.ledgerFire(fireTime), ChainRule.itemWiseAwaiting(jobName).withNote("")));
+                theirs.ledgerFire(fireTime),
+                ChainRule.itemWiseAwaiting(jobName, chain).withNote("")));
         Watermark mark = Watermark.decode(ledger.getData());
         if (!fireTime.isAfter(mark.settled())) {
             Set<Instant> open = new TreeSet<>(mark.stillOpen());

@@ -65,7 +65,11 @@ class ChainRuleTest {
     @Test
     void anUpstreamFireItsOwnUpstreamAbandonedHoldsNeitherWay() {
         FireView abandoned = new FireView(
-                FIRE, Map.of(), "", 0, FireOrigin.after("a", List.of(), false).abandonedBy("a"));
+                FIRE,
+                Map.of(),
+                "",
+                0,
+                FireOrigin.after("a", List.of(), false, "root").abandonedBy("a"));
 
         assertThat(ChainRule.holds(FollowOn.COMPLETION, abandoned, 9)).isFalse();
         assertThat(ChainRule.holds(FollowOn.SUCCESS, abandoned, 9)).isFalse();
@@ -73,13 +77,13 @@ class ChainRuleTest {
 
     @Test
     void theFirstUpstreamToCompleteCreatesTheFireAwaitingTheOthersAndTheLastAnnouncesIt() {
-        Decision first = ChainRule.decide("fast", MERGE, true, null, true);
+        Decision first = ChainRule.decide("fast", "root", MERGE, true, null, true);
 
         assertThat(first.create()).isNotNull();
         assertThat(first.create().awaiting()).containsExactly("slow");
         assertThat(first.announce()).isFalse();
 
-        Decision last = ChainRule.decide("slow", MERGE, true, first.create(), true);
+        Decision last = ChainRule.decide("slow", "root", MERGE, true, first.create(), true);
 
         assertThat(last.update().after()).containsExactly("fast", "slow");
         assertThat(last.update().awaiting()).isEmpty();
@@ -88,21 +92,22 @@ class ChainRuleTest {
 
     @Test
     void aCompletionRecordedBeforeOrAFollowersOwnFireChangesNothing() {
-        FireOrigin recorded = FireOrigin.after("fast", MERGE.upstreams(), true);
+        FireOrigin recorded = FireOrigin.after("fast", MERGE.upstreams(), true, "root");
 
-        assertThat(ChainRule.decide("fast", MERGE, true, recorded, true)).isEqualTo(Decision.NOTHING);
-        assertThat(ChainRule.decide("fast", MERGE, true, FireOrigin.SCHEDULED, true))
+        assertThat(ChainRule.decide("fast", "root", MERGE, true, recorded, true))
                 .isEqualTo(Decision.NOTHING);
-        assertThat(ChainRule.decide("fast", MERGE, true, FireOrigin.manual("x"), true))
+        assertThat(ChainRule.decide("fast", "root", MERGE, true, FireOrigin.SCHEDULED, true))
+                .isEqualTo(Decision.NOTHING);
+        assertThat(ChainRule.decide("fast", "root", MERGE, true, FireOrigin.manual("x"), true))
                 .isEqualTo(Decision.NOTHING);
     }
 
     @Test
     void anUpstreamThatFailedRecordsNothingAloneAndAbandonsAFireOthersStarted() {
-        assertThat(ChainRule.decide("slow", MERGE, false, null, true)).isEqualTo(Decision.NOTHING);
+        assertThat(ChainRule.decide("slow", "root", MERGE, false, null, true)).isEqualTo(Decision.NOTHING);
 
-        Decision abandoned =
-                ChainRule.decide("slow", MERGE, false, FireOrigin.after("fast", MERGE.upstreams(), true), true);
+        Decision abandoned = ChainRule.decide(
+                "slow", "root", MERGE, false, FireOrigin.after("fast", MERGE.upstreams(), true, "root"), true);
 
         assertThat(abandoned.update().isAbandoned()).isTrue();
         assertThat(abandoned.announce()).isFalse();
@@ -110,25 +115,29 @@ class ChainRuleTest {
 
     @Test
     void anUpstreamThatAbandonedAFireResumesItWhenARerunMadeItsFireSucceed() {
-        FireOrigin abandoned = FireOrigin.after("fast", MERGE.upstreams(), true).abandonedBy("slow");
+        FireOrigin abandoned =
+                FireOrigin.after("fast", MERGE.upstreams(), true, "root").abandonedBy("slow");
 
-        Decision resumed = ChainRule.decide("slow", MERGE, true, abandoned, true);
+        Decision resumed = ChainRule.decide("slow", "root", MERGE, true, abandoned, true);
 
         assertThat(resumed.update().isAbandoned()).isFalse();
         assertThat(resumed.update().after()).containsExactly("fast", "slow");
         assertThat(resumed.announce()).isTrue();
-        assertThat(ChainRule.decide("fast", MERGE, true, abandoned, true)).isEqualTo(Decision.NOTHING);
+        assertThat(ChainRule.decide("fast", "root", MERGE, true, abandoned, true))
+                .isEqualTo(Decision.NOTHING);
     }
 
     @Test
     void aFireRecordedWithNoInstanceOfTheFollowerRegisteredIsMadeUpUnderItsMisfirePolicy() {
         Follower export = new Follower("export", FollowOn.SUCCESS, List.of("settle"), false);
 
-        assertThat(ChainRule.decide("settle", export, true, null, false)
+        assertThat(ChainRule.decide("settle", "root", export, true, null, false)
                         .create()
                         .runsUnderEveryPolicy())
                 .isFalse();
-        assertThat(ChainRule.decide("settle", export, true, null, true).create().runsUnderEveryPolicy())
+        assertThat(ChainRule.decide("settle", "root", export, true, null, true)
+                        .create()
+                        .runsUnderEveryPolicy())
                 .isTrue();
     }
 
@@ -154,16 +163,16 @@ class ChainRuleTest {
     @Test
     void anItemWiseFollowersFireStopsAwaitingWhenItsUpstreamCompletesWhateverTheOutcome() {
         Follower export = new Follower("export", FollowOn.SUCCESS, List.of("settle"), true);
-        FireOrigin awaiting = ChainRule.itemWiseAwaiting("settle");
+        FireOrigin awaiting = ChainRule.itemWiseAwaiting("settle", "settle");
 
-        Decision failed = ChainRule.decide("settle", export, false, awaiting, true);
+        Decision failed = ChainRule.decide("settle", "root", export, false, awaiting, true);
 
         assertThat(failed.update().isAwaiting()).isFalse();
         assertThat(failed.update().isAbandoned()).isFalse();
         assertThat(failed.announce()).isTrue();
-        assertThat(ChainRule.decide("settle", export, true, failed.update(), true))
+        assertThat(ChainRule.decide("settle", "root", export, true, failed.update(), true))
                 .isEqualTo(Decision.NOTHING);
-        assertThat(ChainRule.decide("settle", export, false, null, true)
+        assertThat(ChainRule.decide("settle", "root", export, false, null, true)
                         .create()
                         .isAwaiting())
                 .isFalse();
@@ -215,7 +224,7 @@ class ChainRuleTest {
             String upstream = upstreams.get(completion.upstream());
             // An upstream fire completes once; a repeat writes what the first decided.
             boolean holds = held.computeIfAbsent(upstream, name -> completion.holds());
-            Decision decision = ChainRule.decide(upstream, follower, holds, node, true);
+            Decision decision = ChainRule.decide(upstream, "u0", follower, holds, node, true);
             if (decision.create() != null) {
                 assertThat(node).isNull();
                 node = decision.create();

@@ -53,7 +53,7 @@ class FireOriginTest {
 
     @Test
     void aFollowersFireKeepsItsUpstreamsAcrossNoteWrites() {
-        FireOrigin origin = FireOrigin.after("settle", List.of("settle", "bill"), true)
+        FireOrigin origin = FireOrigin.after("settle", List.of("settle", "bill"), true, "root")
                 .completedBy("bill")
                 .abandonedBy("audit");
 

@@ -91,7 +91,7 @@ class WatermarkTest {
 
     @Test
     void passesAFireAwaitingAnUpstreamListingItOpenUntilItRanOrWasAbandoned() {
-        FireOrigin awaiting = FireOrigin.after("fast", List.of("fast", "slow"), false);
+        FireOrigin awaiting = FireOrigin.after("fast", List.of("fast", "slow"), false, "root");
         FireView waits = new FireView(t(2), Map.of(), "", 0, awaiting);
 
         Watermark next = advance(

@@ -139,9 +139,7 @@ public final class FirePlanner {
                                         : "it waits for its upstreams " + origin.awaiting(),
                                 madeAhead);
                     }
-                    // A fire its upstreams recorded runs as theirs, announced like an operator's.
-                    ExecutionSource runs = origin.followsUpstream() ? ExecutionSource.UPSTREAM : source;
-                    return plan(runs, fireTime, madeAhead, assignment, origin);
+                    return plan(origin.sourceOr(source), fireTime, madeAhead, assignment, origin);
                 });
     }
 

@@ -76,8 +76,10 @@ public final class FireRunner {
 
     /** Hands the planned items to the executor. */
     private CompletableFuture<FireReport> start(
-            ItemExecutor job, Executor executor, ExecutionSource source, Instant fireTime, FirePlanner.Plan plan) {
+            ItemExecutor job, Executor executor, ExecutionSource asked, Instant fireTime, FirePlanner.Plan plan) {
         String jobName = view.jobName();
+        // Told of as an operator's fire, a fire the jobs this one follows recorded runs as theirs.
+        ExecutionSource source = plan.origin().sourceOr(asked);
         if (plan.skipReason() != null) {
             return CompletableFuture.completedFuture(skippedEntirely(plan.skipReason()));
         }

@@ -382,7 +382,8 @@ public final class ItemRunner {
                 view.instanceId(),
                 claim.fencingToken(),
                 claim.fireTime(),
-                claim.source());
+                claim.source(),
+                origin.chainOr(view.jobName()));
     }
 
     /** Tells a listener; a listener that fails is logged, and the run goes on. */
