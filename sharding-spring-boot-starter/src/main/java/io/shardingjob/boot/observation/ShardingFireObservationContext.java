@@ -1,6 +1,6 @@
 package io.shardingjob.boot.observation;
 
-import io.micrometer.observation.Observation;
+import io.micrometer.observation.transport.ReceiverContext;
 import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.execution.FireReport;
 import java.time.Instant;
@@ -9,11 +9,15 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * What a {@code sharding.fire} observation sees: one fire of a job on this instance, from the hand-off of its items to
- * the recording of their ends, and the fire's report once it is over.
+ * the recording of their ends, and the fire's report once it is over. It is received from its chain's trace
+ * ({@link ChainTrace}): with a tracer, every fire of one chain at one fire time, on every instance, is a span of one
+ * trace.
  */
-public final class ShardingFireObservationContext extends Observation.Context {
+public final class ShardingFireObservationContext extends ReceiverContext<ChainTrace> {
 
     private final String job;
+
+    private final String chain;
 
     private final Instant fireTime;
 
@@ -27,6 +31,15 @@ public final class ShardingFireObservationContext extends Observation.Context {
 
     public ShardingFireObservationContext(
             String job, Instant fireTime, ExecutionSource source, String instance, List<Integer> items) {
+        this(job, fireTime, source, instance, items, job);
+    }
+
+    /** @param chain the job whose fire began the chain this fire belongs to ({@code ShardingContext.chain()}) */
+    public ShardingFireObservationContext(
+            String job, Instant fireTime, ExecutionSource source, String instance, List<Integer> items, String chain) {
+        super((carrier, field) -> carrier.field(field));
+        setCarrier(ChainTrace.of(chain, fireTime));
+        this.chain = chain;
         this.job = job;
         this.fireTime = fireTime;
         this.source = source;
@@ -36,6 +49,11 @@ public final class ShardingFireObservationContext extends Observation.Context {
 
     public String getJob() {
         return job;
+    }
+
+    /** The job whose fire began the chain this fire belongs to: the job itself unless it follows others. */
+    public String getChain() {
+        return chain;
     }
 
     /** The fire's scheduled time. */

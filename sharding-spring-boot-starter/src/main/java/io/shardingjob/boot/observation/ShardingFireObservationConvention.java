@@ -5,8 +5,9 @@ import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationConvention;
 
 /**
- * Names a {@code sharding.fire} observation and its key values: low-cardinality {@code job}, {@code source} and
- * {@code outcome} (SUCCESS when the last run of every item it ran here succeeded, FAILED otherwise, UNKNOWN while it runs),
+ * Names a {@code sharding.fire} observation and its key values: low-cardinality {@code job}, {@code source},
+ * {@code outcome} (SUCCESS when the last run of every item it ran here succeeded, FAILED otherwise, UNKNOWN while it runs)
+ * and {@code chain} (the job whose fire began the chain of jobs this fire belongs to: the job itself unless it follows others),
  * high-cardinality {@code items}, {@code fire.time} and {@code instance}. A bean of this type replaces {@link #DEFAULT};
  * override only what you change.
  */
@@ -35,7 +36,14 @@ public interface ShardingFireObservationConvention extends ObservationConvention
         Boolean succeeded = context.getSucceeded();
         String outcome = succeeded == null ? "UNKNOWN" : succeeded ? "SUCCESS" : "FAILED";
         return KeyValues.of(
-                "job", context.getJob(), "source", context.getSource().name(), "outcome", outcome);
+                "job",
+                context.getJob(),
+                "source",
+                context.getSource().name(),
+                "outcome",
+                outcome,
+                "chain",
+                context.getChain());
     }
 
     @Override

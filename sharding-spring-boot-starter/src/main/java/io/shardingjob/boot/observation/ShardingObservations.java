@@ -18,7 +18,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * Observes every fire ({@code sharding.fire}, from the hand-off of its items to the recording of their ends) and every
  * item run ({@code sharding.item}, around the job's method on the item's thread, so that the method's own
- * observations and spans are its children). An item run in a fire is a child of the fire's observation.
+ * observations and spans are its children). An item run in a fire is a child of the fire's observation, and every fire
+ * of one chain of jobs at one fire time joins the chain's trace ({@link ChainTrace}).
  */
 public final class ShardingObservations implements ShardedJobFireListener, ItemExecutorDecorator {
 
@@ -47,12 +48,14 @@ public final class ShardingObservations implements ShardedJobFireListener, ItemE
     @Override
     public void beforeFire(String jobName, Instant fireTime, ExecutionSource source, List<ShardingContext> items) {
         String instance = items.isEmpty() ? "" : items.get(0).instanceId();
+        String chain = items.isEmpty() ? jobName : items.get(0).chain();
         ShardingFireObservationContext context = new ShardingFireObservationContext(
                 jobName,
                 fireTime,
                 source,
                 instance,
-                items.stream().map(ShardingContext::item).toList());
+                items.stream().map(ShardingContext::item).toList(),
+                chain);
         Observation fire = Observation.createNotStarted(
                         fireConvention, ShardingFireObservationConvention.DEFAULT, () -> context, registry)
                 .start();

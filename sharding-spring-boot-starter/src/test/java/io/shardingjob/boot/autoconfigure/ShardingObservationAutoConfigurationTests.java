@@ -40,7 +40,8 @@ class ShardingObservationAutoConfigurationTests {
                     .untilAsserted(() -> assertThat(stoppedFires(registry)).isNotEmpty());
             ShardingFireObservationContext fire = stoppedFires(registry).get(0);
             assertThat(fire.getLowCardinalityKeyValues())
-                    .isEqualTo(KeyValues.of("job", "observed", "outcome", "FAILED", "source", "NORMAL"));
+                    .isEqualTo(KeyValues.of(
+                            "chain", "observed", "job", "observed", "outcome", "FAILED", "source", "NORMAL"));
             assertThat(fire.getHighCardinalityKeyValues())
                     .isEqualTo(KeyValues.of(
                             "fire.time", fire.getFireTime().toString(),
