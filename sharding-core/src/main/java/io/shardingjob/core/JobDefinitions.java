@@ -6,6 +6,7 @@ import io.shardingjob.core.config.JobConfigurationException;
 import io.shardingjob.core.config.JobSetting;
 import io.shardingjob.core.internal.config.ScheduleHistory;
 import io.shardingjob.core.internal.config.StoredConfiguration;
+import io.shardingjob.core.internal.registry.FollowerEdges;
 import io.shardingjob.core.internal.registry.JobNodes;
 import io.shardingjob.core.operation.InvalidOperationException;
 import io.shardingjob.core.operation.OperatorInputs;
@@ -275,6 +276,8 @@ public final class JobDefinitions implements AutoCloseable {
                     try {
                         awaitNoInstances(jobName, wait);
                         JobNodes nodes = new JobNodes(jobName);
+                        // Its upstreams stop recording fires for it before its ledger goes.
+                        FollowerEdges.unregister(client, jobName);
                         client.delete().quietly().deletingChildrenIfNeeded().forPath(nodes.root());
                         client.delete().quietly().forPath(path);
                         log.info("Job {}: removed, its state in ZooKeeper deleted", jobName);

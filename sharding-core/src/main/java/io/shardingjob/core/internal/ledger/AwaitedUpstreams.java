@@ -37,8 +37,10 @@ final class AwaitedUpstreams {
      * @param horizon now minus the catch-up horizon ({@link ChainRule#canStillComplete})
      */
     CompletableFuture<List<FireView>> giveUpStaleAsync(List<FireView> views, Instant horizon) {
-        List<FireView> awaiting =
-                views.stream().filter(view -> view.origin().isAwaiting()).toList();
+        // An item-wise follower's fire holding handed-on items is never given up: they run whatever comes.
+        List<FireView> awaiting = views.stream()
+                .filter(view -> view.origin().isAwaiting() && view.claims().isEmpty())
+                .toList();
         if (awaiting.isEmpty()) {
             return CompletableFuture.completedFuture(views);
         }

@@ -48,6 +48,9 @@ final class ChainRecords {
 
     private final ItemWiseRecords itemWise;
 
+    /** Followers found without a ledger, told once each. */
+    private final Set<String> unstarted = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
     ChainRecords(LedgerRequests requests, JobNodes nodes, String jobName, ItemWiseRecords itemWise) {
         this.requests = requests;
         this.nodes = nodes;
@@ -127,11 +130,14 @@ final class ChainRecords {
     private List<Op> writes(FireView fire, int dueCount, Follower follower, List<OpResult> read) {
         JobNodes theirs = new JobNodes(follower.job());
         if (!(read.get(1) instanceof OpResult.GetDataResult ledger)) {
-            log.warn(
-                    "Job {}: the follower {} has no ledger (it never started); its fire at {} is not recorded",
-                    jobName,
-                    follower.job(),
-                    fire.fireTime());
+            if (unstarted.add(follower.job())) {
+                log.warn(
+                        "Job {}: {} follows it but has no ledger (removed, or never started): its fires are not"
+                                + " recorded there; delete {} if it is gone for good",
+                        jobName,
+                        follower.job(),
+                        nodes.follower(follower.job()));
+            }
             return List.of();
         }
         OpResult.GetDataResult existing = read.get(0) instanceof OpResult.GetDataResult data ? data : null;

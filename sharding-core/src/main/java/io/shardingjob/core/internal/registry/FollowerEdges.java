@@ -60,6 +60,13 @@ public final class FollowerEdges {
         }
     }
 
+    /** Unregisters a job from every upstream it registered with: the job is being removed. */
+    public static void unregister(CuratorFramework client, String jobName) throws Exception {
+        for (String upstream : registeredUpstreams(client, new JobNodes(jobName))) {
+            client.delete().quietly().forPath(new JobNodes(upstream).follower(jobName));
+        }
+    }
+
     private static List<String> registeredUpstreams(CuratorFramework client, JobNodes own) throws Exception {
         try {
             return JobConfigurationCodec.names(
