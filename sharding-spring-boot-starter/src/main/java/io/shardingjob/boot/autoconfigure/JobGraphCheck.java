@@ -34,6 +34,9 @@ final class JobGraphCheck {
      * @throws ShardedJobConfigurationException for the first problem they bring, naming the others too
      */
     void check(RegistryCenter registry, Map<ShardedJobMethod, JobConfiguration> jobs) {
+        if (jobs.isEmpty()) {
+            return;
+        }
         List<Problem> problems;
         try {
             problems = StoredJobs.problemsJoining(registry.client(), jobs.values());
