@@ -3,6 +3,7 @@ package io.shardingjob.core;
 import io.shardingjob.core.config.FireSchedule;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.config.JobConfigurationException;
+import io.shardingjob.core.config.JobGraph;
 import io.shardingjob.core.config.JobSetting;
 import io.shardingjob.core.internal.config.ScheduleHistory;
 import io.shardingjob.core.internal.config.StoredConfiguration;
@@ -30,6 +31,7 @@ import org.apache.curator.framework.recipes.cache.CuratorCache;
 import org.apache.curator.framework.recipes.cache.CuratorCacheListener;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -100,6 +102,9 @@ public final class JobDefinitions implements AutoCloseable {
         /** The job's removal started, or its definition is gone: stop it here. */
         void removed(String jobName);
     }
+
+    /** How many times a definition is checked again when another one was stored while it was checked. */
+    private static final int GRAPH_ATTEMPTS = 5;
 
     private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
 
@@ -191,7 +196,9 @@ public final class JobDefinitions implements AutoCloseable {
      * @throws InvalidOperationException when the name, the handler, the cron or a parameter breaks a limit of
      *     {@link OperatorInputs}: nothing is stored
      * @throws JobConfigurationException naming the job when the name is taken: defined already, being removed, or a job
-     *     of that name (declared in some instance's code) has state in ZooKeeper
+     *     of that name (declared in some instance's code) has state in ZooKeeper; or naming the job and its
+     *     {@code after} or {@code itemWise} when it would make the graph of the namespace's jobs bad (a cycle, an
+     *     unknown upstream, item counts that differ): nothing is stored, no other job changes
      */
     public void define(JobConfiguration configuration, String handler) throws Exception {
         String job = configuration.name();
@@ -207,23 +214,42 @@ public final class JobDefinitions implements AutoCloseable {
                             + nodes.root() + "; choose another name");
         }
         createQuietly(JobNodes.definitions());
-        try {
-            client.transaction()
-                    .forOperations(
-                            client.transactionOp().create().forPath(nodes.root()),
-                            client.transactionOp().create().forPath(nodes.config(), encoded),
-                            client.transactionOp()
-                                    .create()
-                                    .forPath(
-                                            nodes.history(),
-                                            new ScheduleHistory(List.of(ScheduleHistory.Entry.of(
-                                                            clock.instant(), true, configuration, List.of())))
-                                                    .encode()),
-                            client.transactionOp()
-                                    .create()
-                                    .forPath(JobNodes.definition(job), new Definition(job, handler, false).encode()));
-        } catch (KeeperException.NodeExistsException raced) {
-            throw taken(job, "another instance defined a job of this name at the same time");
+        for (int attempt = 1; ; attempt++) {
+            // The graph is checked against the definitions as of this version of their parent, and the definition is
+            // stored only if no other was stored since: two definitions that close a cycle together cannot both pass.
+            Stat definitions = new Stat();
+            client.getData().storingStatIn(definitions).forPath(JobNodes.definitions());
+            refuseProblemsJoining(configuration);
+            try {
+                client.transaction()
+                        .forOperations(
+                                client.transactionOp()
+                                        .setData()
+                                        .withVersion(definitions.getVersion())
+                                        .forPath(JobNodes.definitions(), new byte[0]),
+                                client.transactionOp().create().forPath(nodes.root()),
+                                client.transactionOp().create().forPath(nodes.config(), encoded),
+                                client.transactionOp()
+                                        .create()
+                                        .forPath(
+                                                nodes.history(),
+                                                new ScheduleHistory(List.of(ScheduleHistory.Entry.of(
+                                                                clock.instant(), true, configuration, List.of())))
+                                                        .encode()),
+                                client.transactionOp()
+                                        .create()
+                                        .forPath(
+                                                JobNodes.definition(job),
+                                                new Definition(job, handler, false).encode()));
+                break;
+            } catch (KeeperException.NodeExistsException raced) {
+                throw taken(job, "another instance defined a job of this name at the same time");
+            } catch (KeeperException.BadVersionException otherDefinition) {
+                if (attempt == GRAPH_ATTEMPTS) {
+                    throw new IllegalStateException(
+                            "Job '" + job + "': other jobs kept being defined meanwhile; define it again");
+                }
+            }
         }
         log.info("Job {}: defined at run time, handler '{}': {}", job, handler, configuration);
     }
@@ -234,15 +260,23 @@ public final class JobDefinitions implements AutoCloseable {
      *
      * @param change the new configuration from the stored one
      * @return the configuration stored now
-     * @throws JobConfigurationException when the changed configuration is invalid; nothing is stored
+     * @throws JobConfigurationException when the changed configuration is invalid, or would make the graph of the
+     *     namespace's jobs bad (its item count no longer that of an item-wise follower, say); nothing is stored
      * @throws InvalidOperationException when what changed breaks a limit of {@link OperatorInputs}, or the schedule
      *     cannot read the new cron; nothing is stored
      * @throws NoSuchElementException when there is no such job
      */
     public JobConfiguration update(String jobName, UnaryOperator<JobConfiguration> change) throws Exception {
+        UnaryOperator<JobConfiguration> checked = current -> {
+            JobConfiguration next = change.apply(current);
+            if (placeInGraphChanged(current, next)) {
+                refuseProblemsJoiningUnchecked(next);
+            }
+            return next;
+        };
         try {
             return StoredConfiguration.update(
-                            client, jobName, change, schedule, clock, JobSetting.Defaults.CATCH_UP_HORIZON)
+                            client, jobName, checked, schedule, clock, JobSetting.Defaults.CATCH_UP_HORIZON)
                     .configuration();
         } catch (KeeperException.NoNodeException none) {
             throw noSuchJob("No job '" + jobName + "' is stored in ZooKeeper", none);
@@ -378,6 +412,35 @@ public final class JobDefinitions implements AutoCloseable {
         } catch (KeeperException.NodeExistsException exists) {
             // Made by another definition first.
         }
+    }
+
+    /**
+     * Refuses a job whose place in the graph of the namespace's jobs is bad, naming the job and the setting of the
+     * first problem and the job that has it when that is another ({@code itemWise} of a follower, say).
+     */
+    private void refuseProblemsJoining(JobConfiguration configuration) throws Exception {
+        List<JobGraph.Problem> problems = StoredJobs.problemsJoining(client, List.of(configuration));
+        if (!problems.isEmpty()) {
+            JobGraph.Problem first = problems.get(0);
+            String whose = first.job().equals(configuration.name()) ? "" : "job '" + first.job() + "' then ";
+            throw new JobConfigurationException(configuration.name(), first.setting(), whose + first.message());
+        }
+    }
+
+    private void refuseProblemsJoiningUnchecked(JobConfiguration configuration) {
+        try {
+            refuseProblemsJoining(configuration);
+        } catch (RuntimeException ex) {
+            throw ex;
+        } catch (Exception ex) {
+            throw new IllegalStateException(
+                    "Job '" + configuration.name() + "': could not read the namespace's jobs to check the change", ex);
+        }
+    }
+
+    /** Whether a change can change what the graph says: what the job follows, or its items. */
+    private static boolean placeInGraphChanged(JobConfiguration current, JobConfiguration next) {
+        return !JobGraph.Node.of(current).equals(JobGraph.Node.of(next));
     }
 
     private static NoSuchElementException noSuchJob(String message, Exception cause) {

@@ -68,6 +68,55 @@ class JobDefinitionsTest extends ZooKeeperTestSupport {
     }
 
     @Test
+    void aDefinitionThatWouldCloseACycleIsRefusedAndNothingIsStored() throws Exception {
+        CuratorFramework client = newClient();
+        JobDefinitions definitions = definitions(client, new Heard());
+        definitions.define(JobConfiguration.builder("extract").build(), "h");
+        definitions.define(JobConfiguration.builder("load").after("extract").build(), "h");
+
+        assertThatThrownBy(() -> definitions.define(
+                        JobConfiguration.builder("report")
+                                .after("load", "nowhere")
+                                .build(),
+                        "h"))
+                .isInstanceOf(JobConfigurationException.class)
+                .hasMessageContaining("'report'")
+                .hasMessageContaining("after")
+                .hasMessageContaining(
+                        "follows 'nowhere', which is no job of this application nor stored in the namespace");
+        assertThatThrownBy(() -> definitions.update(
+                        "extract", current -> current.toBuilder().after("load").build()))
+                .isInstanceOf(JobConfigurationException.class)
+                .hasMessageContaining("'extract'")
+                .hasMessageContaining("is in a cycle: extract -> load -> extract");
+        assertThat(client.checkExists().forPath("/report")).isNull();
+        assertThat(definitions.storedConfiguration("extract").after()).isEmpty();
+    }
+
+    @Test
+    void anItemCountChangeThatAnItemWiseFollowerCannotFollowIsRefused() throws Exception {
+        JobDefinitions definitions = definitions(newClient(), new Heard());
+        definitions.define(
+                JobConfiguration.builder("settle").shardingTotalCount(4).build(), "h");
+        definitions.define(
+                JobConfiguration.builder("export")
+                        .shardingTotalCount(4)
+                        .after("settle")
+                        .itemWise(true)
+                        .build(),
+                "h");
+
+        assertThatThrownBy(() -> definitions.update(
+                        "settle",
+                        current -> current.toBuilder().shardingTotalCount(3).build()))
+                .isInstanceOf(JobConfigurationException.class)
+                .hasMessageContaining("Job 'settle': invalid itemWise: job 'export' then has 4 items and follows"
+                        + " 'settle', which has 3");
+        assertThat(definitions.storedConfiguration("settle").shardingTotalCount())
+                .isEqualTo(4);
+    }
+
+    @Test
     void anUpdateChangesTheStoredConfigurationThatRunningInstancesFollow() throws Exception {
         JobDefinitions definitions = definitions(newClient(), new Heard());
         definitions.define(export(), "exporter");

@@ -1,5 +1,6 @@
 package io.shardingjob.boot;
 
+import io.shardingjob.core.config.FollowOn;
 import io.shardingjob.core.config.JobSetting.Defaults;
 import io.shardingjob.core.config.MisfirePolicy;
 import java.lang.annotation.Documented;
@@ -103,4 +104,26 @@ public @interface ShardedJob {
      * {@link #shardingItemParameters()} must be empty.
      */
     boolean dynamicSharding() default Defaults.DYNAMIC_SHARDING;
+
+    /**
+     * The jobs this job follows, by name: it fires once for every fire of theirs that completed as {@link #on()} says,
+     * with that fire's time as its own; with several, once all of them completed the same fire time. Jobs of other
+     * services of the namespace may be named. Each entry may be a {@code ${...}} placeholder and may list several
+     * names, comma-separated. Empty, the default, for none.
+     */
+    String[] after() default {};
+
+    /**
+     * Which fires of the jobs in {@link #after()} this job follows: {@code SUCCESS} (every item succeeded) or
+     * {@code COMPLETION} (every item ended, succeeded or failed).
+     */
+    // Defaults.ON, which an annotation cannot name (an enum default must be a constant of the enum): a test checks that
+    // the two agree.
+    FollowOn on() default FollowOn.SUCCESS;
+
+    /**
+     * Whether item i runs as soon as item i of the upstream fire succeeded, without waiting for the other items: needs
+     * {@link #after()}, the same {@link #shardingTotalCount()} as every job it follows, and no dynamic sharding.
+     */
+    boolean itemWise() default Defaults.ITEM_WISE;
 }

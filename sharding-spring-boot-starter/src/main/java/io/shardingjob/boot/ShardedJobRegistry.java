@@ -45,7 +45,10 @@ public interface ShardedJobRegistry {
     /**
      * Defines a job for every instance of the service: those that have its handler run it.
      *
-     * @throws JobConfigurationException when the name is taken: by a job defined already, or by one declared in code
+     * @throws JobConfigurationException when the name is taken: by a job defined already, or by one declared in code;
+     *     or, naming the job and {@code after} or {@code itemWise}, when the jobs it follows would make the graph of the
+     *     namespace's jobs bad: an upstream no job of the namespace has, a cycle, another item count for an item-wise
+     *     job. Nothing is stored then, and no other job changes
      */
     void define(JobConfiguration configuration, String handler);
 

@@ -1,6 +1,7 @@
 package io.shardingjob.boot;
 
 import io.shardingjob.core.JobCoordinator;
+import io.shardingjob.core.config.JobGraph;
 import io.shardingjob.core.registry.ClockSkew;
 import java.time.Instant;
 import java.util.List;
@@ -37,6 +38,17 @@ public interface ShardingOperations {
     List<JobCoordinator> jobs();
 
     Optional<JobCoordinator> job(String name);
+
+    /**
+     * The jobs that follow jobs, as far as this instance knows them: the jobs stored in the namespace (read from
+     * ZooKeeper at each call, whichever service declared or defined them) and this application's jobs as they run here.
+     * Only this application's jobs while ZooKeeper cannot be reached.
+     */
+    default JobGraph jobGraph() {
+        return JobGraph.of(jobs().stream()
+                .map(job -> JobGraph.Node.of(job.configuration()))
+                .toList());
+    }
 
     /**
      * When this instance's schedule fires the job next: the time its trigger computed from the cron and time zone in

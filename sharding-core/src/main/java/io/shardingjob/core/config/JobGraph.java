@@ -68,6 +68,29 @@ public final class JobGraph {
         return new JobGraph(byName);
     }
 
+    /**
+     * The problems that jobs joining a graph bring to it: those of the graph with them that the graph without them does
+     * not have already. A joining job replaces a job of its name. A job stored long ago that follows a job nobody
+     * declares any more is its own service's problem, not a reason to refuse a job that has nothing to do with it; a
+     * cycle the joining jobs close, or an item count that no longer matches, is theirs.
+     *
+     * @param others the jobs there are, such as those stored in the namespace
+     * @param joining the jobs that join them: an application's jobs at start-up, or one job defined or changed
+     */
+    public static List<Problem> problemsJoining(Collection<Node> others, Collection<Node> joining) {
+        Set<String> joiningNames = new HashSet<>();
+        joining.forEach(node -> joiningNames.add(node.name()));
+        List<Node> without = others.stream()
+                .filter(node -> !joiningNames.contains(node.name()))
+                .toList();
+        List<Node> with = new ArrayList<>(without);
+        with.addAll(joining);
+        List<Problem> before = JobGraph.of(without).problems();
+        return JobGraph.of(with).problems().stream()
+                .filter(problem -> !before.contains(problem))
+                .toList();
+    }
+
     /** The jobs that name {@code job} in their {@code after}, sorted. */
     public List<String> followersOf(String job) {
         return nodes.values().stream()
@@ -87,7 +110,11 @@ public final class JobGraph {
                 } else if (upstream.equals(node.name())) {
                     problems.add(new Problem(node.name(), "after", "follows itself"));
                 } else if (!nodes.containsKey(upstream)) {
-                    problems.add(new Problem(node.name(), "after", "follows '" + upstream + "', which is no job"));
+                    problems.add(new Problem(
+                            node.name(),
+                            "after",
+                            "follows '" + upstream + "', which is no job of this application nor stored in the"
+                                    + " namespace"));
                 }
             }
             if (node.itemWise() && node.after().isEmpty()) {

@@ -54,7 +54,10 @@ class JobGraphTest {
         assertThat(graph.problems())
                 .containsExactlyInAnyOrder(
                         new Problem("loop", "after", "follows itself"),
-                        new Problem("orphan", "after", "follows 'nowhere', which is no job"),
+                        new Problem(
+                                "orphan",
+                                "after",
+                                "follows 'nowhere', which is no job of this application nor stored in the namespace"),
                         new Problem("twice", "after", "names 'settle' twice"),
                         new Problem("alone", "itemWise", "is item-wise but follows no job"),
                         new Problem(
@@ -69,6 +72,27 @@ class JobGraphTest {
         JobGraph graph = JobGraph.of(List.of(job("c", 1, "b"), job("a", 1, "c"), job("b", 1, "a"), job("d", 1, "a")));
 
         assertThat(graph.problems()).containsExactly(new Problem("a", "after", "is in a cycle: a -> c -> b -> a"));
+    }
+
+    @Test
+    void joiningJobsAreRefusedForTheCycleTheyCloseNotForTheProblemsTheOthersHadAlready() {
+        List<Node> stored = List.of(job("a", 1, "b"), job("stale", 1, "gone"));
+
+        assertThat(JobGraph.problemsJoining(stored, List.of(job("b", 1, "a"))))
+                .containsExactly(new Problem("a", "after", "is in a cycle: a -> b -> a"));
+        assertThat(JobGraph.problemsJoining(stored, List.of(job("b", 1)))).isEmpty();
+    }
+
+    @Test
+    void aJoiningJobReplacesTheJobOfItsName() {
+        List<Node> stored = List.of(job("settle", 4), itemWise("export", 4, "settle"));
+
+        assertThat(JobGraph.problemsJoining(stored, List.of(job("settle", 3))))
+                .containsExactly(new Problem(
+                        "export",
+                        "itemWise",
+                        "has 4 items and follows 'settle', which has 3: item-wise jobs need the same number of items"));
+        assertThat(JobGraph.problemsJoining(stored, List.of(job("export", 4)))).isEmpty();
     }
 
     /** Jobs 0..n-1 that follow only jobs of a lower number: never a cycle. */

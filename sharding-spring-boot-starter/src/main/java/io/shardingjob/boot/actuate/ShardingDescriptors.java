@@ -6,6 +6,7 @@ import io.shardingjob.boot.ExecutionRecord;
 import io.shardingjob.boot.ShardingOperations;
 import io.shardingjob.core.JobCoordinator;
 import io.shardingjob.core.config.JobConfiguration;
+import io.shardingjob.core.config.JobGraph;
 import io.shardingjob.core.registry.ClockSkew;
 import io.shardingjob.core.sharding.Assignment;
 import java.time.Instant;
@@ -40,10 +41,13 @@ public final class ShardingDescriptors {
             @Nullable ClockSkewDescriptor clockSkew) implements OperationResponseBody {
 
         static ShardingDescriptor of(ShardingOperations operations) {
+            JobGraph graph = operations.jobGraph();
             return new ShardingDescriptor(
                     operations.instanceId(),
                     operations.isConnected(),
-                    operations.jobs().stream().map(JobSummary::of).toList(),
+                    operations.jobs().stream()
+                            .map(job -> JobSummary.of(job, graph))
+                            .toList(),
                     operations.clockSkew().map(ClockSkewDescriptor::of).orElse(null));
         }
     }
@@ -76,6 +80,10 @@ public final class ShardingDescriptors {
      * @param leader the leader's instance id, {@code null} while there is none
      * @param localItems the items this instance owns under the current epoch
      * @param onDemand whether the job has no schedule ({@code cron} is {@code -}) and fires only when triggered
+     * @param after the jobs this job follows, none when it follows none
+     * @param on which fires of those jobs it follows: {@code success} or {@code completion}
+     * @param itemWise whether its item i runs as soon as item i of the upstream fire succeeded
+     * @param followers the jobs that follow this one, as far as this application and the namespace know, sorted
      */
     @JsonInclude(JsonInclude.Include.ALWAYS)
     public record JobSummary(
@@ -87,9 +95,13 @@ public final class ShardingDescriptors {
             boolean reshardPending,
             boolean disabled,
             List<Integer> localItems,
-            boolean onDemand) {
+            boolean onDemand,
+            List<String> after,
+            String on,
+            boolean itemWise,
+            List<String> followers) {
 
-        static JobSummary of(JobCoordinator job) {
+        static JobSummary of(JobCoordinator job, JobGraph graph) {
             JobConfiguration configuration = job.configuration();
             return new JobSummary(
                     job.jobName(),
@@ -100,7 +112,11 @@ public final class ShardingDescriptors {
                     job.isReshardPending(),
                     configuration.disabled(),
                     job.localItems(),
-                    configuration.isOnDemand());
+                    configuration.isOnDemand(),
+                    configuration.after(),
+                    configuration.on().value(),
+                    configuration.itemWise(),
+                    graph.followersOf(job.jobName()));
         }
     }
 
@@ -108,6 +124,10 @@ public final class ShardingDescriptors {
      * {@code GET /actuator/sharding/{job}}.
      *
      * @param onDemand whether the job has no schedule ({@code cron} is {@code -}) and fires only when triggered
+     * @param after the jobs this job follows, none when it follows none
+     * @param on which fires of those jobs it follows: {@code success} or {@code completion}
+     * @param itemWise whether its item i runs as soon as item i of the upstream fire succeeded
+     * @param followers the jobs that follow this one, as far as this application and the namespace know, sorted
      */
     @JsonInclude(JsonInclude.Include.ALWAYS)
     public record JobDescriptor(
@@ -127,10 +147,14 @@ public final class ShardingDescriptors {
             boolean dynamicSharding,
             int retries,
             @Nullable String timeout,
-            boolean onDemand)
+            boolean onDemand,
+            List<String> after,
+            String on,
+            boolean itemWise,
+            List<String> followers)
             implements OperationResponseBody {
 
-        static JobDescriptor of(JobCoordinator job, List<ExecutionRecord> recent) {
+        static JobDescriptor of(JobCoordinator job, List<ExecutionRecord> recent, JobGraph graph) {
             JobConfiguration configuration = job.configuration();
             Assignment assignment = job.assignment();
             Set<String> disabledInstances = new HashSet<>(job.disabledInstances());
@@ -172,7 +196,11 @@ public final class ShardingDescriptors {
                     configuration.dynamicSharding(),
                     configuration.retries(),
                     configuration.hasTimeout() ? configuration.timeout().toString() : null,
-                    configuration.isOnDemand());
+                    configuration.isOnDemand(),
+                    configuration.after(),
+                    configuration.on().value(),
+                    configuration.itemWise(),
+                    graph.followersOf(job.jobName()));
         }
     }
 

@@ -107,7 +107,8 @@ public class ShardingEndpoint {
     public @Nullable JobDescriptor job(@Selector String job) {
         return operations
                 .job(job)
-                .map(coordinator -> JobDescriptor.of(coordinator, operations.recentExecutions(job)))
+                .map(coordinator ->
+                        JobDescriptor.of(coordinator, operations.recentExecutions(job), operations.jobGraph()))
                 .orElse(null);
     }
 

@@ -5,9 +5,11 @@ import io.shardingjob.boot.ShardedJobConfigurationCustomizer;
 import io.shardingjob.boot.jobs.ShardedJobConfigurationException;
 import io.shardingjob.boot.jobs.ShardedJobMethod;
 import io.shardingjob.core.config.JobConfiguration;
+import io.shardingjob.core.config.JobConfigurationCodec;
 import io.shardingjob.core.config.JobConfigurationException;
 import io.shardingjob.core.sharding.strategy.ShardingStrategies;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -98,7 +100,10 @@ final class JobConfigurationResolver {
                 .disabled(pick(overrides.getDisabled(), annotation.disabled()))
                 .overwrite(pick(overrides.getOverwrite(), annotation.overwrite()))
                 .retries(pick(overrides.getRetries(), annotation.retries()))
-                .dynamicSharding(pick(overrides.getDynamicSharding(), annotation.dynamicSharding()));
+                .dynamicSharding(pick(overrides.getDynamicSharding(), annotation.dynamicSharding()))
+                .after(pick(overrides.getAfter(), after(annotation)))
+                .on(pick(overrides.getOn(), annotation.on()))
+                .itemWise(pick(overrides.getItemWise(), annotation.itemWise()));
         Duration retryBackoff =
                 duration(job, key, "retryBackoff", overrides.getRetryBackoff(), annotation.retryBackoff());
         if (retryBackoff != null) {
@@ -126,6 +131,13 @@ final class JobConfigurationResolver {
                     null);
         }
         return configuration;
+    }
+
+    /** The annotation's job names, each entry with its placeholders resolved and read as a comma-separated list. */
+    private List<String> after(ShardedJob annotation) {
+        return Arrays.stream(annotation.after())
+                .flatMap(entry -> JobConfigurationCodec.names(placeholders.apply(entry)).stream())
+                .toList();
     }
 
     /**
@@ -186,12 +198,13 @@ final class JobConfigurationResolver {
                 cause);
     }
 
-    private static String setting(String key, String property) {
+    /** The {@code sharding.jobs.*} key of a job's property, e.g. {@code sharding.jobs.orderSync.item-wise}. */
+    static String setting(String key, String property) {
         return "sharding.jobs." + key + "." + kebab(property);
     }
 
     /** Where a property is set: the {@code sharding.jobs.*} key, or the annotation for the name. */
-    private static String where(ShardedJobMethod job, String key, String property) {
+    static String where(ShardedJobMethod job, String key, String property) {
         String annotation = "@ShardedJob(" + property + ") on " + job.describe();
         return "name".equals(property) ? annotation : setting(key, property) + " (or " + annotation + ")";
     }
@@ -227,6 +240,11 @@ final class JobConfigurationResolver {
             case "retries" -> "a whole number of 0 or more";
             case "retryBackoff", "timeout" -> "a duration of 0 or more, such as '500ms', '5s' or 'PT5S'";
             case "name" -> "letters, digits, '.', '_' and '-', starting with a letter or digit";
+            case "after" ->
+                "the names of other jobs, each once, such as 'extract,load': jobs of this application or of another"
+                        + " service of its namespace";
+            case "itemWise" ->
+                "false, or name the jobs it follows in after, with fixed items (no dynamic sharding) as many as theirs";
             default -> "a valid value";
         };
     }

@@ -53,6 +53,8 @@ final class ShardedJobLifecycle implements SmartLifecycle, ShardedJobAnnotationB
 
     private final RuntimeJobs runtimeJobs;
 
+    private final JobGraphCheck graph;
+
     private volatile boolean running;
 
     private @Nullable ScheduledFuture<?> scheduleWatch;
@@ -74,6 +76,7 @@ final class ShardedJobLifecycle implements SmartLifecycle, ShardedJobAnnotationB
         this.jobs = jobs;
         this.executors = executors;
         this.runtimeJobs = runtimeJobs;
+        this.graph = new JobGraphCheck(properties);
     }
 
     @Override
@@ -85,6 +88,8 @@ final class ShardedJobLifecycle implements SmartLifecycle, ShardedJobAnnotationB
             Map<ShardedJobMethod, JobConfiguration> configurations = resolver.resolveAll(discovery.attach(this));
             String instanceId = instanceId();
             RegistryCenter connected = registry.get();
+            // Once connected, since the graph spans the jobs stored in the namespace; before any job starts.
+            graph.check(connected, configurations);
             jobs.connect(connected, instanceId, listeners.get());
             configurations.forEach(jobs::start);
             // After the declared jobs: a definition of the same name as one of them is refused when it is made.
@@ -156,7 +161,9 @@ final class ShardedJobLifecycle implements SmartLifecycle, ShardedJobAnnotationB
                     "Give one of these methods another @ShardedJob(name).",
                     null);
         });
-        jobs.start(job, resolver.resolve(job));
+        JobConfiguration configuration = resolver.resolve(job);
+        graph.check(registry.get(), Map.of(job, configuration));
+        jobs.start(job, configuration);
     }
 
     @Override

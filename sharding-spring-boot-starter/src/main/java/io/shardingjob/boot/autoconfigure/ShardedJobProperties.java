@@ -1,7 +1,9 @@
 package io.shardingjob.boot.autoconfigure;
 
+import io.shardingjob.core.config.FollowOn;
 import io.shardingjob.core.config.MisfirePolicy;
 import java.time.Duration;
+import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -61,6 +63,39 @@ public class ShardedJobProperties {
 
     /** Whether the number of items follows the number of live, enabled instances, one item each; no item parameters. */
     private @Nullable Boolean dynamicSharding;
+
+    /** The jobs this job follows: it fires once for every fire of theirs that completed, with its fire time. */
+    private @Nullable List<String> after;
+
+    /** Which upstream fires this job follows: success (every item succeeded) or completion (every item ended). */
+    private @Nullable FollowOn on;
+
+    /** Whether item i runs as soon as item i of the upstream fire succeeded; needs the upstream's item count. */
+    private @Nullable Boolean itemWise;
+
+    public @Nullable List<String> getAfter() {
+        return after;
+    }
+
+    public void setAfter(@Nullable List<String> after) {
+        this.after = after;
+    }
+
+    public @Nullable FollowOn getOn() {
+        return on;
+    }
+
+    public void setOn(@Nullable FollowOn on) {
+        this.on = on;
+    }
+
+    public @Nullable Boolean getItemWise() {
+        return itemWise;
+    }
+
+    public void setItemWise(@Nullable Boolean itemWise) {
+        this.itemWise = itemWise;
+    }
 
     public @Nullable Integer getRetries() {
         return retries;

@@ -7,11 +7,15 @@ import io.shardingjob.boot.ShardingOperations;
 import io.shardingjob.boot.executionlog.ExecutionHistory;
 import io.shardingjob.boot.executionlog.ExecutionLog;
 import io.shardingjob.core.JobCoordinator;
+import io.shardingjob.core.StoredJobs;
+import io.shardingjob.core.config.JobGraph;
 import io.shardingjob.core.operation.OperatorInputs;
 import io.shardingjob.core.registry.ClockSkew;
 import io.shardingjob.core.registry.RegistryCenter;
 import java.time.Instant;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Optional;
 import java.util.function.Supplier;
@@ -68,6 +72,22 @@ public final class DefaultShardingOperations implements ShardingOperations {
     @Override
     public Optional<JobCoordinator> job(String name) {
         return jobs.find(name).map(ScheduledShardedJob::coordinator);
+    }
+
+    @Override
+    public JobGraph jobGraph() {
+        Map<String, JobGraph.Node> nodes = new LinkedHashMap<>();
+        RegistryCenter registry = jobs.registry();
+        if (registry != null && registry.isConnected()) {
+            try {
+                StoredJobs.configurations(registry.client())
+                        .forEach((name, configuration) -> nodes.put(name, JobGraph.Node.of(configuration)));
+            } catch (Exception ex) {
+                log.debug("Could not read the jobs stored in the namespace; the graph shows this application's", ex);
+            }
+        }
+        jobs().forEach(job -> nodes.put(job.jobName(), JobGraph.Node.of(job.configuration())));
+        return JobGraph.of(nodes.values());
     }
 
     @Override

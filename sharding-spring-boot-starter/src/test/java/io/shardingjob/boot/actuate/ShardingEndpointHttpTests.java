@@ -78,6 +78,10 @@ class ShardingEndpointHttpTests {
             assertThat(summary.read("$.jobs[0].epoch", Long.class)).isPositive();
             assertThat(summary.read("$.jobs[0].reshardPending", Boolean.class)).isFalse();
             assertThat(summary.read("$.jobs[0].localItems", List.class)).containsExactly(0, 1, 2, 3);
+            assertThat(summary.read("$.jobs[0].after", List.class)).isEmpty();
+            assertThat(summary.read("$.jobs[0].on", String.class)).isEqualTo("success");
+            assertThat(summary.read("$.jobs[0].itemWise", Boolean.class)).isFalse();
+            assertThat(summary.read("$.jobs[0].followers", List.class)).isEmpty();
             // ZooKeeper runs on this machine's clock: no skew beyond the measuring round trip.
             long uncertainty = summary.read("$.clockSkew.uncertaintyMillis", Long.class);
             assertThat(Math.abs(summary.read("$.clockSkew.skewMillis", Long.class)))
@@ -100,6 +104,10 @@ class ShardingEndpointHttpTests {
             assertThat(job.read("$.shardingTotalCount", Integer.class)).isEqualTo(4);
             assertThat(job.read("$.reshardPending", Boolean.class)).isFalse();
             assertThat(job.read("$.failover", Boolean.class)).isTrue();
+            assertThat(job.read("$.after", List.class)).isEmpty();
+            assertThat(job.read("$.on", String.class)).isEqualTo("success");
+            assertThat(job.read("$.itemWise", Boolean.class)).isFalse();
+            assertThat(job.read("$.followers", List.class)).isEmpty();
             assertThat(job.read("$.instances[0].id", String.class)).isEqualTo(INSTANCE);
             assertThat(job.read("$.instances[0].enabled", Boolean.class)).isTrue();
             assertThat(job.read("$.instances[0].items", List.class)).containsExactly(0, 1, 2, 3);

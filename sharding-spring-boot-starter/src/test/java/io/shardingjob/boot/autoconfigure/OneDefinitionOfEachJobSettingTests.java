@@ -102,6 +102,8 @@ class OneDefinitionOfEachJobSettingTests {
                     assertThat(setting.defaultValue()).contains(DurationStyle.detectAndParse(text));
                 }
             }
+            // An annotation holds an array where the core holds a list.
+            case AFTER -> assertThat(setting.defaultValue()).contains(List.of((String[]) declared));
             default -> assertThat(setting.defaultValue()).contains(declared);
         }
     }

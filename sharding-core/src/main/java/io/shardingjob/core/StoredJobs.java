@@ -1,0 +1,72 @@
+package io.shardingjob.core;
+
+import io.shardingjob.core.config.JobConfiguration;
+import io.shardingjob.core.config.JobConfigurationException;
+import io.shardingjob.core.config.JobGraph;
+import io.shardingjob.core.internal.config.StoredConfiguration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.zookeeper.KeeperException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The jobs stored in a namespace, whichever service declared or defined them: the graph of jobs that follow jobs spans
+ * every service of the namespace, so a job is checked against all of them before it runs or is stored.
+ */
+public final class StoredJobs {
+
+    private static final Logger log = LoggerFactory.getLogger(StoredJobs.class);
+
+    private StoredJobs() {}
+
+    /**
+     * The stored configuration of every job of the namespace, by name: one read of the root's children and one of each
+     * job's configuration. A child that is no job (the definitions and clock nodes, whose names start with a dot, or a
+     * node without a configuration) is skipped, and so is a configuration this version cannot read, with a warning:
+     * it is its own service's to fix.
+     *
+     * @param client the application's client, rooted at its namespace
+     */
+    public static Map<String, JobConfiguration> configurations(CuratorFramework client) throws Exception {
+        Map<String, JobConfiguration> stored = new TreeMap<>();
+        List<String> children;
+        try {
+            children = client.getChildren().forPath("/");
+        } catch (KeeperException.NoNodeException empty) {
+            return stored;
+        }
+        for (String name : children) {
+            if (name.startsWith(".")) {
+                continue;
+            }
+            try {
+                stored.put(name, StoredConfiguration.read(client, name));
+            } catch (KeeperException.NoNodeException noJob) {
+                // A node another tool put there, or a job whose removal is deleting its state.
+            } catch (JobConfigurationException unreadable) {
+                log.warn("Job {}: its stored configuration cannot be read, so it is left out of the graph", name);
+            }
+        }
+        return stored;
+    }
+
+    /**
+     * The problems the jobs bring to the graph of the namespace's jobs, each replacing a stored job of its name
+     * ({@link JobGraph#problemsJoining}); none when they may join.
+     */
+    public static List<JobGraph.Problem> problemsJoining(CuratorFramework client, Collection<JobConfiguration> joining)
+            throws Exception {
+        return JobGraph.problemsJoining(nodes(configurations(client).values()), nodes(joining));
+    }
+
+    private static List<JobGraph.Node> nodes(Collection<JobConfiguration> configurations) {
+        List<JobGraph.Node> nodes = new ArrayList<>();
+        configurations.forEach(configuration -> nodes.add(JobGraph.Node.of(configuration)));
+        return nodes;
+    }
+}
