@@ -30,6 +30,7 @@ final class Drills {
             "sharding.jobs.orderSettlement.cron=*/3 * * * * *",
             "sharding.jobs.warehouseStock.cron=0 0 0 1 1 *",
             "sample.report-export.enabled=false",
+            "sample.settlement-export.enabled=false",
             "sample.settlement-duration=2s");
 
     private Drills() {}

@@ -46,6 +46,7 @@ class ZooKeeperEnsembleIT {
             "sharding.jobs.orderSettlement.cron=*/5 * * * * *",
             "sharding.jobs.warehouseStock.cron=0 0 0 1 1 *",
             "sample.report-export.enabled=false",
+            "sample.settlement-export.enabled=false",
             "sample.settlement-duration=2s");
 
     @Test
