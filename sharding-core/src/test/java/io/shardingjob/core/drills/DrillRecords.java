@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.time.LocalTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -49,6 +50,9 @@ final class DrillRecords {
      */
     static final long START_IN_FLIGHT_MILLIS = 500;
 
+    /** How many fields each run line has before the job name a follower's line ends with. */
+    private static final Map<String, Integer> RUN_LINE_FIELDS = Map.of("start", 5, "end", 7, "not-started", 4);
+
     private DrillRecords() {}
 
     /** From {@code from} (inclusive) to {@code to} (exclusive), in epoch milliseconds. */
@@ -91,6 +95,27 @@ final class DrillRecords {
         /** A time the process printed, in the drill's time. */
         long trueTime(String printed) {
             return Long.parseLong(printed.trim()) - clockOffsetMillis;
+        }
+
+        /**
+         * The process as one job's records: its run lines ({@code start}, {@code end}, {@code not-started}) without
+         * their job name, and every other line. A run line without a name is the drilled job's ({@link
+         * DrillWorker#JOB}); a follower's ends with the follower's name.
+         */
+        Process only(String job) {
+            List<String> own = new ArrayList<>();
+            for (String line : lines) {
+                String[] fields = line.trim().split(" ");
+                Integer unnamed = RUN_LINE_FIELDS.get(fields[0]);
+                if (unnamed == null) {
+                    own.add(line);
+                } else if (fields.length == unnamed && job.equals(DrillWorker.JOB)) {
+                    own.add(line);
+                } else if (fields.length == unnamed + 1 && fields[unnamed].equals(job)) {
+                    own.add(String.join(" ", Arrays.copyOf(fields, unnamed)));
+                }
+            }
+            return new Process(name, own, endedAt, freezes, cutOff, clockOffsetMillis);
         }
 
         /** When it printed {@code ready}, in the drill's time. */
@@ -148,13 +173,31 @@ final class DrillRecords {
 
     /**
      * The fires judged: every {@code period} from {@code from} (inclusive) to {@code to} (exclusive), and each operator's
-     * fire of {@code manualFires}, each of {@code items} items less the slots {@code notDue} takes out.
+     * fire of {@code manualFires}, each of {@code items} items less the slots {@code notDue} takes out and those {@code
+     * owed} does not hold. A run of a slot not owed is <em>undue</em>: a follower's run of a fire its upstream did not
+     * complete.
      */
     record Window(
-            Instant from, Instant to, Duration period, int items, List<Instant> manualFires, List<NotDue> notDue) {
+            Instant from,
+            Instant to,
+            Duration period,
+            int items,
+            List<Instant> manualFires,
+            List<NotDue> notDue,
+            Predicate<Slot> owed) {
+
+        Window(Instant from, Instant to, Duration period, int items, List<Instant> manualFires, List<NotDue> notDue) {
+            this(from, to, period, items, manualFires, notDue, slot -> true);
+        }
 
         Window(Instant from, Instant to, Duration period, int items) {
             this(from, to, period, items, List.of(), List.of());
+        }
+
+        /** The same fires, of which only the slots in {@code owed} are due, as a follower's are. */
+        Window owing(Set<Slot> owed) {
+            Set<Slot> copy = Set.copyOf(owed);
+            return new Window(from, to, period, items, manualFires, notDue, copy::contains);
         }
 
         List<Instant> fires() {
@@ -170,11 +213,11 @@ final class DrillRecords {
         }
 
         boolean isDue(Slot slot) {
-            return notDue.stream().noneMatch(out -> out.covers(slot));
+            return owed.test(slot) && notDue.stream().noneMatch(out -> out.covers(slot));
         }
 
         boolean isNeverDue(Slot slot) {
-            return notDue.stream().anyMatch(out -> out.neverDue(slot, period));
+            return !owed.test(slot) || notDue.stream().anyMatch(out -> out.neverDue(slot, period));
         }
     }
 

@@ -249,6 +249,33 @@ class DrillRecordsTest {
     }
 
     @Test
+    void readsAFollowersRunLinesByTheirJobNameAndTheDrilledJobsByHavingNone() {
+        Process both = process(
+                "a",
+                ALIVE,
+                lines(
+                        List.of("ready 9000", "completing 10000 10320"),
+                        run(0, 10_000),
+                        List.of(
+                                "start 0 10000 10_500 UPSTREAM follower",
+                                "end 0 10000 10_500 10_800 UPSTREAM ok follower",
+                                "not-started 1 10000 UPSTREAM follower")));
+
+        assertThat(DrillRecords.runs(both.only(DrillWorker.JOB)))
+                .extracting(Run::item, Run::source, Run::start)
+                .containsExactly(tuple(0, "NORMAL", 10_010L));
+        assertThat(DrillRecords.runs(both.only(DrillWorker.FOLLOWER)))
+                .extracting(Run::item, Run::source, Run::start)
+                .containsExactly(tuple(0, "UPSTREAM", 10_500L));
+        assertThat(both.only(DrillWorker.FOLLOWER).lines())
+                .contains("ready 9000", "completing 10000 10320", "not-started 1 10000 UPSTREAM")
+                .doesNotContain("start 0 10000 10010 NORMAL");
+        assertThat(DrillRecords.runs(both))
+                .as("the drilled job's, as before chains")
+                .hasSize(1);
+    }
+
+    @Test
     void namesStartLinesThatGuessedAnotherFireThanTheirEndLine() {
         Process process =
                 process("a", ALIVE, List.of("start 0 11000 11010 NORMAL", "end 0 10000 11010 11310 MISFIRE ok"));
