@@ -131,12 +131,16 @@ final class DrillRecords {
          * connection LOST} line from then on, else the fault's end {@code faultTo} (it kept its session).
          */
         long learnedAt(long faultFrom, long faultTo) {
+            return lostSince(faultFrom).orElse(faultTo);
+        }
+
+        /** Its first {@code connection LOST} line from {@code from} on: when it learned its session was gone. */
+        Optional<Long> lostSince(long from) {
             return lines.stream()
                     .filter(line -> line.startsWith("connection LOST "))
-                    .mapToLong(line -> trueTime(line.substring("connection LOST ".length())))
-                    .filter(at -> at >= faultFrom)
-                    .min()
-                    .orElse(faultTo);
+                    .map(line -> trueTime(line.substring("connection LOST ".length())))
+                    .filter(at -> at >= from)
+                    .min(Comparator.naturalOrder());
         }
     }
 
@@ -457,6 +461,7 @@ final class DrillRecords {
             ended = process.endedAt();
             outcome = ended == Long.MAX_VALUE ? Outcome.RUNNING : Outcome.CUT;
         }
+        started = startHeldBackByAFreeze(process, started);
         long cutAt = outcome == Outcome.CUT ? ended : Long.MAX_VALUE;
         List<Interval> active = new ArrayList<>();
         long from = started;
@@ -491,6 +496,26 @@ final class DrillRecords {
             }
         }
         return new Run(process.name(), item, fireTime, source, started, ended, outcome, cutAt, List.copyOf(active));
+    }
+
+    /**
+     * When a run whose start line came after a thaw really started: at the freeze, if the process printed the line before
+     * it learned that the freeze cost it its session. A start write of an expired session fails once the process runs
+     * again, so that run's start was recorded before the freeze, and only its line, printed once the item's code is
+     * entered, waited for the thaw; the ledger holds it as running, and another instance re-runs it as a take-over. Dated
+     * so, the freeze cuts it, as any run frozen while it ran. Otherwise its printed start.
+     */
+    private static long startHeldBackByAFreeze(Process process, long printed) {
+        Optional<Interval> lastFreeze = process.freezes().stream()
+                .filter(freeze -> freeze.to() <= printed)
+                .max(Comparator.comparingLong(Interval::to));
+        if (lastFreeze.isEmpty()) {
+            return printed;
+        }
+        Interval freeze = lastFreeze.get();
+        boolean beforeItLearned =
+                process.lostSince(freeze.from()).map(lost -> printed <= lost).orElse(false);
+        return beforeItLearned ? freeze.from() : printed;
     }
 
     /** Start lines that named another fire or source than their run's end line: the worker's guess was wrong. */
