@@ -242,7 +242,7 @@ class FaultDrillTest {
     /**
      * One cell per fault, each under the setting that broke the promise before issue 22 where one did: {@code failover}
      * off for a kill between fires and a restart with items queued in a small pool, a small pool for a blackholed
-     * worker, and the operators' changes, and a chain's completer killed (fire by fire) and frozen (item by item); the
+     * worker, and the operators' changes, and a chain's completer killed (item by item) and frozen (fire by fire); the
      * default build's drills. The skewed clocks run in the matrix only: a worker
      * ahead merges fires into make-ups for longer than a cell waits to see clean fires again, and a worker behind
      * records its misses late (see {@code docs/testing.md}).
@@ -265,8 +265,8 @@ class FaultDrillTest {
                 new Cell(Fault.OPERATOR_COUNT, Settings.DEFAULT),
                 new Cell(Fault.OPERATOR_CRON, Settings.DEFAULT),
                 new Cell(Fault.OPERATOR_REDEFINE, Settings.DEFAULT),
-                new Cell(Fault.CHAIN_KILL, Settings.DEFAULT),
-                new Cell(Fault.CHAIN_SIGSTOP, Settings.ITEM_WISE)));
+                new Cell(Fault.CHAIN_KILL, Settings.ITEM_WISE),
+                new Cell(Fault.CHAIN_SIGSTOP, Settings.DEFAULT)));
     }
 
     /**
