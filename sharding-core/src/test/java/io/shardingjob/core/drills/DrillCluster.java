@@ -81,6 +81,9 @@ final class DrillCluster implements AutoCloseable {
     /** The worker JVMs' {@code -D} settings of the drill matrix ({@link DrillWorker}). */
     private List<String> workerProperties = List.of();
 
+    /** Whether the workers run the follower of a chain, whose fires must be clean too before the drill's window. */
+    private boolean chained;
+
     /** Each instance's own proxy in front of the standalone server, when the drill cuts workers off one by one. */
     private final Map<String, TcpProxy> proxies = new HashMap<>();
 
@@ -169,6 +172,7 @@ final class DrillCluster implements AutoCloseable {
     /** The workers' settings, as {@code -Dname=value} options of their JVMs; before they start. */
     DrillCluster workerProperties(List<String> properties) {
         this.workerProperties = List.copyOf(properties);
+        this.chained = properties.stream().anyMatch(property -> property.startsWith("-Ddrill.follower="));
         return this;
     }
 
@@ -283,7 +287,14 @@ final class DrillCluster implements AutoCloseable {
      */
     Map<DrillRecords.Slot, String> ledger() {
         Map<DrillRecords.Slot, String> states = new HashMap<>(ledgerTrail);
-        String ledger = "/" + DrillWorker.JOB + "/ledger";
+        states.putAll(ledger(DrillWorker.JOB));
+        return states;
+    }
+
+    /** The state of every claim of the job's fire ledger as ZooKeeper holds it now. */
+    Map<DrillRecords.Slot, String> ledger(String job) {
+        Map<DrillRecords.Slot, String> states = new HashMap<>();
+        String ledger = "/" + job + "/ledger";
         try {
             for (String fire : client().getChildren().forPath(ledger)) {
                 for (String item : client().getChildren().forPath(ledger + "/" + fire)) {
@@ -293,9 +304,20 @@ final class DrillCluster implements AutoCloseable {
                 }
             }
         } catch (Exception ex) {
-            throw new IllegalStateException("could not read the fire ledger", ex);
+            throw new IllegalStateException("could not read the fire ledger of " + job, ex);
         }
         return states;
+    }
+
+    /** The job's fire node as ZooKeeper holds it (its note first, then its origin), its lines joined by {@code |}. */
+    String fireNode(String job, Instant fire) {
+        try {
+            byte[] data = client().getData().forPath("/" + job + "/ledger/" + fire.toEpochMilli());
+            return String.join(
+                    "|", new String(data, StandardCharsets.UTF_8).lines().toList());
+        } catch (Exception ex) {
+            return "not read: " + ex;
+        }
     }
 
     /**
@@ -451,8 +473,9 @@ final class DrillCluster implements AutoCloseable {
 
     /**
      * Waits until the cluster settled: three fires in a row, after every worker is ready, in which every item ran
-     * exactly once, successfully. The drill's judged window starts at the first of them. One clean fire is not enough:
-     * a reshard still in flight as the workers join can run an item of it a second time a moment later.
+     * exactly once, successfully (in a chain, the follower's items of those fires too). The drill's judged window starts
+     * at the first of them. One clean fire is not enough: a reshard still in flight as the workers join can run an item
+     * of it a second time a moment later.
      */
     Instant awaitSettled() {
         long ready = workers.stream()
@@ -463,10 +486,18 @@ final class DrillCluster implements AutoCloseable {
         Instant first = Instant.ofEpochSecond(ready / 1000 + 1);
         return awaitValue(
                 drill + ": three clean fires in a row", Duration.ofSeconds(60), Duration.ofMillis(200), () -> {
-                    List<Run> runs = DrillRecords.runs(records());
+                    List<DrillRecords.Process> records = records();
+                    List<Run> runs = DrillRecords.runs(records);
+                    List<Run> followerRuns = chained
+                            ? DrillRecords.runs(records.stream()
+                                    .map(process -> process.only(DrillWorker.FOLLOWER))
+                                    .toList())
+                            : List.of();
                     int inARow = 0;
                     for (Instant fire = first; fire.isBefore(Instant.now()); fire = fire.plusSeconds(1)) {
-                        inARow = DrillRecords.isSettled(runs, fire, items) ? inARow + 1 : 0;
+                        boolean settled = DrillRecords.isSettled(runs, fire, items)
+                                && (!chained || DrillRecords.isSettled(followerRuns, fire, items));
+                        inARow = settled ? inARow + 1 : 0;
                         if (inARow == 3) {
                             return Optional.of(fire.minusSeconds(2));
                         }
@@ -486,6 +517,23 @@ final class DrillCluster implements AutoCloseable {
                 .until(() -> DrillRecords.runs(worker.record()).stream()
                         .anyMatch(run ->
                                 run.outcome() == Outcome.RUNNING && run.start() > System.currentTimeMillis() - 100));
+    }
+
+    /**
+     * Waits until the worker printed, within the last 50 ms, that it won a fire's completion of the drilled job (its
+     * completion listener's {@code completing} line): a fault done right after hits it after its request recorded the
+     * follower's fire and before its {@code completed} note. Returns that fire.
+     */
+    Instant awaitCompleting(Worker worker) {
+        return awaitValue(worker + " completing a fire", Duration.ofSeconds(30), Duration.ofMillis(5), () -> {
+            DrillRecords.Process record = worker.record();
+            return record.lines().stream()
+                    .filter(line -> line.startsWith("completing "))
+                    .map(line -> line.split(" "))
+                    .filter(fields -> record.trueTime(fields[2]) > System.currentTimeMillis() - 50)
+                    .map(fields -> Instant.ofEpochMilli(Long.parseLong(fields[1])))
+                    .reduce((earlier, later) -> later);
+        });
     }
 
     /** Polls {@code probe} until it has a value, and returns that value. */

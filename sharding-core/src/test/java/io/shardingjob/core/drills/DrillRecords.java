@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.time.LocalTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -48,6 +49,9 @@ final class DrillRecords {
      * worker's start line follows it. A run that starts later than this in a partition excuses nothing.
      */
     static final long START_IN_FLIGHT_MILLIS = 500;
+
+    /** How many fields each run line has before the job name a follower's line ends with. */
+    private static final Map<String, Integer> RUN_LINE_FIELDS = Map.of("start", 5, "end", 7, "not-started", 4);
 
     private DrillRecords() {}
 
@@ -93,6 +97,27 @@ final class DrillRecords {
             return Long.parseLong(printed.trim()) - clockOffsetMillis;
         }
 
+        /**
+         * The process as one job's records: its run lines ({@code start}, {@code end}, {@code not-started}) without
+         * their job name, and every other line. A run line without a name is the drilled job's ({@link
+         * DrillWorker#JOB}); a follower's ends with the follower's name.
+         */
+        Process only(String job) {
+            List<String> own = new ArrayList<>();
+            for (String line : lines) {
+                String[] fields = line.trim().split(" ");
+                Integer unnamed = RUN_LINE_FIELDS.get(fields[0]);
+                if (unnamed == null) {
+                    own.add(line);
+                } else if (fields.length == unnamed && job.equals(DrillWorker.JOB)) {
+                    own.add(line);
+                } else if (fields.length == unnamed + 1 && fields[unnamed].equals(job)) {
+                    own.add(String.join(" ", Arrays.copyOf(fields, unnamed)));
+                }
+            }
+            return new Process(name, own, endedAt, freezes, cutOff, clockOffsetMillis);
+        }
+
         /** When it printed {@code ready}, in the drill's time. */
         Optional<Long> readyAt() {
             return lines.stream()
@@ -106,12 +131,16 @@ final class DrillRecords {
          * connection LOST} line from then on, else the fault's end {@code faultTo} (it kept its session).
          */
         long learnedAt(long faultFrom, long faultTo) {
+            return lostSince(faultFrom).orElse(faultTo);
+        }
+
+        /** Its first {@code connection LOST} line from {@code from} on: when it learned its session was gone. */
+        Optional<Long> lostSince(long from) {
             return lines.stream()
                     .filter(line -> line.startsWith("connection LOST "))
-                    .mapToLong(line -> trueTime(line.substring("connection LOST ".length())))
-                    .filter(at -> at >= faultFrom)
-                    .min()
-                    .orElse(faultTo);
+                    .map(line -> trueTime(line.substring("connection LOST ".length())))
+                    .filter(at -> at >= from)
+                    .min(Comparator.naturalOrder());
         }
     }
 
@@ -148,13 +177,31 @@ final class DrillRecords {
 
     /**
      * The fires judged: every {@code period} from {@code from} (inclusive) to {@code to} (exclusive), and each operator's
-     * fire of {@code manualFires}, each of {@code items} items less the slots {@code notDue} takes out.
+     * fire of {@code manualFires}, each of {@code items} items less the slots {@code notDue} takes out and those {@code
+     * owed} does not hold. A run of a slot not owed is <em>undue</em>: a follower's run of a fire its upstream did not
+     * complete.
      */
     record Window(
-            Instant from, Instant to, Duration period, int items, List<Instant> manualFires, List<NotDue> notDue) {
+            Instant from,
+            Instant to,
+            Duration period,
+            int items,
+            List<Instant> manualFires,
+            List<NotDue> notDue,
+            Predicate<Slot> owed) {
+
+        Window(Instant from, Instant to, Duration period, int items, List<Instant> manualFires, List<NotDue> notDue) {
+            this(from, to, period, items, manualFires, notDue, slot -> true);
+        }
 
         Window(Instant from, Instant to, Duration period, int items) {
             this(from, to, period, items, List.of(), List.of());
+        }
+
+        /** The same fires, of which only the slots in {@code owed} are due, as a follower's are. */
+        Window owing(Set<Slot> owed) {
+            Set<Slot> copy = Set.copyOf(owed);
+            return new Window(from, to, period, items, manualFires, notDue, copy::contains);
         }
 
         List<Instant> fires() {
@@ -170,11 +217,11 @@ final class DrillRecords {
         }
 
         boolean isDue(Slot slot) {
-            return notDue.stream().noneMatch(out -> out.covers(slot));
+            return owed.test(slot) && notDue.stream().noneMatch(out -> out.covers(slot));
         }
 
         boolean isNeverDue(Slot slot) {
-            return notDue.stream().anyMatch(out -> out.neverDue(slot, period));
+            return !owed.test(slot) || notDue.stream().anyMatch(out -> out.neverDue(slot, period));
         }
     }
 
@@ -414,6 +461,7 @@ final class DrillRecords {
             ended = process.endedAt();
             outcome = ended == Long.MAX_VALUE ? Outcome.RUNNING : Outcome.CUT;
         }
+        started = startHeldBackByAFreeze(process, started);
         long cutAt = outcome == Outcome.CUT ? ended : Long.MAX_VALUE;
         List<Interval> active = new ArrayList<>();
         long from = started;
@@ -448,6 +496,26 @@ final class DrillRecords {
             }
         }
         return new Run(process.name(), item, fireTime, source, started, ended, outcome, cutAt, List.copyOf(active));
+    }
+
+    /**
+     * When a run whose start line came after a thaw really started: at the freeze, if the process printed the line before
+     * it learned that the freeze cost it its session. A start write of an expired session fails once the process runs
+     * again, so that run's start was recorded before the freeze, and only its line, printed once the item's code is
+     * entered, waited for the thaw; the ledger holds it as running, and another instance re-runs it as a take-over. Dated
+     * so, the freeze cuts it, as any run frozen while it ran. Otherwise its printed start.
+     */
+    private static long startHeldBackByAFreeze(Process process, long printed) {
+        Optional<Interval> lastFreeze = process.freezes().stream()
+                .filter(freeze -> freeze.to() <= printed)
+                .max(Comparator.comparingLong(Interval::to));
+        if (lastFreeze.isEmpty()) {
+            return printed;
+        }
+        Interval freeze = lastFreeze.get();
+        boolean beforeItLearned =
+                process.lostSince(freeze.from()).map(lost -> printed <= lost).orElse(false);
+        return beforeItLearned ? freeze.from() : printed;
     }
 
     /** Start lines that named another fire or source than their run's end line: the worker's guess was wrong. */

@@ -152,6 +152,37 @@ class DrillRecordsTest {
     }
 
     @Test
+    void datesAStartLineAFreezeHeldBackUntilTheThawFromTheFreezeWhenThePrintCameBeforeTheSessionsLoss() {
+        // a's start of item 0 of the fire at 11 s was answered at 11.015 s, and a froze before it printed the line; the
+        // line came at the thaw (12.5 s), the loss of its session at 12.7 s. b took the run over at 11.6 s.
+        List<String> heldBack = List.of(
+                "start 0 11000 12_510 NORMAL", "end 0 11000 12_510 12_700 NORMAL failed", "connection LOST 12_700");
+        List<String> afterTheLoss = List.of(
+                "connection LOST 12_500", "start 0 11000 12_510 NORMAL", "end 0 11000 12_510 12_700 NORMAL failed");
+        Process b = process(
+                "b",
+                ALIVE,
+                lines(
+                        failover(0, 11_000, 11_600),
+                        List.of("start 0 12000 12_400 NORMAL", "end 0 12000 12_400 12_700 NORMAL ok")));
+
+        Judgement dated = judge(frozen(heldBack), b);
+        Judgement notDated = judge(frozen(afterTheLoss), b);
+
+        assertThat(DrillRecords.runs(frozen(heldBack)).get(1).start()).isEqualTo(11_015);
+        assertThat(dated.excused()).containsExactly(new Slot(0, at(11_000)));
+        assertThat(dated.excusedOverlaps()).hasSize(1);
+        assertThat(dated.crossFireOverlaps()).isEmpty();
+        assertThat(notDated.unexcused()).isEqualTo(1);
+        assertThat(notDated.crossFireOverlaps()).hasSize(1);
+    }
+
+    /** Ran item 0 of the fire at 10 s, then froze from 11.015 s to 12.5 s and printed {@code after}. */
+    private static Process frozen(List<String> after) {
+        return new Process("a", lines(run(0, 10_000), after), ALIVE, List.of(new Interval(11_015, 12_500)));
+    }
+
+    @Test
     void doesNotExcuseASecondRunOfAFireThatRanToItsEnd() {
         Judgement judgement = judge(
                 process("a", ALIVE, lines(run(0, 10_000), run(0, 11_000))),
@@ -246,6 +277,33 @@ class DrillRecordsTest {
         assertThat(runs)
                 .extracting(Run::item, Run::outcome)
                 .containsExactly(tuple(0, Outcome.RUNNING), tuple(1, Outcome.OK));
+    }
+
+    @Test
+    void readsAFollowersRunLinesByTheirJobNameAndTheDrilledJobsByHavingNone() {
+        Process both = process(
+                "a",
+                ALIVE,
+                lines(
+                        List.of("ready 9000", "completing 10000 10320"),
+                        run(0, 10_000),
+                        List.of(
+                                "start 0 10000 10_500 UPSTREAM follower",
+                                "end 0 10000 10_500 10_800 UPSTREAM ok follower",
+                                "not-started 1 10000 UPSTREAM follower")));
+
+        assertThat(DrillRecords.runs(both.only(DrillWorker.JOB)))
+                .extracting(Run::item, Run::source, Run::start)
+                .containsExactly(tuple(0, "NORMAL", 10_010L));
+        assertThat(DrillRecords.runs(both.only(DrillWorker.FOLLOWER)))
+                .extracting(Run::item, Run::source, Run::start)
+                .containsExactly(tuple(0, "UPSTREAM", 10_500L));
+        assertThat(both.only(DrillWorker.FOLLOWER).lines())
+                .contains("ready 9000", "completing 10000 10320", "not-started 1 10000 UPSTREAM")
+                .doesNotContain("start 0 10000 10010 NORMAL");
+        assertThat(DrillRecords.runs(both))
+                .as("the drilled job's, as before chains")
+                .hasSize(1);
     }
 
     @Test

@@ -4,6 +4,7 @@ import io.shardingjob.core.JobCoordinator;
 import io.shardingjob.core.JobDefinitions;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.execution.ExecutionSource;
+import io.shardingjob.core.execution.FireCompletion;
 import io.shardingjob.core.execution.ItemResult;
 import io.shardingjob.core.execution.MisfireListener;
 import io.shardingjob.core.execution.ShardingContext;
@@ -59,7 +60,17 @@ import org.jspecify.annotations.Nullable;
  *   <li>{@code drill.defined} ({@code false}): the job is not declared here but defined at run time ({@link
  *       JobDefinitions}): the worker runs it from its stored configuration (the items and {@code failover} arguments are
  *       then the definition's) while it is defined, stops it when its removal starts and starts it again when it is
- *       defined again, printing {@code job started <ms>} and {@code job stopped <ms>}.
+ *       defined again, printing {@code job started <ms>} and {@code job stopped <ms>};
+ *   <li>{@code drill.follower} (none): {@code fire-wise} or {@code item-wise}, a chain: the job {@value #FOLLOWER}
+ *       follows the drilled job ({@code after}, on success, no cron: it fires when an upstream fire completed), as
+ *       many items, the same {@code failover}, item by item when {@code item-wise}. Its run lines end with its name;
+ *       the drilled job's lines carry none, as before chains. The drilled job then has a completion listener that
+ *       prints {@code completing <fire ms> <ms>} on the instance that won the fire's completion (whose request
+ *       recorded the follower's fire) and lingers {@value #COMPLETION_LINGER_MILLIS} ms before its {@code completed}
+ *       note is written, as a listener that tells another system does;
+ *   <li>{@code drill.completer} (none): the instance whose items of the drilled job run {@value
+ *       #COMPLETER_EXTRA_MILLIS} ms longer, so that its ends are every fire's last and it completes every fire: the one
+ *       a chain drill hits.
  * </ul>
  *
  * <p>It also prints {@code connection <state> <ms>} on every change of its client's connection state, so that a judge
@@ -72,6 +83,15 @@ import org.jspecify.annotations.Nullable;
 public final class DrillWorker {
 
     static final String JOB = "drill";
+
+    /** The job following {@link #JOB} in a chain drill. */
+    static final String FOLLOWER = "follower";
+
+    /** How long the drilled job's completion listener runs: the completer's window between its two notes. */
+    static final long COMPLETION_LINGER_MILLIS = 100;
+
+    /** How much longer the completer's items run than the others': enough to end last despite a loaded machine. */
+    static final long COMPLETER_EXTRA_MILLIS = 200;
 
     /** The fire the calling thread is firing; read by the item executor when the coordinator hands it an item. */
     private static final ThreadLocal<Fire> FIRING = new ThreadLocal<>();
@@ -97,6 +117,9 @@ public final class DrillWorker {
         long stubbornMillis = Long.getLong("drill.stubbornMillis", 0);
         int itemThreads = Integer.getInteger("drill.itemThreads", 16);
         Duration retention = Duration.parse(System.getProperty("drill.ledgerRetention", "PT5M"));
+        String follower = System.getProperty("drill.follower", "");
+        long upstreamExtraMillis =
+                instanceId.equals(System.getProperty("drill.completer")) ? COMPLETER_EXTRA_MILLIS : 0;
         CuratorFramework client = CuratorFrameworkFactory.builder()
                 .connectString(connectString)
                 .namespace(namespace)
@@ -111,32 +134,40 @@ public final class DrillWorker {
             throw new IllegalStateException("No connection to " + connectString);
         }
         ExecutorService pool = Executors.newFixedThreadPool(itemThreads);
-        Function<JobConfiguration, JobCoordinator> coordinators = configuration -> JobCoordinator.builder(
+        Function<JobConfiguration, JobCoordinator.Builder> builders = configuration -> JobCoordinator.builder(
                         client, configuration)
                 .instanceId(instanceId)
                 .job(
                         context -> {
                             started(context);
-                            work(itemMillis, stubbornMillis);
+                            work(
+                                    itemMillis + (context.jobName().equals(JOB) ? upstreamExtraMillis : 0),
+                                    stubbornMillis);
                         },
                         handingOnTheFire(pool))
                 .listener(DrillWorker::ended)
                 .misfireListener(new MisfireListener() {
                     @Override
                     public void fireMissed(String jobName, Instant fireTime, List<Integer> missed, String detail) {
-                        print("missed " + fireTime.toEpochMilli() + " " + missed + " " + detail);
+                        print("missed " + fireTime.toEpochMilli() + " " + missed + " " + detail + named(jobName));
                     }
 
                     @Override
                     public void fireOverran(String jobName, Instant fireTime, List<Integer> busy, String detail) {
-                        print("overran " + fireTime.toEpochMilli() + " " + busy);
+                        print("overran " + fireTime.toEpochMilli() + " " + busy + named(jobName));
                     }
                 })
                 .shutdownGracePeriod(Duration.ofSeconds(5))
-                .ledgerRetention(retention)
-                // The job's cron as the starter would read it.
-                .schedule((stored, after) -> nextFire(stored.cron(), after.toEpochMilli()))
-                .build();
+                .ledgerRetention(retention);
+        Function<JobConfiguration, JobCoordinator> coordinators = configuration -> {
+            JobCoordinator.Builder builder = builders.apply(configuration)
+                    // The job's cron as the starter would read it.
+                    .schedule((stored, after) -> nextFire(stored.cron(), after.toEpochMilli()));
+            if (!follower.isEmpty()) {
+                builder.completionListener(DrillWorker::completing);
+            }
+            return builder.build();
+        };
         AtomicReference<JobCoordinator> running = new AtomicReference<>();
         AutoCloseable following;
         if (Boolean.getBoolean("drill.defined")) {
@@ -146,6 +177,14 @@ public final class DrillWorker {
             coordinator.start();
             running.set(coordinator);
             following = () -> {};
+        }
+        // The follower fires only when told by its upstream's completer, or by its own audit: no schedule.
+        JobCoordinator followerCoordinator = follower.isEmpty()
+                ? null
+                : builders.apply(follower(items, failover, follower.equals("item-wise")))
+                        .build();
+        if (followerCoordinator != null) {
+            followerCoordinator.start();
         }
         Runtime.getRuntime()
                 .addShutdownHook(new Thread(
@@ -158,6 +197,9 @@ public final class DrillWorker {
                             JobCoordinator coordinator = running.getAndSet(null);
                             if (coordinator != null) {
                                 coordinator.close();
+                            }
+                            if (followerCoordinator != null) {
+                                followerCoordinator.close();
                             }
                             client.close();
                             print("closed " + System.currentTimeMillis());
@@ -238,6 +280,35 @@ public final class DrillWorker {
                 .failover(failover)
                 .misfire(true)
                 .build();
+    }
+
+    /** The job following the drilled job in a chain drill: on the upstream's success, with as many items. */
+    static JobConfiguration follower(int items, boolean failover, boolean itemWise) {
+        return JobConfiguration.builder(FOLLOWER)
+                .shardingTotalCount(items)
+                .after(JOB)
+                .itemWise(itemWise)
+                .failover(failover)
+                .misfire(true)
+                .build();
+    }
+
+    /**
+     * The drilled job's completion listener, called on the instance that won a fire's completion: its request recorded
+     * the follower's fire. It lingers, so that a drill can hit the completer before its {@code completed} note.
+     */
+    private static void completing(FireCompletion completion) {
+        print("completing " + completion.fireTime().toEpochMilli() + " " + System.currentTimeMillis());
+        try {
+            Thread.sleep(COMPLETION_LINGER_MILLIS);
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** The job name a run line ends with: none for the drilled job, as the records before chains. */
+    private static String named(String jobName) {
+        return jobName.equals(JOB) ? "" : " " + jobName;
     }
 
     /**
@@ -331,8 +402,8 @@ public final class DrillWorker {
         STARTED.set(start);
         // The context names the run's fire and source (a make-up's, a take-over's): every start line is attributed,
         // also of a run whose process is killed before its end line.
-        print("start " + context.item() + " " + context.fireTime().toEpochMilli() + " " + start + " "
-                + context.source());
+        print("start " + context.item() + " " + context.fireTime().toEpochMilli() + " " + start + " " + context.source()
+                + named(context.jobName()));
     }
 
     private static void ended(ItemResult result) {
@@ -341,11 +412,13 @@ public final class DrillWorker {
         HANDED.remove();
         if (start == null) {
             print("not-started " + result.context().item() + " "
-                    + result.fireTime().toEpochMilli() + " " + result.source());
+                    + result.fireTime().toEpochMilli() + " " + result.source()
+                    + named(result.context().jobName()));
             return;
         }
         print("end " + result.context().item() + " " + result.fireTime().toEpochMilli() + " " + start + " "
-                + result.end().toEpochMilli() + " " + result.source() + " " + (result.succeeded() ? "ok" : "failed"));
+                + result.end().toEpochMilli() + " " + result.source() + " " + (result.succeeded() ? "ok" : "failed")
+                + named(result.context().jobName()));
     }
 
     private static synchronized void print(String line) {
