@@ -16,9 +16,16 @@ import org.jspecify.annotations.Nullable;
  *     this one; empty for a scheduled or manual fire
  * @param awaiting the upstream jobs whose fire at this time has not completed (yet): while any is, none of this
  *     fire's items runs
+ * @param abandonedBy the upstream job whose fire at this time completed otherwise than this job's {@code on} asks, or
+ *     can no longer complete: the fire never runs; null for none
  */
 public record LedgerFire(
-        Instant fireTime, boolean settled, List<LedgerFire.Item> items, List<String> after, List<String> awaiting) {
+        Instant fireTime,
+        boolean settled,
+        List<LedgerFire.Item> items,
+        List<String> after,
+        List<String> awaiting,
+        @Nullable String abandonedBy) {
 
     public LedgerFire {
         items = List.copyOf(items);
@@ -28,7 +35,13 @@ public record LedgerFire(
 
     /** A fire of the schedule or an operator's. */
     public LedgerFire(Instant fireTime, boolean settled, List<LedgerFire.Item> items) {
-        this(fireTime, settled, items, List.of(), List.of());
+        this(fireTime, settled, items, List.of(), List.of(), null);
+    }
+
+    /** A fire its upstreams recorded, not abandoned. */
+    public LedgerFire(
+            Instant fireTime, boolean settled, List<LedgerFire.Item> items, List<String> after, List<String> awaiting) {
+        this(fireTime, settled, items, after, awaiting, null);
     }
 
     /**

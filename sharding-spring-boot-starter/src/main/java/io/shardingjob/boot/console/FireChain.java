@@ -139,7 +139,9 @@ final class FireChain {
                     configuration.itemWise(),
                     true,
                     items(configuration, fire.get()),
-                    awaiting.isEmpty() ? null : "waiting for " + String.join(", ", awaiting));
+                    fire.get().abandonedBy() != null
+                            ? "given up: " + fire.get().abandonedBy() + " did not complete this fire as it follows it"
+                            : awaiting.isEmpty() ? null : "waiting for " + String.join(", ", awaiting));
         }
         return new Row(
                 job,

@@ -50,7 +50,7 @@ class JobsFollowingJobsTests {
                         "sharding.jobs.report.after=extract, load",
                         "sharding.jobs.report.on=completion",
                         "sharding.jobs.report.sharding-total-count=2",
-                        "sharding.jobs.report.item-wise=true")
+                        "sharding.jobs.report.item-wise=false")
                 .run(context -> {
                     assertThat(context).hasNotFailed();
                     ShardingOperations operations = context.getBean(ShardingOperations.class);
@@ -62,7 +62,7 @@ class JobsFollowingJobsTests {
                     assertThat(load.itemWise()).isTrue();
                     assertThat(report.after()).containsExactly("extract", "load");
                     assertThat(report.on()).isEqualTo(FollowOn.COMPLETION);
-                    assertThat(report.itemWise()).isTrue();
+                    assertThat(report.itemWise()).isFalse();
 
                     ShardingEndpoint endpoint = context.getBean(ShardingEndpoint.class);
                     Map<String, JobSummary> summaries = endpoint.sharding().jobs().stream()
@@ -73,7 +73,7 @@ class JobsFollowingJobsTests {
                     assertThat(summaries.get("extract").followers()).containsExactly("load", "report");
                     assertThat(summaries.get("report").after()).containsExactly("extract", "load");
                     assertThat(summaries.get("report").on()).isEqualTo("completion");
-                    assertThat(summaries.get("report").itemWise()).isTrue();
+                    assertThat(summaries.get("report").itemWise()).isFalse();
                     assertThat(summaries.get("report").followers()).isEmpty();
                     JobDescriptor descriptor = endpoint.job("load");
                     assertThat(descriptor.after()).containsExactly("extract");

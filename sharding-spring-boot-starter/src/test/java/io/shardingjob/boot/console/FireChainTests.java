@@ -105,6 +105,17 @@ class FireChainTests {
     }
 
     @Test
+    void saysWhichUpstreamGaveAFanInFireUp() {
+        Map<String, JobConfiguration> configurations = configurations(FollowOn.SUCCESS, true);
+        Map<String, List<LedgerFire>> fires = new java.util.HashMap<>(fires("settle:DD bill:DF"));
+        fires.put("export", List.of(new LedgerFire(T, true, List.of(), List.of("settle"), List.of(), "bill")));
+
+        List<Row> rows = FireChain.of(graph(configurations), configurations, fires, "export", T);
+
+        assertThat(rows.get(2).why()).isEqualTo("given up: bill did not complete this fire as it follows it");
+    }
+
+    @Test
     void namesEveryUpstreamThatKeepsAFanInJobFromFiring() {
         Map<String, JobConfiguration> configurations = configurations(FollowOn.SUCCESS, true);
 

@@ -116,7 +116,8 @@ public final class LedgerQueries {
                 view.isSettled(),
                 items,
                 view.origin().after(),
-                view.origin().awaiting());
+                view.origin().awaiting(),
+                view.origin().abandonedBy());
     }
 
     /** The sessions of the live instances, from the cache: good enough for display, never for a take-over. */
