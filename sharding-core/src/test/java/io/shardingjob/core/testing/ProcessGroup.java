@@ -96,8 +96,19 @@ public final class ProcessGroup implements AutoCloseable {
     /**
      * A loopback port free now and never handed out before in this JVM: an ensemble's servers take several ports each,
      * and one handed out twice (a server's client port again as its quorum port, seen in CI) keeps it from leading.
+     *
+     * <p>Taken below the system's ephemeral range, where no outgoing connection's local port lands: a port the
+     * system hands out for port 0 is free only until the next connection takes it as its own (a ZooKeeper server of an
+     * ensemble cell failed to bind its client port so, seen in CI while the workers and proxies connected around it).
      */
     public static int freePort() {
+        int below = EPHEMERAL_FROM;
+        for (int attempt = 0; attempt < 1_000; attempt++) {
+            int port = java.util.concurrent.ThreadLocalRandom.current().nextInt(FIXED_FROM, below);
+            if (!HANDED_OUT.contains(port) && bindable(port) && HANDED_OUT.add(port)) {
+                return port;
+            }
+        }
         while (true) {
             try (var socket = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
                 socket.setReuseAddress(true);
@@ -107,6 +118,33 @@ public final class ProcessGroup implements AutoCloseable {
             } catch (IOException ex) {
                 throw new UncheckedIOException(ex);
             }
+        }
+    }
+
+    /** The lowest port this JVM hands out. */
+    private static final int FIXED_FROM = 20_000;
+
+    /** The first port of the system's ephemeral range (Linux's {@code ip_local_port_range}; 32768 when unknown). */
+    private static final int EPHEMERAL_FROM = ephemeralFrom();
+
+    private static int ephemeralFrom() {
+        try {
+            String range = Files.readString(Path.of("/proc/sys/net/ipv4/ip_local_port_range"))
+                    .trim();
+            int low = Integer.parseInt(range.split("\\s+")[0]);
+            return low > FIXED_FROM + 1_000 ? low : 32_768;
+        } catch (IOException | RuntimeException unknown) {
+            return 32_768;
+        }
+    }
+
+    private static boolean bindable(int port) {
+        try (var socket = new java.net.ServerSocket()) {
+            socket.setReuseAddress(true);
+            socket.bind(new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), port), 1);
+            return true;
+        } catch (IOException taken) {
+            return false;
         }
     }
 }

@@ -59,14 +59,20 @@ public final class CompletionChecks {
         this.jobName = jobName;
     }
 
-    /** An item of the fire ended and its claim says so: when a completion listener is set, the fire may be complete. */
-    void itemEnded(Claim stored) {
+    /**
+     * An item of the fire ended and its claim says so. Its item-wise followers' items are recorded at once; the fire may
+     * be complete only once this instance's last item of it ended, so only that end reads the fire: the instance whose
+     * end is recorded last sees every other end, and the leader's pass completes what a lost check left.
+     *
+     * @param lastOfItsFireHere whether no other item of the fire still ran here when this one ended
+     */
+    void itemEnded(Claim stored, boolean lastOfItsFireHere) {
         Instant fireTime = stored.fireTime();
         LedgerCompletions listening = completions;
         if (listening != null) {
             recordItemWise(stored, listening.itemWiseFollowers());
         }
-        if (listening != null && listening.isActive() && waiting.add(fireTime)) {
+        if (listening != null && lastOfItsFireHere && listening.isActive() && waiting.add(fireTime)) {
             serial.submit(() -> {
                 waiting.remove(fireTime);
                 return ledger.readAsync(List.of(fireTime))

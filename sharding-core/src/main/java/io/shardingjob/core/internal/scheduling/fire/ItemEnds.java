@@ -41,7 +41,12 @@ public final class ItemEnds {
      * How the final write of a run (or of a claim given up) came out: recorded, lost to another instance (then
      * {@code lost} says so), or not answered (then its end is owed, and written later).
      */
-    void answered(Claim ended, Optional<Claim> stored, @Nullable Throwable failure, Runnable lost) {
+    void answered(
+            Claim ended,
+            Optional<Claim> stored,
+            @Nullable Throwable failure,
+            Runnable lost,
+            boolean lastOfItsFireHere) {
         if (failure != null) {
             log.warn(
                     "Job {}: could not record item {} of the fire at {} as {}; will retry: {}",
@@ -54,7 +59,7 @@ public final class ItemEnds {
         } else if (stored.isEmpty()) {
             lost.run();
         } else if (ended.state() != ClaimState.RELEASED && ended.state() != ClaimState.HANDED_ON) {
-            itemEnded(stored.get());
+            itemEnded(stored.get(), lastOfItsFireHere);
         }
     }
 
@@ -85,14 +90,14 @@ public final class ItemEnds {
                             lost.fireTime()));
             written.written().stream()
                     .filter(claim -> claim.state() != ClaimState.RELEASED)
-                    .forEach(this::itemEnded);
+                    .forEach(claim -> itemEnded(claim, true));
             return true;
         });
     }
 
     /** An item's end is recorded: {@code stored} is its claim as the ledger holds it now. */
-    private void itemEnded(Claim stored) {
+    private void itemEnded(Claim stored, boolean lastOfItsFireHere) {
         localEnds.recorded().recorded(stored);
-        completionChecks.itemEnded(stored);
+        completionChecks.itemEnded(stored, lastOfItsFireHere);
     }
 }

@@ -175,12 +175,11 @@ public final class ItemRunner {
                     // The item's owner takes it over: this instance's audit, when it still owns the item.
                     localFires.whole().released(claim.fireTime());
                 }
-                recorded = groupCommit
-                        .endLater(ended, openClaims.endingLastOfItsFire(claim))
-                        .handle((stored, failure) -> {
-                            ends.answered(ended, stored, failure, () -> claimLost(ended, context));
-                            return null;
-                        });
+                boolean lastHere = openClaims.endingLastOfItsFire(claim);
+                recorded = groupCommit.endLater(ended, lastHere).handle((stored, failure) -> {
+                    ends.answered(ended, stored, failure, () -> claimLost(ended, context), lastHere);
+                    return null;
+                });
             }
         } finally {
             // Pool threads are reused: an interrupt meant for this item must not reach the next one.
@@ -321,17 +320,16 @@ public final class ItemRunner {
             localFires.whole().released(claim.fireTime());
         }
         Claim given = claim.with(state, view.now());
-        return groupCommit
-                .endLater(given, openClaims.endingLastOfItsFire(claim))
-                .handle((stored, failure) -> {
-                    ends.answered(given, stored, failure, () -> claimLost(given, context));
-                    if (state != ClaimState.SKIPPED) {
-                        // This instance may still own the item (it was only cut off a while): its audit takes the claim
-                        // over.
-                        audits.soon();
-                    }
-                    return null;
-                });
+        boolean lastHere = openClaims.endingLastOfItsFire(claim);
+        return groupCommit.endLater(given, lastHere).handle((stored, failure) -> {
+            ends.answered(given, stored, failure, () -> claimLost(given, context), lastHere);
+            if (state != ClaimState.SKIPPED) {
+                // This instance may still own the item (it was only cut off a while): its audit takes the claim
+                // over.
+                audits.soon();
+            }
+            return null;
+        });
     }
 
     private void claimLost(Claim next, ShardingContext context) {
