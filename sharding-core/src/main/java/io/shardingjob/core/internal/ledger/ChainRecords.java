@@ -9,7 +9,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.stream.IntStream;
 import org.apache.zookeeper.KeeperException;
@@ -156,17 +155,7 @@ final class ChainRecords {
         List<Op> ops = new ArrayList<>();
         String theirFire = theirs.ledgerFire(fire.fireTime());
         if (decision.create() != null) {
-            ops.add(requests.createPersistent(theirFire, decision.create().withNote("")));
-            Watermark mark = Watermark.decode(ledger.getData());
-            if (!fire.fireTime().isAfter(mark.settled())) {
-                // Audits read after the watermark only: listed, the fire is read until it settles, and not retired.
-                Set<Instant> open = new TreeSet<>(mark.stillOpen());
-                open.add(fire.fireTime());
-                ops.add(Op.setData(
-                        requests.full(theirs.ledger()),
-                        new Watermark(mark.settled(), open).encode(),
-                        ledger.getStat().getVersion()));
-            }
+            ops.addAll(createFollowerFire(requests, theirs, fire.fireTime(), decision.create(), ledger));
         } else {
             ops.add(Op.setData(
                     requests.full(theirFire),
@@ -182,6 +171,30 @@ final class ChainRecords {
                     requests.full(follower.itemWise() ? theirs.rerun() : theirs.manualFire()),
                     String.valueOf(fire.fireTime().toEpochMilli()).getBytes(StandardCharsets.UTF_8),
                     -1));
+        }
+        return ops;
+    }
+
+    /**
+     * Creates a follower's fire, listed with the follower's still-open fires when its watermark passed that time
+     * already (audits read after the watermark only: listed, the fire is read until it settles, and not retired).
+     *
+     * @param ledger the follower's ledger node as read: its watermark, and the version the listing is written at
+     */
+    static List<Op> createFollowerFire(
+            LedgerRequests requests,
+            JobNodes follower,
+            Instant fireTime,
+            FireOrigin origin,
+            OpResult.GetDataResult ledger) {
+        List<Op> ops = new ArrayList<>();
+        ops.add(requests.createPersistent(follower.ledgerFire(fireTime), origin.withNote("")));
+        Watermark mark = Watermark.decode(ledger.getData());
+        if (!fireTime.isAfter(mark.settled())) {
+            ops.add(Op.setData(
+                    requests.full(follower.ledger()),
+                    mark.listingOpen(fireTime).encode(),
+                    ledger.getStat().getVersion()));
         }
         return ops;
     }

@@ -6,8 +6,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
-import java.util.TreeSet;
 import java.util.function.Supplier;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
@@ -87,12 +85,8 @@ public final class FireReruns {
                 ops.add(Op.setData(
                         requests.full(nodes.ledgerFire(fireTime)), fire.origin().withNote(""), fire.noteVersion()));
             }
-            Set<Instant> open = new TreeSet<>(mark.stillOpen());
-            open.add(fireTime);
             ops.add(Op.setData(
-                    ledger,
-                    new Watermark(mark.settled(), open).encode(),
-                    data.getStat().getVersion()));
+                    ledger, mark.listingOpen(fireTime).encode(), data.getStat().getVersion()));
             byte[] named = String.valueOf(fireTime.toEpochMilli()).getBytes(StandardCharsets.UTF_8);
             ops.add(
                     announcementExists

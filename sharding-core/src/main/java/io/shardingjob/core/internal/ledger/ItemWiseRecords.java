@@ -119,20 +119,8 @@ final class ItemWiseRecords {
     }
 
     private List<Op> createFire(JobNodes theirs, Instant fireTime, OpResult.GetDataResult ledger, String chain) {
-        List<Op> ops = new ArrayList<>();
-        ops.add(requests.createPersistent(
-                theirs.ledgerFire(fireTime),
-                ChainRule.itemWiseAwaiting(jobName, chain).withNote("")));
-        Watermark mark = Watermark.decode(ledger.getData());
-        if (!fireTime.isAfter(mark.settled())) {
-            Set<Instant> open = new TreeSet<>(mark.stillOpen());
-            open.add(fireTime);
-            ops.add(Op.setData(
-                    requests.full(theirs.ledger()),
-                    new Watermark(mark.settled(), open).encode(),
-                    ledger.getStat().getVersion()));
-        }
-        return ops;
+        return ChainRecords.createFollowerFire(
+                requests, theirs, fireTime, ChainRule.itemWiseAwaiting(jobName, chain), ledger);
     }
 
     /** Sends the operations in requests of a bounded size, in order; completes with the conflict that stopped them. */

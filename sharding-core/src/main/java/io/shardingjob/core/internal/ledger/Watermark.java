@@ -77,6 +77,13 @@ record Watermark(Instant settled, SortedSet<Instant> stillOpen) {
         return new Watermark(through, open);
     }
 
+    /** This watermark with a fire added to its still-open ones: audits read it again until it settles. */
+    Watermark listingOpen(Instant fireTime) {
+        SortedSet<Instant> open = new TreeSet<>(stillOpen);
+        open.add(fireTime);
+        return new Watermark(settled, open);
+    }
+
     /** The node's data as stored; a node without data (or of an older version, one line) reads as such. */
     static Watermark decode(byte @Nullable [] data) {
         String text = data == null ? "" : new String(data, StandardCharsets.UTF_8);
