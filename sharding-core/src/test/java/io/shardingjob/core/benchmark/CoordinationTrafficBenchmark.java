@@ -60,10 +60,9 @@ class CoordinationTrafficBenchmark {
                 "all requests per job fire per instance",
                 "all requests per item");
         try (BenchmarkCluster cluster = new BenchmarkCluster("traffic")) {
-            measure(cluster, report, 1, 10, 10);
-            measure(cluster, report, 1, 1, 1_000);
-            measure(cluster, report, 3, 1, 10);
-            measure(cluster, report, 3, 1, 1_000);
+            for (int[] shape : cases()) {
+                measure(cluster, report, shape[0], shape[1], shape[2]);
+            }
         }
         report.note("Goal (issue 12): at most 2 requests per job fire per instance, whatever the item count. Before"
                 + " the fire ledger: 24 with one instance and ten jobs. With the job's schedule known (the starter"
@@ -169,6 +168,20 @@ class CoordinationTrafficBenchmark {
         clients.forEach(CuratorFramework::close);
         pool.shutdownNow();
         firing.shutdownNow();
+    }
+
+    /**
+     * The cases measured, as instances x jobs x items: every case by default, or those {@code -Dtraffic.cases} lists
+     * (for example {@code 1x100x1,3x100x1}).
+     */
+    private static List<int[]> cases() {
+        String asked = System.getProperty("traffic.cases", "1x10x10,1x1x1000,3x1x10,3x1x1000,1x100x1,3x100x1");
+        List<int[]> cases = new ArrayList<>();
+        for (String shape : asked.split(",")) {
+            String[] parts = shape.trim().split("x");
+            cases.add(new int[] {Integer.parseInt(parts[0]), Integer.parseInt(parts[1]), Integer.parseInt(parts[2])});
+        }
+        return cases;
     }
 
     private static JobConfiguration job(String name, int items) {

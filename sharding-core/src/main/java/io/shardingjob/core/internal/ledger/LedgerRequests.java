@@ -55,8 +55,12 @@ final class LedgerRequests {
     /** The proof of each session under way, so that the jobs of one client send one {@code sync} between them. */
     private static final Map<Long, CompletableFuture<Void>> PROVING = new ConcurrentHashMap<>();
 
+    /** The multis of every job of this client, sent together while one is on its way. */
+    private final ClientMultis multis;
+
     LedgerRequests(CuratorFramework client) {
         this.client = client;
+        this.multis = ClientMultis.of(client);
     }
 
     /**
@@ -135,10 +139,16 @@ final class LedgerRequests {
     }
 
     /**
-     * One multi-operation sent without waiting for it: the answer completes on ZooKeeper's event thread, so what follows
-     * it must not block. Completes exceptionally when the server did not answer it (connection loss, session expiry).
+     * One multi-operation sent without waiting for it, together with those the client's other jobs ask for meanwhile
+     * ({@link ClientMultis}): the answer completes on ZooKeeper's event thread, so what follows it must not block.
+     * Completes exceptionally when the server did not answer it (connection loss, session expiry).
      */
     CompletableFuture<MultiAnswer> multiAsync(String name, List<Op> ops) {
+        return multis.send(this::sendMulti, name, ops);
+    }
+
+    /** One multi-operation sent as it is, on its own: what {@link ClientMultis} sends, merged or not. */
+    CompletableFuture<MultiAnswer> sendMulti(String name, List<Op> ops) {
         boolean throughLeader =
                 ops.stream().anyMatch(op -> !(op instanceof Op.GetData || op instanceof Op.GetChildren));
         return sendAsync(

@@ -1,0 +1,253 @@
+package io.shardingjob.core.internal.ledger;
+
+import io.shardingjob.core.internal.ledger.LedgerRequests.MultiAnswer;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Deque;
+import java.util.List;
+import java.util.Map;
+import java.util.Queue;
+import java.util.WeakHashMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.proto.CreateRequest;
+import org.apache.zookeeper.proto.SetDataRequest;
+
+/**
+ * Group commit across jobs: the multi-operations that every job of one Curator client asks for while one of theirs is
+ * on its way are sent together, as one multi, once it is answered (the database's group commit, one level above each
+ * job's own {@link GroupCommit}). The claims, starts and ends of a thousand jobs firing at one instant then cost the
+ * ensemble a few requests rather than thousands; a lone request is sent at once, as before.
+ *
+ * <p>Writes and reads go in separate lanes, since ZooKeeper does not mix them in one multi. A multi of writes is
+ * atomic: when the merged one is refused, which part's operation failed is known, and only that part's answer is
+ * certain when it came first (nothing of another part ran before it); the others are sent again, those before the
+ * failed part together, the failed part first of the rest, so that every part gets the answer it would have had sent
+ * alone, and each refusal costs at most two more requests. A multi of reads is not atomic: each read answers for
+ * itself. A connection loss or an expired session fails every part of the request, as it would have failed each.
+ *
+ * <p>Parts keep their order within a lane, and a part is never split: a job's request still reaches the server whole
+ * and after the ones it asked for before.
+ */
+final class ClientMultis {
+
+    /** One per client: the jobs of one client share its session, and so its requests. */
+    private static final Map<CuratorFramework, ClientMultis> BY_CLIENT =
+            Collections.synchronizedMap(new WeakHashMap<>());
+
+    /**
+     * Listings per merged read: a listing of a large fire answers tens of kilobytes, and the answer to one request
+     * must stay under the client's {@code jute.maxbuffer}.
+     */
+    static final int MAX_LISTINGS_PER_MERGE = 4;
+
+    /** Sends one multi on the session and answers it; {@link LedgerRequests#multiAsync} without the merging. */
+    interface Sender {
+        CompletableFuture<MultiAnswer> send(String name, List<Op> ops);
+    }
+
+    private final Lane writes = new Lane(true);
+
+    private final Lane reads = new Lane(false);
+
+    ClientMultis() {}
+
+    /**
+     * The client's coalescer. It holds no reference to the client (each queued part brings the sender it came
+     * through), so that a closed client and its coalescer are collected together.
+     */
+    static ClientMultis of(CuratorFramework client) {
+        return BY_CLIENT.computeIfAbsent(client, each -> new ClientMultis());
+    }
+
+    /**
+     * Queues the multi and sends it with whatever else this client's jobs asked for meanwhile.
+     *
+     * @param through how to send it (any part's sender serves the merged request: they share the client)
+     * @return completes as {@link LedgerRequests#multiAsync} does, with this multi's own answer
+     */
+    CompletableFuture<MultiAnswer> send(Sender through, String name, List<Op> ops) {
+        Part part = new Part(through, name, List.copyOf(ops), new CompletableFuture<>());
+        (isRead(ops) ? reads : writes).enqueue(part);
+        return part.answer;
+    }
+
+    private static boolean isRead(List<Op> ops) {
+        return !ops.isEmpty() && ops.stream().allMatch(op -> op.getKind() == Op.OpKind.READ);
+    }
+
+    /** One job's multi, waiting to be sent. */
+    private record Part(Sender sender, String name, List<Op> ops, CompletableFuture<MultiAnswer> answer) {}
+
+    /** A queue of parts with at most one merged request on its way. */
+    private static final class Lane {
+
+        private final boolean atomic;
+
+        private final Queue<Part> queue = new ConcurrentLinkedQueue<>();
+
+        /** Groups to send again as they are, ahead of the queue: what a refused merge left to be answered. */
+        private final Deque<List<Part>> again = new ArrayDeque<>();
+
+        /** Whether a request of this lane is on its way; guarded by {@code this}. */
+        private boolean sending;
+
+        Lane(boolean atomic) {
+            this.atomic = atomic;
+        }
+
+        void enqueue(Part part) {
+            queue.add(part);
+            sendNext();
+        }
+
+        /**
+         * Sends the next group unless one is on its way. Loops rather than recurses over answers that come at once (a
+         * closed client fails every request before it is sent), so that no queue length deepens the stack.
+         */
+        private void sendNext() {
+            while (true) {
+                List<Part> group;
+                synchronized (this) {
+                    if (sending) {
+                        return;
+                    }
+                    group = again.isEmpty() ? take() : again.poll();
+                    if (group.isEmpty()) {
+                        return;
+                    }
+                    sending = true;
+                }
+                CompletableFuture<Void> settled = send(group);
+                if (!settled.isDone()) {
+                    settled.whenComplete((done, failure) -> {
+                        release();
+                        sendNext();
+                    });
+                    return;
+                }
+                release();
+            }
+        }
+
+        private synchronized void release() {
+            sending = false;
+        }
+
+        /** The queued parts that fit in one request, at least one. */
+        private List<Part> take() {
+            List<Part> group = new ArrayList<>();
+            long bytes = 0;
+            int ops = 0;
+            int listings = 0;
+            for (Part next = queue.peek(); next != null; next = queue.peek()) {
+                long addedBytes = bytes(next.ops);
+                int addedListings = listings(next.ops);
+                boolean fits = atomic
+                        ? bytes + addedBytes <= LedgerRequests.MAX_WRITE_BYTES
+                        : ops + next.ops.size() <= LedgerRequests.MAX_OPS_PER_MULTI
+                                && listings + addedListings <= MAX_LISTINGS_PER_MERGE;
+                if (!group.isEmpty() && !fits) {
+                    break;
+                }
+                group.add(queue.poll());
+                bytes += addedBytes;
+                ops += next.ops.size();
+                listings += addedListings;
+            }
+            return group;
+        }
+
+        /** Sends the group as one request; completes once every part has its answer or is queued again. */
+        private CompletableFuture<Void> send(List<Part> group) {
+            Part first = group.get(0);
+            CompletableFuture<MultiAnswer> sent;
+            if (group.size() == 1) {
+                sent = first.sender.send(first.name, first.ops);
+            } else {
+                List<Op> merged = new ArrayList<>();
+                group.forEach(part -> merged.addAll(part.ops));
+                sent = first.sender.send("Multi", merged);
+            }
+            return sent.handle((answer, failure) -> {
+                if (failure != null) {
+                    group.forEach(part -> part.answer.completeExceptionally(failure));
+                } else if (group.size() == 1) {
+                    first.answer.complete(answer);
+                } else {
+                    answer(group, answer);
+                }
+                return null;
+            });
+        }
+
+        /** Hands each part its share of the merged answer, or queues again what a refusal left unanswered. */
+        private void answer(List<Part> group, MultiAnswer answer) {
+            int failedAt = answer.ok() || !atomic ? -1 : answer.failedAt();
+            if (failedAt < 0 && !answer.ok() && atomic) {
+                // Refused without naming an operation: no part can be told its answer, so each is asked alone.
+                synchronized (this) {
+                    for (int i = group.size() - 1; i >= 0; i--) {
+                        again.addFirst(List.of(group.get(i)));
+                    }
+                }
+                return;
+            }
+            int from = 0;
+            int refusedPart = -1;
+            for (int i = 0; i < group.size(); i++) {
+                int to = from + group.get(i).ops.size();
+                if (failedAt >= from && failedAt < to) {
+                    refusedPart = i;
+                }
+                from = to;
+            }
+            if (refusedPart < 0) {
+                from = 0;
+                for (Part part : group) {
+                    int to = from + part.ops.size();
+                    part.answer.complete(
+                            new MultiAnswer(answer.code(), answer.results().subList(from, to)));
+                    from = to;
+                }
+                return;
+            }
+            if (refusedPart == 0) {
+                Part first = group.get(0);
+                first.answer.complete(
+                        new MultiAnswer(answer.code(), answer.results().subList(0, first.ops.size())));
+                List<Part> rest = group.subList(1, group.size());
+                synchronized (this) {
+                    again.addFirst(List.copyOf(rest));
+                }
+                return;
+            }
+            synchronized (this) {
+                again.addFirst(List.copyOf(group.subList(refusedPart, group.size())));
+                again.addFirst(List.copyOf(group.subList(0, refusedPart)));
+            }
+        }
+    }
+
+    /** About what the operations add to a request: their paths and data, and a little for the rest. */
+    static long bytes(List<Op> ops) {
+        long bytes = 0;
+        for (Op op : ops) {
+            bytes += 48 + op.getPath().length();
+            if (op.toRequestRecord() instanceof CreateRequest create) {
+                bytes += create.getData() == null ? 0 : create.getData().length;
+                bytes += 40L * (create.getAcl() == null ? 0 : create.getAcl().size());
+            } else if (op.toRequestRecord() instanceof SetDataRequest set) {
+                bytes += set.getData() == null ? 0 : set.getData().length;
+            }
+        }
+        return bytes;
+    }
+
+    private static int listings(List<Op> ops) {
+        return (int) ops.stream().filter(op -> op instanceof Op.GetChildren).count();
+    }
+}

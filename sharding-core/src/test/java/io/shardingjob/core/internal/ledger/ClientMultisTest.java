@@ -1,0 +1,136 @@
+package io.shardingjob.core.internal.ledger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.shardingjob.core.ZooKeeperTestSupport;
+import io.shardingjob.core.internal.ledger.LedgerRequests.MultiAnswer;
+import io.shardingjob.core.testing.RequestCounter;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The multis of one client's jobs sent together while one is on its way, against a real ZooKeeper server. The first
+ * request is held back until the test has queued the others, so that they are certain to be merged.
+ */
+class ClientMultisTest extends ZooKeeperTestSupport {
+
+    private CuratorFramework client;
+
+    private LedgerRequests requests;
+
+    private RequestCounter counter;
+
+    private final CompletableFuture<Void> gate = new CompletableFuture<>();
+
+    private final AtomicBoolean first = new AtomicBoolean(true);
+
+    private final ClientMultis multis = new ClientMultis();
+
+    /** Sends as the ledger does, holding the first request back until the gate opens. */
+    private final ClientMultis.Sender held = (name, ops) -> first.getAndSet(false)
+            ? gate.thenCompose(open -> requests.sendMulti(name, ops))
+            : requests.sendMulti(name, ops);
+
+    @BeforeEach
+    void connect() throws Exception {
+        client = newClient();
+        client.create().forPath("/m");
+        requests = new LedgerRequests(client);
+        counter = RequestCounter.attachTo(client);
+    }
+
+    @Test
+    void multisAskedForWhileOneIsOnItsWayGoInOneRequestAndEachGetsItsOwnAnswer() throws Exception {
+        List<CompletableFuture<MultiAnswer>> answers = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            answers.add(multis.send(held, "Create", List.of(create("/m/n" + i), create("/m/n" + i + "-x"))));
+        }
+        long before = counter.counts().ledger().total();
+        gate.complete(null);
+
+        for (CompletableFuture<MultiAnswer> answer : answers) {
+            assertThat(answer.join().ok()).isTrue();
+            assertThat(answer.join().results()).hasSize(2).allMatch(OpResult.CreateResult.class::isInstance);
+        }
+        assertThat(client.getChildren().forPath("/m")).hasSize(40);
+        assertThat(counter.counts().ledger().total() - before)
+                .as("the held request, then the 19 queued behind it in one")
+                .isEqualTo(2);
+    }
+
+    @Test
+    void aRefusedPartGetsItsOwnRefusalWhileThePartsAroundItAreWrittenAllTheSame() throws Exception {
+        client.create().forPath("/m/versioned", bytes("v0"));
+        CompletableFuture<MultiAnswer> held = multis.send(this.held, "Create", List.of(create("/m/held")));
+        CompletableFuture<MultiAnswer> before = multis.send(this.held, "Create", List.of(create("/m/before")));
+        CompletableFuture<MultiAnswer> refused = multis.send(
+                this.held,
+                "SetData",
+                List.of(create("/m/refused-create"), Op.setData(requests.full("/m/versioned"), bytes("v9"), 7)));
+        CompletableFuture<MultiAnswer> after = multis.send(this.held, "Create", List.of(create("/m/after")));
+        gate.complete(null);
+
+        assertThat(held.join().ok()).isTrue();
+        assertThat(before.join().ok()).isTrue();
+        assertThat(after.join().ok()).isTrue();
+        MultiAnswer refusal = refused.join();
+        assertThat(refusal.ok()).isFalse();
+        assertThat(refusal.results()).hasSize(2);
+        assertThat(refusal.failedAt()).isEqualTo(1);
+        assertThat(refusal.errorAt(1)).isEqualTo(KeeperException.Code.BADVERSION);
+        assertThat(client.getChildren().forPath("/m"))
+                .containsExactlyInAnyOrder("versioned", "held", "before", "after");
+    }
+
+    @Test
+    void readsGoTogetherAndEachReadAnswersForItself() throws Exception {
+        client.create().forPath("/m/a", bytes("A"));
+        client.create().forPath("/m/a/child");
+        CompletableFuture<MultiAnswer> held = multis.send(this.held, "Multi", List.of(read("/m/a")));
+        CompletableFuture<MultiAnswer> listing =
+                multis.send(this.held, "Multi", List.of(Op.getChildren(requests.full("/m/a"))));
+        CompletableFuture<MultiAnswer> missing = multis.send(this.held, "Multi", List.of(read("/m/none")));
+        CompletableFuture<MultiAnswer> data = multis.send(this.held, "Multi", List.of(read("/m/a")));
+        gate.complete(null);
+
+        assertThat(((OpResult.GetDataResult) held.join().results().get(0)).getData())
+                .isEqualTo(bytes("A"));
+        assertThat(((OpResult.GetChildrenResult) listing.join().results().get(0)).getChildren())
+                .containsExactly("child");
+        assertThat(missing.join().results().get(0)).isInstanceOf(OpResult.ErrorResult.class);
+        assertThat(((OpResult.GetDataResult) data.join().results().get(0)).getData())
+                .isEqualTo(bytes("A"));
+    }
+
+    @Test
+    void aLostConnectionFailsEveryPartOfTheRequest() throws Exception {
+        CompletableFuture<MultiAnswer> held = multis.send(this.held, "Create", List.of(create("/m/held")));
+        CompletableFuture<MultiAnswer> queued = multis.send(this.held, "Create", List.of(create("/m/queued")));
+        server.stop();
+        gate.complete(null);
+
+        assertThat(held).failsWithin(java.time.Duration.ofSeconds(20));
+        assertThat(queued).failsWithin(java.time.Duration.ofSeconds(20));
+    }
+
+    private Op create(String path) {
+        return requests.createPersistent(path, new byte[0]);
+    }
+
+    private Op read(String path) {
+        return Op.getData(requests.full(path));
+    }
+
+    private static byte[] bytes(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+}
