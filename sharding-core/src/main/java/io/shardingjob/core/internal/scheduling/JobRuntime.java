@@ -13,6 +13,7 @@ import io.shardingjob.core.internal.scheduling.fire.FireRunner;
 import io.shardingjob.core.internal.scheduling.fire.ManualFires;
 import io.shardingjob.core.internal.scheduling.job.JobView;
 import io.shardingjob.core.internal.scheduling.session.ConnectionGuard;
+import io.shardingjob.core.internal.scheduling.session.ReconcilePhase;
 import io.shardingjob.core.internal.sharding.ShardingService;
 import io.shardingjob.core.operation.OperatorInputs;
 import io.shardingjob.core.registry.RegistryUnavailableException;
@@ -110,8 +111,10 @@ public final class JobRuntime implements JobView, AutoCloseable {
         try {
             parts.start(settings.startTimeout());
             long interval = settings.reconcileInterval().toMillis();
+            // Every job of this instance checks at the same instants, so that their requests go together.
+            long first = ReconcilePhase.delayToNext(settings.clock().millis(), interval, instanceId());
             reconcileTask = parts.scheduler()
-                    .scheduleWithFixedDelay(this::queuePeriodicCheck, interval, interval, TimeUnit.MILLISECONDS);
+                    .scheduleAtFixedRate(this::queuePeriodicCheck, first, interval, TimeUnit.MILLISECONDS);
             log.info("Job {} started on instance {}", local.name(), instanceId());
         } catch (RuntimeException ex) {
             close();
