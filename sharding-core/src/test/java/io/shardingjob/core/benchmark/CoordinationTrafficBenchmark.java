@@ -34,9 +34,14 @@ import org.junit.jupiter.api.Test;
  */
 class CoordinationTrafficBenchmark {
 
-    private static final int FIRES = 60;
+    /** Fires per job; {@code -Dtraffic.fires} for another count. */
+    private static final int FIRES = Integer.getInteger("traffic.fires", 60);
 
-    private static final Duration PERIOD = Duration.ofMillis(100);
+    /** Between fires; {@code -Dtraffic.period-ms} for a longer one on a loaded machine, where fires would overlap. */
+    private static final Duration PERIOD = Duration.ofMillis(Long.getLong("traffic.period-ms", 100));
+
+    /** Between periodic checks; {@code -Dtraffic.reconcile-ms} for another (the default interval is 10 s). */
+    private static final Duration RECONCILE = Duration.ofMillis(Long.getLong("traffic.reconcile-ms", 1_000));
 
     /** Short, so that the run's steady state includes deleting old fires. */
     private static final Duration RETENTION = Duration.ofSeconds(2);
@@ -46,7 +51,8 @@ class CoordinationTrafficBenchmark {
         BenchmarkReport report = new BenchmarkReport(
                 "Steady-state coordination traffic",
                 "Each instance has one Curator client shared by its jobs; every job fires " + FIRES + " times, every "
-                        + PERIOD.toMillis() + " ms, with a reconcile interval of one second and a ledger retention of "
+                        + PERIOD.toMillis() + " ms, with a reconcile interval of " + RECONCILE.toMillis()
+                        + " ms and a ledger retention of "
                         + RETENTION.toSeconds()
                         + " s, so that old fires are deleted during the run as in a service that"
                         + " runs for days. Requests counted on every client for the whole run, including audits, the"
@@ -107,7 +113,7 @@ class CoordinationTrafficBenchmark {
             for (int j = 0; j < jobs; j++) {
                 JobCoordinator coordinator = JobCoordinator.builder(client, job("job" + j, items))
                         .instanceId("i" + i)
-                        .reconcileInterval(Duration.ofSeconds(1))
+                        .reconcileInterval(RECONCILE)
                         .ledgerRetention(RETENTION)
                         .schedule(everyPeriod)
                         .job(context -> {}, pool)

@@ -10,9 +10,11 @@ import java.util.Map;
 import java.util.Queue;
 import java.util.WeakHashMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.proto.CreateRequest;
 import org.apache.zookeeper.proto.SetDataRequest;
 
@@ -39,10 +41,22 @@ final class ClientMultis {
             Collections.synchronizedMap(new WeakHashMap<>());
 
     /**
-     * Listings per merged read: a listing of a large fire answers tens of kilobytes, and the answer to one request
-     * must stay under the client's {@code jute.maxbuffer}.
+     * What the answer to one merged read may come to, by estimate: half of the client's default {@code jute.maxbuffer},
+     * which an answer must stay under (a larger one drops the connection).
      */
-    static final int MAX_LISTINGS_PER_MERGE = 4;
+    static final long MAX_READ_ANSWER_BYTES = 512 * 1024;
+
+    /** A node's data as the ledger writes them: a claim or a fire's origin answers a few hundred bytes. */
+    static final long READ_DATA_BYTES = 1024;
+
+    /** A listing not read yet: a fire of ten thousand items lists about 80 kB. */
+    static final long UNKNOWN_LISTING_BYTES = 128 * 1024;
+
+    /** Listings remembered at most; beyond, forgotten and learnt again. */
+    private static final int LISTINGS_REMEMBERED = 100_000;
+
+    /** What each listing answered the last time it was read: paths listed again and again are known to be small. */
+    private final Map<String, Long> listingBytes = new ConcurrentHashMap<>();
 
     /** Sends one multi on the session and answers it; {@link LedgerRequests#multiAsync} without the merging. */
     interface Sender {
@@ -83,7 +97,7 @@ final class ClientMultis {
     private record Part(Sender sender, String name, List<Op> ops, CompletableFuture<MultiAnswer> answer) {}
 
     /** A queue of parts with at most one merged request on its way. */
-    private static final class Lane {
+    private final class Lane {
 
         private final boolean atomic;
 
@@ -142,21 +156,18 @@ final class ClientMultis {
             List<Part> group = new ArrayList<>();
             long bytes = 0;
             int ops = 0;
-            int listings = 0;
             for (Part next = queue.peek(); next != null; next = queue.peek()) {
-                long addedBytes = bytes(next.ops);
-                int addedListings = listings(next.ops);
+                long added = atomic ? bytes(next.ops) : answerBytes(next.ops);
                 boolean fits = atomic
-                        ? bytes + addedBytes <= LedgerRequests.MAX_WRITE_BYTES
-                        : ops + next.ops.size() <= LedgerRequests.MAX_OPS_PER_MULTI
-                                && listings + addedListings <= MAX_LISTINGS_PER_MERGE;
+                        ? bytes + added <= LedgerRequests.MAX_WRITE_BYTES
+                        : bytes + added <= MAX_READ_ANSWER_BYTES
+                                && ops + next.ops.size() <= LedgerRequests.MAX_OPS_PER_MULTI;
                 if (!group.isEmpty() && !fits) {
                     break;
                 }
                 group.add(queue.poll());
-                bytes += addedBytes;
+                bytes += added;
                 ops += next.ops.size();
-                listings += addedListings;
             }
             return group;
         }
@@ -168,11 +179,12 @@ final class ClientMultis {
             if (group.size() == 1) {
                 sent = first.sender.send(first.name, first.ops);
             } else {
-                List<Op> merged = new ArrayList<>();
-                group.forEach(part -> merged.addAll(part.ops));
-                sent = first.sender.send("Multi", merged);
+                sent = first.sender.send("Multi", merged(group));
             }
             return sent.handle((answer, failure) -> {
+                if (failure == null && !atomic) {
+                    learn(merged(group), answer);
+                }
                 if (failure != null) {
                     group.forEach(part -> part.answer.completeExceptionally(failure));
                 } else if (group.size() == 1) {
@@ -247,7 +259,36 @@ final class ClientMultis {
         return bytes;
     }
 
-    private static int listings(List<Op> ops) {
-        return (int) ops.stream().filter(op -> op instanceof Op.GetChildren).count();
+    private static List<Op> merged(List<Part> group) {
+        List<Op> ops = new ArrayList<>();
+        group.forEach(part -> ops.addAll(part.ops));
+        return ops;
+    }
+
+    /** About what reading these answers: listings as they answered last, data as the ledger writes them. */
+    long answerBytes(List<Op> reads) {
+        long bytes = 0;
+        for (Op read : reads) {
+            bytes += read instanceof Op.GetChildren
+                    ? 2 * listingBytes.getOrDefault(read.getPath(), UNKNOWN_LISTING_BYTES / 2)
+                    : READ_DATA_BYTES;
+        }
+        return bytes;
+    }
+
+    /** Remembers what each listing of the answer came to (twice that is reckoned next time: listings grow). */
+    void learn(List<Op> reads, MultiAnswer answer) {
+        if (listingBytes.size() > LISTINGS_REMEMBERED) {
+            listingBytes.clear();
+        }
+        for (int i = 0; i < reads.size() && i < answer.results().size(); i++) {
+            if (answer.results().get(i) instanceof OpResult.GetChildrenResult listing) {
+                long bytes = 64;
+                for (String child : listing.getChildren()) {
+                    bytes += 4 + child.length();
+                }
+                listingBytes.put(reads.get(i).getPath(), bytes);
+            }
+        }
     }
 }

@@ -471,6 +471,16 @@ public final class FireLedger {
         return liveInstancesAsync().thenApply(live -> Set.copyOf(live.values()));
     }
 
+    /**
+     * Whether the job's reshard flag is up in ZooKeeper, read with the client's other jobs' reads of the moment (the
+     * leader's periodic pass looks for it even when its cache shows none; a thousand jobs' looks cost a request).
+     * Completes on ZooKeeper's event thread.
+     */
+    public CompletableFuture<Boolean> reshardFlaggedAsync() {
+        return requests.multiAsync("Multi", List.of(Op.getData(requests.full(nodes.reshardNecessary()))))
+                .thenApply(answer -> answer.results().get(0) instanceof OpResult.GetDataResult);
+    }
+
     /** The instances registered now, each with the session that owns its registration, read as {@link #liveSessionsAsync}. */
     public CompletableFuture<Map<String, Long>> liveInstancesAsync() {
         return reads.liveInstancesAsync();

@@ -161,6 +161,7 @@ record JobParts(
                         scheduler,
                         memory.ends().recorded(),
                         memory.claims()::holdsOpenClaimOf),
+                ledger,
                 serial);
         ManualFireHandler handler = settings.manualFireHandler() != null
                 ? settings.manualFireHandler()

@@ -112,6 +112,37 @@ class ClientMultisTest extends ZooKeeperTestSupport {
     }
 
     @Test
+    void listingsNotReadYetGoAFewARequestAndOnceKnownToBeSmallManyGoTogether() throws Exception {
+        for (int i = 0; i < 12; i++) {
+            client.create().forPath("/m/l" + i);
+        }
+        assertThat(requestsToList(12))
+                .as("12 listings not read yet, four a request")
+                .isGreaterThanOrEqualTo(3);
+        assertThat(requestsToList(12))
+                .as("the same listings, known to be small: with the held one, in one or two")
+                .isLessThanOrEqualTo(2);
+    }
+
+    /** Lists that many nodes behind a held request, and counts the requests it took. */
+    private long requestsToList(int nodes) {
+        CompletableFuture<Void> gate = new CompletableFuture<>();
+        AtomicBoolean first = new AtomicBoolean(true);
+        ClientMultis.Sender held = (name, ops) -> first.getAndSet(false)
+                ? gate.thenCompose(open -> requests.sendMulti(name, ops))
+                : requests.sendMulti(name, ops);
+        List<CompletableFuture<MultiAnswer>> answers = new ArrayList<>();
+        answers.add(multis.send(held, "Multi", List.of(read("/m"))));
+        for (int i = 0; i < nodes; i++) {
+            answers.add(multis.send(held, "Multi", List.of(Op.getChildren(requests.full("/m/l" + i)))));
+        }
+        long before = counter.counts().ledger().total();
+        gate.complete(null);
+        answers.forEach(CompletableFuture::join);
+        return counter.counts().ledger().total() - before;
+    }
+
+    @Test
     void aLostConnectionFailsEveryPartOfTheRequest() throws Exception {
         CompletableFuture<MultiAnswer> held = multis.send(this.held, "Create", List.of(create("/m/held")));
         CompletableFuture<MultiAnswer> queued = multis.send(this.held, "Create", List.of(create("/m/queued")));

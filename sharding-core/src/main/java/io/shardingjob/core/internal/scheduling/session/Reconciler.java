@@ -30,6 +30,8 @@ public final class Reconciler {
 
     private final LedgerKeeper keeper;
 
+    private final FireLedger ledger;
+
     private final SerialExecutor serial;
 
     /** Whether a reconcile is already waiting on the serial executor. */
@@ -40,11 +42,13 @@ public final class Reconciler {
             LeaderElection election,
             ShardingService sharding,
             LedgerKeeper keeper,
+            FireLedger ledger,
             SerialExecutor serial) {
         this.view = view;
         this.election = election;
         this.sharding = sharding;
         this.keeper = keeper;
+        this.ledger = ledger;
         this.serial = serial;
     }
 
@@ -86,8 +90,18 @@ public final class Reconciler {
             CompletableFuture<?> raised = inconsistency
                     .<CompletableFuture<?>>map(sharding::requestReshardAsync)
                     .orElseGet(() -> CompletableFuture.completedFuture(null));
-            CompletableFuture<?> resharded =
-                    pending || periodic ? raised.thenCompose(flag -> sharding.reshardIfNecessaryAsync()) : raised;
+            CompletableFuture<?> resharded;
+            if (pending) {
+                resharded = raised.thenCompose(flag -> sharding.reshardIfNecessaryAsync());
+            } else if (periodic) {
+                // The cache shows no flag: a look in ZooKeeper, in the client's merged reads, says whether one is up.
+                resharded = ledger.reshardFlaggedAsync()
+                        .thenCompose(up -> up
+                                ? sharding.reshardIfNecessaryAsync()
+                                : CompletableFuture.completedFuture(Optional.empty()));
+            } else {
+                resharded = raised;
+            }
             kept = periodic
                     ? resharded
                             .thenComposeAsync(written -> keeper.pass(view.now(), view.sessionId()), serial.pool())
