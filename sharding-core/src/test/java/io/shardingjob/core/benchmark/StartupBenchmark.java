@@ -57,6 +57,7 @@ class StartupBenchmark {
                 "owned s",
                 "jobs/s",
                 "requests per job",
+                "server packets per job",
                 "reads/writes per job",
                 "requests per job by operation",
                 "watches per job (recursive/persistent/data/exists/children)",
@@ -100,6 +101,7 @@ class StartupBenchmark {
             }
             List<JobCoordinator> all = new ArrayList<>(jobs.all());
             Counts before = requests.counts();
+            long packetsBefore = serverPacketsReceived(cluster);
             long started = System.nanoTime();
             jobs.startAll();
             long returned = System.nanoTime();
@@ -107,6 +109,7 @@ class StartupBenchmark {
             long owned = System.nanoTime();
             awaitQuiet(requests);
             Counts cost = requests.counts().since(before);
+            long packets = serverPacketsReceived(cluster) - packetsBefore;
             double ownedSeconds = (owned - started) / 1e9;
             report.row(
                     count,
@@ -115,6 +118,7 @@ class StartupBenchmark {
                     ownedSeconds,
                     count / ownedSeconds,
                     cost.total() / (double) count,
+                    packets / (double) count,
                     String.format(
                             Locale.ROOT, "%.1f / %.1f", cost.reads() / (double) count, cost.writes() / (double) count),
                     perJob(cost, count),
@@ -186,14 +190,26 @@ class StartupBenchmark {
         return String.join("/", perKind);
     }
 
+    /**
+     * Requests the server received, from {@code mntr}: Curator's tracer reports only the requests that succeeded (a
+     * create answered NodeExists is not counted), the server counts every one, and a ping every third of the 30 s
+     * session timeout.
+     */
+    private static long serverPacketsReceived(BenchmarkCluster cluster) {
+        return serverFigure(cluster, "mntr", "zk_packets_received");
+    }
+
     /** The server's {@code wchs} total: one per data or child watch of a path, a persistent watch counting in both. */
     private static long serverWatches(BenchmarkCluster cluster) {
+        return serverFigure(cluster, "wchs", "Total watches:");
+    }
+
+    private static long serverFigure(BenchmarkCluster cluster, String word, String label) {
         String port = cluster.connectString().substring(cluster.connectString().lastIndexOf(':') + 1);
-        return ZooKeeperServers.fourLetterWord(Integer.parseInt(port), "wchs")
+        return ZooKeeperServers.fourLetterWord(Integer.parseInt(port), word)
                 .lines()
-                .filter(line -> line.startsWith("Total watches:"))
-                .mapToLong(line ->
-                        Long.parseLong(line.substring("Total watches:".length()).trim()))
+                .filter(line -> line.startsWith(label))
+                .mapToLong(line -> Long.parseLong(line.substring(label.length()).trim()))
                 .findFirst()
                 .orElse(-1);
     }
