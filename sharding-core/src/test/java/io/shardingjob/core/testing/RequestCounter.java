@@ -65,7 +65,7 @@ public final class RequestCounter extends AdvancedTracerDriver {
         public static final Counts NONE = new Counts(Map.of());
 
         public long reads() {
-            return sum("GetData", "GetChildren", "Exists", "GetACL", "GetConfig");
+            return sum("GetData", "GetChildren", "Exists", "GetACL", "GetConfig", "MultiRead");
         }
 
         public long writes() {

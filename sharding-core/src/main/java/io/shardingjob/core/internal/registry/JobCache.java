@@ -2,6 +2,7 @@ package io.shardingjob.core.internal.registry;
 
 import io.shardingjob.core.registry.RegistryUnavailableException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
@@ -16,7 +17,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A local, watch-maintained copy of the small state of one job: its configuration, instances, leader, assignment and
- * disabled or leaving instances and items ({@link JobNodes#cachedSubtrees()}). Steady-state reads come from here, never
+ * disabled or leaving instances and items ({@link JobNodes#cachedSubtrees()}, {@link JobNodes#cachedNodes()}). Steady-state reads come from here, never
  * from a ZooKeeper round trip. The fire ledger is deliberately not cached: it grows with fires and items, and a cache
  * over it would cost every instance two reads per claim. Listeners run on the executor given at construction, never on
  * ZooKeeper's event thread, so they may block briefly without stalling other watches.
@@ -30,9 +31,12 @@ public final class JobCache implements AutoCloseable {
     private final CountDownLatch initialized;
 
     public JobCache(CuratorFramework client, JobNodes nodes, Executor listenerExecutor) {
-        this.caches = nodes.cachedSubtrees().stream()
-                .map(path -> CuratorCache.build(client, path))
-                .toList();
+        List<CuratorCache> all = new ArrayList<>();
+        nodes.cachedSubtrees().forEach(path -> all.add(CuratorCache.build(client, path)));
+        // A single node is watched alone (a persistent watch, not a recursive one): its loads read its data only.
+        nodes.cachedNodes()
+                .forEach(path -> all.add(CuratorCache.build(client, path, CuratorCache.Options.SINGLE_NODE_CACHE)));
+        this.caches = List.copyOf(all);
         this.listenerExecutor = listenerExecutor;
         this.initialized = new CountDownLatch(caches.size());
         caches.forEach(cache -> cache.listenable()

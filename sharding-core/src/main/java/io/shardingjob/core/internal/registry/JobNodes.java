@@ -116,19 +116,42 @@ public final class JobNodes {
         return disabledItems() + "/" + item;
     }
 
-    /** The small state every instance caches: never a subtree that grows with fires or items. */
+    /**
+     * The small state every instance caches with its children: never a subtree that grows with fires or items. The
+     * single nodes of the small state are {@link #cachedNodes()}.
+     */
     public java.util.List<String> cachedSubtrees() {
         return java.util.List.of(
-                config(),
-                history(),
+                instances(), root + "/leader", root + "/sharding", root + "/disabled", leavingInstances(), followers());
+    }
+
+    /**
+     * The small state every instance caches that is one node without children: watched alone, so that loading or
+     * changing it reads its data only, never a list of children it does not have.
+     */
+    public java.util.List<String> cachedNodes() {
+        return java.util.List.of(config(), history(), manualFire(), rerun());
+    }
+
+    /**
+     * The persistent nodes a job's start makes sure of, each after its parent: the containers the recipes and the
+     * operators write under, and the single nodes whose later writes set data rather than create.
+     */
+    public java.util.List<String> structure() {
+        return java.util.List.of(
+                root,
                 instances(),
-                root + "/leader",
-                root + "/sharding",
                 root + "/disabled",
+                disabledInstances(),
+                disabledItems(),
                 leavingInstances(),
+                ledger(),
                 manualFire(),
                 rerun(),
-                followers());
+                followers(),
+                parent(assignment()),
+                root + "/leader",
+                parent(reshardNecessary()));
     }
 
     /** The jobs following this one, one child each, read by whoever completes this job's fires. Small: cached. */

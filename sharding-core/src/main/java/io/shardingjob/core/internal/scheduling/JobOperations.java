@@ -3,6 +3,7 @@ package io.shardingjob.core.internal.scheduling;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.internal.config.JobConfigurationService;
 import io.shardingjob.core.internal.registry.JobNodes;
+import io.shardingjob.core.internal.registry.JobStructure;
 import io.shardingjob.core.internal.sharding.ShardingService;
 import io.shardingjob.core.operation.OperatorInputs;
 import io.shardingjob.core.registry.RegistryUnavailableException;
@@ -90,20 +91,8 @@ final class JobOperations {
     }
 
     /** Creates the job's persistent nodes that are not there yet. */
-    void createStructure() throws Exception {
-        for (String path : List.of(
-                nodes.instances(),
-                nodes.disabledInstances(),
-                nodes.disabledItems(),
-                nodes.leavingInstances(),
-                nodes.ledger(),
-                nodes.manualFire(),
-                nodes.rerun(),
-                nodes.followers(),
-                JobNodes.parent(nodes.assignment()),
-                JobNodes.parent(nodes.reshardNecessary()))) {
-            createQuietly(path);
-        }
+    void createStructure() {
+        JobStructure.ensure(client, List.of(nodes));
     }
 
     private int checkItem(int item) {

@@ -1,0 +1,120 @@
+package io.shardingjob.core.internal.registry;
+
+import io.shardingjob.core.registry.RegistryUnavailableException;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.curator.RetryLoop;
+import org.apache.curator.drivers.OperationTrace;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.api.transaction.CuratorOp;
+import org.apache.curator.utils.ZKPaths;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
+
+/**
+ * Makes sure the persistent nodes of jobs ({@link JobNodes#structure()}) exist, in two requests however many jobs:
+ * one multi of reads tells which are missing, one multi creates them, parents first. Path by path with
+ * {@code creatingParentsIfNeeded} it took a request per node and per missing parent, about ten per job start.
+ *
+ * <p>Race window: another instance may create some of the nodes between the read and the create; the create multi then
+ * fails as a whole with NodeExists, creating nothing, and the read is done again. Nothing else ever deletes these
+ * nodes while a job of theirs runs.
+ */
+public final class JobStructure {
+
+    /** Operations per multi: a read answers a few dozen bytes, a create sends its path, far under jute.maxbuffer. */
+    static final int MAX_OPS_PER_MULTI = 1000;
+
+    private static final int ATTEMPTS = 5;
+
+    private JobStructure() {}
+
+    /**
+     * Creates what is missing of the jobs' persistent nodes, waiting for ZooKeeper.
+     *
+     * @throws RegistryUnavailableException when ZooKeeper did not answer, or the nodes kept being created by others
+     */
+    public static void ensure(CuratorFramework client, List<JobNodes> jobs) {
+        List<String> paths = new ArrayList<>();
+        jobs.forEach(job -> paths.addAll(job.structure()));
+        try {
+            for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
+                List<String> missing = missing(client, paths);
+                if (missing.isEmpty() || created(client, missing)) {
+                    return;
+                }
+            }
+        } catch (RegistryUnavailableException ex) {
+            throw ex;
+        } catch (Exception ex) {
+            throw new RegistryUnavailableException("Could not create the nodes of " + names(jobs), ex);
+        }
+        throw new RegistryUnavailableException(
+                "The nodes of " + names(jobs) + " kept being created by others while this instance created them");
+    }
+
+    /** The paths that do not exist, in their order: read in multis of reads, each answered op by op. */
+    private static List<String> missing(CuratorFramework client, List<String> paths) throws Exception {
+        List<String> missing = new ArrayList<>();
+        for (int from = 0; from < paths.size(); from += MAX_OPS_PER_MULTI) {
+            List<String> chunk = paths.subList(from, Math.min(paths.size(), from + MAX_OPS_PER_MULTI));
+            List<Op> reads = chunk.stream()
+                    .map(path -> (Op) Op.getData(ZKPaths.fixForNamespace(client.getNamespace(), path)))
+                    .toList();
+            List<OpResult> results = readMulti(client, reads);
+            for (int i = 0; i < chunk.size(); i++) {
+                if (results.get(i) instanceof OpResult.ErrorResult error) {
+                    if (error.getErr() != KeeperException.Code.NONODE.intValue()) {
+                        throw KeeperException.create(KeeperException.Code.get(error.getErr()), chunk.get(i));
+                    }
+                    missing.add(chunk.get(i));
+                }
+            }
+        }
+        return missing;
+    }
+
+    /**
+     * One multi of reads on the session's own handle (Curator's transactions hold writes only), with Curator's retries,
+     * reported to its tracer as its own operations are. A read multi is answered op by op: a missing node fails its own
+     * read only. A namespace not created yet reads as every node missing; the create multi's Curator operations create
+     * it first.
+     */
+    private static List<OpResult> readMulti(CuratorFramework client, List<Op> reads) throws Exception {
+        return RetryLoop.callWithRetry(client.getZookeeperClient(), () -> {
+            OperationTrace trace = client.getZookeeperClient().startAdvancedTracer("MultiRead");
+            List<OpResult> results;
+            try {
+                results = client.getZookeeperClient().getZooKeeper().multi(reads);
+            } catch (KeeperException refused) {
+                if (refused.getResults() == null || refused.getResults().isEmpty()) {
+                    throw refused;
+                }
+                results = refused.getResults();
+            }
+            trace.commit();
+            return results;
+        });
+    }
+
+    /** Whether the create multi went through; false when another instance created one of the nodes meanwhile. */
+    private static boolean created(CuratorFramework client, List<String> missing) throws Exception {
+        for (int from = 0; from < missing.size(); from += MAX_OPS_PER_MULTI) {
+            List<CuratorOp> creates = new ArrayList<>();
+            for (String path : missing.subList(from, Math.min(missing.size(), from + MAX_OPS_PER_MULTI))) {
+                creates.add(client.transactionOp().create().forPath(path));
+            }
+            try {
+                client.transaction().forOperations(creates);
+            } catch (KeeperException.NodeExistsException raced) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static String names(List<JobNodes> jobs) {
+        return jobs.size() == 1 ? "job " + JobNodes.name(jobs.get(0).root()) : jobs.size() + " jobs";
+    }
+}

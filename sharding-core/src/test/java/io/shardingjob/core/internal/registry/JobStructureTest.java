@@ -1,0 +1,105 @@
+package io.shardingjob.core.internal.registry;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.shardingjob.core.ZooKeeperTestSupport;
+import io.shardingjob.core.testing.RequestCounter;
+import io.shardingjob.core.testing.RequestCounter.Counts;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.stream.IntStream;
+import org.apache.curator.framework.CuratorFramework;
+import org.junit.jupiter.api.Test;
+
+/** The persistent nodes of many jobs made sure of in two requests, against a real ZooKeeper. */
+class JobStructureTest extends ZooKeeperTestSupport {
+
+    @Test
+    void createsEveryNodeOfManyJobsInANewNamespaceWithOneReadAndOneCreate() throws Exception {
+        CuratorFramework client = newClient();
+        RequestCounter requests = RequestCounter.attachTo(client);
+        List<JobNodes> jobs = jobs("order", 3);
+
+        JobStructure.ensure(client, jobs);
+
+        assertThat(requests.counts().byOperation())
+                .containsEntry("MultiRead/foreground", 1L)
+                .containsEntry("Multi/foreground", 1L);
+        assertEveryNodeExists(client, jobs);
+    }
+
+    @Test
+    void readsOnceAndWritesNothingWhenEveryNodeExists() throws Exception {
+        CuratorFramework client = newClient();
+        List<JobNodes> jobs = jobs("order", 3);
+        JobStructure.ensure(client, jobs);
+        RequestCounter requests = RequestCounter.attachTo(client);
+
+        JobStructure.ensure(client, jobs);
+
+        Counts counts = requests.counts();
+        assertThat(counts.byOperation()).containsOnlyKeys("MultiRead/foreground");
+        assertThat(counts.total()).isEqualTo(1);
+    }
+
+    @Test
+    void createsOnlyTheMissingNodesAndLeavesTheDataOfTheOthers() throws Exception {
+        CuratorFramework client = newClient();
+        JobNodes job = new JobNodes("order");
+        client.create()
+                .creatingParentsIfNeeded()
+                .forPath(job.manualFire(), "1700000000000".getBytes(StandardCharsets.UTF_8));
+        client.create().creatingParentsIfNeeded().forPath(job.disabledItem(3));
+
+        JobStructure.ensure(client, List.of(job));
+
+        assertEveryNodeExists(client, List.of(job));
+        assertThat(new String(client.getData().forPath(job.manualFire()), StandardCharsets.UTF_8))
+                .isEqualTo("1700000000000");
+        assertThat(client.getChildren().forPath(job.disabledItems())).containsExactly("3");
+    }
+
+    @Test
+    void instancesMakingSureOfTheSameJobsAtOnceAllSucceed() throws Exception {
+        List<JobNodes> jobs = jobs("feed", 300);
+        List<CuratorFramework> clients = List.of(newClient(), newClient(), newClient(), newClient());
+
+        CompletableFuture.allOf(clients.stream()
+                        .map(client -> CompletableFuture.runAsync(() -> JobStructure.ensure(client, jobs)))
+                        .toArray(CompletableFuture[]::new))
+                .join();
+
+        assertEveryNodeExists(clients.get(0), jobs);
+    }
+
+    @Test
+    void splitsTheRequestsOfMoreNodesThanOneMultiHolds() throws Exception {
+        CuratorFramework client = newClient();
+        List<JobNodes> jobs = jobs("tenant", 100);
+        RequestCounter requests = RequestCounter.attachTo(client);
+
+        JobStructure.ensure(client, jobs);
+
+        int nodes = jobs.size() * jobs.get(0).structure().size();
+        long multis = (nodes + JobStructure.MAX_OPS_PER_MULTI - 1) / JobStructure.MAX_OPS_PER_MULTI;
+        assertThat(requests.counts().byOperation())
+                .containsEntry("MultiRead/foreground", multis)
+                .containsEntry("Multi/foreground", multis);
+        assertEveryNodeExists(client, jobs);
+    }
+
+    private static List<JobNodes> jobs(String prefix, int count) {
+        return IntStream.range(0, count)
+                .mapToObj(i -> new JobNodes(prefix + "-" + i))
+                .toList();
+    }
+
+    private static void assertEveryNodeExists(CuratorFramework client, List<JobNodes> jobs) throws Exception {
+        for (JobNodes job : jobs) {
+            for (String path : job.structure()) {
+                assertThat(client.checkExists().forPath(path)).as(path).isNotNull();
+            }
+        }
+    }
+}
