@@ -3,6 +3,7 @@ package io.shardingjob.core.benchmark;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.shardingjob.core.JobCoordinator;
+import io.shardingjob.core.ShardedJobs;
 import io.shardingjob.core.config.FireSchedule;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.execution.ExecutionSource;
@@ -92,7 +93,8 @@ class CoordinationTrafficBenchmark {
         List<RequestCounter> counters = new ArrayList<>();
         List<List<JobCoordinator>> coordinators = new ArrayList<>();
         ExecutorService pool = Executors.newFixedThreadPool(16);
-        ExecutorService firing = Executors.newCachedThreadPool();
+        // Hands each fire over and returns, as the starter's fire pool does: thousands of jobs take no thread each.
+        ExecutorService firing = Executors.newFixedThreadPool(8);
         // Fires every PERIOD from a whole second once every job is owned; the coordinators know that schedule, as the
         // starter's cron does.
         AtomicReference<Instant> firstFire = new AtomicReference<>();
@@ -110,6 +112,8 @@ class CoordinationTrafficBenchmark {
             clients.add(client);
             counters.add(RequestCounter.attachTo(client));
             List<JobCoordinator> ofInstance = new ArrayList<>();
+            // Started together, as many jobs start in a service: one after another, thousands take minutes.
+            ShardedJobs starting = new ShardedJobs();
             for (int j = 0; j < jobs; j++) {
                 JobCoordinator coordinator = JobCoordinator.builder(client, job("job" + j, items))
                         .instanceId("i" + i)
@@ -118,9 +122,10 @@ class CoordinationTrafficBenchmark {
                         .schedule(everyPeriod)
                         .job(context -> {}, pool)
                         .build();
-                coordinator.start();
+                starting.add(coordinator);
                 ofInstance.add(coordinator);
             }
+            starting.startAll();
             coordinators.add(ofInstance);
         }
         for (int j = 0; j < jobs; j++) {
@@ -150,7 +155,8 @@ class CoordinationTrafficBenchmark {
             }
             List<CompletableFuture<FireReport>> reports = new ArrayList<>();
             coordinators.forEach(ofInstance -> ofInstance.forEach(coordinator -> reports.add(
-                    CompletableFuture.supplyAsync(() -> coordinator.fire(ExecutionSource.NORMAL, fireTime), firing))));
+                    CompletableFuture.supplyAsync(() -> coordinator.fireAsync(ExecutionSource.NORMAL, fireTime), firing)
+                            .thenCompose(handedOver -> handedOver))));
             for (CompletableFuture<FireReport> each : reports) {
                 FireReport fired = each.join();
                 ran += fired.items().size();
