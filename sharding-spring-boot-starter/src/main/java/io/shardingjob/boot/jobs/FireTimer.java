@@ -141,7 +141,7 @@ public final class FireTimer implements TaskScheduler, AutoCloseable {
      *
      * @throws RejectedExecutionException when the fire pool no longer takes fires
      */
-    void handOff(Runnable fire) {
+    public void handOff(Runnable fire) {
         if (Thread.currentThread() == dispatching) {
             batch.add(fire);
         } else {
