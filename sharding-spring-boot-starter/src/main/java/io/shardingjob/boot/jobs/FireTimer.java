@@ -192,13 +192,16 @@ public final class FireTimer implements TaskScheduler, AutoCloseable {
         int handed = batch.size();
         batch.clear();
         int drains = Math.min(handed, fireParallelism);
+        int taken = 0;
         try {
-            for (int i = 0; i < drains; i++) {
+            for (; taken < drains; taken++) {
                 fires.execute(() -> drain(held));
             }
         } catch (RejectedExecutionException ex) {
-            // The drains already taken run every fire; with none taken the pool is shutting down.
-            log.warn("{} fires not started: the fire pool is shutting down", held.size());
+            // A drain already taken runs every fire; with none taken the pool is shutting down.
+            if (taken == 0) {
+                log.warn("{} fires not started: the fire pool is shutting down", handed);
+            }
         }
     }
 
