@@ -14,8 +14,9 @@ import org.springframework.scheduling.support.CronTrigger;
 /**
  * A cron trigger that reads the job's cron and time zone from the configuration in force (the one stored in ZooKeeper)
  * every time, so that an operator's change reaches every instance without a restart (see {@link #isStale()}), and that
- * remembers the time it scheduled, so that a fire knows its scheduled time. Spring computes the next time only after the previous run
- * returned, so the remembered time is always that of the run in progress.
+ * remembers the time it scheduled, so that a fire knows its scheduled time. The instance's {@link FireTimer}, as Spring's
+ * own rescheduling task, computes the next time only after the previous run returned, so the remembered time is always
+ * that of the run in progress.
  *
  * <p>It is a {@link CronTrigger} only so that what describes Spring's cron tasks describes the job too: Boot's
  * {@code scheduledtasks} endpoint lists a task whose trigger is a {@code CronTrigger} as a cron task with
@@ -24,7 +25,7 @@ import org.springframework.scheduling.support.CronTrigger;
  * cron are two triggers.
  *
  * <p>A job on demand (cron {@code -}) has no next time: asked while the job is on demand, the trigger answers
- * {@code null}, and Spring stops asking. {@link ScheduledShardedJob} schedules no task for such a job and follows a
+ * {@code null}, and the timer stops asking. {@link ScheduledShardedJob} schedules no task for such a job and follows a
  * change to a cron (or back) by scheduling (or cancelling) the task again: see {@link #isStale()}.
  */
 public final class JobTrigger extends CronTrigger {
@@ -78,7 +79,7 @@ public final class JobTrigger extends CronTrigger {
     }
 
     /**
-     * Whether the configuration in force has another cron or time zone than the one this trigger last read. Spring
+     * Whether the configuration in force has another cron or time zone than the one this trigger last read. The timer
      * asks a trigger for the next time only after a run, so a job that fires rarely must be re-scheduled for a change to
      * apply before its old next time.
      */

@@ -15,12 +15,14 @@ import org.springframework.scheduling.config.TriggerTask;
 
 /**
  * One started job on this instance: its coordinator and its schedule. Each trigger (the cron's, and an operator's
- * manual fire announced by the coordinator) hands a fire to the fire pool and returns at once, so the scheduler's few threads never wait for a job; the fire pool only claims and hands the items
+ * manual fire announced by the coordinator) hands a fire to the fire pool and returns at once, so the instance's one
+ * {@link FireTimer} never waits for a job (the fires it starts at one instant go to the pool together); the fire pool
+ * only claims and hands the items
  * to the item pool, so it never waits for them either. A fire that arrives while items of the previous
  * one still run is handed to the core as well: it skips those items and, when the job's {@code misfire} is on, runs
  * them once more as soon as they finish.
  *
- * <p>The schedule is a Spring {@link ScheduledTask}, so that what lists an application's scheduled tasks (Boot's
+ * <p>The schedule is a Spring {@link ScheduledTask} (scheduled on the {@link FireTimer}), so that what lists an application's scheduled tasks (Boot's
  * {@code scheduledtasks} endpoint, through {@link RunningJobs}) lists the job as a cron task: its cron, the job's method
  * as target (named as Spring names a {@code @Scheduled} method) and its next fire.
  */
@@ -38,7 +40,7 @@ public final class ScheduledShardedJob {
 
     private final JobTrigger trigger;
 
-    /** Spring's public way to a {@link ScheduledTask}: it schedules on our scheduler and keeps nothing itself. */
+    /** Spring's public way to a {@link ScheduledTask}: it schedules on the instance's timer and keeps nothing itself. */
     private final ScheduledTaskRegistrar registrar = new ScheduledTaskRegistrar();
 
     private volatile @Nullable ScheduledTask schedule;
@@ -67,7 +69,8 @@ public final class ScheduledShardedJob {
                 .build();
         this.executors = executors;
         this.trigger = new JobTrigger(coordinator, crons);
-        this.registrar.setTaskScheduler(executors.scheduler());
+        // The instance's one timer: the registrar's task is an entry of its timetable, not a future of its own.
+        this.registrar.setTaskScheduler(executors.timer());
     }
 
     /** The method that declares the job; null for a job defined at run time. */
@@ -120,7 +123,7 @@ public final class ScheduledShardedJob {
     }
 
     /**
-     * When the schedule fires next, {@code null} once cancelled and while the job is on demand. Spring asks the trigger for the next time right after
+     * When the schedule fires next, {@code null} once cancelled and while the job is on demand. The timer asks the trigger for the next time right after
      * handing a fire off, so this is the pending time except during that hand-off, when it is the fire's own.
      */
     @Nullable
@@ -131,7 +134,7 @@ public final class ScheduledShardedJob {
     /**
      * Re-schedules when the stored cron or time zone changed, so that the change applies before the old next fire;
      * schedules a job on demand that was given a cron, and cancels the task of a job that became on demand (whose
-     * trigger Spring stopped asking once it answered no next time).
+     * trigger the timer stopped asking once it answered no next time).
      */
     synchronized void followScheduleChange() {
         if (!scheduling) {
@@ -160,7 +163,7 @@ public final class ScheduledShardedJob {
             return false;
         }
         try {
-            executors.fires().execute(() -> run(fireTime, source));
+            executors.timer().handOff(() -> run(fireTime, source));
             return true;
         } catch (RejectedExecutionException ex) {
             log.warn("Job {}: fire of {} rejected, the executors are shutting down", coordinator.jobName(), fireTime);

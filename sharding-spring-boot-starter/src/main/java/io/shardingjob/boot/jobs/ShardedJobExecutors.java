@@ -3,6 +3,7 @@ package io.shardingjob.boot.jobs;
 import java.time.Duration;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadPoolExecutor;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,7 +22,8 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
  * for {@code @Scheduled} nor get shut down by the context before the jobs have finished.
  *
  * <ul>
- *   <li>the scheduler only fires cron triggers: its tasks are short, so a couple of threads serve any number of jobs;
+ *   <li>the scheduler runs one {@link FireTimer} for every job's cron trigger: one task armed for the earliest next fire,
+ *       which starts every fire due at that instant in one pass and hands them to the fire pool together;
  *   <li>coordination work (audits, ledger upkeep, reshards, claim writes) waits on ZooKeeper, so it has a scheduled
  *       pool of its own: a slow or unreachable ZooKeeper must not make cron triggers late;
  *   <li>a fire plans its items and hands them on (it may wait for the claims of items it could not claim ahead), so
@@ -47,6 +49,8 @@ public final class ShardedJobExecutors implements AutoCloseable {
     private final Executor fires;
 
     private final Executor items;
+
+    private final FireTimer timer;
 
     /**
      * @param scheduler an initialized scheduler
@@ -75,6 +79,19 @@ public final class ShardedJobExecutors implements AutoCloseable {
                 coordination != null ? coordination.getScheduledExecutor() : scheduler.getScheduledExecutor();
         this.fires = fires;
         this.items = items;
+        this.timer = new FireTimer(
+                scheduler, scheduler.getScheduledExecutor(), fires, parallelismOf(fires), scheduler.getClock());
+    }
+
+    /** How many fires the pool runs at once: its threads, or as many as are handed to it when it has no bound. */
+    private static int parallelismOf(Executor fires) {
+        if (fires instanceof ThreadPoolTaskExecutor pool) {
+            return pool.getMaxPoolSize();
+        }
+        if (fires instanceof ThreadPoolExecutor pool) {
+            return pool.getMaximumPoolSize();
+        }
+        return Integer.MAX_VALUE;
     }
 
     /** Platform threads: a scheduler of {@code schedulerThreads}, and fixed pools that queue what they cannot run. */
@@ -141,8 +158,14 @@ public final class ShardedJobExecutors implements AutoCloseable {
         return pool;
     }
 
+    /** The real scheduler: the timer's own task, and the periodic tasks of the lifecycle. */
     public TaskScheduler scheduler() {
         return scheduler;
+    }
+
+    /** The one timer of every job's cron trigger. */
+    public FireTimer timer() {
+        return timer;
     }
 
     /** The executor of coordination work, as the coordinators of the core take it. */
@@ -166,6 +189,7 @@ public final class ShardedJobExecutors implements AutoCloseable {
      */
     @Override
     public void close() {
+        timer.close();
         for (Object executor : new Object[] {fires, items, scheduler, ownCoordination}) {
             try {
                 if (executor instanceof ExecutorConfigurationSupport pool) {

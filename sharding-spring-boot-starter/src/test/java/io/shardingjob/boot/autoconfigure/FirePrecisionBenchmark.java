@@ -55,7 +55,8 @@ import org.springframework.scheduling.support.CronExpression;
 /**
  * How precisely the starter fires many jobs on one instance, and what each job costs in threads and heap. Every job is
  * started through the real scheduling path: an application context with the auto-configuration, the lifecycle's
- * {@code added} (the path of a lazily created job bean), {@code ShardedJobExecutors}, a {@code JobTrigger} per job. The
+ * {@code added} (the path of a lazily created job bean), {@code ShardedJobExecutors}, a {@code JobTrigger} per job on
+ * the instance's one {@code FireTimer}. The
  * delay of a fire is from its scheduled time to the start of its item, as a {@link ShardedJobListener} bean sees it.
  */
 class FirePrecisionBenchmark {
@@ -122,7 +123,8 @@ class FirePrecisionBenchmark {
             long heapWith,
             long historyRecords,
             Duration stop,
-            List<Double> floorDelays) {}
+            List<Double> floorDelays,
+            List<Double> timerFloorDelays) {}
 
     @Test
     void measuresFireDelayThreadsAndHeapForFiftyToFiveThousandJobs() throws Exception {
@@ -258,7 +260,8 @@ class FirePrecisionBenchmark {
             context.close();
             Duration stop = Duration.ofNanos(System.nanoTime() - stopping);
             progress(size, "stopped in " + seconds(stop) + " s");
-            List<Double> floorDelays = floor(size);
+            List<Double> floorDelays = floor(size, false);
+            List<Double> timerFloorDelays = floor(size, true);
             return new Result(
                     size,
                     contextStart,
@@ -279,7 +282,8 @@ class FirePrecisionBenchmark {
                     heapWith,
                     historyRecords,
                     stop,
-                    floorDelays);
+                    floorDelays,
+                    timerFloorDelays);
         } finally {
             context.close();
         }
@@ -287,9 +291,9 @@ class FirePrecisionBenchmark {
 
     /**
      * The delays of the same fires with no library: the starter's pools at their default sizes and Spring's cron
-     * triggers alone, over a window of the same length.
+     * triggers alone, or the starter's one timer alone, over a window of the same length.
      */
-    private static List<Double> floor(Size size) throws InterruptedException {
+    private static List<Double> floor(Size size, boolean oneTimer) throws InterruptedException {
         List<String> crons = new ArrayList<>();
         for (int i = 0; i < size.jobs(); i++) {
             crons.add(cron(i, size.spread()));
@@ -297,14 +301,14 @@ class FirePrecisionBenchmark {
         ShardingProperties defaults = new ShardingProperties();
         Instant from =
                 Instant.now().plus(WARM_UP).truncatedTo(ChronoUnit.SECONDS).plusSeconds(1);
-        List<Double> delays = HandOffFloor.delays(
-                crons,
-                defaults.getScheduler().getPoolSize(),
-                defaults.getExecution().getMaxConcurrentFires(),
-                defaults.getExecution().getPoolSize(),
-                from,
-                from.plus(WINDOW));
-        progress(size, "floor measured on " + delays.size() + " fires");
+        int schedulerThreads = defaults.getScheduler().getPoolSize();
+        int fireThreads = defaults.getExecution().getMaxConcurrentFires();
+        int itemThreads = defaults.getExecution().getPoolSize();
+        List<Double> delays = oneTimer
+                ? HandOffFloor.delaysOnOneTimer(
+                        crons, schedulerThreads, fireThreads, itemThreads, from, from.plus(WINDOW))
+                : HandOffFloor.delays(crons, schedulerThreads, fireThreads, itemThreads, from, from.plus(WINDOW));
+        progress(size, (oneTimer ? "one-timer floor" : "floor") + " measured on " + delays.size() + " fires");
         return delays;
     }
 
@@ -314,7 +318,7 @@ class FirePrecisionBenchmark {
                 "One application context (Spring Boot auto-configuration, default `sharding.*` settings: scheduler"
                         + " pool 2, 8 concurrent fires, 16 items) on one ZooKeeper server process on loopback; n jobs"
                         + " of one item with an empty body, each added through `ShardedJobLifecycle.added` and"
-                        + " scheduled by its own `JobTrigger` cron trigger, the fire ledger on (claims and their"
+                        + " scheduled by its `JobTrigger` on the instance's one `FireTimer`, the fire ledger on (claims and their"
                         + " ends, group-committed). *Delay*: from a fire's scheduled time to its item's start, as a"
                         + " `ShardedJobListener` bean sees it, for the fires scheduled in a "
                         + WINDOW.toSeconds() + " s window opened " + WARM_UP.toSeconds() + "-"
@@ -324,7 +328,9 @@ class FirePrecisionBenchmark {
                         + " the same machine: the starter's three pools at their default sizes and one Spring"
                         + " `CronTrigger` per job, each fire handed from the scheduler to the fire pool to the item"
                         + " pool, where an empty item takes its start time (`HandOffFloor`). What the library costs a"
-                        + " fire is its delay above the floor.");
+                        + " fire is its delay above the floor. *One-timer floor*: the same, with the fires on the"
+                        + " starter's one `FireTimer` (one pass per instant, the fires handed to the fire pool as a"
+                        + " batch) instead of a `CronTrigger` per job.");
         report.table(
                 "jobs",
                 "schedule",
@@ -335,6 +341,7 @@ class FirePrecisionBenchmark {
                 "delay p99 ms",
                 "delay max ms",
                 "floor p50 / p99 ms",
+                "one-timer floor p50 / p99 ms",
                 "made up (misfire)",
                 "ZooKeeper requests per fire");
         for (Result result : results) {
@@ -355,6 +362,11 @@ class FirePrecisionBenchmark {
                             "%.2f / %.2f",
                             BenchmarkReport.percentile(result.floorDelays(), 50),
                             BenchmarkReport.percentile(result.floorDelays(), 99)),
+                    String.format(
+                            Locale.ROOT,
+                            "%.2f / %.2f",
+                            BenchmarkReport.percentile(result.timerFloorDelays(), 50),
+                            BenchmarkReport.percentile(result.timerFloorDelays(), 99)),
                     result.madeUp(),
                     String.format(
                             Locale.ROOT,

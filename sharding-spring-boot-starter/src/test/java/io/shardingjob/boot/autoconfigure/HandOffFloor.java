@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
+import org.springframework.scheduling.TaskScheduler;
 import org.springframework.scheduling.Trigger;
 import org.springframework.scheduling.TriggerContext;
 import org.springframework.scheduling.support.CronTrigger;
@@ -31,28 +32,51 @@ final class HandOffFloor {
     static List<Double> delays(
             List<String> crons, int schedulerThreads, int fireThreads, int itemThreads, Instant from, Instant to)
             throws InterruptedException {
+        return delays(crons, schedulerThreads, fireThreads, itemThreads, from, to, false);
+    }
+
+    /**
+     * The same fires on the starter's one {@link io.shardingjob.boot.jobs.FireTimer} rather than a Spring trigger per
+     * job: what the timer's pass and batched hand-off cost, or save, with no library behind them.
+     */
+    static List<Double> delaysOnOneTimer(
+            List<String> crons, int schedulerThreads, int fireThreads, int itemThreads, Instant from, Instant to)
+            throws InterruptedException {
+        return delays(crons, schedulerThreads, fireThreads, itemThreads, from, to, true);
+    }
+
+    private static List<Double> delays(
+            List<String> crons,
+            int schedulerThreads,
+            int fireThreads,
+            int itemThreads,
+            Instant from,
+            Instant to,
+            boolean oneTimer)
+            throws InterruptedException {
         List<Double> delays = Collections.synchronizedList(new ArrayList<>());
         List<ScheduledFuture<?>> schedules = new ArrayList<>();
         try (ShardedJobExecutors executors = ShardedJobExecutors.platform(schedulerThreads, fireThreads, itemThreads)) {
+            TaskScheduler scheduler = oneTimer ? executors.timer() : executors.scheduler();
             for (String cron : crons) {
                 RememberingTrigger trigger = new RememberingTrigger(new CronTrigger(cron));
-                schedules.add(executors
-                        .scheduler()
-                        .schedule(
-                                () -> {
-                                    Instant scheduled = trigger.scheduled();
-                                    executors
-                                            .fires()
-                                            .execute(() -> executors.items().execute(() -> {
-                                                Instant start = Instant.now();
-                                                if (!scheduled.isBefore(from) && scheduled.isBefore(to)) {
-                                                    delays.add(Duration.between(scheduled, start)
-                                                                    .toNanos()
-                                                            / 1_000_000.0);
-                                                }
-                                            }));
-                                },
-                                trigger));
+                schedules.add(scheduler.schedule(
+                        () -> {
+                            Instant scheduled = trigger.scheduled();
+                            Runnable fire = () -> executors.items().execute(() -> {
+                                Instant start = Instant.now();
+                                if (!scheduled.isBefore(from) && scheduled.isBefore(to)) {
+                                    delays.add(
+                                            Duration.between(scheduled, start).toNanos() / 1_000_000.0);
+                                }
+                            });
+                            if (oneTimer) {
+                                executors.timer().handOff(fire);
+                            } else {
+                                executors.fires().execute(fire);
+                            }
+                        },
+                        trigger));
             }
             long millis = Duration.between(Instant.now(), to.plusSeconds(1)).toMillis();
             if (millis > 0) {
