@@ -258,7 +258,8 @@ final class CapacityCell {
             long periods = after.isBefore(from)
                     ? 0
                     : Duration.between(from, after).toNanos() / shape.period().toNanos() + 1;
-            return from.plus(shape.period().multipliedBy(periods));
+            // The schedule ends with the cell's last fire: a fire after it would be due, never fired, and made up.
+            return periods < shape.fires() ? from.plus(shape.period().multipliedBy(periods)) : null;
         };
         List<JobCoordinator> jobs = new ArrayList<>();
         for (int j = 0; j < shape.jobs(); j++) {
