@@ -179,6 +179,18 @@ public final class ZooKeeperServers {
 
     /** Three or more servers on fresh data directories. */
     public static List<Server> ensemble(ProcessGroup processes, String name, int size) {
+        return ensemble(processes, name, size, TEST_JVM);
+    }
+
+    /**
+     * Three or more servers for a benchmark, each in a fully compiling JVM as {@link #forBenchmark} gives a standalone
+     * one, with a third of its heap: they share the machine with one another and with the clients.
+     */
+    public static List<Server> ensembleForBenchmark(ProcessGroup processes, String name, int size) {
+        return ensemble(processes, name, size, List.of("-Xmx384m", "-XX:+UseParallelGC"));
+    }
+
+    private static List<Server> ensemble(ProcessGroup processes, String name, int size, List<String> jvmOptions) {
         deleteRecursively(ProcessGroup.workDirectory(name));
         List<String> peers = new ArrayList<>();
         int[] clientPorts = new int[size + 1];
@@ -195,7 +207,7 @@ public final class ZooKeeperServers {
                     id,
                     clientPorts[id],
                     processes.start(
-                            command("org.apache.zookeeper.server.quorum.QuorumPeerMain", directory, config, TEST_JVM),
+                            command("org.apache.zookeeper.server.quorum.QuorumPeerMain", directory, config, jvmOptions),
                             output(directory)),
                     output(directory)));
         }
@@ -311,9 +323,29 @@ public final class ZooKeeperServers {
         }
     }
 
+    /**
+     * The server's {@code mntr} four-letter word as numbers by key ({@code zk_packets_received}, on the leader
+     * {@code zk_proposal_count}, ...); the keys whose value is not a number are left out, empty when it does not answer.
+     */
+    public static Map<String, Long> monitor(int port) {
+        Map<String, Long> values = new HashMap<>();
+        for (String line : fourLetterWord(port, "mntr").lines().toList()) {
+            String[] keyAndValue = line.split("\t", 2);
+            if (keyAndValue.length == 2) {
+                try {
+                    values.put(keyAndValue[0].trim(), Long.parseLong(keyAndValue[1].trim()));
+                } catch (NumberFormatException notACount) {
+                    // A version string, a server state, or a fraction: not a counter.
+                }
+            }
+        }
+        return values;
+    }
+
     private static void awaitServing(Server server) {
+        // Generous: three fully compiling server JVMs starting at once on a loaded two-core machine took 40 s.
         await("ZooKeeper server " + server.id() + " on port " + server.clientPort() + " serving")
-                .atMost(Duration.ofSeconds(60))
+                .atMost(Duration.ofSeconds(120))
                 .pollInterval(Duration.ofMillis(200))
                 .failFast(
                         "ZooKeeper process exited, see " + server.output(),

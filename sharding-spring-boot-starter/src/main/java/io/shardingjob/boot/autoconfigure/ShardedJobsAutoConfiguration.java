@@ -61,7 +61,11 @@ public final class ShardedJobsAutoConfiguration {
         int coordinationThreads = properties.getCoordination().getPoolSize();
         ShardingProperties.Execution execution = properties.getExecution();
         return Threading.VIRTUAL.isActive(environment)
-                ? ShardedJobExecutors.virtual(schedulerThreads, coordinationThreads, execution.getPoolSize())
+                ? ShardedJobExecutors.virtual(
+                        schedulerThreads,
+                        coordinationThreads,
+                        execution.getMaxConcurrentFires(),
+                        execution.getPoolSize())
                 : ShardedJobExecutors.platform(
                         schedulerThreads,
                         coordinationThreads,

@@ -7,7 +7,6 @@ import java.util.concurrent.ThreadPoolExecutor;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.boot.task.SimpleAsyncTaskExecutorBuilder;
 import org.springframework.boot.task.ThreadPoolTaskExecutorBuilder;
 import org.springframework.boot.task.ThreadPoolTaskSchedulerBuilder;
 import org.springframework.scheduling.TaskScheduler;
@@ -32,6 +31,9 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
  *   <li>items run on a separate bounded pool, which also plans the fires that had to wait and completes each fire's
  *       report.
  * </ul>
+ *
+ * <p>With virtual threads the fires and items run on virtual threads, each pool's size then a limit of concurrent runs
+ * rather than a number of platform threads.
  */
 public final class ShardedJobExecutors implements AutoCloseable {
 
@@ -110,28 +112,24 @@ public final class ShardedJobExecutors implements AutoCloseable {
     }
 
     /**
-     * Virtual threads for fires and items, at most {@code itemConcurrency} items at once. The scheduler stays a small
-     * platform pool: the coordinators need a {@link ScheduledExecutorService}, which a virtual-thread
-     * {@code SimpleAsyncTaskScheduler} is not, and its tasks never block.
+     * Virtual threads for fires and items: at most {@code fireConcurrency} fires and {@code itemConcurrency} items run
+     * at once, each on a virtual thread of its own, and the others wait in a queue as they do in the platform pools
+     * ({@link BoundedVirtualExecutor}). The scheduler stays a small platform pool: the coordinators need a
+     * {@link ScheduledExecutorService}, which a virtual-thread {@code SimpleAsyncTaskScheduler} is not, and its tasks
+     * never block. Java 21 or later only.
      */
-    public static ShardedJobExecutors virtual(int schedulerThreads, int itemConcurrency) {
-        return virtual(schedulerThreads, DEFAULT_COORDINATION_THREADS, itemConcurrency);
+    public static ShardedJobExecutors virtual(int schedulerThreads, int fireConcurrency, int itemConcurrency) {
+        return virtual(schedulerThreads, DEFAULT_COORDINATION_THREADS, fireConcurrency, itemConcurrency);
     }
 
     /** Virtual threads for fires and items, with {@code coordinationThreads} platform threads for coordination work. */
-    public static ShardedJobExecutors virtual(int schedulerThreads, int coordinationThreads, int itemConcurrency) {
+    public static ShardedJobExecutors virtual(
+            int schedulerThreads, int coordinationThreads, int fireConcurrency, int itemConcurrency) {
         return new ShardedJobExecutors(
                 scheduler("sharding-scheduler-", schedulerThreads),
                 scheduler("sharding-coordination-", coordinationThreads),
-                new SimpleAsyncTaskExecutorBuilder()
-                        .virtualThreads(true)
-                        .threadNamePrefix("sharding-fire-")
-                        .build(),
-                new SimpleAsyncTaskExecutorBuilder()
-                        .virtualThreads(true)
-                        .concurrencyLimit(itemConcurrency)
-                        .threadNamePrefix("sharding-item-")
-                        .build());
+                new BoundedVirtualExecutor("sharding-fire-", fireConcurrency),
+                new BoundedVirtualExecutor("sharding-item-", itemConcurrency));
     }
 
     private static ThreadPoolTaskScheduler scheduler(String prefix, int threads) {
