@@ -115,6 +115,11 @@ final class BoundedVirtualExecutor implements Executor, AutoCloseable {
         }
     }
 
+    /** How many runs it starts at once at most. */
+    int limit() {
+        return limit;
+    }
+
     /** How many tasks run now. */
     synchronized int running() {
         return running;

@@ -93,6 +93,9 @@ public final class ShardedJobExecutors implements AutoCloseable {
         if (fires instanceof ThreadPoolExecutor pool) {
             return pool.getMaximumPoolSize();
         }
+        if (fires instanceof BoundedVirtualExecutor bounded) {
+            return bounded.limit();
+        }
         return Integer.MAX_VALUE;
     }
 
