@@ -13,6 +13,7 @@ import io.shardingjob.core.internal.ledger.FireLedger;
 import io.shardingjob.core.internal.ledger.FireOrigin;
 import io.shardingjob.core.internal.ledger.GroupCommit;
 import io.shardingjob.core.internal.ledger.RunStart;
+import io.shardingjob.core.internal.ledger.StartBatch;
 import io.shardingjob.core.internal.registry.Answers;
 import io.shardingjob.core.internal.scheduling.job.AuditDemand;
 import io.shardingjob.core.internal.scheduling.job.JobView;
@@ -23,12 +24,19 @@ import io.shardingjob.core.internal.scheduling.job.Reservations;
 import io.shardingjob.core.internal.scheduling.job.RunMemory;
 import io.shardingjob.core.internal.sharding.ShardingService;
 import io.shardingjob.core.sharding.Assignment;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -65,9 +73,20 @@ public final class ItemRunner {
 
     private final DueFires dueFires;
 
+    private final Supplier<Duration> sessionTimeout;
+
+    private final ItemPace pace = new ItemPace();
+
+    /** The items this instance owns under the assignment last asked about, kept while it is the same assignment. */
+    private volatile @Nullable Owned owned;
+
+    private record Owned(Assignment assignment, Set<Integer> items) {}
+
     /**
      * @param commitExecutor where the group commit drains and items are timed out: the coordination scheduler
      * @param ahead the claims made ahead, which the group commit requests with the ends of a fire
+     * @param sessionTimeout the session timeout the server granted: a start written ahead of its run no longer starts
+     *     it once nothing proved the session for a third of it
      */
     public ItemRunner(
             JobView view,
@@ -78,7 +97,8 @@ public final class ItemRunner {
             ClaimsAhead ahead,
             ItemEnds ends,
             ExecutionListener listener,
-            DueFires dueFires) {
+            DueFires dueFires,
+            Supplier<Duration> sessionTimeout) {
         this.view = view;
         this.audits = audits;
         this.ledger = ledger;
@@ -91,6 +111,7 @@ public final class ItemRunner {
         this.ends = ends;
         this.listener = listener;
         this.dueFires = dueFires;
+        this.sessionTimeout = sessionTimeout;
     }
 
     /**
@@ -103,7 +124,7 @@ public final class ItemRunner {
             ItemExecutor job, Claim claim, Reservations.Reservation reservation, FireOrigin origin) {
         JobConfiguration config = view.configuration();
         String taskId = ShardingContext.taskId(view.jobName(), List.of(claim.item()), view.instanceId());
-        return run(job, context(config, taskId, claim, origin), claim, reservation, true)
+        return run(job, context(config, taskId, claim, origin), claim, reservation, null)
                 .recorded();
     }
 
@@ -117,51 +138,86 @@ public final class ItemRunner {
     /**
      * Runs one claimed item with its retries on the calling thread, and queues the write of how it ended: the thread is
      * free again at once, the item once the write is answered. Whether the run may start is decided here, when it left
-     * its queue ({@link RunStart}), and the run starts only once its start is written.
+     * its queue ({@link RunStart}), and the run starts only once its start is written: by itself, with the starts of
+     * the runs of its fire that leave soon after it, or ahead of it by a run that left before ({@link FireStarts}).
+     *
+     * @param starts the runs of its fire handed on with it; null for a run handed on alone
      */
     Run run(
             ItemExecutor job,
             ShardingContext context,
             Claim claim,
             Reservations.Reservation reservation,
-            boolean lastToLeave) {
+            @Nullable FireStarts starts) {
         int item = claim.item();
+        FireStarts.Leaving leaving = starts == null ? new FireStarts.Leaving(null, true) : starts.leave(item);
+        FireStarts.Ahead ahead =
+                leaving.ahead() == null ? null : leaving.ahead().join();
+        Claim writtenAhead = ahead != null && ahead.began() == Began.STARTED ? ahead.written() : null;
         if (!reservedItems.start(item, reservation)) {
-            if (reservation.isAbandoned()) {
+            if (writtenAhead != null || reservation.isAbandoned()) {
                 // Released while it waited in the queue (its instance stops, or was cut off): handed on, as the rule
                 // says of an abandoned run, so that the item's owner runs it without waiting for this session to end.
-                return new Run(
-                        List.of(),
-                        refuse(claim, RunStart.Verdict.GIVE_UP, context)
-                                .whenComplete((done, failure) -> openClaims.settled(claim)));
+                // A start written ahead of it is handed on too: nothing of it ran.
+                CompletableFuture<Void> given = writtenAhead != null
+                        ? refuse(writtenAhead, RunStart.unbegunAs(RunStart.Verdict.GIVE_UP), context)
+                        : refuse(claim, RunStart.givenUpAs(claim), context);
+                return new Run(List.of(), given.whenComplete((done, failure) -> openClaims.settled(claim)));
             }
             nothingWritten(claim);
             openClaims.settled(claim);
             return new Run(List.of(), CompletableFuture.completedFuture(null));
         }
+        long leftNanos = pace.left();
         AtomicReference<Claim> held = new AtomicReference<>(claim);
         List<ItemResult> results = List.of();
         CompletableFuture<Void> recorded = null;
         try {
             ShardingService.Versioned assignment = view.versionedAssignment();
-            RunStart.Verdict verdict =
-                    RunStart.decide(claim, reservation.isAbandoned(), here(assignment.assignment(), item));
-            Began began = verdict == RunStart.Verdict.START
-                    ? begin(held, context, lastToLeave, assignment.version())
-                    : Began.NOT_ASKED;
-            if (began == Began.MOVED) {
-                began = beginUnderNext(held, context, reservation, assignment.version());
+            RunStart.Here here = here(assignment.assignment(), List.of(item));
+            Began began;
+            if (writtenAhead != null) {
+                RunStart.Verdict verdict = RunStart.decideWritten(
+                        writtenAhead,
+                        reservation.isAbandoned(),
+                        here,
+                        ledger.sinceSessionProven(),
+                        sessionTimeout.get());
+                began = verdict == RunStart.Verdict.START ? Began.STARTED : Began.NOT_ASKED;
+                if (began == Began.STARTED) {
+                    held.set(writtenAhead);
+                    refill(starts, assignment);
+                } else {
+                    recorded = refuse(writtenAhead, RunStart.unbegunAs(verdict), context);
+                }
+            } else if (ahead != null && ahead.began() != Began.MOVED && ahead.began() != Began.NOT_ASKED) {
+                // Written ahead and refused (taken over meanwhile), or unanswered: as a start of its own would be.
+                began = ahead.began();
+                startNotWritten(claim, context, began);
+            } else {
+                RunStart.Verdict verdict = RunStart.decide(claim, reservation.isAbandoned(), here);
+                began = verdict == RunStart.Verdict.START
+                        ? begin(held, context, leaving.last(), assignment, starts)
+                        : Began.NOT_ASKED;
+                if (began == Began.MOVED) {
+                    began = beginUnderNext(held, context, reservation, assignment.version());
+                }
+                if (verdict != RunStart.Verdict.START || began == Began.MOVED) {
+                    recorded = refuse(
+                            claim,
+                            verdict == RunStart.Verdict.SKIP ? ClaimState.SKIPPED : RunStart.givenUpAs(claim),
+                            context);
+                }
             }
-            if (verdict != RunStart.Verdict.START || began == Began.MOVED) {
-                recorded = refuse(claim, began == Began.MOVED ? RunStart.Verdict.GIVE_UP : verdict, context);
-            } else if (began == Began.STARTED) {
+            if (began == Began.STARTED && recorded == null) {
                 results = attempts.run(
                         job,
                         context,
                         claim.source(),
                         claim.fireTime(),
                         claim.retry(),
-                        () -> RunStart.decideRetry(held.get(), reservation.isAbandoned(), here(view.assignment(), -1))
+                        () -> RunStart.decideRetry(
+                                        held.get(), reservation.isAbandoned(), here(view.assignment(), List.of()))
                                 == RunStart.Verdict.START,
                         retry -> write(held, held.get().atRetry(retry), context));
                 ItemResult last = results.get(results.size() - 1);
@@ -184,6 +240,7 @@ public final class ItemRunner {
         } finally {
             // Pool threads are reused: an interrupt meant for this item must not reach the next one.
             Thread.interrupted();
+            pace.ended(leftNanos);
             Runnable release = () -> {
                 openClaims.settled(claim);
                 if (reservedItems.endRun(item, reservation)) {
@@ -213,23 +270,39 @@ public final class ItemRunner {
 
     /**
      * What holds for this instance now under {@code assignment}, for {@link RunStart}, with whether the audits cleared
-     * {@code item} ({@link LastAudit#mayStart}, the same rule a fire plans with); a retry asks of no item (-1): it
+     * each of {@code items} ({@link LastAudit#mayStart}, the same rule a fire plans with); a retry asks of no item: it
      * continues a run that started.
      */
-    private RunStart.Here here(Assignment assignment, int item) {
+    private RunStart.Here here(Assignment assignment, Collection<Integer> items) {
         JobConfiguration config = view.configuration();
         String me = view.instanceId();
-        List<Integer> owned = assignment.itemsOf(me);
-        boolean contested = owned.contains(item) && !lastAudit.mayStart(item, assignment.epoch(), ledger::stillRuns);
+        Set<Integer> mine = ownedUnder(assignment, me);
+        Set<Integer> contested = new HashSet<>();
+        for (int item : items) {
+            if (mine.contains(item) && !lastAudit.mayStart(item, assignment.epoch(), ledger::stillRuns)) {
+                contested.add(item);
+            }
+        }
         return new RunStart.Here(
                 view.sessionId(),
                 view.isAvailable(),
                 config.disabled(),
                 view.disabledInstances().contains(me),
-                Set.copyOf(owned),
-                contested ? Set.of(item) : Set.of(),
+                mine,
+                contested,
                 Set.copyOf(view.disabledItems()),
                 dueFires.rule()::isDue);
+    }
+
+    /** The items this instance owns under {@code assignment}, computed once per assignment: every run asks. */
+    private Set<Integer> ownedUnder(Assignment assignment, String me) {
+        Owned known = owned;
+        if (known != null && known.assignment() == assignment) {
+            return known.items();
+        }
+        Set<Integer> items = Set.copyOf(assignment.itemsOf(me));
+        owned = new Owned(assignment, items);
+        return items;
     }
 
     /**
@@ -251,15 +324,15 @@ public final class ItemRunner {
                 || RunStart.decide(
                                 held.get(),
                                 reservation.isAbandoned(),
-                                here(next.assignment(), held.get().item()))
+                                here(next.assignment(), List.of(held.get().item())))
                         != RunStart.Verdict.START) {
             return Began.MOVED;
         }
-        return begin(held, context, true, next.version());
+        return begin(held, context, true, next, null);
     }
 
     /** What came of a start write. */
-    private enum Began {
+    enum Began {
         /** Written: the run starts. */
         STARTED,
         /** Refused: the claim was taken over. */
@@ -268,53 +341,136 @@ public final class ItemRunner {
         MOVED,
         /** Not answered: whether it was written is unknown, and this session's audit decides again. */
         UNKNOWN,
-        /** The rule refused the run before any write. */
+        /** The rule refused the run before any write, or the start was not written ahead of it. */
         NOT_ASKED
     }
 
     /**
-     * Writes the claim started, at the version held, and waits for the answer on the item's own thread, which runs the
-     * item next: false when the claim was taken over, or the write could not be made (this session's audit then finds
-     * the claim as its own and decides again).
+     * Writes the claim started, at the version held, with the starts of the runs of its fire expected to leave the
+     * queue soon after it ({@link StartBatch}), and waits for the answer on the item's own thread, which runs the item
+     * next: false when the claim was taken over, or the write could not be made (this session's audit then finds the
+     * claim as its own and decides again).
+     *
+     * @param lastToLeave whether no other run of its fire is still to leave the queue: its start goes at once, whereas
+     *     one that writes no other start lingers for the starts of the runs that leave with it
      */
     private Began begin(
-            AtomicReference<Claim> held, ShardingContext context, boolean lastToLeave, int assignmentVersion) {
+            AtomicReference<Claim> held,
+            ShardingContext context,
+            boolean lastToLeave,
+            ShardingService.Versioned assignment,
+            @Nullable FireStarts starts) {
         Claim claim = held.get();
+        int others = starts == null
+                ? 0
+                : StartBatch.size(
+                                starts.untaken() + 1,
+                                starts.writtenAhead(),
+                                pace.running(),
+                                pace.itemNanos(),
+                                StartBatch.AHEAD.toNanos())
+                        - 1;
+        boolean withOthers = others > 0 && writeAhead(starts, others, assignment) > 0;
         try {
             Optional<Claim> stored = groupCommit
-                    .startLater(claim.startedAt(view.now()), lastToLeave, assignmentVersion)
+                    .startLater(claim.startedAt(view.now()), lastToLeave || withOthers, assignment.version())
                     .join();
             if (stored.isPresent()) {
                 held.set(stored.get());
                 return Began.STARTED;
             }
-            claimLost(claim, context);
+            startNotWritten(claim, context, Began.LOST);
             return Began.LOST;
         } catch (RuntimeException ex) {
             if (Answers.cause(ex) instanceof AssignmentGuard.Moved) {
                 return Began.MOVED;
             }
-            log.warn(
-                    "Job {}: could not record the start of item {} of the fire at {}; not starting it: {}",
-                    view.jobName(),
-                    claim.item(),
-                    claim.fireTime(),
-                    Answers.cause(ex).toString());
-            audits.soon();
+            startNotWritten(claim, context, Began.UNKNOWN);
+            return Began.UNKNOWN;
         }
-        return Began.UNKNOWN;
     }
 
-    /** A run the rule does not let start: its claim is recorded skipped, or given up for the item's owner. */
-    private CompletableFuture<Void> refuse(Claim claim, RunStart.Verdict verdict, ShardingContext context) {
-        ClaimState state = verdict == RunStart.Verdict.SKIP ? ClaimState.SKIPPED : RunStart.givenUpAs(claim);
+    /**
+     * Asks, for a run whose start was written ahead, for the starts of the runs behind it once fewer than half of those
+     * leaving within the bound are written: they are answered while this one runs.
+     */
+    private void refill(FireStarts starts, ShardingService.Versioned assignment) {
+        int untaken = starts.untaken();
+        int written = starts.writtenAhead();
+        long bound = StartBatch.AHEAD.toNanos();
+        if (StartBatch.refill(untaken, written, pace.running(), pace.itemNanos(), bound)) {
+            int count = StartBatch.size(untaken, written, pace.running(), pace.itemNanos(), bound);
+            if (count > 0 && writeAhead(starts, count, assignment) > 0) {
+                groupCommit.flush();
+            }
+        }
+    }
+
+    /**
+     * Queues the starts of the next {@code count} runs of the fire that the rule lets start now, decided as each would
+     * be as it leaves; the others decide when they leave. Returns how many were queued: the caller's write sends them.
+     */
+    private int writeAhead(FireStarts starts, int count, ShardingService.Versioned assignment) {
+        Map<Claim, CompletableFuture<FireStarts.Ahead>> next = starts.takeAhead(count);
+        RunStart.Here here;
+        try {
+            here = here(
+                    assignment.assignment(),
+                    next.keySet().stream().map(Claim::item).toList());
+        } catch (RuntimeException unknown) {
+            // No run waits for a start that is not on its way: each decides as it leaves.
+            next.values().forEach(answer -> answer.complete(new FireStarts.Ahead(Began.NOT_ASKED, null)));
+            return 0;
+        }
+        int queued = 0;
+        Instant now = view.now();
+        for (Map.Entry<Claim, CompletableFuture<FireStarts.Ahead>> entry : next.entrySet()) {
+            Claim claim = entry.getKey();
+            CompletableFuture<FireStarts.Ahead> answer = entry.getValue();
+            Reservations.Reservation reservation = starts.reservation(claim.item());
+            boolean abandoned = reservation == null || reservation.isAbandoned();
+            if (RunStart.decide(claim, abandoned, here) != RunStart.Verdict.START) {
+                answer.complete(new FireStarts.Ahead(Began.NOT_ASKED, null));
+                continue;
+            }
+            groupCommit
+                    .startLater(claim.startedAt(now), false, assignment.version())
+                    .whenComplete((stored, failure) -> {
+                        Began began = failure != null
+                                ? Answers.cause(failure) instanceof AssignmentGuard.Moved ? Began.MOVED : Began.UNKNOWN
+                                : stored.isPresent() ? Began.STARTED : Began.LOST;
+                        answer.complete(new FireStarts.Ahead(began, failure != null ? null : stored.orElse(null)));
+                    });
+            queued++;
+        }
+        return queued;
+    }
+
+    /** A start that was not written: taken over, or unanswered; says so, and the audit decides again on the latter. */
+    private void startNotWritten(Claim claim, ShardingContext context, Began began) {
+        if (began == Began.LOST) {
+            claimLost(claim, context);
+        } else if (began == Began.UNKNOWN) {
+            log.warn(
+                    "Job {}: could not record the start of item {} of the fire at {}; not starting it",
+                    view.jobName(),
+                    claim.item(),
+                    claim.fireTime());
+            audits.soon();
+        }
+    }
+
+    /**
+     * A run the rule does not let start: its claim is recorded skipped, or given up for the item's owner, at the version
+     * held (its start's, when that was written ahead of it).
+     */
+    private CompletableFuture<Void> refuse(Claim claim, ClaimState state, ShardingContext context) {
         log.info(
-                "Job {} on {}: item {} of the fire at {} does not start here ({}); recorded {}",
+                "Job {} on {}: item {} of the fire at {} does not start here; recorded {}",
                 view.jobName(),
                 view.instanceId(),
                 claim.item(),
                 claim.fireTime(),
-                verdict,
                 state);
         if (state != ClaimState.SKIPPED) {
             localFires.whole().released(claim.fireTime());
