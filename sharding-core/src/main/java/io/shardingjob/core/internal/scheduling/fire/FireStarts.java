@@ -18,7 +18,7 @@ import org.jspecify.annotations.Nullable;
 final class FireStarts {
 
     /** What came of a start written ahead: the claim as written when {@code began} is {@code STARTED}. */
-    record Ahead(ItemRunner.Began began, @Nullable Claim written) {}
+    record Ahead(RunStarts.Began began, @Nullable Claim written) {}
 
     /** A run leaving the queue: what came of its start written ahead (null when none was), and whether it is the last. */
     record Leaving(@Nullable CompletableFuture<Ahead> ahead, boolean last) {}

@@ -6,15 +6,12 @@ import io.shardingjob.core.execution.ExecutionListener;
 import io.shardingjob.core.execution.ItemExecutor;
 import io.shardingjob.core.execution.ItemResult;
 import io.shardingjob.core.execution.ShardingContext;
-import io.shardingjob.core.internal.ledger.AssignmentGuard;
 import io.shardingjob.core.internal.ledger.Claim;
 import io.shardingjob.core.internal.ledger.DueFires;
 import io.shardingjob.core.internal.ledger.FireLedger;
 import io.shardingjob.core.internal.ledger.FireOrigin;
 import io.shardingjob.core.internal.ledger.GroupCommit;
 import io.shardingjob.core.internal.ledger.RunStart;
-import io.shardingjob.core.internal.ledger.StartBatch;
-import io.shardingjob.core.internal.registry.Answers;
 import io.shardingjob.core.internal.scheduling.job.AuditDemand;
 import io.shardingjob.core.internal.scheduling.job.JobView;
 import io.shardingjob.core.internal.scheduling.job.LastAudit;
@@ -23,15 +20,9 @@ import io.shardingjob.core.internal.scheduling.job.OpenClaims;
 import io.shardingjob.core.internal.scheduling.job.Reservations;
 import io.shardingjob.core.internal.scheduling.job.RunMemory;
 import io.shardingjob.core.internal.sharding.ShardingService;
-import io.shardingjob.core.sharding.Assignment;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.Collection;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicReference;
@@ -77,10 +68,7 @@ public final class ItemRunner {
 
     private final ItemPace pace = new ItemPace();
 
-    /** The items this instance owns under the assignment last asked about, kept while it is the same assignment. */
-    private volatile @Nullable Owned owned;
-
-    private record Owned(Assignment assignment, Set<Integer> items) {}
+    private final RunStarts starting;
 
     /**
      * @param commitExecutor where the group commit drains and items are timed out: the coordination scheduler
@@ -112,6 +100,7 @@ public final class ItemRunner {
         this.listener = listener;
         this.dueFires = dueFires;
         this.sessionTimeout = sessionTimeout;
+        this.starting = new RunStarts(view, ledger, groupCommit, lastAudit, dueFires, pace);
     }
 
     /**
@@ -153,7 +142,7 @@ public final class ItemRunner {
         FireStarts.Leaving leaving = starts == null ? new FireStarts.Leaving(null, true) : starts.leave(item);
         FireStarts.Ahead ahead =
                 leaving.ahead() == null ? null : leaving.ahead().join();
-        Claim writtenAhead = ahead != null && ahead.began() == Began.STARTED ? ahead.written() : null;
+        Claim writtenAhead = ahead != null && ahead.began() == RunStarts.Began.STARTED ? ahead.written() : null;
         if (!reservedItems.start(item, reservation)) {
             if (writtenAhead != null || reservation.isAbandoned()) {
                 // Released while it waited in the queue (its instance stops, or was cut off): handed on, as the rule
@@ -174,8 +163,8 @@ public final class ItemRunner {
         CompletableFuture<Void> recorded = null;
         try {
             ShardingService.Versioned assignment = view.versionedAssignment();
-            RunStart.Here here = here(assignment.assignment(), List.of(item));
-            Began began;
+            RunStart.Here here = starting.here(assignment.assignment(), List.of(item));
+            RunStarts.Began began;
             if (writtenAhead != null) {
                 RunStart.Verdict verdict = RunStart.decideWritten(
                         writtenAhead,
@@ -183,33 +172,36 @@ public final class ItemRunner {
                         here,
                         ledger.sinceSessionProven(),
                         sessionTimeout.get());
-                began = verdict == RunStart.Verdict.START ? Began.STARTED : Began.NOT_ASKED;
-                if (began == Began.STARTED) {
+                began = verdict == RunStart.Verdict.START ? RunStarts.Began.STARTED : RunStarts.Began.NOT_ASKED;
+                if (began == RunStarts.Began.STARTED) {
                     held.set(writtenAhead);
-                    refill(starts, assignment);
+                    starting.refill(starts, assignment);
                 } else {
                     recorded = refuse(writtenAhead, RunStart.unbegunAs(verdict), context);
                 }
-            } else if (ahead != null && ahead.began() != Began.MOVED && ahead.began() != Began.NOT_ASKED) {
+            } else if (ahead != null
+                    && ahead.began() != RunStarts.Began.MOVED
+                    && ahead.began() != RunStarts.Began.NOT_ASKED) {
                 // Written ahead and refused (taken over meanwhile), or unanswered: as a start of its own would be.
                 began = ahead.began();
                 startNotWritten(claim, context, began);
             } else {
                 RunStart.Verdict verdict = RunStart.decide(claim, reservation.isAbandoned(), here);
                 began = verdict == RunStart.Verdict.START
-                        ? begin(held, context, leaving.last(), assignment, starts)
-                        : Began.NOT_ASKED;
-                if (began == Began.MOVED) {
-                    began = beginUnderNext(held, context, reservation, assignment.version());
+                        ? starting.begin(held, leaving.last(), assignment, starts)
+                        : RunStarts.Began.NOT_ASKED;
+                if (began == RunStarts.Began.MOVED) {
+                    began = starting.beginUnderNext(held, reservation, assignment.version());
                 }
-                if (verdict != RunStart.Verdict.START || began == Began.MOVED) {
+                startNotWritten(claim, context, began);
+                if (verdict != RunStart.Verdict.START || began == RunStarts.Began.MOVED) {
                     recorded = refuse(
                             claim,
                             verdict == RunStart.Verdict.SKIP ? ClaimState.SKIPPED : RunStart.givenUpAs(claim),
                             context);
                 }
             }
-            if (began == Began.STARTED && recorded == null) {
+            if (began == RunStarts.Began.STARTED && recorded == null) {
                 results = attempts.run(
                         job,
                         context,
@@ -217,7 +209,9 @@ public final class ItemRunner {
                         claim.fireTime(),
                         claim.retry(),
                         () -> RunStart.decideRetry(
-                                        held.get(), reservation.isAbandoned(), here(view.assignment(), List.of()))
+                                        held.get(),
+                                        reservation.isAbandoned(),
+                                        starting.here(view.assignment(), List.of()))
                                 == RunStart.Verdict.START,
                         retry -> write(held, held.get().atRetry(retry), context));
                 ItemResult last = results.get(results.size() - 1);
@@ -268,189 +262,11 @@ public final class ItemRunner {
         localFires.whole().released(claim.fireTime());
     }
 
-    /**
-     * What holds for this instance now under {@code assignment}, for {@link RunStart}, with whether the audits cleared
-     * each of {@code items} ({@link LastAudit#mayStart}, the same rule a fire plans with); a retry asks of no item: it
-     * continues a run that started.
-     */
-    private RunStart.Here here(Assignment assignment, Collection<Integer> items) {
-        JobConfiguration config = view.configuration();
-        String me = view.instanceId();
-        Set<Integer> mine = ownedUnder(assignment, me);
-        Set<Integer> contested = new HashSet<>();
-        for (int item : items) {
-            if (mine.contains(item) && !lastAudit.mayStart(item, assignment.epoch(), ledger::stillRuns)) {
-                contested.add(item);
-            }
-        }
-        return new RunStart.Here(
-                view.sessionId(),
-                view.isAvailable(),
-                config.disabled(),
-                view.disabledInstances().contains(me),
-                mine,
-                contested,
-                Set.copyOf(view.disabledItems()),
-                dueFires.rule()::isDue);
-    }
-
-    /** The items this instance owns under {@code assignment}, computed once per assignment: every run asks. */
-    private Set<Integer> ownedUnder(Assignment assignment, String me) {
-        Owned known = owned;
-        if (known != null && known.assignment() == assignment) {
-            return known.items();
-        }
-        Set<Integer> items = Set.copyOf(assignment.itemsOf(me));
-        owned = new Owned(assignment, items);
-        return items;
-    }
-
-    /**
-     * A start refused because an assignment was written after the one it was decided under: decided again under the
-     * assignment now in force, read from ZooKeeper, when exactly one was written since (no other owner can have come
-     * and gone in between) and the rule still lets it start; handed on otherwise. A reshard that leaves the item here
-     * so does not move its run out of its fire.
-     */
-    private Began beginUnderNext(
-            AtomicReference<Claim> held, ShardingContext context, Reservations.Reservation reservation, int decided) {
-        ShardingService.Versioned next;
-        try {
-            next = view.readVersionedAssignment();
-        } catch (RuntimeException unreadable) {
-            return Began.MOVED;
-        }
-        boolean onlyOneSince = next.version() == decided + 1;
-        if (!onlyOneSince
-                || RunStart.decide(
-                                held.get(),
-                                reservation.isAbandoned(),
-                                here(next.assignment(), List.of(held.get().item())))
-                        != RunStart.Verdict.START) {
-            return Began.MOVED;
-        }
-        return begin(held, context, true, next, null);
-    }
-
-    /** What came of a start write. */
-    enum Began {
-        /** Written: the run starts. */
-        STARTED,
-        /** Refused: the claim was taken over. */
-        LOST,
-        /** Refused: a newer assignment was written than the one the start was decided under. */
-        MOVED,
-        /** Not answered: whether it was written is unknown, and this session's audit decides again. */
-        UNKNOWN,
-        /** The rule refused the run before any write, or the start was not written ahead of it. */
-        NOT_ASKED
-    }
-
-    /**
-     * Writes the claim started, at the version held, with the starts of the runs of its fire expected to leave the
-     * queue soon after it ({@link StartBatch}), and waits for the answer on the item's own thread, which runs the item
-     * next: false when the claim was taken over, or the write could not be made (this session's audit then finds the
-     * claim as its own and decides again).
-     *
-     * @param lastToLeave whether no other run of its fire is still to leave the queue: its start goes at once, whereas
-     *     one that writes no other start lingers for the starts of the runs that leave with it
-     */
-    private Began begin(
-            AtomicReference<Claim> held,
-            ShardingContext context,
-            boolean lastToLeave,
-            ShardingService.Versioned assignment,
-            @Nullable FireStarts starts) {
-        Claim claim = held.get();
-        int others = starts == null
-                ? 0
-                : StartBatch.size(
-                                starts.untaken() + 1,
-                                starts.writtenAhead(),
-                                pace.running(),
-                                pace.itemNanos(),
-                                StartBatch.AHEAD.toNanos())
-                        - 1;
-        boolean withOthers = others > 0 && writeAhead(starts, others, assignment) > 0;
-        try {
-            Optional<Claim> stored = groupCommit
-                    .startLater(claim.startedAt(view.now()), lastToLeave || withOthers, assignment.version())
-                    .join();
-            if (stored.isPresent()) {
-                held.set(stored.get());
-                return Began.STARTED;
-            }
-            startNotWritten(claim, context, Began.LOST);
-            return Began.LOST;
-        } catch (RuntimeException ex) {
-            if (Answers.cause(ex) instanceof AssignmentGuard.Moved) {
-                return Began.MOVED;
-            }
-            startNotWritten(claim, context, Began.UNKNOWN);
-            return Began.UNKNOWN;
-        }
-    }
-
-    /**
-     * Asks, for a run whose start was written ahead, for the starts of the runs behind it once fewer than half of those
-     * leaving within the bound are written: they are answered while this one runs.
-     */
-    private void refill(FireStarts starts, ShardingService.Versioned assignment) {
-        int untaken = starts.untaken();
-        int written = starts.writtenAhead();
-        long bound = StartBatch.AHEAD.toNanos();
-        if (StartBatch.refill(untaken, written, pace.running(), pace.itemNanos(), bound)) {
-            int count = StartBatch.size(untaken, written, pace.running(), pace.itemNanos(), bound);
-            if (count > 0 && writeAhead(starts, count, assignment) > 0) {
-                groupCommit.flush();
-            }
-        }
-    }
-
-    /**
-     * Queues the starts of the next {@code count} runs of the fire that the rule lets start now, decided as each would
-     * be as it leaves; the others decide when they leave. Returns how many were queued: the caller's write sends them.
-     */
-    private int writeAhead(FireStarts starts, int count, ShardingService.Versioned assignment) {
-        Map<Claim, CompletableFuture<FireStarts.Ahead>> next = starts.takeAhead(count);
-        RunStart.Here here;
-        try {
-            here = here(
-                    assignment.assignment(),
-                    next.keySet().stream().map(Claim::item).toList());
-        } catch (RuntimeException unknown) {
-            // No run waits for a start that is not on its way: each decides as it leaves.
-            next.values().forEach(answer -> answer.complete(new FireStarts.Ahead(Began.NOT_ASKED, null)));
-            return 0;
-        }
-        int queued = 0;
-        Instant now = view.now();
-        for (Map.Entry<Claim, CompletableFuture<FireStarts.Ahead>> entry : next.entrySet()) {
-            Claim claim = entry.getKey();
-            CompletableFuture<FireStarts.Ahead> answer = entry.getValue();
-            Reservations.Reservation reservation = starts.reservation(claim.item());
-            boolean abandoned = reservation == null || reservation.isAbandoned();
-            if (RunStart.decide(claim, abandoned, here) != RunStart.Verdict.START) {
-                answer.complete(new FireStarts.Ahead(Began.NOT_ASKED, null));
-                continue;
-            }
-            groupCommit
-                    .startLater(claim.startedAt(now), false, assignment.version())
-                    .whenComplete((stored, failure) -> {
-                        Began began = failure != null
-                                ? Answers.cause(failure) instanceof AssignmentGuard.Moved ? Began.MOVED : Began.UNKNOWN
-                                : stored.isPresent() ? Began.STARTED : Began.LOST;
-                        answer.complete(new FireStarts.Ahead(began, failure != null ? null : stored.orElse(null)));
-                    });
-            queued++;
-        }
-        return queued;
-    }
-
     /** A start that was not written: taken over, or unanswered; says so, and the audit decides again on the latter. */
-    private void startNotWritten(Claim claim, ShardingContext context, Began began) {
-        if (began == Began.LOST) {
+    private void startNotWritten(Claim claim, ShardingContext context, RunStarts.Began began) {
+        if (began == RunStarts.Began.LOST) {
             claimLost(claim, context);
-        } else if (began == Began.UNKNOWN) {
+        } else if (began == RunStarts.Began.UNKNOWN) {
             log.warn(
                     "Job {}: could not record the start of item {} of the fire at {}; not starting it",
                     view.jobName(),
