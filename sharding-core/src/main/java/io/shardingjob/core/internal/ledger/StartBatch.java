@@ -27,6 +27,17 @@ public final class StartBatch {
     private StartBatch() {}
 
     /**
+     * Whether starts are written ahead of their runs at all: only with {@code failover} on. A process killed while runs
+     * whose starts it wrote ahead still wait in its queue leaves their claims {@code RUNNING}: with failover on their
+     * next owner runs them again ({@code FAILOVER}), so none is lost and none runs twice at once; with failover off it
+     * would record them {@code FAILED}, although they never began (the drill {@code restart-short-items-failover-off}
+     * lost one so). Without failover, each run writes its own start, the starts of a wave in one request.
+     */
+    public static boolean writesAhead(boolean failover) {
+        return failover;
+    }
+
+    /**
      * How many runs of the job leave the queue within {@code boundNanos}, counting the one leaving now: each thread
      * running one of its runs frees itself that many times. At least one; one when the pace is unknown.
      *

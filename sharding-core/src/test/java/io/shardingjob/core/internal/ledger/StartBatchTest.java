@@ -64,6 +64,12 @@ class StartBatchTest {
     }
 
     @Test
+    void startsGoAheadOfTheirRunsOnlyWithFailoverOnWhereAKilledQueueIsRunAgainRatherThanRecordedFailed() {
+        assertThat(StartBatch.writesAhead(true)).isTrue();
+        assertThat(StartBatch.writesAhead(false)).isFalse();
+    }
+
+    @Test
     void aRunOfUnknownPaceOrLongerThanTheBoundIsExpectedAloneWhateverRunsBesideIt() {
         assertThat(StartBatch.expected(64, StartBatch.UNKNOWN, BOUND)).isEqualTo(1);
         assertThat(StartBatch.expected(64, BOUND + 1, BOUND)).isEqualTo(1);

@@ -155,15 +155,16 @@ final class RunStarts {
             ShardingService.Versioned assignment,
             @Nullable FireStarts starts) {
         Claim claim = held.get();
-        int others = starts == null
-                ? 0
-                : StartBatch.size(
-                                starts.untaken() + 1,
-                                starts.writtenAhead(),
-                                pace.running(),
-                                pace.itemNanos(),
-                                StartBatch.AHEAD.toNanos())
-                        - 1;
+        int others =
+                starts == null || !StartBatch.writesAhead(view.configuration().failover())
+                        ? 0
+                        : StartBatch.size(
+                                        starts.untaken() + 1,
+                                        starts.writtenAhead(),
+                                        pace.running(),
+                                        pace.itemNanos(),
+                                        StartBatch.AHEAD.toNanos())
+                                - 1;
         boolean withOthers = others > 0 && writeAhead(starts, others, assignment) > 0;
         try {
             Optional<Claim> stored = groupCommit
@@ -190,7 +191,8 @@ final class RunStarts {
         int untaken = starts.untaken();
         int written = starts.writtenAhead();
         long bound = StartBatch.AHEAD.toNanos();
-        if (StartBatch.refill(untaken, written, pace.running(), pace.itemNanos(), bound)) {
+        if (StartBatch.writesAhead(view.configuration().failover())
+                && StartBatch.refill(untaken, written, pace.running(), pace.itemNanos(), bound)) {
             int count = StartBatch.size(untaken, written, pace.running(), pace.itemNanos(), bound);
             if (count > 0 && writeAhead(starts, count, assignment) > 0) {
                 groupCommit.flush();
