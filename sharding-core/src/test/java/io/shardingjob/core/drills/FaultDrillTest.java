@@ -85,45 +85,68 @@ class FaultDrillTest {
      * @param stubborn how long an item goes on after being interrupted; zero: it stops at once
      * @param smallPool two item threads for 16 items (four per worker), so that items queue; otherwise 16 threads for 8
      * @param itemWise in a chain drill, whether the follower follows the drilled job item by item; otherwise fire by fire
+     * @param manyShort 64 items on two item threads a worker (sixteen per worker): runs short enough that the starts
+     *     of those queued behind a leaving run are written with its own, ahead of them
      */
     record Settings(
-            String name, boolean failover, Duration item, Duration stubborn, boolean smallPool, boolean itemWise) {
+            String name,
+            boolean failover,
+            Duration item,
+            Duration stubborn,
+            boolean smallPool,
+            boolean itemWise,
+            boolean manyShort) {
 
-        static final Settings DEFAULT = new Settings("", true, Duration.ofMillis(300), Duration.ZERO, false, false);
+        static final Settings DEFAULT =
+                new Settings("", true, Duration.ofMillis(300), Duration.ZERO, false, false, false);
 
         static final Settings FAILOVER_OFF =
-                new Settings("failover-off", false, Duration.ofMillis(300), Duration.ZERO, false, false);
+                new Settings("failover-off", false, Duration.ofMillis(300), Duration.ZERO, false, false, false);
 
         /** Items of one and a half periods: each fire finds its items still running from the one before. */
         static final Settings LONG_ITEMS =
-                new Settings("long-items", true, Duration.ofMillis(1_500), Duration.ZERO, false, false);
+                new Settings("long-items", true, Duration.ofMillis(1_500), Duration.ZERO, false, false, false);
 
         /** Items that go on for 3 s after being interrupted, as code that swallows interrupts does. */
         static final Settings STUBBORN =
-                new Settings("stubborn", true, Duration.ofMillis(300), Duration.ofSeconds(3), false, false);
+                new Settings("stubborn", true, Duration.ofMillis(300), Duration.ofSeconds(3), false, false, false);
 
         static final Settings SMALL_POOL =
-                new Settings("small-pool", true, Duration.ofMillis(300), Duration.ZERO, true, false);
+                new Settings("small-pool", true, Duration.ofMillis(300), Duration.ZERO, true, false, false);
 
-        static final Settings SMALL_POOL_FAILOVER_OFF =
-                new Settings("small-pool-failover-off", false, Duration.ofMillis(300), Duration.ZERO, true, false);
+        static final Settings SMALL_POOL_FAILOVER_OFF = new Settings(
+                "small-pool-failover-off", false, Duration.ofMillis(300), Duration.ZERO, true, false, false);
 
         /** A chain whose follower's item i runs once the drilled job's item i of the same fire succeeded. */
         static final Settings ITEM_WISE =
-                new Settings("item-wise", true, Duration.ofMillis(300), Duration.ZERO, false, true);
+                new Settings("item-wise", true, Duration.ofMillis(300), Duration.ZERO, false, true, false);
 
-        static final Settings ITEM_WISE_FAILOVER_OFF =
-                new Settings("item-wise-failover-off", false, Duration.ofMillis(300), Duration.ZERO, false, true);
+        static final Settings ITEM_WISE_FAILOVER_OFF = new Settings(
+                "item-wise-failover-off", false, Duration.ofMillis(300), Duration.ZERO, false, true, false);
+
+        /** Many items of 20 ms queued on two threads: their starts go ahead of them, several in one request. */
+        static final Settings SHORT_ITEMS =
+                new Settings("short-items", true, Duration.ofMillis(20), Duration.ZERO, false, false, true);
+
+        static final Settings SHORT_ITEMS_FAILOVER_OFF = new Settings(
+                "short-items-failover-off", false, Duration.ofMillis(20), Duration.ZERO, false, false, true);
 
         /** The settings every fault but a chain's runs under. */
-        static final List<Settings> OF_EVERY_FAULT =
-                List.of(DEFAULT, FAILOVER_OFF, LONG_ITEMS, STUBBORN, SMALL_POOL, SMALL_POOL_FAILOVER_OFF);
+        static final List<Settings> OF_EVERY_FAULT = List.of(
+                DEFAULT,
+                FAILOVER_OFF,
+                LONG_ITEMS,
+                STUBBORN,
+                SMALL_POOL,
+                SMALL_POOL_FAILOVER_OFF,
+                SHORT_ITEMS,
+                SHORT_ITEMS_FAILOVER_OFF);
 
         /** A chain's: fire by fire and item by item, each with {@code failover} on and off. */
         static final List<Settings> OF_A_CHAIN = List.of(DEFAULT, FAILOVER_OFF, ITEM_WISE, ITEM_WISE_FAILOVER_OFF);
 
         int items() {
-            return smallPool ? 16 : 8;
+            return manyShort ? 64 : smallPool ? 16 : 8;
         }
 
         /**
@@ -132,7 +155,7 @@ class FaultDrillTest {
          * overrun of long items within two of them; otherwise a fire's runs start within its period.
          */
         Duration queuedAtAChange() {
-            if (smallPool) {
+            if (smallPool || manyShort) {
                 return Duration.ofSeconds(5);
             }
             return item.compareTo(PERIOD) > 0 ? item.multipliedBy(2) : PERIOD;
@@ -142,7 +165,7 @@ class FaultDrillTest {
             return List.of(
                     "-Ddrill.failover=" + failover,
                     "-Ddrill.stubbornMillis=" + stubborn.toMillis(),
-                    "-Ddrill.itemThreads=" + (smallPool ? 2 : 16));
+                    "-Ddrill.itemThreads=" + (smallPool || manyShort ? 2 : 16));
         }
     }
 

@@ -1,8 +1,10 @@
 package io.shardingjob.core.internal.ledger;
 
 import io.shardingjob.core.execution.ClaimState;
+import java.time.Duration;
 import java.util.Set;
 import java.util.function.Predicate;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Whether a run may start, decided once, at the moment it leaves a queue: every path that starts a run (a fire, a
@@ -81,6 +83,36 @@ public final class RunStart {
             return Verdict.GIVE_UP;
         }
         return Verdict.START;
+    }
+
+    /**
+     * The verdict for a run whose start was written ahead of it ({@link StartBatch}), as it leaves the queue: the same
+     * rule as for any queued run, since it may have waited while the assignment, the instance or an operator changed
+     * things; and the session proven through the ensemble's leader (a write or a {@code sync} answered) no longer ago
+     * than a third of the session timeout, the age at which this instance interrupts its running items anyway. The
+     * write of its start proved the session when it was answered; a run that leaves later than that bound would
+     * start on a session the leader may be about to expire, while another instance takes its claim over.
+     *
+     * @param sinceProven how long ago the request that last proved the session was sent; null when none did
+     */
+    public static Verdict decideWritten(
+            Claim written, boolean abandoned, Here here, @Nullable Duration sinceProven, Duration sessionTimeout) {
+        Verdict verdict = decide(written, abandoned, here);
+        if (verdict == Verdict.START
+                && (sinceProven == null || sinceProven.multipliedBy(3).compareTo(sessionTimeout) > 0)) {
+            return Verdict.GIVE_UP;
+        }
+        return verdict;
+    }
+
+    /**
+     * How a run whose start was written but which did not begin is given up: nothing of it ran, so it is handed on
+     * (the item's next owner runs it as the fire's own run, with failover on or off), or recorded skipped when its
+     * item-fire was not due. Never {@code RELEASED}: that would say a run was cut, which {@code failover: false} does
+     * not repeat.
+     */
+    public static ClaimState unbegunAs(Verdict verdict) {
+        return verdict == Verdict.SKIP ? ClaimState.SKIPPED : ClaimState.HANDED_ON;
     }
 
     /**

@@ -127,8 +127,17 @@ record JobParts(
         ClaimsAhead ahead = new ClaimsAhead(runtime, ledger, memory, settings.schedule(), dueFires);
         MisfireReports misfires = new MisfireReports(local.name(), settings.misfireListener());
         ItemEnds ends = new ItemEnds(runtime, ledger, memory.ends(), completionChecks);
-        ItemRunner items =
-                new ItemRunner(runtime, audits, ledger, scheduler, memory, ahead, ends, settings.listener(), dueFires);
+        ItemRunner items = new ItemRunner(
+                runtime,
+                audits,
+                ledger,
+                scheduler,
+                memory,
+                ahead,
+                ends,
+                settings.listener(),
+                dueFires,
+                () -> Duration.ofMillis(ConnectionGuard.negotiatedSessionTimeoutMillis(client)));
         FireRunner fireRunner = new FireRunner(
                 runtime,
                 memory.claims(),

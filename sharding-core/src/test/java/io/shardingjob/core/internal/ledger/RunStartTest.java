@@ -132,6 +132,33 @@ class RunStartTest {
     }
 
     /** Whatever holds, a run starts only when every condition allows it: no combination lets a refused one through. */
+    /**
+     * A run whose start was written ahead of it checks, as it leaves the queue, what any queued run checks, and that the
+     * session was proven within a third of its timeout; refused, it is handed on (skipped when not due), never released.
+     */
+    @ParameterizedTest(name = "available={0} owned={1} due={2} provenMs={3} -> {4} as {5}")
+    @CsvSource({
+        "true,  true,  true,  100,  START,   ",
+        "true,  true,  true,  1666, START,   ",
+        "true,  true,  true,  1667, GIVE_UP, HANDED_ON",
+        "true,  true,  true,  -1,   GIVE_UP, HANDED_ON",
+        "false, true,  true,  100,  GIVE_UP, HANDED_ON",
+        "true,  false, true,  100,  GIVE_UP, HANDED_ON",
+        "true,  true,  false, 100,  SKIP,    SKIPPED",
+    })
+    void aStartWrittenAheadStartsItsRunOnlyOnASessionProvenWithinAThirdOfItsTimeout(
+            boolean available, boolean owned, boolean due, long provenMillis, Verdict expected, ClaimState givenUpAs) {
+        Claim written = reserved(1, SESSION).startedAt(FIRE);
+        Here here = here(available, false, false, owned ? Set.of(1) : Set.of(), Set.of(), Set.of(), slot -> due);
+        java.time.Duration since = provenMillis < 0 ? null : java.time.Duration.ofMillis(provenMillis);
+        Verdict verdict = RunStart.decideWritten(written, false, here, since, java.time.Duration.ofMillis(5_000));
+        assertThat(verdict).isEqualTo(expected);
+        if (verdict != Verdict.START) {
+            assertThat(RunStart.unbegunAs(verdict)).isEqualTo(givenUpAs);
+            assertThat(RunStart.unbegunAs(verdict)).isNotEqualTo(ClaimState.RELEASED);
+        }
+    }
+
     @Property
     void aRunStartsOnlyOnItsOwnSessionWhileAvailableEnabledAndOwnedAndNotAbandoned(
             @ForAll boolean abandoned,

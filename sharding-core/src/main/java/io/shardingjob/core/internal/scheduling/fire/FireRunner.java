@@ -18,7 +18,6 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -106,14 +105,14 @@ public final class FireRunner {
             ItemRunner.tell(jobName, () -> fireListener.beforeFire(jobName, fireTime, source, contexts));
         }
         List<CompletableFuture<ItemRunner.Run>> running = new ArrayList<>(won.size());
-        // The items leave the executor's queue together when it has room: their starts are written in one request.
-        AtomicInteger toLeave = new AtomicInteger(won.size());
+        // The first run to leave the executor's queue writes the starts of those that leave soon after it with its own.
+        FireStarts starts = new FireStarts(won, reservations);
         for (int i = 0; i < won.size(); i++) {
             Claim claim = won.get(i);
             ShardingContext context = contexts.get(i);
             Reservations.Reservation reservation = reservations.get(claim.item());
-            running.add(CompletableFuture.supplyAsync(
-                    () -> items.run(job, context, claim, reservation, toLeave.decrementAndGet() == 0), executor));
+            running.add(
+                    CompletableFuture.supplyAsync(() -> items.run(job, context, claim, reservation, starts), executor));
         }
         // The item threads go back to their pool as each item ends; the fire ends once the ends are recorded.
         return CompletableFuture.allOf(running.toArray(CompletableFuture<?>[]::new))

@@ -6,14 +6,12 @@ import io.shardingjob.core.execution.ExecutionListener;
 import io.shardingjob.core.execution.ItemExecutor;
 import io.shardingjob.core.execution.ItemResult;
 import io.shardingjob.core.execution.ShardingContext;
-import io.shardingjob.core.internal.ledger.AssignmentGuard;
 import io.shardingjob.core.internal.ledger.Claim;
 import io.shardingjob.core.internal.ledger.DueFires;
 import io.shardingjob.core.internal.ledger.FireLedger;
 import io.shardingjob.core.internal.ledger.FireOrigin;
 import io.shardingjob.core.internal.ledger.GroupCommit;
 import io.shardingjob.core.internal.ledger.RunStart;
-import io.shardingjob.core.internal.registry.Answers;
 import io.shardingjob.core.internal.scheduling.job.AuditDemand;
 import io.shardingjob.core.internal.scheduling.job.JobView;
 import io.shardingjob.core.internal.scheduling.job.LastAudit;
@@ -22,13 +20,14 @@ import io.shardingjob.core.internal.scheduling.job.OpenClaims;
 import io.shardingjob.core.internal.scheduling.job.Reservations;
 import io.shardingjob.core.internal.scheduling.job.RunMemory;
 import io.shardingjob.core.internal.sharding.ShardingService;
-import io.shardingjob.core.sharding.Assignment;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -65,9 +64,17 @@ public final class ItemRunner {
 
     private final DueFires dueFires;
 
+    private final Supplier<Duration> sessionTimeout;
+
+    private final ItemPace pace = new ItemPace();
+
+    private final RunStarts starting;
+
     /**
      * @param commitExecutor where the group commit drains and items are timed out: the coordination scheduler
      * @param ahead the claims made ahead, which the group commit requests with the ends of a fire
+     * @param sessionTimeout the session timeout the server granted: a start written ahead of its run no longer starts
+     *     it once nothing proved the session for a third of it
      */
     public ItemRunner(
             JobView view,
@@ -78,7 +85,8 @@ public final class ItemRunner {
             ClaimsAhead ahead,
             ItemEnds ends,
             ExecutionListener listener,
-            DueFires dueFires) {
+            DueFires dueFires,
+            Supplier<Duration> sessionTimeout) {
         this.view = view;
         this.audits = audits;
         this.ledger = ledger;
@@ -91,6 +99,8 @@ public final class ItemRunner {
         this.ends = ends;
         this.listener = listener;
         this.dueFires = dueFires;
+        this.sessionTimeout = sessionTimeout;
+        this.starting = new RunStarts(view, ledger, groupCommit, lastAudit, dueFires, pace);
     }
 
     /**
@@ -103,7 +113,7 @@ public final class ItemRunner {
             ItemExecutor job, Claim claim, Reservations.Reservation reservation, FireOrigin origin) {
         JobConfiguration config = view.configuration();
         String taskId = ShardingContext.taskId(view.jobName(), List.of(claim.item()), view.instanceId());
-        return run(job, context(config, taskId, claim, origin), claim, reservation, true)
+        return run(job, context(config, taskId, claim, origin), claim, reservation, null)
                 .recorded();
     }
 
@@ -117,51 +127,91 @@ public final class ItemRunner {
     /**
      * Runs one claimed item with its retries on the calling thread, and queues the write of how it ended: the thread is
      * free again at once, the item once the write is answered. Whether the run may start is decided here, when it left
-     * its queue ({@link RunStart}), and the run starts only once its start is written.
+     * its queue ({@link RunStart}), and the run starts only once its start is written: by itself, with the starts of
+     * the runs of its fire that leave soon after it, or ahead of it by a run that left before ({@link FireStarts}).
+     *
+     * @param starts the runs of its fire handed on with it; null for a run handed on alone
      */
     Run run(
             ItemExecutor job,
             ShardingContext context,
             Claim claim,
             Reservations.Reservation reservation,
-            boolean lastToLeave) {
+            @Nullable FireStarts starts) {
         int item = claim.item();
+        FireStarts.Leaving leaving = starts == null ? new FireStarts.Leaving(null, true) : starts.leave(item);
+        FireStarts.Ahead ahead =
+                leaving.ahead() == null ? null : leaving.ahead().join();
+        Claim writtenAhead = ahead != null && ahead.began() == RunStarts.Began.STARTED ? ahead.written() : null;
         if (!reservedItems.start(item, reservation)) {
-            if (reservation.isAbandoned()) {
+            if (writtenAhead != null || reservation.isAbandoned()) {
                 // Released while it waited in the queue (its instance stops, or was cut off): handed on, as the rule
                 // says of an abandoned run, so that the item's owner runs it without waiting for this session to end.
-                return new Run(
-                        List.of(),
-                        refuse(claim, RunStart.Verdict.GIVE_UP, context)
-                                .whenComplete((done, failure) -> openClaims.settled(claim)));
+                // A start written ahead of it is handed on too: nothing of it ran.
+                CompletableFuture<Void> given = writtenAhead != null
+                        ? refuse(writtenAhead, RunStart.unbegunAs(RunStart.Verdict.GIVE_UP), context)
+                        : refuse(claim, RunStart.givenUpAs(claim), context);
+                return new Run(List.of(), given.whenComplete((done, failure) -> openClaims.settled(claim)));
             }
             nothingWritten(claim);
             openClaims.settled(claim);
             return new Run(List.of(), CompletableFuture.completedFuture(null));
         }
+        long leftNanos = pace.left();
         AtomicReference<Claim> held = new AtomicReference<>(claim);
         List<ItemResult> results = List.of();
         CompletableFuture<Void> recorded = null;
         try {
             ShardingService.Versioned assignment = view.versionedAssignment();
-            RunStart.Verdict verdict =
-                    RunStart.decide(claim, reservation.isAbandoned(), here(assignment.assignment(), item));
-            Began began = verdict == RunStart.Verdict.START
-                    ? begin(held, context, lastToLeave, assignment.version())
-                    : Began.NOT_ASKED;
-            if (began == Began.MOVED) {
-                began = beginUnderNext(held, context, reservation, assignment.version());
+            RunStart.Here here = starting.here(assignment.assignment(), List.of(item));
+            RunStarts.Began began;
+            if (writtenAhead != null) {
+                RunStart.Verdict verdict = RunStart.decideWritten(
+                        writtenAhead,
+                        reservation.isAbandoned(),
+                        here,
+                        ledger.sinceSessionProven(),
+                        sessionTimeout.get());
+                began = verdict == RunStart.Verdict.START ? RunStarts.Began.STARTED : RunStarts.Began.NOT_ASKED;
+                if (began == RunStarts.Began.STARTED) {
+                    held.set(writtenAhead);
+                    starting.refill(starts, assignment);
+                } else {
+                    recorded = refuse(writtenAhead, RunStart.unbegunAs(verdict), context);
+                }
+            } else if (ahead != null
+                    && ahead.began() != RunStarts.Began.MOVED
+                    && ahead.began() != RunStarts.Began.NOT_ASKED) {
+                // Written ahead and refused (taken over meanwhile), or unanswered: as a start of its own would be.
+                began = ahead.began();
+                startNotWritten(claim, context, began);
+            } else {
+                RunStart.Verdict verdict = RunStart.decide(claim, reservation.isAbandoned(), here);
+                began = verdict == RunStart.Verdict.START
+                        ? starting.begin(held, leaving.last(), assignment, starts)
+                        : RunStarts.Began.NOT_ASKED;
+                if (began == RunStarts.Began.MOVED) {
+                    began = starting.beginUnderNext(held, reservation, assignment.version());
+                }
+                startNotWritten(claim, context, began);
+                if (verdict != RunStart.Verdict.START || began == RunStarts.Began.MOVED) {
+                    recorded = refuse(
+                            claim,
+                            verdict == RunStart.Verdict.SKIP ? ClaimState.SKIPPED : RunStart.givenUpAs(claim),
+                            context);
+                }
             }
-            if (verdict != RunStart.Verdict.START || began == Began.MOVED) {
-                recorded = refuse(claim, began == Began.MOVED ? RunStart.Verdict.GIVE_UP : verdict, context);
-            } else if (began == Began.STARTED) {
+            if (began == RunStarts.Began.STARTED && recorded == null) {
                 results = attempts.run(
                         job,
                         context,
                         claim.source(),
                         claim.fireTime(),
                         claim.retry(),
-                        () -> RunStart.decideRetry(held.get(), reservation.isAbandoned(), here(view.assignment(), -1))
+                        () -> RunStart.decideRetry(
+                                        held.get(),
+                                        reservation.isAbandoned(),
+                                        starting.here(view.assignment(), List.of()))
                                 == RunStart.Verdict.START,
                         retry -> write(held, held.get().atRetry(retry), context));
                 ItemResult last = results.get(results.size() - 1);
@@ -184,6 +234,7 @@ public final class ItemRunner {
         } finally {
             // Pool threads are reused: an interrupt meant for this item must not reach the next one.
             Thread.interrupted();
+            pace.ended(leftNanos);
             Runnable release = () -> {
                 openClaims.settled(claim);
                 if (reservedItems.endRun(item, reservation)) {
@@ -211,110 +262,31 @@ public final class ItemRunner {
         localFires.whole().released(claim.fireTime());
     }
 
-    /**
-     * What holds for this instance now under {@code assignment}, for {@link RunStart}, with whether the audits cleared
-     * {@code item} ({@link LastAudit#mayStart}, the same rule a fire plans with); a retry asks of no item (-1): it
-     * continues a run that started.
-     */
-    private RunStart.Here here(Assignment assignment, int item) {
-        JobConfiguration config = view.configuration();
-        String me = view.instanceId();
-        List<Integer> owned = assignment.itemsOf(me);
-        boolean contested = owned.contains(item) && !lastAudit.mayStart(item, assignment.epoch(), ledger::stillRuns);
-        return new RunStart.Here(
-                view.sessionId(),
-                view.isAvailable(),
-                config.disabled(),
-                view.disabledInstances().contains(me),
-                Set.copyOf(owned),
-                contested ? Set.of(item) : Set.of(),
-                Set.copyOf(view.disabledItems()),
-                dueFires.rule()::isDue);
-    }
-
-    /**
-     * A start refused because an assignment was written after the one it was decided under: decided again under the
-     * assignment now in force, read from ZooKeeper, when exactly one was written since (no other owner can have come
-     * and gone in between) and the rule still lets it start; handed on otherwise. A reshard that leaves the item here
-     * so does not move its run out of its fire.
-     */
-    private Began beginUnderNext(
-            AtomicReference<Claim> held, ShardingContext context, Reservations.Reservation reservation, int decided) {
-        ShardingService.Versioned next;
-        try {
-            next = view.readVersionedAssignment();
-        } catch (RuntimeException unreadable) {
-            return Began.MOVED;
-        }
-        boolean onlyOneSince = next.version() == decided + 1;
-        if (!onlyOneSince
-                || RunStart.decide(
-                                held.get(),
-                                reservation.isAbandoned(),
-                                here(next.assignment(), held.get().item()))
-                        != RunStart.Verdict.START) {
-            return Began.MOVED;
-        }
-        return begin(held, context, true, next.version());
-    }
-
-    /** What came of a start write. */
-    private enum Began {
-        /** Written: the run starts. */
-        STARTED,
-        /** Refused: the claim was taken over. */
-        LOST,
-        /** Refused: a newer assignment was written than the one the start was decided under. */
-        MOVED,
-        /** Not answered: whether it was written is unknown, and this session's audit decides again. */
-        UNKNOWN,
-        /** The rule refused the run before any write. */
-        NOT_ASKED
-    }
-
-    /**
-     * Writes the claim started, at the version held, and waits for the answer on the item's own thread, which runs the
-     * item next: false when the claim was taken over, or the write could not be made (this session's audit then finds
-     * the claim as its own and decides again).
-     */
-    private Began begin(
-            AtomicReference<Claim> held, ShardingContext context, boolean lastToLeave, int assignmentVersion) {
-        Claim claim = held.get();
-        try {
-            Optional<Claim> stored = groupCommit
-                    .startLater(claim.startedAt(view.now()), lastToLeave, assignmentVersion)
-                    .join();
-            if (stored.isPresent()) {
-                held.set(stored.get());
-                return Began.STARTED;
-            }
+    /** A start that was not written: taken over, or unanswered; says so, and the audit decides again on the latter. */
+    private void startNotWritten(Claim claim, ShardingContext context, RunStarts.Began began) {
+        if (began == RunStarts.Began.LOST) {
             claimLost(claim, context);
-            return Began.LOST;
-        } catch (RuntimeException ex) {
-            if (Answers.cause(ex) instanceof AssignmentGuard.Moved) {
-                return Began.MOVED;
-            }
+        } else if (began == RunStarts.Began.UNKNOWN) {
             log.warn(
-                    "Job {}: could not record the start of item {} of the fire at {}; not starting it: {}",
+                    "Job {}: could not record the start of item {} of the fire at {}; not starting it",
                     view.jobName(),
                     claim.item(),
-                    claim.fireTime(),
-                    Answers.cause(ex).toString());
+                    claim.fireTime());
             audits.soon();
         }
-        return Began.UNKNOWN;
     }
 
-    /** A run the rule does not let start: its claim is recorded skipped, or given up for the item's owner. */
-    private CompletableFuture<Void> refuse(Claim claim, RunStart.Verdict verdict, ShardingContext context) {
-        ClaimState state = verdict == RunStart.Verdict.SKIP ? ClaimState.SKIPPED : RunStart.givenUpAs(claim);
+    /**
+     * A run the rule does not let start: its claim is recorded skipped, or given up for the item's owner, at the version
+     * held (its start's, when that was written ahead of it).
+     */
+    private CompletableFuture<Void> refuse(Claim claim, ClaimState state, ShardingContext context) {
         log.info(
-                "Job {} on {}: item {} of the fire at {} does not start here ({}); recorded {}",
+                "Job {} on {}: item {} of the fire at {} does not start here; recorded {}",
                 view.jobName(),
                 view.instanceId(),
                 claim.item(),
                 claim.fireTime(),
-                verdict,
                 state);
         if (state != ClaimState.SKIPPED) {
             localFires.whole().released(claim.fireTime());

@@ -5,6 +5,7 @@ import io.shardingjob.core.internal.ledger.LedgerRules.Slot;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -31,6 +32,13 @@ public final class OpenClaims {
     /** The item-fires in flight whose run ended, with their end queued or being written. */
     private final Set<Slot> ending = ConcurrentHashMap.newKeySet();
 
+    /**
+     * How many item-fires in flight of each fire are not ending, kept with every change of {@code inFlight} and
+     * {@code ending} under its own lock: every end asks whether it is the last of its fire, and a fire of a thousand
+     * items must not scan the thousand for each.
+     */
+    private final Map<Instant, Integer> unended = new HashMap<>();
+
     /** The claims ahead in a request not answered yet. */
     private final Set<Slot> requestedAhead = ConcurrentHashMap.newKeySet();
 
@@ -44,14 +52,36 @@ public final class OpenClaims {
 
     /** This session won the claim: its run is this instance's business until its end is recorded. */
     public void claimed(Claim claim) {
-        inFlight.add(slotOf(claim));
+        enter(slotOf(claim));
+    }
+
+    private void enter(Slot slot) {
+        synchronized (unended) {
+            if (inFlight.add(slot) && !ending.contains(slot)) {
+                count(slot, 1);
+            }
+        }
+    }
+
+    /** Guarded by {@code unended}. */
+    private int count(Slot slot, int change) {
+        Integer now = unended.merge(slot.fireTime(), change, Integer::sum);
+        if (now != null && now <= 0) {
+            unended.remove(slot.fireTime());
+            return 0;
+        }
+        return now == null ? 0 : now;
     }
 
     /** The claim's end is recorded (or owed, see {@link LocalEnds#unwritten}), or the run never started. */
     public void settled(Claim claim) {
         Slot slot = slotOf(claim);
-        inFlight.remove(slot);
-        ending.remove(slot);
+        synchronized (unended) {
+            boolean was = inFlight.remove(slot);
+            if (!ending.remove(slot) && was) {
+                count(slot, -1);
+            }
+        }
     }
 
     /**
@@ -61,9 +91,10 @@ public final class OpenClaims {
      */
     public boolean endingLastOfItsFire(Claim claim) {
         Slot slot = slotOf(claim);
-        ending.add(slot);
-        return inFlight.stream()
-                .noneMatch(other -> other.fireTime().equals(slot.fireTime()) && !ending.contains(other));
+        synchronized (unended) {
+            boolean nowEnding = ending.add(slot);
+            return count(slot, nowEnding && inFlight.contains(slot) ? -1 : 0) == 0;
+        }
     }
 
     /**
@@ -115,7 +146,7 @@ public final class OpenClaims {
         Map<Integer, Claim> ofFire = ahead.computeIfAbsent(fireTime, fire -> new TreeMap<>());
         claims.forEach(claim -> {
             ofFire.put(claim.item(), claim);
-            inFlight.add(slotOf(claim));
+            enter(slotOf(claim));
         });
         return true;
     }

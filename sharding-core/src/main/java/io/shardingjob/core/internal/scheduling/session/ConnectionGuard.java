@@ -258,6 +258,11 @@ public final class ConnectionGuard {
     }
 
     private long negotiatedSessionTimeoutMillis() {
+        return negotiatedSessionTimeoutMillis(client);
+    }
+
+    /** The session timeout the server granted the client; the timeout it asked for until it is connected. */
+    public static long negotiatedSessionTimeoutMillis(CuratorFramework client) {
         try {
             int negotiated = client.getZookeeperClient().getZooKeeper().getSessionTimeout();
             if (negotiated > 0) {

@@ -1,0 +1,242 @@
+package io.shardingjob.core.internal.scheduling.fire;
+
+import io.shardingjob.core.config.JobConfiguration;
+import io.shardingjob.core.internal.ledger.AssignmentGuard;
+import io.shardingjob.core.internal.ledger.Claim;
+import io.shardingjob.core.internal.ledger.DueFires;
+import io.shardingjob.core.internal.ledger.FireLedger;
+import io.shardingjob.core.internal.ledger.GroupCommit;
+import io.shardingjob.core.internal.ledger.RunStart;
+import io.shardingjob.core.internal.ledger.StartBatch;
+import io.shardingjob.core.internal.registry.Answers;
+import io.shardingjob.core.internal.scheduling.job.JobView;
+import io.shardingjob.core.internal.scheduling.job.LastAudit;
+import io.shardingjob.core.internal.scheduling.job.Reservations;
+import io.shardingjob.core.internal.sharding.ShardingService;
+import io.shardingjob.core.sharding.Assignment;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The writes that start runs, for one job on this instance: what holds here for {@link RunStart}, and a run's start
+ * written with the starts of the runs of its fire that leave the queue soon after it ({@link StartBatch}, at the pace
+ * {@link ItemPace} measured), or alone for a run handed on alone.
+ */
+final class RunStarts {
+
+    private final JobView view;
+
+    private final FireLedger ledger;
+
+    private final GroupCommit groupCommit;
+
+    private final LastAudit lastAudit;
+
+    private final DueFires dueFires;
+
+    private final ItemPace pace;
+
+    /** The items this instance owns under the assignment last asked about, kept while it is the same assignment. */
+    private volatile @Nullable Owned owned;
+
+    private record Owned(Assignment assignment, Set<Integer> items) {}
+
+    RunStarts(
+            JobView view,
+            FireLedger ledger,
+            GroupCommit groupCommit,
+            LastAudit lastAudit,
+            DueFires dueFires,
+            ItemPace pace) {
+        this.view = view;
+        this.ledger = ledger;
+        this.groupCommit = groupCommit;
+        this.lastAudit = lastAudit;
+        this.dueFires = dueFires;
+        this.pace = pace;
+    }
+
+    /** What came of a start write. */
+    enum Began {
+        /** Written: the run starts. */
+        STARTED,
+        /** Refused: the claim was taken over. */
+        LOST,
+        /** Refused: a newer assignment was written than the one the start was decided under. */
+        MOVED,
+        /** Not answered: whether it was written is unknown, and this session's audit decides again. */
+        UNKNOWN,
+        /** The rule refused the run before any write, or the start was not written ahead of it. */
+        NOT_ASKED
+    }
+
+    /**
+     * What holds for this instance now under {@code assignment}, for {@link RunStart}, with whether the audits cleared
+     * each of {@code items} ({@link LastAudit#mayStart}, the same rule a fire plans with); a retry asks of no item: it
+     * continues a run that started.
+     */
+    RunStart.Here here(Assignment assignment, Collection<Integer> items) {
+        JobConfiguration config = view.configuration();
+        String me = view.instanceId();
+        Set<Integer> mine = ownedUnder(assignment, me);
+        Set<Integer> contested = new HashSet<>();
+        for (int item : items) {
+            if (mine.contains(item) && !lastAudit.mayStart(item, assignment.epoch(), ledger::stillRuns)) {
+                contested.add(item);
+            }
+        }
+        return new RunStart.Here(
+                view.sessionId(),
+                view.isAvailable(),
+                config.disabled(),
+                view.disabledInstances().contains(me),
+                mine,
+                contested,
+                Set.copyOf(view.disabledItems()),
+                dueFires.rule()::isDue);
+    }
+
+    /** The items this instance owns under {@code assignment}, computed once per assignment: every run asks. */
+    private Set<Integer> ownedUnder(Assignment assignment, String me) {
+        Owned known = owned;
+        if (known != null && known.assignment() == assignment) {
+            return known.items();
+        }
+        Set<Integer> items = Set.copyOf(assignment.itemsOf(me));
+        owned = new Owned(assignment, items);
+        return items;
+    }
+
+    /**
+     * A start refused because an assignment was written after the one it was decided under: decided again under the
+     * assignment now in force, read from ZooKeeper, when exactly one was written since (no other owner can have come
+     * and gone in between) and the rule still lets it start; handed on otherwise. A reshard that leaves the item here
+     * so does not move its run out of its fire.
+     */
+    Began beginUnderNext(AtomicReference<Claim> held, Reservations.Reservation reservation, int decided) {
+        ShardingService.Versioned next;
+        try {
+            next = view.readVersionedAssignment();
+        } catch (RuntimeException unreadable) {
+            return Began.MOVED;
+        }
+        boolean onlyOneSince = next.version() == decided + 1;
+        if (!onlyOneSince
+                || RunStart.decide(
+                                held.get(),
+                                reservation.isAbandoned(),
+                                here(next.assignment(), List.of(held.get().item())))
+                        != RunStart.Verdict.START) {
+            return Began.MOVED;
+        }
+        return begin(held, true, next, null);
+    }
+
+    /**
+     * Writes the claim started, at the version held, with the starts of the runs of its fire expected to leave the
+     * queue soon after it ({@link StartBatch}), and waits for the answer on the item's own thread, which runs the item
+     * next. Not started when the claim was taken over ({@code LOST}), or the write could not be made ({@code UNKNOWN}:
+     * this session's audit then finds the claim as its own and decides again).
+     *
+     * @param lastToLeave whether no other run of its fire is still to leave the queue: its start goes at once, whereas
+     *     one that writes no other start lingers for the starts of the runs that leave with it
+     */
+    Began begin(
+            AtomicReference<Claim> held,
+            boolean lastToLeave,
+            ShardingService.Versioned assignment,
+            @Nullable FireStarts starts) {
+        Claim claim = held.get();
+        int others =
+                starts == null || !StartBatch.writesAhead(view.configuration().failover())
+                        ? 0
+                        : StartBatch.size(
+                                        starts.untaken() + 1,
+                                        starts.writtenAhead(),
+                                        pace.running(),
+                                        pace.itemNanos(),
+                                        StartBatch.AHEAD.toNanos())
+                                - 1;
+        boolean withOthers = others > 0 && writeAhead(starts, others, assignment) > 0;
+        try {
+            Optional<Claim> stored = groupCommit
+                    .startLater(claim.startedAt(view.now()), lastToLeave || withOthers, assignment.version())
+                    .join();
+            if (stored.isPresent()) {
+                held.set(stored.get());
+                return Began.STARTED;
+            }
+            return Began.LOST;
+        } catch (RuntimeException ex) {
+            if (Answers.cause(ex) instanceof AssignmentGuard.Moved) {
+                return Began.MOVED;
+            }
+            return Began.UNKNOWN;
+        }
+    }
+
+    /**
+     * Asks, for a run whose start was written ahead, for the starts of the runs behind it once fewer than half of those
+     * leaving within the bound are written: they are answered while this one runs.
+     */
+    void refill(FireStarts starts, ShardingService.Versioned assignment) {
+        int untaken = starts.untaken();
+        int written = starts.writtenAhead();
+        long bound = StartBatch.AHEAD.toNanos();
+        if (StartBatch.writesAhead(view.configuration().failover())
+                && StartBatch.refill(untaken, written, pace.running(), pace.itemNanos(), bound)) {
+            int count = StartBatch.size(untaken, written, pace.running(), pace.itemNanos(), bound);
+            if (count > 0 && writeAhead(starts, count, assignment) > 0) {
+                groupCommit.flush();
+            }
+        }
+    }
+
+    /**
+     * Queues the starts of the next {@code count} runs of the fire that the rule lets start now, decided as each would
+     * be as it leaves; the others decide when they leave. Returns how many were queued: the caller's write sends them.
+     */
+    private int writeAhead(FireStarts starts, int count, ShardingService.Versioned assignment) {
+        Map<Claim, CompletableFuture<FireStarts.Ahead>> next = starts.takeAhead(count);
+        RunStart.Here here;
+        try {
+            here = here(
+                    assignment.assignment(),
+                    next.keySet().stream().map(Claim::item).toList());
+        } catch (RuntimeException unknown) {
+            // No run waits for a start that is not on its way: each decides as it leaves.
+            next.values().forEach(answer -> answer.complete(new FireStarts.Ahead(Began.NOT_ASKED, null)));
+            return 0;
+        }
+        int queued = 0;
+        Instant now = view.now();
+        for (Map.Entry<Claim, CompletableFuture<FireStarts.Ahead>> entry : next.entrySet()) {
+            Claim claim = entry.getKey();
+            CompletableFuture<FireStarts.Ahead> answer = entry.getValue();
+            Reservations.Reservation reservation = starts.reservation(claim.item());
+            boolean abandoned = reservation == null || reservation.isAbandoned();
+            if (RunStart.decide(claim, abandoned, here) != RunStart.Verdict.START) {
+                answer.complete(new FireStarts.Ahead(Began.NOT_ASKED, null));
+                continue;
+            }
+            groupCommit
+                    .startLater(claim.startedAt(now), false, assignment.version())
+                    .whenComplete((stored, failure) -> {
+                        Began began = failure != null
+                                ? Answers.cause(failure) instanceof AssignmentGuard.Moved ? Began.MOVED : Began.UNKNOWN
+                                : stored.isPresent() ? Began.STARTED : Began.LOST;
+                        answer.complete(new FireStarts.Ahead(began, failure != null ? null : stored.orElse(null)));
+                    });
+            queued++;
+        }
+        return queued;
+    }
+}
