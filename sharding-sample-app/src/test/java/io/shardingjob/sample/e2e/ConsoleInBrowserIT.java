@@ -101,9 +101,7 @@ class ConsoleInBrowserIT {
 
         browser.driver().get(first.url("/sharding-console"));
         waitFor(By.cssSelector("#jobs tr[data-job='" + SETTLEMENT + "']"));
-        assertThat(rows("#jobs tr[data-job]"))
-                .extracting(row -> row.getAttribute("data-job"))
-                .contains(SETTLEMENT, Drills.STOCK);
+        assertThat(attributes("#jobs tr[data-job]", "data-job")).contains(SETTLEMENT, Drills.STOCK);
         browser.waitAtMost(GENEROUS)
                 .until(driver -> !driver.findElements(By.cssSelector("#jobs tr[data-job='" + SETTLEMENT + "'] .fire"))
                         .isEmpty());
@@ -114,8 +112,7 @@ class ConsoleInBrowserIT {
                         By.cssSelector("#jobs tr[data-job='" + SETTLEMENT + "'] a[href$='/jobs/" + SETTLEMENT + "']"))
                 .click();
         browser.waitAtMost(GENEROUS).until(driver -> gridOwners().equals(owners.get()));
-        assertThat(rows("#grid th[data-instance]"))
-                .extracting(header -> header.getAttribute("data-instance"))
+        assertThat(attributes("#grid th[data-instance]", "data-instance"))
                 .containsExactlyInAnyOrder("app-1", "app-2", "app-3");
         Path job = browser.screenshot("job-three-instances");
         Timings.report(
@@ -205,15 +202,13 @@ class ConsoleInBrowserIT {
         waitFor(By.id("graph-link")).click();
 
         waitFor(By.cssSelector("svg#job-graph"));
-        assertThat(rows("#job-graph g.job"))
-                .extracting(job -> job.getAttribute("data-job"))
+        assertThat(attributes("#job-graph g.job", "data-job"))
                 .contains(SETTLEMENT, Drills.STOCK, DRILL_SOURCE, DRILL_FOLLOWER);
-        assertThat(rows("#job-graph g.edge[data-from='" + DRILL_SOURCE + "'][data-to='" + DRILL_FOLLOWER + "']"))
-                .singleElement()
-                .satisfies(edge -> assertThat(edge.getAttribute("data-label")).isEqualTo("success"));
-        assertThat(rows("#job-graph g.job.on-demand"))
-                .extracting(job -> job.getAttribute("data-job"))
-                .contains(DRILL_SOURCE, DRILL_FOLLOWER);
+        assertThat(attributes(
+                        "#job-graph g.edge[data-from='" + DRILL_SOURCE + "'][data-to='" + DRILL_FOLLOWER + "']",
+                        "data-label"))
+                .containsExactly("success");
+        assertThat(attributes("#job-graph g.job.on-demand", "data-job")).contains(DRILL_SOURCE, DRILL_FOLLOWER);
         browser.screenshot("graph");
 
         waitFor(By.cssSelector("#job-graph g.job[data-job='" + DRILL_FOLLOWER + "'] a"))
@@ -296,14 +291,9 @@ class ConsoleInBrowserIT {
 
     /** The state the fires table shows for an item of the fire in {@code row}, null while the row is re-rendered. */
     private String itemState(String row, int item) {
-        try {
-            return rows(row + " li[data-item='" + item + "']").stream()
-                    .findFirst()
-                    .map(element -> element.getAttribute("data-state"))
-                    .orElse(null);
-        } catch (StaleElementReferenceException ex) {
-            return null;
-        }
+        return attributes(row + " li[data-item='" + item + "']", "data-state").stream()
+                .findFirst()
+                .orElse(null);
     }
 
     private WebElement waitFor(By locator) {
@@ -314,17 +304,33 @@ class ConsoleInBrowserIT {
         return browser.driver().findElements(By.cssSelector(selector));
     }
 
-    /** Item to owner as the grid shows it now; a row re-rendered while being read is read at the next poll. */
+    /** Item to owner as the grid shows it now, read in one pass of the page. */
     private Map<Integer, String> gridOwners() {
-        try {
-            return rows("#grid tr[data-item]").stream()
-                    .collect(Collectors.toMap(
-                            row -> Integer.valueOf(row.getAttribute("data-item")),
-                            row -> String.valueOf(row.getAttribute("data-owner")),
-                            (a, b) -> a,
-                            TreeMap::new));
-        } catch (StaleElementReferenceException ex) {
-            return Map.of();
-        }
+        return read("#grid tr[data-item]", "data-item", "data-owner").stream()
+                .collect(Collectors.toMap(
+                        row -> Integer.valueOf(row.get(0)),
+                        row -> String.valueOf(row.get(1)),
+                        (a, b) -> a,
+                        TreeMap::new));
+    }
+
+    /** The value of {@code attribute} on every element {@code selector} finds now, in the page's order. */
+    private List<String> attributes(String selector, String attribute) {
+        return read(selector, attribute).stream().map(values -> values.get(0)).toList();
+    }
+
+    /**
+     * The values of {@code attributes} on every element {@code selector} finds, read by one script in the page: htmx
+     * re-renders the tables every few seconds, and elements found first and read after may be gone by then.
+     */
+    @SuppressWarnings("unchecked")
+    private List<List<String>> read(String selector, String... attributes) {
+        Object values = browser.driver()
+                .executeScript(
+                        "return Array.from(document.querySelectorAll(arguments[0]),"
+                                + " e => arguments[1].map(name => e.getAttribute(name)));",
+                        selector,
+                        List.of(attributes));
+        return (List<List<String>>) values;
     }
 }
