@@ -3,6 +3,7 @@ package io.shardingjob.boot.autoconfigure;
 import io.shardingjob.boot.ShardedJobListener;
 import io.shardingjob.boot.jobs.RunningJobs;
 import io.shardingjob.boot.jobs.RuntimeJobs;
+import io.shardingjob.boot.jobs.ScheduledShardedJob;
 import io.shardingjob.boot.jobs.ShardedJobAnnotationBeanPostProcessor;
 import io.shardingjob.boot.jobs.ShardedJobConfigurationException;
 import io.shardingjob.boot.jobs.ShardedJobExecutors;
@@ -10,6 +11,8 @@ import io.shardingjob.boot.jobs.ShardedJobMethod;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.instance.InstanceId;
 import io.shardingjob.core.registry.RegistryCenter;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ScheduledFuture;
@@ -91,7 +94,7 @@ final class ShardedJobLifecycle implements SmartLifecycle, ShardedJobAnnotationB
             // Once connected, since the graph spans the jobs stored in the namespace; before any job starts.
             graph.check(connected, configurations);
             jobs.connect(connected, instanceId, listeners.get());
-            configurations.forEach(jobs::start);
+            jobs.startAll(configurations);
             // After the declared jobs: a definition of the same name as one of them is refused when it is made.
             runtimeJobs.connect(connected);
             scheduleWatch = executors
@@ -150,20 +153,30 @@ final class ShardedJobLifecycle implements SmartLifecycle, ShardedJobAnnotationB
         return PHASE;
     }
 
-    /** A job of a bean created after start-up (a lazy one): checked and started like the others. */
+    /**
+     * The jobs of a bean created after start-up (a lazy one): checked against the namespace's graph together, once,
+     * and started together, like the jobs declared at start-up.
+     */
     @Override
-    public synchronized void added(ShardedJobMethod job) {
-        jobs.find(job.jobName()).ifPresent(existing -> {
-            throw new ShardedJobConfigurationException(
-                    job.jobName(),
-                    "@ShardedJob(name)",
-                    "the name is declared twice, by " + existing.describe() + " and by " + job.describe(),
-                    "Give one of these methods another @ShardedJob(name).",
-                    null);
-        });
-        JobConfiguration configuration = resolver.resolve(job);
-        graph.check(registry.get(), Map.of(job, configuration));
-        jobs.start(job, configuration);
+    public synchronized void added(List<ShardedJobMethod> added) {
+        Map<ShardedJobMethod, JobConfiguration> configurations = new LinkedHashMap<>();
+        Map<String, String> declarers = new HashMap<>();
+        for (ShardedJobMethod job : added) {
+            String existing = jobs.find(job.jobName())
+                    .map(ScheduledShardedJob::describe)
+                    .orElse(declarers.putIfAbsent(job.jobName(), job.describe()));
+            if (existing != null) {
+                throw new ShardedJobConfigurationException(
+                        job.jobName(),
+                        "@ShardedJob(name)",
+                        "the name is declared twice, by " + existing + " and by " + job.describe(),
+                        "Give one of these methods another @ShardedJob(name).",
+                        null);
+            }
+            configurations.put(job, resolver.resolve(job));
+        }
+        graph.check(registry.get(), configurations);
+        jobs.startAll(configurations);
     }
 
     @Override

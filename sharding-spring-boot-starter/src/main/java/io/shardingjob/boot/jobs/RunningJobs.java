@@ -3,6 +3,7 @@ package io.shardingjob.boot.jobs;
 import io.shardingjob.boot.ExecutionRecord;
 import io.shardingjob.boot.ShardedJobListener;
 import io.shardingjob.core.JobCoordinator;
+import io.shardingjob.core.ShardedJobs;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.execution.FireCompletionListener;
 import io.shardingjob.core.execution.ItemExecutor;
@@ -10,6 +11,7 @@ import io.shardingjob.core.execution.MisfireListener;
 import io.shardingjob.core.registry.RegistryCenter;
 import io.shardingjob.core.sharding.strategy.ShardingStrategies;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -133,6 +135,21 @@ public final class RunningJobs implements ScheduledTaskHolder {
         start(method, method.invoker(), method.describe(), configuration);
     }
 
+    /**
+     * Starts the jobs' coordinators many at once ({@link ShardedJobs#startAll()}: thousands of jobs one after another
+     * took minutes), then schedules each. If one fails to start, none is scheduled, those started are closed again, and
+     * the first failure is thrown.
+     */
+    public void startAll(Map<ShardedJobMethod, JobConfiguration> configurations) {
+        List<ScheduledShardedJob> prepared = new ArrayList<>();
+        configurations.forEach((method, configuration) ->
+                prepared.add(prepared(method, method.invoker(), method.describe(), configuration)));
+        ShardedJobs starting = new ShardedJobs();
+        prepared.forEach(job -> starting.add(job.coordinator()));
+        starting.startAll();
+        prepared.forEach(this::started);
+    }
+
     /** Starts a job defined at run time, whose code is the handler of that name here. */
     void startDefined(String jobName, String handler, ItemExecutor code, JobConfiguration configuration) {
         start(null, code, "handler '" + handler + "' (defined at run time)", configuration);
@@ -161,6 +178,14 @@ public final class RunningJobs implements ScheduledTaskHolder {
     }
 
     private void start(
+            @Nullable ShardedJobMethod method, ItemExecutor code, String describedAs, JobConfiguration configuration) {
+        ScheduledShardedJob job = prepared(method, code, describedAs, configuration);
+        job.coordinator().start();
+        started(job);
+    }
+
+    /** The job with its coordinator built, not started yet. */
+    private ScheduledShardedJob prepared(
             @Nullable ShardedJobMethod method, ItemExecutor code, String describedAs, JobConfiguration configuration) {
         RegistryCenter connected = registry;
         if (connected == null) {
@@ -192,10 +217,13 @@ public final class RunningJobs implements ScheduledTaskHolder {
         if (misfires != null) {
             builder.misfireListener(misfires);
         }
-        ScheduledShardedJob job = new ScheduledShardedJob(method, describedAs, builder, executors, crons);
+        return new ScheduledShardedJob(method, describedAs, builder, executors, crons);
+    }
+
+    /** Makes a job whose coordinator started known, and schedules it. */
+    private void started(ScheduledShardedJob job) {
         JobCoordinator coordinator = job.coordinator();
-        coordinator.start();
-        put(configuration.name(), job);
+        put(coordinator.jobName(), job);
         for (ShardedJobListener listener : listeners) {
             listener.jobStarted(coordinator);
         }
@@ -209,7 +237,7 @@ public final class RunningJobs implements ScheduledTaskHolder {
                         : "with cron '" + effective.cron() + "' in " + effective.timeZone(),
                 effective.shardingTotalCount(),
                 effective.strategy(),
-                describedAs);
+                job.describe());
     }
 
     /** The job's code, wrapped by the decorators in order: the first one's wrapper is the outermost. */

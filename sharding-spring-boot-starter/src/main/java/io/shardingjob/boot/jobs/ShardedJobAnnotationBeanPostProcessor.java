@@ -7,7 +7,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 import org.springframework.aop.framework.AopInfrastructureBean;
 import org.springframework.aop.support.AopUtils;
@@ -76,8 +75,10 @@ public final class ShardedJobAnnotationBeanPostProcessor
             classesWithoutJobs.add(targetClass);
             return bean;
         }
+        List<ShardedJobMethod> jobs = new ArrayList<>();
         annotated.forEach((method, annotation) ->
-                add(ShardedJobMethod.of(resolve(annotation.name()), beanName, bean, method, annotation)));
+                jobs.add(ShardedJobMethod.of(resolve(annotation.name()), beanName, bean, method, annotation)));
+        add(jobs);
         return bean;
     }
 
@@ -130,21 +131,30 @@ public final class ShardedJobAnnotationBeanPostProcessor
         }
     }
 
-    private void add(ShardedJobMethod job) {
-        Consumer<ShardedJobMethod> late;
+    private void add(List<ShardedJobMethod> jobs) {
+        JobRegistrar late;
         synchronized (discovered) {
-            discovered.add(job);
-            late = registrar == null ? null : registrar::added;
+            discovered.addAll(jobs);
+            late = registrar;
         }
         if (late != null) {
-            late.accept(job);
+            try {
+                late.added(jobs);
+            } catch (RuntimeException refused) {
+                // The bean fails to be created: none of its jobs runs, and none is handed over at a later attach.
+                synchronized (discovered) {
+                    discovered.removeAll(jobs);
+                }
+                throw refused;
+            }
         }
     }
 
     /** Receives the jobs of beans created or destroyed while the jobs run. */
     public interface JobRegistrar {
 
-        void added(ShardedJobMethod job);
+        /** The jobs of one bean created while the jobs run (a lazy one), checked and started together. */
+        void added(List<ShardedJobMethod> jobs);
 
         void removed(ShardedJobMethod job);
     }

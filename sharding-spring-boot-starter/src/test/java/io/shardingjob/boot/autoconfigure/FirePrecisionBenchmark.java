@@ -80,6 +80,9 @@ class FirePrecisionBenchmark {
     /** How much the live heap of a context without jobs varies from one context to the next: caches come and go. */
     private static final double HEAP_NOISE_MIB = 1;
 
+    /** Jobs added as the jobs of one bean: a thousand, so that the progress shows every thousand. */
+    private static final int JOBS_PER_BEAN = 1_000;
+
     private static final String SPREAD_PROPERTY = "benchmark.fire-precision.spread";
 
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
@@ -188,16 +191,23 @@ class FirePrecisionBenchmark {
                 .run();
     }
 
-    /** Adds jobs {@code 0..jobs-1} one after another, the way the lifecycle adds the job of a lazily created bean. */
+    /**
+     * Adds jobs {@code 0..jobs-1} {@value #JOBS_PER_BEAN} at a time, the way the lifecycle adds the jobs of a lazily
+     * created bean: checked against the namespace's graph and started together.
+     */
     private static void addJobs(ConfigurableApplicationContext context, int jobs, IntConsumer started)
             throws NoSuchMethodException {
         ShardedJobLifecycle lifecycle = context.getBean(ShardedJobLifecycle.class);
         TemplateJob template = new TemplateJob();
         Method method = TemplateJob.class.getDeclaredMethod("run");
         ShardedJob annotation = method.getAnnotation(ShardedJob.class);
-        for (int i = 0; i < jobs; i++) {
-            lifecycle.added(ShardedJobMethod.of(jobName(i), "template", template, method, annotation));
-            started.accept(i + 1);
+        for (int from = 0; from < jobs; from += JOBS_PER_BEAN) {
+            List<ShardedJobMethod> bean = new ArrayList<>();
+            for (int i = from; i < Math.min(jobs, from + JOBS_PER_BEAN); i++) {
+                bean.add(ShardedJobMethod.of(jobName(i), "template", template, method, annotation));
+            }
+            lifecycle.added(bean);
+            started.accept(from + bean.size());
         }
     }
 
@@ -317,7 +327,7 @@ class FirePrecisionBenchmark {
                 "Fire precision, threads and heap of many jobs on one instance",
                 "One application context (Spring Boot auto-configuration, default `sharding.*` settings: scheduler"
                         + " pool 2, 8 concurrent fires, 16 items) on one ZooKeeper server process on loopback; n jobs"
-                        + " of one item with an empty body, each added through `ShardedJobLifecycle.added` and"
+                        + " of one item with an empty body, added through `ShardedJobLifecycle.added` a thousand at a time and"
                         + " scheduled by its `JobTrigger` on the instance's one `FireTimer`, the fire ledger on (claims and their"
                         + " ends, group-committed). *Delay*: from a fire's scheduled time to its item's start, as a"
                         + " `ShardedJobListener` bean sees it, for the fires scheduled in a "

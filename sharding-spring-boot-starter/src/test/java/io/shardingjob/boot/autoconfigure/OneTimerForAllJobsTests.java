@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
@@ -40,14 +41,11 @@ class OneTimerForAllJobsTests {
         runner.run(context -> {
             ShardedJobLifecycle lifecycle = context.getBean(ShardedJobLifecycle.class);
             Method method = EverySecond.class.getDeclaredMethod("run");
-            for (int i = 0; i < JOBS; i++) {
-                lifecycle.added(ShardedJobMethod.of(
-                        "every-second-" + i,
-                        "everySecond",
-                        new EverySecond(),
-                        method,
-                        method.getAnnotation(ShardedJob.class)));
-            }
+            EverySecond bean = new EverySecond();
+            lifecycle.added(IntStream.range(0, JOBS)
+                    .mapToObj(i -> ShardedJobMethod.of(
+                            "every-second-" + i, "everySecond", bean, method, method.getAnnotation(ShardedJob.class)))
+                    .toList());
             Fires fires = context.getBean(Fires.class);
 
             await().atMost(Duration.ofSeconds(30)).until(() -> fires.jobsFiredTwice() == JOBS);
