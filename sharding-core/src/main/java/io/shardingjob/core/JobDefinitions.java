@@ -7,6 +7,7 @@ import io.shardingjob.core.config.JobGraph;
 import io.shardingjob.core.config.JobSetting;
 import io.shardingjob.core.internal.config.ScheduleHistory;
 import io.shardingjob.core.internal.config.StoredConfiguration;
+import io.shardingjob.core.internal.registry.CuratorCaches;
 import io.shardingjob.core.internal.registry.FollowerEdges;
 import io.shardingjob.core.internal.registry.JobNodes;
 import io.shardingjob.core.operation.InvalidOperationException;
@@ -112,6 +113,9 @@ public final class JobDefinitions implements AutoCloseable {
 
     private final CuratorCache cache;
 
+    /** Closes the cache and what its start left on the client; set once started. */
+    private volatile Runnable closeCache = () -> {};
+
     private final Map<String, Definition> known = new ConcurrentHashMap<>();
 
     /** Reads the crons of definitions and changes before they are stored. */
@@ -160,7 +164,7 @@ public final class JobDefinitions implements AutoCloseable {
         if (!state.compareAndSet(State.LATENT, State.STARTED)) {
             throw new IllegalStateException("Job definitions can be started only once");
         }
-        cache.start();
+        closeCache = CuratorCaches.start(client, cache);
     }
 
     /** The jobs defined and active, as this instance last saw them. */
@@ -326,7 +330,7 @@ public final class JobDefinitions implements AutoCloseable {
     @Override
     public void close() {
         if (state.getAndSet(State.CLOSED) == State.STARTED) {
-            cache.close();
+            closeCache.run();
         }
     }
 

@@ -20,7 +20,12 @@ public final class RequestCounter extends AdvancedTracerDriver {
 
     private static final String FOREGROUND = "/foreground";
 
+    /** With {@code -Drequests.by-path=true}, requests are counted by operation and path too, digits read as #. */
+    private static final boolean BY_PATH = Boolean.getBoolean("requests.by-path");
+
     private final Map<String, LongAdder> byOperation = new ConcurrentHashMap<>();
+
+    private final Map<String, LongAdder> byPath = new ConcurrentHashMap<>();
 
     /** Counts from now on what {@code client} sends. */
     public static RequestCounter attachTo(CuratorFramework client) {
@@ -34,6 +39,29 @@ public final class RequestCounter extends AdvancedTracerDriver {
         byOperation
                 .computeIfAbsent(operation(trace.getName()), name -> new LongAdder())
                 .increment();
+        if (BY_PATH) {
+            String path = trace.getPath() == null ? "?" : trace.getPath().replaceAll("[0-9]+", "#");
+            byPath.computeIfAbsent(operation(trace.getName()) + " " + path, name -> new LongAdder())
+                    .increment();
+        }
+    }
+
+    /** Forgets the counts by path so far, so that {@link #mostFrequentPaths} tells of what follows. */
+    public void clearPaths() {
+        byPath.clear();
+    }
+
+    /**
+     * The {@code limit} most frequent operations and paths so far, most frequent first; empty unless
+     * {@code -Drequests.by-path=true}: what to look at when a benchmark's counts are higher than expected.
+     */
+    public Map<String, Long> mostFrequentPaths(int limit) {
+        Map<String, Long> top = new java.util.LinkedHashMap<>();
+        byPath.entrySet().stream()
+                .sorted((a, b) -> Long.compare(b.getValue().sum(), a.getValue().sum()))
+                .limit(limit)
+                .forEach(entry -> top.put(entry.getKey(), entry.getValue().sum()));
+        return top;
     }
 
     @Override

@@ -250,9 +250,13 @@ class FirePrecisionBenchmark {
             long expected = expectedFires(size, from, to);
             sleepUntil(from);
             RequestCounter.Counts requestsAtFrom = requests.counts();
+            requests.clearPaths();
             sleepUntil(to);
             RequestCounter.Counts windowRequests = requests.counts().since(requestsAtFrom);
             System.out.println("[fire-precision] " + size.jobs() + " jobs: requests in the window: " + windowRequests);
+            requests.mostFrequentPaths(15)
+                    .forEach((path, count) ->
+                            System.out.println("[fire-precision] " + size.jobs() + " jobs: " + count + " " + path));
             try {
                 await().atMost(STRAGGLERS).pollInterval(Duration.ofMillis(100)).until(() -> fires.seen() >= expected);
             } catch (ConditionTimeoutException ex) {

@@ -24,13 +24,19 @@ import org.jspecify.annotations.Nullable;
  */
 public final class JobCache implements AutoCloseable {
 
+    private final CuratorFramework client;
+
     private final List<CuratorCache> caches;
+
+    /** What closes each started cache completely ({@link CuratorCaches}); empty until started. */
+    private volatile List<Runnable> closers = List.of();
 
     private final Executor listenerExecutor;
 
     private final CountDownLatch initialized;
 
     public JobCache(CuratorFramework client, JobNodes nodes, Executor listenerExecutor) {
+        this.client = client;
         List<CuratorCache> all = new ArrayList<>();
         nodes.cachedSubtrees().forEach(path -> all.add(CuratorCache.build(client, path)));
         // A single node is watched alone (a persistent watch, not a recursive one): its loads read its data only.
@@ -68,7 +74,8 @@ public final class JobCache implements AutoCloseable {
 
     /** Starts watching and waits until the first full load is in memory. */
     public void start(Duration timeout) {
-        caches.forEach(CuratorCache::start);
+        closers =
+                caches.stream().map(cache -> CuratorCaches.start(client, cache)).toList();
         try {
             if (!initialized.await(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
                 throw new RegistryUnavailableException(
@@ -112,6 +119,11 @@ public final class JobCache implements AutoCloseable {
 
     @Override
     public void close() {
-        caches.forEach(CuratorCache::close);
+        List<Runnable> started = closers;
+        if (started.isEmpty()) {
+            caches.forEach(CuratorCache::close);
+        } else {
+            started.forEach(Runnable::run);
+        }
     }
 }
