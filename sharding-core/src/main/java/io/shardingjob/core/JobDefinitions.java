@@ -164,7 +164,7 @@ public final class JobDefinitions implements AutoCloseable {
         if (!state.compareAndSet(State.LATENT, State.STARTED)) {
             throw new IllegalStateException("Job definitions can be started only once");
         }
-        closeCache = CuratorCaches.start(client, cache);
+        closeCache = CuratorCaches.start(client, List.of(cache));
     }
 
     /** The jobs defined and active, as this instance last saw them. */

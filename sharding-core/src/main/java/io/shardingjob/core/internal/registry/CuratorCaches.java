@@ -1,9 +1,12 @@
 package io.shardingjob.core.internal.registry;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.WeakHashMap;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.CuratorListener;
 import org.apache.curator.framework.imps.CuratorFrameworkBase;
@@ -22,41 +25,52 @@ import org.apache.curator.framework.recipes.watch.PersistentWatcher;
  * jobs sent 50,000 watch removals, each answered through 50,000 listeners, and held ZooKeeper's event thread for
  * minutes, answers to the jobs still running included.
  *
- * <p>The listener a cache's start added is told apart as the one of a {@code PersistentWatcher} that was not there
- * before the start, all starts of one client taking the same lock; it is removed once the cache is closed. A Curator
- * that removes it itself makes that second removal do nothing.
+ * <p>The listeners the caches' start added are told apart as those of a {@code PersistentWatcher} that were not known
+ * before, all starts on one client taking the same lock; they are removed once the caches are closed. A Curator that
+ * removes them itself makes that second removal do nothing.
  */
 public final class CuratorCaches {
 
     private static final String WATCHER_LISTENER = PersistentWatcher.class.getName() + "$$";
 
+    /**
+     * The watchers' listeners already told apart, by client: a start looks only at the listeners not among them, so
+     * that it costs one pass over the client's listeners however many caches it starts.
+     */
+    private static final Map<Listenable<CuratorListener>, Set<Object>> KNOWN =
+            Collections.synchronizedMap(new WeakHashMap<>());
+
     private CuratorCaches() {}
 
     /**
-     * Starts the cache.
+     * Starts the caches.
      *
-     * @return closes the cache and removes what its start left on the client
+     * @return closes the caches and removes what their starts left on the client
      */
-    public static Runnable start(CuratorFramework client, CuratorCache cache) {
+    public static Runnable start(CuratorFramework client, List<CuratorCache> caches) {
         Listenable<CuratorListener> listenable = listenable(client);
         if (!(listenable instanceof ListenerManager<?, ?> manager)) {
-            cache.start();
-            return cache::close;
+            caches.forEach(CuratorCache::start);
+            return () -> caches.forEach(CuratorCache::close);
         }
-        List<CuratorListener> added;
-        synchronized (listenable) {
-            Map<Object, Boolean> before = watcherListeners(manager);
-            cache.start();
-            added = new ArrayList<>();
-            watcherListeners(manager).keySet().forEach(listener -> {
-                if (!before.containsKey(listener)) {
+        Set<Object> known =
+                KNOWN.computeIfAbsent(listenable, any -> Collections.newSetFromMap(new IdentityHashMap<>()));
+        List<CuratorListener> added = new ArrayList<>();
+        synchronized (known) {
+            caches.forEach(CuratorCache::start);
+            manager.forEach(listener -> {
+                if (!known.contains(listener) && listener.getClass().getName().startsWith(WATCHER_LISTENER)) {
                     added.add((CuratorListener) listener);
                 }
             });
+            known.addAll(added);
         }
         return () -> {
-            cache.close();
+            caches.forEach(CuratorCache::close);
             added.forEach(listenable::removeListener);
+            synchronized (known) {
+                added.forEach(known::remove);
+            }
         };
     }
 
@@ -64,15 +78,5 @@ public final class CuratorCaches {
     static Listenable<CuratorListener> listenable(CuratorFramework client) {
         CuratorFramework framework = client instanceof CuratorFrameworkBase base ? base.client() : client;
         return framework.getCuratorListenable();
-    }
-
-    private static Map<Object, Boolean> watcherListeners(ListenerManager<?, ?> manager) {
-        Map<Object, Boolean> listeners = new IdentityHashMap<>();
-        manager.forEach(listener -> {
-            if (listener.getClass().getName().startsWith(WATCHER_LISTENER)) {
-                listeners.put(listener, Boolean.TRUE);
-            }
-        });
-        return listeners;
     }
 }

@@ -28,8 +28,8 @@ public final class JobCache implements AutoCloseable {
 
     private final List<CuratorCache> caches;
 
-    /** What closes each started cache completely ({@link CuratorCaches}); empty until started. */
-    private volatile List<Runnable> closers = List.of();
+    /** Closes the started caches completely ({@link CuratorCaches}); null until started. */
+    private volatile @Nullable Runnable closer;
 
     private final Executor listenerExecutor;
 
@@ -74,8 +74,7 @@ public final class JobCache implements AutoCloseable {
 
     /** Starts watching and waits until the first full load is in memory. */
     public void start(Duration timeout) {
-        closers =
-                caches.stream().map(cache -> CuratorCaches.start(client, cache)).toList();
+        closer = CuratorCaches.start(client, caches);
         try {
             if (!initialized.await(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
                 throw new RegistryUnavailableException(
@@ -119,11 +118,11 @@ public final class JobCache implements AutoCloseable {
 
     @Override
     public void close() {
-        List<Runnable> started = closers;
-        if (started.isEmpty()) {
+        Runnable started = closer;
+        if (started == null) {
             caches.forEach(CuratorCache::close);
         } else {
-            started.forEach(Runnable::run);
+            started.run();
         }
     }
 }
