@@ -124,8 +124,26 @@ class ClientMultisTest extends ZooKeeperTestSupport {
                 .isLessThanOrEqualTo(2);
     }
 
+    @Test
+    void aListingNotReadYetIsReckonedFromItsSiblingsAlreadyRead() throws Exception {
+        for (int i = 0; i < 24; i++) {
+            client.create().creatingParentsIfNeeded().forPath("/m/fires/f" + i + "/claim");
+        }
+        assertThat(requestsToList("/m/fires/f", 0, 12))
+                .as("the first fires' listings, unknown: four a request")
+                .isGreaterThanOrEqualTo(3);
+        assertThat(requestsToList("/m/fires/f", 12, 24))
+                .as("other fires of the same job, never listed but reckoned from the first: with the held one, in two")
+                .isLessThanOrEqualTo(2);
+    }
+
     /** Lists that many nodes behind a held request, and counts the requests it took. */
     private long requestsToList(int nodes) {
+        return requestsToList("/m/l", 0, nodes);
+    }
+
+    /** Lists the nodes {@code prefix + from .. prefix + (to - 1)} behind a held request, and counts the requests. */
+    private long requestsToList(String prefix, int from, int to) {
         CompletableFuture<Void> gate = new CompletableFuture<>();
         AtomicBoolean first = new AtomicBoolean(true);
         ClientMultis.Sender held = (name, ops) -> first.getAndSet(false)
@@ -133,8 +151,8 @@ class ClientMultisTest extends ZooKeeperTestSupport {
                 : requests.sendMulti(name, ops);
         List<CompletableFuture<MultiAnswer>> answers = new ArrayList<>();
         answers.add(multis.send(held, "Multi", List.of(read("/m"))));
-        for (int i = 0; i < nodes; i++) {
-            answers.add(multis.send(held, "Multi", List.of(Op.getChildren(requests.full("/m/l" + i)))));
+        for (int i = from; i < to; i++) {
+            answers.add(multis.send(held, "Multi", List.of(Op.getChildren(requests.full(prefix + i)))));
         }
         long before = counter.counts().ledger().total();
         gate.complete(null);
