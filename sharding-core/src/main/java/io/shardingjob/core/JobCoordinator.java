@@ -57,7 +57,10 @@ public final class JobCoordinator implements AutoCloseable {
 
     private final LedgerView ledger;
 
+    private final CuratorFramework client;
+
     private JobCoordinator(Builder builder) {
+        this.client = builder.client;
         this.runtime = new JobRuntime(builder.settings());
         this.ledger = new LedgerView(runtime.ledgerQueries());
     }
@@ -87,6 +90,11 @@ public final class JobCoordinator implements AutoCloseable {
     @Override
     public void close() {
         runtime.close();
+    }
+
+    /** The client the job coordinates through: {@link ShardedJobs} prepares it for closing many jobs at once. */
+    CuratorFramework client() {
+        return client;
     }
 
     /** Runs one fire with the given job on the given executor, at the current time. */

@@ -23,6 +23,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.curator.framework.CuratorFramework;
@@ -93,9 +94,13 @@ class CoordinationTrafficBenchmark {
         List<CuratorFramework> clients = new ArrayList<>();
         List<RequestCounter> counters = new ArrayList<>();
         List<List<JobCoordinator>> coordinators = new ArrayList<>();
+        List<ShardedJobs> started = new ArrayList<>();
         ExecutorService pool = Executors.newFixedThreadPool(16);
         // Hands each fire over and returns, as the starter's fire pool does: thousands of jobs take no thread each.
         ExecutorService firing = Executors.newFixedThreadPool(8);
+        // Shared by every job, as the starter shares its coordination pool: by default each job has a thread of its
+        // own.
+        ScheduledExecutorService coordination = Executors.newScheduledThreadPool(2);
         // Fires every PERIOD from a whole second once every job is owned; the coordinators know that schedule, as the
         // starter's cron does.
         AtomicReference<Instant> firstFire = new AtomicReference<>();
@@ -122,6 +127,7 @@ class CoordinationTrafficBenchmark {
             for (int j = 0; j < jobs; j++) {
                 JobCoordinator coordinator = JobCoordinator.builder(client, job("job" + j, items))
                         .instanceId("i" + i)
+                        .scheduler(coordination)
                         .reconcileInterval(RECONCILE)
                         .ledgerRetention(RETENTION)
                         .schedule(everyPeriod)
@@ -136,6 +142,7 @@ class CoordinationTrafficBenchmark {
                 ofInstance.add(coordinator);
             }
             starting.startAll();
+            started.add(starting);
             coordinators.add(ofInstance);
         }
         // One condition over every job: a wait per job polls at least once each, minutes for thousands of jobs.
@@ -187,10 +194,11 @@ class CoordinationTrafficBenchmark {
                 used.total() / (FIRES * (double) jobs * items));
         System.out.printf(
                 Locale.ROOT, "[traffic] instances=%d jobs=%d items=%d requests: %s%n", instances, jobs, items, used);
-        coordinators.parallelStream().forEach(ofInstance -> ofInstance.forEach(JobCoordinator::close));
+        started.parallelStream().forEach(ShardedJobs::close);
         clients.forEach(CuratorFramework::close);
         pool.shutdownNow();
         firing.shutdownNow();
+        coordination.shutdownNow();
     }
 
     /**

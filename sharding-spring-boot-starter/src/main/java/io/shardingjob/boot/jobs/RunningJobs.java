@@ -19,10 +19,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -39,8 +35,6 @@ import org.springframework.scheduling.config.ScheduledTaskHolder;
 public final class RunningJobs implements ScheduledTaskHolder {
 
     private static final Logger log = LoggerFactory.getLogger(RunningJobs.class);
-
-    private static final int MAX_PARALLEL_CLOSES = 16;
 
     private final Timings timings;
 
@@ -295,30 +289,15 @@ public final class RunningJobs implements ScheduledTaskHolder {
     }
 
     /**
-     * Stops firing and closes every coordinator, in parallel so that shutdown takes one grace period rather than one per
-     * job with items still running. The pool is bounded, so a great many such jobs take a few grace periods.
+     * Stops firing and closes every coordinator, many at once ({@link ShardedJobs#close()}), so that shutdown takes one
+     * grace period rather than one per job with items still running.
      */
     public void closeAll() {
         List<ScheduledShardedJob> closing = all();
         closing.forEach(ScheduledShardedJob::cancel);
-        if (!closing.isEmpty()) {
-            ExecutorService closer =
-                    Executors.newFixedThreadPool(Math.min(closing.size(), MAX_PARALLEL_CLOSES), task -> {
-                        Thread thread = new Thread(task, "sharding-close");
-                        thread.setDaemon(true);
-                        return thread;
-                    });
-            try {
-                CompletableFuture.allOf(closing.stream()
-                                .map(job -> CompletableFuture.runAsync(job.coordinator()::close, closer))
-                                .toArray(CompletableFuture<?>[]::new))
-                        .join();
-            } catch (CompletionException ex) {
-                log.warn("Closing a sharded job failed", ex.getCause());
-            } finally {
-                closer.shutdown();
-            }
-        }
+        ShardedJobs coordinators = new ShardedJobs();
+        closing.forEach(job -> coordinators.add(job.coordinator()));
+        coordinators.close();
         synchronized (this) {
             jobs = Map.of();
         }

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.shardingjob.core.ZooKeeperTestSupport;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import org.apache.curator.framework.CuratorFramework;
@@ -34,6 +36,28 @@ class CuratorCachesTest extends ZooKeeperTestSupport {
             cache.close();
         }
 
+        assertThat(listenerCount(client)).isEqualTo(before);
+    }
+
+    @Test
+    void listenersDetachedAheadOfClosingManyCachesAreGoneAndClosingThemThenLeavesNone() throws Exception {
+        CuratorFramework client = newClient();
+        int before = listenerCount(client);
+        List<JobCache> open = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            JobCache cache = new JobCache(client, new JobNodes("job-" + i), listeners);
+            cache.start(Duration.ofSeconds(10));
+            open.add(cache);
+        }
+
+        CuratorCaches.detachAll(client);
+
+        assertThat(listenerCount(client)).isEqualTo(before);
+        open.forEach(JobCache::close);
+        assertThat(listenerCount(client)).isEqualTo(before);
+        JobCache again = new JobCache(client, new JobNodes("job-0"), listeners);
+        again.start(Duration.ofSeconds(10));
+        again.close();
         assertThat(listenerCount(client)).isEqualTo(before);
     }
 
