@@ -94,6 +94,20 @@ final class Drills {
     }
 
     /** Fires after {@code after} in which every item ran and ended. */
+    /**
+     * The later of {@code since} and the end of every make-up run: the copies make up the fires they missed while they
+     * started, and a make-up that runs into a later fire finds that fire's item busy, which is made up in turn, until
+     * one ends before the next fire. The fires after it are the steady state.
+     */
+    static Instant afterMakeUps(List<Execution> executions, Instant since) {
+        return executions.stream()
+                .filter(run -> run.source().equals("MISFIRE"))
+                .map(Execution::end)
+                .filter(since::isBefore)
+                .max(Instant::compareTo)
+                .orElse(since);
+    }
+
     static List<Instant> completeFires(List<Execution> executions, Instant after, int items) {
         return byFire(executions, after).entrySet().stream()
                 .filter(fire -> fire.getValue().stream()

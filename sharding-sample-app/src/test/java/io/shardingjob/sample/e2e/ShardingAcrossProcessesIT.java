@@ -2,6 +2,7 @@ package io.shardingjob.sample.e2e;
 
 import static io.shardingjob.sample.e2e.Drills.SETTLEMENT;
 import static io.shardingjob.sample.e2e.Drills.STOCK;
+import static io.shardingjob.sample.e2e.Drills.afterMakeUps;
 import static io.shardingjob.sample.e2e.Drills.assertCompleteAssignment;
 import static io.shardingjob.sample.e2e.Drills.completeFires;
 import static io.shardingjob.sample.e2e.Drills.executions;
@@ -104,7 +105,8 @@ class ShardingAcrossProcessesIT {
                 .atMost(GENEROUS)
                 .pollInterval(Duration.ofMillis(500))
                 .untilAsserted(() -> {
-                    fires.set(completeFires(executions(apps, SETTLEMENT), stableSince, 4));
+                    List<Execution> runs = executions(apps, SETTLEMENT);
+                    fires.set(completeFires(runs, afterMakeUps(runs, stableSince), 4));
                     assertThat(fires.get()).hasSizeGreaterThanOrEqualTo(3);
                 });
         List<Execution> all = executions(apps, SETTLEMENT);

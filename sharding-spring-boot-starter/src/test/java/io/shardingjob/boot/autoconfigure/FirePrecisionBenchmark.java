@@ -242,6 +242,16 @@ class FirePrecisionBenchmark {
                             job -> assertThat(job.coordinator().configuration().monitorExecution())
                                     .as("running marks written")
                                     .isTrue());
+            // A job's start returns once it is registered; its election and first assignment follow. At thousands of
+            // jobs they take seconds more, and fires of jobs not assigned yet wait for their assignment: the window
+            // measures fires of owned jobs.
+            await().atMost(Duration.ofSeconds(60).plusMillis(size.jobs() * 20L))
+                    .pollInterval(Duration.ofMillis(200))
+                    .until(() -> context.getBean(RunningJobs.class).all().stream()
+                            .allMatch(job -> job.coordinator().assignment().epoch() > 0));
+            progress(
+                    size,
+                    "every job owned after " + seconds(Duration.ofNanos(System.nanoTime() - jobsStarting)) + " s");
 
             Instant from =
                     Instant.now().plus(WARM_UP).truncatedTo(ChronoUnit.SECONDS).plusSeconds(1);
