@@ -346,7 +346,8 @@ class FirePrecisionBenchmark {
                         + " ends, group-committed). *Delay*: from a fire's scheduled time to its item's start, as a"
                         + " `ShardedJobListener` bean sees it, for the fires scheduled in a "
                         + WINDOW.toSeconds() + " s window opened " + WARM_UP.toSeconds() + "-"
-                        + (WARM_UP.toSeconds() + 1) + " s after the last job started. Threads and the live heap (the"
+                        + (WARM_UP.toSeconds() + 1)
+                        + " s after every job was owned (its first assignment made). Threads and the live heap (the"
                         + " bytes a class histogram counts after a full GC) are taken once the context has started and before any job, then again at the"
                         + " end of the window. *Floor*: the delay of the same fires with no library, measured right after on"
                         + " the same machine: the starter's three pools at their default sizes and one Spring"
