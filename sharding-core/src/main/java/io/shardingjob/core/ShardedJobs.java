@@ -71,11 +71,7 @@ public final class ShardedJobs implements AutoCloseable {
         }
         List<JobCoordinator> started = Collections.synchronizedList(new ArrayList<>());
         AtomicReference<RuntimeException> failure = new AtomicReference<>();
-        ExecutorService starting = Executors.newFixedThreadPool(Math.min(jobs.size(), PARALLEL_STARTS), runnable -> {
-            Thread thread = new Thread(runnable, "sharding-start");
-            thread.setDaemon(true);
-            return thread;
-        });
+        ExecutorService starting = daemonPool(Math.min(jobs.size(), PARALLEL_STARTS), "sharding-start");
         try {
             List<CompletableFuture<Void>> starts = jobs.stream()
                     .map(job -> CompletableFuture.runAsync(
@@ -117,11 +113,7 @@ public final class ShardedJobs implements AutoCloseable {
             return;
         }
         closing.stream().map(JobCoordinator::client).distinct().forEach(CuratorCaches::detachAll);
-        ExecutorService closer = Executors.newFixedThreadPool(Math.min(closing.size(), PARALLEL_CLOSES), runnable -> {
-            Thread thread = new Thread(runnable, "sharding-close");
-            thread.setDaemon(true);
-            return thread;
-        });
+        ExecutorService closer = daemonPool(Math.min(closing.size(), PARALLEL_CLOSES), "sharding-close");
         try {
             CompletableFuture.allOf(closing.stream()
                             .map(job -> CompletableFuture.runAsync(
@@ -138,5 +130,14 @@ public final class ShardedJobs implements AutoCloseable {
         } finally {
             closer.shutdown();
         }
+    }
+
+    /** Threads that live only for one {@link #startAll()} or {@link #close()}, and never keep the JVM up. */
+    private static ExecutorService daemonPool(int threads, String name) {
+        return Executors.newFixedThreadPool(threads, runnable -> {
+            Thread thread = new Thread(runnable, name);
+            thread.setDaemon(true);
+            return thread;
+        });
     }
 }
