@@ -165,12 +165,20 @@ final class ChainRecords {
         }
         // A fire-wise follower's instances fire it when told, as an operator's; an item-wise one's audit, as a re-run:
         // its items are claimed already, handed on to their owners.
-        int announcement = follower.itemWise() ? 4 : 3;
-        if (decision.announce() && read.get(announcement) instanceof OpResult.GetDataResult) {
+        // A re-run's announcement only asks for an audit, which reads every fire: naming the latest is enough there.
+        if (decision.announce() && follower.itemWise() && read.get(4) instanceof OpResult.GetDataResult) {
             ops.add(Op.setData(
-                    requests.full(follower.itemWise() ? theirs.rerun() : theirs.manualFire()),
+                    requests.full(theirs.rerun()),
                     String.valueOf(fire.fireTime().toEpochMilli()).getBytes(StandardCharsets.UTF_8),
                     -1));
+        }
+        if (decision.announce() && !follower.itemWise() && read.get(3) instanceof OpResult.GetDataResult announced) {
+            ops.add(Op.setData(
+                    requests.full(theirs.manualFire()),
+                    AnnouncedFires.decode(announced.getData())
+                            .with(fire.fireTime())
+                            .encode(),
+                    announced.getStat().getVersion()));
         }
         return ops;
     }

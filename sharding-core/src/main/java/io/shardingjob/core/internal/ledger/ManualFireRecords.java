@@ -2,31 +2,29 @@ package io.shardingjob.core.internal.ledger;
 
 import io.shardingjob.core.config.FireSchedule;
 import io.shardingjob.core.internal.registry.JobNodes;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
-import org.jspecify.annotations.Nullable;
 
 /**
  * The fires an operator asks for, in the ledger. One multi-operation creates the fire's node, marked with its
  * {@link FireOrigin} (the job parameter its items run with), and names the fire in the job's announcement node
- * ({@link JobNodes#manualFire()}), which every instance watches through its cache: so a fire is never announced
- * without its record, and its record is where every run of its items reads the parameter.
+ * ({@link JobNodes#manualFire()}, the {@link AnnouncedFires} appended at the version read), which every instance watches
+ * through its cache: so a fire is never announced without its record, and its record is where every run of its items
+ * reads the parameter.
  *
  * <p>The {@code create} of the fire's node decides its fire time: a time another fire holds (a scheduled fire at the
  * same millisecond, another operator's trigger) fails the request, and the next millisecond is tried. The time is never
  * at or before the ledger's watermark, which audits never look behind: an instance whose clock lags the leader's would
  * otherwise record a fire that no audit makes up.
  *
- * <p>Race windows: a fire recorded while an instance's cache reconnects may never be announced to it (only the latest
- * fire is named); its items there are made up by that instance's audit, from the record. A request whose answer was
- * lost with the connection may have been applied: the fire then runs although its trigger failed, and a trigger asked
- * again makes a second fire.
+ * <p>Race windows: a fire announced before an instance's cache first loaded, or pushed out of the announcement by
+ * {@link AnnouncedFires#KEPT} later ones while that cache reconnected, is not handed on there; its items there are made
+ * up by that instance's audit, from the record. A request whose answer was lost with the connection may have been
+ * applied: the fire then runs although its trigger failed, and a trigger asked again makes a second fire.
  */
 public final class ManualFireRecords {
 
@@ -54,27 +52,44 @@ public final class ManualFireRecords {
      */
     public Instant record(Instant notBefore, FireOrigin origin) throws Exception {
         String ledger = requests.full(nodes.ledger());
-        Instant watermark = LedgerRequests.await(requests.multiAsync("Multi", List.of(Op.getData(ledger)))
-                .thenApply(answer -> answer.results().get(0) instanceof OpResult.GetDataResult data
-                        ? Watermark.decode(data.getData()).settled()
-                        : Instant.EPOCH));
+        String announcement = requests.full(nodes.manualFire());
+        List<OpResult> read =
+                LedgerRequests.await(requests.multiAsync("Multi", List.of(Op.getData(ledger), Op.getData(announcement)))
+                        .thenApply(LedgerRequests.MultiAnswer::results));
+        Instant watermark = read.get(0) instanceof OpResult.GetDataResult data
+                ? Watermark.decode(data.getData()).settled()
+                : Instant.EPOCH;
         Instant fireTime = FireSchedule.fireTimeOf(notBefore);
         if (!fireTime.isAfter(watermark)) {
             fireTime = watermark.plusMillis(1);
         }
-        return LedgerRequests.await(recordAsync(fireTime, origin, true, 0));
+        return LedgerRequests.await(recordAsync(fireTime, origin, Announcement.of(read.get(1)), 0));
+    }
+
+    /** The announcement node as read: its list and version, or absent (a registry older than manual fires). */
+    private record Announcement(AnnouncedFires fires, int version) {
+
+        private static final int ABSENT = -1;
+
+        static Announcement of(OpResult read) {
+            return read instanceof OpResult.GetDataResult data
+                    ? new Announcement(
+                            AnnouncedFires.decode(data.getData()),
+                            data.getStat().getVersion())
+                    : new Announcement(AnnouncedFires.decode(null), ABSENT);
+        }
     }
 
     private CompletableFuture<Instant> recordAsync(
-            Instant fireTime, FireOrigin origin, boolean announcementExists, int attempt) {
+            Instant fireTime, FireOrigin origin, Announcement announcement, int attempt) {
         String fire = requests.full(nodes.ledgerFire(fireTime));
-        String announcement = requests.full(nodes.manualFire());
-        byte[] named = String.valueOf(fireTime.toEpochMilli()).getBytes(StandardCharsets.UTF_8);
+        String announcementPath = requests.full(nodes.manualFire());
+        byte[] named = announcement.fires().with(fireTime).encode();
         List<Op> ops = List.of(
                 requests.createPersistent(nodes.ledgerFire(fireTime), origin.withNote("")),
-                announcementExists
-                        ? Op.setData(announcement, named, -1)
-                        : requests.createPersistent(nodes.manualFire(), named));
+                announcement.version() == Announcement.ABSENT
+                        ? requests.createPersistent(nodes.manualFire(), named)
+                        : Op.setData(announcementPath, named, announcement.version()));
         return requests.multiAsync("Multi", ops).thenCompose(answer -> {
             if (answer.ok()) {
                 knownFires.add(fireTime);
@@ -84,14 +99,25 @@ public final class ManualFireRecords {
             KeeperException.Code code = failed < 0 ? answer.code() : answer.errorAt(failed);
             if (failed == 0 && code == KeeperException.Code.NODEEXISTS && attempt < MAX_ATTEMPTS) {
                 // The time is another fire's: the next millisecond is this one's.
-                return recordAsync(fireTime.plusMillis(1), origin, announcementExists, attempt + 1);
+                return recordAsync(fireTime.plusMillis(1), origin, announcement, attempt + 1);
             }
-            if (failed == 1 && (code == KeeperException.Code.NONODE || code == KeeperException.Code.NODEEXISTS)) {
-                // The announcement node is missing (a registry older than manual fires), or was created meanwhile.
-                return recordAsync(fireTime, origin, code == KeeperException.Code.NODEEXISTS, attempt + 1);
+            if (failed == 1 && announced(code) && attempt < MAX_ATTEMPTS) {
+                // Another fire was announced since the read (or the node created, or removed): append to it as it is.
+                return requests.multiAsync("Multi", List.of(Op.getData(announcementPath)))
+                        .thenCompose(reread -> recordAsync(
+                                fireTime,
+                                origin,
+                                Announcement.of(reread.results().get(0)),
+                                attempt + 1));
             }
-            return CompletableFuture.failedFuture(KeeperException.create(code, failed == 1 ? announcement : fire));
+            return CompletableFuture.failedFuture(KeeperException.create(code, failed == 1 ? announcementPath : fire));
         });
+    }
+
+    private static boolean announced(KeeperException.Code code) {
+        return code == KeeperException.Code.BADVERSION
+                || code == KeeperException.Code.NONODE
+                || code == KeeperException.Code.NODEEXISTS;
     }
 
     /**
@@ -111,17 +137,5 @@ public final class ManualFireRecords {
                     }
                     return FireOrigin.SCHEDULED;
                 }));
-    }
-
-    /** The fire an announcement node's data names, if it names one. */
-    public static Optional<Instant> announced(byte @Nullable [] data) {
-        if (data == null) {
-            return Optional.empty();
-        }
-        try {
-            return Optional.of(Instant.ofEpochMilli(Long.parseLong(new String(data, StandardCharsets.UTF_8).trim())));
-        } catch (NumberFormatException notAFire) {
-            return Optional.empty();
-        }
     }
 }

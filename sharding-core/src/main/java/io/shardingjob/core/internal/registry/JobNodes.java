@@ -25,9 +25,9 @@ package io.shardingjob.core.internal.registry;
  *                                                    and for an operator's fire its source and job parameter
  * /{job}/ledger/{fireMillis}/{item}      persistent  the claim of one item of that fire: instance, session, attempt,
  *                                                    state, source, epoch, total, retry, times, fencing token
- * /{job}/manual-fire                     persistent  the latest manual fire's time (fireMillis): how every instance
- *                                                    hears of an operator's fire at once, and of a fire its upstream
- *                                                    jobs recorded
+ * /{job}/manual-fire                     persistent  the last manual fires announced (fireMillis,…, oldest first):
+ *                                                    how every instance hears of an operator's fire at once, and of
+ *                                                    a fire its upstream jobs recorded
  * /{job}/followers/{follower}            persistent  a job that follows this one (its after names it); data: its on,
  *                                                    its upstreams and item-wise, written by the follower's instances
  * /{job}/upstreams                       persistent  the jobs whose followers node names this job, as its instances

@@ -3,7 +3,6 @@ package io.shardingjob.core.internal.ledger;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;
-import java.time.Instant;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -64,13 +63,5 @@ class FireOriginTest {
         assertThat(read.origin().after()).containsExactly("settle", "bill");
         assertThat(read.origin().followsUpstream()).isTrue();
         assertThat(read.origin().runsUnderEveryPolicy()).isFalse();
-    }
-
-    @Test
-    void anAnnouncementNamesItsFireByItsMilliseconds() {
-        assertThat(ManualFireRecords.announced("1732391460123".getBytes(StandardCharsets.UTF_8)))
-                .contains(Instant.ofEpochMilli(1732391460123L));
-        assertThat(ManualFireRecords.announced(new byte[0])).isEmpty();
-        assertThat(ManualFireRecords.announced(null)).isEmpty();
     }
 }

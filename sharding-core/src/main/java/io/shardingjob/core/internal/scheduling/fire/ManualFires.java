@@ -2,12 +2,15 @@ package io.shardingjob.core.internal.scheduling.fire;
 
 import io.shardingjob.core.execution.FireReport;
 import io.shardingjob.core.execution.ManualFireHandler;
+import io.shardingjob.core.internal.ledger.AnnouncedFires;
 import io.shardingjob.core.internal.ledger.FireOrigin;
 import io.shardingjob.core.internal.ledger.ManualFireRecords;
 import io.shardingjob.core.registry.RegistryUnavailableException;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -25,10 +28,14 @@ import org.slf4j.LoggerFactory;
  * starts its own items of it at once: the instance that asked at once after the write, the others when their cache
  * sees the announcement.
  *
+ * <p>The announcement lists the fires announced last ({@link AnnouncedFires}): when the cache shows it once for several
+ * writes (coalesced, or changed while it reconnected), every fire announced since the one seen last is handed on, not
+ * only the newest.
+ *
  * <p>This only makes the fire prompt; the ledger keeps the promise. A fire handed on twice would find its claims taken,
- * and a fire never handed on (an announcement coalesced with a later one, missed while the cache reconnected, or made
- * before this instance started; a handler that failed) is made up by its items' owners' audits from the fire's record,
- * as a manual fire with its parameter.
+ * and a fire never handed on (announced before this instance started, or pushed out of the list while its cache was
+ * away; a handler that failed) is made up by its items' owners' audits from the fire's record, as a manual fire with
+ * its parameter.
  */
 public final class ManualFires {
 
@@ -50,6 +57,9 @@ public final class ManualFires {
 
     /** Whether the cache's first load is done: what it finds was announced before this instance started. */
     private boolean loaded;
+
+    /** The newest fire the announcement named when this instance last read it; guarded by this. */
+    private @Nullable Instant seen;
 
     public ManualFires(ManualFireRecords records, ManualFireHandler handler, Supplier<Instant> clock, String jobName) {
         this.records = records;
@@ -94,17 +104,22 @@ public final class ManualFires {
                 : jobParameter.substring(0, 100) + "... (" + jobParameter.length() + " characters)";
     }
 
-    /** The announcement node's data as the cache has it now: a fire not handed on here yet is, once loaded. */
+    /**
+     * The announcement node's data as the cache has it now: each fire announced since the last read that is not handed
+     * on here yet is, once loaded.
+     */
     public void announced(byte @Nullable [] data) {
-        ManualFireRecords.announced(data).ifPresent(fireTime -> {
-            boolean fresh;
-            synchronized (this) {
-                fresh = remember(fireTime) && loaded;
+        AnnouncedFires announced = AnnouncedFires.decode(data);
+        List<Instant> fresh = new ArrayList<>();
+        synchronized (this) {
+            for (Instant fireTime : announced.after(seen)) {
+                if (remember(fireTime) && loaded) {
+                    fresh.add(fireTime);
+                }
             }
-            if (fresh) {
-                handOn(fireTime);
-            }
-        });
+            seen = announced.newest();
+        }
+        fresh.forEach(this::handOn);
     }
 
     /** The cache's first load is done: later announcements are of fires made since. */

@@ -2,6 +2,7 @@ package io.shardingjob.core.internal.scheduling.fire;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.shardingjob.core.internal.ledger.AnnouncedFires;
 import io.shardingjob.core.internal.ledger.FireLedger;
 import io.shardingjob.core.internal.registry.JobNodes;
 import java.nio.charset.StandardCharsets;
@@ -12,7 +13,10 @@ import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryOneTime;
 import org.junit.jupiter.api.Test;
 
-/** Which announcements of manual fires an instance hands on: each fire once, none made before it started. */
+/**
+ * Which announcements of manual fires an instance hands on: each fire once, every one announced since the last read,
+ * none made before it started.
+ */
 class ManualFiresTest {
 
     private final List<Instant> handedOn = new CopyOnWriteArrayList<>();
@@ -47,7 +51,32 @@ class ManualFiresTest {
         assertThat(handedOn).containsExactly(Instant.ofEpochMilli(1_000), Instant.ofEpochMilli(2_000));
     }
 
-    private static byte[] millis(long epochMillis) {
-        return String.valueOf(epochMillis).getBytes(StandardCharsets.UTF_8);
+    @Test
+    void announcementsTheCacheShowsOnceAreEachHandedOnInTheOrderAnnounced() {
+        fires.loaded();
+        fires.announced(millis(1_000));
+        // Two writes coalesced into one read; the second fire was recorded by an instance whose clock lags.
+        fires.announced(millis(1_000, 3_000, 2_000));
+        fires.announced(millis(1_000, 3_000, 2_000));
+
+        assertThat(handedOn)
+                .containsExactly(Instant.ofEpochMilli(1_000), Instant.ofEpochMilli(3_000), Instant.ofEpochMilli(2_000));
+    }
+
+    @Test
+    void theFiresListedAtTheCachesFirstLoadAreLeftToTheAuditsAndTheOnesAfterThemHandedOn() {
+        fires.announced(millis(1_000, 2_000));
+        fires.loaded();
+        fires.announced(millis(1_000, 2_000, 3_000, 4_000));
+
+        assertThat(handedOn).containsExactly(Instant.ofEpochMilli(3_000), Instant.ofEpochMilli(4_000));
+    }
+
+    private static byte[] millis(long... epochMillis) {
+        AnnouncedFires announced = new AnnouncedFires(List.of());
+        for (long fire : epochMillis) {
+            announced = announced.with(Instant.ofEpochMilli(fire));
+        }
+        return announced.encode();
     }
 }
