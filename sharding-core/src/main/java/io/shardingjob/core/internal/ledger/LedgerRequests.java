@@ -44,6 +44,9 @@ final class LedgerRequests {
 
     private final CuratorFramework client;
 
+    /** The client's namespace as a path ({@code /ns}), or empty without one. */
+    private final String namespacePrefix;
+
     /**
      * When the last request on each session that the ensemble's leader answered was sent, shared by every job of the
      * process: the jobs of one client share its session. Only a write or a {@code sync} counts: the leader checks and
@@ -61,6 +64,8 @@ final class LedgerRequests {
     LedgerRequests(CuratorFramework client) {
         this.client = client;
         this.multis = ClientMultis.of(client);
+        String namespace = client.getNamespace();
+        this.namespacePrefix = namespace == null || namespace.isEmpty() ? "" : ZKPaths.makePath("/", namespace);
     }
 
     /**
@@ -263,9 +268,13 @@ final class LedgerRequests {
         return client.getZookeeperClient().getZooKeeper();
     }
 
-    /** The path with the client's namespace: the raw handle does not add it. */
+    /**
+     * The path with the client's namespace: the raw handle does not add it. The paths given are built by {@link
+     * io.shardingjob.core.internal.registry.JobNodes}, absolute and valid; the server checks them again as it does any. A fire's claims name a thousand paths,
+     * so this is a concatenation, not Curator's validating rebuild.
+     */
     String full(String path) {
-        return ZKPaths.fixForNamespace(client.getNamespace(), path);
+        return namespacePrefix + path;
     }
 
     /**

@@ -28,6 +28,9 @@ public final class JobCache implements AutoCloseable {
 
     private final List<CuratorCache> caches;
 
+    /** The path each cache of {@link #caches} watches, at the same index: a lookup asks only the cache that holds it. */
+    private final List<String> roots;
+
     /** Closes the started caches completely ({@link CuratorCaches}); null until started. */
     private volatile @Nullable Runnable closer;
 
@@ -38,11 +41,18 @@ public final class JobCache implements AutoCloseable {
     public JobCache(CuratorFramework client, JobNodes nodes, Executor listenerExecutor) {
         this.client = client;
         List<CuratorCache> all = new ArrayList<>();
-        nodes.cachedSubtrees().forEach(path -> all.add(CuratorCache.build(client, path)));
+        List<String> watched = new ArrayList<>();
+        nodes.cachedSubtrees().forEach(path -> {
+            all.add(CuratorCache.build(client, path));
+            watched.add(path);
+        });
         // A single node is watched alone (a persistent watch, not a recursive one): its loads read its data only.
-        nodes.cachedNodes()
-                .forEach(path -> all.add(CuratorCache.build(client, path, CuratorCache.Options.SINGLE_NODE_CACHE)));
+        nodes.cachedNodes().forEach(path -> {
+            all.add(CuratorCache.build(client, path, CuratorCache.Options.SINGLE_NODE_CACHE));
+            watched.add(path);
+        });
         this.caches = List.copyOf(all);
+        this.roots = List.copyOf(watched);
         this.listenerExecutor = listenerExecutor;
         this.initialized = new CountDownLatch(caches.size());
         caches.forEach(cache -> cache.listenable()
@@ -87,13 +97,22 @@ public final class JobCache implements AutoCloseable {
     }
 
     public Optional<ChildData> node(String path) {
-        for (CuratorCache cache : caches) {
-            Optional<ChildData> node = cache.get(path);
-            if (node.isPresent()) {
-                return node;
+        CuratorCache cache = holding(path);
+        return cache == null ? Optional.empty() : cache.get(path);
+    }
+
+    /**
+     * The cache whose watched path is {@code path} or an ancestor of it, or null when none watches it: the fire path
+     * asks for children and nodes per item, and each cache holds only its own subtree.
+     */
+    private @Nullable CuratorCache holding(String path) {
+        for (int index = 0; index < roots.size(); index++) {
+            String root = roots.get(index);
+            if (path.startsWith(root) && (path.length() == root.length() || path.charAt(root.length()) == '/')) {
+                return caches.get(index);
             }
         }
-        return Optional.empty();
+        return null;
     }
 
     public Optional<byte[]> data(String path) {
@@ -107,8 +126,11 @@ public final class JobCache implements AutoCloseable {
     /** The names of the direct children of a path, sorted. */
     public List<String> children(String path) {
         String prefix = path + "/";
-        return caches.stream()
-                .flatMap(CuratorCache::stream)
+        CuratorCache cache = holding(path);
+        if (cache == null) {
+            return List.of();
+        }
+        return cache.stream()
                 .map(ChildData::getPath)
                 .filter(child -> child.startsWith(prefix) && child.indexOf('/', prefix.length()) < 0)
                 .map(child -> child.substring(prefix.length()))

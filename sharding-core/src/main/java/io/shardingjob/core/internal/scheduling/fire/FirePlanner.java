@@ -24,6 +24,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -277,7 +278,7 @@ public final class FirePlanner {
             // A reshard landed while this fire was planned: an item it gave this instance may have no claim in this
             // fire (its old owner planned with the new assignment), and this instance's audit makes it up now.
             audits.soon();
-        } else if (won.stream().map(Claim::item).toList().containsAll(assignment.itemsOf(me))) {
+        } else if (won.stream().map(Claim::item).collect(Collectors.toSet()).containsAll(assignment.itemsOf(me))) {
             localFires.whole().claimed(fireTime, assignment.epoch(), session);
         }
         won.sort((left, right) -> Integer.compare(left.item(), right.item()));
