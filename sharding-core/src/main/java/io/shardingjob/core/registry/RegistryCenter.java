@@ -97,7 +97,8 @@ public final class RegistryCenter implements AutoCloseable {
 
     /**
      * Builds the client from the configuration, then lets {@code customizer} change the builder (an ensemble tracker,
-     * a compression provider, an authorization of its own) before it is built.
+     * a compression provider, an authorization of its own) before it is built. Not {@code enableCompression()}: jobs
+     * refuse to start on a client that compresses by default.
      */
     public RegistryCenter(RegistryConfiguration configuration, Consumer<CuratorFrameworkFactory.Builder> customizer) {
         CuratorFrameworkFactory.Builder builder = CuratorFrameworkFactory.builder()

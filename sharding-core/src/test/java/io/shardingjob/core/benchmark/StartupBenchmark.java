@@ -112,6 +112,14 @@ class StartupBenchmark {
             long owned = System.nanoTime();
             awaitQuiet(requests);
             Counts cost = requests.counts().since(before);
+            requests.mostFrequentPaths(40)
+                    .forEach((path, sent) -> System.out.printf(
+                            Locale.ROOT,
+                            "[startup] %d jobs, %s: %s %.2f per job%n",
+                            count,
+                            start,
+                            path,
+                            sent / (double) count));
             long packets = serverPacketsReceived(cluster) - packetsBefore;
             double ownedSeconds = (owned - started) / 1e9;
             report.row(

@@ -27,6 +27,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.stream.Stream;
+import org.apache.curator.framework.imps.GzipCompressionProvider;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
@@ -158,6 +159,20 @@ class ShardingAutoConfigurationTests {
                         .rootCause()
                         .isInstanceOf(InvalidConfigurationPropertyValueException.class)
                         .hasMessageContaining("sharding.zookeeper.embedded.enabled"));
+    }
+
+    @Test
+    void refusesToStartTheJobsOnAClientACustomizerMadeCompressEveryNode() {
+        runner.withBean(
+                        CuratorFrameworkBuilderCustomizer.class,
+                        () -> builder -> builder.compressionProvider(new GzipCompressionProvider())
+                                .enableCompression())
+                .run(context -> assertThat(
+                                Stream.iterate(context.getStartupFailure(), Objects::nonNull, Throwable::getCause))
+                        .filteredOn(IllegalArgumentException.class::isInstance)
+                        .singleElement()
+                        .satisfies(failure ->
+                                assertThat(failure.getMessage()).contains("Job 'orderSync'", "enableCompression()")));
     }
 
     @Test

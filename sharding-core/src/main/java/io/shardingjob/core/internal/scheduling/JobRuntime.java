@@ -105,6 +105,15 @@ public final class JobRuntime implements JobView, AutoCloseable {
                     + " wait for an answer the blocked thread itself must deliver. Give it an executor with threads of"
                     + " its own, such as Executors.newFixedThreadPool(n)");
         }
+        if (settings.client().compressionEnabled()) {
+            throw new IllegalArgumentException("Job '" + local.name() + "': the Curator client given to the builder"
+                    + " compresses every node it writes and decompresses every node it reads"
+                    + " (CuratorFrameworkFactory.Builder.enableCompression()). The fire ledger writes and reads its"
+                    + " nodes raw, in multi-operations Curator does not compress, so Curator's caches and latches"
+                    + " could not read them: manual fires would wait for the audits, and jobs that follow jobs would"
+                    + " never run. Build the client without enableCompression(); a compression provider alone is"
+                    + " fine, as it compresses only the writes that ask for it");
+        }
         if (!state.compareAndSet(State.LATENT, State.STARTED)) {
             throw new IllegalStateException("Job '" + local.name() + "' was already started");
         }
