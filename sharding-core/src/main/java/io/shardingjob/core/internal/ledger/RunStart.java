@@ -131,4 +131,16 @@ public final class RunStart {
     public static ClaimState givenUpAs(Claim claim) {
         return claim.state().neverStarted() ? ClaimState.HANDED_ON : ClaimState.RELEASED;
     }
+
+    /**
+     * How a process releases a claim an earlier session of its own left: as {@link #givenUpAs} says, but handed on when
+     * the process knows the run never began although its start may be written (sent, never answered). Released, a run
+     * that began and was cut is recorded failed under {@code failover: false}; handed on, a run that never began is
+     * the fire's own run of the item, and runs.
+     *
+     * @param neverBegunHere whether this process sent the start without an answer and never began the run
+     */
+    public static ClaimState releasedAs(Claim claim, boolean neverBegunHere) {
+        return neverBegunHere ? ClaimState.HANDED_ON : givenUpAs(claim);
+    }
 }

@@ -119,6 +119,22 @@ class RunStartTest {
     }
 
     @Test
+    void anEarlierSessionsRunningClaimIsHandedOnWhenItsProcessKnowsTheRunNeverBeganAndReleasedOtherwise() {
+        Claim running = reserved(2, SESSION).startedAt(FIRE);
+        Claim reserved = reserved(2, SESSION);
+
+        // Its start was sent and never answered, so the run did not begin: under failover off it still runs.
+        assertThat(RunStart.releasedAs(running, true)).isEqualTo(ClaimState.HANDED_ON);
+        // The run may have begun: cut, it is not repeated under failover off.
+        assertThat(RunStart.releasedAs(running, false)).isEqualTo(ClaimState.RELEASED);
+        assertThat(RunStart.releasedAs(reserved, false)).isEqualTo(ClaimState.HANDED_ON);
+        assertThat(LedgerRules.runsOrphan(running.with(RunStart.releasedAs(running, true), FIRE), false))
+                .isTrue();
+        assertThat(LedgerRules.runsOrphan(running.with(RunStart.releasedAs(running, false), FIRE), false))
+                .isFalse();
+    }
+
+    @Test
     void aRetryContinuesItsRunWhereverTheItemMovedButNeverOnAnotherSessionOrWhileCutOff() {
         Claim running = reserved(2, SESSION).startedAt(FIRE);
         Here moved = here(true, false, false, Set.of(1), Set.of());

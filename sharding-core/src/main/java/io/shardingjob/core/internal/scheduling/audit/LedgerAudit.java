@@ -284,7 +284,10 @@ public final class LedgerAudit {
                         me,
                         lost.item(),
                         lost.fireTime());
-                releases.add(ledger.takeOverAsync(lost, lost.with(RunStart.givenUpAs(lost), now)));
+                Slot slot = new Slot(lost.item(), lost.fireTime());
+                ClaimState released = RunStart.releasedAs(lost, localEnds.neverBegan(slot));
+                releases.add(ledger.takeOverAsync(lost, lost.with(released, now))
+                        .thenAccept(written -> localEnds.begun(slot)));
             }
             boolean foreignOpenClaim = claims.stream()
                     .anyMatch(claim -> owned.contains(claim.item())

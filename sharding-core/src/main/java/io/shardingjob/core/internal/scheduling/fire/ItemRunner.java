@@ -202,6 +202,7 @@ public final class ItemRunner {
                 }
             }
             if (began == RunStarts.Began.STARTED && recorded == null) {
+                ends.begins(claim);
                 results = attempts.run(
                         job,
                         context,
@@ -272,6 +273,7 @@ public final class ItemRunner {
                     view.jobName(),
                     claim.item(),
                     claim.fireTime());
+            ends.startUnanswered(claim);
             audits.soon();
         }
     }

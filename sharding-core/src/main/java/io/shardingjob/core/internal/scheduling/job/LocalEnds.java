@@ -11,7 +11,8 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The ends of runs on this instance: the ones recorded in the ledger, kept by fire for the leader's keeper until the
- * watermark passes them, and the final writes that could not reach ZooKeeper yet, which the audit writes later.
+ * watermark passes them, the final writes that could not reach ZooKeeper yet, which the audit writes later, and the
+ * runs that ended before they began: their start was sent and never answered, so it may be written.
  */
 public final class LocalEnds {
 
@@ -19,6 +20,12 @@ public final class LocalEnds {
     private final RecordedEnds recorded = new RecordedEnds(16_384);
 
     private final Map<Slot, Claim> unwritten = new ConcurrentHashMap<>();
+
+    /**
+     * Item-fires whose start this process sent without an answer and whose run it has not begun: the claim may say
+     * {@code RUNNING} although nothing of it ran, which only this process knows once its session is gone.
+     */
+    private final Set<Slot> unbegun = ConcurrentHashMap.newKeySet();
 
     /** The ends this instance recorded, by fire, for the leader's keeper. */
     public RecordedEnds recorded() {
@@ -47,8 +54,28 @@ public final class LocalEnds {
         return unwritten.containsKey(slot);
     }
 
-    /** Forgets the recorded ends of fires at or before the ledger's watermark: every item of them is settled. */
+    /** The start of a run was sent and not answered, and the run did not begin. */
+    public void startUnanswered(Slot slot) {
+        unbegun.add(slot);
+    }
+
+    /** A run of the item-fire begins here, or its claim was released as never begun: no longer unbegun. */
+    public void begun(Slot slot) {
+        unbegun.remove(slot);
+    }
+
+    /** Whether this process sent the item-fire's start without an answer and never began its run. */
+    public boolean neverBegan(Slot slot) {
+        return unbegun.contains(slot);
+    }
+
+    /**
+     * Forgets the recorded ends of fires at or before the ledger's watermark: every item of them is settled. An unbegun
+     * run of such a fire is forgotten too; released later, its claim would be released as a run that began, the
+     * cautious reading.
+     */
     public void forgetThrough(Instant watermark) {
         recorded.forgetThrough(watermark);
+        unbegun.removeIf(slot -> !slot.fireTime().isAfter(watermark));
     }
 }
