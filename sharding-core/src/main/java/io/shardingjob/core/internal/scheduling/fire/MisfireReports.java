@@ -20,8 +20,9 @@ import org.slf4j.LoggerFactory;
  * Tells the job's {@link MisfireListener} of the misfires the fire planner and the ledger audit decide on, each
  * item-fire once: an audit plans the make-up of a missed slot again until its claim is written (a later audit may come
  * first), and the make-up of a slot a fire found busy is the consequence of an overrun already reported, not a second
- * misfire. The slots reported are forgotten once the ledger's watermark passes their fire: no audit looks at them
- * again.
+ * misfire. The slots reported are forgotten once the ledger's watermark passes their fire, and a fire at or before
+ * that watermark is not reported again: it is settled, so an audit that still decides on it read the ledger before its
+ * make-up's claims were written (audits do not wait for the claims of the fires they coalesce).
  */
 public final class MisfireReports {
 
@@ -35,6 +36,9 @@ public final class MisfireReports {
     private final MisfireListener listener;
 
     private final NavigableSet<Slot> reported = new ConcurrentSkipListSet<>();
+
+    /** The watermark the reported slots were last forgotten through: every fire at or before it is settled. */
+    private Instant settledThrough = Instant.MIN;
 
     public MisfireReports(String jobName, MisfireListener listener) {
         this.jobName = jobName;
@@ -74,7 +78,7 @@ public final class MisfireReports {
                                 ? "skipped (misfire policy " + policy + ")"
                                 : "skipped: older than the catch-up horizon"));
         fires.forEach((fireTime, fates) -> {
-            List<Integer> fresh = remember(fireTime, fates.keySet());
+            List<Integer> fresh = rememberUnsettled(fireTime, fates.keySet());
             if (fresh.isEmpty()) {
                 return;
             }
@@ -90,12 +94,20 @@ public final class MisfireReports {
     }
 
     /** Forgets the slots of fires at or before the ledger's watermark: every item of them is settled. */
-    public void forgetThrough(Instant watermark) {
+    public synchronized void forgetThrough(Instant watermark) {
+        if (watermark.isAfter(settledThrough)) {
+            settledThrough = watermark;
+        }
         reported.headSet(new Slot(Integer.MAX_VALUE, watermark), true).clear();
     }
 
     private static void fate(Map<Instant, Map<Integer, String>> fires, Slot slot, String fate) {
         fires.computeIfAbsent(slot.fireTime(), any -> new TreeMap<>()).put(slot.item(), fate);
+    }
+
+    /** {@link #remember}, but none of a fire at or before the watermark last forgotten through: it is settled. */
+    private synchronized List<Integer> rememberUnsettled(Instant fireTime, Collection<Integer> items) {
+        return fireTime.isAfter(settledThrough) ? remember(fireTime, items) : List.of();
     }
 
     /** The items not reported before, in order, now remembered as reported. */
