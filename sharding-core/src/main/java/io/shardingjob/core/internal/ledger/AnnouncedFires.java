@@ -61,8 +61,8 @@ public record AnnouncedFires(List<Instant> fires) {
     }
 
     /**
-     * The fires announced after {@code seen}, oldest first: every fire when {@code seen} is null or no longer listed (more
-     * than {@link #KEPT} announcements since), and none when it is the newest.
+     * The fires announced after {@code seen}, oldest first: every fire when {@code seen} is null or no longer listed
+     * (more than {@link #KEPT} announcements since), and none when it is the newest.
      */
     public List<Instant> after(@Nullable Instant seen) {
         int at = seen == null ? -1 : fires.lastIndexOf(seen);

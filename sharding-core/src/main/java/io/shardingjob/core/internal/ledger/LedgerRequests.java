@@ -269,9 +269,9 @@ final class LedgerRequests {
     }
 
     /**
-     * The path with the client's namespace: the raw handle does not add it. The paths given are built by {@link
-     * io.shardingjob.core.internal.registry.JobNodes}, absolute and valid; the server checks them again as it does any. A fire's claims name a thousand paths,
-     * so this is a concatenation, not Curator's validating rebuild.
+     * The path with the client's namespace: the raw handle does not add it. The paths given are built by
+     * {@link io.shardingjob.core.internal.registry.JobNodes}, absolute and valid, and the server checks them again as
+     * it does any: a fire's claims name a thousand paths, so this is a concatenation, not Curator's validating rebuild.
      */
     String full(String path) {
         return namespacePrefix + path;

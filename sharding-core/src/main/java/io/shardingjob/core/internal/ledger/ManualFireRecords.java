@@ -12,9 +12,9 @@ import org.apache.zookeeper.OpResult;
 /**
  * The fires an operator asks for, in the ledger. One multi-operation creates the fire's node, marked with its
  * {@link FireOrigin} (the job parameter its items run with), and names the fire in the job's announcement node
- * ({@link JobNodes#manualFire()}, the {@link AnnouncedFires} appended at the version read), which every instance watches
- * through its cache: so a fire is never announced without its record, and its record is where every run of its items
- * reads the parameter.
+ * ({@link JobNodes#manualFire()}, the {@link AnnouncedFires} appended at the version read), which every instance
+ * watches through its cache: so a fire is never announced without its record, and its record is where every run of
+ * its items reads the parameter.
  *
  * <p>The {@code create} of the fire's node decides its fire time: a time another fire holds (a scheduled fire at the
  * same millisecond, another operator's trigger) fails the request, and the next millisecond is tried. The time is never

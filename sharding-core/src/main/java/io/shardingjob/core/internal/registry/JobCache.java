@@ -28,7 +28,7 @@ public final class JobCache implements AutoCloseable {
 
     private final List<CuratorCache> caches;
 
-    /** The path each cache of {@link #caches} watches, at the same index: a lookup asks only the cache that holds it. */
+    /** The path each of {@link #caches} watches, at the same index: a lookup asks only the cache that holds it. */
     private final List<String> roots;
 
     /** Closes the started caches completely ({@link CuratorCaches}); null until started. */
