@@ -8,8 +8,8 @@ import io.shardingjob.core.config.JobSetting;
 import io.shardingjob.core.internal.config.ScheduleHistory;
 import io.shardingjob.core.internal.config.StoredConfiguration;
 import io.shardingjob.core.internal.registry.CuratorCaches;
-import io.shardingjob.core.internal.registry.FollowerEdges;
 import io.shardingjob.core.internal.registry.JobNodes;
+import io.shardingjob.core.internal.registry.RemovedJobState;
 import io.shardingjob.core.operation.InvalidOperationException;
 import io.shardingjob.core.operation.OperatorInputs;
 import java.nio.charset.StandardCharsets;
@@ -21,9 +21,7 @@ import java.util.NoSuchElementException;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.UnaryOperator;
 import org.apache.curator.framework.CuratorFramework;
@@ -31,7 +29,6 @@ import org.apache.curator.framework.recipes.cache.ChildData;
 import org.apache.curator.framework.recipes.cache.CuratorCache;
 import org.apache.curator.framework.recipes.cache.CuratorCacheListener;
 import org.apache.zookeeper.KeeperException;
-import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -223,7 +220,7 @@ public final class JobDefinitions implements AutoCloseable {
             // stored only if no other was stored since: two definitions that close a cycle together cannot both pass.
             Stat definitions = new Stat();
             client.getData().storingStatIn(definitions).forPath(JobNodes.definitions());
-            refuseProblemsJoining(configuration);
+            StoredJobs.refuseProblemsJoining(client, configuration);
             try {
                 client.transaction()
                         .forOperations(
@@ -274,7 +271,7 @@ public final class JobDefinitions implements AutoCloseable {
         UnaryOperator<JobConfiguration> checked = current -> {
             JobConfiguration next = change.apply(current);
             if (placeInGraphChanged(current, next)) {
-                refuseProblemsJoiningUnchecked(next);
+                StoredJobs.refuseProblemsJoiningUnchecked(client, next);
             }
             return next;
         };
@@ -312,11 +309,7 @@ public final class JobDefinitions implements AutoCloseable {
         return CompletableFuture.runAsync(
                 () -> {
                     try {
-                        awaitNoInstances(jobName, wait);
-                        JobNodes nodes = new JobNodes(jobName);
-                        // Its upstreams stop recording fires for it before its ledger goes.
-                        FollowerEdges.unregister(client, jobName);
-                        client.delete().quietly().deletingChildrenIfNeeded().forPath(nodes.root());
+                        RemovedJobState.delete(client, jobName, wait);
                         client.delete().quietly().forPath(path);
                         log.info("Job {}: removed, its state in ZooKeeper deleted", jobName);
                     } catch (Exception ex) {
@@ -331,47 +324,6 @@ public final class JobDefinitions implements AutoCloseable {
     public void close() {
         if (state.getAndSet(State.CLOSED) == State.STARTED) {
             closeCache.run();
-        }
-    }
-
-    /**
-     * Waits, on watches, until no instance holds anything under the job: its registration, its leaving mark, its
-     * leader latch node. A latch still open when the job's nodes are deleted would create its parents again.
-     */
-    private void awaitNoInstances(String jobName, Duration wait) throws Exception {
-        JobNodes nodes = new JobNodes(jobName);
-        long deadline = System.nanoTime() + wait.toNanos();
-        for (String held : List.of(nodes.instances(), nodes.leavingInstances(), nodes.leaderLatch())) {
-            if (!awaitNoChildren(held, deadline)) {
-                log.warn(
-                        "Job {}: instances still hold {} after {}; deleting the job's state all the same",
-                        jobName,
-                        held,
-                        wait);
-                return;
-            }
-        }
-    }
-
-    /** @return whether the node had no children (or was gone) before the deadline */
-    private boolean awaitNoChildren(String path, long deadline) throws Exception {
-        while (true) {
-            CountDownLatch changed = new CountDownLatch(1);
-            List<String> children;
-            try {
-                children = client.getChildren()
-                        .usingWatcher((Watcher) event -> changed.countDown())
-                        .forPath(path);
-            } catch (KeeperException.NoNodeException none) {
-                return true;
-            }
-            if (children.isEmpty()) {
-                return true;
-            }
-            long left = deadline - System.nanoTime();
-            if (left <= 0 || !changed.await(left, TimeUnit.NANOSECONDS)) {
-                return false;
-            }
         }
     }
 
@@ -415,30 +367,6 @@ public final class JobDefinitions implements AutoCloseable {
             client.create().creatingParentsIfNeeded().forPath(path);
         } catch (KeeperException.NodeExistsException exists) {
             // Made by another definition first.
-        }
-    }
-
-    /**
-     * Refuses a job whose place in the graph of the namespace's jobs is bad, naming the job and the setting of the
-     * first problem and the job that has it when that is another ({@code itemWise} of a follower, say).
-     */
-    private void refuseProblemsJoining(JobConfiguration configuration) throws Exception {
-        List<JobGraph.Problem> problems = StoredJobs.problemsJoining(client, List.of(configuration));
-        if (!problems.isEmpty()) {
-            JobGraph.Problem first = problems.get(0);
-            String whose = first.job().equals(configuration.name()) ? "" : "job '" + first.job() + "' then ";
-            throw new JobConfigurationException(configuration.name(), first.setting(), whose + first.message());
-        }
-    }
-
-    private void refuseProblemsJoiningUnchecked(JobConfiguration configuration) {
-        try {
-            refuseProblemsJoining(configuration);
-        } catch (RuntimeException ex) {
-            throw ex;
-        } catch (Exception ex) {
-            throw new IllegalStateException(
-                    "Job '" + configuration.name() + "': could not read the namespace's jobs to check the change", ex);
         }
     }
 

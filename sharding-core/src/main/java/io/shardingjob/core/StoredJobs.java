@@ -92,6 +92,30 @@ public final class StoredJobs {
         return JobGraph.problemsJoining(nodes(configurations(client).values()), nodes(joining));
     }
 
+    /**
+     * Refuses a job whose place in the graph of the namespace's jobs is bad, naming the job and the setting of the
+     * first problem and the job that has it when that is another ({@code itemWise} of a follower, say).
+     */
+    static void refuseProblemsJoining(CuratorFramework client, JobConfiguration configuration) throws Exception {
+        List<JobGraph.Problem> problems = problemsJoining(client, List.of(configuration));
+        if (!problems.isEmpty()) {
+            JobGraph.Problem first = problems.get(0);
+            String whose = first.job().equals(configuration.name()) ? "" : "job '" + first.job() + "' then ";
+            throw new JobConfigurationException(configuration.name(), first.setting(), whose + first.message());
+        }
+    }
+
+    static void refuseProblemsJoiningUnchecked(CuratorFramework client, JobConfiguration configuration) {
+        try {
+            refuseProblemsJoining(client, configuration);
+        } catch (RuntimeException ex) {
+            throw ex;
+        } catch (Exception ex) {
+            throw new IllegalStateException(
+                    "Job '" + configuration.name() + "': could not read the namespace's jobs to check the change", ex);
+        }
+    }
+
     private static List<JobGraph.Node> nodes(Collection<JobConfiguration> configurations) {
         List<JobGraph.Node> nodes = new ArrayList<>();
         configurations.forEach(configuration -> nodes.add(JobGraph.Node.of(configuration)));
