@@ -2,6 +2,8 @@ package io.shardingjob.core.internal.ledger;
 
 import io.shardingjob.core.internal.ledger.LedgerRules.FireView;
 import io.shardingjob.core.internal.registry.JobNodes;
+import io.shardingjob.core.internal.requests.ClientRequests;
+import io.shardingjob.core.internal.requests.MultiAnswer;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,11 +24,11 @@ final class AwaitedUpstreams {
 
     private static final Logger log = LoggerFactory.getLogger(AwaitedUpstreams.class);
 
-    private final LedgerRequests requests;
+    private final ClientRequests requests;
 
     private final JobNodes nodes;
 
-    AwaitedUpstreams(LedgerRequests requests, JobNodes nodes) {
+    AwaitedUpstreams(ClientRequests requests, JobNodes nodes) {
         this.requests = requests;
         this.nodes = nodes;
     }
@@ -106,6 +108,6 @@ final class AwaitedUpstreams {
         return requests.multiAsync(
                         "SetData",
                         List.of(Op.setData(path, abandoned.origin().withNote(view.note()), view.noteVersion())))
-                .thenApply(LedgerRequests.MultiAnswer::ok);
+                .thenApply(MultiAnswer::ok);
     }
 }

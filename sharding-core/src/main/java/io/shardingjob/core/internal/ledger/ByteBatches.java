@@ -1,12 +1,13 @@
 package io.shardingjob.core.internal.ledger;
 
+import io.shardingjob.core.internal.requests.ClientRequests;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.ToIntFunction;
 
 /**
  * Splits the operations of one ledger request into requests ZooKeeper accepts: consecutive runs, in order, each as
- * long as {@link LedgerRequests#MAX_WRITE_BYTES} allows. One rule for every request the ledger may have to split (the
+ * long as {@link ClientRequests#MAX_WRITE_BYTES} allows. One rule for every request the ledger may have to split (the
  * claims of a group commit, the deletions of retired fires), so that none can exceed {@code jute.maxbuffer} by a
  * batching of its own.
  */
@@ -14,9 +15,9 @@ final class ByteBatches {
 
     private ByteBatches() {}
 
-    /** {@link #split(List, ToIntFunction, int)} under {@link LedgerRequests#MAX_WRITE_BYTES}. */
+    /** {@link #split(List, ToIntFunction, int)} under {@link ClientRequests#MAX_WRITE_BYTES}. */
     static <T> List<List<T>> split(List<T> elements, ToIntFunction<? super T> bytes) {
-        return split(elements, bytes, LedgerRequests.MAX_WRITE_BYTES);
+        return split(elements, bytes, ClientRequests.MAX_WRITE_BYTES);
     }
 
     /**

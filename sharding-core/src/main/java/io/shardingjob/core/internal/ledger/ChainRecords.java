@@ -4,6 +4,8 @@ import io.shardingjob.core.internal.ledger.ChainRule.Decision;
 import io.shardingjob.core.internal.ledger.LedgerRules.FireView;
 import io.shardingjob.core.internal.registry.Follower;
 import io.shardingjob.core.internal.registry.JobNodes;
+import io.shardingjob.core.internal.requests.ClientRequests;
+import io.shardingjob.core.internal.requests.MultiAnswer;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -39,7 +41,7 @@ final class ChainRecords {
     /** Operations read per follower: its fire, its ledger node, its instances, its two announcement nodes. */
     private static final int READS = 5;
 
-    private final LedgerRequests requests;
+    private final ClientRequests requests;
 
     private final JobNodes nodes;
 
@@ -50,7 +52,7 @@ final class ChainRecords {
     /** Followers found without a ledger, told once each. */
     private final Set<String> unstarted = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
-    ChainRecords(LedgerRequests requests, JobNodes nodes, String jobName, ItemWiseRecords itemWise) {
+    ChainRecords(ClientRequests requests, JobNodes nodes, String jobName, ItemWiseRecords itemWise) {
         this.requests = requests;
         this.nodes = nodes;
         this.jobName = jobName;
@@ -103,7 +105,7 @@ final class ChainRecords {
                 if (failedAt > 0 && raced(code) && attempt + 1 < MAX_ATTEMPTS) {
                     return attempt(fire, dueCount, note, followers, attempt + 1);
                 }
-                return CompletableFuture.failedFuture(LedgerRequests.refused(
+                return CompletableFuture.failedFuture(ClientRequests.refused(
                         code, failedAt < 0 ? own : ops.get(failedAt).getPath()));
             });
         });
@@ -122,7 +124,7 @@ final class ChainRecords {
             reads.add(Op.getData(requests.full(theirs.manualFire())));
             reads.add(Op.getData(requests.full(theirs.rerun())));
         }
-        return requests.multiAsync("Multi", reads).thenApply(LedgerRequests.MultiAnswer::results);
+        return requests.multiAsync("Multi", reads).thenApply(MultiAnswer::results);
     }
 
     /** The operations that record the fire's completion in one follower, from what was read of it. */
@@ -190,7 +192,7 @@ final class ChainRecords {
      * @param ledger the follower's ledger node as read: its watermark, and the version the listing is written at
      */
     static List<Op> createFollowerFire(
-            LedgerRequests requests,
+            ClientRequests requests,
             JobNodes follower,
             Instant fireTime,
             FireOrigin origin,

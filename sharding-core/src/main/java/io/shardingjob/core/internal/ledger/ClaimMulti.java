@@ -1,6 +1,7 @@
 package io.shardingjob.core.internal.ledger;
 
 import io.shardingjob.core.internal.registry.JobNodes;
+import io.shardingjob.core.internal.requests.ClientRequests;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -26,7 +27,7 @@ final class ClaimMulti {
     /** Rounds of new claims that keep finding the fire changed under them before the attempt gives up. */
     private static final int MAX_CLAIM_ROUNDS = 4;
 
-    private final LedgerRequests requests;
+    private final ClientRequests requests;
 
     private final LedgerReads reads;
 
@@ -35,7 +36,7 @@ final class ClaimMulti {
     /** Fires whose node this instance created or found, so that its next claims in them skip creating it. */
     private final KnownFires knownFires;
 
-    ClaimMulti(LedgerRequests requests, LedgerReads reads, JobNodes nodes, KnownFires knownFires) {
+    ClaimMulti(ClientRequests requests, LedgerReads reads, JobNodes nodes, KnownFires knownFires) {
         this.requests = requests;
         this.reads = reads;
         this.nodes = nodes;

@@ -2,6 +2,7 @@ package io.shardingjob.core.internal.ledger;
 
 import io.shardingjob.core.internal.ledger.LedgerRules.FireView;
 import io.shardingjob.core.internal.registry.JobNodes;
+import io.shardingjob.core.internal.requests.ClientRequests;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
@@ -33,7 +34,7 @@ import org.jspecify.annotations.Nullable;
  * nodes go in one read-only multi. The ledger is read only by audits and the leader's retention, never watched or
  * cached: it grows with fires and items.
  *
- * <p>This class talks to the session's {@link ZooKeeper} handle directly, through {@link LedgerRequests} (Curator's
+ * <p>This class talks to the session's {@link ZooKeeper} handle directly, through {@link ClientRequests} (Curator's
  * transactions return no {@link Stat} for a create, and the fencing token is the claim's {@code mzxid}), so it does not
  * retry: a connection loss surfaces as an exception, and whether the write happened is found out by reading the claim
  * again (a claim that names this session is this session's, see {@link LedgerRules#strandedOwn}). This class writes;
@@ -45,7 +46,7 @@ import org.jspecify.annotations.Nullable;
  */
 public final class FireLedger {
 
-    private final LedgerRequests requests;
+    private final ClientRequests requests;
 
     private final LedgerReads reads;
 
@@ -69,7 +70,7 @@ public final class FireLedger {
     private final AwaitedUpstreams awaited;
 
     public FireLedger(CuratorFramework client, JobNodes nodes) {
-        this.requests = new LedgerRequests(client);
+        this.requests = new ClientRequests(client, "Ledger");
         this.reads = new LedgerReads(requests, nodes);
         this.nodes = nodes;
         this.multi = new ClaimMulti(requests, reads, nodes, knownFires);
@@ -105,7 +106,7 @@ public final class FireLedger {
      * @param claims new claims ({@link Claim#first}) of one fire
      */
     public Claimed claim(Instant fireTime, List<Claim> claims) throws Exception {
-        return LedgerRequests.await(claimAsync(fireTime, claims));
+        return ClientRequests.await(claimAsync(fireTime, claims));
     }
 
     /** {@link #claim}, without waiting: completes on ZooKeeper's event thread. */
@@ -128,7 +129,7 @@ public final class FireLedger {
 
     /** Writes each claim as given at the version it holds, in one multi-operation per batch: a group commit. */
     public Written update(List<Claim> claims) throws Exception {
-        return LedgerRequests.await(commitAsync(claims, Instant.EPOCH, List.of()))
+        return ClientRequests.await(commitAsync(claims, Instant.EPOCH, List.of()))
                 .written();
     }
 
@@ -223,7 +224,7 @@ public final class FireLedger {
                     if (lostRace(answer.code())) {
                         return Optional.empty();
                     }
-                    throw LedgerRequests.refused(answer.code(), path);
+                    throw ClientRequests.refused(answer.code(), path);
                 });
     }
 
@@ -241,7 +242,7 @@ public final class FireLedger {
                     if (answer.ok() || lostRace(answer.code())) {
                         return answer.ok();
                     }
-                    throw LedgerRequests.refused(answer.code(), path);
+                    throw ClientRequests.refused(answer.code(), path);
                 });
     }
 
@@ -299,7 +300,7 @@ public final class FireLedger {
                 .thenAccept(answer -> {
                     // NODEEXISTS: someone claimed in it meanwhile.
                     if (!answer.ok() && answer.code() != KeeperException.Code.NODEEXISTS) {
-                        throw LedgerRequests.refused(answer.code(), path);
+                        throw ClientRequests.refused(answer.code(), path);
                     }
                     knownFires.add(fireTime);
                 });
@@ -313,7 +314,7 @@ public final class FireLedger {
     /** Whether another session's run, as an audit saw it, is still running now; when unknown, it is. */
     public boolean stillRuns(Claim other) {
         try {
-            return LedgerRequests.await(reads.readClaimAsync(other.fireTime(), other.item()))
+            return ClientRequests.await(reads.readClaimAsync(other.fireTime(), other.item()))
                     .filter(now -> now.state().isHeld() && now.sessionId() == other.sessionId())
                     .isPresent();
         } catch (Exception unreachable) {
@@ -323,7 +324,7 @@ public final class FireLedger {
 
     /** The fires the ledger holds, oldest first. */
     public List<Instant> fires() throws Exception {
-        return LedgerRequests.await(reads.firesAsync());
+        return ClientRequests.await(reads.firesAsync());
     }
 
     /**
@@ -363,7 +364,7 @@ public final class FireLedger {
 
     /** The watermark and the fires, in one read-only multi-operation. */
     public Overview overview() throws Exception {
-        return LedgerRequests.await(overviewAsync());
+        return ClientRequests.await(overviewAsync());
     }
 
     /** {@link #overview}, without waiting: completes on ZooKeeper's event thread. */
@@ -417,13 +418,13 @@ public final class FireLedger {
                     if (answer.code() == KeeperException.Code.BADVERSION) {
                         return -1;
                     }
-                    throw LedgerRequests.refused(answer.code(), path);
+                    throw ClientRequests.refused(answer.code(), path);
                 });
     }
 
     /** Every claim of the given fires, in two read-only multi-operations per few fires. Missing fires read empty. */
     public List<FireView> read(Collection<Instant> fireTimes) throws Exception {
-        return LedgerRequests.await(readAsync(fireTimes));
+        return ClientRequests.await(readAsync(fireTimes));
     }
 
     /** {@link #read}, without waiting: completes on ZooKeeper's event thread. */

@@ -2,6 +2,8 @@ package io.shardingjob.core.internal.ledger;
 
 import io.shardingjob.core.internal.ledger.RerunRule.Verdict;
 import io.shardingjob.core.internal.registry.JobNodes;
+import io.shardingjob.core.internal.requests.ClientRequests;
+import io.shardingjob.core.internal.requests.MultiAnswer;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -34,13 +36,13 @@ public final class FireReruns {
     /** Rounds of read and write before giving up: the ledger node changes at most once per keeper pass. */
     private static final int MAX_ATTEMPTS = 16;
 
-    private final LedgerRequests requests;
+    private final ClientRequests requests;
 
     private final LedgerReads reads;
 
     private final JobNodes nodes;
 
-    FireReruns(LedgerRequests requests, LedgerReads reads, JobNodes nodes) {
+    FireReruns(ClientRequests requests, LedgerReads reads, JobNodes nodes) {
         this.requests = requests;
         this.reads = reads;
         this.nodes = nodes;
@@ -57,14 +59,14 @@ public final class FireReruns {
         boolean announcementExists = true;
         for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
             String ledger = requests.full(nodes.ledger());
-            OpResult read = LedgerRequests.await(requests.multiAsync("Multi", List.of(Op.getData(ledger))))
+            OpResult read = ClientRequests.await(requests.multiAsync("Multi", List.of(Op.getData(ledger))))
                     .results()
                     .get(0);
             if (!(read instanceof OpResult.GetDataResult data)) {
                 throw KeeperException.create(KeeperException.Code.NONODE, ledger);
             }
             Watermark mark = Watermark.decode(data.getData());
-            LedgerRules.FireView fire = LedgerRequests.await(reads.readAsync(List.of(fireTime))).stream()
+            LedgerRules.FireView fire = ClientRequests.await(reads.readAsync(List.of(fireTime))).stream()
                     .findFirst()
                     .orElseGet(() -> new LedgerRules.FireView(fireTime, java.util.Map.of()));
             Instant at = now.get();
@@ -92,7 +94,7 @@ public final class FireReruns {
                     announcementExists
                             ? Op.setData(requests.full(nodes.rerun()), named, -1)
                             : requests.createPersistent(nodes.rerun(), named));
-            LedgerRequests.MultiAnswer answer = LedgerRequests.await(requests.multiAsync("Multi", ops));
+            MultiAnswer answer = ClientRequests.await(requests.multiAsync("Multi", ops));
             if (answer.ok()) {
                 return verdict;
             }

@@ -4,6 +4,7 @@ import io.shardingjob.core.internal.ledger.ChainRule.ItemRecord;
 import io.shardingjob.core.internal.ledger.LedgerRules.FireView;
 import io.shardingjob.core.internal.registry.Follower;
 import io.shardingjob.core.internal.registry.JobNodes;
+import io.shardingjob.core.internal.requests.ClientRequests;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -36,11 +37,11 @@ final class ItemWiseRecords {
     /** Operations per request: far below {@code jute.maxbuffer} with claims of a few hundred bytes. */
     private static final int OPS_PER_REQUEST = 400;
 
-    private final LedgerRequests requests;
+    private final ClientRequests requests;
 
     private final String jobName;
 
-    ItemWiseRecords(LedgerRequests requests, String jobName) {
+    ItemWiseRecords(ClientRequests requests, String jobName) {
         this.requests = requests;
         this.jobName = jobName;
     }
@@ -140,7 +141,7 @@ final class ItemWiseRecords {
                     || code == KeeperException.Code.NONODE) {
                 return CompletableFuture.completedFuture(code);
             }
-            return CompletableFuture.failedFuture(LedgerRequests.refused(
+            return CompletableFuture.failedFuture(ClientRequests.refused(
                     code,
                     failedAt < 0 ? batch.get(0).getPath() : batch.get(failedAt).getPath()));
         });

@@ -2,6 +2,7 @@ package io.shardingjob.core.internal.ledger;
 
 import io.shardingjob.core.internal.ledger.LedgerRules.FireView;
 import io.shardingjob.core.internal.registry.JobNodes;
+import io.shardingjob.core.internal.requests.ClientRequests;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -32,11 +33,11 @@ final class LedgerReads {
      */
     private static final int MAX_FIRES_PER_READ = 8;
 
-    private final LedgerRequests requests;
+    private final ClientRequests requests;
 
     private final JobNodes nodes;
 
-    LedgerReads(LedgerRequests requests, JobNodes nodes) {
+    LedgerReads(ClientRequests requests, JobNodes nodes) {
         this.requests = requests;
         this.nodes = nodes;
     }
@@ -61,7 +62,7 @@ final class LedgerReads {
                     .sorted()
                     .toList();
             CompletableFuture<Map<Integer, Claim>> claims = CompletableFuture.completedFuture(new TreeMap<>());
-            for (List<Integer> batch : LedgerRequests.batches(items, LedgerRequests.MAX_OPS_PER_MULTI)) {
+            for (List<Integer> batch : ClientRequests.batches(items, ClientRequests.MAX_OPS_PER_MULTI)) {
                 List<Op> reads = batch.stream()
                         .map(item -> Op.getData(requests.full(nodes.claim(fireTime, item))))
                         .toList();
@@ -99,7 +100,7 @@ final class LedgerReads {
      */
     CompletableFuture<List<FireView>> readAsync(Collection<Instant> fireTimes) {
         CompletableFuture<List<FireView>> views = CompletableFuture.completedFuture(new ArrayList<>(fireTimes.size()));
-        for (List<Instant> chunk : LedgerRequests.batches(List.copyOf(fireTimes), MAX_FIRES_PER_READ)) {
+        for (List<Instant> chunk : ClientRequests.batches(List.copyOf(fireTimes), MAX_FIRES_PER_READ)) {
             views = views.thenCompose(read -> readChunk(chunk).thenApply(more -> {
                 read.addAll(more);
                 return read;
@@ -111,7 +112,7 @@ final class LedgerReads {
     /** The items that hold a claim in each fire, by fire, listed a few fires per read-only multi-operation. */
     CompletableFuture<Map<Instant, List<Integer>>> itemsAsync(Collection<Instant> fireTimes) {
         CompletableFuture<Map<Instant, List<Integer>>> items = CompletableFuture.completedFuture(new TreeMap<>());
-        for (List<Instant> chunk : LedgerRequests.batches(List.copyOf(fireTimes), MAX_FIRES_PER_READ)) {
+        for (List<Instant> chunk : ClientRequests.batches(List.copyOf(fireTimes), MAX_FIRES_PER_READ)) {
             List<Op> listings = chunk.stream()
                     .map(fireTime -> Op.getChildren(requests.full(nodes.ledgerFire(fireTime))))
                     .toList();
@@ -186,9 +187,9 @@ final class LedgerReads {
             });
         });
         CompletableFuture<Map<Instant, Map<Integer, Claim>>> read = CompletableFuture.completedFuture(claims);
-        for (int start = 0; start < fireOf.size(); start += LedgerRequests.MAX_OPS_PER_MULTI) {
+        for (int start = 0; start < fireOf.size(); start += ClientRequests.MAX_OPS_PER_MULTI) {
             int from = start;
-            int to = Math.min(fireOf.size(), from + LedgerRequests.MAX_OPS_PER_MULTI);
+            int to = Math.min(fireOf.size(), from + ClientRequests.MAX_OPS_PER_MULTI);
             List<Op> reads = new ArrayList<>(to - from);
             for (int i = from; i < to; i++) {
                 reads.add(Op.getData(requests.full(nodes.claim(fireOf.get(i), itemOf.get(i)))));
@@ -216,11 +217,11 @@ final class LedgerReads {
                 .thenCompose(synced -> requests.multiAsync("GetChildren", List.of(Op.getChildren(instances))))
                 .thenCompose(listing -> {
                     if (!(listing.results().get(0) instanceof OpResult.GetChildrenResult children)) {
-                        throw LedgerRequests.refused(listing.code(), instances);
+                        throw ClientRequests.refused(listing.code(), instances);
                     }
                     CompletableFuture<Map<String, Long>> live = CompletableFuture.completedFuture(new TreeMap<>());
                     for (List<String> chunk :
-                            LedgerRequests.batches(children.getChildren(), LedgerRequests.MAX_OPS_PER_MULTI)) {
+                            ClientRequests.batches(children.getChildren(), ClientRequests.MAX_OPS_PER_MULTI)) {
                         List<Op> reads = new ArrayList<>(chunk.size());
                         chunk.forEach(name -> reads.add(Op.getData(instances + "/" + name)));
                         live = live.thenCompose(sofar -> requests.multiAsync("Multi", reads)

@@ -1,6 +1,7 @@
 package io.shardingjob.core.internal.ledger;
 
 import io.shardingjob.core.internal.registry.JobNodes;
+import io.shardingjob.core.internal.requests.ClientRequests;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -21,13 +22,13 @@ final class LedgerRetirement {
     /** What a delete operation adds to a request besides its path: its type, version and framing. */
     private static final int DELETE_OVERHEAD_BYTES = 16;
 
-    private final LedgerRequests requests;
+    private final ClientRequests requests;
 
     private final JobNodes nodes;
 
     private final KnownFires knownFires;
 
-    LedgerRetirement(LedgerRequests requests, JobNodes nodes, KnownFires knownFires) {
+    LedgerRetirement(ClientRequests requests, JobNodes nodes, KnownFires knownFires) {
         this.requests = requests;
         this.nodes = nodes;
         this.knownFires = knownFires;

@@ -2,6 +2,8 @@ package io.shardingjob.core.internal.ledger;
 
 import io.shardingjob.core.config.FireSchedule;
 import io.shardingjob.core.internal.registry.JobNodes;
+import io.shardingjob.core.internal.requests.ClientRequests;
+import io.shardingjob.core.internal.requests.MultiAnswer;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -31,13 +33,13 @@ public final class ManualFireRecords {
     /** Milliseconds tried after the first before giving up: more operators than that never trigger at once. */
     private static final int MAX_ATTEMPTS = 64;
 
-    private final LedgerRequests requests;
+    private final ClientRequests requests;
 
     private final JobNodes nodes;
 
     private final KnownFires knownFires;
 
-    ManualFireRecords(LedgerRequests requests, JobNodes nodes, KnownFires knownFires) {
+    ManualFireRecords(ClientRequests requests, JobNodes nodes, KnownFires knownFires) {
         this.requests = requests;
         this.nodes = nodes;
         this.knownFires = knownFires;
@@ -54,8 +56,8 @@ public final class ManualFireRecords {
         String ledger = requests.full(nodes.ledger());
         String announcement = requests.full(nodes.manualFire());
         List<OpResult> read =
-                LedgerRequests.await(requests.multiAsync("Multi", List.of(Op.getData(ledger), Op.getData(announcement)))
-                        .thenApply(LedgerRequests.MultiAnswer::results));
+                ClientRequests.await(requests.multiAsync("Multi", List.of(Op.getData(ledger), Op.getData(announcement)))
+                        .thenApply(MultiAnswer::results));
         Instant watermark = read.get(0) instanceof OpResult.GetDataResult data
                 ? Watermark.decode(data.getData()).settled()
                 : Instant.EPOCH;
@@ -63,7 +65,7 @@ public final class ManualFireRecords {
         if (!fireTime.isAfter(watermark)) {
             fireTime = watermark.plusMillis(1);
         }
-        return LedgerRequests.await(recordAsync(fireTime, origin, Announcement.of(read.get(1)), 0));
+        return ClientRequests.await(recordAsync(fireTime, origin, Announcement.of(read.get(1)), 0));
     }
 
     /** The announcement node as read: its list and version, or absent (a registry older than manual fires). */
@@ -128,7 +130,7 @@ public final class ManualFireRecords {
      */
     public FireOrigin origin(Instant fireTime) throws Exception {
         String fire = requests.full(nodes.ledgerFire(fireTime));
-        return LedgerRequests.await(requests.multiAsync("Multi", List.of(Op.getData(fire)))
+        return ClientRequests.await(requests.multiAsync("Multi", List.of(Op.getData(fire)))
                 .thenApply(answer -> {
                     if (answer.results().get(0) instanceof OpResult.GetDataResult data) {
                         // Found: the claims of this instance in it need not create it.

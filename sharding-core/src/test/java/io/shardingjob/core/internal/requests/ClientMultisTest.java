@@ -1,9 +1,8 @@
-package io.shardingjob.core.internal.ledger;
+package io.shardingjob.core.internal.requests;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.shardingjob.core.ZooKeeperTestSupport;
-import io.shardingjob.core.internal.ledger.LedgerRequests.MultiAnswer;
 import io.shardingjob.core.testing.RequestCounter;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -25,7 +24,7 @@ class ClientMultisTest extends ZooKeeperTestSupport {
 
     private CuratorFramework client;
 
-    private LedgerRequests requests;
+    private ClientRequests requests;
 
     private RequestCounter counter;
 
@@ -44,7 +43,7 @@ class ClientMultisTest extends ZooKeeperTestSupport {
     void connect() throws Exception {
         client = newClient();
         client.create().forPath("/m");
-        requests = new LedgerRequests(client);
+        requests = new ClientRequests(client, "Ledger");
         counter = RequestCounter.attachTo(client);
     }
 

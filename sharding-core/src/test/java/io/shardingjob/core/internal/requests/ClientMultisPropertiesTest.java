@@ -1,8 +1,7 @@
-package io.shardingjob.core.internal.ledger;
+package io.shardingjob.core.internal.requests;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.shardingjob.core.internal.ledger.LedgerRequests.MultiAnswer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeMap;
@@ -38,7 +37,7 @@ class ClientMultisPropertiesTest {
 
     private static CuratorFramework client;
 
-    private static LedgerRequests requests;
+    private static ClientRequests requests;
 
     private static final AtomicInteger TRIES = new AtomicInteger();
 
@@ -50,7 +49,7 @@ class ClientMultisPropertiesTest {
         client = CuratorFrameworkFactory.newClient(server.getConnectString(), new RetryOneTime(100));
         client.start();
         client.blockUntilConnected(10, TimeUnit.SECONDS);
-        requests = new LedgerRequests(client);
+        requests = new ClientRequests(client, "Ledger");
     }
 
     @AfterContainer

@@ -1,4 +1,4 @@
-package io.shardingjob.core.internal.ledger;
+package io.shardingjob.core.internal.requests;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -15,34 +15,37 @@ import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.CreateOptions;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
-import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.ACL;
 import org.apache.zookeeper.proto.CreateRequest;
 import org.jspecify.annotations.Nullable;
 
 /**
- * How the ledger's reads and writes reach ZooKeeper: on the session's own {@link ZooKeeper} handle, without Curator's
- * retries (see {@link FireLedger} for why), each request still reported to Curator's tracer as Curator's own
- * operations are; and the rules every multi-operation of the ledger shares: how many operations one may hold, and
- * which operation of a failed one failed. Kept apart so that {@link FireLedger} and {@link LedgerReads} say what they
- * ask, not how a request is sent.
+ * How the fire ledger's and the registry cache's requests reach ZooKeeper: on the session's own {@link ZooKeeper}
+ * handle, without Curator's retries (the ledger decides itself what a lost answer means), each request still reported
+ * to Curator's tracer as Curator's own operations are, and every multi merged with those the client's other jobs ask
+ * for meanwhile ({@link ClientMultis}); with the rules every multi-operation shares: how many operations one may hold,
+ * and which operation of a failed one failed. Kept apart so that the ledger and the cache say what they ask, not how a
+ * request is sent.
  */
-final class LedgerRequests {
+public final class ClientRequests {
 
     /**
      * Operations per multi of reads and deletes: a read claim answers about 250 bytes, so near 250 kB a request, and a
      * thousand items' claims are read in one.
      */
-    static final int MAX_OPS_PER_MULTI = 1000;
+    public static final int MAX_OPS_PER_MULTI = 1000;
 
     /**
      * Bytes of claim writes per multi, half of ZooKeeper's default 1 MB {@code jute.maxbuffer}: a thousand items' ends
      * and the claims of their next fire (about 230 bytes each) still go in one request.
      */
-    static final int MAX_WRITE_BYTES = 512 * 1024;
+    public static final int MAX_WRITE_BYTES = 512 * 1024;
 
     private final CuratorFramework client;
+
+    /** What the names of this user's requests start with in Curator's tracer: {@code Ledger}, {@code Cache}. */
+    private final String traceNamePrefix;
 
     /** The client's namespace as a path ({@code /ns}), or empty without one. */
     private final String namespacePrefix;
@@ -61,8 +64,9 @@ final class LedgerRequests {
     /** The multis of every job of this client, sent together while one is on its way. */
     private final ClientMultis multis;
 
-    LedgerRequests(CuratorFramework client) {
+    public ClientRequests(CuratorFramework client, String traceNamePrefix) {
         this.client = client;
+        this.traceNamePrefix = traceNamePrefix;
         this.multis = ClientMultis.of(client);
         String namespace = client.getNamespace();
         this.namespacePrefix = namespace == null || namespace.isEmpty() ? "" : ZKPaths.makePath("/", namespace);
@@ -74,7 +78,7 @@ final class LedgerRequests {
      * cannot expire the session before a whole session timeout after that.
      */
     @Nullable
-    Duration sinceProven() {
+    public Duration sinceProven() {
         try {
             long sessionId = zooKeeper().getSessionId();
             Long sent = sessionId == 0 ? null : PROVEN_SENT_NANOS.get(sessionId);
@@ -88,7 +92,7 @@ final class LedgerRequests {
      * Proves the current session through the leader with one {@code sync} of the path, unless one is under way: then
      * its answer serves every job of the client.
      */
-    CompletableFuture<Void> proveAsync(String fullPath) {
+    public CompletableFuture<Void> proveAsync(String fullPath) {
         long sessionId;
         try {
             sessionId = zooKeeper().getSessionId();
@@ -117,47 +121,30 @@ final class LedgerRequests {
     }
 
     /**
-     * The server's answer to a multi-operation: {@code OK} with every operation's result, or the code of the first
-     * operation it refused with each operation's error.
-     */
-    record MultiAnswer(KeeperException.Code code, List<OpResult> results) {
-
-        boolean ok() {
-            return code == KeeperException.Code.OK;
-        }
-
-        /** The index of the operation that failed, or -1. */
-        int failedAt() {
-            for (int i = 0; i < results.size(); i++) {
-                if (results.get(i) instanceof OpResult.ErrorResult error
-                        && error.getErr() != KeeperException.Code.OK.intValue()
-                        && error.getErr() != KeeperException.Code.RUNTIMEINCONSISTENCY.intValue()) {
-                    return i;
-                }
-            }
-            return -1;
-        }
-
-        KeeperException.Code errorAt(int index) {
-            return KeeperException.Code.get(((OpResult.ErrorResult) results.get(index)).getErr());
-        }
-    }
-
-    /**
      * One multi-operation sent without waiting for it, together with those the client's other jobs ask for meanwhile
      * ({@link ClientMultis}): the answer completes on ZooKeeper's event thread, so what follows it must not block.
      * Completes exceptionally when the server did not answer it (connection loss, session expiry).
      */
-    CompletableFuture<MultiAnswer> multiAsync(String name, List<Op> ops) {
+    public CompletableFuture<MultiAnswer> multiAsync(String name, List<Op> ops) {
         return multis.send(this::sendMulti, name, ops);
     }
 
+    /**
+     * {@link #multiAsync(String, List)} of reads whose answers are not the ledger's: the merged request must stay
+     * under what the client takes in one answer, so the caller says what a listing not read yet and a node's data may
+     * come to (see {@link ClientMultis#SMALL_LISTING_BYTES}).
+     */
+    public CompletableFuture<MultiAnswer> readAsync(
+            String name, List<Op> reads, long unknownListingBytes, long dataBytes) {
+        return multis.send(this::sendMulti, name, reads, unknownListingBytes, dataBytes);
+    }
+
     /** One multi-operation sent as it is, on its own: what {@link ClientMultis} sends, merged or not. */
-    CompletableFuture<MultiAnswer> sendMulti(String name, List<Op> ops) {
+    public CompletableFuture<MultiAnswer> sendMulti(String name, List<Op> ops) {
         boolean throughLeader =
                 ops.stream().anyMatch(op -> !(op instanceof Op.GetData || op instanceof Op.GetChildren));
         return sendAsync(
-                "Ledger" + name,
+                traceNamePrefix + name,
                 throughLeader,
                 (zooKeeper, pending) -> zooKeeper.multi(
                         ops,
@@ -177,9 +164,9 @@ final class LedgerRequests {
      * Asks the server this session talks to to catch up with the leader on the path, without waiting: completes on
      * ZooKeeper's event thread.
      */
-    CompletableFuture<Void> syncAsync(String fullPath) {
+    public CompletableFuture<Void> syncAsync(String fullPath) {
         return sendAsync(
-                "LedgerSync",
+                traceNamePrefix + "Sync",
                 true,
                 (zooKeeper, pending) -> zooKeeper.sync(
                         fullPath,
@@ -235,7 +222,7 @@ final class LedgerRequests {
             trace.setReturnCode(rc);
             trace.commit();
             if (throughLeader) {
-                LedgerRequests.proven(session, sentNanos);
+                ClientRequests.proven(session, sentNanos);
             }
             result.complete(value);
         }
@@ -251,7 +238,7 @@ final class LedgerRequests {
      * Waits for an answer on a thread that may wait (a fire's, an item's, an operator's; never ZooKeeper's event
      * thread, which would then never deliver it), and throws what it failed with.
      */
-    static <T> T await(CompletableFuture<T> answer) throws Exception {
+    public static <T> T await(CompletableFuture<T> answer) throws Exception {
         try {
             return answer.join();
         } catch (CompletionException failed) {
@@ -260,11 +247,11 @@ final class LedgerRequests {
     }
 
     /** The failure of a request the server refused for a reason its caller does not handle. */
-    static CompletionException refused(KeeperException.Code code, String fullPath) {
+    public static CompletionException refused(KeeperException.Code code, String fullPath) {
         return new CompletionException(KeeperException.create(code, fullPath));
     }
 
-    ZooKeeper zooKeeper() throws Exception {
+    public ZooKeeper zooKeeper() throws Exception {
         return client.getZookeeperClient().getZooKeeper();
     }
 
@@ -273,7 +260,7 @@ final class LedgerRequests {
      * {@link io.shardingjob.core.internal.registry.JobNodes}, absolute and valid, and the server checks them again as
      * it does any: a fire's claims name a thousand paths, so this is a concatenation, not Curator's validating rebuild.
      */
-    String full(String path) {
+    public String full(String path) {
         return namespacePrefix + path;
     }
 
@@ -285,7 +272,7 @@ final class LedgerRequests {
      *
      * @param path relative to the namespace
      */
-    Op createPersistent(String path, byte[] data) {
+    public Op createPersistent(String path, byte[] data) {
         return Op.create(
                 full(path),
                 data,
@@ -307,7 +294,7 @@ final class LedgerRequests {
     }
 
     /** Consecutive views of at most {@code size} elements each, so that no multi-operation exceeds its limit. */
-    static <T> List<List<T>> batches(List<T> all, int size) {
+    public static <T> List<List<T>> batches(List<T> all, int size) {
         List<List<T>> batches = new ArrayList<>();
         for (int from = 0; from < all.size(); from += size) {
             batches.add(all.subList(from, Math.min(all.size(), from + size)));

@@ -1,6 +1,5 @@
-package io.shardingjob.core.internal.ledger;
+package io.shardingjob.core.internal.requests;
 
-import io.shardingjob.core.internal.ledger.LedgerRequests.MultiAnswer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -34,7 +33,7 @@ import org.apache.zookeeper.proto.SetDataRequest;
  * <p>Parts keep their order within a lane, and a part is never split: a job's request still reaches the server whole
  * and after the ones it asked for before.
  */
-final class ClientMultis {
+public final class ClientMultis {
 
     /** One per client: the jobs of one client share its session, and so its requests. */
     private static final Map<CuratorFramework, ClientMultis> BY_CLIENT =
@@ -47,10 +46,16 @@ final class ClientMultis {
     static final long MAX_READ_ANSWER_BYTES = 512 * 1024;
 
     /** A node's data as the ledger writes them: a claim or a fire's origin answers a few hundred bytes. */
-    static final long READ_DATA_BYTES = 1024;
+    public static final long READ_DATA_BYTES = 1024;
 
-    /** A listing not read yet: a fire of ten thousand items lists about 80 kB. */
-    static final long UNKNOWN_LISTING_BYTES = 128 * 1024;
+    /** A listing of the ledger not read yet: a fire of ten thousand items lists about 80 kB. */
+    public static final long UNKNOWN_LISTING_BYTES = 128 * 1024;
+
+    /**
+     * A listing of a job's small state not read yet: its instances, leaving or disabled ones, a leader's latch, an
+     * operator's disabled items; none grows with fires, and a few hundred names fit.
+     */
+    public static final long SMALL_LISTING_BYTES = 8 * 1024;
 
     /** Listings remembered at most; beyond, forgotten and learnt again. */
     private static final int LISTINGS_REMEMBERED = 100_000;
@@ -65,7 +70,7 @@ final class ClientMultis {
      */
     private final Map<String, Long> siblingListingBytes = new ConcurrentHashMap<>();
 
-    /** Sends one multi on the session and answers it; {@link LedgerRequests#multiAsync} without the merging. */
+    /** Sends one multi on the session and answers it; {@link ClientRequests#multiAsync} without the merging. */
     interface Sender {
         CompletableFuture<MultiAnswer> send(String name, List<Op> ops);
     }
@@ -88,10 +93,22 @@ final class ClientMultis {
      * Queues the multi and sends it with whatever else this client's jobs asked for meanwhile.
      *
      * @param through how to send it (any part's sender serves the merged request: they share the client)
-     * @return completes as {@link LedgerRequests#multiAsync} does, with this multi's own answer
+     * @return completes as {@link ClientRequests#multiAsync} does, with this multi's own answer
      */
     CompletableFuture<MultiAnswer> send(Sender through, String name, List<Op> ops) {
-        Part part = new Part(through, name, List.copyOf(ops), new CompletableFuture<>());
+        return send(through, name, ops, UNKNOWN_LISTING_BYTES, READ_DATA_BYTES);
+    }
+
+    /**
+     * {@link #send(Sender, String, List)} for a caller that knows what its reads may answer.
+     *
+     * @param unknownListingBytes what a listing of these reads may answer at most, until it was read once
+     * @param dataBytes what a node's data read here may answer at most
+     */
+    CompletableFuture<MultiAnswer> send(
+            Sender through, String name, List<Op> ops, long unknownListingBytes, long dataBytes) {
+        Part part =
+                new Part(through, name, List.copyOf(ops), unknownListingBytes, dataBytes, new CompletableFuture<>());
         (isRead(ops) ? reads : writes).enqueue(part);
         return part.answer;
     }
@@ -101,7 +118,13 @@ final class ClientMultis {
     }
 
     /** One job's multi, waiting to be sent. */
-    private record Part(Sender sender, String name, List<Op> ops, CompletableFuture<MultiAnswer> answer) {}
+    private record Part(
+            Sender sender,
+            String name,
+            List<Op> ops,
+            long unknownListingBytes,
+            long dataBytes,
+            CompletableFuture<MultiAnswer> answer) {}
 
     /** A queue of parts with at most one merged request on its way. */
     private final class Lane {
@@ -164,11 +187,11 @@ final class ClientMultis {
             long bytes = 0;
             int ops = 0;
             for (Part next = queue.peek(); next != null; next = queue.peek()) {
-                long added = atomic ? bytes(next.ops) : answerBytes(next.ops);
+                long added = atomic ? bytes(next.ops) : answerBytes(next.ops, next.unknownListingBytes, next.dataBytes);
                 boolean fits = atomic
-                        ? bytes + added <= LedgerRequests.MAX_WRITE_BYTES
+                        ? bytes + added <= ClientRequests.MAX_WRITE_BYTES
                         : bytes + added <= MAX_READ_ANSWER_BYTES
-                                && ops + next.ops.size() <= LedgerRequests.MAX_OPS_PER_MULTI;
+                                && ops + next.ops.size() <= ClientRequests.MAX_OPS_PER_MULTI;
                 if (!group.isEmpty() && !fits) {
                     break;
                 }
@@ -272,22 +295,22 @@ final class ClientMultis {
         return ops;
     }
 
-    /** About what reading these answers: listings as they answered last, data as the ledger writes them. */
-    long answerBytes(List<Op> reads) {
+    /** About what reading these answers: listings as they answered last, data as the caller expects them. */
+    long answerBytes(List<Op> reads, long unknownListingBytes, long dataBytes) {
         long bytes = 0;
         for (Op read : reads) {
-            bytes += read instanceof Op.GetChildren ? 2 * listingBytes(read.getPath()) : READ_DATA_BYTES;
+            bytes += read instanceof Op.GetChildren ? 2 * listingBytes(read.getPath(), unknownListingBytes) : dataBytes;
         }
         return bytes;
     }
 
     /** What the listing answered last, else the largest of its siblings, else half the unknown listing's bytes. */
-    private long listingBytes(String path) {
+    private long listingBytes(String path, long unknownListingBytes) {
         Long known = listingBytes.get(path);
         if (known != null) {
             return known;
         }
-        return siblingListingBytes.getOrDefault(parent(path), UNKNOWN_LISTING_BYTES / 2);
+        return siblingListingBytes.getOrDefault(parent(path), unknownListingBytes / 2);
     }
 
     private static String parent(String path) {
