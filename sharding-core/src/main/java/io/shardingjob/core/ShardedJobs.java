@@ -1,7 +1,6 @@
 package io.shardingjob.core;
 
 import io.shardingjob.core.config.JobConfigurationException;
-import io.shardingjob.core.internal.registry.CuratorCaches;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -101,10 +100,8 @@ public final class ShardedJobs implements AutoCloseable {
 
     /**
      * Closes every job, each leaving the registry cleanly, up to {@value #PARALLEL_CLOSES} at once, so that closing takes
-     * one grace period rather than one per job with items still running (a great many such jobs take a few). The
-     * clients' cache listeners are taken off first ({@link CuratorCaches#detachAll}): with them in place, each cache's
-     * close was answered through the listeners of every cache not closed yet. A job that fails to close is logged, and
-     * the others are closed all the same.
+     * one grace period rather than one per job with items still running (a great many such jobs take a few). A
+     * job that fails to close is logged, and the others are closed all the same.
      */
     @Override
     public void close() {
@@ -112,7 +109,6 @@ public final class ShardedJobs implements AutoCloseable {
         if (closing.isEmpty()) {
             return;
         }
-        closing.stream().map(JobCoordinator::client).distinct().forEach(CuratorCaches::detachAll);
         ExecutorService closer = daemonPool(Math.min(closing.size(), PARALLEL_CLOSES), "sharding-close");
         try {
             CompletableFuture.allOf(closing.stream()

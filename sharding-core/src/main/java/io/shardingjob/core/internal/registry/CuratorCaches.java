@@ -19,11 +19,10 @@ import org.apache.curator.framework.recipes.watch.PersistentWatcher;
  * Starts and closes Curator caches so that a closed cache leaves nothing behind on its client.
  *
  * <p>Why: Curator 5.9.0's {@link PersistentWatcher}, under every {@link CuratorCache}, adds a {@link CuratorListener}
- * to the client when it starts and never removes it (apache/curator#1292, fixed after 5.9.0). Every job keeps ten
- * caches, so a service that defines and removes jobs kept every closed cache's listener, and the watcher it holds, for
- * good; and the client calls each of them for every background answer that has no callback of its own. Closing 5,000
- * jobs sent 50,000 watch removals, each answered through 50,000 listeners, and held ZooKeeper's event thread for
- * minutes, answers to the jobs still running included.
+ * to the client when it starts and never removes it (apache/curator#1292, fixed after 5.9.0). Each job kept ten
+ * such caches until its registry cache became {@link JobCache}: closing 5,000 jobs sent 50,000 watch removals, each
+ * answered through 50,000 listeners, and held ZooKeeper's event thread for minutes. The run-time definitions' cache
+ * ({@code JobDefinitions}) still is a {@code CuratorCache}, one per application, started and closed through here.
  *
  * <p>The listeners the caches' start added are told apart as those of a {@code PersistentWatcher} that were not known
  * before, all starts on one client taking the same lock; they are removed once the caches are closed. A Curator that
@@ -72,24 +71,6 @@ public final class CuratorCaches {
                 added.forEach(known::remove);
             }
         };
-    }
-
-    /**
-     * Removes from the client the listeners of every cache started here that is still open, ahead of closing them all:
-     * each cache's close is answered through every listener still there, so that closing thousands of caches one
-     * after another with theirs in place costs the square of their number. The listener only tells a watcher that its
-     * client closes, which caches closed before the client never need.
-     */
-    public static void detachAll(CuratorFramework client) {
-        Listenable<CuratorListener> listenable = listenable(client);
-        Set<Object> known = KNOWN.get(listenable);
-        if (known == null) {
-            return;
-        }
-        synchronized (known) {
-            known.forEach(listener -> listenable.removeListener((CuratorListener) listener));
-            known.clear();
-        }
     }
 
     /** The listeners of the client's own framework: a namespaced facade refuses to give them. */

@@ -58,9 +58,6 @@ public final class JobCache implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(JobCache.class);
 
-    /** What the data of a node that grows with the job's items may come to, by estimate (ten thousand items). */
-    private static final long LARGE_NODE_BYTES = 64 * 1024;
-
     private final CuratorFramework client;
 
     private final ClientRequests requests;
@@ -331,12 +328,11 @@ public final class JobCache implements AutoCloseable {
     }
 
     /**
-     * What reading a node's data may answer, so that the reads merged with it stay within one answer: the
-     * configuration (item parameters, a description), the schedule history and the assignment (every item's owner)
-     * grow with a job's items; the other nodes hold a few names or numbers.
+     * What reading a node's data may answer, so that the reads merged with it stay within one answer: the few nodes
+     * that grow with the job's items, and the others, which hold a few names or numbers.
      */
     private long dataBytes(String path) {
-        return largeNodes.contains(path) ? LARGE_NODE_BYTES : ClientMultis.READ_DATA_BYTES;
+        return largeNodes.contains(path) ? ClientMultis.ITEMS_DATA_BYTES : ClientMultis.READ_DATA_BYTES;
     }
 
     private static boolean isMissing(OpResult result) {

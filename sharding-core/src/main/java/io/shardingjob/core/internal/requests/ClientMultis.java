@@ -52,6 +52,12 @@ public final class ClientMultis {
     public static final long UNKNOWN_LISTING_BYTES = 128 * 1024;
 
     /**
+     * What a node that grows with a job's items may answer, by estimate (ten thousand items): its configuration (item
+     * parameters, a description), its schedule history, its assignment (every item's owner).
+     */
+    public static final long ITEMS_DATA_BYTES = 64 * 1024;
+
+    /**
      * A listing of a job's small state not read yet: its instances, leaving or disabled ones, a leader's latch, an
      * operator's disabled items; none grows with fires, and a few hundred names fit.
      */

@@ -1,9 +1,12 @@
 package io.shardingjob.core.internal.sharding;
 
 import io.shardingjob.core.config.JobConfiguration;
+import io.shardingjob.core.config.JobConfigurationCodec;
 import io.shardingjob.core.internal.registry.Answers;
 import io.shardingjob.core.internal.registry.JobCache;
 import io.shardingjob.core.internal.registry.JobNodes;
+import io.shardingjob.core.internal.requests.ClientMultis;
+import io.shardingjob.core.internal.requests.ClientRequests;
 import io.shardingjob.core.sharding.Assignment;
 import io.shardingjob.core.sharding.strategy.ShardingRequest;
 import io.shardingjob.core.sharding.strategy.ShardingResultVerifier;
@@ -29,6 +32,8 @@ import org.apache.curator.x.async.api.CreateOption;
 import org.apache.curator.x.async.api.DeleteOption;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -52,6 +57,9 @@ public final class ShardingService {
     private final CuratorFramework client;
 
     private final AsyncCuratorFramework async;
+
+    /** How the reshard's reads reach ZooKeeper: one multi, merged with the client's other reads. */
+    private final ClientRequests requests;
 
     private final JobNodes nodes;
 
@@ -78,6 +86,7 @@ public final class ShardingService {
             BooleanSupplier leader) {
         this.client = client;
         this.async = AsyncCuratorFramework.wrap(client);
+        this.requests = new ClientRequests(client, "Sharding");
         this.nodes = nodes;
         this.cache = cache;
         this.jobName = JobNodes.name(nodes.root());
@@ -297,20 +306,73 @@ public final class ShardingService {
             int assignmentVersion,
             List<String> disabledItems) {}
 
+    /**
+     * Reads the state in one multi of reads, merged with the reads the client's other jobs send meanwhile ({@link
+     * ClientRequests}): thousands of jobs electing leaders at start-up each read it once, six reads apiece before.
+     */
     private CompletableFuture<State> readState() {
-        CompletableFuture<JobConfiguration> config = readConfiguration();
-        CompletableFuture<List<String>> instances = readShardingInstances();
-        Stat assignmentStat = new Stat();
-        CompletableFuture<Assignment> previous = readAssignment(assignmentStat);
-        CompletableFuture<List<String>> disabledItems =
-                async.getChildren().forPath(nodes.disabledItems()).toCompletableFuture();
-        return CompletableFuture.allOf(config, instances, previous, disabledItems)
-                .thenApply(read -> new State(
-                        config.join(),
-                        instances.join(),
-                        previous.join(),
-                        assignmentStat.getVersion(),
-                        disabledItems.join()));
+        List<Op> reads = List.of(
+                Op.getData(requests.full(nodes.config())),
+                Op.getChildren(requests.full(nodes.instances())),
+                Op.getChildren(requests.full(nodes.disabledInstances())),
+                Op.getChildren(requests.full(nodes.leavingInstances())),
+                Op.getData(requests.full(nodes.assignment())),
+                Op.getChildren(requests.full(nodes.disabledItems())));
+        return requests.readAsync("ReadState", reads, ClientMultis.SMALL_LISTING_BYTES, ClientMultis.ITEMS_DATA_BYTES)
+                .thenApply(answer -> {
+                    List<OpResult> results = answer.results();
+                    List<String> sharding = new ArrayList<>(listing(results, 1, nodes.instances()));
+                    sharding.removeAll(listing(results, 2, nodes.disabledInstances()));
+                    sharding.removeAll(listing(results, 3, nodes.leavingInstances()));
+                    sharding.sort(null);
+                    Assignment previous = Assignment.NONE;
+                    int assignmentVersion = 0;
+                    if (results.get(4) instanceof OpResult.GetDataResult assignment) {
+                        previous = Assignment.decode(assignment.getData());
+                        assignmentVersion = assignment.getStat().getVersion();
+                    } else {
+                        failUnlessMissing(results.get(4), nodes.assignment());
+                    }
+                    return new State(
+                            configuration(results.get(0)),
+                            sharding,
+                            previous,
+                            assignmentVersion,
+                            listing(results, 5, nodes.disabledItems()));
+                });
+    }
+
+    /** The shared configuration as just read; the cached one if it is invalid or could not be read. */
+    private JobConfiguration configuration(OpResult read) {
+        if (read instanceof OpResult.GetDataResult data) {
+            try {
+                return JobConfigurationCodec.decode(jobName, data.getData());
+            } catch (RuntimeException invalid) {
+                return configuration.get();
+            }
+        }
+        return configuration.get();
+    }
+
+    private static List<String> listing(List<OpResult> results, int index, String path) {
+        if (results.get(index) instanceof OpResult.GetChildrenResult listing) {
+            return listing.getChildren();
+        }
+        throw refused(results.get(index), path);
+    }
+
+    private static void failUnlessMissing(OpResult result, String path) {
+        if (!(result instanceof OpResult.ErrorResult error)
+                || error.getErr() != KeeperException.Code.NONODE.intValue()) {
+            throw refused(result, path);
+        }
+    }
+
+    private static CompletionException refused(OpResult result, String path) {
+        int code = result instanceof OpResult.ErrorResult error
+                ? error.getErr()
+                : KeeperException.Code.SYSTEMERROR.intValue();
+        return new CompletionException(KeeperException.create(KeeperException.Code.get(code), path));
     }
 
     private CompletableFuture<Optional<Assignment>> commit(State state, Stat flag) {
@@ -376,31 +438,6 @@ public final class ShardingService {
                 new ShardingRequest(jobName, config.shardingTotalCount(), instances, previous.itemsByInstance());
         Map<String, List<Integer>> result = ShardingResultVerifier.verified(strategy, request, strategy.shard(request));
         return new Assignment(epoch, config.shardingTotalCount(), result);
-    }
-
-    private CompletableFuture<JobConfiguration> readConfiguration() {
-        // The shared configuration may have changed an instant ago; the cached one is the fallback if it is invalid.
-        return async.getData()
-                .forPath(nodes.config())
-                .toCompletableFuture()
-                .thenApply(data -> io.shardingjob.core.config.JobConfigurationCodec.decode(jobName, data))
-                .exceptionally(unreadable -> configuration.get());
-    }
-
-    private CompletableFuture<List<String>> readShardingInstances() {
-        CompletableFuture<List<String>> live =
-                async.getChildren().forPath(nodes.instances()).toCompletableFuture();
-        CompletableFuture<List<String>> disabled =
-                async.getChildren().forPath(nodes.disabledInstances()).toCompletableFuture();
-        CompletableFuture<List<String>> leaving =
-                async.getChildren().forPath(nodes.leavingInstances()).toCompletableFuture();
-        return CompletableFuture.allOf(live, disabled, leaving).thenApply(read -> {
-            List<String> sharding = new ArrayList<>(live.join());
-            sharding.removeAll(disabled.join());
-            sharding.removeAll(leaving.join());
-            sharding.sort(null);
-            return sharding;
-        });
     }
 
     private CompletableFuture<Assignment> readAssignment(Stat stat) {

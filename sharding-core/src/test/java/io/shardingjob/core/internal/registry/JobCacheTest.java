@@ -1,20 +1,30 @@
 package io.shardingjob.core.internal.registry;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import io.shardingjob.core.TcpProxy;
 import io.shardingjob.core.ZooKeeperTestSupport;
+import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.zookeeper.ZooKeeper;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * What a job's cache answers, against a real ZooKeeper: every node and listing of the small state it watches, from the
- * one cache that watches it, and nothing of the ledger or of another job beside it.
+ * What a job's cache answers, against a real ZooKeeper: every node and listing of the small state it watches and
+ * nothing of the ledger or of another job beside it; every change after its load, after a reconnection and on a new
+ * session; and no watch left once closed.
  */
 class JobCacheTest extends ZooKeeperTestSupport {
 
@@ -66,6 +76,119 @@ class JobCacheTest extends ZooKeeperTestSupport {
                 .isEmpty();
         assertThat(cache.children("/report-archive/instances")).isEmpty();
         assertThat(cache.exists(job.root())).isFalse();
+    }
+
+    @Test
+    void seesEveryChangeAfterItsLoadAndTellsItsListenersThePath() throws Exception {
+        CuratorFramework client = newClient();
+        write(client, job.instance("a"), "a");
+        write(client, job.config(), "cron=0 0 * * * *");
+        JobCache cache = closeAfterTest(new JobCache(client, job, listeners));
+        List<String> told = new CopyOnWriteArrayList<>();
+        cache.addListener(path -> told.add(String.valueOf(path)));
+        cache.start(Duration.ofSeconds(10));
+        await().until(() -> told.contains("null"));
+
+        CuratorFramework operator = newClient();
+        write(operator, job.instance("b"), "b");
+        operator.setData().forPath(job.config(), bytes("cron=0 30 * * * *"));
+        operator.delete().forPath(job.instance("a"));
+        write(operator, job.disabledItem(7), "");
+
+        await().untilAsserted(() -> {
+            assertThat(cache.children(job.instances())).containsExactly("b");
+            assertThat(cache.data(job.config()))
+                    .hasValueSatisfying(data -> assertThat(text(data)).isEqualTo("cron=0 30 * * * *"));
+            assertThat(cache.children(job.disabledItems())).containsExactly("7");
+        });
+        assertThat(told)
+                .contains(job.instance("b"), job.config(), job.instance("a"), job.disabledItem(7))
+                .doesNotContain(job.claim(Instant.ofEpochMilli(1_000), 0));
+    }
+
+    @Test
+    void aReconnectionReadsAgainWhatChangedWhileTheConnectionWasDown() throws Exception {
+        try (TcpProxy proxy = new TcpProxy(server.getPort())) {
+            CuratorFramework client = clientThrough(proxy);
+            write(client, job.instance("a"), "a");
+            write(client, job.instance("gone"), "gone");
+            write(client, job.assignment(), "epoch=1");
+            JobCache cache = closeAfterTest(new JobCache(client, job, listeners));
+            cache.start(Duration.ofSeconds(10));
+
+            proxy.cut();
+            CuratorFramework operator = newClient();
+            operator.delete().forPath(job.instance("gone"));
+            write(operator, job.instance("new"), "new");
+            operator.setData().forPath(job.assignment(), bytes("epoch=2"));
+            proxy.restore();
+
+            await().untilAsserted(() -> {
+                assertThat(cache.children(job.instances())).containsExactly("a", "new");
+                assertThat(cache.data(job.assignment()))
+                        .hasValueSatisfying(data -> assertThat(text(data)).isEqualTo("epoch=2"));
+            });
+            operator.delete().forPath(job.instance("a"));
+            await().untilAsserted(
+                            () -> assertThat(cache.children(job.instances())).containsExactly("new"));
+        }
+    }
+
+    @Test
+    void anExpiredSessionWatchesAgainOnTheNewOne() throws Exception {
+        CuratorFramework client = newClient();
+        write(client, job.instance("a"), "a");
+        JobCache cache = closeAfterTest(new JobCache(client, job, listeners));
+        cache.start(Duration.ofSeconds(10));
+
+        expireSession(client);
+        await().until(() -> client.getZookeeperClient().isConnected()
+                && client.getZookeeperClient().getZooKeeper().getSessionId() != 0);
+        CuratorFramework operator = newClient();
+        write(operator, job.instance("b"), "b");
+
+        await().untilAsserted(() -> assertThat(cache.children(job.instances())).containsExactly("a", "b"));
+    }
+
+    @Test
+    void aClosedCacheLeavesNoWatchOnTheClient() throws Exception {
+        CuratorFramework client = newClient();
+        JobCache cache = new JobCache(client, job, listeners);
+        cache.start(Duration.ofSeconds(10));
+        ZooKeeper zooKeeper = client.getZookeeperClient().getZooKeeper();
+        assertThat(watches(zooKeeper, "getPersistentRecursiveWatches")).hasSize(6);
+        assertThat(watches(zooKeeper, "getPersistentWatches")).hasSize(4);
+
+        cache.close();
+
+        await().untilAsserted(() -> {
+            assertThat(watches(zooKeeper, "getPersistentRecursiveWatches")).isEmpty();
+            assertThat(watches(zooKeeper, "getPersistentWatches")).isEmpty();
+        });
+    }
+
+    /** The client's watches of a kind: ZooKeeper lists them to its subclasses only. */
+    private static List<?> watches(ZooKeeper zooKeeper, String listing) throws Exception {
+        Method method = ZooKeeper.class.getDeclaredMethod(listing);
+        method.setAccessible(true);
+        return (List<?>) method.invoke(zooKeeper);
+    }
+
+    private CuratorFramework clientThrough(TcpProxy proxy) throws InterruptedException {
+        CuratorFramework client = CuratorFrameworkFactory.builder()
+                .connectString(proxy.connectString())
+                .namespace(NAMESPACE)
+                .sessionTimeoutMs(10_000)
+                .connectionTimeoutMs(5000)
+                .retryPolicy(new ExponentialBackoffRetry(50, 3))
+                .build();
+        client.start();
+        client.blockUntilConnected(10, TimeUnit.SECONDS);
+        return closeAfterTest(client);
+    }
+
+    private static byte[] bytes(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
     }
 
     private static void write(CuratorFramework client, String path, String data) throws Exception {
