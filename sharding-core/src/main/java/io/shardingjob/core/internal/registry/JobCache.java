@@ -93,6 +93,8 @@ public final class JobCache implements AutoCloseable {
 
     private final ConnectionStateListener connectionListener = this::connectionChanged;
 
+    private volatile boolean started;
+
     private volatile boolean closed;
 
     public JobCache(CuratorFramework client, JobNodes nodes, Executor listenerExecutor) {
@@ -135,6 +137,7 @@ public final class JobCache implements AutoCloseable {
 
     /** Starts watching and waits until the first full load is in memory. */
     public void start(Duration timeout) {
+        started = true;
         client.getConnectionStateListenable().addListener(connectionListener);
         watchAndLoad();
         try {
@@ -177,6 +180,9 @@ public final class JobCache implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
+        if (!started) {
+            return;
+        }
         client.getConnectionStateListenable().removeListener(connectionListener);
         ZooKeeper zooKeeper;
         try {
