@@ -13,7 +13,6 @@ package io.shardingjob.core.internal.registry;
  * /{job}/leader/election/latch/...       ephemeral   Curator LeaderLatch participants
  * /{job}/leader/election/instance        ephemeral   the leader's instance id
  * /{job}/leader/sharding/necessary       persistent  present while a reshard is needed (the flag)
- * /{job}/leader/sharding/processing      ephemeral   present while the leader writes a new assignment
  * /{job}/sharding/assignment             persistent  epoch, total and every instance's items
  * /{job}/disabled/instances/{instanceId} persistent  an operator disabled this instance for the job
  * /{job}/leaving/{instanceId}            ephemeral   the instance is shutting down: it gets no items, finishes its own
@@ -82,10 +81,6 @@ public final class JobNodes {
 
     public String reshardNecessary() {
         return root + "/leader/sharding/necessary";
-    }
-
-    public String reshardProcessing() {
-        return root + "/leader/sharding/processing";
     }
 
     public String assignment() {

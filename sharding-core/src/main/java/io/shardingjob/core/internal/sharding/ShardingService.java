@@ -29,12 +29,11 @@ import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.curator.framework.recipes.cache.ChildData;
 import org.apache.curator.x.async.AsyncCuratorFramework;
 import org.apache.curator.x.async.api.CreateOption;
-import org.apache.curator.x.async.api.DeleteOption;
-import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.data.Stat;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -272,34 +271,20 @@ public final class ShardingService {
                 .thenCompose(next -> next);
     }
 
+    /**
+     * Reads the flag with the state it is settled from, and when the flag is up writes the assignment with the flag's
+     * clearing in one multi: the versions read decide a race with another leader's reshard or a new request.
+     */
     private CompletableFuture<Optional<Assignment>> reshardOnce() {
-        return async.checkExists()
-                .forPath(nodes.reshardNecessary())
-                .toCompletableFuture()
-                .thenCompose(flag -> {
-                    if (flag == null) {
-                        return CompletableFuture.completedFuture(Optional.empty());
-                    }
-                    CompletableFuture<Optional<Assignment>> written = async.create()
-                            .withOptions(
-                                    EnumSet.of(CreateOption.setDataIfExists, CreateOption.createParentsIfNeeded),
-                                    CreateMode.EPHEMERAL)
-                            .forPath(nodes.reshardProcessing())
-                            .toCompletableFuture()
-                            .thenCompose(processing -> readState())
-                            .thenCompose(state -> commit(state, flag));
-                    return written.whenComplete((done, failure) -> {
-                        if (failure != null) {
-                            async.delete()
-                                    .withOptions(EnumSet.of(DeleteOption.quietly))
-                                    .forPath(nodes.reshardProcessing());
-                        }
-                    });
-                });
+        return readState()
+                .thenCompose(state -> state.flag() == null
+                        ? CompletableFuture.completedFuture(Optional.empty())
+                        : commit(state, state.flag()));
     }
 
-    /** What a reshard is computed from, read from ZooKeeper rather than the cache. */
+    /** What a reshard is computed from, read from ZooKeeper rather than the cache; the flag null when it is down. */
     private record State(
+            @Nullable Stat flag,
             JobConfiguration config,
             List<String> instances,
             Assignment previous,
@@ -308,10 +293,12 @@ public final class ShardingService {
 
     /**
      * Reads the state in one multi of reads, merged with the reads the client's other jobs send meanwhile ({@link
-     * ClientRequests}): thousands of jobs electing leaders at start-up each read it once, six reads apiece before.
+     * ClientRequests}): thousands of jobs electing leaders at start-up each read it once, eight requests apiece before (the
+     * flag, a processing node written, then the state).
      */
     private CompletableFuture<State> readState() {
         List<Op> reads = List.of(
+                Op.getData(requests.full(nodes.reshardNecessary())),
                 Op.getData(requests.full(nodes.config())),
                 Op.getChildren(requests.full(nodes.instances())),
                 Op.getChildren(requests.full(nodes.disabledInstances())),
@@ -321,24 +308,31 @@ public final class ShardingService {
         return requests.readAsync("ReadState", reads, ClientMultis.SMALL_LISTING_BYTES, ClientMultis.ITEMS_DATA_BYTES)
                 .thenApply(answer -> {
                     List<OpResult> results = answer.results();
-                    List<String> sharding = new ArrayList<>(listing(results, 1, nodes.instances()));
-                    sharding.removeAll(listing(results, 2, nodes.disabledInstances()));
-                    sharding.removeAll(listing(results, 3, nodes.leavingInstances()));
+                    @Nullable Stat flag = null;
+                    if (results.get(0) instanceof OpResult.GetDataResult raised) {
+                        flag = raised.getStat();
+                    } else {
+                        failUnlessMissing(results.get(0), nodes.reshardNecessary());
+                    }
+                    List<String> sharding = new ArrayList<>(listing(results, 2, nodes.instances()));
+                    sharding.removeAll(listing(results, 3, nodes.disabledInstances()));
+                    sharding.removeAll(listing(results, 4, nodes.leavingInstances()));
                     sharding.sort(null);
                     Assignment previous = Assignment.NONE;
                     int assignmentVersion = 0;
-                    if (results.get(4) instanceof OpResult.GetDataResult assignment) {
+                    if (results.get(5) instanceof OpResult.GetDataResult assignment) {
                         previous = Assignment.decode(assignment.getData());
                         assignmentVersion = assignment.getStat().getVersion();
                     } else {
-                        failUnlessMissing(results.get(4), nodes.assignment());
+                        failUnlessMissing(results.get(5), nodes.assignment());
                     }
                     return new State(
-                            configuration(results.get(0)),
+                            flag,
+                            configuration(results.get(1)),
                             sharding,
                             previous,
                             assignmentVersion,
-                            listing(results, 5, nodes.disabledItems()));
+                            listing(results, 6, nodes.disabledItems()));
                 });
     }
 
@@ -398,7 +392,6 @@ public final class ShardingService {
                     .forPath(nodes.assignment(), next.encode()));
         }
         ops.add(async.transactionOp().delete().withVersion(flag.getVersion()).forPath(nodes.reshardNecessary()));
-        ops.add(async.transactionOp().delete().forPath(nodes.reshardProcessing()));
         for (String item : state.disabledItems()) {
             if (Integer.parseInt(item) >= next.shardingTotalCount()) {
                 ops.add(async.transactionOp().delete().forPath(nodes.disabledItems() + "/" + item));
