@@ -1,10 +1,11 @@
 package io.shardingjob.core.internal.registry;
 
+import io.shardingjob.core.internal.requests.ClientMultis;
+import io.shardingjob.core.internal.requests.ClientRequests;
 import io.shardingjob.core.registry.RegistryUnavailableException;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.curator.RetryLoop;
-import org.apache.curator.drivers.OperationTrace;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.curator.utils.ZKPaths;
@@ -24,7 +25,7 @@ import org.apache.zookeeper.OpResult;
 public final class JobStructure {
 
     /** Operations per multi: a read answers a few dozen bytes, a create sends its path, far under jute.maxbuffer. */
-    static final int MAX_OPS_PER_MULTI = 1000;
+    static final int MAX_OPS_PER_MULTI = ClientRequests.MAX_OPS_PER_MULTI;
 
     private static final int ATTEMPTS = 5;
 
@@ -76,26 +77,18 @@ public final class JobStructure {
     }
 
     /**
-     * One multi of reads on the session's own handle (Curator's transactions hold writes only), with Curator's retries,
-     * reported to its tracer as its own operations are. A read multi is answered op by op: a missing node fails its own
-     * read only. A namespace not created yet reads as every node missing; the create multi's Curator operations create
-     * it first.
+     * One multi of reads on the session's own handle (Curator's transactions hold writes only), merged with the reads
+     * the client's other jobs send meanwhile (thousands of jobs starting together read their nodes in a few requests),
+     * with Curator's retries. A read multi is answered op by op: a missing node fails its own read only. A namespace not
+     * created yet reads as every node missing; the create multi's Curator operations create it first.
      */
     private static List<OpResult> readMulti(CuratorFramework client, List<Op> reads) throws Exception {
-        return RetryLoop.callWithRetry(client.getZookeeperClient(), () -> {
-            OperationTrace trace = client.getZookeeperClient().startAdvancedTracer("MultiRead");
-            List<OpResult> results;
-            try {
-                results = client.getZookeeperClient().getZooKeeper().multi(reads);
-            } catch (KeeperException refused) {
-                if (refused.getResults() == null || refused.getResults().isEmpty()) {
-                    throw refused;
-                }
-                results = refused.getResults();
-            }
-            trace.commit();
-            return results;
-        });
+        ClientRequests requests = new ClientRequests(client, "Structure");
+        return RetryLoop.callWithRetry(
+                client.getZookeeperClient(),
+                () -> ClientRequests.await(requests.readAsync(
+                                "MultiRead", reads, ClientMultis.SMALL_LISTING_BYTES, ClientMultis.READ_DATA_BYTES))
+                        .results());
     }
 
     /** Whether the create multi went through; false when another instance created one of the nodes meanwhile. */

@@ -24,7 +24,7 @@ class JobStructureTest extends ZooKeeperTestSupport {
         JobStructure.ensure(client, jobs);
 
         assertThat(requests.counts().byOperation())
-                .containsEntry("MultiRead/foreground", 1L)
+                .containsEntry("StructureMultiRead/foreground", 1L)
                 .containsEntry("Multi/foreground", 1L);
         assertEveryNodeExists(client, jobs);
     }
@@ -39,7 +39,7 @@ class JobStructureTest extends ZooKeeperTestSupport {
         JobStructure.ensure(client, jobs);
 
         Counts counts = requests.counts();
-        assertThat(counts.byOperation()).containsOnlyKeys("MultiRead/foreground");
+        assertThat(counts.byOperation()).containsOnlyKeys("StructureMultiRead/foreground");
         assertThat(counts.total()).isEqualTo(1);
     }
 
@@ -84,7 +84,7 @@ class JobStructureTest extends ZooKeeperTestSupport {
         int nodes = jobs.size() * jobs.get(0).structure().size();
         long multis = (nodes + JobStructure.MAX_OPS_PER_MULTI - 1) / JobStructure.MAX_OPS_PER_MULTI;
         assertThat(requests.counts().byOperation())
-                .containsEntry("MultiRead/foreground", multis)
+                .containsEntry("StructureMultiRead/foreground", multis)
                 .containsEntry("Multi/foreground", multis);
         assertEveryNodeExists(client, jobs);
     }
