@@ -79,8 +79,8 @@ public final class JobStructure {
     /**
      * One multi of reads on the session's own handle (Curator's transactions hold writes only), merged with the reads
      * the client's other jobs send meanwhile (thousands of jobs starting together read their nodes in a few requests),
-     * with Curator's retries. A read multi is answered op by op: a missing node fails its own read only. A namespace not
-     * created yet reads as every node missing; the create multi's Curator operations create it first.
+     * with Curator's retries. A read multi is answered op by op: a missing node fails its own read only. A namespace
+     * not created yet reads as every node missing; the create multi's Curator operations create it first.
      */
     private static List<OpResult> readMulti(CuratorFramework client, List<Op> reads) throws Exception {
         ClientRequests requests = new ClientRequests(client, "Structure");

@@ -293,8 +293,8 @@ public final class ShardingService {
 
     /**
      * Reads the state in one multi of reads, merged with the reads the client's other jobs send meanwhile ({@link
-     * ClientRequests}): thousands of jobs electing leaders at start-up each read it once, eight requests apiece before (the
-     * flag, a processing node written, then the state).
+     * ClientRequests}): thousands of jobs electing leaders at start-up each read it once. Before, a reshard sent eight
+     * requests: the flag's, a processing node's write, then the state's six reads.
      */
     private CompletableFuture<State> readState() {
         List<Op> reads = List.of(
