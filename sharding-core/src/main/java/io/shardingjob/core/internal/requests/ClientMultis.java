@@ -9,9 +9,11 @@ import java.util.Map;
 import java.util.Queue;
 import java.util.WeakHashMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.proto.CreateRequest;
@@ -28,7 +30,9 @@ import org.apache.zookeeper.proto.SetDataRequest;
  * certain when it came first (nothing of another part ran before it); the others are sent again, those before the
  * failed part together, the failed part first of the rest, so that every part gets the answer it would have had sent
  * alone, and each refusal costs at most two more requests. A multi of reads is not atomic: each read answers for
- * itself. A connection loss or an expired session fails every part of the request, as it would have failed each.
+ * itself. A connection loss or an expired session fails every part of the request, as it would have failed each;
+ * except that the parts of a merged read that lost the connection are each asked again alone, since an answer larger
+ * than the client takes drops the connection as a lost one does.
  *
  * <p>Parts keep their order within a lane, and a part is never split: a job's request still reaches the server whole
  * and after the ones it asked for before.
@@ -221,7 +225,16 @@ public final class ClientMultis {
                 if (failure == null && !atomic) {
                     learn(merged(group), answer);
                 }
-                if (failure != null) {
+                if (failure != null && !atomic && group.size() > 1 && lostTheConnection(failure)) {
+                    // An answer larger than the client takes in one (its jute.maxbuffer) drops the connection, and
+                    // merged listings may come to that where each alone does not: each part is asked again alone,
+                    // once the connection is back. A read answers the same whenever it is asked.
+                    synchronized (this) {
+                        for (int i = group.size() - 1; i >= 0; i--) {
+                            again.addFirst(List.of(group.get(i)));
+                        }
+                    }
+                } else if (failure != null) {
                     group.forEach(part -> part.answer.completeExceptionally(failure));
                 } else if (group.size() == 1) {
                     first.answer.complete(answer);
@@ -278,6 +291,13 @@ public final class ClientMultis {
                 again.addFirst(List.copyOf(group.subList(0, refusedPart)));
             }
         }
+    }
+
+    private static boolean lostTheConnection(Throwable failure) {
+        Throwable cause = failure instanceof CompletionException wrapped && wrapped.getCause() != null
+                ? wrapped.getCause()
+                : failure;
+        return cause instanceof KeeperException.ConnectionLossException;
     }
 
     /** About what the operations add to a request: their paths and data, and a little for the rest. */

@@ -8,11 +8,16 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryOneTime;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
+import org.apache.zookeeper.client.ZKClientConfig;
+import org.apache.zookeeper.common.ZKConfig;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -108,6 +113,51 @@ class ClientMultisTest extends ZooKeeperTestSupport {
         assertThat(missing.join().results().get(0)).isInstanceOf(OpResult.ErrorResult.class);
         assertThat(((OpResult.GetDataResult) data.join().results().get(0)).getData())
                 .isEqualTo(bytes("A"));
+    }
+
+    @Test
+    void readsWhoseMergedAnswerIsMoreThanTheClientTakesAreEachAnsweredAlone() throws Exception {
+        // Each listing answers about 20 kB, under the 48 kB this client takes in one answer; four merged do not.
+        for (int listing = 0; listing < 4; listing++) {
+            client.create().forPath("/m/big" + listing);
+            for (int child = 0; child < 200; child++) {
+                client.create().forPath("/m/big" + listing + "/" + "x".repeat(90) + child);
+            }
+        }
+        ZKClientConfig small = new ZKClientConfig();
+        small.setProperty(ZKConfig.JUTE_MAXBUFFER, String.valueOf(48 * 1024));
+        CuratorFramework tight = closeAfterTest(CuratorFrameworkFactory.builder()
+                .connectString(server.getConnectString())
+                .namespace(NAMESPACE)
+                .sessionTimeoutMs(10_000)
+                .connectionTimeoutMs(5_000)
+                .retryPolicy(new RetryOneTime(100))
+                .zkClientConfig(small)
+                .build());
+        tight.start();
+        assertThat(tight.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
+        ClientRequests tightRequests = new ClientRequests(tight, "Ledger");
+        CompletableFuture<Void> open = new CompletableFuture<>();
+        AtomicBoolean firstTight = new AtomicBoolean(true);
+        ClientMultis.Sender heldTight = (name, ops) -> firstTight.getAndSet(false)
+                ? open.thenCompose(any -> tightRequests.sendMulti(name, ops))
+                : tightRequests.sendMulti(name, ops);
+
+        CompletableFuture<MultiAnswer> held = multis.send(heldTight, "Multi", List.of(read("/m")));
+        List<CompletableFuture<MultiAnswer>> listings = new ArrayList<>();
+        for (int listing = 0; listing < 4; listing++) {
+            listings.add(
+                    multis.send(heldTight, "Multi", List.of(Op.getChildren(tightRequests.full("/m/big" + listing)))));
+        }
+        open.complete(null);
+
+        assertThat(held.join().ok()).isTrue();
+        for (CompletableFuture<MultiAnswer> listing : listings) {
+            assertThat(((OpResult.GetChildrenResult)
+                                    listing.get(30, TimeUnit.SECONDS).results().get(0))
+                            .getChildren())
+                    .hasSize(200);
+        }
     }
 
     @Test
