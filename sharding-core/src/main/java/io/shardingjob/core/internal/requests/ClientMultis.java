@@ -7,6 +7,7 @@ import java.util.Deque;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
+import java.util.Set;
 import java.util.WeakHashMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -30,9 +31,10 @@ import org.apache.zookeeper.proto.SetDataRequest;
  * certain when it came first (nothing of another part ran before it); the others are sent again, those before the
  * failed part together, the failed part first of the rest, so that every part gets the answer it would have had sent
  * alone, and each refusal costs at most two more requests. A multi of reads is not atomic: each read answers for
- * itself. A connection loss or an expired session fails every part of the request, as it would have failed each;
- * except that the parts of a merged read that lost the connection are each asked again alone, since an answer larger
- * than the client takes drops the connection as a lost one does.
+ * itself. A connection loss or an expired session fails every part of the request, as it would have failed each. An
+ * answer larger than the client takes in one (its {@code jute.maxbuffer}) drops the connection as a lost one does, and
+ * merged reads may come to that where each alone does not: the reads of a merged request that lost the connection
+ * are each reckoned at a whole request's worth until one of them is answered, so that asked again they go alone.
  *
  * <p>Parts keep their order within a lane, and a part is never split: a job's request still reaches the server whole
  * and after the ones it asked for before.
@@ -53,7 +55,7 @@ public final class ClientMultis {
     public static final long READ_DATA_BYTES = 1024;
 
     /** A listing of the ledger not read yet: a fire of ten thousand items lists about 80 kB. */
-    public static final long UNKNOWN_LISTING_BYTES = 128 * 1024;
+    static final long UNKNOWN_LISTING_BYTES = 128 * 1024;
 
     /**
      * What a node that grows with a job's items may answer, by estimate (ten thousand items): its configuration (item
@@ -69,6 +71,12 @@ public final class ClientMultis {
 
     /** Listings remembered at most; beyond, forgotten and learnt again. */
     private static final int LISTINGS_REMEMBERED = 100_000;
+
+    /**
+     * The paths read in a merged request that lost the connection, not answered since: each may have been what made the
+     * answer too large, so each is reckoned at a whole request's worth and asked alone.
+     */
+    private final Set<String> suspects = ConcurrentHashMap.newKeySet();
 
     /** What each listing answered the last time it was read: paths listed again and again are known to be small. */
     private final Map<String, Long> listingBytes = new ConcurrentHashMap<>();
@@ -225,16 +233,10 @@ public final class ClientMultis {
                 if (failure == null && !atomic) {
                     learn(merged(group), answer);
                 }
-                if (failure != null && !atomic && group.size() > 1 && lostTheConnection(failure)) {
-                    // An answer larger than the client takes in one (its jute.maxbuffer) drops the connection, and
-                    // merged listings may come to that where each alone does not: each part is asked again alone,
-                    // once the connection is back. A read answers the same whenever it is asked.
-                    synchronized (this) {
-                        for (int i = group.size() - 1; i >= 0; i--) {
-                            again.addFirst(List.of(group.get(i)));
-                        }
+                if (failure != null) {
+                    if (!atomic && group.size() > 1 && lostTheConnection(failure)) {
+                        suspect(merged(group));
                     }
-                } else if (failure != null) {
                     group.forEach(part -> part.answer.completeExceptionally(failure));
                 } else if (group.size() == 1) {
                     first.answer.complete(answer);
@@ -325,7 +327,13 @@ public final class ClientMultis {
     long answerBytes(List<Op> reads, long unknownListingBytes, long dataBytes) {
         long bytes = 0;
         for (Op read : reads) {
-            bytes += read instanceof Op.GetChildren ? 2 * listingBytes(read.getPath(), unknownListingBytes) : dataBytes;
+            if (suspects.contains(read.getPath())) {
+                bytes += MAX_READ_ANSWER_BYTES;
+            } else {
+                bytes += read instanceof Op.GetChildren
+                        ? 2 * listingBytes(read.getPath(), unknownListingBytes)
+                        : dataBytes;
+            }
         }
         return bytes;
     }
@@ -344,6 +352,14 @@ public final class ClientMultis {
         return slash <= 0 ? "/" : path.substring(0, slash);
     }
 
+    /** Reckons every read of a merged request that lost the connection at a whole request's worth until answered. */
+    private void suspect(List<Op> reads) {
+        if (suspects.size() > LISTINGS_REMEMBERED) {
+            suspects.clear();
+        }
+        reads.forEach(read -> suspects.add(read.getPath()));
+    }
+
     /** Remembers what each listing of the answer came to (twice that is reckoned next time: listings grow). */
     void learn(List<Op> reads, MultiAnswer answer) {
         if (listingBytes.size() > LISTINGS_REMEMBERED) {
@@ -353,6 +369,7 @@ public final class ClientMultis {
             siblingListingBytes.clear();
         }
         for (int i = 0; i < reads.size() && i < answer.results().size(); i++) {
+            suspects.remove(reads.get(i).getPath());
             if (answer.results().get(i) instanceof OpResult.GetChildrenResult listing) {
                 long bytes = 64;
                 for (String child : listing.getChildren()) {

@@ -1,6 +1,7 @@
 package io.shardingjob.core.internal.requests;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.shardingjob.core.ZooKeeperTestSupport;
 import io.shardingjob.core.testing.RequestCounter;
@@ -116,7 +117,7 @@ class ClientMultisTest extends ZooKeeperTestSupport {
     }
 
     @Test
-    void readsWhoseMergedAnswerIsMoreThanTheClientTakesAreEachAnsweredAlone() throws Exception {
+    void readsWhoseMergedAnswerWasMoreThanTheClientTakesAreAskedAloneTheNextTime() throws Exception {
         // Each listing answers about 20 kB, under the 48 kB this client takes in one answer; four merged do not.
         for (int listing = 0; listing < 4; listing++) {
             client.create().forPath("/m/big" + listing);
@@ -144,20 +145,31 @@ class ClientMultisTest extends ZooKeeperTestSupport {
                 : tightRequests.sendMulti(name, ops);
 
         CompletableFuture<MultiAnswer> held = multis.send(heldTight, "Multi", List.of(read("/m")));
-        List<CompletableFuture<MultiAnswer>> listings = new ArrayList<>();
-        for (int listing = 0; listing < 4; listing++) {
-            listings.add(
-                    multis.send(heldTight, "Multi", List.of(Op.getChildren(tightRequests.full("/m/big" + listing)))));
-        }
+        List<CompletableFuture<MultiAnswer>> merged = listBigOnes(heldTight, tightRequests);
         open.complete(null);
 
         assertThat(held.join().ok()).isTrue();
-        for (CompletableFuture<MultiAnswer> listing : listings) {
+        for (CompletableFuture<MultiAnswer> listing : merged) {
+            assertThatThrownBy(() -> listing.get(30, TimeUnit.SECONDS))
+                    .as("the merged answer dropped the connection")
+                    .hasCauseInstanceOf(KeeperException.ConnectionLossException.class);
+        }
+        assertThat(tight.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
+        for (CompletableFuture<MultiAnswer> listing : listBigOnes(heldTight, tightRequests)) {
             assertThat(((OpResult.GetChildrenResult)
                                     listing.get(30, TimeUnit.SECONDS).results().get(0))
                             .getChildren())
+                    .as("asked again, each alone")
                     .hasSize(200);
         }
+    }
+
+    private List<CompletableFuture<MultiAnswer>> listBigOnes(ClientMultis.Sender sender, ClientRequests through) {
+        List<CompletableFuture<MultiAnswer>> listings = new ArrayList<>();
+        for (int listing = 0; listing < 4; listing++) {
+            listings.add(multis.send(sender, "Multi", List.of(Op.getChildren(through.full("/m/big" + listing)))));
+        }
+        return listings;
     }
 
     @Test
