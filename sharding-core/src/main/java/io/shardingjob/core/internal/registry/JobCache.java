@@ -320,7 +320,7 @@ public final class JobCache implements AutoCloseable {
                     listing.getChildren().forEach(child -> read(path + "/" + child, true, partOf));
                 }
             }
-        } else if (isMissing(data)) {
+        } else if (MultiAnswer.isMissing(data)) {
             if (latest) {
                 remove(path);
             }
@@ -339,10 +339,6 @@ public final class JobCache implements AutoCloseable {
      */
     private long dataBytes(String path) {
         return largeNodes.contains(path) ? ClientMultis.ITEMS_DATA_BYTES : ClientMultis.READ_DATA_BYTES;
-    }
-
-    private static boolean isMissing(OpResult result) {
-        return result instanceof OpResult.ErrorResult error && error.getErr() == KeeperException.Code.NONODE.intValue();
     }
 
     /** One read of the load answered: the last one ends it, removing what it no longer found. */

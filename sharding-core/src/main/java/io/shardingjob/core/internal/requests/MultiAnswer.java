@@ -29,4 +29,16 @@ public record MultiAnswer(KeeperException.Code code, List<OpResult> results) {
     public KeeperException.Code errorAt(int index) {
         return KeeperException.Code.get(((OpResult.ErrorResult) results.get(index)).getErr());
     }
+
+    /** The code one operation of a multi answered with: {@code OK} for a result that is not an error. */
+    public static KeeperException.Code codeOf(OpResult result) {
+        return result instanceof OpResult.ErrorResult error
+                ? KeeperException.Code.get(error.getErr())
+                : KeeperException.Code.OK;
+    }
+
+    /** Whether one read of a multi found no node. */
+    public static boolean isMissing(OpResult result) {
+        return codeOf(result) == KeeperException.Code.NONODE;
+    }
 }

@@ -7,6 +7,7 @@ import io.shardingjob.core.internal.registry.JobCache;
 import io.shardingjob.core.internal.registry.JobNodes;
 import io.shardingjob.core.internal.requests.ClientMultis;
 import io.shardingjob.core.internal.requests.ClientRequests;
+import io.shardingjob.core.internal.requests.MultiAnswer;
 import io.shardingjob.core.sharding.Assignment;
 import io.shardingjob.core.sharding.strategy.ShardingRequest;
 import io.shardingjob.core.sharding.strategy.ShardingResultVerifier;
@@ -352,21 +353,13 @@ public final class ShardingService {
         if (results.get(index) instanceof OpResult.GetChildrenResult listing) {
             return listing.getChildren();
         }
-        throw refused(results.get(index), path);
+        throw ClientRequests.refused(MultiAnswer.codeOf(results.get(index)), path);
     }
 
     private static void failUnlessMissing(OpResult result, String path) {
-        if (!(result instanceof OpResult.ErrorResult error)
-                || error.getErr() != KeeperException.Code.NONODE.intValue()) {
-            throw refused(result, path);
+        if (!MultiAnswer.isMissing(result)) {
+            throw ClientRequests.refused(MultiAnswer.codeOf(result), path);
         }
-    }
-
-    private static CompletionException refused(OpResult result, String path) {
-        int code = result instanceof OpResult.ErrorResult error
-                ? error.getErr()
-                : KeeperException.Code.SYSTEMERROR.intValue();
-        return new CompletionException(KeeperException.create(KeeperException.Code.get(code), path));
     }
 
     private CompletableFuture<Optional<Assignment>> commit(State state, Stat flag) {
