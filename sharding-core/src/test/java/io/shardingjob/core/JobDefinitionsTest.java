@@ -164,6 +164,8 @@ class JobDefinitionsTest extends ZooKeeperTestSupport {
         running.coordinator().close();
         removed.get(10, TimeUnit.SECONDS);
         assertThat(client.checkExists().forPath("/export")).isNull();
+        assertThat(client.checkExists().forPath(new JobNodes("export").ledger()))
+                .isNull();
         assertThat(client.checkExists().forPath(JobNodes.definition("export"))).isNull();
         assertThat(definitions.active()).isEmpty();
         definitions.define(export(), "exporter");

@@ -125,7 +125,7 @@ class RerunFailedTest extends JobInstanceTestSupport {
         // Retired by the leader once twice the retention old.
         await().atMost(WITHIN)
                 .until(() ->
-                        all.get(0).client().checkExists().forPath("/rerun/ledger/" + fireTime.toEpochMilli()) == null);
+                        all.get(0).client().checkExists().forPath("/.ledger/rerun/" + fireTime.toEpochMilli()) == null);
 
         assertThatThrownBy(() -> all.get(1).coordinator().rerunFailed(fireTime))
                 .isInstanceOf(InvalidOperationException.class)
@@ -204,7 +204,7 @@ class RerunFailedTest extends JobInstanceTestSupport {
     }
 
     private static long watermark(Instance instance) throws Exception {
-        String data = new String(instance.client().getData().forPath("/rerun/ledger"), StandardCharsets.UTF_8);
+        String data = new String(instance.client().getData().forPath("/.ledger/rerun"), StandardCharsets.UTF_8);
         return data.lines()
                 .filter(line -> line.startsWith("settled="))
                 .mapToLong(line ->

@@ -35,7 +35,7 @@ class LedgerSizeBenchmark {
                 "Fire ledger size",
                 "One instance fires a job of " + ITEMS + " trivial items " + FIRES + " times, back to back, with fire"
                         + " times one second apart ending now; the leader's upkeep runs every 100 ms and keeps settled"
-                        + " fires for one minute. Znodes under /{job}/ledger counted every 1,000 fires and at the end.");
+                        + " fires for one minute. Znodes under /.ledger/{job} counted every 1,000 fires and at the end.");
         report.table("fires so far", "fires in the ledger", "znodes in the ledger", "seconds so far");
         try (BenchmarkCluster cluster = new BenchmarkCluster("ledger-size")) {
             CuratorFramework client = cluster.client("ledger-size", Duration.ofSeconds(10));
@@ -86,11 +86,11 @@ class LedgerSizeBenchmark {
 
     /** The number of fire nodes and of all znodes (fires, claims and the ledger node itself) under the ledger. */
     private static int[] size(CuratorFramework client) throws Exception {
-        List<String> fires = client.getChildren().forPath("/sized/ledger");
+        List<String> fires = client.getChildren().forPath("/.ledger/sized");
         int znodes = 1 + fires.size();
         for (String fire : fires) {
             // Null when the upkeep retired the fire since it was listed: it then holds nothing.
-            Stat stat = client.checkExists().forPath("/sized/ledger/" + fire);
+            Stat stat = client.checkExists().forPath("/.ledger/sized/" + fire);
             znodes += stat == null ? -1 : stat.getNumChildren();
         }
         return new int[] {fires.size(), znodes};

@@ -7,6 +7,7 @@ import io.shardingjob.core.TcpProxy;
 import io.shardingjob.core.drills.DrillRecords.Interval;
 import io.shardingjob.core.drills.DrillRecords.Outcome;
 import io.shardingjob.core.drills.DrillRecords.Run;
+import io.shardingjob.core.internal.registry.JobNodes;
 import io.shardingjob.core.testing.ProcessGroup;
 import io.shardingjob.core.testing.ZooKeeperServers;
 import java.io.File;
@@ -294,7 +295,7 @@ final class DrillCluster implements AutoCloseable {
     /** The state of every claim of the job's fire ledger as ZooKeeper holds it now. */
     Map<DrillRecords.Slot, String> ledger(String job) {
         Map<DrillRecords.Slot, String> states = new HashMap<>();
-        String ledger = "/" + job + "/ledger";
+        String ledger = new JobNodes(job).ledger();
         try {
             for (String fire : client().getChildren().forPath(ledger)) {
                 for (String item : client().getChildren().forPath(ledger + "/" + fire)) {
@@ -312,7 +313,7 @@ final class DrillCluster implements AutoCloseable {
     /** The job's fire node as ZooKeeper holds it (its note first, then its origin), its lines joined by {@code |}. */
     String fireNode(String job, Instant fire) {
         try {
-            byte[] data = client().getData().forPath("/" + job + "/ledger/" + fire.toEpochMilli());
+            byte[] data = client().getData().forPath(new JobNodes(job).ledgerFire(fire));
             return String.join(
                     "|", new String(data, StandardCharsets.UTF_8).lines().toList());
         } catch (Exception ex) {
@@ -325,7 +326,7 @@ final class DrillCluster implements AutoCloseable {
      * removed and defined again loses its ledger): {@link #ledger()} then answers for the removed job's fires too.
      */
     void followLedger() {
-        CuratorCache cache = CuratorCache.build(client(), "/" + DrillWorker.JOB + "/ledger");
+        CuratorCache cache = CuratorCache.build(client(), new JobNodes(DrillWorker.JOB).ledger());
         cache.listenable()
                 .addListener(CuratorCacheListener.builder()
                         .forCreatesAndChanges((before, node) -> claimState(node.getPath(), node.getData())
@@ -337,7 +338,7 @@ final class DrillCluster implements AutoCloseable {
 
     private record RecordedClaim(DrillRecords.Slot slot, String state) {}
 
-    /** The claim a node of the ledger holds ({@code /drill/ledger/<fire ms>/<item>}); empty for any other node. */
+    /** The claim a node of the ledger holds ({@code /.ledger/drill/<fire ms>/<item>}); empty for any other node. */
     private static Optional<RecordedClaim> claimState(String path, byte[] data) {
         String[] parts = path.split("/");
         if (parts.length != 5 || data == null) {

@@ -84,14 +84,14 @@ class RegistryCenterTest {
                 coordinator.fire(context -> {});
                 String fire = registry.client()
                         .getChildren()
-                        .forPath("/payroll/ledger")
+                        .forPath("/.ledger/payroll")
                         .get(0);
                 String claim = registry.client()
                         .getChildren()
-                        .forPath("/payroll/ledger/" + fire)
+                        .forPath("/.ledger/payroll/" + fire)
                         .get(0);
                 for (String node :
-                        List.of("/secured/payroll/ledger/" + fire, "/secured/payroll/ledger/" + fire + "/" + claim)) {
+                        List.of("/secured/.ledger/payroll/" + fire, "/secured/.ledger/payroll/" + fire + "/" + claim)) {
                     assertThatThrownBy(() -> rawClient().getData().forPath(node))
                             .as(node)
                             .isInstanceOf(KeeperException.NoAuthException.class);

@@ -37,21 +37,23 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A local, watch-maintained copy of the small state of one job: its configuration, instances, leader, assignment and
- * disabled or leaving instances and items ({@link JobNodes#cachedSubtrees()}, {@link JobNodes#cachedNodes()}). Steady-state reads come from here, never
- * from a ZooKeeper round trip. The fire ledger is deliberately not cached: it grows with fires and items, and a cache
- * over it would cost every instance two reads per claim. Listeners run on the executor given at construction, never on
+ * disabled or leaving instances and items: everything under the job's root ({@link JobNodes#cached()}), watched with
+ * one recursive watch. Steady-state reads come from here, never from a ZooKeeper round trip. The fire ledger is
+ * deliberately not cached, and kept outside the root ({@link JobNodes#ledger()}): it grows with fires and items, and
+ * a watch over it would tell every instance of every claim, start and end. Listeners run on the executor given at construction, never on
  * ZooKeeper's event thread, so they may block briefly without stalling other watches.
  *
  * <p>Why not Curator's {@code CuratorCache}: it reads every node with two requests of its own (its data, its
  * children), so a job's start cost about 47 reads; thousands of jobs starting sent hundreds of thousands of requests,
- * and the server and the client spent their cores on them. Here the same persistent watches are set, and every read
+ * and the server and the client spent their cores on them; and ten caches a job set ten watches. Here one recursive
+ * watch is set, and every read
  * (the loads' and the changes') goes in the multis of reads that every job of the client shares
  * ({@link ClientRequests}): a thousand jobs' loads take a few requests.
  *
- * <p>How it stays true: the watches are set before the load's reads are sent, so a change after a read is told by an
+ * <p>How it stays true: the watch is set before the load's reads are sent, so a change after a read is told by an
  * event, and every event of a node is answered by a fresh read of it (a deletion, at once). Of the reads of one node
  * on their way, only the latest one's answer is kept: one sent before an event of that node may have read what that
- * event changed. After a reconnection the watches are set again and everything is read again (a persistent watch does
+ * event changed. After a reconnection the watch is set again and everything is read again (a persistent watch does
  * not tell what changed while the connection was down), and what that load no longer finds is removed.
  */
 public final class JobCache implements AutoCloseable {
@@ -62,11 +64,8 @@ public final class JobCache implements AutoCloseable {
 
     private final ClientRequests requests;
 
-    /** Watched with their descendants. */
-    private final List<String> subtrees;
-
-    /** Watched alone (a persistent watch, not a recursive one): their loads read their data only. */
-    private final List<String> singles;
+    /** Watched with its descendants: the job's root. */
+    private final String watched;
 
     private final Executor listenerExecutor;
 
@@ -100,8 +99,7 @@ public final class JobCache implements AutoCloseable {
     public JobCache(CuratorFramework client, JobNodes nodes, Executor listenerExecutor) {
         this.client = client;
         this.requests = new ClientRequests(client, "Cache");
-        this.subtrees = nodes.cachedSubtrees();
-        this.singles = nodes.cachedNodes();
+        this.watched = nodes.cached();
         this.listenerExecutor = listenerExecutor;
         this.largeNodes = Set.of(nodes.config(), nodes.history(), nodes.assignment());
     }
@@ -190,20 +188,12 @@ public final class JobCache implements AutoCloseable {
         } catch (Exception clientClosed) {
             return;
         }
-        for (String path : watched()) {
-            // Removed on the server so that it stops telling this client; locally even when the server cannot answer.
-            zooKeeper.removeWatches(
-                    requests.full(path), watcher, Watcher.WatcherType.Any, true, (rc, p, context) -> {}, null);
-        }
+        // Removed on the server so that it stops telling this client; locally even when the server cannot answer.
+        zooKeeper.removeWatches(
+                requests.full(watched), watcher, Watcher.WatcherType.Any, true, (rc, p, context) -> {}, null);
     }
 
-    private List<String> watched() {
-        List<String> all = new ArrayList<>(subtrees);
-        all.addAll(singles);
-        return all;
-    }
-
-    /** Sets the watches, then reads everything they cover: a change after a read is then always told. */
+    /** Sets the watch, then reads everything it covers: a change after a read is then always told. */
     private void watchAndLoad() {
         if (closed) {
             return;
@@ -215,29 +205,27 @@ public final class JobCache implements AutoCloseable {
             // The connection's return loads again.
             return;
         }
-        subtrees.forEach(path -> addWatch(zooKeeper, path, AddWatchMode.PERSISTENT_RECURSIVE));
-        singles.forEach(path -> addWatch(zooKeeper, path, AddWatchMode.PERSISTENT));
+        addWatch(zooKeeper);
         Load started;
         synchronized (this) {
             started = new Load(++stamps);
             load = started;
-            subtrees.forEach(path -> read(path, true, started));
-            singles.forEach(path -> read(path, false, started));
+            read(watched, true, started);
         }
     }
 
-    private void addWatch(ZooKeeper zooKeeper, String path, AddWatchMode mode) {
+    private void addWatch(ZooKeeper zooKeeper) {
         var trace = client.getZookeeperClient().startAdvancedTracer("CacheAddWatch");
         zooKeeper.addWatch(
-                requests.full(path),
+                requests.full(watched),
                 watcher,
-                mode,
+                AddWatchMode.PERSISTENT_RECURSIVE,
                 (rc, p, context) -> {
                     trace.setReturnCode(rc);
                     trace.commit();
                     if (rc != KeeperException.Code.OK.intValue()) {
                         // A lost connection sets it again on its return; anything else leaves the cache blind.
-                        log.debug("Could not watch {}: {}", path, KeeperException.Code.get(rc));
+                        log.debug("Could not watch {}: {}", watched, KeeperException.Code.get(rc));
                     }
                 },
                 null);
@@ -245,7 +233,7 @@ public final class JobCache implements AutoCloseable {
 
     private void connectionChanged(CuratorFramework changed, ConnectionState state) {
         if (state == ConnectionState.RECONNECTED) {
-            // The watches may be gone with an expired session, and changes while disconnected were never told.
+            // The watch may be gone with an expired session, and changes while disconnected were never told.
             watchAndLoad();
         }
     }
@@ -269,13 +257,13 @@ public final class JobCache implements AutoCloseable {
                 }
                 case NodeCreated, NodeDataChanged -> read(path, false, null);
                 default -> {
-                    // A single node's children: not cached.
+                    // Children changed: each created or deleted child has an event of its own.
                 }
             }
         }
     }
 
-    /** Sends a read of the node (and its children when it heads a subtree's part), merged with the client's others. */
+    /** Sends a read of the node (and its children when a load reads it), merged with the client's others. */
     private void read(String path, boolean withChildren, @Nullable Load partOf) {
         long stamp = ++stamps;
         Reading pending = reading.computeIfAbsent(path, any -> new Reading());

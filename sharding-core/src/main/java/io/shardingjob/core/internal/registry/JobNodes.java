@@ -17,12 +17,14 @@ package io.shardingjob.core.internal.registry;
  * /{job}/disabled/instances/{instanceId} persistent  an operator disabled this instance for the job
  * /{job}/leaving/{instanceId}            ephemeral   the instance is shutting down: it gets no items, finishes its own
  * /{job}/disabled/items/{item}           persistent  an operator disabled this item
- * /{job}/ledger                          persistent  the fire ledger; data: settled=the fire every earlier fire is
- *                                                    settled by (the watermark audits start after), and open=the
- *                                                    fires before it still open (runs that outlived the retention)
- * /{job}/ledger/{fireMillis}             persistent  one fire, named by its scheduled time; data: who completes it,
+ * /.ledger/{job}                        persistent  the fire ledger, outside the job's root so that one watch on the
+ *                                                    root covers the small state and none of the ledger's traffic;
+ *                                                    data: settled=the fire every earlier fire is settled by (the
+ *                                                    watermark audits start after), and open=the fires before it
+ *                                                    still open (runs that outlived the retention)
+ * /.ledger/{job}/{fireMillis}           persistent  one fire, named by its scheduled time; data: who completes it,
  *                                                    and for an operator's fire its source and job parameter
- * /{job}/ledger/{fireMillis}/{item}      persistent  the claim of one item of that fire: instance, session, attempt,
+ * /.ledger/{job}/{fireMillis}/{item}    persistent  the claim of one item of that fire: instance, session, attempt,
  *                                                    state, source, epoch, total, retry, times, fencing token
  * /{job}/manual-fire                     persistent  the last manual fires announced (fireMillis,…, oldest first):
  *                                                    how every instance hears of an operator's fire at once, and of
@@ -37,14 +39,19 @@ package io.shardingjob.core.internal.registry;
  *                                                    this class)
  * </pre>
  *
- * <p>Job names start with a letter or a digit, so {@code /.definitions} and {@code /.clock} can be no job's root.
+ * <p>Job names start with a letter or a digit, so {@code /.definitions}, {@code /.ledger} and {@code /.clock} can be no
+ * job's root. Everything under a job's root is its small state, which every instance caches with one recursive watch
+ * ({@link #cached()}); the ledger, which grows and changes with every fire and item, is kept apart from it.
  */
 public final class JobNodes {
 
     private final String root;
 
+    private final String ledger;
+
     public JobNodes(String jobName) {
         this.root = "/" + jobName;
+        this.ledger = ledgers() + "/" + jobName;
     }
 
     public String root() {
@@ -112,20 +119,11 @@ public final class JobNodes {
     }
 
     /**
-     * The small state every instance caches with its children: never a subtree that grows with fires or items. The
-     * single nodes of the small state are {@link #cachedNodes()}.
+     * The small state every instance caches, with all its descendants: the job's root, under which nothing grows with
+     * fires or items (the ledger is apart, {@link #ledger()}), so that one recursive watch covers it.
      */
-    public java.util.List<String> cachedSubtrees() {
-        return java.util.List.of(
-                instances(), root + "/leader", root + "/sharding", root + "/disabled", leavingInstances(), followers());
-    }
-
-    /**
-     * The small state every instance caches that is one node without children: watched alone, so that loading or
-     * changing it reads its data only, never a list of children it does not have.
-     */
-    public java.util.List<String> cachedNodes() {
-        return java.util.List.of(config(), history(), manualFire(), rerun());
+    public String cached() {
+        return root;
     }
 
     /**
@@ -140,6 +138,7 @@ public final class JobNodes {
                 disabledInstances(),
                 disabledItems(),
                 leavingInstances(),
+                ledgers(),
                 ledger(),
                 manualFire(),
                 rerun(),
@@ -181,8 +180,14 @@ public final class JobNodes {
         return root + "/manual-fire";
     }
 
+    /** The job's fire ledger: apart from its root, which every instance watches, since it changes with every item. */
     public String ledger() {
-        return root + "/ledger";
+        return ledger;
+    }
+
+    /** The parent of every job's ledger: the application's, not one job's. */
+    public static String ledgers() {
+        return "/.ledger";
     }
 
     /** A fire's ledger node, named by its scheduled time in epoch milliseconds so that names sort by time. */

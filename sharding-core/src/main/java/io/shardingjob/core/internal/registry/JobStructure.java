@@ -4,7 +4,9 @@ import io.shardingjob.core.internal.requests.ClientMultis;
 import io.shardingjob.core.internal.requests.ClientRequests;
 import io.shardingjob.core.registry.RegistryUnavailableException;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 import org.apache.curator.RetryLoop;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.transaction.CuratorOp;
@@ -37,8 +39,10 @@ public final class JobStructure {
      * @throws RegistryUnavailableException when ZooKeeper did not answer, or the nodes kept being created by others
      */
     public static void ensure(CuratorFramework client, List<JobNodes> jobs) {
-        List<String> paths = new ArrayList<>();
-        jobs.forEach(job -> paths.addAll(job.structure()));
+        // Jobs share a parent or two (every ledger's): each is created once, a multi creating it twice would fail.
+        Set<String> unique = new LinkedHashSet<>();
+        jobs.forEach(job -> unique.addAll(job.structure()));
+        List<String> paths = List.copyOf(unique);
         try {
             for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
                 List<String> missing = missing(client, paths);

@@ -30,7 +30,11 @@ public final class RemovedJobState {
         awaitNoInstances(client, jobName, wait);
         // Its upstreams stop recording fires for it before its ledger goes.
         FollowerEdges.unregister(client, jobName);
-        client.delete().quietly().deletingChildrenIfNeeded().forPath(new JobNodes(jobName).root());
+        JobNodes nodes = new JobNodes(jobName);
+        // The ledger first: while the root is there the name is taken, so a job of that name made again never finds
+        // the fires of this one.
+        client.delete().quietly().deletingChildrenIfNeeded().forPath(nodes.ledger());
+        client.delete().quietly().deletingChildrenIfNeeded().forPath(nodes.root());
     }
 
     /**
