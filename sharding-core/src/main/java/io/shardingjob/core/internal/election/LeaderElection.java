@@ -1,33 +1,55 @@
 package io.shardingjob.core.internal.election;
 
 import io.shardingjob.core.internal.registry.Answers;
+import io.shardingjob.core.internal.registry.JobCache;
 import io.shardingjob.core.internal.registry.JobNodes;
-import java.io.IOException;
+import io.shardingjob.core.internal.requests.ClientMultis;
+import io.shardingjob.core.internal.requests.ClientRequests;
+import io.shardingjob.core.internal.requests.MultiAnswer;
 import java.nio.charset.StandardCharsets;
 import java.util.EnumSet;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Consumer;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.recipes.leader.LeaderLatch;
-import org.apache.curator.framework.recipes.leader.LeaderLatchListener;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.curator.x.async.AsyncCuratorFramework;
 import org.apache.curator.x.async.api.CreateOption;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.data.Stat;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Elects one leader per job with Curator's {@link LeaderLatch} and publishes the leader's instance id in an ephemeral
- * node that every instance reads from its cache; nobody polls to learn who leads.
+ * Elects one leader per job: each candidate creates an ephemeral sequential node under the job's latch, and the one
+ * ZooKeeper numbered first leads ({@link Candidates}). The leader publishes its instance id in an ephemeral node that
+ * every instance reads from its cache; nobody polls to learn who leads.
+ *
+ * <p>Why not Curator's {@code LeaderLatch}: each latch starts a thread when it starts, and sends its create, its
+ * listing and a read of its predecessor on its own, so thousands of jobs starting together cost thousands of threads
+ * started and requests. Here a candidate's create and its listings go in the multis every job of the client shares
+ * ({@link ClientRequests}), and the job's cache, which watches the latch with the rest of the job's state, tells when
+ * a candidate comes or goes. Leadership is decided from a listing read after this candidate's node was created, never
+ * from the cache, whose loads may read a later candidate before an earlier one.
  *
  * <p>An instance joins when it starts and leaves when it is disabled or closes, so that only live, enabled instances
- * lead. The latch gives up leadership on its own when the connection is suspended and takes part again after a
- * reconnect. Race window: between the latch granting leadership and the id node being written, readers still see the
- * previous leader (or none); the id node is advisory, decisions use {@link #isLeader()}.
+ * lead. While the connection is suspended this instance does not lead; back on the same session it leads again if its
+ * node is still the first (nobody else can have led meanwhile: its node stood before theirs), and on a new session it
+ * stands again, behind the others. A create whose answer was lost with the connection is looked for by its guid once
+ * the connection is back; a node of it found after it was given up is deleted. Race window: between leadership being
+ * decided and the id node being written, readers still see the previous leader (or none); the id node is advisory,
+ * decisions use {@link #isLeader()}.
  */
 public final class LeaderElection implements AutoCloseable {
 
@@ -37,90 +59,303 @@ public final class LeaderElection implements AutoCloseable {
 
     private final AsyncCuratorFramework async;
 
+    private final ClientRequests requests;
+
     private final JobNodes nodes;
 
     private final String instanceId;
+
+    private final JobCache cache;
 
     private final Executor executor;
 
     private final Consumer<Boolean> onLeadershipChange;
 
-    private @Nullable LeaderLatch latch;
+    private final ConnectionStateListener connectionListener = this::connectionChanged;
+
+    /** This instance's node in the election, and the session that created it. */
+    private record Candidacy(String name, long sessionId) {}
+
+    /** A create on its way, or whose answer was lost with the connection ({@code unknown}). */
+    private record Attempt(String guid, long sessionId, boolean unknown) {}
+
+    // Guarded by this.
+    private boolean joined;
+
+    private boolean listening;
+
+    private @Nullable Candidacy candidacy;
+
+    private @Nullable Attempt attempt;
+
+    /** Attempts given up before their outcome was known: a node of theirs is deleted wherever a listing finds it. */
+    private final Set<String> strays = new HashSet<>();
+
+    /** Numbers the listings asked for: only the latest one's answer counts. */
+    private long listings;
+
+    /** Numbers the terms of leadership here, so that a publication of an ended term writes nothing. */
+    private long term;
+
+    private volatile boolean leader;
 
     public LeaderElection(
             CuratorFramework client,
             JobNodes nodes,
             String instanceId,
+            JobCache cache,
             Executor executor,
             Consumer<Boolean> onLeadershipChange) {
         this.client = client;
         this.async = AsyncCuratorFramework.wrap(client);
+        this.requests = new ClientRequests(client, "Election");
         this.nodes = nodes;
         this.instanceId = instanceId;
+        this.cache = cache;
         this.executor = executor;
         this.onLeadershipChange = onLeadershipChange;
     }
 
     /** Takes part in the election; does nothing if already taking part. */
     public synchronized void join() {
-        if (latch != null) {
+        if (joined) {
             return;
         }
-        LeaderLatch joined = new LeaderLatch(client, nodes.leaderLatch(), instanceId);
-        joined.addListener(
-                new LeaderLatchListener() {
-                    @Override
-                    public void isLeader() {
-                        publishLeader(joined, 1).whenComplete((published, failure) -> onLeadershipChange.accept(true));
-                    }
-
-                    @Override
-                    public void notLeader() {
-                        unpublishLeader().whenComplete((removed, failure) -> onLeadershipChange.accept(false));
-                    }
-                },
-                executor);
-        try {
-            joined.start();
-        } catch (Exception ex) {
-            throw new IllegalStateException("Could not join the leader election of " + nodes.root(), ex);
+        joined = true;
+        if (!listening) {
+            listening = true;
+            cache.addListener(this::registryChanged);
+            client.getConnectionStateListenable().addListener(connectionListener);
         }
-        latch = joined;
+        stand();
     }
 
-    /** Stops taking part; a leader hands over to the next participant at once. */
+    /** Stops taking part; a leader hands over to the next candidate at once. */
     public synchronized void leave() {
-        LeaderLatch left = latch;
-        latch = null;
-        if (left == null) {
+        if (!joined) {
             return;
         }
-        boolean wasLeader = left.hasLeadership();
-        try {
-            left.close(LeaderLatch.CloseMode.SILENT);
-        } catch (IOException ex) {
-            log.warn("Closing the leader latch of {} failed: {}", nodes.root(), ex.toString());
+        joined = false;
+        Candidacy left = candidacy;
+        candidacy = null;
+        if (attempt != null) {
+            strays.add(attempt.guid());
+            attempt = null;
+            list();
         }
-        if (wasLeader) {
-            unpublishLeader().whenComplete((removed, failure) -> onLeadershipChange.accept(false));
+        if (left != null) {
+            requests.multiAsync("Leave", List.of(Op.delete(requests.full(latch(left.name())), -1)))
+                    .whenComplete((answer, failure) -> {
+                        // Gone already, or goes with the session.
+                    });
         }
+        setLeader(false);
     }
 
-    public synchronized boolean isLeader() {
-        return latch != null && latch.hasLeadership();
+    public boolean isLeader() {
+        return leader;
     }
 
     @Override
     public void close() {
         leave();
+        client.getConnectionStateListenable().removeListener(connectionListener);
+    }
+
+    /** Creates this instance's node, unless it has one or a create is on its way; without a session, on its return. */
+    private void stand() {
+        if (!joined || candidacy != null || attempt != null) {
+            return;
+        }
+        long session = currentSession();
+        if (session == 0) {
+            return;
+        }
+        String guid = UUID.randomUUID().toString();
+        attempt = new Attempt(guid, session, false);
+        Op create = requests.create(
+                latch(Candidates.prefix(guid)),
+                instanceId.getBytes(StandardCharsets.UTF_8),
+                CreateMode.EPHEMERAL_SEQUENTIAL);
+        requests.multiAsync("Stand", List.of(create))
+                .whenComplete((answer, failure) -> stood(guid, session, answer, failure));
+    }
+
+    private synchronized void stood(
+            String guid, long session, @Nullable MultiAnswer answer, @Nullable Throwable failure) {
+        Attempt current = attempt;
+        if (current == null || !current.guid().equals(guid)) {
+            // Given up meanwhile (left, or a new session): a node it made is nobody's candidacy.
+            strays.add(guid);
+            list();
+            return;
+        }
+        if (failure != null || answer == null) {
+            // Made or not: a listing once the connection is back tells.
+            attempt = new Attempt(guid, session, true);
+            list();
+            return;
+        }
+        attempt = null;
+        if (!answer.ok()) {
+            log.warn(
+                    "Job {}: instance {} could not stand in the leader election: {}",
+                    JobNodes.name(nodes.root()),
+                    instanceId,
+                    answer.code());
+            return;
+        }
+        OpResult.CreateResult created = (OpResult.CreateResult) answer.results().get(0);
+        candidacy = new Candidacy(JobNodes.name(created.getPath()), session);
+        list();
+    }
+
+    /** Reads the candidates, merged with the client's other reads; the answer decides who leads. */
+    private void list() {
+        long stamp = ++listings;
+        requests.readAsync(
+                        "List",
+                        List.of(Op.getChildren(requests.full(nodes.leaderLatch()))),
+                        ClientMultis.SMALL_LISTING_BYTES,
+                        ClientMultis.READ_DATA_BYTES)
+                .whenComplete((answer, failure) -> listed(stamp, answer, failure));
+    }
+
+    private synchronized void listed(long stamp, @Nullable MultiAnswer answer, @Nullable Throwable failure) {
+        if (stamp != listings || failure != null || answer == null) {
+            // A later listing decides; a lost one is asked again once the connection is back.
+            return;
+        }
+        if (!(answer.results().get(0) instanceof OpResult.GetChildrenResult listing)) {
+            log.warn(
+                    "Job {}: could not list the leader election: {}",
+                    JobNodes.name(nodes.root()),
+                    MultiAnswer.codeOf(answer.results().get(0)));
+            setLeader(false);
+            return;
+        }
+        List<String> names = listing.getChildren();
+        long session = currentSession();
+        Attempt lost = attempt;
+        if (lost != null && lost.unknown()) {
+            Optional<String> found = Candidates.ofAttempt(lost.guid(), names);
+            attempt = null;
+            if (found.isPresent() && lost.sessionId() == session) {
+                candidacy = new Candidacy(found.get(), session);
+            } else {
+                strays.add(lost.guid());
+            }
+        }
+        removeStrays(names);
+        Candidacy mine = candidacy;
+        if (mine != null && (mine.sessionId() != session || !names.contains(mine.name()))) {
+            // Its session ended, or its node was deleted: it stands again, behind the others.
+            candidacy = null;
+            mine = null;
+        }
+        if (mine == null) {
+            setLeader(false);
+            stand();
+            return;
+        }
+        setLeader(Candidates.leads(mine.name(), names));
+    }
+
+    /** Deletes the nodes of attempts given up: ephemeral nodes of this client's that no candidacy stands for. */
+    private void removeStrays(List<String> names) {
+        for (String guid : Set.copyOf(strays)) {
+            Optional<String> stray = Candidates.ofAttempt(guid, names);
+            if (stray.isPresent() && (candidacy == null || !candidacy.name().equals(stray.get()))) {
+                requests.multiAsync("Leave", List.of(Op.delete(requests.full(latch(stray.get())), -1)));
+            } else if (stray.isEmpty() && attempt == null) {
+                strays.remove(guid);
+            }
+        }
+    }
+
+    /** The job's cache saw a candidate come or go. */
+    private void registryChanged(@Nullable String path) {
+        if (path == null || !path.startsWith(nodes.leaderLatch() + "/")) {
+            return;
+        }
+        synchronized (this) {
+            if (joined && attempt == null) {
+                list();
+            }
+        }
+    }
+
+    private void connectionChanged(CuratorFramework changed, ConnectionState state) {
+        synchronized (this) {
+            switch (state) {
+                case SUSPENDED -> setLeader(false);
+                case LOST -> {
+                    candidacy = null;
+                    if (attempt != null) {
+                        strays.add(attempt.guid());
+                        attempt = null;
+                    }
+                    setLeader(false);
+                }
+                case CONNECTED, RECONNECTED -> {
+                    if (joined) {
+                        list();
+                    }
+                }
+                default -> {
+                    // READ_ONLY: never asked for.
+                }
+            }
+        }
+    }
+
+    /** Changes whether this instance leads, and tells it on the executor once the id node is written or removed. */
+    private void setLeader(boolean leads) {
+        if (leader == leads) {
+            return;
+        }
+        leader = leads;
+        long now = ++term;
+        if (leads) {
+            tell(() -> publishLeader(now, 1).whenComplete((published, failure) -> onLeadershipChange.accept(true)));
+        } else {
+            tell(() -> unpublishLeader().whenComplete((removed, failure) -> onLeadershipChange.accept(false)));
+        }
+    }
+
+    private void tell(Runnable change) {
+        try {
+            executor.execute(change);
+        } catch (RejectedExecutionException stopping) {
+            // The job is closing: its id node goes now all the same.
+            change.run();
+        }
+    }
+
+    private synchronized boolean leadsIn(long leadership) {
+        return leader && term == leadership;
+    }
+
+    private String latch(String name) {
+        return nodes.leaderLatch() + "/" + name;
+    }
+
+    private long currentSession() {
+        try {
+            return client.getZookeeperClient().isConnected()
+                    ? client.getZookeeperClient().getZooKeeper().getSessionId()
+                    : 0;
+        } catch (Exception closed) {
+            return 0;
+        }
     }
 
     /**
      * Writes the leader's id node, without waiting for ZooKeeper on a thread: a node left by a previous leader whose
      * session has not expired yet is removed first, at the version read, and the create tried again.
      */
-    private CompletableFuture<Void> publishLeader(LeaderLatch owner, int attempt) {
-        if (attempt > 5 || !owner.hasLeadership()) {
+    private CompletableFuture<Void> publishLeader(long leadership, int attempt) {
+        if (attempt > 5 || !leadsIn(leadership)) {
             return CompletableFuture.completedFuture(null);
         }
         byte[] id = instanceId.getBytes(StandardCharsets.UTF_8);
@@ -131,14 +366,12 @@ public final class LeaderElection implements AutoCloseable {
                 .toCompletableFuture()
                 .handle((created, failure) -> {
                     if (failure == null) {
-                        log.info(
-                                "Instance {} leads job {}",
-                                instanceId,
-                                nodes.root().substring(1));
+                        log.info("Instance {} leads job {}", instanceId, JobNodes.name(nodes.root()));
                         return CompletableFuture.<Void>completedFuture(null);
                     }
                     if (Answers.cause(failure) instanceof KeeperException.NodeExistsException) {
-                        return removeStaleLeaderNode(path).thenCompose(removed -> publishLeader(owner, attempt + 1));
+                        return removeStaleLeaderNode(path)
+                                .thenCompose(removed -> publishLeader(leadership, attempt + 1));
                     }
                     log.warn(
                             "Could not publish the leader of {}: {}",

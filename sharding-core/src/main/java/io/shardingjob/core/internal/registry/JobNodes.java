@@ -10,7 +10,8 @@ package io.shardingjob.core.internal.registry;
  *                                                    and set of disabled items held (one line per change), so that
  *                                                    only the fires that were due are made up
  * /{job}/instances/{instanceId}          ephemeral   a live instance: host, pid, start time
- * /{job}/leader/election/latch/...       ephemeral   Curator LeaderLatch participants
+ * /{job}/leader/election/latch/...       ephemeral   the election's candidates, _c_{guid}-latch-{sequence}: the
+ *                                                    first numbered leads
  * /{job}/leader/election/instance        ephemeral   the leader's instance id
  * /{job}/leader/sharding/necessary       persistent  present while a reshard is needed (the flag)
  * /{job}/sharding/assignment             persistent  epoch, total and every instance's items
@@ -145,6 +146,8 @@ public final class JobNodes {
                 followers(),
                 parent(assignment()),
                 root + "/leader",
+                parent(leaderLatch()),
+                leaderLatch(),
                 parent(reshardNecessary()));
     }
 

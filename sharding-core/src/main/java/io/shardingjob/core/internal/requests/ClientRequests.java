@@ -273,10 +273,13 @@ public final class ClientRequests {
      * @param path relative to the namespace
      */
     public Op createPersistent(String path, byte[] data) {
+        return create(path, data, CreateMode.PERSISTENT);
+    }
+
+    /** {@link #createPersistent}, of a node of any mode: an ephemeral one belongs to the session the multi runs on. */
+    public Op create(String path, byte[] data, CreateMode mode) {
         return Op.create(
-                full(path),
-                data,
-                CreateOptions.newBuilder(aclFor(path), CreateMode.PERSISTENT).build());
+                full(path), data, CreateOptions.newBuilder(aclFor(path), mode).build());
     }
 
     /** The ACL the client's ACL provider gives a node, as Curator's own creation of it would carry it. */

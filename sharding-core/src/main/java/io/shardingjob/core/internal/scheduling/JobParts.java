@@ -97,7 +97,8 @@ record JobParts(
         JobCache cache = new JobCache(client, nodes, serial);
         JobConfigurationService configurations =
                 new JobConfigurationService(client, nodes, cache, local, settings.clock(), settings.catchUpHorizon());
-        LeaderElection election = new LeaderElection(client, nodes, instanceId, serial, runtime::leadershipChanged);
+        LeaderElection election =
+                new LeaderElection(client, nodes, instanceId, cache, serial, runtime::leadershipChanged);
         ShardingService sharding = new ShardingService(
                 client, nodes, cache, configurations::effective, settings.strategies()::get, election::isLeader);
         FireLedger ledger = new FireLedger(client, nodes);
