@@ -277,7 +277,7 @@ class ScheduleHistoryTest extends JobInstanceTestSupport {
         clock.advance(Duration.ofMillis(5_500));
         definitions.define(job("reborn", "* * * * * *", 2), "handler");
         CuratorFramework client = newClient();
-        client.create().forPath(new JobNodes("reborn").ledger());
+        client.create().creatingParentsIfNeeded().forPath(new JobNodes("reborn").ledger());
         FireLedger ledger = new FireLedger(client, new JobNodes("reborn"));
         // An instance of the job it replaces, still stopping, left a fire with a claim open and a fire nobody claimed.
         ledger.claimAsync(

@@ -20,7 +20,6 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.curator.framework.recipes.cache.ChildData;
 import org.apache.zookeeper.KeeperException;
-import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -88,17 +87,15 @@ public final class JobConfigurationService {
      */
     public JobConfiguration publish() throws Exception {
         for (int attempt = 0; attempt < 5; attempt++) {
-            Stat stat = new Stat();
-            byte[] stored;
-            try {
-                stored = client.getData().storingStatIn(stat).forPath(nodes.config());
-            } catch (KeeperException.NoNodeException none) {
+            ScheduleHistoryWrites.Stored stored = ScheduleHistoryWrites.readStored(client, nodes);
+            ScheduleHistoryWrites.Read history = stored.history();
+            List<Integer> disabledItems = stored.disabledItems();
+            byte[] config = stored.config();
+            if (config == null) {
                 try {
                     // The job's first start: its state now is taken to have held as far back as anything is asked (a
                     // job declared in code has no ledger of an earlier job of its name; a job defined at run time has
                     // its history, marked as its definition, written with its definition).
-                    ScheduleHistoryWrites.Read history = ScheduleHistoryWrites.read(client, nodes);
-                    List<Integer> disabledItems = ScheduleHistoryWrites.disabledItems(client, nodes);
                     Entry first = ScheduleHistoryWrites.entry(Instant.EPOCH, local, disabledItems);
                     client.transaction()
                             .forOperations(
@@ -120,17 +117,15 @@ public final class JobConfigurationService {
                     throw raced;
                 }
             }
-            Optional<JobConfiguration> decoded = decode(stored);
+            Optional<JobConfiguration> decoded = decode(config);
             List<String> differences =
                     decoded.map(local::differencesTo).orElse(List.of("(stored configuration is invalid)"));
             if (differences.isEmpty()) {
-                recordHistoryIfMissing(decoded.get());
+                recordHistoryIfMissing(decoded.get(), stored);
                 return decoded.get();
             }
             if (local.overwrite() || decoded.isEmpty()) {
                 try {
-                    ScheduleHistoryWrites.Read history = ScheduleHistoryWrites.read(client, nodes);
-                    List<Integer> disabledItems = ScheduleHistoryWrites.disabledItems(client, nodes);
                     Instant now = clock.instant();
                     Entry next = ScheduleHistoryWrites.entry(now, local, disabledItems);
                     ScheduleHistory recorded = history.next(
@@ -141,7 +136,7 @@ public final class JobConfigurationService {
                     List<CuratorOp> ops = new ArrayList<>();
                     ops.add(client.transactionOp()
                             .setData()
-                            .withVersion(stat.getVersion())
+                            .withVersion(stored.configVersion())
                             .forPath(nodes.config(), encodedLocal()));
                     if (!recorded.equals(history.history())) {
                         ops.add(ScheduleHistoryWrites.write(client, nodes, history, recorded));
@@ -159,7 +154,7 @@ public final class JobConfigurationService {
                         differences);
                 return local;
             }
-            recordHistoryIfMissing(decoded.get());
+            recordHistoryIfMissing(decoded.get(), stored);
             log.warn(
                     "Job {}: the configuration stored in ZooKeeper wins over the local one (overwrite=false);"
                             + " local -> stored values: {}. Set overwrite=true to make the local configuration win.",
@@ -171,21 +166,19 @@ public final class JobConfigurationService {
     }
 
     /**
-     * Gives a job stored before schedule histories were one, from its state now: what holds now is taken to have held
-     * before. Another instance creating it first is as good.
+     * Gives a job stored before schedule histories were one, from its state as read: what holds now is taken to have
+     * held before. Another instance creating it first is as good.
      */
-    private void recordHistoryIfMissing(JobConfiguration stored) throws Exception {
-        ScheduleHistoryWrites.Read history = ScheduleHistoryWrites.read(client, nodes);
-        if (!history.history().isEmpty()) {
+    private void recordHistoryIfMissing(JobConfiguration stored, ScheduleHistoryWrites.Stored read) throws Exception {
+        if (!read.history().history().isEmpty()) {
             return;
         }
-        Entry now =
-                ScheduleHistoryWrites.entry(Instant.EPOCH, stored, ScheduleHistoryWrites.disabledItems(client, nodes));
+        Entry now = ScheduleHistoryWrites.entry(Instant.EPOCH, stored, read.disabledItems());
         try {
             client.create()
                     .forPath(
                             nodes.history(),
-                            history.next(now, now, horizonNow()).encode());
+                            read.history().next(now, now, horizonNow()).encode());
         } catch (KeeperException.NodeExistsException raced) {
             // Another instance recorded it first.
         }

@@ -3,14 +3,21 @@ package io.shardingjob.core.internal.config;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.internal.config.ScheduleHistory.Entry;
 import io.shardingjob.core.internal.registry.JobNodes;
+import io.shardingjob.core.internal.requests.ClientMultis;
+import io.shardingjob.core.internal.requests.ClientRequests;
+import io.shardingjob.core.internal.requests.MultiAnswer;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import org.apache.curator.RetryLoop;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.data.Stat;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The reads and the write of a job's {@link ScheduleHistory} that go with a change of what it records: the change and
@@ -60,6 +67,60 @@ public final class ScheduleHistoryWrites {
         } catch (KeeperException.NoNodeException none) {
             return new Read(ScheduleHistory.EMPTY, -1);
         }
+    }
+
+    /**
+     * The job's stored configuration, history and disabled items, as one read at start-up finds them.
+     *
+     * @param config the stored configuration's bytes, or null when none is stored yet
+     * @param configVersion the configuration node's data version, or -1 when there is none
+     */
+    public record Stored(byte @Nullable [] config, int configVersion, Read history, List<Integer> disabledItems) {}
+
+    /**
+     * Reads the configuration, the history and the disabled items in one multi of reads, merged with the reads of the
+     * client's other jobs (thousands of jobs starting together read theirs in a few requests), with Curator's retries.
+     */
+    public static Stored readStored(CuratorFramework client, JobNodes nodes) throws Exception {
+        ClientRequests requests = new ClientRequests(client, "Configuration");
+        List<Op> reads = List.of(
+                Op.getData(requests.full(nodes.config())),
+                Op.getData(requests.full(nodes.history())),
+                Op.getChildren(requests.full(nodes.disabledItems())));
+        List<OpResult> results = RetryLoop.callWithRetry(
+                client.getZookeeperClient(),
+                () -> ClientRequests.await(requests.readAsync(
+                                "Read", reads, ClientMultis.SMALL_LISTING_BYTES, ClientMultis.ITEMS_DATA_BYTES))
+                        .results());
+        for (int i = 0; i < reads.size(); i++) {
+            if (!MultiAnswer.isMissing(results.get(i))
+                    && MultiAnswer.codeOf(results.get(i)) != KeeperException.Code.OK) {
+                throw KeeperException.create(
+                        MultiAnswer.codeOf(results.get(i)), reads.get(i).getPath());
+            }
+        }
+        byte[] config = null;
+        int configVersion = -1;
+        if (results.get(0) instanceof OpResult.GetDataResult stored) {
+            config = stored.getData();
+            configVersion = stored.getStat().getVersion();
+        }
+        Read history = results.get(1) instanceof OpResult.GetDataResult stored
+                ? new Read(
+                        ScheduleHistory.decode(stored.getData()),
+                        stored.getStat().getVersion())
+                : new Read(ScheduleHistory.EMPTY, -1);
+        List<Integer> disabledItems = new ArrayList<>();
+        if (results.get(2) instanceof OpResult.GetChildrenResult listing) {
+            for (String child : listing.getChildren()) {
+                try {
+                    disabledItems.add(Integer.valueOf(child));
+                } catch (NumberFormatException foreign) {
+                    // Not an item: ignored, as the instances ignore it.
+                }
+            }
+        }
+        return new Stored(config, configVersion, history, List.copyOf(disabledItems));
     }
 
     /** The items disabled now, as stored. */

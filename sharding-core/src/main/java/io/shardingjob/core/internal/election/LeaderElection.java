@@ -7,7 +7,6 @@ import io.shardingjob.core.internal.requests.ClientMultis;
 import io.shardingjob.core.internal.requests.ClientRequests;
 import io.shardingjob.core.internal.requests.MultiAnswer;
 import java.nio.charset.StandardCharsets;
-import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
@@ -21,7 +20,6 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.curator.x.async.AsyncCuratorFramework;
-import org.apache.curator.x.async.api.CreateOption;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
@@ -360,23 +358,23 @@ public final class LeaderElection implements AutoCloseable {
         }
         byte[] id = instanceId.getBytes(StandardCharsets.UTF_8);
         String path = nodes.leaderInstance();
-        return async.create()
-                .withOptions(EnumSet.of(CreateOption.createParentsIfNeeded), CreateMode.EPHEMERAL)
-                .forPath(path, id)
-                .toCompletableFuture()
-                .handle((created, failure) -> {
-                    if (failure == null) {
+        return requests.multiAsync("Publish", List.of(requests.create(path, id, CreateMode.EPHEMERAL)))
+                .handle((answer, failure) -> {
+                    KeeperException.Code code = failure != null
+                            ? KeeperException.Code.CONNECTIONLOSS
+                            : MultiAnswer.codeOf(answer.results().get(0));
+                    if (code == KeeperException.Code.OK) {
                         log.info("Instance {} leads job {}", instanceId, JobNodes.name(nodes.root()));
                         return CompletableFuture.<Void>completedFuture(null);
                     }
-                    if (Answers.cause(failure) instanceof KeeperException.NodeExistsException) {
+                    if (code == KeeperException.Code.NODEEXISTS) {
                         return removeStaleLeaderNode(path)
                                 .thenCompose(removed -> publishLeader(leadership, attempt + 1));
                     }
                     log.warn(
                             "Could not publish the leader of {}: {}",
                             nodes.root(),
-                            Answers.cause(failure).toString());
+                            failure != null ? Answers.cause(failure).toString() : code.toString());
                     return CompletableFuture.<Void>completedFuture(null);
                 })
                 .thenCompose(published -> published);

@@ -1,9 +1,12 @@
 package io.shardingjob.core.internal.registry;
 
+import io.shardingjob.core.internal.requests.ClientRequests;
+import io.shardingjob.core.internal.requests.MultiAnswer;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -17,9 +20,11 @@ import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.data.Stat;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -78,6 +83,9 @@ public final class InstanceRegistration implements AutoCloseable {
 
     private final WatcherRemoveCuratorFramework client;
 
+    /** The client's merged multis: thousands of jobs starting together register in a few requests. */
+    private final ClientRequests requests;
+
     private final String path;
 
     private final String instanceId;
@@ -101,12 +109,11 @@ public final class InstanceRegistration implements AutoCloseable {
 
     private final Watcher watcher = this::nodeChanged;
 
-    private final BackgroundCallback created = this::created;
-
     private final BackgroundCallback checked = this::checked;
 
     public InstanceRegistration(CuratorFramework client, JobNodes nodes, String instanceId, Runnable onRegistered) {
         this.client = client.newWatcherRemoveCuratorFramework();
+        this.requests = new ClientRequests(client, "Registration");
         this.path = nodes.instance(instanceId);
         this.instanceId = instanceId;
         this.jobName = JobNodes.name(nodes.root());
@@ -225,11 +232,24 @@ public final class InstanceRegistration implements AutoCloseable {
         if (state.get() != State.STARTED) {
             return;
         }
+        requests.multiAsync("Register", List.of(requests.create(path, describeThisProcess(), CreateMode.EPHEMERAL)))
+                .whenComplete(this::created);
+    }
+
+    /** The create with its parents, for a job whose nodes were never made (a multi creates no parent). */
+    private void createWithParents() {
+        if (state.get() != State.STARTED) {
+            return;
+        }
         try {
             client.create()
                     .creatingParentsIfNeeded()
                     .withMode(CreateMode.EPHEMERAL)
-                    .inBackground(created)
+                    .inBackground((framework, event) -> created(
+                            new MultiAnswer(
+                                    KeeperException.Code.get(event.getResultCode()),
+                                    List.of(new OpResult.ErrorResult(event.getResultCode()))),
+                            null))
                     .forPath(path, describeThisProcess());
         } catch (Exception ex) {
             log.warn("Job {}: could not register {}: {}", jobName, instanceId, ex.toString());
@@ -248,19 +268,23 @@ public final class InstanceRegistration implements AutoCloseable {
         }
     }
 
-    private void created(CuratorFramework framework, CuratorEvent event) {
-        KeeperException.Code code = KeeperException.Code.get(event.getResultCode());
+    private void created(@Nullable MultiAnswer answer, @Nullable Throwable failure) {
+        KeeperException.Code code = failure != null || answer == null
+                ? KeeperException.Code.CONNECTIONLOSS
+                : MultiAnswer.codeOf(answer.results().get(0));
         if (code == KeeperException.Code.OK) {
-            Stat stat = event.getStat();
             if (state.get() != State.STARTED) {
                 // Closed while the create was in flight: the node is ours and must not outlive the registration.
-                deleteLate(stat);
+                deleteLate();
                 return;
             }
-            registered(stat != null ? stat.getEphemeralOwner() : currentSession());
+            // Answered on the session it was sent on: an ephemeral node created by it is that session's.
+            registered(currentSession());
             check();
         } else if (code == KeeperException.Code.NODEEXISTS) {
             check();
+        } else if (code == KeeperException.Code.NONODE) {
+            createWithParents();
         } else {
             // Connection loss and expiry end in CONNECTED, RECONNECTED or LOST, which try again.
             log.debug("Job {}: registering {} failed with {}; waiting for the connection", jobName, instanceId, code);
@@ -375,13 +399,10 @@ public final class InstanceRegistration implements AutoCloseable {
         }
     }
 
-    private void deleteLate(Stat stat) {
+    private void deleteLate() {
         try {
-            if (stat == null) {
-                log.warn("Job {}: registered {} while closing; it goes when the session ends", jobName, instanceId);
-                return;
-            }
-            client.delete().withVersion(stat.getVersion()).inBackground().forPath(path);
+            // Just created, at its first version: a node set since is not the one this create made.
+            client.delete().withVersion(0).inBackground().forPath(path);
         } catch (Exception ex) {
             log.warn("Job {}: could not delete {} registered while closing: {}", jobName, path, ex.toString());
         }

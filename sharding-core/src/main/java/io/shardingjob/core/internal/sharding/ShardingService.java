@@ -14,7 +14,6 @@ import io.shardingjob.core.sharding.strategy.ShardingResultVerifier;
 import io.shardingjob.core.sharding.strategy.ShardingStrategy;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -26,10 +25,8 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.curator.framework.recipes.cache.ChildData;
 import org.apache.curator.x.async.AsyncCuratorFramework;
-import org.apache.curator.x.async.api.CreateOption;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
@@ -109,26 +106,39 @@ public final class ShardingService {
         return requestReshardAsync(reason, 1);
     }
 
+    /**
+     * The flag's create, or its data set when it is up already (which bumps its version), each in the multis every job
+     * of the client shares: thousands of jobs registering at once raise their flags in a few requests.
+     */
     private CompletableFuture<Void> requestReshardAsync(String reason, int attempt) {
         byte[] data = reason.getBytes(StandardCharsets.UTF_8);
-        return async.create()
-                .withOptions(EnumSet.of(CreateOption.setDataIfExists, CreateOption.createParentsIfNeeded))
-                .forPath(nodes.reshardNecessary(), data)
-                .toCompletableFuture()
-                .handle((created, failure) -> {
-                    if (failure == null) {
+        String flag = nodes.reshardNecessary();
+        return requests.multiAsync("Flag", List.of(requests.createPersistent(flag, data)))
+                .thenCompose(created -> MultiAnswer.codeOf(created.results().get(0)) == KeeperException.Code.NODEEXISTS
+                        ? requests.multiAsync("Flag", List.of(Op.setData(requests.full(flag), data, -1)))
+                        : CompletableFuture.completedFuture(created))
+                .thenCompose(answer -> {
+                    KeeperException.Code code =
+                            MultiAnswer.codeOf(answer.results().get(0));
+                    if (code == KeeperException.Code.OK) {
                         log.debug("Job {}: reshard requested ({})", jobName, reason);
                         return CompletableFuture.<Void>completedFuture(null);
                     }
-                    Throwable cause = Answers.cause(failure);
-                    if (cause instanceof KeeperException.NoNodeException && attempt < MAX_ATTEMPTS) {
+                    if (code == KeeperException.Code.NONODE && attempt < MAX_ATTEMPTS) {
                         // The leader cleared the flag between our create and set: raise it again.
                         return requestReshardAsync(reason, attempt + 1);
                     }
-                    throw new CompletionException(
-                            new IllegalStateException("Job '" + jobName + "': could not request a reshard", cause));
+                    throw new CompletionException(new IllegalStateException(
+                            "Job '" + jobName + "': could not request a reshard", KeeperException.create(code, flag)));
                 })
-                .thenCompose(requested -> requested);
+                .exceptionallyCompose(failure -> {
+                    Throwable cause = Answers.cause(failure);
+                    return CompletableFuture.failedFuture(
+                            cause instanceof IllegalStateException refused
+                                    ? refused
+                                    : new IllegalStateException(
+                                            "Job '" + jobName + "': could not request a reshard", cause));
+                });
     }
 
     public boolean isReshardPending() {
@@ -366,31 +376,34 @@ public final class ShardingService {
         JobConfiguration config = state.config();
         Assignment previous = state.previous();
         Assignment computed = compute(config, state.instances(), previous);
-        List<CuratorOp> ops = new ArrayList<>();
+        List<Op> ops = new ArrayList<>();
         boolean unchanged = previous.shardingTotalCount() == computed.shardingTotalCount()
                 && previous.itemsByInstance().equals(computed.itemsByInstance());
         // Nothing moves (a member re-registered, say): keep the epoch so that no running item is fenced off.
         Assignment next = unchanged ? previous : computed;
+        String assignment = requests.full(nodes.assignment());
         if (unchanged) {
-            ops.add(async.transactionOp()
-                    .check()
-                    .withVersion(state.assignmentVersion())
-                    .forPath(nodes.assignment()));
+            ops.add(Op.check(assignment, state.assignmentVersion()));
         } else if (previous == Assignment.NONE) {
-            ops.add(async.transactionOp().create().forPath(nodes.assignment(), next.encode()));
+            ops.add(requests.createPersistent(nodes.assignment(), next.encode()));
         } else {
-            ops.add(async.transactionOp()
-                    .setData()
-                    .withVersion(state.assignmentVersion())
-                    .forPath(nodes.assignment(), next.encode()));
+            ops.add(Op.setData(assignment, next.encode(), state.assignmentVersion()));
         }
-        ops.add(async.transactionOp().delete().withVersion(flag.getVersion()).forPath(nodes.reshardNecessary()));
+        ops.add(Op.delete(requests.full(nodes.reshardNecessary()), flag.getVersion()));
         for (String item : state.disabledItems()) {
             if (Integer.parseInt(item) >= next.shardingTotalCount()) {
-                ops.add(async.transactionOp().delete().forPath(nodes.disabledItems() + "/" + item));
+                ops.add(Op.delete(requests.full(nodes.disabledItems() + "/" + item), -1));
             }
         }
-        return async.transaction().forOperations(ops).toCompletableFuture().thenApply(results -> {
+        // In the multis every job of the client shares: thousands of leaders' first assignments go in a few requests.
+        return requests.multiAsync("Commit", ops).thenApply(answer -> {
+            if (!answer.ok()) {
+                int failed = answer.failedAt();
+                throw failed < 0
+                        ? ClientRequests.refused(answer.code(), assignment)
+                        : ClientRequests.refused(
+                                answer.errorAt(failed), ops.get(failed).getPath());
+            }
             lastWrittenEpoch = next.epoch();
             if (unchanged) {
                 log.debug("Job {}: reshard flag cleared, epoch {} still in force", jobName, next.epoch());

@@ -7,6 +7,7 @@ import io.shardingjob.core.execution.ClaimState;
 import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.internal.ledger.LedgerRules.FireView;
 import io.shardingjob.core.internal.registry.JobNodes;
+import io.shardingjob.core.internal.registry.JobStructure;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -28,8 +29,8 @@ class FireLedgerTest extends ZooKeeperTestSupport {
     private final Instant fire = Instant.now().truncatedTo(ChronoUnit.SECONDS);
 
     @BeforeEach
-    void createTheLedger() throws Exception {
-        newClient().create().creatingParentsIfNeeded().forPath(NODES.ledger());
+    void createTheJobsNodes() throws Exception {
+        JobStructure.ensure(newClient(), List.of(NODES));
     }
 
     @Test
