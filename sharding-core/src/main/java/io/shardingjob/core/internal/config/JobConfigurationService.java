@@ -7,6 +7,8 @@ import io.shardingjob.core.config.JobConfigurationException;
 import io.shardingjob.core.internal.config.ScheduleHistory.Entry;
 import io.shardingjob.core.internal.registry.JobCache;
 import io.shardingjob.core.internal.registry.JobNodes;
+import io.shardingjob.core.internal.requests.ClientRequests;
+import io.shardingjob.core.internal.requests.MultiAnswer;
 import io.shardingjob.core.operation.InvalidOperationException;
 import io.shardingjob.core.operation.OperatorInputs;
 import io.shardingjob.core.registry.RegistryUnavailableException;
@@ -16,10 +18,12 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import org.apache.curator.RetryLoop;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.curator.framework.recipes.cache.ChildData;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,6 +48,8 @@ public final class JobConfigurationService {
     private static final Logger log = LoggerFactory.getLogger(JobConfigurationService.class);
 
     private final CuratorFramework client;
+
+    private final ClientRequests requests;
 
     private final JobNodes nodes;
 
@@ -71,6 +77,7 @@ public final class JobConfigurationService {
             Clock clock,
             Duration horizon) {
         this.client = client;
+        this.requests = new ClientRequests(client, "Configuration");
         this.nodes = nodes;
         this.cache = cache;
         this.local = local;
@@ -92,30 +99,35 @@ public final class JobConfigurationService {
             List<Integer> disabledItems = stored.disabledItems();
             byte[] config = stored.config();
             if (config == null) {
-                try {
-                    // The job's first start: its state now is taken to have held as far back as anything is asked (a
-                    // job declared in code has no ledger of an earlier job of its name; a job defined at run time has
-                    // its history, marked as its definition, written with its definition).
-                    Entry first = ScheduleHistoryWrites.entry(Instant.EPOCH, local, disabledItems);
-                    client.transaction()
-                            .forOperations(
-                                    client.transactionOp().create().forPath(nodes.config(), encodedLocal()),
-                                    ScheduleHistoryWrites.write(
-                                            client,
-                                            nodes,
-                                            history,
-                                            history.next(
-                                                    first,
-                                                    ScheduleHistoryWrites.entry(clock.instant(), local, disabledItems),
-                                                    horizonNow())));
+                // The job's first start: its state now is taken to have held as far back as anything is asked (a job
+                // declared in code has no ledger of an earlier job of its name; a job defined at run time has its
+                // history, marked as its definition, written with its definition). In the client's merged multis:
+                // thousands of jobs starting for the first time store theirs in a few requests.
+                Entry first = ScheduleHistoryWrites.entry(Instant.EPOCH, local, disabledItems);
+                List<Op> ops = List.of(
+                        requests.createPersistent(nodes.config(), encodedLocal()),
+                        ScheduleHistoryWrites.writeOp(
+                                requests,
+                                nodes,
+                                history,
+                                history.next(
+                                        first,
+                                        ScheduleHistoryWrites.entry(clock.instant(), local, disabledItems),
+                                        horizonNow())));
+                MultiAnswer answer = RetryLoop.callWithRetry(
+                        client.getZookeeperClient(), () -> ClientRequests.await(requests.multiAsync("Store", ops)));
+                if (answer.ok()) {
                     log.info("Job {}: stored its configuration in the registry: {}", local.name(), local);
                     return local;
-                } catch (KeeperException raced) {
-                    if (raced instanceof KeeperException.NodeExistsException || ScheduleHistoryWrites.raced(raced)) {
-                        continue;
-                    }
-                    throw raced;
                 }
+                int failedAt = answer.failedAt();
+                KeeperException.Code code = failedAt < 0 ? answer.code() : answer.errorAt(failedAt);
+                if (code == KeeperException.Code.NODEEXISTS || code == KeeperException.Code.BADVERSION) {
+                    // Stored meanwhile by another instance, or another change recorded: read again.
+                    continue;
+                }
+                throw KeeperException.create(
+                        code, failedAt < 0 ? nodes.config() : ops.get(failedAt).getPath());
             }
             Optional<JobConfiguration> decoded = decode(config);
             List<String> differences =

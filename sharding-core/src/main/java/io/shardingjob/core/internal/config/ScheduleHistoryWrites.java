@@ -155,6 +155,13 @@ public final class ScheduleHistoryWrites {
                 : client.transactionOp().setData().withVersion(read.version()).forPath(nodes.history(), next.encode());
     }
 
+    /** {@link #write}, as a raw operation for the client's merged multis ({@link ClientRequests#multiAsync}). */
+    public static Op writeOp(ClientRequests requests, JobNodes nodes, Read read, ScheduleHistory next) {
+        return read.version() < 0
+                ? requests.createPersistent(nodes.history(), next.encode())
+                : Op.setData(requests.full(nodes.history()), next.encode(), read.version());
+    }
+
     /** Whether a failed multi-operation lost a race another change won: it is made again on top of that change. */
     public static boolean raced(Exception failure) {
         return failure instanceof KeeperException.BadVersionException

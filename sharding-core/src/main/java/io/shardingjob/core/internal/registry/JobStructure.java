@@ -2,6 +2,7 @@ package io.shardingjob.core.internal.registry;
 
 import io.shardingjob.core.internal.requests.ClientMultis;
 import io.shardingjob.core.internal.requests.ClientRequests;
+import io.shardingjob.core.internal.requests.MultiAnswer;
 import io.shardingjob.core.registry.RegistryUnavailableException;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -95,15 +96,36 @@ public final class JobStructure {
                         .results());
     }
 
-    /** Whether the create multi went through; false when another instance created one of the nodes meanwhile. */
+    /**
+     * Whether the create multis went through; false when another instance created one of the nodes meanwhile. Each goes
+     * in the client's merged multis of writes, so thousands of jobs starting together create theirs in a few requests;
+     * a namespace not created yet (the raw multi makes no parent) is made by Curator's transaction instead.
+     */
     private static boolean created(CuratorFramework client, List<String> missing) throws Exception {
-        for (int from = 0; from < missing.size(); from += MAX_OPS_PER_MULTI) {
-            List<CuratorOp> creates = new ArrayList<>();
-            for (String path : missing.subList(from, Math.min(missing.size(), from + MAX_OPS_PER_MULTI))) {
-                creates.add(client.transactionOp().create().forPath(path));
+        ClientRequests requests = new ClientRequests(client, "Structure");
+        for (List<String> chunk : ClientRequests.batches(missing, MAX_OPS_PER_MULTI)) {
+            List<Op> creates = chunk.stream()
+                    .map(path -> requests.createPersistent(path, new byte[0]))
+                    .toList();
+            MultiAnswer answer = RetryLoop.callWithRetry(
+                    client.getZookeeperClient(), () -> ClientRequests.await(requests.multiAsync("Create", creates)));
+            if (answer.ok()) {
+                continue;
+            }
+            int failedAt = answer.failedAt();
+            KeeperException.Code code = failedAt < 0 ? answer.code() : answer.errorAt(failedAt);
+            if (code == KeeperException.Code.NODEEXISTS) {
+                return false;
+            }
+            if (code != KeeperException.Code.NONODE) {
+                throw KeeperException.create(code, failedAt < 0 ? chunk.get(0) : chunk.get(failedAt));
             }
             try {
-                client.transaction().forOperations(creates);
+                List<CuratorOp> withNamespace = new ArrayList<>();
+                for (String path : chunk) {
+                    withNamespace.add(client.transactionOp().create().forPath(path));
+                }
+                client.transaction().forOperations(withNamespace);
             } catch (KeeperException.NodeExistsException raced) {
                 return false;
             }

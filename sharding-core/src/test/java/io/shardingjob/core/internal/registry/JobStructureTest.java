@@ -25,7 +25,7 @@ class JobStructureTest extends ZooKeeperTestSupport {
 
         assertThat(requests.counts().byOperation())
                 .containsEntry("StructureMultiRead/foreground", 1L)
-                .containsEntry("Multi/foreground", 1L);
+                .containsEntry("StructureCreate/foreground", 1L);
         assertEveryNodeExists(client, jobs);
     }
 
@@ -85,7 +85,7 @@ class JobStructureTest extends ZooKeeperTestSupport {
         long multis = (nodes + JobStructure.MAX_OPS_PER_MULTI - 1) / JobStructure.MAX_OPS_PER_MULTI;
         assertThat(requests.counts().byOperation())
                 .containsEntry("StructureMultiRead/foreground", multis)
-                .containsEntry("Multi/foreground", multis);
+                .containsEntry("StructureCreate/foreground", multis);
         assertEveryNodeExists(client, jobs);
     }
 
