@@ -11,7 +11,10 @@ import io.shardingjob.core.execution.MisfireListener;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
@@ -65,24 +68,35 @@ class MisfireListenerTest extends JobInstanceTestSupport {
 
         List<Instant> missed = Stream.iterate(last.plusSeconds(1), resumed::isAfter, fire -> fire.plusSeconds(1))
                 .toList();
-        // Each missed fire is reported once it is late, by the audit that makes it up.
-        await().atMost(WITHIN)
-                .untilAsserted(() ->
-                        assertThat(reports).extracting(Report::fireTime).containsExactlyInAnyOrderElementsOf(missed));
+        // Each missed fire is reported once it is late, by the audit that makes it up: each of its items once, though
+        // perhaps in more than one report (an audit leaves out the items the fire at the instant back still runs, and
+        // a later one makes them up). A fire after it is reported only if it too came late (a loaded machine).
+        await().atMost(WITHIN).untilAsserted(() -> {
+            Map<Instant, List<Integer>> itemsByFire = new TreeMap<>();
+            reports.stream()
+                    .filter(report -> report.fireTime().isBefore(resumed))
+                    .forEach(report -> itemsByFire
+                            .computeIfAbsent(report.fireTime(), fire -> new ArrayList<>())
+                            .addAll(report.items()));
+            assertThat(itemsByFire).containsOnlyKeys(missed);
+            assertThat(itemsByFire.values())
+                    .allSatisfy(items -> assertThat(items)
+                            .as("each item of a missed fire reported once")
+                            .containsExactlyInAnyOrder(0, 1, 2, 3));
+        });
         assertThat(reports).allSatisfy(report -> {
             assertThat(report.kind()).isEqualTo("missed");
             assertThat(report.jobName()).isEqualTo("watched");
-            assertThat(report.items()).containsExactly(0, 1, 2, 3);
         });
         // Under the policy "once", the latest missed fire runs and the ones before it are folded into it.
         assertThat(reports)
                 .filteredOn(report -> report.fireTime().equals(missed.get(missed.size() - 1)))
-                .singleElement()
-                .satisfies(report -> assertThat(report.detail()).contains("made up now"));
+                .isNotEmpty()
+                .allSatisfy(report -> assertThat(report.detail()).contains("made up now"));
         assertThat(reports)
                 .filteredOn(report -> report.fireTime().equals(missed.get(0)))
-                .singleElement()
-                .satisfies(report -> assertThat(report.detail()).contains("coalesced"));
+                .isNotEmpty()
+                .allSatisfy(report -> assertThat(report.detail()).contains("coalesced"));
     }
 
     @Test
