@@ -25,7 +25,7 @@ public final class ShardedJobs implements AutoCloseable {
      * Jobs {@link #startAll()} starts at once at most: enough to keep ZooKeeper's log busy committing many jobs' writes
      * together, few enough that the threads waiting for it stay a small constant.
      */
-    static final int PARALLEL_STARTS = 256;
+    static final int PARALLEL_STARTS = 128;
 
     /** Jobs {@link #close()} closes at once at most: each may wait up to its grace period for items still running. */
     static final int PARALLEL_CLOSES = 16;
