@@ -59,8 +59,13 @@ public abstract class ZooKeeperTestSupport {
     }
 
     protected CuratorFramework newClient(Duration sessionTimeout) throws InterruptedException {
+        return newClient(server.getConnectString(), sessionTimeout);
+    }
+
+    /** A new client of another server, or of this one through a proxy, started and connected. */
+    protected CuratorFramework newClient(String connectString, Duration sessionTimeout) throws InterruptedException {
         CuratorFramework client = CuratorFrameworkFactory.builder()
-                .connectString(server.getConnectString())
+                .connectString(connectString)
                 .namespace(NAMESPACE)
                 .sessionTimeoutMs((int) sessionTimeout.toMillis())
                 .connectionTimeoutMs(5000)

@@ -15,10 +15,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
-import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterEach;
@@ -108,9 +105,9 @@ class LeaderElectionTest extends ZooKeeperTestSupport {
         // Ticks of 500 ms let sessions of 10 s live through the cut (the shared server's cap them at 2 s).
         try (TestingServer patient = new TestingServer(new InstanceSpec(null, -1, -1, -1, true, -1, 500, -1), true);
                 TcpProxy proxy = new TcpProxy(patient.getPort())) {
-            Candidate first = candidate("a", client(proxy.connectString()));
+            Candidate first = candidate("a", newClient(proxy.connectString(), Duration.ofSeconds(10)));
             awaitOneLeader(List.of(first));
-            Candidate second = candidate("b", client(patient.getConnectString()));
+            Candidate second = candidate("b", newClient(patient.getConnectString(), Duration.ofSeconds(10)));
             assertThat(latchChildren(second.client())).hasSize(2);
 
             proxy.cut();
@@ -175,18 +172,5 @@ class LeaderElectionTest extends ZooKeeperTestSupport {
 
     private String leaderNode(CuratorFramework client) throws Exception {
         return new String(client.getData().forPath(job.leaderInstance()), StandardCharsets.UTF_8);
-    }
-
-    private CuratorFramework client(String connectString) throws InterruptedException {
-        CuratorFramework client = CuratorFrameworkFactory.builder()
-                .connectString(connectString)
-                .namespace(NAMESPACE)
-                .sessionTimeoutMs(10_000)
-                .connectionTimeoutMs(5000)
-                .retryPolicy(new ExponentialBackoffRetry(50, 3))
-                .build();
-        client.start();
-        client.blockUntilConnected(10, TimeUnit.SECONDS);
-        return closeAfterTest(client);
     }
 }

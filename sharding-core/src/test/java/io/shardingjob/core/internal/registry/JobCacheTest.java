@@ -13,10 +13,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
-import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.zookeeper.ZooKeeper;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -110,7 +107,7 @@ class JobCacheTest extends ZooKeeperTestSupport {
     @Test
     void aReconnectionReadsAgainWhatChangedWhileTheConnectionWasDown() throws Exception {
         try (TcpProxy proxy = new TcpProxy(server.getPort())) {
-            CuratorFramework client = clientThrough(proxy);
+            CuratorFramework client = newClient(proxy.connectString(), Duration.ofSeconds(10));
             write(client, job.instance("a"), "a");
             write(client, job.instance("gone"), "gone");
             write(client, job.assignment(), "epoch=1");
@@ -175,19 +172,6 @@ class JobCacheTest extends ZooKeeperTestSupport {
         Method method = ZooKeeper.class.getDeclaredMethod(listing);
         method.setAccessible(true);
         return (List<?>) method.invoke(zooKeeper);
-    }
-
-    private CuratorFramework clientThrough(TcpProxy proxy) throws InterruptedException {
-        CuratorFramework client = CuratorFrameworkFactory.builder()
-                .connectString(proxy.connectString())
-                .namespace(NAMESPACE)
-                .sessionTimeoutMs(10_000)
-                .connectionTimeoutMs(5000)
-                .retryPolicy(new ExponentialBackoffRetry(50, 3))
-                .build();
-        client.start();
-        client.blockUntilConnected(10, TimeUnit.SECONDS);
-        return closeAfterTest(client);
     }
 
     private static byte[] bytes(String text) {
