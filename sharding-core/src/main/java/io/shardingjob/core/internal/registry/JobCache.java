@@ -40,8 +40,8 @@ import org.slf4j.LoggerFactory;
  * disabled or leaving instances and items: everything under the job's root ({@link JobNodes#cached()}), watched with
  * one recursive watch. Steady-state reads come from here, never from a ZooKeeper round trip. The fire ledger is
  * deliberately not cached, and kept outside the root ({@link JobNodes#ledger()}): it grows with fires and items, and
- * a watch over it would tell every instance of every claim, start and end. Listeners run on the executor given at construction, never on
- * ZooKeeper's event thread, so they may block briefly without stalling other watches.
+ * a watch over it would tell every instance of every claim, start and end. Listeners run on the executor given at
+ * construction, never on ZooKeeper's event thread, so they may block briefly without stalling other watches.
  *
  * <p>Why not Curator's {@code CuratorCache}: it reads every node with two requests of its own (its data, its
  * children), so a job's start cost about 47 reads; thousands of jobs starting sent hundreds of thousands of requests,
