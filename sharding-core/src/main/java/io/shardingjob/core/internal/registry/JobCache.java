@@ -46,9 +46,8 @@ import org.slf4j.LoggerFactory;
  * <p>Why not Curator's {@code CuratorCache}: it reads every node with two requests of its own (its data, its
  * children), so a job's start cost about 47 reads; thousands of jobs starting sent hundreds of thousands of requests,
  * and the server and the client spent their cores on them; and ten caches a job set ten watches. Here one recursive
- * watch is set, and every read
- * (the loads' and the changes') goes in the multis of reads that every job of the client shares
- * ({@link ClientRequests}): a thousand jobs' loads take a few requests.
+ * watch is set, and every read (the loads' and the changes') goes in the multis of reads that every job of the client
+ * shares ({@link ClientRequests}): a thousand jobs' loads take a few requests.
  *
  * <p>How it stays true: the watch is set before the load's reads are sent, so a change after a read is told by an
  * event, and every event of a node is answered by a fresh read of it (a deletion, at once). Of the reads of one node
