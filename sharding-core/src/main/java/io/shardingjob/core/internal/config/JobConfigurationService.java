@@ -120,14 +120,12 @@ public final class JobConfigurationService {
                     log.info("Job {}: stored its configuration in the registry: {}", local.name(), local);
                     return local;
                 }
-                int failedAt = answer.failedAt();
-                KeeperException.Code code = failedAt < 0 ? answer.code() : answer.errorAt(failedAt);
+                KeeperException.Code code = answer.refusal();
                 if (code == KeeperException.Code.NODEEXISTS || code == KeeperException.Code.BADVERSION) {
                     // Stored meanwhile by another instance, or another change recorded: read again.
                     continue;
                 }
-                throw KeeperException.create(
-                        code, failedAt < 0 ? nodes.config() : ops.get(failedAt).getPath());
+                throw KeeperException.create(code, answer.refusedPath(ops, nodes.config()));
             }
             Optional<JobConfiguration> decoded = decode(config);
             List<String> differences =

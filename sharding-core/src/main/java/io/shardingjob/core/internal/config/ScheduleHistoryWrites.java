@@ -110,32 +110,32 @@ public final class ScheduleHistoryWrites {
                         ScheduleHistory.decode(stored.getData()),
                         stored.getStat().getVersion())
                 : new Read(ScheduleHistory.EMPTY, -1);
-        List<Integer> disabledItems = new ArrayList<>();
-        if (results.get(2) instanceof OpResult.GetChildrenResult listing) {
-            for (String child : listing.getChildren()) {
-                try {
-                    disabledItems.add(Integer.valueOf(child));
-                } catch (NumberFormatException foreign) {
-                    // Not an item: ignored, as the instances ignore it.
-                }
-            }
-        }
-        return new Stored(config, configVersion, history, List.copyOf(disabledItems));
+        List<Integer> disabledItems =
+                results.get(2) instanceof OpResult.GetChildrenResult listing ? items(listing.getChildren()) : List.of();
+        return new Stored(config, configVersion, history, disabledItems);
     }
 
     /** The items disabled now, as stored. */
     public static List<Integer> disabledItems(CuratorFramework client, JobNodes nodes) throws Exception {
-        List<Integer> items = new ArrayList<>();
         try {
-            for (String child : client.getChildren().forPath(nodes.disabledItems())) {
-                items.add(Integer.valueOf(child));
-            }
+            return items(client.getChildren().forPath(nodes.disabledItems()));
         } catch (KeeperException.NoNodeException none) {
             // No item was ever disabled.
-        } catch (NumberFormatException foreign) {
-            // Not an item: ignored, as the instances ignore it.
+            return List.of();
         }
-        return items;
+    }
+
+    /** The items the children of the disabled items' node name. */
+    private static List<Integer> items(List<String> children) {
+        List<Integer> items = new ArrayList<>();
+        for (String child : children) {
+            try {
+                items.add(Integer.valueOf(child));
+            } catch (NumberFormatException foreign) {
+                // Not an item: ignored, as the instances ignore it.
+            }
+        }
+        return List.copyOf(items);
     }
 
     /** The entry for the job's state: its configuration and the items disabled. */

@@ -1,6 +1,5 @@
 package io.shardingjob.core.internal.election;
 
-import io.shardingjob.core.internal.registry.Answers;
 import io.shardingjob.core.internal.registry.JobCache;
 import io.shardingjob.core.internal.registry.JobNodes;
 import io.shardingjob.core.internal.requests.ClientMultis;
@@ -12,27 +11,23 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Consumer;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
-import org.apache.curator.x.async.AsyncCuratorFramework;
 import org.apache.zookeeper.CreateMode;
-import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
-import org.apache.zookeeper.data.Stat;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Elects one leader per job: each candidate creates an ephemeral sequential node under the job's latch, and the one
- * ZooKeeper numbered first leads ({@link Candidates}). The leader publishes its instance id in an ephemeral node that
- * every instance reads from its cache; nobody polls to learn who leads.
+ * ZooKeeper numbered first leads ({@link Candidates}). The leader publishes its instance id in an ephemeral node
+ * ({@link LeaderIdNode}) that every instance reads from its cache; nobody polls to learn who leads.
  *
  * <p>Why not Curator's {@code LeaderLatch}: each latch starts a thread when it starts, and sends its create, its
  * listing and a read of its predecessor on its own, so thousands of jobs starting together cost thousands of threads
@@ -55,7 +50,7 @@ public final class LeaderElection implements AutoCloseable {
 
     private final CuratorFramework client;
 
-    private final AsyncCuratorFramework async;
+    private final LeaderIdNode idNode;
 
     private final ClientRequests requests;
 
@@ -105,8 +100,8 @@ public final class LeaderElection implements AutoCloseable {
             Executor executor,
             Consumer<Boolean> onLeadershipChange) {
         this.client = client;
-        this.async = AsyncCuratorFramework.wrap(client);
         this.requests = new ClientRequests(client, "Election");
+        this.idNode = new LeaderIdNode(client, requests, nodes, instanceId);
         this.nodes = nodes;
         this.instanceId = instanceId;
         this.cache = cache;
@@ -142,10 +137,8 @@ public final class LeaderElection implements AutoCloseable {
             list();
         }
         if (left != null) {
-            requests.multiAsync("Leave", List.of(Op.delete(requests.full(latch(left.name())), -1)))
-                    .whenComplete((answer, failure) -> {
-                        // Gone already, or goes with the session.
-                    });
+            // Not waited for: gone already, or goes with the session.
+            requests.multiAsync("Leave", List.of(Op.delete(requests.full(latch(left.name())), -1)));
         }
         setLeader(false);
     }
@@ -200,7 +193,7 @@ public final class LeaderElection implements AutoCloseable {
                     "Job {}: instance {} could not stand in the leader election: {}",
                     JobNodes.name(nodes.root()),
                     instanceId,
-                    answer.code());
+                    answer.refusal());
             return;
         }
         OpResult.CreateResult created = (OpResult.CreateResult) answer.results().get(0);
@@ -315,9 +308,10 @@ public final class LeaderElection implements AutoCloseable {
         leader = leads;
         long now = ++term;
         if (leads) {
-            tell(() -> publishLeader(now, 1).whenComplete((published, failure) -> onLeadershipChange.accept(true)));
+            tell(() -> idNode.publish(() -> leadsIn(now))
+                    .whenComplete((published, failure) -> onLeadershipChange.accept(true)));
         } else {
-            tell(() -> unpublishLeader().whenComplete((removed, failure) -> onLeadershipChange.accept(false)));
+            tell(() -> idNode.remove().whenComplete((removed, failure) -> onLeadershipChange.accept(false)));
         }
     }
 
@@ -346,81 +340,5 @@ public final class LeaderElection implements AutoCloseable {
         } catch (Exception closed) {
             return 0;
         }
-    }
-
-    /**
-     * Writes the leader's id node, without waiting for ZooKeeper on a thread: a node left by a previous leader whose
-     * session has not expired yet is removed first, at the version read, and the create tried again.
-     */
-    private CompletableFuture<Void> publishLeader(long leadership, int attempt) {
-        if (attempt > 5 || !leadsIn(leadership)) {
-            return CompletableFuture.completedFuture(null);
-        }
-        byte[] id = instanceId.getBytes(StandardCharsets.UTF_8);
-        String path = nodes.leaderInstance();
-        return requests.multiAsync("Publish", List.of(requests.create(path, id, CreateMode.EPHEMERAL)))
-                .handle((answer, failure) -> {
-                    KeeperException.Code code = failure != null
-                            ? KeeperException.Code.CONNECTIONLOSS
-                            : MultiAnswer.codeOf(answer.results().get(0));
-                    if (code == KeeperException.Code.OK) {
-                        log.info("Instance {} leads job {}", instanceId, JobNodes.name(nodes.root()));
-                        return CompletableFuture.<Void>completedFuture(null);
-                    }
-                    if (code == KeeperException.Code.NODEEXISTS) {
-                        return removeStaleLeaderNode(path)
-                                .thenCompose(removed -> publishLeader(leadership, attempt + 1));
-                    }
-                    log.warn(
-                            "Could not publish the leader of {}: {}",
-                            nodes.root(),
-                            failure != null ? Answers.cause(failure).toString() : code.toString());
-                    return CompletableFuture.<Void>completedFuture(null);
-                })
-                .thenCompose(published -> published);
-    }
-
-    /** A node left by a previous leader whose session has not yet expired; ours if we wrote it earlier. */
-    private CompletableFuture<Void> removeStaleLeaderNode(String path) {
-        Stat stat = new Stat();
-        return async.getData()
-                .storingStatIn(stat)
-                .forPath(path)
-                .thenCompose(
-                        data -> async.delete().withVersion(stat.getVersion()).forPath(path))
-                .toCompletableFuture()
-                .exceptionally(failure -> {
-                    // NoNode or BadVersion: someone else removed or replaced it; the next attempt sees the current
-                    // state.
-                    if (!(Answers.cause(failure) instanceof KeeperException.NoNodeException)
-                            && !(Answers.cause(failure) instanceof KeeperException.BadVersionException)) {
-                        log.warn(
-                                "Could not remove the stale leader node of {}: {}",
-                                nodes.root(),
-                                Answers.cause(failure).toString());
-                    }
-                    return null;
-                });
-    }
-
-    /** Deletes the leader's id node if it is still this instance's, without waiting for ZooKeeper on a thread. */
-    private CompletableFuture<Void> unpublishLeader() {
-        Stat stat = new Stat();
-        String path = nodes.leaderInstance();
-        return async.getData()
-                .storingStatIn(stat)
-                .forPath(path)
-                .thenCompose(current -> instanceId.equals(new String(current, StandardCharsets.UTF_8))
-                        ? async.delete().withVersion(stat.getVersion()).forPath(path)
-                        : CompletableFuture.<Void>completedFuture(null))
-                .toCompletableFuture()
-                .exceptionally(failure -> {
-                    // NoNode or BadVersion: already replaced by the next leader.
-                    log.debug(
-                            "Could not remove the leader node of {}: {}",
-                            nodes.root(),
-                            Answers.cause(failure).toString());
-                    return null;
-                });
     }
 }

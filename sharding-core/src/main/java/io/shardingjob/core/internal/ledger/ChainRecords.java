@@ -98,15 +98,14 @@ final class ChainRecords {
                     return CompletableFuture.completedFuture(true);
                 }
                 int failedAt = answer.failedAt();
-                KeeperException.Code code = failedAt < 0 ? answer.code() : answer.errorAt(failedAt);
+                KeeperException.Code code = answer.refusal();
                 if (failedAt == 0 && lostRace(code)) {
                     return CompletableFuture.completedFuture(false);
                 }
                 if (failedAt > 0 && raced(code) && attempt + 1 < MAX_ATTEMPTS) {
                     return attempt(fire, dueCount, note, followers, attempt + 1);
                 }
-                return CompletableFuture.failedFuture(ClientRequests.refused(
-                        code, failedAt < 0 ? own : ops.get(failedAt).getPath()));
+                return CompletableFuture.failedFuture(ClientRequests.refused(code, answer.refusedPath(ops, own)));
             });
         });
     }

@@ -98,15 +98,13 @@ public final class FireReruns {
             if (answer.ok()) {
                 return verdict;
             }
-            int failedAt = answer.failedAt();
-            KeeperException.Code code = failedAt < 0 ? answer.code() : answer.errorAt(failedAt);
-            if (failedAt == ops.size() - 1
+            KeeperException.Code code = answer.refusal();
+            if (answer.failedAt() == ops.size() - 1
                     && (code == KeeperException.Code.NONODE || code == KeeperException.Code.NODEEXISTS)) {
                 // The announcement node is missing (a registry older than re-runs), or was created meanwhile.
                 announcementExists = code == KeeperException.Code.NODEEXISTS;
             } else if (code != KeeperException.Code.BADVERSION && code != KeeperException.Code.NONODE) {
-                throw KeeperException.create(
-                        code, failedAt < 0 ? ledger : ops.get(failedAt).getPath());
+                throw KeeperException.create(code, answer.refusedPath(ops, ledger));
             }
             // A claim changed (another re-run, the fire retired) or the watermark moved: read again and decide again.
         }

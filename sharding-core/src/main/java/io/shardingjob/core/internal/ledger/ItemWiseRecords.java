@@ -134,16 +134,14 @@ final class ItemWiseRecords {
             if (answer.ok()) {
                 return send(ops, from + batch.size());
             }
-            int failedAt = answer.failedAt();
-            KeeperException.Code code = failedAt < 0 ? answer.code() : answer.errorAt(failedAt);
+            KeeperException.Code code = answer.refusal();
             if (code == KeeperException.Code.NODEEXISTS
                     || code == KeeperException.Code.BADVERSION
                     || code == KeeperException.Code.NONODE) {
                 return CompletableFuture.completedFuture(code);
             }
             return CompletableFuture.failedFuture(ClientRequests.refused(
-                    code,
-                    failedAt < 0 ? batch.get(0).getPath() : batch.get(failedAt).getPath()));
+                    code, answer.refusedPath(batch, batch.get(0).getPath())));
         });
     }
 }

@@ -1,7 +1,6 @@
 package io.shardingjob.core.internal.registry;
 
 import io.shardingjob.core.internal.requests.ClientRequests;
-import io.shardingjob.core.internal.requests.MultiAnswer;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -20,11 +19,9 @@ import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
-import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.data.Stat;
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -233,7 +230,8 @@ public final class InstanceRegistration implements AutoCloseable {
             return;
         }
         requests.multiAsync("Register", List.of(requests.create(path, describeThisProcess(), CreateMode.EPHEMERAL)))
-                .whenComplete(this::created);
+                .whenComplete((answer, failure) ->
+                        created(failure != null ? KeeperException.Code.CONNECTIONLOSS : answer.refusal()));
     }
 
     /** The create with its parents, for a job whose nodes were never made (a multi creates no parent). */
@@ -245,11 +243,7 @@ public final class InstanceRegistration implements AutoCloseable {
             client.create()
                     .creatingParentsIfNeeded()
                     .withMode(CreateMode.EPHEMERAL)
-                    .inBackground((framework, event) -> created(
-                            new MultiAnswer(
-                                    KeeperException.Code.get(event.getResultCode()),
-                                    List.of(new OpResult.ErrorResult(event.getResultCode()))),
-                            null))
+                    .inBackground((framework, event) -> created(KeeperException.Code.get(event.getResultCode())))
                     .forPath(path, describeThisProcess());
         } catch (Exception ex) {
             log.warn("Job {}: could not register {}: {}", jobName, instanceId, ex.toString());
@@ -268,10 +262,8 @@ public final class InstanceRegistration implements AutoCloseable {
         }
     }
 
-    private void created(@Nullable MultiAnswer answer, @Nullable Throwable failure) {
-        KeeperException.Code code = failure != null || answer == null
-                ? KeeperException.Code.CONNECTIONLOSS
-                : MultiAnswer.codeOf(answer.results().get(0));
+    /** The create's answer: whether the node was made, found, or could not be made yet. */
+    private void created(KeeperException.Code code) {
         if (code == KeeperException.Code.OK) {
             if (state.get() != State.STARTED) {
                 // Closed while the create was in flight: the node is ours and must not outlive the registration.

@@ -112,13 +112,13 @@ public final class JobStructure {
             if (answer.ok()) {
                 continue;
             }
-            int failedAt = answer.failedAt();
-            KeeperException.Code code = failedAt < 0 ? answer.code() : answer.errorAt(failedAt);
+            KeeperException.Code code = answer.refusal();
             if (code == KeeperException.Code.NODEEXISTS) {
                 return false;
             }
             if (code != KeeperException.Code.NONODE) {
-                throw KeeperException.create(code, failedAt < 0 ? chunk.get(0) : chunk.get(failedAt));
+                throw KeeperException.create(
+                        code, answer.refusedPath(creates, creates.get(0).getPath()));
             }
             try {
                 List<CuratorOp> withNamespace = new ArrayList<>();

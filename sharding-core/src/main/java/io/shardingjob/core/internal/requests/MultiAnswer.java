@@ -2,6 +2,7 @@ package io.shardingjob.core.internal.requests;
 
 import java.util.List;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
 
 /**
@@ -24,6 +25,18 @@ public record MultiAnswer(KeeperException.Code code, List<OpResult> results) {
             }
         }
         return -1;
+    }
+
+    /** The code the multi was refused with: its refused operation's, else the request's; OK when it went through. */
+    public KeeperException.Code refusal() {
+        int failed = failedAt();
+        return failed < 0 ? code : errorAt(failed);
+    }
+
+    /** The path of the operation of {@code ops} (the multi's, in order) that was refused, else {@code otherwise}. */
+    public String refusedPath(List<Op> ops, String otherwise) {
+        int failed = failedAt();
+        return failed < 0 ? otherwise : ops.get(failed).getPath();
     }
 
     public KeeperException.Code errorAt(int index) {

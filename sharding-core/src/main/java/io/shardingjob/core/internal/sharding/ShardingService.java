@@ -114,12 +114,11 @@ public final class ShardingService {
         byte[] data = reason.getBytes(StandardCharsets.UTF_8);
         String flag = nodes.reshardNecessary();
         return requests.multiAsync("Flag", List.of(requests.createPersistent(flag, data)))
-                .thenCompose(created -> MultiAnswer.codeOf(created.results().get(0)) == KeeperException.Code.NODEEXISTS
+                .thenCompose(created -> created.refusal() == KeeperException.Code.NODEEXISTS
                         ? requests.multiAsync("Flag", List.of(Op.setData(requests.full(flag), data, -1)))
                         : CompletableFuture.completedFuture(created))
                 .thenCompose(answer -> {
-                    KeeperException.Code code =
-                            MultiAnswer.codeOf(answer.results().get(0));
+                    KeeperException.Code code = answer.refusal();
                     if (code == KeeperException.Code.OK) {
                         log.debug("Job {}: reshard requested ({})", jobName, reason);
                         return CompletableFuture.<Void>completedFuture(null);
@@ -398,11 +397,7 @@ public final class ShardingService {
         // In the multis every job of the client shares: thousands of leaders' first assignments go in a few requests.
         return requests.multiAsync("Commit", ops).thenApply(answer -> {
             if (!answer.ok()) {
-                int failed = answer.failedAt();
-                throw failed < 0
-                        ? ClientRequests.refused(answer.code(), assignment)
-                        : ClientRequests.refused(
-                                answer.errorAt(failed), ops.get(failed).getPath());
+                throw ClientRequests.refused(answer.refusal(), answer.refusedPath(ops, assignment));
             }
             lastWrittenEpoch = next.epoch();
             if (unchanged) {
