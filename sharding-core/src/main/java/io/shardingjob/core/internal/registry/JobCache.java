@@ -71,6 +71,15 @@ public final class JobCache implements AutoCloseable {
     /** The nodes whose data grow with the job's items: {@link #dataBytes}. */
     private final Set<String> largeNodes;
 
+    /**
+     * The nodes a load reads at once: the containers every job has, with their listings, and the few nodes that never
+     * have children. Walked level by level from the root, a load took a round trip per level, five for a job's tree;
+     * read together, most loads take two.
+     */
+    private final List<String> knownContainers;
+
+    private final List<String> knownLeaves;
+
     private final List<Consumer<@Nullable String>> listeners = new CopyOnWriteArrayList<>();
 
     /** Every node cached, by path relative to the namespace: sorted, so that a node's children are one range. */
@@ -101,6 +110,10 @@ public final class JobCache implements AutoCloseable {
         this.watched = nodes.cached();
         this.listenerExecutor = listenerExecutor;
         this.largeNodes = Set.of(nodes.config(), nodes.history(), nodes.assignment());
+        this.knownContainers = nodes.structure().stream()
+                .filter(path -> path.equals(watched) || path.startsWith(watched + "/"))
+                .toList();
+        this.knownLeaves = List.copyOf(largeNodes);
     }
 
     /** A cached node, and the stamp it was last read or removed at. */
@@ -112,9 +125,10 @@ public final class JobCache implements AutoCloseable {
         private int onTheirWay;
     }
 
-    /** One full read of the watched nodes: what it found, and its reads still on their way. */
+    /** One full read of the watched nodes: what it asked for and found, and its reads still on their way. */
     private static final class Load {
         private final long startedAt;
+        private final Set<String> asked = new HashSet<>();
         private final Set<String> found = new HashSet<>();
         private int onTheirWay;
         private boolean failed;
@@ -209,7 +223,21 @@ public final class JobCache implements AutoCloseable {
         synchronized (this) {
             started = new Load(++stamps);
             load = started;
-            read(watched, true, started);
+            // Every read is counted before the first answer can end the load.
+            started.onTheirWay++;
+            List<Asked> known = new ArrayList<>();
+            for (String path : knownContainers) {
+                if (started.asked.add(path)) {
+                    known.add(new Asked(path, true));
+                }
+            }
+            for (String path : knownLeaves) {
+                if (started.asked.add(path)) {
+                    known.add(new Asked(path, false));
+                }
+            }
+            read(known, started);
+            loadRead(started);
         }
     }
 
@@ -254,7 +282,7 @@ public final class JobCache implements AutoCloseable {
                     }
                     remove(path);
                 }
-                case NodeCreated, NodeDataChanged -> read(path, false, null);
+                case NodeCreated, NodeDataChanged -> read(path);
                 default -> {
                     // Children changed: each created or deleted child has an event of its own.
                 }
@@ -262,22 +290,57 @@ public final class JobCache implements AutoCloseable {
         }
     }
 
-    /** Sends a read of the node (and its children when a load reads it), merged with the client's others. */
-    private void read(String path, boolean withChildren, @Nullable Load partOf) {
-        long stamp = ++stamps;
-        Reading pending = reading.computeIfAbsent(path, any -> new Reading());
-        pending.latest = stamp;
-        pending.onTheirWay++;
-        if (partOf != null) {
-            partOf.onTheirWay++;
+    /** A node to read, and whether its children are listed too (a load lists them, to read them next). */
+    private record Asked(String path, boolean withChildren) {}
+
+    /** Sends a read of the node, merged with the client's others. */
+    private void read(String path) {
+        read(List.of(new Asked(path, false)), null);
+    }
+
+    /** Sends the reads of the nodes (and their children when a load reads them) as one part of the client's multis. */
+    private void read(List<Asked> batch, @Nullable Load partOf) {
+        if (batch.isEmpty()) {
+            return;
         }
-        List<Op> ops = new ArrayList<>(2);
-        ops.add(Op.getData(requests.full(path)));
-        if (withChildren) {
-            ops.add(Op.getChildren(requests.full(path)));
+        long[] sent = new long[batch.size()];
+        List<Op> ops = new ArrayList<>(2 * batch.size());
+        long dataBytes = ClientMultis.READ_DATA_BYTES;
+        for (int i = 0; i < batch.size(); i++) {
+            Asked asked = batch.get(i);
+            sent[i] = ++stamps;
+            Reading pending = reading.computeIfAbsent(asked.path(), any -> new Reading());
+            pending.latest = sent[i];
+            pending.onTheirWay++;
+            if (partOf != null) {
+                partOf.onTheirWay++;
+            }
+            ops.add(Op.getData(requests.full(asked.path())));
+            if (asked.withChildren()) {
+                ops.add(Op.getChildren(requests.full(asked.path())));
+            }
+            dataBytes = Math.max(dataBytes, dataBytes(asked.path()));
         }
-        requests.readAsync("MultiRead", ops, ClientMultis.SMALL_LISTING_BYTES, dataBytes(path))
-                .whenComplete((answer, failure) -> answered(path, stamp, partOf, answer, failure));
+        requests.readAsync("MultiRead", ops, ClientMultis.SMALL_LISTING_BYTES, dataBytes)
+                .whenComplete((answer, failure) -> answered(batch, sent, partOf, answer, failure));
+    }
+
+    /** Hands each node of a batch its share of the answer. */
+    private synchronized void answered(
+            List<Asked> batch,
+            long[] sent,
+            @Nullable Load partOf,
+            @Nullable MultiAnswer answer,
+            @Nullable Throwable failure) {
+        int at = 0;
+        for (int i = 0; i < batch.size(); i++) {
+            int ops = batch.get(i).withChildren() ? 2 : 1;
+            MultiAnswer own = answer == null || failure != null
+                    ? null
+                    : new MultiAnswer(answer.code(), answer.results().subList(at, at + ops));
+            answered(batch.get(i).path(), sent[i], partOf, own, failure);
+            at += ops;
+        }
     }
 
     private synchronized void answered(
@@ -304,7 +367,14 @@ public final class JobCache implements AutoCloseable {
                 partOf.found.add(path);
                 if (answer.results().size() > 1
                         && answer.results().get(1) instanceof OpResult.GetChildrenResult listing) {
-                    listing.getChildren().forEach(child -> read(path + "/" + child, true, partOf));
+                    List<Asked> children = new ArrayList<>();
+                    for (String child : listing.getChildren()) {
+                        String childPath = path + "/" + child;
+                        if (partOf.asked.add(childPath)) {
+                            children.add(new Asked(childPath, true));
+                        }
+                    }
+                    read(children, partOf);
                 }
             }
         } else if (MultiAnswer.isMissing(data)) {

@@ -5,6 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import io.shardingjob.core.TcpProxy;
 import io.shardingjob.core.ZooKeeperTestSupport;
+import io.shardingjob.core.testing.RequestCounter;
+import io.shardingjob.core.testing.RequestCounter.Counts;
 import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -72,6 +74,30 @@ class JobCacheTest extends ZooKeeperTestSupport {
                 .as("a job whose name starts with this one's")
                 .isEmpty();
         assertThat(cache.children("/report-archive/instances")).isEmpty();
+    }
+
+    @Test
+    void loadsTheNodesEveryJobHasInOneRequestAndWhatLiesBelowThemNext() throws Exception {
+        CuratorFramework client = newClient();
+        JobStructure.ensure(client, List.of(job));
+        write(client, job.config(), "cron=0 0 * * * *");
+        write(client, job.instance("a"), "a");
+        write(client, job.disabledItem(3), "");
+        write(client, job.leaderLatch() + "/_c_a-latch-0000000001", "a");
+        RequestCounter counter = RequestCounter.attachTo(client);
+        Counts before = counter.counts();
+
+        JobCache cache = closeAfterTest(new JobCache(client, job, listeners));
+        cache.start(Duration.ofSeconds(10));
+
+        assertThat(cache.children(job.instances())).containsExactly("a");
+        assertThat(cache.children(job.disabledItems())).containsExactly("3");
+        assertThat(cache.children(job.leaderLatch())).containsExactly("_c_a-latch-0000000001");
+        assertThat(counter.counts().since(before).total())
+                .as("the watch, the nodes every job has in one request, then what the three listings with children"
+                        + " hold, at most a request each (level by level, a load took a request per level and more): "
+                        + counter.counts().since(before).byOperation())
+                .isLessThanOrEqualTo(5);
     }
 
     @Test

@@ -11,8 +11,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Predicate;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryOneTime;
@@ -25,8 +27,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The multis of one client's jobs sent together while one is on its way, against a real ZooKeeper server. The first
- * request is held back until the test has queued the others, so that they are certain to be merged.
+ * The multis of one client's jobs sent together while others are on their way, against a real ZooKeeper server. The
+ * requests on their way are held back until the test has queued the others, so that they are certain to be merged.
  */
 class ClientMultisTest extends ZooKeeperTestSupport {
 
@@ -140,17 +142,13 @@ class ClientMultisTest extends ZooKeeperTestSupport {
         tight.start();
         assertThat(tight.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
         ClientRequests tightRequests = new ClientRequests(tight, "Ledger");
-        CompletableFuture<Void> open = new CompletableFuture<>();
-        AtomicBoolean firstTight = new AtomicBoolean(true);
-        ClientMultis.Sender heldTight = (name, ops) -> firstTight.getAndSet(false)
-                ? open.thenCompose(any -> tightRequests.sendMulti(name, ops))
-                : tightRequests.sendMulti(name, ops);
+        Gated heldTight = new Gated(tightRequests);
 
-        CompletableFuture<MultiAnswer> held = multis.send(heldTight, "Multi", List.of(read("/m")));
+        List<CompletableFuture<MultiAnswer>> held = heldTight.occupyReads();
         List<CompletableFuture<MultiAnswer>> merged = listBigOnes(heldTight, tightRequests);
-        open.complete(null);
+        heldTight.open();
 
-        assertThat(held.join().ok()).isTrue();
+        held.forEach(each -> assertThat(each.join().ok()).isTrue());
         for (CompletableFuture<MultiAnswer> listing : merged) {
             assertThatThrownBy(() -> listing.get(30, TimeUnit.SECONDS))
                     .as("the merged answer dropped the connection")
@@ -182,11 +180,11 @@ class ClientMultisTest extends ZooKeeperTestSupport {
             client.create().forPath("/m/l" + i);
         }
         assertThat(requestsToList(12))
-                .as("12 listings not read yet, four a request")
-                .isGreaterThanOrEqualTo(3);
+                .as("12 listings not read yet: four a request, until one was answered")
+                .startsWith(4L);
         assertThat(requestsToList(12))
-                .as("the same listings, known to be small: with the held one, in one or two")
-                .isLessThanOrEqualTo(2);
+                .as("the same listings, known to be small: in one")
+                .containsExactly(12L);
     }
 
     @Test
@@ -195,34 +193,142 @@ class ClientMultisTest extends ZooKeeperTestSupport {
             client.create().creatingParentsIfNeeded().forPath("/m/fires/f" + i + "/claim");
         }
         assertThat(requestsToList("/m/fires/f", 0, 12))
-                .as("the first fires' listings, unknown: four a request")
-                .isGreaterThanOrEqualTo(3);
+                .as("the first fires' listings, unknown: four a request, until one was answered")
+                .startsWith(4L);
         assertThat(requestsToList("/m/fires/f", 12, 24))
-                .as("other fires of the same job, never listed but reckoned from the first: with the held one, in two")
-                .isLessThanOrEqualTo(2);
+                .as("other fires of the same job, never listed but reckoned from the first: in one")
+                .containsExactly(12L);
     }
 
-    /** Lists that many nodes behind a held request, and counts the requests it took. */
-    private long requestsToList(int nodes) {
+    /** Lists that many nodes behind held requests, and counts the listings of each request. */
+    private List<Long> requestsToList(int nodes) {
         return requestsToList("/m/l", 0, nodes);
     }
 
-    /** Lists the nodes {@code prefix + from .. prefix + (to - 1)} behind a held request, and counts the requests. */
-    private long requestsToList(String prefix, int from, int to) {
-        CompletableFuture<Void> gate = new CompletableFuture<>();
-        AtomicBoolean first = new AtomicBoolean(true);
-        ClientMultis.Sender held = (name, ops) -> first.getAndSet(false)
-                ? gate.thenCompose(open -> requests.sendMulti(name, ops))
-                : requests.sendMulti(name, ops);
-        List<CompletableFuture<MultiAnswer>> answers = new ArrayList<>();
-        answers.add(multis.send(held, "Multi", List.of(read("/m"))));
+    /**
+     * Lists the nodes {@code prefix + from .. prefix + (to - 1)} behind requests held on their way, and counts the
+     * listings of each request that listed any.
+     */
+    private List<Long> requestsToList(String prefix, int from, int to) {
+        Gated gated = new Gated(requests);
+        List<CompletableFuture<MultiAnswer>> answers = new ArrayList<>(gated.occupyReads());
         for (int i = from; i < to; i++) {
-            answers.add(multis.send(held, "Multi", List.of(Op.getChildren(requests.full(prefix + i)))));
+            answers.add(multis.send(gated, "Multi", List.of(Op.getChildren(requests.full(prefix + i)))));
         }
-        long before = counter.counts().ledger().total();
-        gate.complete(null);
+        gated.open();
         answers.forEach(CompletableFuture::join);
-        return counter.counts().ledger().total() - before;
+        return gated.perRequest(op -> op instanceof Op.GetChildren);
+    }
+
+    @Test
+    void aNodesDataNotReadYetIsReckonedFromTheSameNodeOfItsKin() throws Exception {
+        for (int i = 0; i < 24; i++) {
+            client.create().creatingParentsIfNeeded().forPath("/m/jobs/j" + i + "/config", bytes("cron=0 * * * * ?"));
+        }
+        assertThat(requestsToRead("/m/jobs/j", 0, 12))
+                .as("the first jobs' configurations, unknown and reckoned at 200 kB: two a request, until one was"
+                        + " answered")
+                .startsWith(2L);
+        assertThat(requestsToRead("/m/jobs/j", 12, 24))
+                .as("the other jobs' configurations, reckoned from the first ones': in one")
+                .containsExactly(12L);
+    }
+
+    @Test
+    void aNodesKinAreTheSameNodeOfTheOtherJobsAndOfTheJobsOtherFires() {
+        ClientMultis named = new ClientMultis("ns");
+        assertThat(named.kin("/ns/job-17/leader/election/latch"))
+                .contains("/ns/*/leader/election/latch", "/ns/job-17/leader/*/latch");
+        assertThat(named.kin("/ns/job-17/config")).containsExactly("/ns/*/config");
+        assertThat(named.kin("/ns/.ledger/job-17/1700000000000/4"))
+                .contains("/ns/.ledger/*/1700000000000/4", "/ns/.ledger/job-17/*/4");
+        assertThat(named.kin("/ns/job-17"))
+                .as("a job's root is kin to no other job's: its listing is reckoned from its siblings")
+                .noneMatch(key -> key.startsWith("/ns/"));
+        assertThat(new ClientMultis(null).kin("/job-17/instances")).containsExactly("/*/instances");
+    }
+
+    /**
+     * Reads {@code prefix + i + "/config"} for i in [from, to) behind requests held on their way, and counts the
+     * reads of each request that read any.
+     */
+    private List<Long> requestsToRead(String prefix, int from, int to) {
+        Gated gated = new Gated(requests);
+        List<CompletableFuture<MultiAnswer>> answers = new ArrayList<>(gated.occupyReads());
+        for (int i = from; i < to; i++) {
+            answers.add(multis.send(gated, "Multi", List.of(read(prefix + i + "/config")), 1024, 200 * 1024));
+        }
+        gated.open();
+        answers.forEach(CompletableFuture::join);
+        return gated.perRequest(op -> op.getPath().endsWith("/config"));
+    }
+
+    @Test
+    void readsGoWhileOthersAreOnTheirWayUpToFourAndWhatIsAskedMeanwhileGoesTogether() throws Exception {
+        Gated gated = new Gated(requests);
+        List<CompletableFuture<MultiAnswer>> answers = new ArrayList<>();
+        for (int i = 0; i < ClientMultis.READS_ON_THEIR_WAY + 20; i++) {
+            answers.add(multis.send(gated, "Read", List.of(read("/m/r" + i))));
+        }
+
+        assertThat(gated.sent)
+                .as("the first four alone, each without waiting for the others; the rest once one is answered")
+                .hasSize(ClientMultis.READS_ON_THEIR_WAY)
+                .allMatch(ops -> ops.size() == 1);
+        gated.open();
+        answers.forEach(answer -> assertThat(answer.join().results()).hasSize(1));
+        assertThat(gated.requestsWith(op -> true))
+                .as("the four, then the twenty asked meanwhile in one or, as the four are answered, a few more")
+                .isBetween(5L, 8L);
+    }
+
+    /**
+     * Sends every request once a gate opens: a lane's requests on their way are held there, and what is asked meanwhile
+     * waits in its queue.
+     */
+    private final class Gated implements ClientMultis.Sender {
+
+        private final CompletableFuture<Void> gate = new CompletableFuture<>();
+
+        private final ClientRequests through;
+
+        private final List<List<Op>> sent = new CopyOnWriteArrayList<>();
+
+        Gated(ClientRequests through) {
+            this.through = through;
+        }
+
+        @Override
+        public CompletableFuture<MultiAnswer> send(String name, List<Op> ops) {
+            sent.add(ops);
+            return gate.thenCompose(open -> through.sendMulti(name, ops));
+        }
+
+        /** As many reads as the lane sends at once, held: what is queued next goes together once they are answered. */
+        List<CompletableFuture<MultiAnswer>> occupyReads() {
+            List<CompletableFuture<MultiAnswer>> held = new ArrayList<>();
+            for (int i = 0; i < ClientMultis.READS_ON_THEIR_WAY; i++) {
+                held.add(multis.send(this, "Multi", List.of(Op.getData(through.full("/m")))));
+            }
+            return held;
+        }
+
+        void open() {
+            gate.complete(null);
+        }
+
+        /** How many requests held an operation that matches. */
+        long requestsWith(Predicate<Op> matching) {
+            return perRequest(matching).size();
+        }
+
+        /** How many matching operations each request that held any held, in the order sent. */
+        List<Long> perRequest(Predicate<Op> matching) {
+            return sent.stream()
+                    .map(ops -> ops.stream().filter(matching).count())
+                    .filter(count -> count > 0)
+                    .toList();
+        }
     }
 
     @Test
