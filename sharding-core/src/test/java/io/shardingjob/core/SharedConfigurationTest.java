@@ -41,6 +41,24 @@ class SharedConfigurationTest extends ZooKeeperTestSupport {
     }
 
     @Test
+    void instancesStartingTogetherForTheFirstTimeAllTakeTheConfigurationOneOfThemStored() throws Exception {
+        // Each reads that nothing is stored with its structure, before any stores: all but one are refused the store
+        // and read again.
+        List<Instance> instances = new java.util.ArrayList<>();
+        for (String id : List.of("a", "b", "c", "d")) {
+            instances.add(newInstance(id, report().jobParameter(id).build()));
+        }
+        instances.parallelStream().forEach(instance -> instance.coordinator().start());
+
+        JobConfiguration stored = JobConfigurationCodec.decode(
+                "report", instances.get(0).client().getData().forPath(NODES.config()));
+        assertThat(stored.jobParameter()).isIn("a", "b", "c", "d");
+        assertThat(instances)
+                .allSatisfy(instance ->
+                        assertThat(instance.coordinator().configuration()).isEqualTo(stored));
+    }
+
+    @Test
     void theStoredConfigurationWinsWhenOverwriteIsOff() throws Exception {
         startInstance("a", report().build());
 

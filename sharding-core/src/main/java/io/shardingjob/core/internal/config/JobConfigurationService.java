@@ -24,6 +24,7 @@ import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.curator.framework.recipes.cache.ChildData;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -93,8 +94,17 @@ public final class JobConfigurationService {
      *     may be ({@link OperatorInputs#MAX_CONFIGURATION_BYTES})
      */
     public JobConfiguration publish() throws Exception {
+        return publish(null);
+    }
+
+    /**
+     * {@link #publish()}, deciding first on a read of what is stored sent earlier, when it was answered; then, as on
+     * any change met meanwhile, on reads of its own.
+     */
+    public JobConfiguration publish(ScheduleHistoryWrites.@Nullable Stored readEarlier) throws Exception {
         for (int attempt = 0; attempt < 5; attempt++) {
-            ScheduleHistoryWrites.Stored stored = ScheduleHistoryWrites.readStored(client, nodes);
+            ScheduleHistoryWrites.Stored stored =
+                    attempt == 0 && readEarlier != null ? readEarlier : ScheduleHistoryWrites.readStored(client, nodes);
             ScheduleHistoryWrites.Read history = stored.history();
             List<Integer> disabledItems = stored.disabledItems();
             byte[] config = stored.config();

@@ -10,6 +10,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import org.apache.curator.RetryLoop;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.transaction.CuratorOp;
@@ -82,20 +83,30 @@ public final class ScheduleHistoryWrites {
      * client's other jobs (thousands of jobs starting together read theirs in a few requests), with Curator's retries.
      */
     public static Stored readStored(CuratorFramework client, JobNodes nodes) throws Exception {
+        return RetryLoop.callWithRetry(
+                client.getZookeeperClient(), () -> ClientRequests.await(readStoredAsync(client, nodes)));
+    }
+
+    /**
+     * {@link #readStored} sent now and answered later, without retries: a job's start sends it with the read of its
+     * structure, so that the two share a round trip (a node the start then creates is created empty: what this read
+     * found holds after it too).
+     */
+    public static CompletableFuture<Stored> readStoredAsync(CuratorFramework client, JobNodes nodes) {
         ClientRequests requests = new ClientRequests(client, "Configuration");
         List<Op> reads = List.of(
                 Op.getData(requests.full(nodes.config())),
                 Op.getData(requests.full(nodes.history())),
                 Op.getChildren(requests.full(nodes.disabledItems())));
-        List<OpResult> results = RetryLoop.callWithRetry(
-                client.getZookeeperClient(),
-                () -> ClientRequests.await(requests.readAsync(
-                                "Read", reads, ClientMultis.SMALL_LISTING_BYTES, ClientMultis.ITEMS_DATA_BYTES))
-                        .results());
+        return requests.readAsync("Read", reads, ClientMultis.SMALL_LISTING_BYTES, ClientMultis.ITEMS_DATA_BYTES)
+                .thenApply(answer -> stored(reads, answer.results()));
+    }
+
+    private static Stored stored(List<Op> reads, List<OpResult> results) {
         for (int i = 0; i < reads.size(); i++) {
             if (!MultiAnswer.isMissing(results.get(i))
                     && MultiAnswer.codeOf(results.get(i)) != KeeperException.Code.OK) {
-                throw KeeperException.create(
+                throw ClientRequests.refused(
                         MultiAnswer.codeOf(results.get(i)), reads.get(i).getPath());
             }
         }

@@ -2,12 +2,19 @@ package io.shardingjob.core.internal.registry;
 
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.config.JobConfigurationCodec;
+import io.shardingjob.core.internal.requests.ClientMultis;
+import io.shardingjob.core.internal.requests.ClientRequests;
+import io.shardingjob.core.internal.requests.MultiAnswer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,8 +36,18 @@ public final class FollowerEdges {
      * on a thread that may wait (the job's start). Idempotent: every instance of the job writes the same.
      */
     public static void register(CuratorFramework client, JobConfiguration configuration) throws Exception {
+        register(client, configuration, null);
+    }
+
+    /**
+     * {@link #register(CuratorFramework, JobConfiguration)} with the upstreams registered before as a read sent earlier
+     * found them ({@link #registeredUpstreamsAsync}), or as read now when it is null.
+     */
+    public static void register(
+            CuratorFramework client, JobConfiguration configuration, @Nullable List<String> readEarlier)
+            throws Exception {
         JobNodes own = new JobNodes(configuration.name());
-        List<String> before = registeredUpstreams(client, own);
+        List<String> before = readEarlier != null ? readEarlier : registeredUpstreams(client, own);
         byte[] edge = Follower.of(configuration).encode();
         for (String upstream : configuration.after()) {
             String path = new JobNodes(upstream).follower(configuration.name());
@@ -65,6 +82,26 @@ public final class FollowerEdges {
         for (String upstream : registeredUpstreams(client, new JobNodes(jobName))) {
             client.delete().quietly().forPath(new JobNodes(upstream).follower(jobName));
         }
+    }
+
+    /**
+     * The upstreams the job registered with, read in the client's merged multis: a job's start sends it with its
+     * structure's read, so that the two share a round trip.
+     */
+    public static CompletableFuture<List<String>> registeredUpstreamsAsync(CuratorFramework client, JobNodes own) {
+        ClientRequests requests = new ClientRequests(client, "Followers");
+        List<Op> read = List.of(Op.getData(requests.full(own.upstreams())));
+        return requests.readAsync("Read", read, ClientMultis.SMALL_LISTING_BYTES, ClientMultis.READ_DATA_BYTES)
+                .thenApply(answer -> {
+                    OpResult result = answer.results().get(0);
+                    if (result instanceof OpResult.GetDataResult found) {
+                        return JobConfigurationCodec.names(new String(found.getData(), StandardCharsets.UTF_8));
+                    }
+                    if (MultiAnswer.isMissing(result)) {
+                        return List.of();
+                    }
+                    throw ClientRequests.refused(MultiAnswer.codeOf(result), own.upstreams());
+                });
     }
 
     private static List<String> registeredUpstreams(CuratorFramework client, JobNodes own) throws Exception {

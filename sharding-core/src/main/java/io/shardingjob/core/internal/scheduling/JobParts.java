@@ -5,6 +5,7 @@ import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.execution.ManualFireHandler;
 import io.shardingjob.core.instance.InstanceId;
 import io.shardingjob.core.internal.config.JobConfigurationService;
+import io.shardingjob.core.internal.config.ScheduleHistoryWrites;
 import io.shardingjob.core.internal.election.LeaderElection;
 import io.shardingjob.core.internal.ledger.DueFires;
 import io.shardingjob.core.internal.ledger.FireLedger;
@@ -35,9 +36,14 @@ import io.shardingjob.core.internal.scheduling.session.Reconciler;
 import io.shardingjob.core.internal.scheduling.session.RegistryReactions;
 import io.shardingjob.core.internal.sharding.ShardingService;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import org.apache.curator.framework.CuratorFramework;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -231,16 +237,28 @@ record JobParts(
      * and joins the election unless an operator disabled this instance.
      */
     void start(Duration startTimeout) throws Exception {
+        // Sent with the structure's read, in the same request: what they find holds once the structure is created.
+        CompletableFuture<ScheduleHistoryWrites.Stored> stored = ScheduleHistoryWrites.readStoredAsync(client, nodes);
+        CompletableFuture<List<String>> upstreams = FollowerEdges.registeredUpstreamsAsync(client, nodes);
         operations.createStructure();
         // Registered with its upstreams before it registers itself: a fire of theirs completing from then on is
         // recorded here, to be made up by this instance's audit if nothing else runs it.
-        FollowerEdges.register(client, configurations.publish());
+        FollowerEdges.register(client, configurations.publish(answeredOrNull(stored)), answeredOrNull(upstreams));
         cache.addListener(reactions::registryChanged);
         cache.start(startTimeout);
         connection.start();
         registration.start(startTimeout);
         if (!cache.exists(nodes.disabledInstance(instanceId))) {
             election.join();
+        }
+    }
+
+    /** An early read's answer; null when it failed (lost with the connection), and its user reads again. */
+    private static <T> @Nullable T answeredOrNull(CompletableFuture<T> read) {
+        try {
+            return read.join();
+        } catch (CompletionException | CancellationException failed) {
+            return null;
         }
     }
 
