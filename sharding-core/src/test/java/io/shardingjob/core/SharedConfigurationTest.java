@@ -59,6 +59,19 @@ class SharedConfigurationTest extends ZooKeeperTestSupport {
     }
 
     @Test
+    void aFirstStartWhoseConfigurationIsLargerThanANodeMayBeFailsNamingTheJob() throws Exception {
+        Instance instance =
+                newInstance("a", report().description("x".repeat(600 * 1024)).build());
+
+        assertThatThrownBy(() -> instance.coordinator().start())
+                .isInstanceOf(JobConfigurationException.class)
+                .hasMessageContaining("report");
+        assertThat(instance.client().checkExists().forPath(NODES.config()))
+                .as("nothing stored")
+                .isNull();
+    }
+
+    @Test
     void theStoredConfigurationWinsWhenOverwriteIsOff() throws Exception {
         startInstance("a", report().build());
 

@@ -88,6 +88,32 @@ public final class JobConfigurationService {
     }
 
     /**
+     * What stores the local configuration and its schedule history when {@code stored} holds no configuration, the
+     * job's first start; nothing otherwise. Its state now is taken to have held as far back as anything is asked (a job
+     * declared in code has no ledger of an earlier job of its name; a job defined at run time has its history, marked
+     * as its definition, written with its definition).
+     *
+     * @throws JobConfigurationException when the local configuration is larger than one node of it may be
+     */
+    public List<Op> firstStore(ScheduleHistoryWrites.Stored stored) {
+        if (stored.config() != null) {
+            return List.of();
+        }
+        ScheduleHistoryWrites.Read history = stored.history();
+        Entry first = ScheduleHistoryWrites.entry(Instant.EPOCH, local, stored.disabledItems());
+        return List.of(
+                requests.createPersistent(nodes.config(), encodedLocal()),
+                ScheduleHistoryWrites.writeOp(
+                        requests,
+                        nodes,
+                        history,
+                        history.next(
+                                first,
+                                ScheduleHistoryWrites.entry(clock.instant(), local, stored.disabledItems()),
+                                horizonNow())));
+    }
+
+    /**
      * Applies the start-up rule and returns the configuration in force.
      *
      * @throws JobConfigurationException when the local configuration would be stored and is larger than one node of it
@@ -102,6 +128,19 @@ public final class JobConfigurationService {
      * any change met meanwhile, on reads of its own.
      */
     public JobConfiguration publish(ScheduleHistoryWrites.@Nullable Stored readEarlier) throws Exception {
+        return publish(readEarlier, false);
+    }
+
+    /**
+     * {@link #publish(ScheduleHistoryWrites.Stored)} once {@link #firstStore} of that read was written with the job's
+     * structure, when {@code firstStoreWritten}: the local configuration is then the one stored.
+     */
+    public JobConfiguration publish(ScheduleHistoryWrites.@Nullable Stored readEarlier, boolean firstStoreWritten)
+            throws Exception {
+        if (firstStoreWritten) {
+            log.info("Job {}: stored its configuration in the registry: {}", local.name(), local);
+            return local;
+        }
         for (int attempt = 0; attempt < 5; attempt++) {
             ScheduleHistoryWrites.Stored stored =
                     attempt == 0 && readEarlier != null ? readEarlier : ScheduleHistoryWrites.readStored(client, nodes);
@@ -109,21 +148,9 @@ public final class JobConfigurationService {
             List<Integer> disabledItems = stored.disabledItems();
             byte[] config = stored.config();
             if (config == null) {
-                // The job's first start: its state now is taken to have held as far back as anything is asked (a job
-                // declared in code has no ledger of an earlier job of its name; a job defined at run time has its
-                // history, marked as its definition, written with its definition). In the client's merged multis:
-                // thousands of jobs starting for the first time store theirs in a few requests.
-                Entry first = ScheduleHistoryWrites.entry(Instant.EPOCH, local, disabledItems);
-                List<Op> ops = List.of(
-                        requests.createPersistent(nodes.config(), encodedLocal()),
-                        ScheduleHistoryWrites.writeOp(
-                                requests,
-                                nodes,
-                                history,
-                                history.next(
-                                        first,
-                                        ScheduleHistoryWrites.entry(clock.instant(), local, disabledItems),
-                                        horizonNow())));
+                // In the client's merged multis: thousands of jobs starting for the first time store theirs in a few
+                // requests.
+                List<Op> ops = firstStore(stored);
                 MultiAnswer answer = RetryLoop.callWithRetry(
                         client.getZookeeperClient(), () -> ClientRequests.await(requests.multiAsync("Store", ops)));
                 if (answer.ok()) {

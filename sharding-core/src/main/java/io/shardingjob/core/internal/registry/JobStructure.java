@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Supplier;
 import org.apache.curator.RetryLoop;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.transaction.CuratorOp;
@@ -40,6 +41,18 @@ public final class JobStructure {
      * @throws RegistryUnavailableException when ZooKeeper did not answer, or the nodes kept being created by others
      */
     public static void ensure(CuratorFramework client, List<JobNodes> jobs) {
+        ensure(client, jobs, () -> List.of());
+    }
+
+    /**
+     * {@link #ensure(CuratorFramework, List)}, writing {@code along} in the same request as the first creates when
+     * any are missing (a job's first start stores its configuration so, one round trip fewer); asked for once the
+     * structure's read is answered. Refused as a whole when they are, they are left to their caller.
+     *
+     * @return whether {@code along} was written
+     * @throws RegistryUnavailableException when ZooKeeper did not answer, or the nodes kept being created by others
+     */
+    public static boolean ensure(CuratorFramework client, List<JobNodes> jobs, Supplier<List<Op>> along) {
         // Jobs share a parent or two (every ledger's): each is created once, a multi creating it twice would fail.
         Set<String> unique = new LinkedHashSet<>();
         jobs.forEach(job -> unique.addAll(job.structure()));
@@ -47,8 +60,13 @@ public final class JobStructure {
         try {
             for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
                 List<String> missing = missing(client, paths);
-                if (missing.isEmpty() || created(client, missing)) {
-                    return;
+                if (missing.isEmpty()) {
+                    return false;
+                }
+                List<Op> with = attempt == 0 ? along.get() : List.of();
+                Created created = created(client, missing, with);
+                if (created != Created.RACED) {
+                    return created == Created.WITH_ALONG;
                 }
             }
         } catch (RegistryUnavailableException ex) {
@@ -96,25 +114,42 @@ public final class JobStructure {
                         .results());
     }
 
+    /** What came of the creates. */
+    private enum Created {
+        /** Another instance created one of the nodes meanwhile, or refused what went along: nothing was created. */
+        RACED,
+        /** The nodes were created, without what went along. */
+        ALONE,
+        /** The nodes were created, and what went along written with them. */
+        WITH_ALONG
+    }
+
     /**
-     * Whether the create multis went through; false when another instance created one of the nodes meanwhile. Each goes
-     * in the client's merged multis of writes, so thousands of jobs starting together create theirs in a few requests;
-     * a namespace not created yet (the raw multi makes no parent) is made by Curator's transaction instead.
+     * Creates the missing nodes in multis, {@code along} after the last of them. Each goes in the client's merged
+     * multis of writes, so thousands of jobs starting together create theirs in a few requests; a namespace not
+     * created yet (the raw multi makes no parent) is made by Curator's transaction instead, without {@code along}.
      */
-    private static boolean created(CuratorFramework client, List<String> missing) throws Exception {
+    private static Created created(CuratorFramework client, List<String> missing, List<Op> along) throws Exception {
         ClientRequests requests = new ClientRequests(client, "Structure");
-        for (List<String> chunk : ClientRequests.batches(missing, MAX_OPS_PER_MULTI)) {
-            List<Op> creates = chunk.stream()
-                    .map(path -> requests.createPersistent(path, new byte[0]))
-                    .toList();
+        List<List<String>> chunks = ClientRequests.batches(missing, MAX_OPS_PER_MULTI);
+        boolean alongWritten = false;
+        for (int i = 0; i < chunks.size(); i++) {
+            List<String> chunk = chunks.get(i);
+            List<Op> creates = new ArrayList<>();
+            chunk.forEach(path -> creates.add(requests.createPersistent(path, new byte[0])));
+            boolean withAlong = i == chunks.size() - 1 && !along.isEmpty();
+            if (withAlong) {
+                creates.addAll(along);
+            }
             MultiAnswer answer = RetryLoop.callWithRetry(
                     client.getZookeeperClient(), () -> ClientRequests.await(requests.multiAsync("Create", creates)));
             if (answer.ok()) {
+                alongWritten = withAlong;
                 continue;
             }
             KeeperException.Code code = answer.refusal();
-            if (code == KeeperException.Code.NODEEXISTS) {
-                return false;
+            if (code == KeeperException.Code.NODEEXISTS || (withAlong && answer.failedAt() >= chunk.size())) {
+                return Created.RACED;
             }
             if (code != KeeperException.Code.NONODE) {
                 throw KeeperException.create(
@@ -127,10 +162,10 @@ public final class JobStructure {
                 }
                 client.transaction().forOperations(withNamespace);
             } catch (KeeperException.NodeExistsException raced) {
-                return false;
+                return Created.RACED;
             }
         }
-        return true;
+        return alongWritten ? Created.WITH_ALONG : Created.ALONE;
     }
 
     private static String names(List<JobNodes> jobs) {

@@ -8,8 +8,10 @@ import io.shardingjob.core.internal.sharding.ShardingService;
 import io.shardingjob.core.operation.OperatorInputs;
 import io.shardingjob.core.registry.RegistryUnavailableException;
 import java.util.List;
+import java.util.function.Supplier;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
 
 /**
  * What an operator changes in one job's registry, from any instance: instances and items disabled or enabled, the
@@ -90,9 +92,13 @@ final class JobOperations {
         return configurations.updateDisabled(disabled);
     }
 
-    /** Creates the job's persistent nodes that are not there yet. */
-    void createStructure() {
-        JobStructure.ensure(client, List.of(nodes));
+    /**
+     * Creates the job's persistent nodes that are not there yet, with {@code along} in the same request when any are.
+     *
+     * @return whether {@code along} was written
+     */
+    boolean createStructure(Supplier<List<Op>> along) {
+        return JobStructure.ensure(client, List.of(nodes), along);
     }
 
     private int checkItem(int item) {

@@ -1,6 +1,7 @@
 package io.shardingjob.core.internal.scheduling;
 
 import io.shardingjob.core.config.JobConfiguration;
+import io.shardingjob.core.config.JobConfigurationException;
 import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.execution.ManualFireHandler;
 import io.shardingjob.core.instance.InstanceId;
@@ -43,6 +44,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.zookeeper.Op;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -240,16 +242,33 @@ record JobParts(
         // Sent with the structure's read, in the same request: what they find holds once the structure is created.
         CompletableFuture<ScheduleHistoryWrites.Stored> stored = ScheduleHistoryWrites.readStoredAsync(client, nodes);
         CompletableFuture<List<String>> upstreams = FollowerEdges.registeredUpstreamsAsync(client, nodes);
-        operations.createStructure();
+        // A first start stores its configuration with its structure's creates, in one request.
+        boolean storedFirst = operations.createStructure(() -> firstStore(answeredOrNull(stored)));
         // Registered with its upstreams before it registers itself: a fire of theirs completing from then on is
         // recorded here, to be made up by this instance's audit if nothing else runs it.
-        FollowerEdges.register(client, configurations.publish(answeredOrNull(stored)), answeredOrNull(upstreams));
+        FollowerEdges.register(
+                client, configurations.publish(answeredOrNull(stored), storedFirst), answeredOrNull(upstreams));
         cache.addListener(reactions::registryChanged);
         cache.start(startTimeout);
         connection.start();
         registration.start(startTimeout);
         if (!cache.exists(nodes.disabledInstance(instanceId))) {
             election.join();
+        }
+    }
+
+    /**
+     * What stores the configuration on a first start, as the early read found the registry; nothing when it failed, or
+     * when the configuration is refused: the publish then reads again, and refuses it naming the job and the property.
+     */
+    private List<Op> firstStore(ScheduleHistoryWrites.@Nullable Stored stored) {
+        if (stored == null) {
+            return List.of();
+        }
+        try {
+            return configurations.firstStore(stored);
+        } catch (JobConfigurationException refused) {
+            return List.of();
         }
     }
 

@@ -3,6 +3,7 @@ package io.shardingjob.core.internal.registry;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.shardingjob.core.ZooKeeperTestSupport;
+import io.shardingjob.core.internal.requests.ClientRequests;
 import io.shardingjob.core.testing.RequestCounter;
 import io.shardingjob.core.testing.RequestCounter.Counts;
 import java.nio.charset.StandardCharsets;
@@ -27,6 +28,47 @@ class JobStructureTest extends ZooKeeperTestSupport {
                 .containsEntry("StructureMultiRead/foreground", 1L)
                 .containsEntry("StructureCreate/foreground", 1L);
         assertEveryNodeExists(client, jobs);
+    }
+
+    @Test
+    void writesWhatGoesAlongInTheRequestThatCreatesTheNodes() throws Exception {
+        CuratorFramework client = newClient();
+        // The namespace exists: in one without, Curator's transaction creates the nodes and nothing goes along.
+        client.create().forPath("/other");
+        JobNodes job = new JobNodes("order");
+        ClientRequests requests = new ClientRequests(client, "Configuration");
+        RequestCounter counter = RequestCounter.attachTo(client);
+
+        boolean written = JobStructure.ensure(
+                client, List.of(job), () -> List.of(requests.createPersistent(job.config(), bytes("cron"))));
+
+        assertThat(written).isTrue();
+        assertThat(new String(client.getData().forPath(job.config()), StandardCharsets.UTF_8))
+                .isEqualTo("cron");
+        assertThat(counter.counts().byOperation())
+                .containsEntry("StructureMultiRead/foreground", 1L)
+                .containsEntry("StructureCreate/foreground", 1L);
+    }
+
+    @Test
+    void whatGoesAlongRefusedIsLeftToItsCallerAndTheNodesAreCreatedAllTheSame() throws Exception {
+        CuratorFramework client = newClient();
+        JobNodes job = new JobNodes("order");
+        // Stored by another instance since the caller read that nothing was.
+        client.create().creatingParentsIfNeeded().forPath(job.config(), bytes("theirs"));
+        ClientRequests requests = new ClientRequests(client, "Configuration");
+
+        boolean written = JobStructure.ensure(
+                client, List.of(job), () -> List.of(requests.createPersistent(job.config(), bytes("mine"))));
+
+        assertThat(written).isFalse();
+        assertEveryNodeExists(client, List.of(job));
+        assertThat(new String(client.getData().forPath(job.config()), StandardCharsets.UTF_8))
+                .isEqualTo("theirs");
+    }
+
+    private static byte[] bytes(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
     }
 
     @Test
