@@ -95,9 +95,6 @@ public final class ClientMultis {
      */
     private final Map<String, Long> siblingListingBytes = new ConcurrentHashMap<>();
 
-    /** What each node's data answered the last time it was read. */
-    private final Map<String, Long> dataBytes = new ConcurrentHashMap<>();
-
     /**
      * The largest data and listing read of each node's kin ({@link #kin}): the same node of the client's other jobs (their
      * configurations, their instances, their leader's candidates), or of the job's other fires, reckoned from those
@@ -362,8 +359,8 @@ public final class ClientMultis {
     }
 
     /**
-     * About what reading these answers: twice what each listing and each node's data answered last (they grow), else
-     * twice the largest of their kin's, else the caller's bounds.
+     * About what reading these answers: twice what each listing answered last (they grow), twice the largest of a
+     * node's kin's data or listings, else the caller's bounds.
      */
     long answerBytes(List<Op> reads, long unknownListingBytes, long unknownDataBytes) {
         long bytes = 0;
@@ -395,17 +392,16 @@ public final class ClientMultis {
         return largest < 0 ? unknownListingBytes / 2 : largest;
     }
 
-    /** Twice what the node's data answered last, else twice the largest of its kin's, else the caller's bound. */
+    /**
+     * Twice the largest data its kin answered, its own among them once read (a node's own size is not kept apart: five
+     * thousand jobs' twenty nodes each cost more heap than they save), else the caller's bound.
+     */
     private long dataBytes(String path, long unknownDataBytes) {
-        Long known = dataBytes.get(path);
-        if (known == null) {
-            long largest = -1;
-            for (String key : kin(path)) {
-                largest = Math.max(largest, kinDataBytes.getOrDefault(key, -1L));
-            }
-            known = largest < 0 ? null : largest;
+        long largest = -1;
+        for (String key : kin(path)) {
+            largest = Math.max(largest, kinDataBytes.getOrDefault(key, -1L));
         }
-        return known == null ? unknownDataBytes : 2 * known + STAT_BYTES;
+        return largest < 0 ? unknownDataBytes : 2 * largest + STAT_BYTES;
     }
 
     private static String parent(String path) {
@@ -453,9 +449,6 @@ public final class ClientMultis {
         if (siblingListingBytes.size() > LISTINGS_REMEMBERED) {
             siblingListingBytes.clear();
         }
-        if (dataBytes.size() > LISTINGS_REMEMBERED) {
-            dataBytes.clear();
-        }
         if (kinDataBytes.size() > LISTINGS_REMEMBERED || kinListingBytes.size() > LISTINGS_REMEMBERED) {
             kinDataBytes.clear();
             kinListingBytes.clear();
@@ -476,7 +469,6 @@ public final class ClientMultis {
                 }
             } else if (result instanceof OpResult.GetDataResult data) {
                 long bytes = data.getData() == null ? 0 : data.getData().length;
-                dataBytes.put(path, bytes);
                 for (String key : kin(path)) {
                     kinDataBytes.merge(key, bytes, Math::max);
                 }
