@@ -72,13 +72,12 @@ public final class JobCache implements AutoCloseable {
     private final Set<String> largeNodes;
 
     /**
-     * The nodes a load reads at once: the containers every job has, with their listings, and the few nodes that never
-     * have children. Walked level by level from the root, a load took a round trip per level, five for a job's tree;
-     * read together, most loads take two.
+     * Whose nodes a load reads at once: the containers every job has ({@link JobNodes#structure()}), with their listings,
+     * and {@link #largeNodes}, which never have children. Walked level by level from the root, a load took a round trip
+     * per level, five for a job's tree; read together, most loads take two. Their paths are built at each load, not
+     * kept: thousands of jobs' caches would hold them for nothing between loads.
      */
-    private final List<String> knownContainers;
-
-    private final List<String> knownLeaves;
+    private final JobNodes job;
 
     private final List<Consumer<@Nullable String>> listeners = new CopyOnWriteArrayList<>();
 
@@ -110,10 +109,7 @@ public final class JobCache implements AutoCloseable {
         this.watched = nodes.cached();
         this.listenerExecutor = listenerExecutor;
         this.largeNodes = Set.of(nodes.config(), nodes.history(), nodes.assignment());
-        this.knownContainers = nodes.structure().stream()
-                .filter(path -> path.equals(watched) || path.startsWith(watched + "/"))
-                .toList();
-        this.knownLeaves = List.copyOf(largeNodes);
+        this.job = nodes;
     }
 
     /** A cached node, and the stamp it was last read or removed at. */
@@ -226,12 +222,12 @@ public final class JobCache implements AutoCloseable {
             // Every read is counted before the first answer can end the load.
             started.onTheirWay++;
             List<Asked> known = new ArrayList<>();
-            for (String path : knownContainers) {
-                if (started.asked.add(path)) {
+            for (String path : job.structure()) {
+                if ((path.equals(watched) || path.startsWith(watched + "/")) && started.asked.add(path)) {
                     known.add(new Asked(path, true));
                 }
             }
-            for (String path : knownLeaves) {
+            for (String path : largeNodes) {
                 if (started.asked.add(path)) {
                     known.add(new Asked(path, false));
                 }
