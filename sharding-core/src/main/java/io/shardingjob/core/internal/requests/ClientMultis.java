@@ -97,8 +97,8 @@ public final class ClientMultis {
 
     /**
      * The largest data and listing read of each node's kin ({@link #kin}): the same node of the client's other jobs (their
-     * configurations, their instances, their leader's candidates), or of the job's other fires, reckoned from those
-     * rather than at the caller's bound. At 5,000 jobs starting, configurations reckoned at 64 kB each went eight to a
+     * configurations, their instances, their leader's candidates), reckoned from those rather than at the caller's
+     * bound. At 5,000 jobs starting, configurations reckoned at 64 kB each went eight to a
      * request, one request after another, for seconds.
      */
     private final Map<String, Long> kinDataBytes = new ConcurrentHashMap<>();
@@ -385,10 +385,10 @@ public final class ClientMultis {
         if (known != null) {
             return known;
         }
-        long largest = siblingListingBytes.getOrDefault(parent(path), -1L);
-        for (String key : kin(path)) {
-            largest = Math.max(largest, kinListingBytes.getOrDefault(key, -1L));
-        }
+        String kin = kin(path);
+        long largest = Math.max(
+                siblingListingBytes.getOrDefault(parent(path), -1L),
+                kin == null ? -1L : kinListingBytes.getOrDefault(kin, -1L));
         return largest < 0 ? unknownListingBytes / 2 : largest;
     }
 
@@ -397,11 +397,9 @@ public final class ClientMultis {
      * thousand jobs' twenty nodes each cost more heap than they save), else the caller's bound.
      */
     private long dataBytes(String path, long unknownDataBytes) {
-        long largest = -1;
-        for (String key : kin(path)) {
-            largest = Math.max(largest, kinDataBytes.getOrDefault(key, -1L));
-        }
-        return largest < 0 ? unknownDataBytes : 2 * largest + STAT_BYTES;
+        String kin = kin(path);
+        Long largest = kin == null ? null : kinDataBytes.get(kin);
+        return largest == null ? unknownDataBytes : 2 * largest + STAT_BYTES;
     }
 
     private static String parent(String path) {
@@ -410,27 +408,19 @@ public final class ClientMultis {
     }
 
     /**
-     * The keys of a node's kin: the paths with one of its ancestors' names left out, that of the first or second below
-     * the namespace (a job's name, or a job's name under the ledger's root) and its parent's (a fire's, in the ledger):
-     * {@code /ns/job-17/leader/election/latch} is kin to {@code /ns/job-18/leader/election/latch}.
+     * The key of a node's kin: its path with the job's name left out, so that {@code /ns/job-17/leader/election/latch}
+     * is kin to {@code /ns/job-18/leader/election/latch}; none for a job's root, and none under the application's own
+     * directories, whose names begin with a dot (the ledger's claims are reckoned from their siblings, the claims of the
+     * job's earlier fires). One key per kind of node: a key per job would hold as many entries as the jobs have nodes.
      */
-    List<String> kin(String path) {
-        List<String> keys = new ArrayList<>(3);
-        int last = path.lastIndexOf('/');
+    @Nullable
+    String kin(String path) {
         int first = path.startsWith(namespace + "/") ? namespace.length() : 0;
         int second = path.indexOf('/', first + 1);
-        int third = second < 0 ? -1 : path.indexOf('/', second + 1);
-        if (second > 0 && second <= last) {
-            keys.add(path.substring(0, first) + "/*" + path.substring(second));
+        if (second < 0 || path.startsWith(".", first + 1)) {
+            return null;
         }
-        if (third > 0 && third <= last) {
-            keys.add(path.substring(0, second) + "/*" + path.substring(third));
-        }
-        int parentStart = last <= 0 ? -1 : path.lastIndexOf('/', last - 1);
-        if (parentStart >= 0 && parentStart != first && parentStart != second) {
-            keys.add(path.substring(0, parentStart) + "/*" + path.substring(last));
-        }
-        return keys;
+        return path.substring(0, first) + "/*" + path.substring(second);
     }
 
     /** Reckons every read of a merged request that lost the connection at a whole request's worth until answered. */
@@ -464,13 +454,15 @@ public final class ClientMultis {
                 }
                 listingBytes.put(path, bytes);
                 siblingListingBytes.merge(parent(path), bytes, Math::max);
-                for (String key : kin(path)) {
-                    kinListingBytes.merge(key, bytes, Math::max);
+                String kin = kin(path);
+                if (kin != null) {
+                    kinListingBytes.merge(kin, bytes, Math::max);
                 }
             } else if (result instanceof OpResult.GetDataResult data) {
                 long bytes = data.getData() == null ? 0 : data.getData().length;
-                for (String key : kin(path)) {
-                    kinDataBytes.merge(key, bytes, Math::max);
+                String kin = kin(path);
+                if (kin != null) {
+                    kinDataBytes.merge(kin, bytes, Math::max);
                 }
             }
         }

@@ -42,7 +42,7 @@ class ClientMultisTest extends ZooKeeperTestSupport {
 
     private final AtomicBoolean first = new AtomicBoolean(true);
 
-    private final ClientMultis multis = new ClientMultis();
+    private final ClientMultis multis = new ClientMultis(NAMESPACE);
 
     /** Sends as the ledger does, holding the first request back until the gate opens. */
     private final ClientMultis.Sender held = (name, ops) -> first.getAndSet(false)
@@ -223,29 +223,15 @@ class ClientMultisTest extends ZooKeeperTestSupport {
     @Test
     void aNodesDataNotReadYetIsReckonedFromTheSameNodeOfItsKin() throws Exception {
         for (int i = 0; i < 24; i++) {
-            client.create().creatingParentsIfNeeded().forPath("/m/jobs/j" + i + "/config", bytes("cron=0 * * * * ?"));
+            client.create().creatingParentsIfNeeded().forPath("/j" + i + "/config", bytes("cron=0 * * * * ?"));
         }
-        assertThat(requestsToRead("/m/jobs/j", 0, 12))
+        assertThat(requestsToRead("/j", 0, 12))
                 .as("the first jobs' configurations, unknown and reckoned at 200 kB: two a request, until one was"
                         + " answered")
                 .startsWith(2L);
-        assertThat(requestsToRead("/m/jobs/j", 12, 24))
+        assertThat(requestsToRead("/j", 12, 24))
                 .as("the other jobs' configurations, reckoned from the first ones': in one")
                 .containsExactly(12L);
-    }
-
-    @Test
-    void aNodesKinAreTheSameNodeOfTheOtherJobsAndOfTheJobsOtherFires() {
-        ClientMultis named = new ClientMultis("ns");
-        assertThat(named.kin("/ns/job-17/leader/election/latch"))
-                .contains("/ns/*/leader/election/latch", "/ns/job-17/leader/*/latch");
-        assertThat(named.kin("/ns/job-17/config")).containsExactly("/ns/*/config");
-        assertThat(named.kin("/ns/.ledger/job-17/1700000000000/4"))
-                .contains("/ns/.ledger/*/1700000000000/4", "/ns/.ledger/job-17/*/4");
-        assertThat(named.kin("/ns/job-17"))
-                .as("a job's root is kin to no other job's: its listing is reckoned from its siblings")
-                .noneMatch(key -> key.startsWith("/ns/"));
-        assertThat(new ClientMultis(null).kin("/job-17/instances")).containsExactly("/*/instances");
     }
 
     /**
@@ -261,6 +247,20 @@ class ClientMultisTest extends ZooKeeperTestSupport {
         gated.open();
         answers.forEach(CompletableFuture::join);
         return gated.perRequest(op -> op.getPath().endsWith("/config"));
+    }
+
+    @Test
+    void aNodesKinAreTheSameNodeOfTheOtherJobs() {
+        ClientMultis named = new ClientMultis("ns");
+        assertThat(named.kin("/ns/job-17/leader/election/latch")).isEqualTo("/ns/*/leader/election/latch");
+        assertThat(named.kin("/ns/job-17/config")).isEqualTo("/ns/*/config");
+        assertThat(named.kin("/ns/job-17"))
+                .as("a job's root: its listing is reckoned from its siblings")
+                .isNull();
+        assertThat(named.kin("/ns/.ledger/job-17/1700000000000/4"))
+                .as("the ledger: a fire's claims are reckoned from the job's other fires, its siblings")
+                .isNull();
+        assertThat(new ClientMultis(null).kin("/job-17/instances")).isEqualTo("/*/instances");
     }
 
     @Test
