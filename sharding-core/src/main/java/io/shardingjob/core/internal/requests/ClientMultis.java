@@ -96,10 +96,10 @@ public final class ClientMultis {
     private final Map<String, Long> siblingListingBytes = new ConcurrentHashMap<>();
 
     /**
-     * The largest data and listing read of each node's kin ({@link #kin}): the same node of the client's other jobs (their
-     * configurations, their instances, their leader's candidates), reckoned from those rather than at the caller's
-     * bound. At 5,000 jobs starting, configurations reckoned at 64 kB each went eight to a
-     * request, one request after another, for seconds.
+     * The largest data and listing read of each node's kin ({@link #kin}): the same node of the client's other jobs
+     * (their configurations, their instances, their leader's candidates), reckoned from those rather than at the
+     * caller's bound. At 5,000 jobs starting, configurations reckoned at 64 kB each went eight to a request, one request
+     * after another, for seconds.
      */
     private final Map<String, Long> kinDataBytes = new ConcurrentHashMap<>();
 
@@ -202,8 +202,9 @@ public final class ClientMultis {
         }
 
         /**
-         * Sends the next group unless as many as may be are on their way. Loops rather than recurses over answers that come at once (a closed client fails every request before it is
-         * sent), so that no queue length deepens the stack.
+         * Sends the next group unless as many as may be are on their way. Loops rather than recurses over answers that
+         * come at once (a closed client fails every request before it is sent), so that no queue length deepens the
+         * stack.
          */
         private void sendNext() {
             while (true) {
