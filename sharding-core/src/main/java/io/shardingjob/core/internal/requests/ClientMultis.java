@@ -7,16 +7,13 @@ import java.util.Deque;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
-import java.util.Set;
 import java.util.WeakHashMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
-import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.proto.CreateRequest;
 import org.apache.zookeeper.proto.SetDataRequest;
 import org.jspecify.annotations.Nullable;
@@ -73,38 +70,6 @@ public final class ClientMultis {
     /** Merged reads on their way at most. */
     static final int READS_ON_THEIR_WAY = 4;
 
-    /** What an answer adds to a node's data: its stat and its length. */
-    private static final long STAT_BYTES = 128;
-
-    /** Listings remembered at most; beyond, forgotten and learnt again. */
-    private static final int LISTINGS_REMEMBERED = 100_000;
-
-    /**
-     * The paths read in a merged request that lost the connection, not answered since: each may have been what made the
-     * answer too large, so each is reckoned at a whole request's worth and asked alone.
-     */
-    private final Set<String> suspects = ConcurrentHashMap.newKeySet();
-
-    /** What each listing answered the last time it was read: paths listed again and again are known to be small. */
-    private final Map<String, Long> listingBytes = new ConcurrentHashMap<>();
-
-    /**
-     * The largest listing read under each parent: a fire's claims are listed under a path new at each fire, reckoned
-     * from the job's earlier fires rather than as unknown (at 5,000 jobs, their periodic checks went four listings a
-     * request, one request after another, for seconds).
-     */
-    private final Map<String, Long> siblingListingBytes = new ConcurrentHashMap<>();
-
-    /**
-     * The largest data and listing read of each node's kin ({@link #kin}): the same node of the client's other jobs
-     * (their configurations, their instances, their leader's candidates), reckoned from those rather than at the
-     * caller's bound. At 5,000 jobs starting, configurations reckoned at 64 kB each went eight to a request, one request
-     * after another, for seconds.
-     */
-    private final Map<String, Long> kinDataBytes = new ConcurrentHashMap<>();
-
-    private final Map<String, Long> kinListingBytes = new ConcurrentHashMap<>();
-
     /** Sends one multi on the session and answers it; {@link ClientRequests#multiAsync} without the merging. */
     interface Sender {
         CompletableFuture<MultiAnswer> send(String name, List<Op> ops);
@@ -114,16 +79,16 @@ public final class ClientMultis {
 
     private final Lane reads = new Lane(false);
 
-    /** The client's namespace as a path ("/ns"), or empty: the job's name is the segment after it. */
-    private final String namespace;
-
     ClientMultis() {
         this(null);
     }
 
     ClientMultis(@Nullable String namespace) {
-        this.namespace = namespace == null || namespace.isEmpty() ? "" : "/" + namespace;
+        this.sizes = new AnswerSizes(namespace);
     }
+
+    /** What merged reads may answer, as this client's reads taught it. */
+    private final AnswerSizes sizes;
 
     /**
      * The client's coalescer. It holds no reference to the client (each queued part brings the sender it came
@@ -241,7 +206,9 @@ public final class ClientMultis {
             long bytes = 0;
             int ops = 0;
             for (Part next = queue.peek(); next != null; next = queue.peek()) {
-                long added = atomic ? bytes(next.ops) : answerBytes(next.ops, next.unknownListingBytes, next.dataBytes);
+                long added = atomic
+                        ? bytes(next.ops)
+                        : sizes.answerBytes(next.ops, next.unknownListingBytes, next.dataBytes);
                 boolean fits = atomic
                         ? bytes + added <= ClientRequests.MAX_WRITE_BYTES
                         : bytes + added <= MAX_READ_ANSWER_BYTES
@@ -267,11 +234,11 @@ public final class ClientMultis {
             }
             return sent.handle((answer, failure) -> {
                 if (failure == null && !atomic) {
-                    learn(merged(group), answer);
+                    sizes.learn(merged(group), answer);
                 }
                 if (failure != null) {
                     if (!atomic && group.size() > 1 && lostTheConnection(failure)) {
-                        suspect(merged(group));
+                        sizes.suspect(merged(group));
                     }
                     group.forEach(part -> part.answer.completeExceptionally(failure));
                 } else if (group.size() == 1) {
@@ -357,115 +324,5 @@ public final class ClientMultis {
         List<Op> ops = new ArrayList<>();
         group.forEach(part -> ops.addAll(part.ops));
         return ops;
-    }
-
-    /**
-     * About what reading these answers: twice what each listing answered last (they grow), twice the largest of a
-     * node's kin's data or listings, else the caller's bounds.
-     */
-    long answerBytes(List<Op> reads, long unknownListingBytes, long unknownDataBytes) {
-        long bytes = 0;
-        for (Op read : reads) {
-            if (suspects.contains(read.getPath())) {
-                bytes += MAX_READ_ANSWER_BYTES;
-            } else {
-                bytes += read instanceof Op.GetChildren
-                        ? 2 * listingBytes(read.getPath(), unknownListingBytes)
-                        : dataBytes(read.getPath(), unknownDataBytes);
-            }
-        }
-        return bytes;
-    }
-
-    /**
-     * What the listing answered last, else the largest of its siblings' and its kin's (a fire's claims are reckoned from
-     * the job's earlier fires, a job's instances from the other jobs'), else half the unknown listing's bytes.
-     */
-    private long listingBytes(String path, long unknownListingBytes) {
-        Long known = listingBytes.get(path);
-        if (known != null) {
-            return known;
-        }
-        String kin = kin(path);
-        long largest = Math.max(
-                siblingListingBytes.getOrDefault(parent(path), -1L),
-                kin == null ? -1L : kinListingBytes.getOrDefault(kin, -1L));
-        return largest < 0 ? unknownListingBytes / 2 : largest;
-    }
-
-    /**
-     * Twice the largest data its kin answered, its own among them once read (a node's own size is not kept apart: five
-     * thousand jobs' twenty nodes each cost more heap than they save), else the caller's bound.
-     */
-    private long dataBytes(String path, long unknownDataBytes) {
-        String kin = kin(path);
-        Long largest = kin == null ? null : kinDataBytes.get(kin);
-        return largest == null ? unknownDataBytes : 2 * largest + STAT_BYTES;
-    }
-
-    private static String parent(String path) {
-        int slash = path.lastIndexOf('/');
-        return slash <= 0 ? "/" : path.substring(0, slash);
-    }
-
-    /**
-     * The key of a node's kin: its path with the job's name left out, so that {@code /ns/job-17/leader/election/latch}
-     * is kin to {@code /ns/job-18/leader/election/latch}; none for a job's root, and none under the application's own
-     * directories, whose names begin with a dot (the ledger's claims are reckoned from their siblings, the claims of the
-     * job's earlier fires). One key per kind of node: a key per job would hold as many entries as the jobs have nodes.
-     */
-    @Nullable
-    String kin(String path) {
-        int first = path.startsWith(namespace + "/") ? namespace.length() : 0;
-        int second = path.indexOf('/', first + 1);
-        if (second < 0 || path.startsWith(".", first + 1)) {
-            return null;
-        }
-        return path.substring(0, first) + "/*" + path.substring(second);
-    }
-
-    /** Reckons every read of a merged request that lost the connection at a whole request's worth until answered. */
-    private void suspect(List<Op> reads) {
-        if (suspects.size() > LISTINGS_REMEMBERED) {
-            suspects.clear();
-        }
-        reads.forEach(read -> suspects.add(read.getPath()));
-    }
-
-    /** Remembers what each listing of the answer came to (twice that is reckoned next time: listings grow). */
-    void learn(List<Op> reads, MultiAnswer answer) {
-        if (listingBytes.size() > LISTINGS_REMEMBERED) {
-            listingBytes.clear();
-        }
-        if (siblingListingBytes.size() > LISTINGS_REMEMBERED) {
-            siblingListingBytes.clear();
-        }
-        if (kinDataBytes.size() > LISTINGS_REMEMBERED || kinListingBytes.size() > LISTINGS_REMEMBERED) {
-            kinDataBytes.clear();
-            kinListingBytes.clear();
-        }
-        for (int i = 0; i < reads.size() && i < answer.results().size(); i++) {
-            String path = reads.get(i).getPath();
-            suspects.remove(path);
-            OpResult result = answer.results().get(i);
-            if (result instanceof OpResult.GetChildrenResult listing) {
-                long bytes = 64;
-                for (String child : listing.getChildren()) {
-                    bytes += 4 + child.length();
-                }
-                listingBytes.put(path, bytes);
-                siblingListingBytes.merge(parent(path), bytes, Math::max);
-                String kin = kin(path);
-                if (kin != null) {
-                    kinListingBytes.merge(kin, bytes, Math::max);
-                }
-            } else if (result instanceof OpResult.GetDataResult data) {
-                long bytes = data.getData() == null ? 0 : data.getData().length;
-                String kin = kin(path);
-                if (kin != null) {
-                    kinDataBytes.merge(kin, bytes, Math::max);
-                }
-            }
-        }
     }
 }

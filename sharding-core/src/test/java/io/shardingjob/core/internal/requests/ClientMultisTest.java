@@ -250,20 +250,6 @@ class ClientMultisTest extends ZooKeeperTestSupport {
     }
 
     @Test
-    void aNodesKinAreTheSameNodeOfTheOtherJobs() {
-        ClientMultis named = new ClientMultis("ns");
-        assertThat(named.kin("/ns/job-17/leader/election/latch")).isEqualTo("/ns/*/leader/election/latch");
-        assertThat(named.kin("/ns/job-17/config")).isEqualTo("/ns/*/config");
-        assertThat(named.kin("/ns/job-17"))
-                .as("a job's root: its listing is reckoned from its siblings")
-                .isNull();
-        assertThat(named.kin("/ns/.ledger/job-17/1700000000000/4"))
-                .as("the ledger: a fire's claims are reckoned from the job's other fires, its siblings")
-                .isNull();
-        assertThat(new ClientMultis(null).kin("/job-17/instances")).isEqualTo("/*/instances");
-    }
-
-    @Test
     void readsGoWhileOthersAreOnTheirWayUpToFourAndWhatIsAskedMeanwhileGoesTogether() throws Exception {
         Gated gated = new Gated(requests);
         List<CompletableFuture<MultiAnswer>> answers = new ArrayList<>();
