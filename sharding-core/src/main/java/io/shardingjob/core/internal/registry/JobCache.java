@@ -7,7 +7,6 @@ import io.shardingjob.core.registry.RegistryUnavailableException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
@@ -71,12 +70,7 @@ public final class JobCache implements AutoCloseable {
     /** The nodes whose data grow with the job's items: {@link #dataBytes}. */
     private final Set<String> largeNodes;
 
-    /**
-     * Whose nodes a load reads at once: the containers every job has ({@link JobNodes#structure()}), with their listings,
-     * and {@link #largeNodes}, which never have children. Walked level by level from the root, a load took a round trip
-     * per level, five for a job's tree; read together, most loads take two. Their paths are built at each load, not
-     * kept: thousands of jobs' caches would hold them for nothing between loads.
-     */
+    /** Whose nodes a load reads first ({@link CacheLoad#firstReads}). */
     private final JobNodes job;
 
     private final List<Consumer<@Nullable String>> listeners = new CopyOnWriteArrayList<>();
@@ -91,7 +85,7 @@ public final class JobCache implements AutoCloseable {
     private long stamps;
 
     /** The load under way, or null; guarded by {@code this}. */
-    private @Nullable Load load;
+    private @Nullable CacheLoad load;
 
     private final CountDownLatch initialized = new CountDownLatch(1);
 
@@ -119,19 +113,6 @@ public final class JobCache implements AutoCloseable {
     private static final class Reading {
         private long latest;
         private int onTheirWay;
-    }
-
-    /** One full read of the watched nodes: what it asked for and found, and its reads still on their way. */
-    private static final class Load {
-        private final long startedAt;
-        private final Set<String> asked = new HashSet<>();
-        private final Set<String> found = new HashSet<>();
-        private int onTheirWay;
-        private boolean failed;
-
-        private Load(long startedAt) {
-            this.startedAt = startedAt;
-        }
     }
 
     /**
@@ -215,24 +196,10 @@ public final class JobCache implements AutoCloseable {
             return;
         }
         addWatch(zooKeeper);
-        Load started;
         synchronized (this) {
-            started = new Load(++stamps);
+            CacheLoad started = new CacheLoad(++stamps);
             load = started;
-            // Every read is counted before the first answer can end the load.
-            started.onTheirWay++;
-            List<Asked> known = new ArrayList<>();
-            for (String path : job.structure()) {
-                if ((path.equals(watched) || path.startsWith(watched + "/")) && started.asked.add(path)) {
-                    known.add(new Asked(path, true));
-                }
-            }
-            for (String path : largeNodes) {
-                if (started.asked.add(path)) {
-                    known.add(new Asked(path, false));
-                }
-            }
-            read(known, started);
+            read(started.firstReads(job, watched, largeNodes), started);
             loadRead(started);
         }
     }
@@ -286,16 +253,13 @@ public final class JobCache implements AutoCloseable {
         }
     }
 
-    /** A node to read, and whether its children are listed too (a load lists them, to read them next). */
-    private record Asked(String path, boolean withChildren) {}
-
     /** Sends a read of the node, merged with the client's others. */
     private void read(String path) {
-        read(List.of(new Asked(path, false)), null);
+        read(List.of(new CacheLoad.Asked(path, false)), null);
     }
 
     /** Sends the reads of the nodes (and their children when a load reads them) as one part of the client's multis. */
-    private void read(List<Asked> batch, @Nullable Load partOf) {
+    private void read(List<CacheLoad.Asked> batch, @Nullable CacheLoad partOf) {
         if (batch.isEmpty()) {
             return;
         }
@@ -303,13 +267,13 @@ public final class JobCache implements AutoCloseable {
         List<Op> ops = new ArrayList<>(2 * batch.size());
         long dataBytes = ClientMultis.READ_DATA_BYTES;
         for (int i = 0; i < batch.size(); i++) {
-            Asked asked = batch.get(i);
+            CacheLoad.Asked asked = batch.get(i);
             sent[i] = ++stamps;
             Reading pending = reading.computeIfAbsent(asked.path(), any -> new Reading());
             pending.latest = sent[i];
             pending.onTheirWay++;
             if (partOf != null) {
-                partOf.onTheirWay++;
+                partOf.sent();
             }
             ops.add(Op.getData(requests.full(asked.path())));
             if (asked.withChildren()) {
@@ -323,9 +287,9 @@ public final class JobCache implements AutoCloseable {
 
     /** Hands each node of a batch its share of the answer. */
     private synchronized void answered(
-            List<Asked> batch,
+            List<CacheLoad.Asked> batch,
             long[] sent,
-            @Nullable Load partOf,
+            @Nullable CacheLoad partOf,
             @Nullable MultiAnswer answer,
             @Nullable Throwable failure) {
         int at = 0;
@@ -340,7 +304,11 @@ public final class JobCache implements AutoCloseable {
     }
 
     private synchronized void answered(
-            String path, long stamp, @Nullable Load partOf, @Nullable MultiAnswer answer, @Nullable Throwable failure) {
+            String path,
+            long stamp,
+            @Nullable CacheLoad partOf,
+            @Nullable MultiAnswer answer,
+            @Nullable Throwable failure) {
         Reading pending = reading.get(path);
         boolean latest = pending != null && pending.latest == stamp;
         if (pending != null && --pending.onTheirWay == 0) {
@@ -349,7 +317,7 @@ public final class JobCache implements AutoCloseable {
         if (failure != null || answer == null) {
             // Lost with the connection: its return loads everything again.
             if (partOf != null) {
-                partOf.failed = true;
+                partOf.failed();
                 loadRead(partOf);
             }
             return;
@@ -360,17 +328,10 @@ public final class JobCache implements AutoCloseable {
                 put(new ChildData(path, found.getStat(), found.getData()), stamp);
             }
             if (partOf != null) {
-                partOf.found.add(path);
+                partOf.found(path);
                 if (answer.results().size() > 1
                         && answer.results().get(1) instanceof OpResult.GetChildrenResult listing) {
-                    List<Asked> children = new ArrayList<>();
-                    for (String child : listing.getChildren()) {
-                        String childPath = path + "/" + child;
-                        if (partOf.asked.add(childPath)) {
-                            children.add(new Asked(childPath, true));
-                        }
-                    }
-                    read(children, partOf);
+                    read(partOf.unread(path, listing.getChildren()), partOf);
                 }
             }
         } else if (MultiAnswer.isMissing(data)) {
@@ -379,7 +340,7 @@ public final class JobCache implements AutoCloseable {
             }
         } else if (partOf != null) {
             log.warn("Could not read {}: {}", path, KeeperException.Code.get(((OpResult.ErrorResult) data).getErr()));
-            partOf.failed = true;
+            partOf.failed();
         }
         if (partOf != null) {
             loadRead(partOf);
@@ -395,17 +356,17 @@ public final class JobCache implements AutoCloseable {
     }
 
     /** One read of the load answered: the last one ends it, removing what it no longer found. */
-    private void loadRead(Load done) {
-        if (--done.onTheirWay > 0 || done != load) {
+    private void loadRead(CacheLoad done) {
+        if (!done.answered() || done != load) {
             return;
         }
         load = null;
-        if (done.failed || closed) {
+        if (done.hasFailed() || closed) {
             return;
         }
         for (Map.Entry<String, Entry> cached : List.copyOf(nodes.entrySet())) {
             // What an event read after the load began is newer than the load, found or not.
-            if (!done.found.contains(cached.getKey()) && cached.getValue().stamp < done.startedAt) {
+            if (!done.wasFound(cached.getKey()) && cached.getValue().stamp < done.startedAt()) {
                 remove(cached.getKey());
             }
         }
