@@ -95,15 +95,28 @@ class LedgerAuditTest extends JobInstanceTestSupport {
         Instant resumed = last.plusSeconds(5);
         after.coordinator().fire(ExecutionSource.NORMAL, resumed);
 
-        // One late run per item, as the latest missed fire; the three before it are coalesced into it.
+        // One late run per item, as the latest missed fire; the ones before it are coalesced into it. Which fire that
+        // is depends on whether the fire at `resumed`, late itself (two seconds and more), reached this instance before
+        // its first audit looked: then the fire before it, and the trigger's fire runs as its own; else that audit
+        // makes the trigger's fire up too, and the trigger finds its items claimed. Either way each runs once.
         await().untilAsserted(() -> assertThat(results(result -> result.source() == ExecutionSource.MISFIRE))
                 .extracting(result -> result.context().item())
                 .containsExactlyInAnyOrder(0, 1, 2, 3));
         assertThat(results(result -> result.source() == ExecutionSource.MISFIRE))
                 .extracting(ItemResult::fireTime)
-                .containsOnly(resumed.minusSeconds(1));
+                .containsAnyOf(resumed.minusSeconds(1), resumed)
+                .hasSameElementsAs(List.of(results(result -> result.source() == ExecutionSource.MISFIRE)
+                        .get(0)
+                        .fireTime()));
         assertThat(results(result -> result.fireTime().equals(last))).hasSize(4);
-        assertThat(results(result -> result.fireTime().equals(resumed))).hasSize(4);
+        await().untilAsserted(
+                        () -> assertThat(results(result -> result.fireTime().equals(resumed)))
+                                .extracting(result -> result.context().item())
+                                .containsExactlyInAnyOrder(0, 1, 2, 3));
+        assertThat(results(result -> true))
+                .as("no item of any fire ran twice")
+                .extracting(result -> result.context().item() + "@" + result.fireTime())
+                .doesNotHaveDuplicates();
     }
 
     @Test
