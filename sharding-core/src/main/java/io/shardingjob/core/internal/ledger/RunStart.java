@@ -11,9 +11,10 @@ import org.jspecify.annotations.Nullable;
  * make-up, a take-over, one of this session's own claims, a retry) asks this rule with what holds at that moment, not
  * with what held when the run was queued. An item can wait in a busy pool for longer than a session lives.
  *
- * <p>A run the rule lets start still begins with its start write ({@link Claim#startedAt}): a versioned write that
+ * <p>A run the rule lets start begins once its start is written ({@link Claim#startedAt}): a versioned write that
  * fails once the claim was taken over and that only the ensemble's leader answers, so the run starts only on a session
- * the leader's side vouched for a moment ago. A run the rule refuses never starts: its claim is given up for the item's
+ * the leader's side vouched for a moment ago. A start written before the run left its queue counts only while such a
+ * write proved the session lately ({@link #decideWritten}). A run the rule refuses never starts: its claim is given up for the item's
  * owner ({@code HANDED_ON}, the fire's own run whoever runs it), or recorded {@code SKIPPED} when its item-fire was not
  * due ({@link DueRule}: an operator took it out of the schedule before its fire). An operator's change after the fire
  * does not undo it: a run of a due fire that waited while its job or item was disabled is handed on, and its owner runs
@@ -27,6 +28,11 @@ public final class RunStart {
     public enum Verdict {
         /** Write the claim started, then run it. */
         START,
+        /**
+         * Run it now: its start is written already, and a write answered lately proved the session, so nothing can have
+         * taken the claim over since (see {@link #decideWritten}).
+         */
+        BEGIN,
         /** Give the claim up unstarted: the item's owner runs it as the fire's own run. */
         GIVE_UP,
         /** Record it as not run: its item-fire was not due. */
@@ -86,23 +92,25 @@ public final class RunStart {
     }
 
     /**
-     * The verdict for a run whose start was written ahead of it ({@link StartBatch}), as it leaves the queue: the same
-     * rule as for any queued run, since it may have waited while the assignment, the instance or an operator changed
-     * things; and the session proven through the ensemble's leader (a write or a {@code sync} answered) no longer ago
-     * than a third of the session timeout, the age at which this instance interrupts its running items anyway. The
-     * write of its start proved the session when it was answered; a run that leaves later than that bound would
-     * start on a session the leader may be about to expire, while another instance takes its claim over.
+     * The verdict for a run whose start was written before it left the queue: ahead of it within its fire ({@link
+     * StartBatch}), or with its claim, made ahead of its fire (both with {@code failover: true} only, see {@link
+     * StartBatch#writesAhead}). It checks what any queued run checks, since it may have waited while the assignment, the
+     * instance or an operator changed things. It begins without another write only when the session was proven through
+     * the ensemble's leader (a write or a {@code sync} answered) no longer ago than a third of the session timeout, the
+     * age at which this instance interrupts its running items anyway: the claim is then still this session's, as only
+     * a session's expiry lets another instance take it over. Proven longer ago, the run writes its start again, at the
+     * version written, as any run does ({@code START}): the write fails if the claim was taken over meanwhile.
      *
      * @param sinceProven how long ago the request that last proved the session was sent; null when none did
      */
     public static Verdict decideWritten(
             Claim written, boolean abandoned, Here here, @Nullable Duration sinceProven, Duration sessionTimeout) {
         Verdict verdict = decide(written, abandoned, here);
-        if (verdict == Verdict.START
-                && (sinceProven == null || sinceProven.multipliedBy(3).compareTo(sessionTimeout) > 0)) {
-            return Verdict.GIVE_UP;
+        if (verdict != Verdict.START) {
+            return verdict;
         }
-        return verdict;
+        boolean proven = sinceProven != null && sinceProven.multipliedBy(3).compareTo(sessionTimeout) <= 0;
+        return proven ? Verdict.BEGIN : Verdict.START;
     }
 
     /**

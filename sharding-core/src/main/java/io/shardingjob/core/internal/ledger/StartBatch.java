@@ -27,11 +27,13 @@ public final class StartBatch {
     private StartBatch() {}
 
     /**
-     * Whether starts are written ahead of their runs at all: only with {@code failover} on. A process killed while runs
-     * whose starts it wrote ahead still wait in its queue leaves their claims {@code RUNNING}: with failover on their
-     * next owner runs them again ({@code FAILOVER}), so none is lost and none runs twice at once; with failover off it
-     * would record them {@code FAILED}, although they never began (the drill {@code restart-short-items-failover-off}
-     * lost one so). Without failover, each run writes its own start, the starts of a wave in one request.
+     * Whether starts are written ahead of their runs at all, within a fire (here) or with the claims made ahead of the
+     * next fire (so that at its instant the runs begin with no round trip): only with {@code failover} on. A process
+     * killed while runs whose starts it wrote ahead still wait in its queue, or for their fire, leaves their claims
+     * {@code RUNNING}: with failover on their next owner runs them again ({@code FAILOVER}), so none is lost and none
+     * runs twice at once; with failover off it would record them {@code FAILED}, although they never began (the drill
+     * {@code restart-short-items-failover-off} lost one so). Without failover, each run writes its own start, the
+     * starts of a wave in one request.
      */
     public static boolean writesAhead(boolean failover) {
         return failover;

@@ -149,29 +149,54 @@ class RunStartTest {
 
     /** Whatever holds, a run starts only when every condition allows it: no combination lets a refused one through. */
     /**
-     * A run whose start was written ahead of it checks, as it leaves the queue, what any queued run checks, and that the
-     * session was proven within a third of its timeout; refused, it is handed on (skipped when not due), never released.
+     * A run whose start was written before it left the queue checks, as it leaves, what any queued run checks; it begins
+     * without another write only on a session proven within a third of its timeout, and writes its start again
+     * otherwise. Refused, it is handed on (skipped when not due), never released: nothing of it ran.
      */
     @ParameterizedTest(name = "available={0} owned={1} due={2} provenMs={3} -> {4} as {5}")
     @CsvSource({
-        "true,  true,  true,  100,  START,   ",
-        "true,  true,  true,  1666, START,   ",
-        "true,  true,  true,  1667, GIVE_UP, HANDED_ON",
-        "true,  true,  true,  -1,   GIVE_UP, HANDED_ON",
+        "true,  true,  true,  100,  BEGIN,   ",
+        "true,  true,  true,  1666, BEGIN,   ",
+        "true,  true,  true,  1667, START,   ",
+        "true,  true,  true,  -1,   START,   ",
         "false, true,  true,  100,  GIVE_UP, HANDED_ON",
         "true,  false, true,  100,  GIVE_UP, HANDED_ON",
+        "false, true,  true,  -1,   GIVE_UP, HANDED_ON",
         "true,  true,  false, 100,  SKIP,    SKIPPED",
     })
-    void aStartWrittenAheadStartsItsRunOnlyOnASessionProvenWithinAThirdOfItsTimeout(
+    void aStartWrittenBeforeItsRunLeftBeginsItWithoutAWriteOnlyOnASessionProvenWithinAThirdOfItsTimeout(
             boolean available, boolean owned, boolean due, long provenMillis, Verdict expected, ClaimState givenUpAs) {
         Claim written = reserved(1, SESSION).startedAt(FIRE);
         Here here = here(available, false, false, owned ? Set.of(1) : Set.of(), Set.of(), Set.of(), slot -> due);
         java.time.Duration since = provenMillis < 0 ? null : java.time.Duration.ofMillis(provenMillis);
         Verdict verdict = RunStart.decideWritten(written, false, here, since, java.time.Duration.ofMillis(5_000));
         assertThat(verdict).isEqualTo(expected);
-        if (verdict != Verdict.START) {
+        if (verdict != Verdict.START && verdict != Verdict.BEGIN) {
             assertThat(RunStart.unbegunAs(verdict)).isEqualTo(givenUpAs);
             assertThat(RunStart.unbegunAs(verdict)).isNotEqualTo(ClaimState.RELEASED);
+        }
+    }
+
+    /** A written start never lets through a run the rule refuses, however lately the session was proven. */
+    @Property
+    void aWrittenStartBeginsOnlyWhatTheRuleLetsStart(
+            @ForAll boolean abandoned,
+            @ForAll boolean available,
+            @ForAll boolean owned,
+            @ForAll boolean due,
+            @ForAll @IntRange(min = 5, max = 8) long claimSession,
+            @ForAll @IntRange(min = -1, max = 4_000) int provenMillis) {
+        Here here = here(available, false, false, owned ? Set.of(1) : Set.of(), Set.of(), Set.of(), slot -> due);
+        Claim written = reserved(1, claimSession).startedAt(FIRE);
+        java.time.Duration since = provenMillis < 0 ? null : java.time.Duration.ofMillis(provenMillis);
+
+        Verdict verdict = RunStart.decideWritten(written, abandoned, here, since, java.time.Duration.ofMillis(3_000));
+
+        Verdict rule = RunStart.decide(written, abandoned, here);
+        if (rule != Verdict.START) {
+            assertThat(verdict).isEqualTo(rule);
+        } else {
+            assertThat(verdict).isEqualTo(provenMillis >= 0 && provenMillis <= 1_000 ? Verdict.BEGIN : Verdict.START);
         }
     }
 

@@ -12,6 +12,7 @@ import io.shardingjob.core.internal.ledger.FireNodes;
 import io.shardingjob.core.internal.ledger.GroupCommit;
 import io.shardingjob.core.internal.ledger.LedgerRules;
 import io.shardingjob.core.internal.ledger.LedgerRules.AheadFate;
+import io.shardingjob.core.internal.ledger.StartBatch;
 import io.shardingjob.core.internal.scheduling.job.JobView;
 import io.shardingjob.core.internal.scheduling.job.LastAudit;
 import io.shardingjob.core.internal.scheduling.job.LocalFires;
@@ -38,9 +39,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Claims of the schedule's next fire, created in the request that records the last ends of a fire on this instance, so
- * that at the next fire instant no ZooKeeper round trip stands between the trigger and its items. They are ordinary
- * claims of this session (running, as far as every other instance can tell, once their fire is due), held here until
- * their fire's trigger takes them. What changed meanwhile is judged by one rule, {@link LedgerRules#atFire}, both at
+ * that at the next fire instant no ZooKeeper round trip stands between the trigger and its items. With {@code failover}
+ * on they are made with their starts written ({@link StartBatch#writesAhead}), and their runs begin at the fire with
+ * no write at all while the session was proven lately ({@link io.shardingjob.core.internal.ledger.RunStart#decideWritten});
+ * without, each run writes its start at the fire. They are ordinary claims of this session (running, as far as every
+ * other instance can tell, once their fire is due), held here until their fire's trigger takes them. What changed meanwhile is judged by one rule, {@link LedgerRules#atFire}, both at
  * the fire instant and at each audit before it: an item that moved away is released to its new owner, a disabled one
  * skipped, and a claim whose fire never came (a changed schedule) is left to the audit, which runs it late as this
  * session's own.
@@ -114,6 +117,7 @@ public final class ClaimsAhead implements GroupCommit.Ahead {
         ends.forEach(end -> busy.remove(end.item()));
         unavailable.addAll(busy);
         long session = view.sessionId();
+        boolean started = StartBatch.writesAhead(config.failover());
         List<Claim> claims =
                 LedgerRules.toClaimAhead(assignment.itemsOf(me), unavailable, localFires.hasSeen(fireTime)).stream()
                         .map(item -> Claim.first(
@@ -125,6 +129,7 @@ public final class ClaimsAhead implements GroupCommit.Ahead {
                                 assignment.epoch(),
                                 assignment.shardingTotalCount(),
                                 fireTime))
+                        .map(claim -> started ? claim.startedAt(fireTime) : claim)
                         .toList();
         // The server may create them a while before the answer is handled here, past their fire: an audit reading them
         // meanwhile must see them as this session's business, not as stranded.

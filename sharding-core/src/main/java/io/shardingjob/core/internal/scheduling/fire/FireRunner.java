@@ -1,6 +1,7 @@
 package io.shardingjob.core.internal.scheduling.fire;
 
 import io.shardingjob.core.config.JobConfiguration;
+import io.shardingjob.core.execution.ClaimState;
 import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.execution.FireListener;
 import io.shardingjob.core.execution.FireReport;
@@ -105,8 +106,13 @@ public final class FireRunner {
             ItemRunner.tell(jobName, () -> fireListener.beforeFire(jobName, fireTime, source, contexts));
         }
         List<CompletableFuture<ItemRunner.Run>> running = new ArrayList<>(won.size());
-        // The first run to leave the executor's queue writes the starts of those that leave soon after it with its own.
-        FireStarts starts = new FireStarts(won, reservations);
+        // The first run to leave the executor's queue writes the starts of those that leave soon after it with its own;
+        // claims made ahead with their starts written need none.
+        FireStarts starts = new FireStarts(
+                won.stream()
+                        .filter(claim -> claim.state() != ClaimState.RUNNING)
+                        .toList(),
+                reservations);
         for (int i = 0; i < won.size(); i++) {
             Claim claim = won.get(i);
             ShardingContext context = contexts.get(i);

@@ -128,7 +128,8 @@ public final class ItemRunner {
      * Runs one claimed item with its retries on the calling thread, and queues the write of how it ended: the thread is
      * free again at once, the item once the write is answered. Whether the run may start is decided here, when it left
      * its queue ({@link RunStart}), and the run starts only once its start is written: by itself, with the starts of
-     * the runs of its fire that leave soon after it, or ahead of it by a run that left before ({@link FireStarts}).
+     * the runs of its fire that leave soon after it, ahead of it by a run that left before ({@link FireStarts}), or with
+     * its claim, made ahead of its fire ({@link ClaimsAhead}).
      *
      * @param starts the runs of its fire handed on with it; null for a run handed on alone
      */
@@ -142,7 +143,8 @@ public final class ItemRunner {
         FireStarts.Leaving leaving = starts == null ? new FireStarts.Leaving(null, true) : starts.leave(item);
         FireStarts.Ahead ahead =
                 leaving.ahead() == null ? null : leaving.ahead().join();
-        Claim writtenAhead = ahead != null && ahead.began() == RunStarts.Began.STARTED ? ahead.written() : null;
+        Claim writtenAhead =
+                ahead != null && ahead.began() == RunStarts.Began.STARTED ? ahead.written() : started(claim);
         if (!reservedItems.start(item, reservation)) {
             if (writtenAhead != null || reservation.isAbandoned()) {
                 // Released while it waited in the queue (its instance stops, or was cut off): handed on, as the rule
@@ -165,40 +167,41 @@ public final class ItemRunner {
             ShardingService.Versioned assignment = view.versionedAssignment();
             RunStart.Here here = starting.here(assignment.assignment(), List.of(item));
             RunStarts.Began began;
-            if (writtenAhead != null) {
-                RunStart.Verdict verdict = RunStart.decideWritten(
-                        writtenAhead,
-                        reservation.isAbandoned(),
-                        here,
-                        ledger.sinceSessionProven(),
-                        sessionTimeout.get());
-                began = verdict == RunStart.Verdict.START ? RunStarts.Began.STARTED : RunStarts.Began.NOT_ASKED;
-                if (began == RunStarts.Began.STARTED) {
-                    held.set(writtenAhead);
-                    starting.refill(starts, assignment);
-                } else {
-                    recorded = refuse(writtenAhead, RunStart.unbegunAs(verdict), context);
-                }
-            } else if (ahead != null
+            if (writtenAhead == null
+                    && ahead != null
                     && ahead.began() != RunStarts.Began.MOVED
                     && ahead.began() != RunStarts.Began.NOT_ASKED) {
                 // Written ahead and refused (taken over meanwhile), or unanswered: as a start of its own would be.
                 began = ahead.began();
                 startNotWritten(claim, context, began);
             } else {
-                RunStart.Verdict verdict = RunStart.decide(claim, reservation.isAbandoned(), here);
-                began = verdict == RunStart.Verdict.START
-                        ? starting.begin(held, leaving.last(), assignment, starts)
-                        : RunStarts.Began.NOT_ASKED;
-                if (began == RunStarts.Began.MOVED) {
-                    began = starting.beginUnderNext(held, reservation, assignment.version());
+                if (writtenAhead != null) {
+                    held.set(writtenAhead);
                 }
-                startNotWritten(claim, context, began);
-                if (verdict != RunStart.Verdict.START || began == RunStarts.Began.MOVED) {
-                    recorded = refuse(
-                            claim,
-                            verdict == RunStart.Verdict.SKIP ? ClaimState.SKIPPED : RunStart.givenUpAs(claim),
-                            context);
+                RunStart.Verdict verdict = writtenAhead != null
+                        ? RunStart.decideWritten(
+                                writtenAhead,
+                                reservation.isAbandoned(),
+                                here,
+                                ledger.sinceSessionProven(),
+                                sessionTimeout.get())
+                        : RunStart.decide(claim, reservation.isAbandoned(), here);
+                if (verdict == RunStart.Verdict.BEGIN) {
+                    began = RunStarts.Began.STARTED;
+                    if (starts != null) {
+                        starting.refill(starts, assignment);
+                    }
+                } else {
+                    began = verdict == RunStart.Verdict.START
+                            ? starting.begin(held, leaving.last(), assignment, starts)
+                            : RunStarts.Began.NOT_ASKED;
+                    if (began == RunStarts.Began.MOVED) {
+                        began = starting.beginUnderNext(held, reservation, assignment.version());
+                    }
+                    startNotWritten(claim, context, began);
+                    if (verdict != RunStart.Verdict.START || began == RunStarts.Began.MOVED) {
+                        recorded = refuse(held.get(), givenUpAs(held.get(), writtenAhead != null, verdict), context);
+                    }
                 }
             }
             if (began == RunStarts.Began.STARTED && recorded == null) {
@@ -251,6 +254,26 @@ public final class ItemRunner {
             }
         }
         return new Run(results, recorded);
+    }
+
+    /**
+     * The claim itself when its start is written already: made ahead of its fire with its start ({@link
+     * io.shardingjob.core.internal.ledger.StartBatch#writesAhead}), or this session's own claim whose start was written
+     * while its answer was lost, as the audit read it. Null when its run is still to write its start.
+     */
+    private @Nullable Claim started(Claim claim) {
+        return claim.state() == ClaimState.RUNNING && claim.sessionId() == view.sessionId() ? claim : null;
+    }
+
+    /**
+     * How a run that does not start gives its claim up: recorded skipped when its item-fire was not due; handed on
+     * when nothing of it ran, its start written or not; released when a run of it started elsewhere before.
+     */
+    private static ClaimState givenUpAs(Claim claim, boolean startWritten, RunStart.Verdict verdict) {
+        if (startWritten) {
+            return RunStart.unbegunAs(verdict);
+        }
+        return verdict == RunStart.Verdict.SKIP ? ClaimState.SKIPPED : RunStart.givenUpAs(claim);
     }
 
     /**
