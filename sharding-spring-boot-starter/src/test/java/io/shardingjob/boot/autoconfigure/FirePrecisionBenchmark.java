@@ -65,8 +65,18 @@ class FirePrecisionBenchmark {
 
     /** A JVM that compiles fully and holds thousands of jobs, as the core's benchmarks give their server. */
 
-    /** 50 and 500 jobs fire every second; 5,000 fire every 10 s, a tenth of them each second: 500 fires/s. */
-    private static final List<Size> SIZES = List.of(new Size(50, 1), new Size(500, 1), new Size(5_000, 10));
+    /**
+     * 50 and 500 jobs fire every second; 5,000 fire every 10 s, a tenth of them each second: 500 fires/s. Each with
+     * failover off (the default: each run writes its start when it has a thread) and on (the claims made ahead of a fire
+     * carry their starts, so its runs begin with no round trip).
+     */
+    private static final List<Size> SIZES = List.of(
+            new Size(50, 1, false),
+            new Size(50, 1, true),
+            new Size(500, 1, false),
+            new Size(500, 1, true),
+            new Size(5_000, 10, false),
+            new Size(5_000, 10, true));
 
     private static final Duration WARM_UP = Duration.ofSeconds(4);
 
@@ -85,13 +95,15 @@ class FirePrecisionBenchmark {
 
     private static final String SPREAD_PROPERTY = "benchmark.fire-precision.spread";
 
+    private static final String FAILOVER_PROPERTY = "benchmark.fire-precision.failover";
+
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
 
     /**
      * How many jobs and over how many seconds their fires are spread: job {@code i} fires at the seconds {@code s} with
-     * {@code s % spread == i % spread}.
+     * {@code s % spread == i % spread}; and whether the jobs fail over.
      */
-    record Size(int jobs, int spread) {
+    record Size(int jobs, int spread, boolean failover) {
 
         int firesPerSecond() {
             return jobs / spread;
@@ -102,6 +114,11 @@ class FirePrecisionBenchmark {
                     ? "every second, all at once"
                     : "every " + spread + " s, " + firesPerSecond() + " per second (cron i%" + spread + "/" + spread
                             + ")";
+        }
+
+        /** The size as the progress lines and the tables' columns name it. */
+        String label() {
+            return jobs + " jobs, failover " + (failover ? "on" : "off");
         }
     }
 
@@ -136,10 +153,13 @@ class FirePrecisionBenchmark {
         try (ProcessGroup processes = new ProcessGroup()) {
             ZooKeeperServers.Server server = ZooKeeperServers.forBenchmark(processes, "benchmark/" + NAME);
             startRequests = warmUp(server.address());
-            // -Dfire-precision.jobs=5000 measures one size only, to look into it.
+            // -Dfire-precision.jobs=5000 measures one size only, to look into it; -Dfire-precision.failover=true one
+            // setting.
             String only = System.getProperty("fire-precision.jobs", "");
+            String failover = System.getProperty("fire-precision.failover", "");
             for (Size size : SIZES) {
-                if (only.isEmpty() || only.equals(String.valueOf(size.jobs()))) {
+                if ((only.isEmpty() || only.equals(String.valueOf(size.jobs())))
+                        && (failover.isEmpty() || failover.equals(String.valueOf(size.failover())))) {
                     results.add(measure(server.address(), size));
                 }
             }
@@ -147,10 +167,10 @@ class FirePrecisionBenchmark {
         report(results, startRequests, bytesPerHistoryRecord());
         for (Result result : results) {
             assertThat(result.failed())
-                    .as("failed items at %d jobs", result.size().jobs())
+                    .as("failed items at %s", result.size().label())
                     .isZero();
             assertThat(result.duplicates())
-                    .as("fires run twice at %d jobs", result.size().jobs())
+                    .as("fires run twice at %s", result.size().label())
                     .isZero();
         }
     }
@@ -163,7 +183,7 @@ class FirePrecisionBenchmark {
      * @return the requests of {@link #START_COST_JOBS} job starts, with the reshards that follow them
      */
     private static RequestCounter.Counts warmUp(String connectString) throws Exception {
-        try (ConfigurableApplicationContext context = start(connectString, "warm-up", 0)) {
+        try (ConfigurableApplicationContext context = start(connectString, "warm-up", 0, false)) {
             RequestCounter requests = RequestCounter.attachTo(
                     context.getBean(RegistryCenter.class).client());
             addJobs(context, START_COST_JOBS, started -> {});
@@ -176,7 +196,8 @@ class FirePrecisionBenchmark {
         }
     }
 
-    private static ConfigurableApplicationContext start(String connectString, String namespace, int spread) {
+    private static ConfigurableApplicationContext start(
+            String connectString, String namespace, int spread, boolean failover) {
         return new SpringApplicationBuilder(BenchmarkApplication.class)
                 .web(WebApplicationType.NONE)
                 .bannerMode(Banner.Mode.OFF)
@@ -185,6 +206,7 @@ class FirePrecisionBenchmark {
                         "sharding.zookeeper.namespace=" + NAME + "-" + namespace,
                         "sharding.instance-id=benchmark",
                         SPREAD_PROPERTY + "=" + spread,
+                        FAILOVER_PROPERTY + "=" + failover,
                         // Six INFO lines per job at start and stop (stored, started, leads, resharded, scheduled,
                         // closed) would bury the report.
                         "logging.level.io.shardingjob=WARN")
@@ -213,7 +235,8 @@ class FirePrecisionBenchmark {
 
     private static Result measure(String connectString, Size size) throws Exception {
         long contextStarting = System.nanoTime();
-        ConfigurableApplicationContext context = start(connectString, Integer.toString(size.jobs()), size.spread());
+        ConfigurableApplicationContext context = start(
+                connectString, size.jobs() + (size.failover() ? "-failover" : ""), size.spread(), size.failover());
         Duration contextStart = Duration.ofNanos(System.nanoTime() - contextStarting);
         try {
             FireDelays fires = context.getBean(FireDelays.class);
@@ -263,10 +286,8 @@ class FirePrecisionBenchmark {
             requests.clearPaths();
             sleepUntil(to);
             RequestCounter.Counts windowRequests = requests.counts().since(requestsAtFrom);
-            System.out.println("[fire-precision] " + size.jobs() + " jobs: requests in the window: " + windowRequests);
-            requests.mostFrequentPaths(15)
-                    .forEach((path, count) ->
-                            System.out.println("[fire-precision] " + size.jobs() + " jobs: " + count + " " + path));
+            progress(size, "requests in the window: " + windowRequests);
+            requests.mostFrequentPaths(15).forEach((path, count) -> progress(size, count + " " + path));
             try {
                 await().atMost(STRAGGLERS).pollInterval(Duration.ofMillis(100)).until(() -> fires.seen() >= expected);
             } catch (ConditionTimeoutException ex) {
@@ -358,6 +379,7 @@ class FirePrecisionBenchmark {
                         + " batch) instead of a `CronTrigger` per job.");
         report.table(
                 "jobs",
+                "failover",
                 "schedule",
                 "fires/s: target",
                 "fires/s: seen",
@@ -375,6 +397,7 @@ class FirePrecisionBenchmark {
             double fires = Math.max(1, result.seen());
             report.row(
                     result.size().jobs(),
+                    result.size().failover() ? "on" : "off",
                     result.size().schedule(),
                     result.size().firesPerSecond(),
                     result.seen() / windowSeconds,
@@ -402,6 +425,7 @@ class FirePrecisionBenchmark {
         }
         report.table(
                 "jobs",
+                "failover",
                 "context start s",
                 "jobs start s (jobs/s)",
                 "threads: before",
@@ -417,6 +441,7 @@ class FirePrecisionBenchmark {
             int jobs = result.size().jobs();
             report.row(
                     jobs,
+                    result.size().failover() ? "on" : "off",
                     seconds(result.contextStart()),
                     seconds(result.jobsStart()) + " ("
                             + Math.round(jobs / (result.jobsStart().toMillis() / 1_000.0)) + ")",
@@ -436,7 +461,7 @@ class FirePrecisionBenchmark {
                     seconds(result.stop()));
         }
         List<String> columns = new ArrayList<>(List.of("thread name (digits as #)"));
-        results.forEach(result -> columns.add(result.size().jobs() + " jobs: before → with"));
+        results.forEach(result -> columns.add(result.size().label() + ": before → with"));
         report.table(columns.toArray(String[]::new));
         Set<String> names = new TreeSet<>();
         results.forEach(result -> {
@@ -594,7 +619,7 @@ class FirePrecisionBenchmark {
     }
 
     private static void progress(Size size, String message) {
-        System.out.println("[" + NAME + "] " + size.jobs() + " jobs: " + message);
+        System.out.println("[" + NAME + "] " + size.label() + ": " + message);
     }
 
     /** An application with the auto-configuration, a listener that times the fires, and the jobs' crons. */
@@ -614,8 +639,10 @@ class FirePrecisionBenchmark {
         @Bean
         ShardedJobConfigurationCustomizer spreadSchedules(Environment environment) {
             int spread = environment.getRequiredProperty(SPREAD_PROPERTY, Integer.class);
-            return (jobName, configuration) ->
-                    configuration.cron(cron(Integer.parseInt(jobName.substring("fire-".length())), spread));
+            boolean failover = environment.getRequiredProperty(FAILOVER_PROPERTY, Boolean.class);
+            return (jobName, configuration) -> configuration
+                    .cron(cron(Integer.parseInt(jobName.substring("fire-".length())), spread))
+                    .failover(failover);
         }
     }
 
