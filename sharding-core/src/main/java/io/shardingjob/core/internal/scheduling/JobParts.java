@@ -150,7 +150,7 @@ record JobParts(
         FireRunner fireRunner = new FireRunner(
                 runtime,
                 memory.claims(),
-                new FirePlanner(runtime, audits, assignmentWait, ledger, memory, ahead, misfires),
+                new FirePlanner(runtime, audits, assignmentWait, ledger, memory, ahead, misfires, items::leavingSoon),
                 items,
                 settings.fireListener());
         audits.auditWith(new LedgerAudit(

@@ -6,6 +6,7 @@ import io.shardingjob.core.internal.ledger.Claim;
 import io.shardingjob.core.internal.ledger.FireLedger;
 import io.shardingjob.core.internal.ledger.FireOrigin;
 import io.shardingjob.core.internal.ledger.LedgerRules.AheadFate;
+import io.shardingjob.core.internal.ledger.StartBatch;
 import io.shardingjob.core.internal.scheduling.job.AuditDemand;
 import io.shardingjob.core.internal.scheduling.job.JobView;
 import io.shardingjob.core.internal.scheduling.job.LastAudit;
@@ -24,6 +25,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.function.IntSupplier;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -59,6 +61,13 @@ public final class FirePlanner {
 
     private final MisfireReports misfires;
 
+    private final IntSupplier leavingSoon;
+
+    /**
+     * @param leavingSoon how many runs of the job are expected to leave the item executor's queue within {@link
+     *     StartBatch#AHEAD} of one another ({@link ItemRunner#leavingSoon}): with failover on, the claims made at the
+     *     fire for that many of its runs carry their starts
+     */
     public FirePlanner(
             JobView view,
             AuditDemand audits,
@@ -66,7 +75,8 @@ public final class FirePlanner {
             FireLedger ledger,
             RunMemory memory,
             ClaimsAhead ahead,
-            MisfireReports misfires) {
+            MisfireReports misfires,
+            IntSupplier leavingSoon) {
         this.view = view;
         this.audits = audits;
         this.assignmentWait = assignmentWait;
@@ -77,6 +87,7 @@ public final class FirePlanner {
         this.localFires = memory.fires();
         this.ahead = ahead;
         this.misfires = misfires;
+        this.leavingSoon = leavingSoon;
     }
 
     /**
@@ -233,6 +244,10 @@ public final class FirePlanner {
                         default -> "claimed ahead but not startable now; this instance's audit runs it";
                     });
         }
+        // The runs that leave the queue first have their starts written with their claims, as a run leaving first would
+        // write them ahead of those behind it (StartBatch): with failover on only. Claims made ahead are among them.
+        int withStarts =
+                StartBatch.writesAhead(view.configuration().failover()) ? leavingSoon.getAsInt() - won.size() : 0;
         for (int item : assignment.itemsOf(me)) {
             if (madeAhead.containsKey(item)) {
                 continue;
@@ -264,7 +279,7 @@ public final class FirePlanner {
                 continue;
             }
             reservations.put(item, reservation);
-            wanted.add(claim);
+            wanted.add(withStarts-- > 0 ? claim.startedAt(now) : claim);
         }
         won.addAll(claim(fireTime, wanted, reservations, skipped, session));
         handedOn.forEach((fate, claims) -> ahead.handOn(claims, fate));
@@ -323,7 +338,8 @@ public final class FirePlanner {
         }
         List<Claim> won = new ArrayList<>();
         claimed.won().values().forEach(claim -> {
-            if (claim.state() == ClaimState.RESERVED) {
+            // Not those created skipped (disabled items).
+            if (claim.state().isHeld()) {
                 won.add(claim);
             }
         });

@@ -12,6 +12,7 @@ import io.shardingjob.core.internal.ledger.FireLedger;
 import io.shardingjob.core.internal.ledger.FireOrigin;
 import io.shardingjob.core.internal.ledger.GroupCommit;
 import io.shardingjob.core.internal.ledger.RunStart;
+import io.shardingjob.core.internal.ledger.StartBatch;
 import io.shardingjob.core.internal.scheduling.job.AuditDemand;
 import io.shardingjob.core.internal.scheduling.job.JobView;
 import io.shardingjob.core.internal.scheduling.job.LastAudit;
@@ -101,6 +102,15 @@ public final class ItemRunner {
         this.dueFires = dueFires;
         this.sessionTimeout = sessionTimeout;
         this.starting = new RunStarts(view, ledger, groupCommit, lastAudit, dueFires, pace);
+    }
+
+    /**
+     * How many runs of the job are expected to leave the item executor's queue within {@link StartBatch#AHEAD} of one
+     * another, at the pace this instance measured ({@link StartBatch#expected}): one when it is unknown.
+     */
+    public int leavingSoon() {
+        return (int) Math.min(
+                Integer.MAX_VALUE, StartBatch.expected(pace.running(), pace.itemNanos(), StartBatch.AHEAD.toNanos()));
     }
 
     /**
