@@ -33,8 +33,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Decides which of this instance's items one fire runs, and holds their claims: those made ahead for the fire (no
- * round trip), and the others created now in one multi-operation, reserved. Each run starts later, when it leaves the
- * item executor's queue, with the write of its start (see {@link ItemRunner}). Items it cannot run are skipped with a
+ * round trip), and the others created now in one multi-operation, reserved; with failover on, those of the runs that
+ * leave the queue first are created with their starts ({@link StartBatch}). Each run starts later, when it leaves the
+ * item executor's queue, once its start is written (see {@link ItemRunner}). Items it cannot run are skipped with a
  * reason; the audit makes them up as the misfire policy says.
  */
 public final class FirePlanner {
