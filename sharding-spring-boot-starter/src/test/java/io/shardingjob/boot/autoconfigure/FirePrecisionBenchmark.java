@@ -99,6 +99,10 @@ class FirePrecisionBenchmark {
 
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
 
+    /** The JVM's CPU time: the library's (the ZooKeeper server is a process of its own), or the floor's. */
+    private static final com.sun.management.OperatingSystemMXBean CPU =
+            (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+
     /**
      * How many jobs and over how many seconds their fires are spread: job {@code i} fires at the seconds {@code s} with
      * {@code s % spread == i % spread}; and whether the jobs fail over.
@@ -143,8 +147,17 @@ class FirePrecisionBenchmark {
             long heapWith,
             long historyRecords,
             Duration stop,
-            List<Double> floorDelays,
-            List<Double> timerFloorDelays) {}
+            long windowCpuNanos,
+            Floor floor,
+            Floor timerFloor) {}
+
+    /** The delays of the floor's fires, and the CPU time its run took. */
+    record Floor(List<Double> delays, long cpuNanos) {
+
+        double cpuMicrosPerFire() {
+            return cpuNanos / 1_000.0 / Math.max(1, delays.size());
+        }
+    }
 
     @Test
     void measuresFireDelayThreadsAndHeapForFiftyToFiveThousandJobs() throws Exception {
@@ -282,9 +295,11 @@ class FirePrecisionBenchmark {
             fires.window(from, to);
             long expected = expectedFires(size, from, to);
             sleepUntil(from);
+            long cpuAtFrom = CPU.getProcessCpuTime();
             RequestCounter.Counts requestsAtFrom = requests.counts();
             requests.clearPaths();
             sleepUntil(to);
+            long windowCpuNanos = CPU.getProcessCpuTime() - cpuAtFrom;
             RequestCounter.Counts windowRequests = requests.counts().since(requestsAtFrom);
             progress(size, "requests in the window: " + windowRequests);
             requests.mostFrequentPaths(15).forEach((path, count) -> progress(size, count + " " + path));
@@ -305,8 +320,8 @@ class FirePrecisionBenchmark {
             context.close();
             Duration stop = Duration.ofNanos(System.nanoTime() - stopping);
             progress(size, "stopped in " + seconds(stop) + " s");
-            List<Double> floorDelays = floor(size, false);
-            List<Double> timerFloorDelays = floor(size, true);
+            Floor floor = floor(size, false);
+            Floor timerFloor = floor(size, true);
             return new Result(
                     size,
                     contextStart,
@@ -327,8 +342,9 @@ class FirePrecisionBenchmark {
                     heapWith,
                     historyRecords,
                     stop,
-                    floorDelays,
-                    timerFloorDelays);
+                    windowCpuNanos,
+                    floor,
+                    timerFloor);
         } finally {
             context.close();
         }
@@ -338,7 +354,7 @@ class FirePrecisionBenchmark {
      * The delays of the same fires with no library: the starter's pools at their default sizes and Spring's cron
      * triggers alone, or the starter's one timer alone, over a window of the same length.
      */
-    private static List<Double> floor(Size size, boolean oneTimer) throws InterruptedException {
+    private static Floor floor(Size size, boolean oneTimer) throws InterruptedException {
         List<String> crons = new ArrayList<>();
         for (int i = 0; i < size.jobs(); i++) {
             crons.add(cron(i, size.spread()));
@@ -349,12 +365,14 @@ class FirePrecisionBenchmark {
         int schedulerThreads = defaults.getScheduler().getPoolSize();
         int fireThreads = defaults.getExecution().getMaxConcurrentFires();
         int itemThreads = defaults.getExecution().getPoolSize();
+        long cpuBefore = CPU.getProcessCpuTime();
         List<Double> delays = oneTimer
                 ? HandOffFloor.delaysOnOneTimer(
                         crons, schedulerThreads, fireThreads, itemThreads, from, from.plus(WINDOW))
                 : HandOffFloor.delays(crons, schedulerThreads, fireThreads, itemThreads, from, from.plus(WINDOW));
+        long cpuNanos = CPU.getProcessCpuTime() - cpuBefore;
         progress(size, (oneTimer ? "one-timer floor" : "floor") + " measured on " + delays.size() + " fires");
-        return delays;
+        return new Floor(delays, cpuNanos);
     }
 
     private static void report(List<Result> results, RequestCounter.Counts startRequests, double bytesPerRecord) {
@@ -376,7 +394,12 @@ class FirePrecisionBenchmark {
                         + " pool, where an empty item takes its start time (`HandOffFloor`). What the library costs a"
                         + " fire is its delay above the floor. *One-timer floor*: the same, with the fires on the"
                         + " starter's one `FireTimer` (one pass per instant, the fires handed to the fire pool as a"
-                        + " batch) instead of a `CronTrigger` per job.");
+                        + " batch) instead of a `CronTrigger` per job. *CPU per fire*: the JVM's CPU time over the"
+                        + " window (the ZooKeeper server is a process of its own) divided by the fires seen, and the"
+                        + " one-timer floor's over its run: the fires of an instant share the machine's cores, so a"
+                        + " fire's delay grows with the CPU time of the fires of its instant before it. *Failover*:"
+                        + " with it on, the claims made ahead of a fire carry their starts, and its runs begin with no"
+                        + " request; with it off (the default) each run writes its start once it has an item thread.");
         report.table(
                 "jobs",
                 "failover",
@@ -389,6 +412,7 @@ class FirePrecisionBenchmark {
                 "delay max ms",
                 "floor p50 / p99 ms",
                 "one-timer floor p50 / p99 ms",
+                "CPU µs per fire / one-timer floor's",
                 "made up (misfire)",
                 "ZooKeeper requests per fire");
         for (Result result : results) {
@@ -408,13 +432,18 @@ class FirePrecisionBenchmark {
                     String.format(
                             Locale.ROOT,
                             "%.2f / %.2f",
-                            BenchmarkReport.percentile(result.floorDelays(), 50),
-                            BenchmarkReport.percentile(result.floorDelays(), 99)),
+                            BenchmarkReport.percentile(result.floor().delays(), 50),
+                            BenchmarkReport.percentile(result.floor().delays(), 99)),
                     String.format(
                             Locale.ROOT,
                             "%.2f / %.2f",
-                            BenchmarkReport.percentile(result.timerFloorDelays(), 50),
-                            BenchmarkReport.percentile(result.timerFloorDelays(), 99)),
+                            BenchmarkReport.percentile(result.timerFloor().delays(), 50),
+                            BenchmarkReport.percentile(result.timerFloor().delays(), 99)),
+                    String.format(
+                            Locale.ROOT,
+                            "%.0f / %.0f",
+                            result.windowCpuNanos() / 1_000.0 / fires,
+                            result.timerFloor().cpuMicrosPerFire()),
                     result.madeUp(),
                     String.format(
                             Locale.ROOT,
