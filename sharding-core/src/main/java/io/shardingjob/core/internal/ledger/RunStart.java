@@ -124,6 +124,20 @@ public final class RunStart {
     }
 
     /**
+     * How a run the rule or its start write refused gives its claim up: recorded skipped when its item-fire was not due;
+     * handed on when nothing of it ran, its start written before it left the queue ({@link #unbegunAs}) or not; released
+     * when a run of it started before (a retry, {@link #givenUpAs}).
+     *
+     * @param startWritten whether its start was written before it left the queue
+     */
+    public static ClaimState refusedAs(Claim claim, boolean startWritten, Verdict verdict) {
+        if (startWritten) {
+            return unbegunAs(verdict);
+        }
+        return verdict == Verdict.SKIP ? ClaimState.SKIPPED : givenUpAs(claim);
+    }
+
+    /**
      * The verdict for a retry of a run that started: it continues that run, with the context it was fired with (XXL-JOB
      * keeps a retry's original sharding parameter), so only what would make it a run of nobody's matters: the
      * reservation abandoned, the instance unavailable, the claim of another session. An item that moved meanwhile is

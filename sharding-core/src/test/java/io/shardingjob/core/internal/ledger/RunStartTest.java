@@ -177,6 +177,29 @@ class RunStartTest {
         }
     }
 
+    /**
+     * A refused run's claim is skipped when not due, handed on when nothing of it ran (its start written before it left
+     * the queue or not), and released only when a run of it started before (a retry's claim, written without a start
+     * ahead).
+     */
+    @ParameterizedTest(name = "{0} start written={1} {2} -> {3}")
+    @CsvSource({
+        "RESERVED, false, GIVE_UP, HANDED_ON",
+        "RESERVED, false, SKIP,    SKIPPED",
+        "RUNNING,  false, GIVE_UP, RELEASED",
+        "RUNNING,  false, START,   RELEASED",
+        "RUNNING,  true,  GIVE_UP, HANDED_ON",
+        "RUNNING,  true,  START,   HANDED_ON",
+        "RUNNING,  true,  SKIP,    SKIPPED",
+    })
+    void aRefusedRunIsReleasedOnlyWhenARunOfItStartedBefore(
+            ClaimState state, boolean startWritten, Verdict verdict, ClaimState expected) {
+        Claim claim = reserved(1, SESSION);
+        Claim refused = state == ClaimState.RUNNING ? claim.startedAt(FIRE) : claim;
+
+        assertThat(RunStart.refusedAs(refused, startWritten, verdict)).isEqualTo(expected);
+    }
+
     /** A written start never lets through a run the rule refuses, however lately the session was proven. */
     @Property
     void aWrittenStartBeginsOnlyWhatTheRuleLetsStart(

@@ -210,7 +210,8 @@ public final class ItemRunner {
                     }
                     startNotWritten(claim, context, began);
                     if (verdict != RunStart.Verdict.START || began == RunStarts.Began.MOVED) {
-                        recorded = refuse(held.get(), givenUpAs(held.get(), writtenAhead != null, verdict), context);
+                        recorded = refuse(
+                                held.get(), RunStart.refusedAs(held.get(), writtenAhead != null, verdict), context);
                     }
                 }
             }
@@ -273,17 +274,6 @@ public final class ItemRunner {
      */
     private @Nullable Claim started(Claim claim) {
         return claim.state() == ClaimState.RUNNING && claim.sessionId() == view.sessionId() ? claim : null;
-    }
-
-    /**
-     * How a run that does not start gives its claim up: recorded skipped when its item-fire was not due; handed on
-     * when nothing of it ran, its start written or not; released when a run of it started elsewhere before.
-     */
-    private static ClaimState givenUpAs(Claim claim, boolean startWritten, RunStart.Verdict verdict) {
-        if (startWritten) {
-            return RunStart.unbegunAs(verdict);
-        }
-        return verdict == RunStart.Verdict.SKIP ? ClaimState.SKIPPED : RunStart.givenUpAs(claim);
     }
 
     /**
