@@ -99,10 +99,6 @@ class FirePrecisionBenchmark {
 
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
 
-    /** The JVM's CPU time: the library's (the ZooKeeper server is a process of its own), or the floor's. */
-    private static final com.sun.management.OperatingSystemMXBean CPU =
-            (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
-
     /**
      * How many jobs and over how many seconds their fires are spread: job {@code i} fires at the seconds {@code s} with
      * {@code s % spread == i % spread}; and whether the jobs fail over.
@@ -148,16 +144,8 @@ class FirePrecisionBenchmark {
             long historyRecords,
             Duration stop,
             long windowCpuNanos,
-            Floor floor,
-            Floor timerFloor) {}
-
-    /** The delays of the floor's fires, and the CPU time its run took. */
-    record Floor(List<Double> delays, long cpuNanos) {
-
-        double cpuMicrosPerFire() {
-            return cpuNanos / 1_000.0 / Math.max(1, delays.size());
-        }
-    }
+            List<Double> floorDelays,
+            List<Double> timerFloorDelays) {}
 
     @Test
     void measuresFireDelayThreadsAndHeapForFiftyToFiveThousandJobs() throws Exception {
@@ -295,11 +283,11 @@ class FirePrecisionBenchmark {
             fires.window(from, to);
             long expected = expectedFires(size, from, to);
             sleepUntil(from);
-            long cpuAtFrom = CPU.getProcessCpuTime();
+            long cpuAtFrom = threadsCpuNanos();
             RequestCounter.Counts requestsAtFrom = requests.counts();
             requests.clearPaths();
             sleepUntil(to);
-            long windowCpuNanos = CPU.getProcessCpuTime() - cpuAtFrom;
+            long windowCpuNanos = threadsCpuNanos() - cpuAtFrom;
             RequestCounter.Counts windowRequests = requests.counts().since(requestsAtFrom);
             progress(size, "requests in the window: " + windowRequests);
             requests.mostFrequentPaths(15).forEach((path, count) -> progress(size, count + " " + path));
@@ -320,8 +308,8 @@ class FirePrecisionBenchmark {
             context.close();
             Duration stop = Duration.ofNanos(System.nanoTime() - stopping);
             progress(size, "stopped in " + seconds(stop) + " s");
-            Floor floor = floor(size, false);
-            Floor timerFloor = floor(size, true);
+            List<Double> floorDelays = floor(size, false);
+            List<Double> timerFloorDelays = floor(size, true);
             return new Result(
                     size,
                     contextStart,
@@ -343,8 +331,8 @@ class FirePrecisionBenchmark {
                     historyRecords,
                     stop,
                     windowCpuNanos,
-                    floor,
-                    timerFloor);
+                    floorDelays,
+                    timerFloorDelays);
         } finally {
             context.close();
         }
@@ -354,7 +342,7 @@ class FirePrecisionBenchmark {
      * The delays of the same fires with no library: the starter's pools at their default sizes and Spring's cron
      * triggers alone, or the starter's one timer alone, over a window of the same length.
      */
-    private static Floor floor(Size size, boolean oneTimer) throws InterruptedException {
+    private static List<Double> floor(Size size, boolean oneTimer) throws InterruptedException {
         List<String> crons = new ArrayList<>();
         for (int i = 0; i < size.jobs(); i++) {
             crons.add(cron(i, size.spread()));
@@ -365,14 +353,25 @@ class FirePrecisionBenchmark {
         int schedulerThreads = defaults.getScheduler().getPoolSize();
         int fireThreads = defaults.getExecution().getMaxConcurrentFires();
         int itemThreads = defaults.getExecution().getPoolSize();
-        long cpuBefore = CPU.getProcessCpuTime();
         List<Double> delays = oneTimer
                 ? HandOffFloor.delaysOnOneTimer(
                         crons, schedulerThreads, fireThreads, itemThreads, from, from.plus(WINDOW))
                 : HandOffFloor.delays(crons, schedulerThreads, fireThreads, itemThreads, from, from.plus(WINDOW));
-        long cpuNanos = CPU.getProcessCpuTime() - cpuBefore;
         progress(size, (oneTimer ? "one-timer floor" : "floor") + " measured on " + delays.size() + " fires");
-        return new Floor(delays, cpuNanos);
+        return delays;
+    }
+
+    /**
+     * The CPU time the JVM's live threads used so far: the library's pools, timer and ZooKeeper client, the benchmark's
+     * threads; not the garbage collector's nor the JIT compiler's, which are no Java threads. The ZooKeeper server is
+     * a process of its own.
+     */
+    private static long threadsCpuNanos() {
+        long total = 0;
+        for (long id : THREADS.getAllThreadIds()) {
+            total += Math.max(0, THREADS.getThreadCpuTime(id));
+        }
+        return total;
     }
 
     private static void report(List<Result> results, RequestCounter.Counts startRequests, double bytesPerRecord) {
@@ -394,10 +393,11 @@ class FirePrecisionBenchmark {
                         + " pool, where an empty item takes its start time (`HandOffFloor`). What the library costs a"
                         + " fire is its delay above the floor. *One-timer floor*: the same, with the fires on the"
                         + " starter's one `FireTimer` (one pass per instant, the fires handed to the fire pool as a"
-                        + " batch) instead of a `CronTrigger` per job. *CPU per fire*: the JVM's CPU time over the"
-                        + " window (the ZooKeeper server is a process of its own) divided by the fires seen, and the"
-                        + " one-timer floor's over its run: the fires of an instant share the machine's cores, so a"
-                        + " fire's delay grows with the CPU time of the fires of its instant before it. *Failover*:"
+                        + " batch) instead of a `CronTrigger` per job. *Threads' CPU per fire*: the CPU time of the"
+                        + " JVM's threads over the window (every thread of the library, the ZooKeeper client's, the"
+                        + " benchmark's; not the garbage collector's nor the JIT compiler's; the ZooKeeper server is a"
+                        + " process of its own) divided by the fires seen: the fires of an instant share the machine's"
+                        + " cores, so a fire's delay grows with the CPU time of the fires of its instant before it. *Failover*:"
                         + " with it on, the claims made ahead of a fire carry their starts, and its runs begin with no"
                         + " request; with it off (the default) each run writes its start once it has an item thread.");
         report.table(
@@ -412,7 +412,7 @@ class FirePrecisionBenchmark {
                 "delay max ms",
                 "floor p50 / p99 ms",
                 "one-timer floor p50 / p99 ms",
-                "CPU µs per fire / one-timer floor's",
+                "threads' CPU µs per fire",
                 "made up (misfire)",
                 "ZooKeeper requests per fire");
         for (Result result : results) {
@@ -432,18 +432,14 @@ class FirePrecisionBenchmark {
                     String.format(
                             Locale.ROOT,
                             "%.2f / %.2f",
-                            BenchmarkReport.percentile(result.floor().delays(), 50),
-                            BenchmarkReport.percentile(result.floor().delays(), 99)),
+                            BenchmarkReport.percentile(result.floorDelays(), 50),
+                            BenchmarkReport.percentile(result.floorDelays(), 99)),
                     String.format(
                             Locale.ROOT,
                             "%.2f / %.2f",
-                            BenchmarkReport.percentile(result.timerFloor().delays(), 50),
-                            BenchmarkReport.percentile(result.timerFloor().delays(), 99)),
-                    String.format(
-                            Locale.ROOT,
-                            "%.0f / %.0f",
-                            result.windowCpuNanos() / 1_000.0 / fires,
-                            result.timerFloor().cpuMicrosPerFire()),
+                            BenchmarkReport.percentile(result.timerFloorDelays(), 50),
+                            BenchmarkReport.percentile(result.timerFloorDelays(), 99)),
+                    Math.round(result.windowCpuNanos() / 1_000.0 / fires),
                     result.madeUp(),
                     String.format(
                             Locale.ROOT,
