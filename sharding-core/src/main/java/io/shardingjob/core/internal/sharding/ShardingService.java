@@ -1,22 +1,15 @@
 package io.shardingjob.core.internal.sharding;
 
 import io.shardingjob.core.config.JobConfiguration;
-import io.shardingjob.core.config.JobConfigurationCodec;
 import io.shardingjob.core.internal.registry.Answers;
 import io.shardingjob.core.internal.registry.JobCache;
 import io.shardingjob.core.internal.registry.JobNodes;
-import io.shardingjob.core.internal.requests.ClientMultis;
 import io.shardingjob.core.internal.requests.ClientRequests;
-import io.shardingjob.core.internal.requests.MultiAnswer;
 import io.shardingjob.core.sharding.Assignment;
-import io.shardingjob.core.sharding.strategy.ShardingRequest;
-import io.shardingjob.core.sharding.strategy.ShardingResultVerifier;
 import io.shardingjob.core.sharding.strategy.ShardingStrategy;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -29,9 +22,7 @@ import org.apache.curator.framework.recipes.cache.ChildData;
 import org.apache.curator.x.async.AsyncCuratorFramework;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
-import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.data.Stat;
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -55,7 +46,7 @@ public final class ShardingService {
 
     private final AsyncCuratorFramework async;
 
-    /** How the reshard's reads reach ZooKeeper: one multi, merged with the client's other reads. */
+    /** How the flag's writes, the reshard's reads and its commit reach ZooKeeper: in the client's merged multis. */
     private final ClientRequests requests;
 
     private final JobNodes nodes;
@@ -66,13 +57,13 @@ public final class ShardingService {
 
     private final Supplier<JobConfiguration> configuration;
 
-    private final Function<String, ShardingStrategy> strategies;
-
     private final BooleanSupplier leader;
 
-    private volatile CachedAssignment cached = new CachedAssignment(-1, -1, Assignment.NONE);
+    private final ReshardStateReader stateReader;
 
-    private volatile long lastWrittenEpoch;
+    private final AssignmentCommit assignmentCommit;
+
+    private volatile CachedAssignment cached = new CachedAssignment(-1, -1, Assignment.NONE);
 
     public ShardingService(
             CuratorFramework client,
@@ -88,8 +79,9 @@ public final class ShardingService {
         this.cache = cache;
         this.jobName = JobNodes.name(nodes.root());
         this.configuration = configuration;
-        this.strategies = strategies;
         this.leader = leader;
+        this.stateReader = new ReshardStateReader(requests, nodes, jobName, configuration);
+        this.assignmentCommit = new AssignmentCommit(requests, nodes, jobName, strategies);
     }
 
     /** Raises the flag, or bumps its version if it is already up, so that a leader mid-reshard starts over. */
@@ -212,7 +204,7 @@ public final class ShardingService {
      */
     public Optional<String> inconsistency() {
         Assignment assignment = currentAssignment();
-        if (assignment.epoch() < lastWrittenEpoch) {
+        if (assignment.epoch() < assignmentCommit.lastWrittenEpoch()) {
             // This leader wrote a newer assignment that its cache has not caught up with: nothing to judge yet.
             return Optional.empty();
         }
@@ -286,152 +278,11 @@ public final class ShardingService {
      * clearing in one multi: the versions read decide a race with another leader's reshard or a new request.
      */
     private CompletableFuture<Optional<Assignment>> reshardOnce() {
-        return readState()
+        return stateReader
+                .read()
                 .thenCompose(state -> state.flag() == null
                         ? CompletableFuture.completedFuture(Optional.empty())
-                        : commit(state, state.flag()));
-    }
-
-    /** What a reshard is computed from, read from ZooKeeper rather than the cache; the flag null when it is down. */
-    private record State(
-            @Nullable Stat flag,
-            JobConfiguration config,
-            List<String> instances,
-            Assignment previous,
-            int assignmentVersion,
-            List<String> disabledItems) {}
-
-    /**
-     * Reads the state in one multi of reads, merged with the reads the client's other jobs send meanwhile ({@link
-     * ClientRequests}): thousands of jobs electing leaders at start-up each read it once. Before, a reshard sent eight
-     * requests: the flag's, a processing node's write, then the state's six reads.
-     */
-    private CompletableFuture<State> readState() {
-        List<Op> reads = List.of(
-                Op.getData(requests.full(nodes.reshardNecessary())),
-                Op.getData(requests.full(nodes.config())),
-                Op.getChildren(requests.full(nodes.instances())),
-                Op.getChildren(requests.full(nodes.disabledInstances())),
-                Op.getChildren(requests.full(nodes.leavingInstances())),
-                Op.getData(requests.full(nodes.assignment())),
-                Op.getChildren(requests.full(nodes.disabledItems())));
-        return requests.readAsync("ReadState", reads, ClientMultis.SMALL_LISTING_BYTES, ClientMultis.ITEMS_DATA_BYTES)
-                .thenApply(answer -> {
-                    List<OpResult> results = answer.results();
-                    @Nullable Stat flag = null;
-                    if (results.get(0) instanceof OpResult.GetDataResult raised) {
-                        flag = raised.getStat();
-                    } else {
-                        failUnlessMissing(results.get(0), nodes.reshardNecessary());
-                    }
-                    List<String> sharding = new ArrayList<>(listing(results, 2, nodes.instances()));
-                    sharding.removeAll(listing(results, 3, nodes.disabledInstances()));
-                    sharding.removeAll(listing(results, 4, nodes.leavingInstances()));
-                    sharding.sort(null);
-                    Assignment previous = Assignment.NONE;
-                    int assignmentVersion = 0;
-                    if (results.get(5) instanceof OpResult.GetDataResult assignment) {
-                        previous = Assignment.decode(assignment.getData());
-                        assignmentVersion = assignment.getStat().getVersion();
-                    } else {
-                        failUnlessMissing(results.get(5), nodes.assignment());
-                    }
-                    return new State(
-                            flag,
-                            configuration(results.get(1)),
-                            sharding,
-                            previous,
-                            assignmentVersion,
-                            listing(results, 6, nodes.disabledItems()));
-                });
-    }
-
-    /** The shared configuration as just read; the cached one if it is invalid or could not be read. */
-    private JobConfiguration configuration(OpResult read) {
-        if (read instanceof OpResult.GetDataResult data) {
-            try {
-                return JobConfigurationCodec.decode(jobName, data.getData());
-            } catch (RuntimeException invalid) {
-                return configuration.get();
-            }
-        }
-        return configuration.get();
-    }
-
-    private static List<String> listing(List<OpResult> results, int index, String path) {
-        if (results.get(index) instanceof OpResult.GetChildrenResult listing) {
-            return listing.getChildren();
-        }
-        throw ClientRequests.refused(MultiAnswer.codeOf(results.get(index)), path);
-    }
-
-    private static void failUnlessMissing(OpResult result, String path) {
-        if (!MultiAnswer.isMissing(result)) {
-            throw ClientRequests.refused(MultiAnswer.codeOf(result), path);
-        }
-    }
-
-    private CompletableFuture<Optional<Assignment>> commit(State state, Stat flag) {
-        JobConfiguration config = state.config();
-        Assignment previous = state.previous();
-        Assignment computed = compute(config, state.instances(), previous);
-        List<Op> ops = new ArrayList<>();
-        boolean unchanged = previous.shardingTotalCount() == computed.shardingTotalCount()
-                && previous.itemsByInstance().equals(computed.itemsByInstance());
-        // Nothing moves (a member re-registered, say): keep the epoch so that no running item is fenced off.
-        Assignment next = unchanged ? previous : computed;
-        String assignment = requests.full(nodes.assignment());
-        if (unchanged) {
-            ops.add(Op.check(assignment, state.assignmentVersion()));
-        } else if (previous == Assignment.NONE) {
-            ops.add(requests.createPersistent(nodes.assignment(), next.encode()));
-        } else {
-            ops.add(Op.setData(assignment, next.encode(), state.assignmentVersion()));
-        }
-        ops.add(Op.delete(requests.full(nodes.reshardNecessary()), flag.getVersion()));
-        for (String item : state.disabledItems()) {
-            if (Integer.parseInt(item) >= next.shardingTotalCount()) {
-                ops.add(Op.delete(requests.full(nodes.disabledItems() + "/" + item), -1));
-            }
-        }
-        // In the multis every job of the client shares: thousands of leaders' first assignments go in a few requests.
-        return requests.multiAsync("Commit", ops).thenApply(answer -> {
-            if (!answer.ok()) {
-                throw ClientRequests.refused(answer.refusal(), answer.refusedPath(ops, assignment));
-            }
-            lastWrittenEpoch = next.epoch();
-            if (unchanged) {
-                log.debug("Job {}: reshard flag cleared, epoch {} still in force", jobName, next.epoch());
-                return Optional.<Assignment>empty();
-            }
-            log.info(
-                    "Job {}: epoch {} assigns {} items with strategy '{}': {}",
-                    jobName,
-                    next.epoch(),
-                    next.shardingTotalCount(),
-                    config.dynamicSharding() ? "dynamic" : config.strategy(),
-                    next.itemsByInstance());
-            return Optional.of(next);
-        });
-    }
-
-    private Assignment compute(JobConfiguration config, List<String> instances, Assignment previous) {
-        long epoch = previous.epoch() + 1;
-        if (config.dynamicSharding()) {
-            // The total follows the cluster; the configured count is not used.
-            return new Assignment(
-                    epoch,
-                    DynamicSharding.total(instances.size()),
-                    DynamicSharding.assign(instances, previous.itemsByInstance()));
-        }
-        if (instances.isEmpty()) {
-            return new Assignment(epoch, config.shardingTotalCount(), Map.of());
-        }
-        ShardingStrategy strategy = strategies.apply(config.strategy());
-        ShardingRequest request =
-                new ShardingRequest(jobName, config.shardingTotalCount(), instances, previous.itemsByInstance());
-        Map<String, List<Integer>> result = ShardingResultVerifier.verified(strategy, request, strategy.shard(request));
-        return new Assignment(epoch, config.shardingTotalCount(), result);
+                        : assignmentCommit.commit(state, state.flag()));
     }
 
     private CompletableFuture<Assignment> readAssignment(Stat stat) {

@@ -1,0 +1,113 @@
+package io.shardingjob.core.internal.sharding;
+
+import io.shardingjob.core.config.JobConfiguration;
+import io.shardingjob.core.config.JobConfigurationCodec;
+import io.shardingjob.core.internal.registry.JobNodes;
+import io.shardingjob.core.internal.requests.ClientMultis;
+import io.shardingjob.core.internal.requests.ClientRequests;
+import io.shardingjob.core.internal.requests.MultiAnswer;
+import io.shardingjob.core.sharding.Assignment;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
+import org.apache.zookeeper.data.Stat;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The first step of a reshard: the flag and everything the assignment is computed from, read from ZooKeeper in one
+ * request. It is a class of its own because it is the one place that knows which nodes a reshard depends on and how
+ * their answers become a {@link ReshardState}; {@link ShardingService} decides whether to go on and {@link
+ * AssignmentCommit} writes.
+ */
+final class ReshardStateReader {
+
+    /** How the reshard's reads reach ZooKeeper: one multi, merged with the client's other reads. */
+    private final ClientRequests requests;
+
+    private final JobNodes nodes;
+
+    private final String jobName;
+
+    private final Supplier<JobConfiguration> configuration;
+
+    ReshardStateReader(
+            ClientRequests requests, JobNodes nodes, String jobName, Supplier<JobConfiguration> configuration) {
+        this.requests = requests;
+        this.nodes = nodes;
+        this.jobName = jobName;
+        this.configuration = configuration;
+    }
+
+    /**
+     * Reads the state in one multi of reads, merged with the reads the client's other jobs send meanwhile ({@link
+     * ClientRequests}): thousands of jobs electing leaders at start-up each read it once. Before, a reshard sent eight
+     * requests: the flag's, a processing node's write, then the state's six reads.
+     */
+    CompletableFuture<ReshardState> read() {
+        List<Op> reads = List.of(
+                Op.getData(requests.full(nodes.reshardNecessary())),
+                Op.getData(requests.full(nodes.config())),
+                Op.getChildren(requests.full(nodes.instances())),
+                Op.getChildren(requests.full(nodes.disabledInstances())),
+                Op.getChildren(requests.full(nodes.leavingInstances())),
+                Op.getData(requests.full(nodes.assignment())),
+                Op.getChildren(requests.full(nodes.disabledItems())));
+        return requests.readAsync("ReadState", reads, ClientMultis.SMALL_LISTING_BYTES, ClientMultis.ITEMS_DATA_BYTES)
+                .thenApply(answer -> {
+                    List<OpResult> results = answer.results();
+                    @Nullable Stat flag = null;
+                    if (results.get(0) instanceof OpResult.GetDataResult raised) {
+                        flag = raised.getStat();
+                    } else {
+                        failUnlessMissing(results.get(0), nodes.reshardNecessary());
+                    }
+                    List<String> sharding = new ArrayList<>(listing(results, 2, nodes.instances()));
+                    sharding.removeAll(listing(results, 3, nodes.disabledInstances()));
+                    sharding.removeAll(listing(results, 4, nodes.leavingInstances()));
+                    sharding.sort(null);
+                    Assignment previous = Assignment.NONE;
+                    int assignmentVersion = 0;
+                    if (results.get(5) instanceof OpResult.GetDataResult assignment) {
+                        previous = Assignment.decode(assignment.getData());
+                        assignmentVersion = assignment.getStat().getVersion();
+                    } else {
+                        failUnlessMissing(results.get(5), nodes.assignment());
+                    }
+                    return new ReshardState(
+                            flag,
+                            configuration(results.get(1)),
+                            sharding,
+                            previous,
+                            assignmentVersion,
+                            listing(results, 6, nodes.disabledItems()));
+                });
+    }
+
+    /** The shared configuration as just read; the cached one if it is invalid or could not be read. */
+    private JobConfiguration configuration(OpResult read) {
+        if (read instanceof OpResult.GetDataResult data) {
+            try {
+                return JobConfigurationCodec.decode(jobName, data.getData());
+            } catch (RuntimeException invalid) {
+                return configuration.get();
+            }
+        }
+        return configuration.get();
+    }
+
+    private static List<String> listing(List<OpResult> results, int index, String path) {
+        if (results.get(index) instanceof OpResult.GetChildrenResult listing) {
+            return listing.getChildren();
+        }
+        throw ClientRequests.refused(MultiAnswer.codeOf(results.get(index)), path);
+    }
+
+    private static void failUnlessMissing(OpResult result, String path) {
+        if (!MultiAnswer.isMissing(result)) {
+            throw ClientRequests.refused(MultiAnswer.codeOf(result), path);
+        }
+    }
+}
