@@ -1,11 +1,7 @@
 package io.shardingjob.core.internal.registry;
 
 import io.shardingjob.core.internal.requests.ClientRequests;
-import java.lang.management.ManagementFactory;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -17,11 +13,9 @@ import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
-import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
-import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -80,8 +74,9 @@ public final class InstanceRegistration implements AutoCloseable {
 
     private final WatcherRemoveCuratorFramework client;
 
-    /** The client's merged multis: thousands of jobs starting together register in a few requests. */
-    private final ClientRequests requests;
+    private final RegistrationSession clientSession;
+
+    private final InstanceNode node;
 
     private final String path;
 
@@ -110,11 +105,13 @@ public final class InstanceRegistration implements AutoCloseable {
 
     public InstanceRegistration(CuratorFramework client, JobNodes nodes, String instanceId, Runnable onRegistered) {
         this.client = client.newWatcherRemoveCuratorFramework();
-        this.requests = new ClientRequests(client, "Registration");
+        this.clientSession = new RegistrationSession(this.client);
         this.path = nodes.instance(instanceId);
         this.instanceId = instanceId;
         this.jobName = JobNodes.name(nodes.root());
         this.onRegistered = onRegistered;
+        this.node = new InstanceNode(
+                this.client, new ClientRequests(client, "Registration"), clientSession, path, instanceId, jobName);
     }
 
     /**
@@ -122,10 +119,10 @@ public final class InstanceRegistration implements AutoCloseable {
      * behind: no node of ours and no watch.
      *
      * <p>When another session holds the node, the wait is as long as that session can outlive a dead process: {@link
-     * #deadSessionPatience} (one and a half negotiated session timeouts) from the start, or the given timeout if that is
-     * longer. A process restarted under its instance id while its predecessor's session is still on the server (a kill
-     * -9 less than a session timeout ago) therefore starts, whatever its start timeout, as soon as the server expired
-     * that session; a node still held after that belongs to a live process with the same id.
+     * RegistrationSession#deadSessionPatience} (one and a half negotiated session timeouts) from the start, or the
+     * given timeout if that is longer. A process restarted under its instance id while its predecessor's session is
+     * still on the server (a kill -9 less than a session timeout ago) therefore starts, whatever its start timeout, as
+     * soon as the server expired that session; a node still held after that belongs to a live process with the same id.
      *
      * @throws IllegalStateException when the node did not become ours within that time, naming the instance id and,
      *     if another session holds it, saying so; or when already started or closed
@@ -142,7 +139,7 @@ public final class InstanceRegistration implements AutoCloseable {
         try {
             registered = firstRegistration.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
             long heldBy = holder.get();
-            Duration patience = deadSessionPatience();
+            Duration patience = clientSession.deadSessionPatience();
             if (!registered && heldBy != 0 && patience.compareTo(timeout) > 0) {
                 log.info(
                         "Job {}: {} is still held by session 0x{}, perhaps this instance's previous process's; waiting"
@@ -165,16 +162,6 @@ public final class InstanceRegistration implements AutoCloseable {
             close();
             throw new IllegalStateException(heldBy != 0 ? heldMessage(heldBy, waited) : notRegisteredMessage(waited));
         }
-    }
-
-    /**
-     * How long a dead process's session can still hold our node: the server expires a session one session timeout
-     * after it last heard from it, rounded up to its next expiry check (at most a tick, itself at most half a session
-     * timeout), and its client last spoke before this start.
-     */
-    private Duration deadSessionPatience() {
-        long sessionTimeout = negotiatedSessionTimeoutMillis();
-        return Duration.ofMillis(sessionTimeout + sessionTimeout / 2);
     }
 
     /** Whether our node exists under our session, as far as this client knows. */
@@ -208,30 +195,14 @@ public final class InstanceRegistration implements AutoCloseable {
         if (!client.getZookeeperClient().isConnected()) {
             return;
         }
-        try {
-            Stat stat = client.checkExists().forPath(path);
-            long session = currentSession();
-            if (stat != null && session != 0 && stat.getEphemeralOwner() == session) {
-                client.delete().withVersion(stat.getVersion()).forPath(path);
-            }
-        } catch (KeeperException.NoNodeException | KeeperException.BadVersionException gone) {
-            // Deleted or replaced meanwhile: whatever is there now is not ours.
-        } catch (Exception ex) {
-            log.warn(
-                    "Job {}: could not delete the registration of {}; it goes when the session ends: {}",
-                    jobName,
-                    instanceId,
-                    ex.toString());
-        }
+        node.deleteIfOurs();
     }
 
     private void create() {
         if (state.get() != State.STARTED) {
             return;
         }
-        requests.multiAsync("Register", List.of(requests.create(path, describeThisProcess(), CreateMode.EPHEMERAL)))
-                .whenComplete((answer, failure) ->
-                        created(failure != null ? KeeperException.Code.CONNECTIONLOSS : answer.refusal()));
+        node.create(this::created);
     }
 
     /** The create with its parents, for a job whose nodes were never made (a multi creates no parent). */
@@ -239,15 +210,7 @@ public final class InstanceRegistration implements AutoCloseable {
         if (state.get() != State.STARTED) {
             return;
         }
-        try {
-            client.create()
-                    .creatingParentsIfNeeded()
-                    .withMode(CreateMode.EPHEMERAL)
-                    .inBackground((framework, event) -> created(KeeperException.Code.get(event.getResultCode())))
-                    .forPath(path, describeThisProcess());
-        } catch (Exception ex) {
-            log.warn("Job {}: could not register {}: {}", jobName, instanceId, ex.toString());
-        }
+        node.createWithParents(this::created);
     }
 
     /** Reads the node's owner and leaves a watch on it, whoever owns it. */
@@ -255,11 +218,7 @@ public final class InstanceRegistration implements AutoCloseable {
         if (state.get() != State.STARTED) {
             return;
         }
-        try {
-            client.checkExists().usingWatcher(watcher).inBackground(checked).forPath(path);
-        } catch (Exception ex) {
-            log.warn("Job {}: could not read the registration of {}: {}", jobName, instanceId, ex.toString());
-        }
+        node.check(watcher, checked);
     }
 
     /** The create's answer: whether the node was made, found, or could not be made yet. */
@@ -267,11 +226,11 @@ public final class InstanceRegistration implements AutoCloseable {
         if (code == KeeperException.Code.OK) {
             if (state.get() != State.STARTED) {
                 // Closed while the create was in flight: the node is ours and must not outlive the registration.
-                deleteLate();
+                node.deleteLate();
                 return;
             }
             // Answered on the session it was sent on: an ephemeral node created by it is that session's.
-            registered(currentSession());
+            registered(clientSession.id());
             check();
         } else if (code == KeeperException.Code.NODEEXISTS) {
             check();
@@ -298,11 +257,11 @@ public final class InstanceRegistration implements AutoCloseable {
             return;
         }
         long nodeOwner = event.getStat().getEphemeralOwner();
-        long session = currentSession();
-        if (session != 0 && nodeOwner == session) {
-            registered(session);
+        long current = clientSession.id();
+        if (current != 0 && nodeOwner == current) {
+            registered(current);
         } else if (givenUp.contains(nodeOwner)) {
-            deleteLeftover(event.getStat());
+            node.deleteLeftover(event.getStat());
         } else {
             heldByAnother(nodeOwner);
         }
@@ -377,33 +336,10 @@ public final class InstanceRegistration implements AutoCloseable {
         }
     }
 
-    /** Deletes our node left by a session this client lost; the watch on it then creates it again. */
-    private void deleteLeftover(Stat stat) {
-        log.info(
-                "Job {}: deleting {} left by this instance's lost session 0x{}, to register under the new one",
-                jobName,
-                path,
-                Long.toHexString(stat.getEphemeralOwner()));
-        try {
-            client.delete().withVersion(stat.getVersion()).inBackground().forPath(path);
-        } catch (Exception ex) {
-            log.warn("Job {}: could not delete {}: {}", jobName, path, ex.toString());
-        }
-    }
-
-    private void deleteLate() {
-        try {
-            // Just created, at its first version: a node set since is not the one this create made.
-            client.delete().withVersion(0).inBackground().forPath(path);
-        } catch (Exception ex) {
-            log.warn("Job {}: could not delete {} registered while closing: {}", jobName, path, ex.toString());
-        }
-    }
-
     private String heldMessage(long session, Duration waited) {
         return "Instance id '" + instanceId + "' of job '" + jobName + "' is held by another live session (0x"
                 + Long.toHexString(session) + "): after " + waited.toMillis() + " ms, longer than the session timeout"
-                + " of " + negotiatedSessionTimeoutMillis() + " ms, its node " + path + " still belongs to it, so"
+                + " of " + clientSession.timeoutMillis() + " ms, its node " + path + " still belongs to it, so"
                 + " another process is running with this instance id. Give each process its own instance id"
                 + " (sharding.instance-id).";
     }
@@ -411,27 +347,5 @@ public final class InstanceRegistration implements AutoCloseable {
     private String notRegisteredMessage(Duration timeout) {
         return "Instance id '" + instanceId + "' of job '" + jobName + "' could not be registered at " + path
                 + " within " + timeout.toMillis() + " ms";
-    }
-
-    private long currentSession() {
-        try {
-            return client.getZookeeperClient().getZooKeeper().getSessionId();
-        } catch (Exception ex) {
-            return 0;
-        }
-    }
-
-    private long negotiatedSessionTimeoutMillis() {
-        try {
-            return client.getZookeeperClient().getZooKeeper().getSessionTimeout();
-        } catch (Exception ex) {
-            return 0;
-        }
-    }
-
-    private static byte[] describeThisProcess() {
-        String text = "pid=" + ProcessHandle.current().pid() + "\nprocess="
-                + ManagementFactory.getRuntimeMXBean().getName() + "\nregisteredAt=" + Instant.now() + "\n";
-        return text.getBytes(StandardCharsets.UTF_8);
     }
 }

@@ -1,0 +1,142 @@
+package io.shardingjob.core.internal.registry;
+
+import io.shardingjob.core.internal.requests.ClientRequests;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.List;
+import java.util.function.Consumer;
+import org.apache.curator.framework.WatcherRemoveCuratorFramework;
+import org.apache.curator.framework.api.BackgroundCallback;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.data.Stat;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The requests on this instance's ephemeral node {@code /{job}/instances/{instanceId}}: its creates, the read of its
+ * owner that leaves a watch, and the deletes of a node of ours that must not stay. It only sends and reports answers;
+ * whether to send, and what an answer means, is {@link InstanceRegistration}'s, which keeps the registration's state
+ * and its reactions in one place. The watches are set through the registration's {@link
+ * WatcherRemoveCuratorFramework}, so that its close removes them all.
+ */
+final class InstanceNode {
+
+    /** Under {@link InstanceRegistration}'s name, as before these requests had a class of their own: settings apply. */
+    private static final Logger log = LoggerFactory.getLogger(InstanceRegistration.class);
+
+    private final WatcherRemoveCuratorFramework client;
+
+    /** The client's merged multis: thousands of jobs starting together register in a few requests. */
+    private final ClientRequests requests;
+
+    private final RegistrationSession session;
+
+    private final String path;
+
+    private final String instanceId;
+
+    private final String jobName;
+
+    InstanceNode(
+            WatcherRemoveCuratorFramework client,
+            ClientRequests requests,
+            RegistrationSession session,
+            String path,
+            String instanceId,
+            String jobName) {
+        this.client = client;
+        this.requests = requests;
+        this.session = session;
+        this.path = path;
+        this.instanceId = instanceId;
+        this.jobName = jobName;
+    }
+
+    /**
+     * The create, in the client's merged multis; {@code answered} is told the code, connection loss when the request
+     * failed without one.
+     */
+    void create(Consumer<KeeperException.Code> answered) {
+        requests.multiAsync("Register", List.of(requests.create(path, describeThisProcess(), CreateMode.EPHEMERAL)))
+                .whenComplete((answer, failure) ->
+                        answered.accept(failure != null ? KeeperException.Code.CONNECTIONLOSS : answer.refusal()));
+    }
+
+    /** The create with its parents, for a job whose nodes were never made (a multi creates no parent). */
+    void createWithParents(Consumer<KeeperException.Code> answered) {
+        try {
+            client.create()
+                    .creatingParentsIfNeeded()
+                    .withMode(CreateMode.EPHEMERAL)
+                    .inBackground(
+                            (framework, event) -> answered.accept(KeeperException.Code.get(event.getResultCode())))
+                    .forPath(path, describeThisProcess());
+        } catch (Exception ex) {
+            log.warn("Job {}: could not register {}: {}", jobName, instanceId, ex.toString());
+        }
+    }
+
+    /** Reads the node's owner and leaves a watch on it, whoever owns it. */
+    void check(Watcher watcher, BackgroundCallback checked) {
+        try {
+            client.checkExists().usingWatcher(watcher).inBackground(checked).forPath(path);
+        } catch (Exception ex) {
+            log.warn("Job {}: could not read the registration of {}: {}", jobName, instanceId, ex.toString());
+        }
+    }
+
+    /**
+     * Deletes the node, waiting for the answers, only if our current session owns it: a node of another session is
+     * never touched. For the registration's close, on a connected client.
+     */
+    void deleteIfOurs() {
+        try {
+            Stat stat = client.checkExists().forPath(path);
+            long current = session.id();
+            if (stat != null && current != 0 && stat.getEphemeralOwner() == current) {
+                client.delete().withVersion(stat.getVersion()).forPath(path);
+            }
+        } catch (KeeperException.NoNodeException | KeeperException.BadVersionException gone) {
+            // Deleted or replaced meanwhile: whatever is there now is not ours.
+        } catch (Exception ex) {
+            log.warn(
+                    "Job {}: could not delete the registration of {}; it goes when the session ends: {}",
+                    jobName,
+                    instanceId,
+                    ex.toString());
+        }
+    }
+
+    /** Deletes our node left by a session this client lost; the watch on it then creates it again. */
+    void deleteLeftover(Stat stat) {
+        log.info(
+                "Job {}: deleting {} left by this instance's lost session 0x{}, to register under the new one",
+                jobName,
+                path,
+                Long.toHexString(stat.getEphemeralOwner()));
+        try {
+            client.delete().withVersion(stat.getVersion()).inBackground().forPath(path);
+        } catch (Exception ex) {
+            log.warn("Job {}: could not delete {}: {}", jobName, path, ex.toString());
+        }
+    }
+
+    /** Deletes the node a create made while the registration was closing. */
+    void deleteLate() {
+        try {
+            // Just created, at its first version: a node set since is not the one this create made.
+            client.delete().withVersion(0).inBackground().forPath(path);
+        } catch (Exception ex) {
+            log.warn("Job {}: could not delete {} registered while closing: {}", jobName, path, ex.toString());
+        }
+    }
+
+    private static byte[] describeThisProcess() {
+        String text = "pid=" + ProcessHandle.current().pid() + "\nprocess="
+                + ManagementFactory.getRuntimeMXBean().getName() + "\nregisteredAt=" + Instant.now() + "\n";
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+}
