@@ -37,7 +37,7 @@ import org.jspecify.annotations.Nullable;
  * <p>This class talks to the session's {@link ZooKeeper} handle directly, through {@link ClientRequests} (Curator's
  * transactions return no {@link Stat} for a create, and the fencing token is the claim's {@code mzxid}), so it does not
  * retry: a connection loss surfaces as an exception, and whether the write happened is found out by reading the claim
- * again (a claim that names this session is this session's, see {@link LedgerRules#strandedOwn}). This class writes;
+ * again (a claim that names this session is this session's, see {@link TakeOverRule#strandedOwn}). This class writes;
  * what it reads is in {@link LedgerReads}.
  *
  * <p>Race windows: a claim read as an orphan may be taken over by two instances at once; the versioned write lets one

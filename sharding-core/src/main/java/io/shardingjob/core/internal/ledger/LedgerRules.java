@@ -1,7 +1,6 @@
 package io.shardingjob.core.internal.ledger;
 
 import io.shardingjob.core.config.MisfirePolicy;
-import io.shardingjob.core.execution.ClaimState;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -14,10 +13,10 @@ import java.util.Set;
 import java.util.SortedMap;
 
 /**
- * The ledger's decisions, as pure functions of what was read from it: which claims to take over, which missed fires
- * to make up, coalesce or skip, and which fires to retire. ZooKeeper then decides the races these plans run into (a
- * {@code create} that finds the node, a {@code setData} at a stale version), so a plan made on a stale read is safe:
- * it can only lose.
+ * The ledger's decisions, as pure functions of what was read from it: which missed fires to make up, coalesce or skip,
+ * and which fires to retire; which claims to take over is {@link TakeOverRule}'s, and what a fire does with the claims
+ * made ahead of it {@link ClaimsAheadRule}'s. ZooKeeper then decides the races these plans run into (a {@code create}
+ * that finds the node, a {@code setData} at a stale version), so a plan made on a stale read is safe: it can only lose.
  */
 public final class LedgerRules {
 
@@ -80,188 +79,6 @@ public final class LedgerRules {
                             .toList(),
                     notDue);
         }
-    }
-
-    /** Whether its owner gave the claim up, run or not: the item's owner takes it over whatever the owner's session. */
-    public static boolean isGivenUp(Claim claim) {
-        return claim.state() == ClaimState.RELEASED || claim.state() == ClaimState.HANDED_ON;
-    }
-
-    /**
-     * An orphan: an open claim whose owner gave it up, or whose owner session is not live. The live sessions must come
-     * from the server, not a cache: a cache that has not seen a new instance's registration yet would make its claims
-     * look orphaned while it runs them.
-     */
-    public static boolean isOrphan(Claim claim, Set<Long> liveSessions) {
-        return isGivenUp(claim) || (claim.state().isHeld() && !liveSessions.contains(claim.sessionId()));
-    }
-
-    /**
-     * The orphans this instance takes over: those of items it owns now. Only the item's owner takes it over, so that
-     * the runs of one item, orphaned or not, stay on one instance, one after another. A running claim of a dead session
-     * whose instance is registered again (under a new session) is left to that instance: it knows whether the run
-     * ended (its end may be owed after a connection loss) and releases it if not, see {@link #previousSessionOwn}.
-     *
-     * <p>Whether an owner that is not registered is dead is judged only by an observer that can tell: one that lost its
-     * own session lately (every session expires together when the ZooKeeper server was frozen) cannot tell a dead owner
-     * from one still reconnecting, which may have finished the run and owes its end. Until a session timeout has passed
-     * since it came back, it takes over only released claims.
-     *
-     * @param liveInstances the instances registered now, each with its session
-     * @param absentOwnersAreDead whether an owner that is not registered counts as dead
-     */
-    public static List<Claim> toTakeOver(
-            Collection<Claim> claims,
-            Map<String, Long> liveInstances,
-            Set<Integer> ownedItems,
-            boolean absentOwnersAreDead) {
-        Set<Long> liveSessions = Set.copyOf(liveInstances.values());
-        return claims.stream()
-                .filter(claim -> ownedItems.contains(claim.item()))
-                .filter(claim -> isOrphan(claim, liveSessions))
-                .filter(claim ->
-                        isGivenUp(claim) || (absentOwnersAreDead && !liveInstances.containsKey(claim.instanceId())))
-                .sorted(Comparator.comparing(Claim::fireTime).thenComparingInt(Claim::item))
-                .toList();
-    }
-
-    /**
-     * Whether an orphan this instance took over runs here, or is recorded {@code FAILED}: {@code failover: false} means
-     * that a run that started and was cut is not repeated, never that an item of a fire is skipped. An orphan whose run
-     * never started (reserved, or handed on) is the fire's own run of the item and always runs.
-     */
-    public static boolean runsOrphan(Claim orphan, boolean failover) {
-        return failover || orphan.state().neverStarted();
-    }
-
-    /**
-     * The items this instance owns that another live session is still running, for any fire: this instance does not
-     * start them until that run ends, so that one item never runs on two instances at once, even for two fires (an item
-     * moved by a reshard while its old owner finishes it, say).
-     */
-    public static Set<Integer> runningElsewhere(
-            Collection<Claim> claims, Set<Long> liveSessions, long sessionId, Set<Integer> ownedItems) {
-        return runsElsewhere(claims, liveSessions, sessionId, ownedItems).keySet();
-    }
-
-    /** {@link #runningElsewhere}, with the other session's running claim of each item. */
-    public static Map<Integer, Claim> runsElsewhere(
-            Collection<Claim> claims, Set<Long> liveSessions, long sessionId, Set<Integer> ownedItems) {
-        Map<Integer, Claim> elsewhere = new java.util.TreeMap<>();
-        claims.stream()
-                .filter(claim -> claim.state().isHeld()
-                        && claim.sessionId() != sessionId
-                        && liveSessions.contains(claim.sessionId())
-                        && ownedItems.contains(claim.item()))
-                .forEach(claim -> elsewhere.put(claim.item(), claim));
-        return Map.copyOf(elsewhere);
-    }
-
-    /**
-     * Running claims of this instance's earlier sessions that this process neither runs nor owes an end for: it lost
-     * them with its session (or it is a new process under the same id). It releases them, so that the item's owner
-     * takes them over at once.
-     *
-     * @param known the item-fires this process runs or owes an end for
-     */
-    public static List<Claim> previousSessionOwn(
-            Collection<Claim> claims, String instanceId, long sessionId, Set<Slot> known) {
-        return claims.stream()
-                .filter(claim -> claim.state().isHeld()
-                        && claim.instanceId().equals(instanceId)
-                        && claim.sessionId() != sessionId)
-                .filter(claim -> !known.contains(new Slot(claim.item(), claim.fireTime())))
-                .sorted(Comparator.comparing(Claim::fireTime).thenComparingInt(Claim::item))
-                .toList();
-    }
-
-    /**
-     * Claims of this very session that it is not running: their write reached the server although the client saw the
-     * connection drop, or the instance lost track of them. Nobody else takes them over while the session lives, so the
-     * session itself must run or release them.
-     */
-    public static List<Claim> strandedOwn(Collection<Claim> claims, long sessionId, Set<Slot> runningHere) {
-        return claims.stream()
-                .filter(claim -> claim.state().isHeld() && claim.sessionId() == sessionId)
-                .filter(claim -> !runningHere.contains(new Slot(claim.item(), claim.fireTime())))
-                .sorted(Comparator.comparing(Claim::fireTime).thenComparingInt(Claim::item))
-                .toList();
-    }
-
-    /**
-     * The items whose claims for the schedule's next fire this instance creates ahead, in the request that records the
-     * ends of a fire, so that at the next fire instant no claim stands between the trigger and its items (each run still
-     * starts with the write of its start): the items it owns that it could start now. None when the next fire was already told of: its trigger claims for itself.
-     *
-     * @param unavailable owned items it could not start now (disabled, run by another live session, busy here) or
-     *     already holds a claim of the next fire for
-     */
-    public static List<Integer> toClaimAhead(
-            Collection<Integer> owned, Set<Integer> unavailable, boolean nextFireSeen) {
-        if (nextFireSeen) {
-            return List.of();
-        }
-        return owned.stream()
-                .filter(item -> !unavailable.contains(item))
-                .distinct()
-                .sorted()
-                .toList();
-    }
-
-    /** What a fire does with a claim its instance created ahead for it. */
-    public enum AheadFate {
-        /**
-         * Starts it: nothing changed since it was made. The run still begins with its start write (see {@link
-         * RunStart}), which fails if the claim was taken over meanwhile and proves the session live.
-         */
-        RUN,
-        /** Records it as not run: its item-fire is not due (see {@link DueRule}). */
-        SKIP,
-        /**
-         * Gives it up for the item's owner to take over: the item is no longer this instance's, or it is disabled now
-         * though its fire was due (its owner runs it once enabled).
-         */
-        RELEASE,
-        /**
-         * Leaves it to this instance's audit, as any claim of its own it is not running: the item is busy here or run by
-         * another session (the audit runs it once that run ended), this instance is cut off from ZooKeeper, or the claim
-         * names an earlier session (the audit releases it).
-         */
-        AUDIT
-    }
-
-    /**
-     * What a fire does with a claim made ahead for it, from what holds at the fire instant.
-     *
-     * @param connected whether this instance can start items (connected and registered)
-     * @param jobDisabled whether the job is disabled
-     * @param owned the items this instance owns now, none when it is disabled
-     * @param disabledItems the items disabled now
-     * @param startable whether the item is neither busy here nor run by another live session
-     * @param due whether the claim's item-fire is due by the schedule history ({@link DueRule#isDue(Slot)})
-     */
-    public static AheadFate atFire(
-            Claim ahead,
-            long sessionId,
-            boolean connected,
-            boolean jobDisabled,
-            Set<Integer> owned,
-            Set<Integer> disabledItems,
-            boolean startable,
-            boolean due) {
-        if (!connected || ahead.sessionId() != sessionId) {
-            return AheadFate.AUDIT;
-        }
-        if (!due) {
-            return AheadFate.SKIP;
-        }
-        if (jobDisabled || disabledItems.contains(ahead.item()) || !owned.contains(ahead.item())) {
-            return AheadFate.RELEASE;
-        }
-        if (!startable) {
-            return AheadFate.AUDIT;
-        }
-        return AheadFate.RUN;
     }
 
     /**

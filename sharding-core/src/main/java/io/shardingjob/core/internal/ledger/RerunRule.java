@@ -79,7 +79,7 @@ public final class RerunRule {
 
     /**
      * A failed claim reopened: handed on unstarted, with source {@code RETRY} and its retries counted from 0 again, so
-     * that the item's owner takes it over ({@link LedgerRules#toTakeOver}) and runs it once, with the fire's time and
+     * that the item's owner takes it over ({@link TakeOverRule#toTakeOver}) and runs it once, with the fire's time and
      * context, failover on or off (nothing of this run started). The last owner's instance, session, attempt and token
      * stay for the record; a given-up claim is taken over whatever its session.
      */

@@ -4,8 +4,8 @@ import io.shardingjob.core.execution.ClaimState;
 import io.shardingjob.core.execution.LedgerFire;
 import io.shardingjob.core.internal.ledger.Claim;
 import io.shardingjob.core.internal.ledger.FireLedger;
-import io.shardingjob.core.internal.ledger.LedgerRules;
 import io.shardingjob.core.internal.ledger.LedgerRules.FireView;
+import io.shardingjob.core.internal.ledger.TakeOverRule;
 import io.shardingjob.core.internal.registry.JobCache;
 import io.shardingjob.core.internal.registry.JobNodes;
 import java.time.Instant;
@@ -145,7 +145,7 @@ public final class LedgerQueries {
     public List<Integer> failoverQueue() {
         Set<Long> live = cachedLiveSessions();
         return openClaims().stream()
-                .filter(claim -> LedgerRules.isGivenUp(claim) || !live.contains(claim.sessionId()))
+                .filter(claim -> TakeOverRule.isGivenUp(claim) || !live.contains(claim.sessionId()))
                 .map(Claim::item)
                 .distinct()
                 .sorted()

@@ -227,7 +227,7 @@ class LedgerRulesPropertiesTest {
             Set<Integer> unavailable = new HashSet<>();
             worker.running.forEach(slot -> unavailable.add(slot.item()));
             worker.ahead.keySet().forEach(slot -> unavailable.add(slot.item()));
-            for (int item : LedgerRules.toClaimAhead(ownedBy(worker), unavailable, false)) {
+            for (int item : ClaimsAheadRule.toClaimAhead(ownedBy(worker), unavailable, false)) {
                 Slot slot = new Slot(item, next);
                 if (!ledger.containsKey(slot)) {
                     ModelClaim reserved = new ModelClaim(worker.session);
@@ -250,7 +250,7 @@ class LedgerRulesPropertiesTest {
                     }
                     Claim claim = worker.ahead.remove(slot);
                     boolean startable = worker.running.stream().noneMatch(other -> other.item() == slot.item());
-                    switch (LedgerRules.atFire(
+                    switch (ClaimsAheadRule.atFire(
                             claim, worker.session, worker.alive, false, owned, Set.of(), startable, true)) {
                         case RUN -> {
                             // The start is written at the version made ahead: refused once the claim was taken over.
@@ -367,11 +367,11 @@ class LedgerRulesPropertiesTest {
             busy.addAll(worker.ahead.keySet());
             Map<String, Long> liveInstances = new HashMap<>();
             live.forEach(session -> liveInstances.put("s" + session, session));
-            for (Claim orphan : LedgerRules.toTakeOver(views, liveInstances, owned, true)) {
+            for (Claim orphan : TakeOverRule.toTakeOver(views, liveInstances, owned, true)) {
                 ModelClaim claim = ledger.get(new Slot(orphan.item(), orphan.fireTime()));
                 if (claim.version == orphan.version()) {
                     claim.version++;
-                    if (LedgerRules.runsOrphan(orphan, failover)) {
+                    if (TakeOverRule.runsOrphan(orphan, failover)) {
                         claim.session = worker.session;
                         claim.state = ClaimState.RUNNING;
                         start(worker, new Slot(orphan.item(), orphan.fireTime()));
@@ -380,7 +380,7 @@ class LedgerRulesPropertiesTest {
                     }
                 }
             }
-            for (Claim stranded : LedgerRules.strandedOwn(views, worker.session, busy)) {
+            for (Claim stranded : TakeOverRule.strandedOwn(views, worker.session, busy)) {
                 Slot slot = new Slot(stranded.item(), stranded.fireTime());
                 ModelClaim now = ledger.get(slot);
                 // Re-read with the item reserved: the run that held it may have ended since the read.

@@ -110,15 +110,15 @@ class LedgerRulesTest {
 
     @Test
     void anOpenClaimIsAnOrphanWhenItsSessionIsGoneOrItWasReleased() {
-        assertThat(LedgerRules.isOrphan(claim(0, 1, 7, ClaimState.RUNNING), Set.of(8L)))
+        assertThat(TakeOverRule.isOrphan(claim(0, 1, 7, ClaimState.RUNNING), Set.of(8L)))
                 .isTrue();
-        assertThat(LedgerRules.isOrphan(claim(0, 1, 7, ClaimState.RUNNING), Set.of(7L)))
+        assertThat(TakeOverRule.isOrphan(claim(0, 1, 7, ClaimState.RUNNING), Set.of(7L)))
                 .isFalse();
-        assertThat(LedgerRules.isOrphan(claim(0, 1, 7, ClaimState.RELEASED), Set.of(7L)))
+        assertThat(TakeOverRule.isOrphan(claim(0, 1, 7, ClaimState.RELEASED), Set.of(7L)))
                 .isTrue();
-        assertThat(LedgerRules.isOrphan(claim(0, 1, 7, ClaimState.DONE), Set.of()))
+        assertThat(TakeOverRule.isOrphan(claim(0, 1, 7, ClaimState.DONE), Set.of()))
                 .isFalse();
-        assertThat(LedgerRules.isOrphan(claim(0, 1, 7, ClaimState.FAILED), Set.of()))
+        assertThat(TakeOverRule.isOrphan(claim(0, 1, 7, ClaimState.FAILED), Set.of()))
                 .isFalse();
     }
 
@@ -130,7 +130,7 @@ class LedgerRulesTest {
                 claim(2, 3, 7, ClaimState.RUNNING),
                 claim(3, 3, 9, ClaimState.RUNNING));
 
-        assertThat(LedgerRules.toTakeOver(claims, Map.of("i9", 9L), Set.of(2, 3), true))
+        assertThat(TakeOverRule.toTakeOver(claims, Map.of("i9", 9L), Set.of(2, 3), true))
                 .extracting(claim -> new Slot(claim.item(), claim.fireTime()))
                 .containsExactly(new Slot(2, t(3)), new Slot(2, t(5)));
     }
@@ -141,7 +141,7 @@ class LedgerRulesTest {
         // Instance i7 came back under session 8: it may owe item 1's end, and it released item 2.
         Map<String, Long> live = Map.of("i7", 8L);
 
-        assertThat(LedgerRules.toTakeOver(claims, live, Set.of(1, 2), true))
+        assertThat(TakeOverRule.toTakeOver(claims, live, Set.of(1, 2), true))
                 .extracting(Claim::item)
                 .containsExactly(2);
     }
@@ -151,10 +151,10 @@ class LedgerRulesTest {
         // After a frozen server every session expired at once: i7 may be reconnecting still, owing item 1's end.
         List<Claim> claims = List.of(claim(1, 3, 7, ClaimState.RUNNING), claim(2, 3, 7, ClaimState.RELEASED));
 
-        assertThat(LedgerRules.toTakeOver(claims, Map.of("i9", 9L), Set.of(1, 2), false))
+        assertThat(TakeOverRule.toTakeOver(claims, Map.of("i9", 9L), Set.of(1, 2), false))
                 .extracting(Claim::item)
                 .containsExactly(2);
-        assertThat(LedgerRules.toTakeOver(claims, Map.of("i9", 9L), Set.of(1, 2), true))
+        assertThat(TakeOverRule.toTakeOver(claims, Map.of("i9", 9L), Set.of(1, 2), true))
                 .extracting(Claim::item)
                 .containsExactly(1, 2);
     }
@@ -169,7 +169,7 @@ class LedgerRulesTest {
                 claim(4, 1, 7, ClaimState.RUNNING));
 
         // Session 8 is this one, 9 is dead, item 4 is not owned here.
-        assertThat(LedgerRules.runningElsewhere(claims, Set.of(7L, 8L), 8, Set.of(0, 1, 2, 3)))
+        assertThat(TakeOverRule.runningElsewhere(claims, Set.of(7L, 8L), 8, Set.of(0, 1, 2, 3)))
                 .containsExactly(0);
     }
 
@@ -181,7 +181,7 @@ class LedgerRulesTest {
                 claim(2, 1, 7, ClaimState.DONE),
                 claim(3, 1, 8, ClaimState.RUNNING));
 
-        assertThat(LedgerRules.previousSessionOwn(claims, "i7", 9, Set.of(new Slot(1, t(1)))))
+        assertThat(TakeOverRule.previousSessionOwn(claims, "i7", 9, Set.of(new Slot(1, t(1)))))
                 .extracting(Claim::item)
                 .containsExactly(0);
     }
@@ -190,7 +190,7 @@ class LedgerRulesTest {
     void aRunningClaimOfThisSessionThatItDoesNotRunIsStranded() {
         List<Claim> claims = List.of(claim(0, 1, 7, ClaimState.RUNNING), claim(1, 1, 7, ClaimState.RUNNING));
 
-        assertThat(LedgerRules.strandedOwn(claims, 7, Set.of(new Slot(0, t(1)))))
+        assertThat(TakeOverRule.strandedOwn(claims, 7, Set.of(new Slot(0, t(1)))))
                 .extracting(Claim::item)
                 .containsExactly(1);
     }
@@ -224,16 +224,16 @@ class LedgerRulesTest {
 
     @Test
     void claimsAheadAreMadeForTheOwnedItemsThatCouldStartNow() {
-        assertThat(LedgerRules.toClaimAhead(List.of(3, 0, 1, 2), Set.of(1, 7), false))
+        assertThat(ClaimsAheadRule.toClaimAhead(List.of(3, 0, 1, 2), Set.of(1, 7), false))
                 .containsExactly(0, 2, 3);
     }
 
     @Test
     void noClaimIsMadeAheadForAFireItsTriggerAlreadyTookUp() {
-        assertThat(LedgerRules.toClaimAhead(List.of(0, 1), Set.of(), true)).isEmpty();
+        assertThat(ClaimsAheadRule.toClaimAhead(List.of(0, 1), Set.of(), true)).isEmpty();
     }
 
-    private static LedgerRules.AheadFate atFire(
+    private static ClaimsAheadRule.AheadFate atFire(
             long claimSession,
             boolean connected,
             boolean jobDisabled,
@@ -242,36 +242,38 @@ class LedgerRulesTest {
             boolean startable,
             boolean due) {
         Claim ahead = claim(2, 9, claimSession, ClaimState.RESERVED);
-        return LedgerRules.atFire(ahead, 5, connected, jobDisabled, owned, disabledItems, startable, due);
+        return ClaimsAheadRule.atFire(ahead, 5, connected, jobDisabled, owned, disabledItems, startable, due);
     }
 
     @Test
     void aClaimMadeAheadRunsAtItsFireWithoutAskingWhileNothingChanged() {
-        assertThat(atFire(5, true, false, Set.of(2), Set.of(), true, true)).isEqualTo(LedgerRules.AheadFate.RUN);
+        assertThat(atFire(5, true, false, Set.of(2), Set.of(), true, true)).isEqualTo(ClaimsAheadRule.AheadFate.RUN);
     }
 
     @Test
     void aClaimMadeAheadForAnItemThatMovedAwayIsReleasedToItsNewOwner() {
-        assertThat(atFire(5, true, false, Set.of(0, 1), Set.of(), true, true)).isEqualTo(LedgerRules.AheadFate.RELEASE);
+        assertThat(atFire(5, true, false, Set.of(0, 1), Set.of(), true, true))
+                .isEqualTo(ClaimsAheadRule.AheadFate.RELEASE);
     }
 
     @Test
     void aClaimMadeAheadForAFireThatWasNotDueIsRecordedAsSkipped() {
-        assertThat(atFire(5, true, false, Set.of(2), Set.of(2), true, false)).isEqualTo(LedgerRules.AheadFate.SKIP);
-        assertThat(atFire(5, true, true, Set.of(2), Set.of(), true, false)).isEqualTo(LedgerRules.AheadFate.SKIP);
-        assertThat(atFire(5, true, false, Set.of(2), Set.of(), true, false)).isEqualTo(LedgerRules.AheadFate.SKIP);
+        assertThat(atFire(5, true, false, Set.of(2), Set.of(2), true, false)).isEqualTo(ClaimsAheadRule.AheadFate.SKIP);
+        assertThat(atFire(5, true, true, Set.of(2), Set.of(), true, false)).isEqualTo(ClaimsAheadRule.AheadFate.SKIP);
+        assertThat(atFire(5, true, false, Set.of(2), Set.of(), true, false)).isEqualTo(ClaimsAheadRule.AheadFate.SKIP);
     }
 
     @Test
     void aClaimMadeAheadForADueFireWhoseItemOrJobWasDisabledSinceIsHandedOnForItsOwnerToRunOnceEnabled() {
-        assertThat(atFire(5, true, false, Set.of(2), Set.of(2), true, true)).isEqualTo(LedgerRules.AheadFate.RELEASE);
-        assertThat(atFire(5, true, true, Set.of(2), Set.of(), true, true)).isEqualTo(LedgerRules.AheadFate.RELEASE);
+        assertThat(atFire(5, true, false, Set.of(2), Set.of(2), true, true))
+                .isEqualTo(ClaimsAheadRule.AheadFate.RELEASE);
+        assertThat(atFire(5, true, true, Set.of(2), Set.of(), true, true)).isEqualTo(ClaimsAheadRule.AheadFate.RELEASE);
     }
 
     @Test
     void aClaimMadeAheadIsLeftToTheAuditWhenCutOffBusyOrOfAnEarlierSession() {
-        assertThat(atFire(5, false, false, Set.of(2), Set.of(), true, true)).isEqualTo(LedgerRules.AheadFate.AUDIT);
-        assertThat(atFire(5, true, false, Set.of(2), Set.of(), false, true)).isEqualTo(LedgerRules.AheadFate.AUDIT);
-        assertThat(atFire(4, true, false, Set.of(2), Set.of(), true, true)).isEqualTo(LedgerRules.AheadFate.AUDIT);
+        assertThat(atFire(5, false, false, Set.of(2), Set.of(), true, true)).isEqualTo(ClaimsAheadRule.AheadFate.AUDIT);
+        assertThat(atFire(5, true, false, Set.of(2), Set.of(), false, true)).isEqualTo(ClaimsAheadRule.AheadFate.AUDIT);
+        assertThat(atFire(4, true, false, Set.of(2), Set.of(), true, true)).isEqualTo(ClaimsAheadRule.AheadFate.AUDIT);
     }
 }

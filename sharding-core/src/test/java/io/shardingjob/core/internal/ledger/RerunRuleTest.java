@@ -94,9 +94,9 @@ class RerunRuleTest {
         assertThat(reopened.ended()).isNull();
         assertThat(reopened.fireTime()).isEqualTo(FIRE);
         assertThat(reopened.version()).isEqualTo(failed.version());
-        assertThat(LedgerRules.toTakeOver(List.of(reopened), Map.of("b", 9L), Set.of(2), false))
+        assertThat(TakeOverRule.toTakeOver(List.of(reopened), Map.of("b", 9L), Set.of(2), false))
                 .containsExactly(reopened);
-        assertThat(LedgerRules.runsOrphan(reopened, false)).isTrue();
+        assertThat(TakeOverRule.runsOrphan(reopened, false)).isTrue();
     }
 
     @Property

@@ -128,9 +128,9 @@ class RunStartTest {
         // The run may have begun: cut, it is not repeated under failover off.
         assertThat(RunStart.releasedAs(running, false)).isEqualTo(ClaimState.RELEASED);
         assertThat(RunStart.releasedAs(reserved, false)).isEqualTo(ClaimState.HANDED_ON);
-        assertThat(LedgerRules.runsOrphan(running.with(RunStart.releasedAs(running, true), FIRE), false))
+        assertThat(TakeOverRule.runsOrphan(running.with(RunStart.releasedAs(running, true), FIRE), false))
                 .isTrue();
-        assertThat(LedgerRules.runsOrphan(running.with(RunStart.releasedAs(running, false), FIRE), false))
+        assertThat(TakeOverRule.runsOrphan(running.with(RunStart.releasedAs(running, false), FIRE), false))
                 .isFalse();
     }
 

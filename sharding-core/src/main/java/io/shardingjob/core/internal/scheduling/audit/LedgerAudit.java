@@ -15,6 +15,7 @@ import io.shardingjob.core.internal.ledger.LedgerRules.FireView;
 import io.shardingjob.core.internal.ledger.LedgerRules.MakeUpPlan;
 import io.shardingjob.core.internal.ledger.LedgerRules.Slot;
 import io.shardingjob.core.internal.ledger.RunStart;
+import io.shardingjob.core.internal.ledger.TakeOverRule;
 import io.shardingjob.core.internal.scheduling.fire.ClaimsAhead;
 import io.shardingjob.core.internal.scheduling.fire.ItemEnds;
 import io.shardingjob.core.internal.scheduling.fire.MisfireReports;
@@ -275,7 +276,7 @@ public final class LedgerAudit {
             Set<Slot> known = new HashSet<>(openClaims.inFlight());
             localEnds.unwrittenSlots().forEach(known::add);
             List<CompletableFuture<?>> releases = new ArrayList<>();
-            for (Claim lost : LedgerRules.previousSessionOwn(claims, me, session, known)) {
+            for (Claim lost : TakeOverRule.previousSessionOwn(claims, me, session, known)) {
                 // Left by an earlier session of this instance, unfinished as far as this process knows: the owner of
                 // the item takes it over once it is released. Nobody else does while this instance is registered.
                 log.info(
@@ -292,7 +293,7 @@ public final class LedgerAudit {
             boolean foreignOpenClaim = claims.stream()
                     .anyMatch(claim -> owned.contains(claim.item())
                             && claim.state().isOpen()
-                            && (claim.sessionId() != session || LedgerRules.isGivenUp(claim)));
+                            && (claim.sessionId() != session || TakeOverRule.isGivenUp(claim)));
             return CompletableFuture.allOf(releases.toArray(CompletableFuture[]::new))
                     .thenCompose(released -> foreignOpenClaim
                             ? ledger.liveInstancesAsync()
@@ -302,7 +303,7 @@ public final class LedgerAudit {
 
         /** What to run, take over, make up and skip, from the claims and the live instances. */
         private CompletableFuture<Void> decide(boolean foreignOpenClaim, Map<String, Long> live) {
-            Map<Integer, Claim> runs = LedgerRules.runsElsewhere(claims, Set.copyOf(live.values()), session, owned);
+            Map<Integer, Claim> runs = TakeOverRule.runsElsewhere(claims, Set.copyOf(live.values()), session, owned);
             Set<Integer> elsewhere = runs.keySet();
             lastAudit.audited(assignment.epoch(), owned, runs);
             if (!elsewhere.isEmpty()) {
@@ -314,7 +315,7 @@ public final class LedgerAudit {
             }
             Map<Integer, List<AuditWork.Step>> steps = new TreeMap<>();
             List<CompletableFuture<?>> writes = new ArrayList<>();
-            for (Claim own : LedgerRules.strandedOwn(claims, session, openClaims.inFlight())) {
+            for (Claim own : TakeOverRule.strandedOwn(claims, session, openClaims.inFlight())) {
                 // One item never runs on two instances at once: a claim of its own waits for another session's run too.
                 if (!localEnds.isUnwritten(new Slot(own.item(), own.fireTime())) && !elsewhere.contains(own.item())) {
                     steps.computeIfAbsent(own.item(), item -> new ArrayList<>())
@@ -327,12 +328,12 @@ public final class LedgerAudit {
                 audits.later(undecided);
             }
             if (foreignOpenClaim) {
-                for (Claim orphan : LedgerRules.toTakeOver(claims, live, owned, undecided.isZero())) {
+                for (Claim orphan : TakeOverRule.toTakeOver(claims, live, owned, undecided.isZero())) {
                     if (localEnds.isUnwritten(new Slot(orphan.item(), orphan.fireTime()))
                             || elsewhere.contains(orphan.item())) {
                         continue;
                     }
-                    if (LedgerRules.runsOrphan(orphan, config.failover())) {
+                    if (TakeOverRule.runsOrphan(orphan, config.failover())) {
                         steps.computeIfAbsent(orphan.item(), item -> new ArrayList<>())
                                 .add(new AuditWork.Step(null, orphan, List.of(), originOf(orphan.fireTime())));
                     } else {

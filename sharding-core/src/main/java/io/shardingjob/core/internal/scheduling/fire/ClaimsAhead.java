@@ -5,13 +5,13 @@ import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.execution.ClaimState;
 import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.internal.ledger.Claim;
+import io.shardingjob.core.internal.ledger.ClaimsAheadRule;
+import io.shardingjob.core.internal.ledger.ClaimsAheadRule.AheadFate;
 import io.shardingjob.core.internal.ledger.DueFires;
 import io.shardingjob.core.internal.ledger.DueRule;
 import io.shardingjob.core.internal.ledger.FireLedger;
 import io.shardingjob.core.internal.ledger.FireNodes;
 import io.shardingjob.core.internal.ledger.GroupCommit;
-import io.shardingjob.core.internal.ledger.LedgerRules;
-import io.shardingjob.core.internal.ledger.LedgerRules.AheadFate;
 import io.shardingjob.core.internal.ledger.StartBatch;
 import io.shardingjob.core.internal.scheduling.job.JobView;
 import io.shardingjob.core.internal.scheduling.job.LastAudit;
@@ -43,7 +43,7 @@ import org.slf4j.LoggerFactory;
  * on they are made with their starts written ({@link StartBatch#writesAhead}), and their runs begin at the fire with
  * no write at all while the session was proven lately ({@link io.shardingjob.core.internal.ledger.RunStart#decideWritten});
  * without, each run writes its start at the fire. They are ordinary claims of this session (running, as far as every
- * other instance can tell, once their fire is due), held here until their fire's trigger takes them. What changed meanwhile is judged by one rule, {@link LedgerRules#atFire}, both at
+ * other instance can tell, once their fire is due), held here until their fire's trigger takes them. What changed meanwhile is judged by one rule, {@link ClaimsAheadRule#atFire}, both at
  * the fire instant and at each audit before it: an item that moved away is released to its new owner, a disabled one
  * skipped, and a claim whose fire never came (a changed schedule) is left to the audit, which runs it late as this
  * session's own.
@@ -119,7 +119,7 @@ public final class ClaimsAhead implements GroupCommit.Ahead {
         long session = view.sessionId();
         boolean started = StartBatch.writesAhead(config.failover());
         List<Claim> claims =
-                LedgerRules.toClaimAhead(assignment.itemsOf(me), unavailable, localFires.hasSeen(fireTime)).stream()
+                ClaimsAheadRule.toClaimAhead(assignment.itemsOf(me), unavailable, localFires.hasSeen(fireTime)).stream()
                         .map(item -> Claim.first(
                                 item,
                                 fireTime,
@@ -177,7 +177,7 @@ public final class ClaimsAhead implements GroupCommit.Ahead {
                 view.now());
     }
 
-    /** What becomes of claims made ahead, by {@link LedgerRules#atFire}, the rule every look at them uses. */
+    /** What becomes of claims made ahead, by {@link ClaimsAheadRule#atFire}, the rule every look at them uses. */
     final class Verdicts {
 
         private final long sessionId;
@@ -217,7 +217,7 @@ public final class ClaimsAhead implements GroupCommit.Ahead {
          * @param startable whether the item is neither busy here nor run by another live session
          */
         AheadFate atFire(Claim claim, boolean startable) {
-            return LedgerRules.atFire(
+            return ClaimsAheadRule.atFire(
                     claim, sessionId, connected, jobDisabled, owned, disabledItems, startable, isDue(claim));
         }
 
