@@ -1,9 +1,7 @@
 package io.shardingjob.core.internal.scheduling.audit;
 
 import io.shardingjob.core.config.JobConfiguration;
-import io.shardingjob.core.config.MisfirePolicy;
 import io.shardingjob.core.execution.ClaimState;
-import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.execution.ItemExecutor;
 import io.shardingjob.core.internal.ledger.Claim;
 import io.shardingjob.core.internal.ledger.DueFires;
@@ -12,7 +10,6 @@ import io.shardingjob.core.internal.ledger.FireLedger;
 import io.shardingjob.core.internal.ledger.FireOrigin;
 import io.shardingjob.core.internal.ledger.LedgerRules;
 import io.shardingjob.core.internal.ledger.LedgerRules.FireView;
-import io.shardingjob.core.internal.ledger.LedgerRules.MakeUpPlan;
 import io.shardingjob.core.internal.ledger.LedgerRules.Slot;
 import io.shardingjob.core.internal.ledger.RunStart;
 import io.shardingjob.core.internal.ledger.TakeOverRule;
@@ -23,7 +20,6 @@ import io.shardingjob.core.internal.scheduling.job.AuditDemand;
 import io.shardingjob.core.internal.scheduling.job.JobView;
 import io.shardingjob.core.internal.scheduling.job.LastAudit;
 import io.shardingjob.core.internal.scheduling.job.LocalEnds;
-import io.shardingjob.core.internal.scheduling.job.LocalFires;
 import io.shardingjob.core.internal.scheduling.job.OpenClaims;
 import io.shardingjob.core.internal.scheduling.job.Reservations;
 import io.shardingjob.core.internal.scheduling.job.RunMemory;
@@ -36,12 +32,9 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.SortedMap;
 import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
-import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -77,11 +70,7 @@ public final class LedgerAudit {
 
     private final OpenClaims openClaims;
 
-    private final LocalFires localFires;
-
     private final LocalEnds localEnds;
-
-    private final ClaimsAhead ahead;
 
     private final @Nullable ItemExecutor job;
 
@@ -93,7 +82,9 @@ public final class LedgerAudit {
 
     private final DueFires dueFires;
 
-    private final MisfireReports misfires;
+    private final AuditReads reads;
+
+    private final AuditMakeUps makeUps;
 
     /**
      * @param loop where an audit goes on once ZooKeeper answered it: the coordination pool, never ZooKeeper's event
@@ -119,15 +110,14 @@ public final class LedgerAudit {
         this.reservedItems = memory.reservations();
         this.lastAudit = memory.lastAudit();
         this.openClaims = memory.claims();
-        this.localFires = memory.fires();
         this.localEnds = memory.ends();
-        this.ahead = ahead;
         this.job = job;
         this.work = work;
         this.loop = loop;
         this.catchUpHorizon = catchUpHorizon;
         this.dueFires = dueFires;
-        this.misfires = misfires;
+        this.reads = new AuditReads(memory, misfires, ahead, dueFires, audits, loop);
+        this.makeUps = new AuditMakeUps(view, ledger, reservedItems, misfires);
     }
 
     /**
@@ -204,53 +194,11 @@ public final class LedgerAudit {
 
         /** Records the due fires nobody claimed, then reads the fires after the watermark that may hold work. */
         CompletableFuture<Void> recordDue(FireLedger.Overview overview) {
-            Instant watermark = overview.watermark();
-            localFires.forgetThrough(watermark);
-            localEnds.forgetThrough(watermark);
-            misfires.forgetThrough(watermark);
-            ahead.review(now);
-            // Fires to come hold only claims made ahead, which nobody runs, takes over or releases before their fire.
-            // Fires before the job's (re)definition are an earlier job's: never read, never made up.
-            List<Instant> recorded = overview.fires().stream()
-                    .filter(fireTime -> !fireTime.isAfter(now) && !fireTime.isBefore(due.start()))
-                    .toList();
-            // After the watermark, and the fires it passed with a claim still open (a run that outlived the retention).
-            Set<Instant> fires = new TreeSet<>(overview.toRead(now));
-            fires.removeIf(fireTime -> fireTime.isBefore(due.start()));
-            // Due, but nobody claimed anything in them: recorded so that every owner's audit sees them. The schedule's
-            // fires before the latest late one this instance fired were missed here (it fires its schedule in order),
-            // such as a job's first fires before its instances started it: recorded now, not at the keeper's next pass
-            // (which records the schedule's fires before a settled one), so that this instance makes its items up now.
-            Instant firedHere = localFires.seen().stream()
-                    .filter(fireTime -> fireTime.isAfter(watermark) && isLate(fireTime, now))
-                    .max(Instant::compareTo)
-                    .orElse(watermark);
-            return dueFires.recordLate(watermark, recorded, fireTime -> isLate(fireTime, now), firedHere, horizon)
-                    .thenComposeAsync(
-                            missed -> {
-                                fires.addAll(missed);
-                                return read(watermark, fires, overview.stillOpen());
-                            },
-                            loop);
+            return reads.toRead(overview, now, horizon, due, assignment.epoch(), session, whole)
+                    .thenCompose(this::read);
         }
 
-        private CompletableFuture<Void> read(Instant watermark, Set<Instant> fires, Set<Instant> stillOpen) {
-            // A whole fire holds nothing for this audit: it is not read, nor looked at again (with a thousand items a
-            // fire, most of an audit's reads). A still-open one is read all the same: an operator's re-run may have
-            // reopened its claims since this instance's trigger won them.
-            fires.stream()
-                    .filter(fireTime -> !stillOpen.contains(fireTime))
-                    .filter(fireTime -> localFires.whole().isWhole(fireTime, assignment.epoch(), session))
-                    .forEach(whole::add);
-            fires.removeAll(whole);
-            // A fire this instance saw that is not late yet is looked at again once it is, not at the next periodic
-            // audit.
-            Stream.concat(fires.stream(), localFires.seen().stream())
-                    .filter(fireTime -> fireTime.isAfter(watermark)
-                            && !isLate(fireTime, now)
-                            && !localFires.whole().isWhole(fireTime, assignment.epoch(), session))
-                    .min(Instant::compareTo)
-                    .ifPresent(next -> audits.later(Duration.between(now, next.plus(LATENESS))));
+        private CompletableFuture<Void> read(Set<Instant> fires) {
             if (fires.isEmpty()) {
                 lastAudit.audited(assignment.epoch(), owned, Map.of());
                 return CompletableFuture.completedFuture(null);
@@ -342,7 +290,23 @@ public final class LedgerAudit {
                     }
                 }
             }
-            planMakeUps(elsewhere, steps, writes);
+            makeUps.plan(
+                    new AuditMakeUps.Audit(
+                            config,
+                            me,
+                            session,
+                            now,
+                            horizon,
+                            assignment,
+                            due,
+                            views,
+                            whole,
+                            held.keySet(),
+                            this::originOf,
+                            fireTime -> reads.isLate(fireTime, now)),
+                    elsewhere,
+                    steps,
+                    writes);
             return CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new))
                     .thenRun(() -> work.start(steps, session, takeHeld(steps.keySet())));
         }
@@ -366,113 +330,5 @@ public final class LedgerAudit {
         private FireOrigin originOf(Instant fireTime) {
             return origins.getOrDefault(fireTime, FireOrigin.SCHEDULED);
         }
-
-        /** Adds the make-ups the misfire policy asks for to the steps, and the writes of the fires it skips. */
-        private void planMakeUps(
-                Set<Integer> elsewhere, Map<Integer, List<AuditWork.Step>> steps, List<CompletableFuture<?>> writes) {
-            SortedMap<Instant, Set<Integer>> claimed = new TreeMap<>();
-            Map<Instant, Integer> totals = new TreeMap<>();
-            for (FireView view : views) {
-                if (isLate(view.fireTime(), now)) {
-                    claimed.put(view.fireTime(), view.claims().keySet());
-                    totals.put(view.fireTime(), view.total() > 0 ? view.total() : assignment.shardingTotalCount());
-                }
-            }
-            // Not read, but claimed: a missed fire on either side of one is a run of its own, not coalesced across it.
-            // Whole: every item of this instance's, disabled ones included (its trigger recorded those skipped).
-            Set<Integer> mine = Set.copyOf(assignment.itemsOf(me));
-            whole.stream().filter(fireTime -> isLate(fireTime, now)).forEach(fireTime -> claimed.put(fireTime, mine));
-            // Disabled items too: their fires while they were disabled were never due, and are recorded so (their
-            // fire settles); what they missed while enabled waits until they are enabled again.
-            Set<Integer> disabledNow = new HashSet<>(view.disabledItems());
-            Set<Integer> candidates = new HashSet<>(assignment.itemsOf(me));
-            candidates.removeAll(elsewhere);
-            Set<Integer> busyHere = new HashSet<>();
-            for (int busy : reservedItems.runningItems()) {
-                // An item held for this audit is busy only with the work this audit is about to give it.
-                if (!held.containsKey(busy) && candidates.remove(busy)) {
-                    busyHere.add(busy);
-                }
-            }
-            // An operator's fire, and one its upstreams recorded while this job had an instance, run whatever the
-            // policy.
-            Set<Instant> manual = new HashSet<>();
-            views.stream()
-                    .filter(view -> view.origin().runsUnderEveryPolicy())
-                    .forEach(view -> manual.add(view.fireTime()));
-            // A busy item with fires to make up is looked at again when its run here ends (and kept for that audit,
-            // see Reservations#endRun); one with none is left free for its next fire.
-            LedgerRules.makeUps(claimed, busyHere, policy(config), Instant.MAX, horizon, manual, due::isDue)
-                    .withoutMissedOf(disabledNow)
-                    .run()
-                    .forEach(owed -> reservedItems.missedWhileBusy(owed.item()));
-            MakeUpPlan plan = LedgerRules.makeUps(
-                            claimed, candidates, policy(config), Instant.MAX, horizon, manual, due::isDue)
-                    .withoutMissedOf(disabledNow);
-            if (plan.hasMissed()) {
-                log.info(
-                        "Job {} on {}: making up {}, coalescing {}, skipping {}",
-                        view.jobName(),
-                        me,
-                        plan.run(),
-                        plan.coalesced().keySet(),
-                        plan.skipped());
-                misfires.missed(plan, policy(config));
-            }
-            // Skipped slots are recorded now; coalesced ones only once the run they fold into is won (see AuditWork).
-            Map<Instant, List<Claim>> skipped = new TreeMap<>();
-            Stream.concat(plan.skipped().stream(), plan.notDue().stream())
-                    .forEach(slot -> skipped.computeIfAbsent(slot.fireTime(), fireTime -> new ArrayList<>())
-                            .add(first(slot, totals, assignment, session, now, originOf(slot.fireTime()))
-                                    .with(ClaimState.SKIPPED, now)));
-            skipped.forEach((fireTime, skips) -> writes.add(ledger.claimAsync(fireTime, skips)));
-            Map<Slot, List<Claim>> folded = new HashMap<>();
-            plan.coalesced()
-                    .forEach((slot, into) -> folded.computeIfAbsent(into, target -> new ArrayList<>())
-                            .add(first(slot, totals, assignment, session, now, originOf(slot.fireTime()))
-                                    .with(ClaimState.COALESCED, now)));
-            for (Slot slot : plan.run()) {
-                steps.computeIfAbsent(slot.item(), item -> new ArrayList<>())
-                        .add(new AuditWork.Step(
-                                first(slot, totals, assignment, session, now, originOf(slot.fireTime())),
-                                null,
-                                folded.getOrDefault(slot, List.of()),
-                                originOf(slot.fireTime())));
-            }
-        }
-    }
-
-    private boolean isLate(Instant fireTime, Instant now) {
-        return localFires.hasPlanned(fireTime) || fireTime.isBefore(now.minus(LATENESS));
-    }
-
-    /**
-     * A make-up's claim, or the record of a slot skipped or coalesced: {@code MANUAL} in an operator's fire, whose every
-     * item was asked for and runs as that fire's own run, however late; {@code UPSTREAM} in one its upstream jobs
-     * recorded; {@code MISFIRE} in a scheduled one.
-     */
-    private Claim first(
-            Slot slot,
-            Map<Instant, Integer> totals,
-            Assignment assignment,
-            long session,
-            Instant now,
-            FireOrigin origin) {
-        return Claim.first(
-                slot.item(),
-                slot.fireTime(),
-                view.instanceId(),
-                session,
-                origin.manual()
-                        ? ExecutionSource.MANUAL
-                        : origin.followsUpstream() ? ExecutionSource.UPSTREAM : ExecutionSource.MISFIRE,
-                assignment.epoch(),
-                totals.getOrDefault(slot.fireTime(), assignment.shardingTotalCount()),
-                now);
-    }
-
-    /** The policy in force: the boolean {@code misfire} off means skip, whatever the policy says. */
-    static MisfirePolicy policy(JobConfiguration config) {
-        return config.misfire() ? config.misfirePolicy() : MisfirePolicy.SKIP;
     }
 }

@@ -1,0 +1,202 @@
+package io.shardingjob.core.internal.scheduling.audit;
+
+import io.shardingjob.core.config.JobConfiguration;
+import io.shardingjob.core.config.MisfirePolicy;
+import io.shardingjob.core.execution.ClaimState;
+import io.shardingjob.core.execution.ExecutionSource;
+import io.shardingjob.core.internal.ledger.Claim;
+import io.shardingjob.core.internal.ledger.DueRule;
+import io.shardingjob.core.internal.ledger.FireLedger;
+import io.shardingjob.core.internal.ledger.FireOrigin;
+import io.shardingjob.core.internal.ledger.LedgerRules;
+import io.shardingjob.core.internal.ledger.LedgerRules.FireView;
+import io.shardingjob.core.internal.ledger.LedgerRules.MakeUpPlan;
+import io.shardingjob.core.internal.ledger.LedgerRules.Slot;
+import io.shardingjob.core.internal.scheduling.fire.MisfireReports;
+import io.shardingjob.core.internal.scheduling.job.JobView;
+import io.shardingjob.core.internal.scheduling.job.Reservations;
+import io.shardingjob.core.sharding.Assignment;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+import java.util.function.Predicate;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The make-up step of a {@link LedgerAudit}: from the fires the audit read, the missed item-fires of this instance's
+ * items are made up, coalesced or skipped as the misfire policy says ({@link LedgerRules#makeUps}), and the items a run
+ * here keeps busy are owed an audit when it ends. It is apart from the audit's reads and take-overs because it is the
+ * one step that judges fires nobody claimed, by the policy and the schedule history, where the others judge claims
+ * that exist; it writes only the skipped slots, and leaves each make-up's claim to {@link AuditWork}, where ZooKeeper
+ * decides it again.
+ */
+final class AuditMakeUps {
+
+    /** The audit's own logger: its decisions read as the audit's, as they did when this step was part of it. */
+    private static final Logger log = LoggerFactory.getLogger(LedgerAudit.class);
+
+    private final JobView view;
+
+    private final FireLedger ledger;
+
+    private final Reservations reservedItems;
+
+    private final MisfireReports misfires;
+
+    AuditMakeUps(JobView view, FireLedger ledger, Reservations reservedItems, MisfireReports misfires) {
+        this.view = view;
+        this.ledger = ledger;
+        this.reservedItems = reservedItems;
+        this.misfires = misfires;
+    }
+
+    /**
+     * What one audit plans its make-ups on: the moment it began at, taken once so that every step of it decides alike,
+     * and what it read.
+     *
+     * @param views the fires read in which something may be missing: none that waits for an upstream or that its
+     *     upstream abandoned
+     * @param whole fires whose trigger here won every item this instance owns under this assignment and session: not
+     *     read
+     * @param held items kept reserved for this audit when their run ended (see {@link Reservations#endRun})
+     * @param originOf how each fire read was asked for: every run of its items gets its job parameter
+     * @param late whether a fire is late: planned here, or past the lateness
+     */
+    record Audit(
+            JobConfiguration config,
+            String me,
+            long session,
+            Instant now,
+            Instant horizon,
+            Assignment assignment,
+            DueRule due,
+            List<FireView> views,
+            Set<Instant> whole,
+            Set<Integer> held,
+            Function<Instant, FireOrigin> originOf,
+            Predicate<Instant> late) {}
+
+    /** Adds the make-ups the misfire policy asks for to the steps, and the writes of the fires it skips. */
+    void plan(
+            Audit audit,
+            Set<Integer> elsewhere,
+            Map<Integer, List<AuditWork.Step>> steps,
+            List<CompletableFuture<?>> writes) {
+        Assignment assignment = audit.assignment();
+        long session = audit.session();
+        Instant now = audit.now();
+        String me = audit.me();
+        MisfirePolicy policy = policy(audit.config());
+        Predicate<Instant> late = audit.late();
+        Function<Instant, FireOrigin> originOf = audit.originOf();
+        SortedMap<Instant, Set<Integer>> claimed = new TreeMap<>();
+        Map<Instant, Integer> totals = new TreeMap<>();
+        for (FireView view : audit.views()) {
+            if (late.test(view.fireTime())) {
+                claimed.put(view.fireTime(), view.claims().keySet());
+                totals.put(view.fireTime(), view.total() > 0 ? view.total() : assignment.shardingTotalCount());
+            }
+        }
+        // Not read, but claimed: a missed fire on either side of one is a run of its own, not coalesced across it.
+        // Whole: every item of this instance's, disabled ones included (its trigger recorded those skipped).
+        Set<Integer> mine = Set.copyOf(assignment.itemsOf(me));
+        audit.whole().stream().filter(late).forEach(fireTime -> claimed.put(fireTime, mine));
+        // Disabled items too: their fires while they were disabled were never due, and are recorded so (their
+        // fire settles); what they missed while enabled waits until they are enabled again.
+        Set<Integer> disabledNow = new HashSet<>(view.disabledItems());
+        Set<Integer> candidates = new HashSet<>(assignment.itemsOf(me));
+        candidates.removeAll(elsewhere);
+        Set<Integer> busyHere = new HashSet<>();
+        for (int busy : reservedItems.runningItems()) {
+            // An item held for this audit is busy only with the work this audit is about to give it.
+            if (!audit.held().contains(busy) && candidates.remove(busy)) {
+                busyHere.add(busy);
+            }
+        }
+        // An operator's fire, and one its upstreams recorded while this job had an instance, run whatever the
+        // policy.
+        Set<Instant> manual = new HashSet<>();
+        audit.views().stream()
+                .filter(view -> view.origin().runsUnderEveryPolicy())
+                .forEach(view -> manual.add(view.fireTime()));
+        // A busy item with fires to make up is looked at again when its run here ends (and kept for that audit,
+        // see Reservations#endRun); one with none is left free for its next fire.
+        LedgerRules.makeUps(claimed, busyHere, policy, Instant.MAX, audit.horizon(), manual, audit.due()::isDue)
+                .withoutMissedOf(disabledNow)
+                .run()
+                .forEach(owed -> reservedItems.missedWhileBusy(owed.item()));
+        MakeUpPlan plan = LedgerRules.makeUps(
+                        claimed, candidates, policy, Instant.MAX, audit.horizon(), manual, audit.due()::isDue)
+                .withoutMissedOf(disabledNow);
+        if (plan.hasMissed()) {
+            log.info(
+                    "Job {} on {}: making up {}, coalescing {}, skipping {}",
+                    view.jobName(),
+                    me,
+                    plan.run(),
+                    plan.coalesced().keySet(),
+                    plan.skipped());
+            misfires.missed(plan, policy);
+        }
+        // Skipped slots are recorded now; coalesced ones only once the run they fold into is won (see AuditWork).
+        Map<Instant, List<Claim>> skipped = new TreeMap<>();
+        Stream.concat(plan.skipped().stream(), plan.notDue().stream())
+                .forEach(slot -> skipped.computeIfAbsent(slot.fireTime(), fireTime -> new ArrayList<>())
+                        .add(first(slot, totals, assignment, session, now, originOf.apply(slot.fireTime()))
+                                .with(ClaimState.SKIPPED, now)));
+        skipped.forEach((fireTime, skips) -> writes.add(ledger.claimAsync(fireTime, skips)));
+        Map<Slot, List<Claim>> folded = new HashMap<>();
+        plan.coalesced()
+                .forEach((slot, into) -> folded.computeIfAbsent(into, target -> new ArrayList<>())
+                        .add(first(slot, totals, assignment, session, now, originOf.apply(slot.fireTime()))
+                                .with(ClaimState.COALESCED, now)));
+        for (Slot slot : plan.run()) {
+            steps.computeIfAbsent(slot.item(), item -> new ArrayList<>())
+                    .add(new AuditWork.Step(
+                            first(slot, totals, assignment, session, now, originOf.apply(slot.fireTime())),
+                            null,
+                            folded.getOrDefault(slot, List.of()),
+                            originOf.apply(slot.fireTime())));
+        }
+    }
+
+    /**
+     * A make-up's claim, or the record of a slot skipped or coalesced: {@code MANUAL} in an operator's fire, whose every
+     * item was asked for and runs as that fire's own run, however late; {@code UPSTREAM} in one its upstream jobs
+     * recorded; {@code MISFIRE} in a scheduled one.
+     */
+    private Claim first(
+            Slot slot,
+            Map<Instant, Integer> totals,
+            Assignment assignment,
+            long session,
+            Instant now,
+            FireOrigin origin) {
+        return Claim.first(
+                slot.item(),
+                slot.fireTime(),
+                view.instanceId(),
+                session,
+                origin.manual()
+                        ? ExecutionSource.MANUAL
+                        : origin.followsUpstream() ? ExecutionSource.UPSTREAM : ExecutionSource.MISFIRE,
+                assignment.epoch(),
+                totals.getOrDefault(slot.fireTime(), assignment.shardingTotalCount()),
+                now);
+    }
+
+    /** The policy in force: the boolean {@code misfire} off means skip, whatever the policy says. */
+    static MisfirePolicy policy(JobConfiguration config) {
+        return config.misfire() ? config.misfirePolicy() : MisfirePolicy.SKIP;
+    }
+}
