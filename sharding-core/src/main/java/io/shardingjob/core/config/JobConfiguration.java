@@ -1,12 +1,9 @@
 package io.shardingjob.core.config;
 
-import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
-import java.util.regex.Pattern;
 
 /**
  * The validated, immutable configuration of one job. Build it with {@link #builder(String)}; every invalid value is
@@ -103,22 +100,13 @@ public record JobConfiguration(
      */
     public static final String ON_DEMAND = JobSetting.Defaults.CRON;
 
-    static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]*");
-
     public JobConfiguration {
-        if (name == null || !NAME.matcher(name).matches()) {
-            throw new JobConfigurationException(
-                    String.valueOf(name),
-                    "name",
-                    "must start with a letter or digit and contain only letters, digits, '.', '_' and '-'");
-        }
+        JobConfigurationChecks.checkName(name);
         cron = cron == null || cron.isBlank() ? ON_DEMAND : cron.trim();
         if (!cron.equals(ON_DEMAND)) {
             JobConfigurationChecks.checkCronFields(name, cron);
         }
-        if (timeZone == null) {
-            throw new JobConfigurationException(name, "timeZone", "is required, e.g. 'UTC' or 'Asia/Shanghai'");
-        }
+        JobConfigurationChecks.checkTimeZone(name, timeZone);
         JobConfigurationChecks.checkShardingTotalCount(name, shardingTotalCount);
         itemParameters = itemParameters == null ? ItemParameters.none() : itemParameters;
         JobConfigurationChecks.checkNoItemParametersWithDynamicSharding(
@@ -126,23 +114,14 @@ public record JobConfiguration(
         // Re-parse so that a record built directly is checked against its own count.
         itemParameters = ItemParameters.parse(name, itemParameters.toString(), shardingTotalCount);
         jobParameter = jobParameter == null ? JobSetting.Defaults.JOB_PARAMETER : jobParameter;
-        if (strategy == null || strategy.isBlank()) {
-            throw new JobConfigurationException(name, "strategy", "must name a sharding strategy, e.g. 'average'");
-        }
-        strategy = strategy.trim();
+        strategy = JobConfigurationChecks.checkStrategy(name, strategy);
         description = description == null ? JobSetting.Defaults.DESCRIPTION : description;
-        if (retries < 0) {
-            throw new JobConfigurationException(name, "retries", "must be 0 or more, was " + retries);
-        }
+        JobConfigurationChecks.checkRetries(name, retries);
         retryBackoff = retryBackoff == null ? JobSetting.Defaults.RETRY_BACKOFF : retryBackoff;
-        if (retryBackoff.isNegative()) {
-            throw new JobConfigurationException(name, "retryBackoff", "must not be negative, was " + retryBackoff);
-        }
+        JobConfigurationChecks.checkNotNegative(name, "retryBackoff", retryBackoff);
         misfirePolicy = misfirePolicy == null ? JobSetting.Defaults.MISFIRE_POLICY : misfirePolicy;
         timeout = timeout == null ? JobSetting.Defaults.TIMEOUT : timeout;
-        if (timeout.isNegative()) {
-            throw new JobConfigurationException(name, "timeout", "must not be negative, was " + timeout);
-        }
+        JobConfigurationChecks.checkNotNegative(name, "timeout", timeout);
         after = JobConfigurationChecks.checkAfter(name, after);
         on = on == null ? JobSetting.Defaults.ON : on;
         JobConfigurationChecks.checkItemWise(name, itemWise, after, dynamicSharding);
@@ -197,33 +176,7 @@ public record JobConfiguration(
      * for the start-up log. {@code overwrite} is not compared: it is never stored.
      */
     public List<String> differencesTo(JobConfiguration other) {
-        List<String> differences = new ArrayList<>();
-        compare(differences, JobSetting.CRON.key(), cron, other.cron);
-        compare(differences, JobSetting.TIME_ZONE.key(), timeZone, other.timeZone);
-        compare(differences, JobSetting.SHARDING_TOTAL_COUNT.key(), shardingTotalCount, other.shardingTotalCount);
-        compare(differences, JobSetting.SHARDING_ITEM_PARAMETERS.key(), itemParameters, other.itemParameters);
-        compare(differences, JobSetting.JOB_PARAMETER.key(), jobParameter, other.jobParameter);
-        compare(differences, JobSetting.FAILOVER.key(), failover, other.failover);
-        compare(differences, JobSetting.MISFIRE.key(), misfire, other.misfire);
-        compare(differences, JobSetting.MISFIRE_POLICY.key(), misfirePolicy, other.misfirePolicy);
-        compare(differences, JobSetting.MONITOR_EXECUTION.key(), monitorExecution, other.monitorExecution);
-        compare(differences, JobSetting.STRATEGY.key(), strategy, other.strategy);
-        compare(differences, JobSetting.DESCRIPTION.key(), description, other.description);
-        compare(differences, JobSetting.DISABLED.key(), disabled, other.disabled);
-        compare(differences, JobSetting.RETRIES.key(), retries, other.retries);
-        compare(differences, JobSetting.RETRY_BACKOFF.key(), retryBackoff, other.retryBackoff);
-        compare(differences, JobSetting.TIMEOUT.key(), timeout, other.timeout);
-        compare(differences, JobSetting.DYNAMIC_SHARDING.key(), dynamicSharding, other.dynamicSharding);
-        compare(differences, JobSetting.AFTER.key(), String.join(",", after), String.join(",", other.after));
-        compare(differences, JobSetting.ON.key(), on, other.on);
-        compare(differences, JobSetting.ITEM_WISE.key(), itemWise, other.itemWise);
-        return differences;
-    }
-
-    private static void compare(List<String> differences, String property, Object mine, Object theirs) {
-        if (!Objects.equals(mine, theirs)) {
-            differences.add(property + ": '" + mine + "' -> '" + theirs + "'");
-        }
+        return JobConfigurationDifferences.between(this, other);
     }
 
     /** Collects values and validates them all in {@link #build()}. */
@@ -402,17 +355,17 @@ public record JobConfiguration(
 
         /** @throws JobConfigurationException naming the job and the first invalid property */
         public JobConfiguration build() {
-            ZoneId zone = timeZoneText == null ? timeZone : parseZone();
-            // Before the item parameters, whose errors would otherwise hide the count's and the contradiction's.
-            JobConfigurationChecks.checkShardingTotalCount(String.valueOf(name), shardingTotalCount);
-            JobConfigurationChecks.checkNoItemParametersWithDynamicSharding(
-                    String.valueOf(name), dynamicSharding, shardingItemParameters);
+            ZoneId zone = timeZoneText == null
+                    ? timeZone
+                    : JobConfigurationChecks.parseTimeZone(String.valueOf(name), timeZoneText);
+            ItemParameters parameters = JobConfigurationChecks.parseItemParameters(
+                    String.valueOf(name), shardingItemParameters, shardingTotalCount, dynamicSharding);
             return new JobConfiguration(
                     name,
                     cron,
                     zone,
                     shardingTotalCount,
-                    ItemParameters.parse(String.valueOf(name), shardingItemParameters, shardingTotalCount),
+                    parameters,
                     jobParameter,
                     failover,
                     misfire,
@@ -429,17 +382,6 @@ public record JobConfiguration(
                     after,
                     on,
                     itemWise);
-        }
-
-        private ZoneId parseZone() {
-            try {
-                return ZoneId.of(timeZoneText.trim());
-            } catch (DateTimeException ex) {
-                throw new JobConfigurationException(
-                        String.valueOf(name),
-                        "timeZone",
-                        "'" + timeZoneText + "' is not a zone id such as 'UTC' or 'Asia/Shanghai'");
-            }
         }
     }
 }
