@@ -6,7 +6,6 @@ import io.shardingjob.core.internal.requests.MultiAnswer;
 import io.shardingjob.core.registry.RegistryUnavailableException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
@@ -78,11 +77,8 @@ public final class JobCache implements AutoCloseable {
     /** Every node cached, by path relative to the namespace: sorted, so that a node's children are one range. */
     private final NavigableMap<String, Entry> nodes = new ConcurrentSkipListMap<>();
 
-    /** The reads of each node on their way, and which of them is the latest; guarded by {@code this}. */
-    private final Map<String, Reading> reading = new HashMap<>();
-
-    /** Numbers every read and event in the order they happen; guarded by {@code this}. */
-    private long stamps;
+    /** Numbers every read and event, and decides which read's answer counts; guarded by {@code this}. */
+    private final ReadStamps stamps = new ReadStamps();
 
     /** The load under way, or null; guarded by {@code this}. */
     private @Nullable CacheLoad load;
@@ -108,12 +104,6 @@ public final class JobCache implements AutoCloseable {
 
     /** A cached node, and the stamp it was last read or removed at. */
     private record Entry(ChildData data, long stamp) {}
-
-    /** The reads of one node on their way: how many, and the stamp of the latest, the only one whose answer counts. */
-    private static final class Reading {
-        private long latest;
-        private int onTheirWay;
-    }
 
     /**
      * Adds a listener told the path of every created, changed or deleted node, and {@code null} once the initial load
@@ -197,7 +187,7 @@ public final class JobCache implements AutoCloseable {
         }
         addWatch(zooKeeper);
         synchronized (this) {
-            CacheLoad started = new CacheLoad(++stamps);
+            CacheLoad started = new CacheLoad(stamps.next());
             load = started;
             read(started.firstReads(job, watched, largeNodes), started);
             loadRead(started);
@@ -238,11 +228,7 @@ public final class JobCache implements AutoCloseable {
         synchronized (this) {
             switch (event.getType()) {
                 case NodeDeleted -> {
-                    // The answers of the reads on their way, sent before the deletion, no longer count.
-                    Reading pending = reading.get(path);
-                    if (pending != null) {
-                        pending.latest = ++stamps;
-                    }
+                    stamps.deleted(path);
                     remove(path);
                 }
                 case NodeCreated, NodeDataChanged -> read(path);
@@ -268,10 +254,7 @@ public final class JobCache implements AutoCloseable {
         long dataBytes = ClientMultis.READ_DATA_BYTES;
         for (int i = 0; i < batch.size(); i++) {
             CacheLoad.Asked asked = batch.get(i);
-            sent[i] = ++stamps;
-            Reading pending = reading.computeIfAbsent(asked.path(), any -> new Reading());
-            pending.latest = sent[i];
-            pending.onTheirWay++;
+            sent[i] = stamps.sent(asked.path());
             if (partOf != null) {
                 partOf.sent();
             }
@@ -309,11 +292,7 @@ public final class JobCache implements AutoCloseable {
             @Nullable CacheLoad partOf,
             @Nullable MultiAnswer answer,
             @Nullable Throwable failure) {
-        Reading pending = reading.get(path);
-        boolean latest = pending != null && pending.latest == stamp;
-        if (pending != null && --pending.onTheirWay == 0) {
-            reading.remove(path);
-        }
+        boolean latest = stamps.answered(path, stamp);
         if (failure != null || answer == null) {
             // Lost with the connection: its return loads everything again.
             if (partOf != null) {
