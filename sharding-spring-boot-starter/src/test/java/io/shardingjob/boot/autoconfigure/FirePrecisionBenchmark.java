@@ -80,6 +80,13 @@ class FirePrecisionBenchmark {
 
     private static final Duration WARM_UP = Duration.ofSeconds(4);
 
+    /**
+     * How many fires the instance runs before the second window opens: a fire's path runs once per fire, and the JIT
+     * compiles a method fully (C2) only after some thousands of calls, so the first window measures an interpreted or
+     * lightly compiled path, and the second the path a service runs after its first minutes.
+     */
+    private static final long COMPILED_AFTER_FIRES = Long.getLong("fire-precision.compiled-after", 10_000);
+
     private static final Duration WINDOW = Duration.ofSeconds(15);
 
     /** How long fires of the window may take to show up after it closed before they count as missed. */
@@ -127,13 +134,9 @@ class FirePrecisionBenchmark {
             Size size,
             Duration contextStart,
             Duration jobsStart,
-            long expected,
-            long seen,
-            long duplicates,
-            long madeUp,
+            Measured first,
+            Measured compiled,
             long failed,
-            List<Double> delays,
-            RequestCounter.Counts windowRequests,
             int threadsBefore,
             int threadsWith,
             int threadsPeak,
@@ -143,9 +146,22 @@ class FirePrecisionBenchmark {
             long heapWith,
             long historyRecords,
             Duration stop,
-            long windowCpuNanos,
             List<Double> floorDelays,
             List<Double> timerFloorDelays) {}
+
+    /**
+     * What one window measured: the window's fires seen and expected, those run twice or made up, the delays, the
+     * requests and the CPU time of the JVM's threads.
+     */
+    record Measured(
+            String window,
+            long expected,
+            long seen,
+            long duplicates,
+            long madeUp,
+            List<Double> delays,
+            RequestCounter.Counts requests,
+            long cpuNanos) {}
 
     @Test
     void measuresFireDelayThreadsAndHeapForFiftyToFiveThousandJobs() throws Exception {
@@ -170,9 +186,11 @@ class FirePrecisionBenchmark {
             assertThat(result.failed())
                     .as("failed items at %s", result.size().label())
                     .isZero();
-            assertThat(result.duplicates())
-                    .as("fires run twice at %s", result.size().label())
-                    .isZero();
+            for (Measured window : List.of(result.first(), result.compiled())) {
+                assertThat(window.duplicates())
+                        .as("fires run twice at %s, %s", result.size().label(), window.window())
+                        .isZero();
+            }
         }
     }
 
@@ -277,25 +295,12 @@ class FirePrecisionBenchmark {
                     size,
                     "every job owned after " + seconds(Duration.ofNanos(System.nanoTime() - jobsStarting)) + " s");
 
-            Instant from =
-                    Instant.now().plus(WARM_UP).truncatedTo(ChronoUnit.SECONDS).plusSeconds(1);
-            Instant to = from.plus(WINDOW);
-            fires.window(from, to);
-            long expected = expectedFires(size, from, to);
-            sleepUntil(from);
-            long cpuAtFrom = threadsCpuNanos();
-            RequestCounter.Counts requestsAtFrom = requests.counts();
-            requests.clearPaths();
-            sleepUntil(to);
-            long windowCpuNanos = threadsCpuNanos() - cpuAtFrom;
-            RequestCounter.Counts windowRequests = requests.counts().since(requestsAtFrom);
-            progress(size, "requests in the window: " + windowRequests);
-            requests.mostFrequentPaths(15).forEach((path, count) -> progress(size, count + " " + path));
-            try {
-                await().atMost(STRAGGLERS).pollInterval(Duration.ofMillis(100)).until(() -> fires.seen() >= expected);
-            } catch (ConditionTimeoutException ex) {
-                // Missed fires are reported, not asserted: how many a loaded machine misses is a figure.
-            }
+            Measured first = measureWindow(
+                    size,
+                    fires,
+                    requests,
+                    "first: " + WARM_UP.toSeconds() + "-" + (WARM_UP.toSeconds() + 1) + " s after every job owned",
+                    Instant.now().plus(WARM_UP));
             int threadsWith = THREADS.getThreadCount();
             int threadsPeak = THREADS.getPeakThreadCount();
             Map<String, Integer> threadNamesWith = threadNames();
@@ -304,6 +309,17 @@ class FirePrecisionBenchmark {
                     context.getBean(ShardingProperties.class).getExecution().getHistorySize());
 
             assertThat(fires.jobsFired()).as("jobs that fired at least once").isEqualTo(size.jobs());
+            long warmUpSeconds = COMPILED_AFTER_FIRES / size.firesPerSecond() + 60;
+            await().atMost(Duration.ofSeconds(warmUpSeconds))
+                    .pollInterval(Duration.ofMillis(200))
+                    .until(() -> fires.runs() >= COMPILED_AFTER_FIRES);
+            progress(size, fires.runs() + " fires run: the second window opens");
+            Measured compiled = measureWindow(
+                    size,
+                    fires,
+                    requests,
+                    String.format(Locale.ROOT, "compiled: after %,d fires", COMPILED_AFTER_FIRES),
+                    Instant.now());
             long stopping = System.nanoTime();
             context.close();
             Duration stop = Duration.ofNanos(System.nanoTime() - stopping);
@@ -314,13 +330,9 @@ class FirePrecisionBenchmark {
                     size,
                     contextStart,
                     jobsStart,
-                    expected,
-                    fires.seen(),
-                    fires.duplicates(),
-                    fires.madeUp(),
+                    first,
+                    compiled,
                     fires.failed(),
-                    fires.delays(),
-                    windowRequests,
                     threadsBefore,
                     threadsWith,
                     threadsPeak,
@@ -330,12 +342,47 @@ class FirePrecisionBenchmark {
                     heapWith,
                     historyRecords,
                     stop,
-                    windowCpuNanos,
                     floorDelays,
                     timerFloorDelays);
         } finally {
             context.close();
         }
+    }
+
+    /**
+     * Measures the fires scheduled in a window of {@link #WINDOW} opened at the first whole second after {@code after}
+     * (and one more, so that the window never opens in the middle of an instant's fires).
+     */
+    private static Measured measureWindow(
+            Size size, FireDelays fires, RequestCounter requests, String name, Instant after)
+            throws InterruptedException {
+        Instant from = after.truncatedTo(ChronoUnit.SECONDS).plusSeconds(1);
+        Instant to = from.plus(WINDOW);
+        FireDelays.Window window = fires.window(from, to);
+        long expected = expectedFires(size, from, to);
+        sleepUntil(from);
+        long cpuAtFrom = threadsCpuNanos();
+        RequestCounter.Counts requestsAtFrom = requests.counts();
+        requests.clearPaths();
+        sleepUntil(to);
+        long cpuNanos = threadsCpuNanos() - cpuAtFrom;
+        RequestCounter.Counts windowRequests = requests.counts().since(requestsAtFrom);
+        progress(size, name + ": requests in the window: " + windowRequests);
+        requests.mostFrequentPaths(15).forEach((path, count) -> progress(size, count + " " + path));
+        try {
+            await().atMost(STRAGGLERS).pollInterval(Duration.ofMillis(100)).until(() -> window.seen() >= expected);
+        } catch (ConditionTimeoutException ex) {
+            // Missed fires are reported, not asserted: how many a loaded machine misses is a figure.
+        }
+        return new Measured(
+                name,
+                expected,
+                window.seen(),
+                window.duplicates(),
+                window.madeUp(),
+                window.delays(),
+                windowRequests,
+                cpuNanos);
     }
 
     /**
@@ -382,12 +429,16 @@ class FirePrecisionBenchmark {
                         + " of one item with an empty body, added through `ShardedJobLifecycle.added` a thousand at a time and"
                         + " scheduled by its `JobTrigger` on the instance's one `FireTimer`, the fire ledger on (claims and their"
                         + " ends, group-committed). *Delay*: from a fire's scheduled time to its item's start, as a"
-                        + " `ShardedJobListener` bean sees it, for the fires scheduled in a "
-                        + WINDOW.toSeconds() + " s window opened " + WARM_UP.toSeconds() + "-"
+                        + " `ShardedJobListener` bean sees it, for the fires scheduled in two windows of "
+                        + WINDOW.toSeconds() + " s each: the *first* opened " + WARM_UP.toSeconds() + "-"
                         + (WARM_UP.toSeconds() + 1)
-                        + " s after every job was owned (its first assignment made). Threads and the live heap (the"
+                        + " s after every job was owned (its first assignment made), when the JIT has compiled little of"
+                        + " the fire path (a path run once a fire); the *compiled* one opened once the instance ran "
+                        + String.format(Locale.ROOT, "%,d", COMPILED_AFTER_FIRES)
+                        + " fires, as a service's instance does in its first minutes (the first window shows the"
+                        + " minutes after a start, the second the hours after). Threads and the live heap (the"
                         + " bytes a class histogram counts after a full GC) are taken once the context has started and before any job, then again at the"
-                        + " end of the window. *Floor*: the delay of the same fires with no library, measured right after on"
+                        + " end of the first window. *Floor*: the delay of the same fires with no library, measured right after on"
                         + " the same machine: the starter's three pools at their default sizes and one Spring"
                         + " `CronTrigger` per job, each fire handed from the scheduler to the fire pool to the item"
                         + " pool, where an empty item takes its start time (`HandOffFloor`). What the library costs a"
@@ -403,6 +454,7 @@ class FirePrecisionBenchmark {
         report.table(
                 "jobs",
                 "failover",
+                "window",
                 "schedule",
                 "fires/s: target",
                 "fires/s: seen",
@@ -416,37 +468,40 @@ class FirePrecisionBenchmark {
                 "made up (misfire)",
                 "ZooKeeper requests per fire");
         for (Result result : results) {
-            double windowSeconds = WINDOW.toMillis() / 1_000.0;
-            RequestCounter.Counts requests = result.windowRequests();
-            double fires = Math.max(1, result.seen());
-            report.row(
-                    result.size().jobs(),
-                    result.size().failover() ? "on" : "off",
-                    result.size().schedule(),
-                    result.size().firesPerSecond(),
-                    result.seen() / windowSeconds,
-                    result.seen() + " / " + result.expected(),
-                    BenchmarkReport.percentile(result.delays(), 50),
-                    BenchmarkReport.percentile(result.delays(), 99),
-                    BenchmarkReport.percentile(result.delays(), 100),
-                    String.format(
-                            Locale.ROOT,
-                            "%.2f / %.2f",
-                            BenchmarkReport.percentile(result.floorDelays(), 50),
-                            BenchmarkReport.percentile(result.floorDelays(), 99)),
-                    String.format(
-                            Locale.ROOT,
-                            "%.2f / %.2f",
-                            BenchmarkReport.percentile(result.timerFloorDelays(), 50),
-                            BenchmarkReport.percentile(result.timerFloorDelays(), 99)),
-                    Math.round(result.windowCpuNanos() / 1_000.0 / fires),
-                    result.madeUp(),
-                    String.format(
-                            Locale.ROOT,
-                            "%.2f (%.2f r, %.2f w)",
-                            requests.total() / fires,
-                            requests.reads() / fires,
-                            requests.writes() / fires));
+            for (Measured window : List.of(result.first(), result.compiled())) {
+                double windowSeconds = WINDOW.toMillis() / 1_000.0;
+                RequestCounter.Counts requests = window.requests();
+                double fires = Math.max(1, window.seen());
+                report.row(
+                        result.size().jobs(),
+                        result.size().failover() ? "on" : "off",
+                        window.window(),
+                        result.size().schedule(),
+                        result.size().firesPerSecond(),
+                        window.seen() / windowSeconds,
+                        window.seen() + " / " + window.expected(),
+                        BenchmarkReport.percentile(window.delays(), 50),
+                        BenchmarkReport.percentile(window.delays(), 99),
+                        BenchmarkReport.percentile(window.delays(), 100),
+                        String.format(
+                                Locale.ROOT,
+                                "%.2f / %.2f",
+                                BenchmarkReport.percentile(result.floorDelays(), 50),
+                                BenchmarkReport.percentile(result.floorDelays(), 99)),
+                        String.format(
+                                Locale.ROOT,
+                                "%.2f / %.2f",
+                                BenchmarkReport.percentile(result.timerFloorDelays(), 50),
+                                BenchmarkReport.percentile(result.timerFloorDelays(), 99)),
+                        Math.round(window.cpuNanos() / 1_000.0 / fires),
+                        window.madeUp(),
+                        String.format(
+                                Locale.ROOT,
+                                "%.2f (%.2f r, %.2f w)",
+                                requests.total() / fires,
+                                requests.reads() / fires,
+                                requests.writes() / fires));
+            }
         }
         report.table(
                 "jobs",
@@ -521,7 +576,7 @@ class FirePrecisionBenchmark {
                 + " from one to the next (*within noise*: a difference under " + (int) HEAP_NOISE_MIB + " MiB), so the"
                 + " heap per 1,000 jobs means little at 50 jobs. The heap with jobs includes the in-memory execution history,"
                 + " which keeps up to `sharding.execution.history-size` (default 200) records per job: it had not"
-                + " filled yet at the end of the window. One record takes "
+                + " filled yet at the end of the first window. One record takes "
                 + Math.round(bytesPerRecord) + " bytes (measured apart, on a history filled with 100,000 records), so"
                 + " a full history adds "
                 + String.format(Locale.ROOT, "%.0f", mebibytes((long) (200_000 * bytesPerRecord)))
@@ -681,61 +736,33 @@ class FirePrecisionBenchmark {
     /** Times the scheduled fires whose time falls in the window; counts everything else. */
     static final class FireDelays implements ShardedJobListener {
 
-        private record Fire(String job, Instant time) {}
-
-        private final Set<Fire> seen = ConcurrentHashMap.newKeySet();
-
-        private final List<Double> delays = Collections.synchronizedList(new ArrayList<>());
-
         private final Map<String, LongAdder> runsByJob = new ConcurrentHashMap<>();
 
-        private final LongAdder duplicates = new LongAdder();
-
-        private final LongAdder madeUp = new LongAdder();
+        private final LongAdder runs = new LongAdder();
 
         private final LongAdder failed = new LongAdder();
 
-        private volatile Instant from = Instant.MAX;
+        private volatile Window window = new Window(Instant.MAX, Instant.MAX);
 
-        private volatile Instant to = Instant.MAX;
-
-        void window(Instant from, Instant to) {
-            this.to = to;
-            this.from = from;
+        /** Times the fires scheduled in {@code [from, to)} from now on; the window before is left as it was. */
+        Window window(Instant from, Instant to) {
+            Window next = new Window(from, to);
+            window = next;
+            return next;
         }
 
         @Override
         public void executed(ExecutionRecord execution) {
             runsByJob.computeIfAbsent(execution.job(), job -> new LongAdder()).increment();
+            runs.increment();
             if (execution.outcome() != ExecutionRecord.Outcome.SUCCESS) {
                 failed.increment();
             }
-            boolean inWindow =
-                    !execution.fireTime().isBefore(from) && execution.fireTime().isBefore(to);
-            if (!inWindow) {
-                return;
-            }
-            if (execution.source() != ExecutionSource.NORMAL) {
-                madeUp.increment();
-            } else if (seen.add(new Fire(execution.job(), execution.fireTime()))) {
-                delays.add(Duration.between(execution.fireTime(), execution.start())
-                                .toNanos()
-                        / 1_000_000.0);
-            } else {
-                duplicates.increment();
-            }
+            window.executed(execution);
         }
 
-        long seen() {
-            return seen.size();
-        }
-
-        long duplicates() {
-            return duplicates.sum();
-        }
-
-        long madeUp() {
-            return madeUp.sum();
+        long runs() {
+            return runs.sum();
         }
 
         long failed() {
@@ -746,17 +773,67 @@ class FirePrecisionBenchmark {
             return runsByJob.size();
         }
 
-        List<Double> delays() {
-            synchronized (delays) {
-                return List.copyOf(delays);
-            }
-        }
-
         /** The records the in-memory history holds now: each job's runs, up to its size. */
         long retainedRecords(int historySize) {
             return runsByJob.values().stream()
                     .mapToLong(runs -> Math.min(runs.sum(), historySize))
                     .sum();
+        }
+
+        /** The fires of one window: each one's delay, once; a second run of a fire counts as a duplicate. */
+        static final class Window {
+
+            private record Fire(String job, Instant time) {}
+
+            private final Instant from;
+
+            private final Instant to;
+
+            private final Set<Fire> seen = ConcurrentHashMap.newKeySet();
+
+            private final List<Double> delays = Collections.synchronizedList(new ArrayList<>());
+
+            private final LongAdder duplicates = new LongAdder();
+
+            private final LongAdder madeUp = new LongAdder();
+
+            Window(Instant from, Instant to) {
+                this.from = from;
+                this.to = to;
+            }
+
+            void executed(ExecutionRecord execution) {
+                if (execution.fireTime().isBefore(from) || !execution.fireTime().isBefore(to)) {
+                    return;
+                }
+                if (execution.source() != ExecutionSource.NORMAL) {
+                    madeUp.increment();
+                } else if (seen.add(new Fire(execution.job(), execution.fireTime()))) {
+                    delays.add(Duration.between(execution.fireTime(), execution.start())
+                                    .toNanos()
+                            / 1_000_000.0);
+                } else {
+                    duplicates.increment();
+                }
+            }
+
+            long seen() {
+                return seen.size();
+            }
+
+            long duplicates() {
+                return duplicates.sum();
+            }
+
+            long madeUp() {
+                return madeUp.sum();
+            }
+
+            List<Double> delays() {
+                synchronized (delays) {
+                    return List.copyOf(delays);
+                }
+            }
         }
     }
 }
