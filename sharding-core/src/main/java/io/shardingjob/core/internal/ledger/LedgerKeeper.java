@@ -46,6 +46,9 @@ public final class LedgerKeeper {
 
     private final Predicate<Instant> openHere;
 
+    /** Whether the last pass left due work for the next: more fires to read or to retire than one pass takes. */
+    private volatile boolean behind;
+
     /**
      * @param retention how long settled fires stay in the ledger, for operators and for late make-ups to see them
      * @param catchUpHorizon how far back missed fires are made up; unsettled fires older than this with no open claim
@@ -90,12 +93,14 @@ public final class LedgerKeeper {
                         overview -> {
                             // Fires to come hold only claims made ahead and nodes created ahead: none is settled.
                             // Fires before the job's (re)definition are an earlier job's: not read, not waited for.
-                            List<Instant> recent = overview.fires().stream()
+                            List<Instant> unread = overview.fires().stream()
                                     .filter(fireTime -> fireTime.isAfter(overview.watermark())
                                             && !fireTime.isAfter(now)
                                             && !fireTime.isBefore(due.start()))
-                                    .limit(FIRES_PER_PASS)
+                                    .limit(FIRES_PER_PASS + 1L)
                                     .toList();
+                            boolean readBehind = unread.size() > FIRES_PER_PASS;
+                            List<Instant> recent = readBehind ? unread.subList(0, FIRES_PER_PASS) : unread;
                             Instant openBefore = now.minus(retention);
                             return read(recent, overview.stillOpen(), openBefore)
                                     .thenCompose(views -> ledger.giveUpStaleAsync(views, now.minus(catchUpHorizon)))
@@ -103,7 +108,7 @@ public final class LedgerKeeper {
                                     .thenComposeAsync(
                                             passable -> moveWatermark(overview, passable, now, openBefore, due),
                                             executor)
-                                    .thenCompose(kept -> retire(overview.fires(), kept, now)
+                                    .thenCompose(kept -> retire(overview.fires(), kept, now, readBehind)
                                             .thenApply(retired -> {
                                                 recordedEnds.forgetThrough(
                                                         kept.mark().settled());
@@ -117,6 +122,15 @@ public final class LedgerKeeper {
                                                     kept.mark().stillOpen())));
                         },
                         executor);
+    }
+
+    /**
+     * Whether the last pass left fires to read or to retire for the next one: more were due than {@value
+     * #FIRES_PER_PASS}. A job fired faster than a pass per that many fires (fired by a program, not a cron, which fires
+     * at most once a second) would otherwise grow its ledger with every pass; its runtime passes again at once instead.
+     */
+    public boolean isBehind() {
+        return behind;
     }
 
     /** Whether this job's fires are completed: something listens, or a job follows this one. */
@@ -252,7 +266,8 @@ public final class LedgerKeeper {
     }
 
     /** Deletes old settled fires, a few at a time: a job firing once per pass would otherwise cost a read and a delete every pass. */
-    private CompletableFuture<Integer> retire(List<Instant> fires, Kept kept, Instant now) {
+    private CompletableFuture<Integer> retire(List<Instant> fires, Kept kept, Instant now, boolean readBehind) {
+        behind = readBehind;
         if (kept.version() == Kept.CHANGED) {
             return CompletableFuture.completedFuture(0);
         }
@@ -265,8 +280,12 @@ public final class LedgerKeeper {
                 .filter(fireTime -> fireTime.isBefore(keepAfter)
                         && !mark.stillOpen().contains(fireTime)
                         && (!fireTime.isAfter(settled) || fireTime.isBefore(horizon)))
-                .limit(FIRES_PER_PASS)
+                .limit(FIRES_PER_PASS + 1L)
                 .toList();
+        if (old.size() > FIRES_PER_PASS) {
+            behind = true;
+            old = old.subList(0, FIRES_PER_PASS);
+        }
         boolean worthAPass =
                 old.size() >= RETIRE_BATCH || (!old.isEmpty() && old.get(0).isBefore(keepAfter.minus(retention)));
         if (!worthAPass) {

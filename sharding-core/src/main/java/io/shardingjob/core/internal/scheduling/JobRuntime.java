@@ -424,7 +424,13 @@ public final class JobRuntime implements JobView, AutoCloseable {
                 .retryResume()
                 .thenCompose(resumed -> parts.reconciler().reconcile())
                 // On the leader the audit starts from the ledger as the keeper just left it: one read less per pass.
-                .thenCompose(kept -> parts.audits().run(kept.orElse(null)));
+                .thenCompose(kept -> parts.audits().run(kept.orElse(null)))
+                .whenComplete((done, failure) -> {
+                    if (parts.reconciler().keeperIsBehind()) {
+                        // More fires were due than one pass takes: the next pass follows now, or the ledger grows.
+                        queuePeriodicCheck();
+                    }
+                });
     }
 
     /** See {@link ConnectionGuard#absentOwnersUndecidedFor(Instant)}. */

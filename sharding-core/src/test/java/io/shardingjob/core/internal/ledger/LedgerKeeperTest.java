@@ -128,6 +128,28 @@ class LedgerKeeperTest extends ZooKeeperTestSupport {
     }
 
     @Test
+    void aPassThatLeavesMoreFiresThanItTakesSaysItIsBehindAndTheNextOneCatchesUp() throws Exception {
+        int fires = LedgerKeeper.FIRES_PER_PASS + 4;
+        for (int fire = 0; fire < fires; fire++) {
+            settle(start.plusSeconds(fire));
+        }
+        LedgerKeeper keeper = keeper(job(false), Set.of());
+        Instant now = start.plusSeconds(fires + 120);
+
+        Instant first = keeper.pass(now, ledger.sessionId()).join().watermark();
+
+        assertThat(first).isEqualTo(start.plusSeconds(LedgerKeeper.FIRES_PER_PASS - 1));
+        assertThat(keeper.isBehind()).isTrue();
+        assertThat(ledger.fires()).hasSize(4);
+
+        Instant second = keeper.pass(now, ledger.sessionId()).join().watermark();
+
+        assertThat(second).isEqualTo(start.plusSeconds(fires - 1));
+        assertThat(keeper.isBehind()).isFalse();
+        assertThat(ledger.fires()).isEmpty();
+    }
+
+    @Test
     void aFireNodeCreatedAheadForATimeTheScheduleDoesNotHaveIsPassedOverAndRetired() throws Exception {
         settle(start);
         createAhead(start.plusMillis(500));

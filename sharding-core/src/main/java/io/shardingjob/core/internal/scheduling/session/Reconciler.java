@@ -34,6 +34,9 @@ public final class Reconciler {
 
     private final SerialExecutor serial;
 
+    /** Whether the last periodic pass kept the ledger and left it behind: see {@link LedgerKeeper#isBehind()}. */
+    private volatile boolean keeperBehind;
+
     /** Whether a reconcile is already waiting on the serial executor. */
     private final AtomicBoolean reconcileQueued = new AtomicBoolean();
 
@@ -63,6 +66,14 @@ public final class Reconciler {
     }
 
     /**
+     * Whether the last periodic pass kept the ledger and left fires to read or retire for the next one: the caller
+     * passes again at once rather than one interval later.
+     */
+    public boolean keeperIsBehind() {
+        return keeperBehind;
+    }
+
+    /**
      * A periodic pass.
      *
      * @return the ledger as the keeper left it, when this instance leads and kept it; never failed
@@ -79,6 +90,9 @@ public final class Reconciler {
      *     and keep the ledger) rather than a reaction to a registry event
      */
     private CompletableFuture<Optional<FireLedger.Overview>> reconcile(boolean periodic) {
+        if (periodic) {
+            keeperBehind = false;
+        }
         if (!view.isAvailable() || !election.isLeader()) {
             return CompletableFuture.completedFuture(Optional.empty());
         }
@@ -105,7 +119,10 @@ public final class Reconciler {
             kept = periodic
                     ? resharded
                             .thenComposeAsync(written -> keeper.pass(view.now(), view.sessionId()), serial.pool())
-                            .thenApply(Optional::of)
+                            .thenApply(overview -> {
+                                keeperBehind = keeper.isBehind();
+                                return Optional.of(overview);
+                            })
                     : resharded.thenApply(written -> Optional.empty());
         } catch (RuntimeException ex) {
             kept = CompletableFuture.failedFuture(ex);
