@@ -46,8 +46,14 @@ public final class LedgerKeeper {
 
     private final Predicate<Instant> openHere;
 
-    /** Whether the last pass left due work for the next: more fires to read or to retire than one pass takes. */
+    /**
+     * Whether the last pass left due work for the next (more fires to read or to retire than one pass takes) and made
+     * progress: a backlog that cannot move (fires waiting for their make-ups) is not read again and again.
+     */
     private volatile boolean behind;
+
+    /** Whether the retirement of the pass in progress left old fires for the next. */
+    private volatile boolean moreToRetire;
 
     /**
      * @param retention how long settled fires stay in the ledger, for operators and for late make-ups to see them
@@ -108,8 +114,11 @@ public final class LedgerKeeper {
                                     .thenComposeAsync(
                                             passable -> moveWatermark(overview, passable, now, openBefore, due),
                                             executor)
-                                    .thenCompose(kept -> retire(overview.fires(), kept, now, readBehind)
+                                    .thenCompose(kept -> retire(overview.fires(), kept, now)
                                             .thenApply(retired -> {
+                                                boolean progressed = retired > 0
+                                                        || kept.mark().settled().isAfter(overview.watermark());
+                                                behind = (readBehind || moreToRetire) && progressed;
                                                 recordedEnds.forgetThrough(
                                                         kept.mark().settled());
                                                 return retired;
@@ -125,8 +134,8 @@ public final class LedgerKeeper {
     }
 
     /**
-     * Whether the last pass left fires to read or to retire for the next one: more were due than {@value
-     * #FIRES_PER_PASS}. A job fired faster than a pass per that many fires (fired by a program, not a cron, which fires
+     * Whether the last pass left fires to read or to retire for the next one (more were due than {@value
+     * #FIRES_PER_PASS}), and moved the watermark or retired some: the next pass would make progress too. A job fired faster than a pass per that many fires (fired by a program, not a cron, which fires
      * at most once a second) would otherwise grow its ledger with every pass; its runtime passes again at once instead.
      */
     public boolean isBehind() {
@@ -266,8 +275,8 @@ public final class LedgerKeeper {
     }
 
     /** Deletes old settled fires, a few at a time: a job firing once per pass would otherwise cost a read and a delete every pass. */
-    private CompletableFuture<Integer> retire(List<Instant> fires, Kept kept, Instant now, boolean readBehind) {
-        behind = readBehind;
+    private CompletableFuture<Integer> retire(List<Instant> fires, Kept kept, Instant now) {
+        moreToRetire = false;
         if (kept.version() == Kept.CHANGED) {
             return CompletableFuture.completedFuture(0);
         }
@@ -283,7 +292,7 @@ public final class LedgerKeeper {
                 .limit(FIRES_PER_PASS + 1L)
                 .toList();
         if (old.size() > FIRES_PER_PASS) {
-            behind = true;
+            moreToRetire = true;
             old = old.subList(0, FIRES_PER_PASS);
         }
         boolean worthAPass =
