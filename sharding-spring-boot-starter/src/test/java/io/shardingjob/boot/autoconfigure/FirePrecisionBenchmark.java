@@ -16,6 +16,7 @@ import io.shardingjob.core.testing.BenchmarkReport;
 import io.shardingjob.core.testing.ProcessGroup;
 import io.shardingjob.core.testing.RequestCounter;
 import io.shardingjob.core.testing.ZooKeeperServers;
+import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.lang.reflect.Method;
@@ -86,6 +87,19 @@ class FirePrecisionBenchmark {
      * lightly compiled path, and the second the path a service runs after its first minutes.
      */
     private static final long COMPILED_AFTER_FIRES = Long.getLong("fire-precision.compiled-after", 10_000);
+
+    /**
+     * The JIT counts as done once its compilers worked less than this over {@link #JIT_QUIET_SPAN}: a hundredth of a
+     * core. At 500 fires a second the compiler was still busy 10,000 fires in, taking most of the CPU the fires had.
+     */
+    private static final Duration JIT_QUIET = Duration.ofMillis(50);
+
+    private static final Duration JIT_QUIET_SPAN = Duration.ofSeconds(5);
+
+    /** How long the second window waits for the JIT to be quiet at most: then it opens anyway, and says so. */
+    private static final Duration JIT_PATIENCE = Duration.ofMinutes(5);
+
+    private static final CompilationMXBean JIT = ManagementFactory.getCompilationMXBean();
 
     private static final Duration WINDOW = Duration.ofSeconds(15);
 
@@ -313,12 +327,20 @@ class FirePrecisionBenchmark {
             await().atMost(Duration.ofSeconds(warmUpSeconds))
                     .pollInterval(Duration.ofMillis(200))
                     .until(() -> fires.runs() >= COMPILED_AFTER_FIRES);
-            progress(size, fires.runs() + " fires run: the second window opens");
+            boolean quiet = awaitQuietJit();
+            progress(
+                    size,
+                    fires.runs() + " fires run, JIT " + (quiet ? "quiet" : "still busy after " + JIT_PATIENCE)
+                            + " (compilation time " + JIT.getTotalCompilationTime() + " ms): the second window opens");
             Measured compiled = measureWindow(
                     size,
                     fires,
                     requests,
-                    String.format(Locale.ROOT, "compiled: after %,d fires", COMPILED_AFTER_FIRES),
+                    String.format(
+                            Locale.ROOT,
+                            "compiled: after %,d fires, the JIT %s",
+                            COMPILED_AFTER_FIRES,
+                            quiet ? "quiet" : "still busy"),
                     Instant.now());
             long stopping = System.nanoTime();
             context.close();
@@ -347,6 +369,26 @@ class FirePrecisionBenchmark {
         } finally {
             context.close();
         }
+    }
+
+    /**
+     * Waits until the JIT's compilers worked less than {@link #JIT_QUIET} over the last {@link #JIT_QUIET_SPAN}, at most
+     * {@link #JIT_PATIENCE}.
+     *
+     * @return whether the JIT went quiet
+     */
+    private static boolean awaitQuietJit() throws InterruptedException {
+        long deadline = System.nanoTime() + JIT_PATIENCE.toNanos();
+        long before = JIT.getTotalCompilationTime();
+        while (System.nanoTime() < deadline) {
+            Thread.sleep(JIT_QUIET_SPAN.toMillis());
+            long now = JIT.getTotalCompilationTime();
+            if (now - before < JIT_QUIET.toMillis()) {
+                return true;
+            }
+            before = now;
+        }
+        return false;
     }
 
     /**
@@ -435,7 +477,9 @@ class FirePrecisionBenchmark {
                         + " s after every job was owned (its first assignment made), when the JIT has compiled little of"
                         + " the fire path (a path run once a fire); the *compiled* one opened once the instance ran "
                         + String.format(Locale.ROOT, "%,d", COMPILED_AFTER_FIRES)
-                        + " fires, as a service's instance does in its first minutes (the first window shows the"
+                        + " fires and its JIT compilers worked less than " + JIT_QUIET.toMillis() + " ms in "
+                        + JIT_QUIET_SPAN.toSeconds()
+                        + " s, as a service's instance does in its first minutes (the first window shows the"
                         + " minutes after a start, the second the hours after). Threads and the live heap (the"
                         + " bytes a class histogram counts after a full GC) are taken once the context has started and before any job, then again at the"
                         + " end of the first window. *Floor*: the delay of the same fires with no library, measured right after on"
