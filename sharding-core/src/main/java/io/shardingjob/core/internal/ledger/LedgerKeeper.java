@@ -135,8 +135,9 @@ public final class LedgerKeeper {
 
     /**
      * Whether the last pass left fires to read or to retire for the next one (more were due than {@value
-     * #FIRES_PER_PASS}), and moved the watermark or retired some: the next pass would make progress too. A job fired faster than a pass per that many fires (fired by a program, not a cron, which fires
-     * at most once a second) would otherwise grow its ledger with every pass; its runtime passes again at once instead.
+     * #FIRES_PER_PASS}), and moved the watermark or retired some: the next pass would make progress too. A job fired
+     * faster than that many fires a pass (by a program, not a cron, which fires at most once a second) would otherwise
+     * grow its ledger with every pass; its runtime passes again at once instead.
      */
     public boolean isBehind() {
         return behind;

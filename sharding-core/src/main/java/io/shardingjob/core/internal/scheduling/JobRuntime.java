@@ -424,10 +424,14 @@ public final class JobRuntime implements JobView, AutoCloseable {
                 .retryResume()
                 .thenCompose(resumed -> parts.reconciler().reconcile())
                 // On the leader the audit starts from the ledger as the keeper just left it: one read less per pass.
-                .thenCompose(kept -> parts.audits().run(kept.orElse(null)))
-                .whenComplete((done, failure) -> {
-                    if (parts.reconciler().keeperIsBehind()) {
-                        // More fires were due than one pass takes: the next pass follows now, or the ledger grows.
+                .thenCompose(kept -> parts.audits()
+                        .run(kept.orElse(null))
+                        // A pass that kept the ledger (this instance leads) and left more fires than it takes: the
+                        // next follows now, or the ledger of a job fired faster than that grows.
+                        .thenApply(audited ->
+                                kept.isPresent() && parts.reconciler().keeperIsBehind()))
+                .thenAccept(behind -> {
+                    if (behind) {
                         queuePeriodicCheck();
                     }
                 });

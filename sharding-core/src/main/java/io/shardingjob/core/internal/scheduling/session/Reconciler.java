@@ -34,9 +34,6 @@ public final class Reconciler {
 
     private final SerialExecutor serial;
 
-    /** Whether the last periodic pass kept the ledger and left it behind: see {@link LedgerKeeper#isBehind()}. */
-    private volatile boolean keeperBehind;
-
     /** Whether a reconcile is already waiting on the serial executor. */
     private final AtomicBoolean reconcileQueued = new AtomicBoolean();
 
@@ -66,11 +63,11 @@ public final class Reconciler {
     }
 
     /**
-     * Whether the last periodic pass kept the ledger and left fires to read or retire for the next one: the caller
-     * passes again at once rather than one interval later.
+     * Whether the keeper's last pass left fires to read or retire for the next one ({@link LedgerKeeper#isBehind()}):
+     * the caller of a periodic pass that kept the ledger passes again at once rather than one interval later.
      */
     public boolean keeperIsBehind() {
-        return keeperBehind;
+        return keeper.isBehind();
     }
 
     /**
@@ -90,9 +87,6 @@ public final class Reconciler {
      *     and keep the ledger) rather than a reaction to a registry event
      */
     private CompletableFuture<Optional<FireLedger.Overview>> reconcile(boolean periodic) {
-        if (periodic) {
-            keeperBehind = false;
-        }
         if (!view.isAvailable() || !election.isLeader()) {
             return CompletableFuture.completedFuture(Optional.empty());
         }
@@ -119,10 +113,7 @@ public final class Reconciler {
             kept = periodic
                     ? resharded
                             .thenComposeAsync(written -> keeper.pass(view.now(), view.sessionId()), serial.pool())
-                            .thenApply(overview -> {
-                                keeperBehind = keeper.isBehind();
-                                return Optional.of(overview);
-                            })
+                            .thenApply(Optional::of)
                     : resharded.thenApply(written -> Optional.empty());
         } catch (RuntimeException ex) {
             kept = CompletableFuture.failedFuture(ex);
