@@ -8,7 +8,7 @@ import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.execution.ItemExecutor;
 import io.shardingjob.core.execution.ItemResult;
-import io.shardingjob.core.internal.ledger.FireLedger;
+import io.shardingjob.core.internal.ledger.LedgerParts;
 import io.shardingjob.core.internal.ledger.LedgerRules.FireView;
 import io.shardingjob.core.internal.registry.JobNodes;
 import java.time.Duration;
@@ -212,10 +212,10 @@ class ChainedJobsTest extends JobInstanceTestSupport {
             return waiting != null && waiting.origin().isAbandoned();
         });
         assertThat(fireAt(a, "merge", fireTime).origin().abandonedBy()).isEqualTo("b");
-        FireLedger ledger = new FireLedger(a.client(), new JobNodes("merge"));
+        LedgerParts ledger = LedgerParts.of(a.client(), new JobNodes("merge"));
         await().atMost(WITHIN)
-                .until(() -> ledger.overview().stillOpen().isEmpty()
-                        && !ledger.overview().watermark().isBefore(fireTime));
+                .until(() -> ledger.reads().overview().stillOpen().isEmpty()
+                        && !ledger.reads().overview().watermark().isBefore(fireTime));
         assertThat(runsOf("merge")).isEmpty();
     }
 
@@ -245,9 +245,9 @@ class ChainedJobsTest extends JobInstanceTestSupport {
 
     /** The job's fire at that time as its ledger holds it, or null. */
     private static FireView fireAt(Instance any, String job, Instant fireTime) throws Exception {
-        FireLedger ledger = new FireLedger(any.client(), new JobNodes(job));
-        return ledger.fires().contains(fireTime)
-                ? ledger.read(List.of(fireTime)).get(0)
+        LedgerParts ledger = LedgerParts.of(any.client(), new JobNodes(job));
+        return ledger.reads().fires().contains(fireTime)
+                ? ledger.reads().read(List.of(fireTime)).get(0)
                 : null;
     }
 

@@ -8,7 +8,7 @@ import io.shardingjob.core.execution.ClaimState;
 import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.execution.ItemResult;
 import io.shardingjob.core.internal.ledger.Claim;
-import io.shardingjob.core.internal.ledger.FireLedger;
+import io.shardingjob.core.internal.ledger.LedgerParts;
 import io.shardingjob.core.internal.ledger.LedgerRules;
 import io.shardingjob.core.internal.registry.JobNodes;
 import io.shardingjob.core.testing.RequestCounter;
@@ -63,9 +63,9 @@ class ClaimsAheadTest extends JobInstanceTestSupport {
         // Fires of whole seconds still to come, fired at once: each one's next fire is in the future.
         Instant first = Instant.now().truncatedTo(ChronoUnit.SECONDS).plusSeconds(2);
         only.coordinator().fire(ExecutionSource.NORMAL, first);
-        FireLedger ledger = new FireLedger(only.client(), new JobNodes(JOB));
+        LedgerParts ledger = LedgerParts.of(only.client(), new JobNodes(JOB));
         Map<Integer, Claim> madeAhead =
-                ledger.read(List.of(first.plusSeconds(1))).get(0).claims();
+                ledger.reads().read(List.of(first.plusSeconds(1))).get(0).claims();
         assertThat(madeAhead.values())
                 .extracting(Claim::state, Claim::instanceId)
                 .containsOnly(org.assertj.core.groups.Tuple.tuple(
@@ -236,9 +236,9 @@ class ClaimsAheadTest extends JobInstanceTestSupport {
         Instance b = scheduled("b", job);
         await().until(() -> settledAt(4, List.of(a, b)));
         // The old owner gives the moved items' claims up before their fire.
-        FireLedger ledger = new FireLedger(b.client(), new JobNodes(JOB));
+        LedgerParts ledger = LedgerParts.of(b.client(), new JobNodes(JOB));
         List<Integer> moved = b.coordinator().assignment().itemsOf("b");
-        await().untilAsserted(() -> assertThat(ledger.read(List.of(next)).get(0).claims().values().stream()
+        await().untilAsserted(() -> assertThat(ledger.reads().read(List.of(next)).get(0).claims().values().stream()
                         .filter(claim -> moved.contains(claim.item())))
                 .extracting(Claim::state)
                 .containsOnly(ClaimState.HANDED_ON));
@@ -296,8 +296,8 @@ class ClaimsAheadTest extends JobInstanceTestSupport {
         List<Integer> ofA = a.coordinator().assignment().itemsOf("a");
 
         a.coordinator().close();
-        FireLedger ledger = new FireLedger(b.client(), new JobNodes(JOB));
-        await().untilAsserted(() -> assertThat(ledger.read(List.of(next)).get(0).claims().values().stream()
+        LedgerParts ledger = LedgerParts.of(b.client(), new JobNodes(JOB));
+        await().untilAsserted(() -> assertThat(ledger.reads().read(List.of(next)).get(0).claims().values().stream()
                         .filter(claim -> ofA.contains(claim.item())))
                 .extracting(Claim::state)
                 .containsOnly(ClaimState.HANDED_ON));
@@ -423,8 +423,8 @@ class ClaimsAheadTest extends JobInstanceTestSupport {
         Instant first = Instant.now().truncatedTo(ChronoUnit.SECONDS).plusSeconds(3);
         only.coordinator().fire(ExecutionSource.NORMAL, first);
         Instant next = first.plusSeconds(1);
-        FireLedger ledger = new FireLedger(only.client(), new JobNodes(JOB));
-        return new MadeAhead(next, ledger.read(List.of(next)).get(0).claims());
+        LedgerParts ledger = LedgerParts.of(only.client(), new JobNodes(JOB));
+        return new MadeAhead(next, ledger.reads().read(List.of(next)).get(0).claims());
     }
 
     /** Waits until the client has sent nothing for half a second: nothing asked for earlier is still on its way. */

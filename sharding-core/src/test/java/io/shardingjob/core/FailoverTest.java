@@ -10,7 +10,7 @@ import io.shardingjob.core.execution.ClaimState;
 import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.execution.FireReport;
 import io.shardingjob.core.internal.ledger.Claim;
-import io.shardingjob.core.internal.ledger.FireLedger;
+import io.shardingjob.core.internal.ledger.LedgerParts;
 import io.shardingjob.core.internal.registry.JobNodes;
 import java.time.Duration;
 import java.time.Instant;
@@ -305,9 +305,9 @@ class FailoverTest extends FailoverTestSupport {
         fireAll(fire, a, b);
         await().atMost(WITHIN).until(() -> recorder.hasStarted("b", hung));
 
-        FireLedger ledger = new FireLedger(a.client(), new JobNodes("settlement"));
-        await().atMost(WITHIN).until(() -> ledger.overview().stillOpen().contains(fire));
-        assertThat(ledger.overview().watermark()).isAfterOrEqualTo(fire);
+        LedgerParts ledger = LedgerParts.of(a.client(), new JobNodes("settlement"));
+        await().atMost(WITHIN).until(() -> ledger.reads().overview().stillOpen().contains(fire));
+        assertThat(ledger.reads().overview().watermark()).isAfterOrEqualTo(fire);
         kill(b);
 
         if (failover) {
@@ -321,7 +321,8 @@ class FailoverTest extends FailoverTestSupport {
                             }));
         } else {
             await().atMost(WITHIN)
-                    .untilAsserted(() -> assertThat(ledger.read(List.of(fire))
+                    .untilAsserted(() -> assertThat(ledger.reads()
+                                    .read(List.of(fire))
                                     .get(0)
                                     .claims()
                                     .get(hung)
@@ -329,7 +330,7 @@ class FailoverTest extends FailoverTestSupport {
                             .isEqualTo(ClaimState.FAILED));
         }
         // Settled at last, the fire leaves the list.
-        await().atMost(WITHIN).until(() -> ledger.overview().stillOpen().isEmpty());
+        await().atMost(WITHIN).until(() -> ledger.reads().overview().stillOpen().isEmpty());
     }
 
     @Test
@@ -339,10 +340,12 @@ class FailoverTest extends FailoverTestSupport {
         awaitSettled(a, b);
         Instant fire = now();
         // a took item 2 of that fire over from b while b was cut off with its session intact: no reshard follows.
-        FireLedger ledger = new FireLedger(a.client(), new JobNodes("settlement"));
-        Claim taken = ledger.claim(
+        LedgerParts ledger = LedgerParts.of(a.client(), new JobNodes("settlement"));
+        Claim taken = ledger.claims()
+                .claim(
                         fire,
-                        List.of(Claim.first(2, fire, "a", ledger.sessionId(), ExecutionSource.FAILOVER, 1, 4, fire)))
+                        List.of(Claim.first(
+                                2, fire, "a", ledger.proof().sessionId(), ExecutionSource.FAILOVER, 1, 4, fire)))
                 .won()
                 .get(2);
 
@@ -355,7 +358,7 @@ class FailoverTest extends FailoverTestSupport {
         // seen the end (while a holds the claim, b starts item 2 for no fire at all). a's audit may find the claim its
         // own session holds first (a stranded claim, never started): a does not own item 2, so it hands the claim on,
         // and b, the owner, runs it once; then this write loses, as it should.
-        ledger.update(List.of(taken.with(ClaimState.DONE, now())));
+        ledger.claims().update(List.of(taken.with(ClaimState.DONE, now())));
         Instant next = fire.plusSeconds(1);
         b.coordinator().fire(ExecutionSource.NORMAL, next);
         // Item 3 too, on time or, when an audit of b's still had it reserved for work it owed (see

@@ -11,8 +11,8 @@ import io.shardingjob.core.execution.FireReport;
 import io.shardingjob.core.execution.ItemExecutor;
 import io.shardingjob.core.execution.ItemResult;
 import io.shardingjob.core.internal.ledger.Claim;
-import io.shardingjob.core.internal.ledger.FireLedger;
 import io.shardingjob.core.internal.ledger.FireNodes;
+import io.shardingjob.core.internal.ledger.LedgerParts;
 import io.shardingjob.core.internal.registry.JobNodes;
 import java.time.Duration;
 import java.time.Instant;
@@ -127,10 +127,10 @@ class LedgerAuditTest extends JobInstanceTestSupport {
         after.coordinator().fire(ExecutionSource.NORMAL, last.plusSeconds(5));
 
         // The audit records each missed fire's items as skipped, and nothing runs late.
-        FireLedger ledger = new FireLedger(after.client(), new JobNodes("audited"));
+        LedgerParts ledger = LedgerParts.of(after.client(), new JobNodes("audited"));
         Instant missed = last.plusSeconds(2);
         await().untilAsserted(() -> assertThat(
-                        ledger.read(List.of(missed)).get(0).claims().values())
+                        ledger.reads().read(List.of(missed)).get(0).claims().values())
                 .extracting(Claim::state)
                 .containsExactly(ClaimState.SKIPPED, ClaimState.SKIPPED, ClaimState.SKIPPED, ClaimState.SKIPPED));
         assertThat(results(result -> result.source() == ExecutionSource.MISFIRE))
@@ -142,22 +142,24 @@ class LedgerAuditTest extends JobInstanceTestSupport {
         Instant last = fireOnceAndStop(SKIPPING);
         // Created ahead under a schedule that had a fire at half past: the schedule now fires on whole seconds only.
         Instant neverCame = last.plusMillis(2_500);
-        FireLedger ledger = new FireLedger(newClient(), new JobNodes("audited"));
-        ledger.commitAsync(List.of(), Instant.EPOCH, List.of(), new FireNodes(false, neverCame))
+        LedgerParts ledger = LedgerParts.of(newClient(), new JobNodes("audited"));
+        ledger.claims()
+                .commitAsync(List.of(), Instant.EPOCH, List.of(), new FireNodes(false, neverCame))
                 .join();
 
         Instance after = start("b", SKIPPING, context -> {}, builder -> builder.schedule(EVERY_SECOND));
         after.coordinator().fire(ExecutionSource.NORMAL, last.plusSeconds(5));
 
         // The audit settles the missed fires on either side of it, and leaves it alone.
-        await().untilAsserted(() -> assertThat(ledger.read(List.of(last.plusSeconds(3)))
+        await().untilAsserted(() -> assertThat(ledger.reads()
+                        .read(List.of(last.plusSeconds(3)))
                         .get(0)
                         .claims()
                         .values())
                 .extracting(Claim::state)
                 .containsOnly(ClaimState.SKIPPED)
                 .hasSize(4));
-        assertThat(ledger.read(List.of(neverCame)).get(0).claims()).isEmpty();
+        assertThat(ledger.reads().read(List.of(neverCame)).get(0).claims()).isEmpty();
     }
 
     /** The only instance of a job fires once, eight seconds ago, and stops: every instance is down since. */

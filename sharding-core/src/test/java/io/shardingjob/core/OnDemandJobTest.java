@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.execution.ItemResult;
-import io.shardingjob.core.internal.ledger.FireLedger;
+import io.shardingjob.core.internal.ledger.LedgerParts;
 import io.shardingjob.core.internal.registry.JobNodes;
 import java.time.Duration;
 import java.time.Instant;
@@ -39,7 +39,7 @@ class OnDemandJobTest extends JobInstanceTestSupport {
                 context -> {},
                 builder -> builder.schedule(EVERY_SECOND).manualFireHandler(fireTime -> {}));
         await().atMost(WITHIN).until(() -> settledAt(6, List.of(a, b, c)));
-        FireLedger ledger = new FireLedger(a.client(), new JobNodes("onDemand"));
+        LedgerParts ledger = LedgerParts.of(a.client(), new JobNodes("onDemand"));
         assertThat(a.coordinator().configuration().isOnDemand()).isTrue();
 
         Instant fireTime = b.coordinator().trigger("by hand");
@@ -61,7 +61,8 @@ class OnDemandJobTest extends JobInstanceTestSupport {
         // Nothing fires by itself in between.
         await().during(A_FEW_SECONDS)
                 .atMost(A_FEW_SECONDS.plus(WITHIN))
-                .until(() -> results.size() == 6 && ledger.overview().fires().equals(List.of(fireTime)));
+                .until(() ->
+                        results.size() == 6 && ledger.reads().overview().fires().equals(List.of(fireTime)));
 
         Instant second = a.coordinator().trigger(null);
 
@@ -70,7 +71,8 @@ class OnDemandJobTest extends JobInstanceTestSupport {
                 .until(() -> results(run -> run.fireTime().equals(second)).size() == 6);
         await().during(A_FEW_SECONDS)
                 .atMost(A_FEW_SECONDS.plus(WITHIN))
-                .until(() -> results.size() == 12 && ledger.overview().fires().equals(List.of(fireTime, second)));
+                .until(() -> results.size() == 12
+                        && ledger.reads().overview().fires().equals(List.of(fireTime, second)));
         assertThat(results).extracting(ItemResult::source).containsOnly(ExecutionSource.MANUAL);
     }
 
@@ -78,7 +80,7 @@ class OnDemandJobTest extends JobInstanceTestSupport {
     void aJobOnDemandDefinedAtRunTimeOwesNoFireFromItsDefinition() throws Exception {
         JobDefinitions definitions = closeAfterTest(new JobDefinitions(newClient(), NO_LISTENER));
         definitions.define(ON_DEMAND.toBuilder().cron("").build(), "handler");
-        FireLedger ledger = new FireLedger(newClient(), new JobNodes("onDemand"));
+        LedgerParts ledger = LedgerParts.of(newClient(), new JobNodes("onDemand"));
 
         Instance only = start("only", ON_DEMAND, context -> {}, builder -> builder.schedule(EVERY_SECOND));
         await().atMost(WITHIN).until(() -> settledAt(6, List.of(only)));
@@ -100,9 +102,9 @@ class OnDemandJobTest extends JobInstanceTestSupport {
         assertThat(results).extracting(ItemResult::source).containsOnly(ExecutionSource.MANUAL);
     }
 
-    private static List<Instant> fires(FireLedger ledger) {
+    private static List<Instant> fires(LedgerParts ledger) {
         try {
-            return ledger.overview().fires();
+            return ledger.reads().overview().fires();
         } catch (Exception noLedgerYet) {
             return List.of();
         }

@@ -11,8 +11,8 @@ import io.shardingjob.core.execution.ItemExecutor;
 import io.shardingjob.core.execution.ItemResult;
 import io.shardingjob.core.internal.config.ScheduleHistory;
 import io.shardingjob.core.internal.ledger.Claim;
-import io.shardingjob.core.internal.ledger.FireLedger;
 import io.shardingjob.core.internal.ledger.FireNodes;
+import io.shardingjob.core.internal.ledger.LedgerParts;
 import io.shardingjob.core.internal.registry.JobNodes;
 import io.shardingjob.core.testing.SettableClock;
 import java.time.Duration;
@@ -52,16 +52,17 @@ class ScheduleHistoryTest extends JobInstanceTestSupport {
     void disablingAJobForSeveralPeriodsThenEnablingItMakesUpNothingFromTheWindow() throws Exception {
         JobConfiguration job = job("paused", "* * * * * *", 4);
         Instance only = startOnClock(job);
-        FireLedger ledger = new FireLedger(only.client(), new JobNodes("paused"));
+        LedgerParts ledger = LedgerParts.of(only.client(), new JobNodes("paused"));
         ranEarlier(only, ledger, 0, 4);
 
         // Fires at 1 and 2 are missed while the job is enabled; disabled from 2.5 to 7.5.
         clock.advance(Duration.ofMillis(2_500));
         assertThat(only.coordinator().updateDisabled(true)).isTrue();
         // What an instance leaves in the window: a fire node created ahead, and a fire recorded as missed.
-        ledger.commitAsync(List.of(), Instant.EPOCH, List.of(), new FireNodes(false, at(3)))
+        ledger.claims()
+                .commitAsync(List.of(), Instant.EPOCH, List.of(), new FireNodes(false, at(3)))
                 .join();
-        ledger.recordDueAsync(at(5)).join();
+        ledger.claims().recordDueAsync(at(5)).join();
         clock.advance(Duration.ofSeconds(5));
         assertThat(only.coordinator().updateDisabled(false)).isTrue();
         await().atMost(WITHIN).until(() -> !only.coordinator().configuration().disabled());
@@ -77,13 +78,14 @@ class ScheduleHistoryTest extends JobInstanceTestSupport {
         // fire at 8 would otherwise meet the items still busy with the make-ups and be made up itself. The ledger read
         // goes through the same client, so it answers after the end writes and the releases they lead to.
         await().atMost(WITHIN)
-                .until(() -> ledger.read(List.of(at(2))).get(0).claims().values().stream()
+                .until(() -> ledger.reads().read(List.of(at(2))).get(0).claims().values().stream()
                         .allMatch(claim -> claim.state() == ClaimState.DONE));
         only.coordinator().fire(ExecutionSource.NORMAL, at(8));
         clock.advance(Duration.ofSeconds(4));
 
         // The keeper passes the whole window; the misses before it run once, as the latest of them.
-        await().atMost(WITHIN).until(() -> !ledger.overview().watermark().isBefore(at(8)));
+        await().atMost(WITHIN)
+                .until(() -> !ledger.reads().overview().watermark().isBefore(at(8)));
         assertThat(results(result -> result.source() == ExecutionSource.MISFIRE))
                 .extracting(ItemResult::fireTime)
                 .containsOnly(at(2))
@@ -92,11 +94,11 @@ class ScheduleHistoryTest extends JobInstanceTestSupport {
                         result.fireTime().isAfter(at(2)) && result.fireTime().isBefore(at(8))))
                 .isEmpty();
         // The recorded fire in the window is settled as never due; the node created ahead is passed over.
-        assertThat(ledger.read(List.of(at(5))).get(0).claims().values())
+        assertThat(ledger.reads().read(List.of(at(5))).get(0).claims().values())
                 .extracting(Claim::state)
                 .containsOnly(ClaimState.SKIPPED)
                 .hasSize(4);
-        assertThat(ledger.read(List.of(at(3))).get(0).claims()).isEmpty();
+        assertThat(ledger.reads().read(List.of(at(3))).get(0).claims()).isEmpty();
         // The history holds what the operator did, each from its time.
         byte[] history = only.client().getData().forPath(new JobNodes("paused").history());
         assertThat(ScheduleHistory.decode(history).entries())
@@ -109,7 +111,7 @@ class ScheduleHistoryTest extends JobInstanceTestSupport {
     void anItemsFiresWhileItWasDisabledAreNeverMadeUpOnceItIsEnabled() throws Exception {
         JobConfiguration job = job("itemPaused", "* * * * * *", 2);
         Instance only = startOnClock(job);
-        FireLedger ledger = new FireLedger(only.client(), new JobNodes("itemPaused"));
+        LedgerParts ledger = LedgerParts.of(only.client(), new JobNodes("itemPaused"));
         ranEarlier(only, ledger, 0, 2);
 
         // Item 1 is disabled from 0.5 to 2.5; the fires at 1 and 2 are missed (every instance was busy, say).
@@ -122,7 +124,8 @@ class ScheduleHistoryTest extends JobInstanceTestSupport {
         only.coordinator().fire(ExecutionSource.NORMAL, at(3));
         clock.advance(Duration.ofSeconds(4));
 
-        await().atMost(WITHIN).until(() -> !ledger.overview().watermark().isBefore(at(3)));
+        await().atMost(WITHIN)
+                .until(() -> !ledger.reads().overview().watermark().isBefore(at(3)));
         // Item 0 makes up its misses once; item 1 had none: its fires while disabled were never due.
         assertThat(results(result -> result.source() == ExecutionSource.MISFIRE))
                 .singleElement()
@@ -130,7 +133,7 @@ class ScheduleHistoryTest extends JobInstanceTestSupport {
                     assertThat(result.context().item()).isZero();
                     assertThat(result.fireTime()).isEqualTo(at(2));
                 });
-        assertThat(ledger.read(List.of(at(1), at(2))))
+        assertThat(ledger.reads().read(List.of(at(1), at(2))))
                 .allSatisfy(fire -> assertThat(fire.claims().get(1).state()).isEqualTo(ClaimState.SKIPPED));
         byte[] history = only.client().getData().forPath(new JobNodes("itemPaused").history());
         assertThat(ScheduleHistory.decode(history).entries())
@@ -165,7 +168,7 @@ class ScheduleHistoryTest extends JobInstanceTestSupport {
             await().atMost(WITHIN)
                     .until(() ->
                             only.coordinator().assignment().itemsByInstance().containsKey("only"));
-            FireLedger ledger = new FireLedger(only.client(), new JobNodes("queued"));
+            LedgerParts ledger = LedgerParts.of(only.client(), new JobNodes("queued"));
             clock.advance(Duration.ofSeconds(1));
             CompletableFuture<?> fire =
                     CompletableFuture.runAsync(() -> only.coordinator().fire(ExecutionSource.NORMAL, at(1)));
@@ -179,7 +182,7 @@ class ScheduleHistoryTest extends JobInstanceTestSupport {
             fire.get(WITHIN.toSeconds(), TimeUnit.SECONDS);
 
             // The queued run left its queue under the disabled job: handed on, neither run nor skipped.
-            assertThat(ledger.read(List.of(at(1))).get(0).claims().values())
+            assertThat(ledger.reads().read(List.of(at(1))).get(0).claims().values())
                     .extracting(Claim::state)
                     .containsExactlyInAnyOrder(ClaimState.DONE, ClaimState.HANDED_ON);
             assertThat(results(result -> result.fireTime().equals(at(1)))).hasSize(1);
@@ -205,7 +208,7 @@ class ScheduleHistoryTest extends JobInstanceTestSupport {
     void changingTheCronToAFasterOneMakesUpAtMostOneRunPerItemAndNoneForFiresBeforeTheChange() throws Exception {
         JobConfiguration job = job("sped", "*/5 * * * * *", 4);
         Instance only = startOnClock(job);
-        FireLedger ledger = new FireLedger(only.client(), new JobNodes("sped"));
+        LedgerParts ledger = LedgerParts.of(only.client(), new JobNodes("sped"));
         ranEarlier(only, ledger, 0, 4);
         clock.advance(Duration.ofSeconds(5));
         only.coordinator().fire(ExecutionSource.NORMAL, at(5));
@@ -224,13 +227,14 @@ class ScheduleHistoryTest extends JobInstanceTestSupport {
         }
         clock.advance(Duration.ofSeconds(4));
 
-        await().atMost(WITHIN).until(() -> !ledger.overview().watermark().isBefore(at(12)));
+        await().atMost(WITHIN)
+                .until(() -> !ledger.reads().overview().watermark().isBefore(at(12)));
         // The missed due fires 8 and 9 are one run of misses: one make-up per item, as the latest.
         assertThat(results(result -> result.source() == ExecutionSource.MISFIRE))
                 .extracting(ItemResult::fireTime)
                 .containsOnly(at(9))
                 .hasSize(4);
-        assertThat(ledger.read(List.of(at(8))))
+        assertThat(ledger.reads().read(List.of(at(8))))
                 .allSatisfy(fire -> assertThat(fire.claims().values())
                         .extracting(Claim::state)
                         .containsOnly(ClaimState.COALESCED)
@@ -240,7 +244,7 @@ class ScheduleHistoryTest extends JobInstanceTestSupport {
                 .extracting(ScheduleHistory.Entry::cron)
                 .containsExactly("*/5 * * * * *", "* * * * * *");
         // The new cron's fires before the change were never due: nothing recorded for them.
-        assertThat(ledger.overview().fires()).doesNotContain(at(1), at(2), at(3), at(4), at(6), at(7));
+        assertThat(ledger.reads().overview().fires()).doesNotContain(at(1), at(2), at(3), at(4), at(6), at(7));
     }
 
     @Test
@@ -249,7 +253,7 @@ class ScheduleHistoryTest extends JobInstanceTestSupport {
         Instance a = startOnClock(job, "a");
         Instance b = startOnClock(job, "b");
         await().atMost(WITHIN).until(() -> settledAt(8, List.of(a, b)));
-        FireLedger ledger = new FireLedger(a.client(), new JobNodes("shrunk"));
+        LedgerParts ledger = LedgerParts.of(a.client(), new JobNodes("shrunk"));
         a.coordinator().fire(ExecutionSource.NORMAL, at(0));
         b.coordinator().fire(ExecutionSource.NORMAL, at(0));
         // At 1 only a fires; before b's items of it are late, the count goes down to 4.
@@ -262,7 +266,8 @@ class ScheduleHistoryTest extends JobInstanceTestSupport {
         b.coordinator().fire(ExecutionSource.NORMAL, at(2));
         clock.advance(Duration.ofSeconds(4));
 
-        await().atMost(WITHIN).until(() -> !ledger.overview().watermark().isBefore(at(2)));
+        await().atMost(WITHIN)
+                .until(() -> !ledger.reads().overview().watermark().isBefore(at(2)));
         List<Integer> run = results(result -> result.fireTime().equals(at(1))).stream()
                 .map(result -> result.context().item())
                 .toList();
@@ -278,21 +283,23 @@ class ScheduleHistoryTest extends JobInstanceTestSupport {
         definitions.define(job("reborn", "* * * * * *", 2), "handler");
         CuratorFramework client = newClient();
         client.create().creatingParentsIfNeeded().forPath(new JobNodes("reborn").ledger());
-        FireLedger ledger = new FireLedger(client, new JobNodes("reborn"));
+        LedgerParts ledger = LedgerParts.of(client, new JobNodes("reborn"));
         // An instance of the job it replaces, still stopping, left a fire with a claim open and a fire nobody claimed.
-        ledger.claimAsync(
+        ledger.claims()
+                .claimAsync(
                         at(2), List.of(Claim.first(0, at(2), "old", 7L, ExecutionSource.NORMAL, 1, 2, clock.instant())))
                 .join();
-        ledger.recordDueAsync(at(3)).join();
+        ledger.claims().recordDueAsync(at(3)).join();
 
         Instance only = startOnClock(job("reborn", "* * * * * *", 2), "new");
         clock.advance(Duration.ofMillis(500));
         only.coordinator().fire(ExecutionSource.NORMAL, at(6));
         clock.advance(Duration.ofSeconds(4));
 
-        await().atMost(WITHIN).until(() -> !ledger.overview().watermark().isBefore(at(6)));
+        await().atMost(WITHIN)
+                .until(() -> !ledger.reads().overview().watermark().isBefore(at(6)));
         assertThat(results).extracting(ItemResult::fireTime).containsOnly(at(6));
-        assertThat(ledger.read(List.of(at(3))).get(0).claims()).isEmpty();
+        assertThat(ledger.reads().read(List.of(at(3))).get(0).claims()).isEmpty();
     }
 
     @Test
@@ -309,13 +316,13 @@ class ScheduleHistoryTest extends JobInstanceTestSupport {
         clock.advance(Duration.ofSeconds(4));
 
         // The keeper records them missed once a later fire settled; under "once" they run once, as the latest.
-        FireLedger ledger = new FireLedger(only.client(), new JobNodes("newborn"));
+        LedgerParts ledger = LedgerParts.of(only.client(), new JobNodes("newborn"));
         await().atMost(WITHIN)
                 .untilAsserted(() -> assertThat(results(result -> result.source() == ExecutionSource.MISFIRE))
                         .extracting(ItemResult::fireTime)
                         .containsOnly(at(7))
                         .hasSize(2));
-        assertThat(ledger.read(List.of(at(6))).get(0).claims().values())
+        assertThat(ledger.reads().read(List.of(at(6))).get(0).claims().values())
                 .extracting(Claim::state)
                 .containsOnly(ClaimState.COALESCED)
                 .hasSize(2);
@@ -323,12 +330,12 @@ class ScheduleHistoryTest extends JobInstanceTestSupport {
     }
 
     /** A fire that ran every item here, recorded as its trigger would have (with no claims made ahead of the next). */
-    private void ranEarlier(Instance instance, FireLedger ledger, int second, int items) throws Exception {
+    private void ranEarlier(Instance instance, LedgerParts ledger, int second, int items) throws Exception {
         List<Claim> done = new java.util.ArrayList<>();
         for (int item = 0; item < items; item++) {
             done.add(claimOf(instance, item, at(second), items));
         }
-        ledger.claimAsync(at(second), done).join();
+        ledger.claims().claimAsync(at(second), done).join();
     }
 
     private Instance startOnClock(JobConfiguration job) throws InterruptedException {

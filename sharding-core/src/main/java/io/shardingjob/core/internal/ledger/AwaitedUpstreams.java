@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
  * otherwise stay listed open, read by every audit, forever. The keeper's pass asks, for the awaiting fires it read;
  * each is written abandoned at the version read, so an upstream completion recorded meanwhile wins.
  */
-final class AwaitedUpstreams {
+public final class AwaitedUpstreams {
 
     private static final Logger log = LoggerFactory.getLogger(AwaitedUpstreams.class);
 
@@ -38,7 +38,7 @@ final class AwaitedUpstreams {
      *
      * @param horizon now minus the catch-up horizon ({@link ChainRule#canStillComplete})
      */
-    CompletableFuture<List<FireView>> giveUpStaleAsync(List<FireView> views, Instant horizon) {
+    public CompletableFuture<List<FireView>> giveUpStaleAsync(List<FireView> views, Instant horizon) {
         // An item-wise follower's fire holding handed-on items is never given up: they run whatever comes.
         List<FireView> awaiting = views.stream()
                 .filter(view -> view.origin().isAwaiting() && view.claims().isEmpty())

@@ -31,7 +31,7 @@ import org.slf4j.LoggerFactory;
  * follower's own fire at that time, its keeper's watermark) fails the request at that follower's operation: the
  * followers are read again and the request made again. A request failed at the note lost to another completer.
  */
-final class ChainRecords {
+public final class ChainRecords {
 
     private static final Logger log = LoggerFactory.getLogger(ChainRecords.class);
 
@@ -66,7 +66,8 @@ final class ChainRecords {
      * @param dueCount how many of the fire's items were due
      * @return whether this write won the note
      */
-    CompletableFuture<Boolean> writeNoteAsync(FireView fire, int dueCount, String note, List<Follower> followers) {
+    public CompletableFuture<Boolean> writeCompletionAsync(
+            FireView fire, int dueCount, String note, List<Follower> followers) {
         // An item-wise follower's items first, every one the ends did not record yet: its fire then stops awaiting
         // with the note, and no item of it is left undecided.
         List<Integer> items =
@@ -217,5 +218,23 @@ final class ChainRecords {
         return code == KeeperException.Code.BADVERSION
                 || code == KeeperException.Code.NODEEXISTS
                 || code == KeeperException.Code.NONODE;
+    }
+
+    /**
+     * Writes a fire's note at the version it was read with: how the instances agree on who calls the completion
+     * listener. The fire's origin, read with the note, is written again with it. Completes on ZooKeeper's event thread.
+     *
+     * @return whether this write won
+     */
+    public CompletableFuture<Boolean> writeNoteAsync(Instant fireTime, String note, FireOrigin origin, int version) {
+        String path = requests.full(nodes.ledgerFire(fireTime));
+        byte[] data = origin.withNote(note);
+        return requests.multiAsync("SetData", List.of(Op.setData(path, data, version)))
+                .thenApply(answer -> {
+                    if (answer.ok() || lostRace(answer.code())) {
+                        return answer.ok();
+                    }
+                    throw ClientRequests.refused(answer.code(), path);
+                });
     }
 }

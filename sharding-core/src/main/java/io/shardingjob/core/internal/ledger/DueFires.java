@@ -29,7 +29,7 @@ public final class DueFires {
     /** Fires recorded in one go at most: a long outage's backlog is worked off over several passes. */
     static final int MAX_PER_PASS = 256;
 
-    private final FireLedger ledger;
+    private final ClaimWrites claims;
 
     private final FireSchedule schedule;
 
@@ -43,11 +43,11 @@ public final class DueFires {
 
     /** Without a stored history: the job's state now is taken to have held all along. */
     public DueFires(
-            FireLedger ledger,
+            ClaimWrites claims,
             FireSchedule schedule,
             Supplier<JobConfiguration> configuration,
             Supplier<? extends Collection<Instant>> seen) {
-        this(ledger, schedule, configuration, seen, () -> ScheduleHistory.EMPTY, List::of);
+        this(claims, schedule, configuration, seen, () -> ScheduleHistory.EMPTY, List::of);
     }
 
     /**
@@ -56,13 +56,13 @@ public final class DueFires {
      *     histories): its state now is taken to have held all along
      */
     public DueFires(
-            FireLedger ledger,
+            ClaimWrites claims,
             FireSchedule schedule,
             Supplier<JobConfiguration> configuration,
             Supplier<? extends Collection<Instant>> seen,
             Supplier<ScheduleHistory> history,
             Supplier<? extends Collection<Integer>> disabledItems) {
-        this.ledger = ledger;
+        this.claims = claims;
         this.schedule = schedule;
         this.configuration = configuration;
         this.seen = seen;
@@ -121,7 +121,7 @@ public final class DueFires {
                 isLate,
                 horizon);
         return CompletableFuture.allOf(
-                        missing.stream().map(ledger::recordDueAsync).toArray(CompletableFuture[]::new))
+                        missing.stream().map(claims::recordDueAsync).toArray(CompletableFuture[]::new))
                 .thenApply(written -> missing);
     }
 

@@ -30,7 +30,7 @@ import org.jspecify.annotations.Nullable;
  */
 public final class GroupCommit {
 
-    private final FireLedger ledger;
+    private final ClaimWrites claims;
 
     /** How long after the latest end the lingering ends are written, when no other end came meanwhile. */
     static final long LINGER_MILLIS = 5;
@@ -72,7 +72,7 @@ public final class GroupCommit {
             }
 
             @Override
-            public void claimed(Instant fireTime, List<Claim> requested, FireLedger.@Nullable Claimed claimed) {}
+            public void claimed(Instant fireTime, List<Claim> requested, ClaimWrites.@Nullable Claimed claimed) {}
         };
 
         /**
@@ -96,15 +96,15 @@ public final class GroupCommit {
          * @param claimed what came of them; null when the server did not answer (whether they were created is then
          *     unknown: any that were name this session, and its next fire or audit finds them)
          */
-        void claimed(Instant fireTime, List<Claim> requested, FireLedger.@Nullable Claimed claimed);
+        void claimed(Instant fireTime, List<Claim> requested, ClaimWrites.@Nullable Claimed claimed);
     }
 
-    public GroupCommit(FireLedger ledger, ScheduledExecutorService drainer) {
-        this(ledger, drainer, Ahead.NONE);
+    public GroupCommit(ClaimWrites claims, ScheduledExecutorService drainer) {
+        this(claims, drainer, Ahead.NONE);
     }
 
-    public GroupCommit(FireLedger ledger, ScheduledExecutorService drainer, Ahead ahead) {
-        this.ledger = ledger;
+    public GroupCommit(ClaimWrites claims, ScheduledExecutorService drainer, Ahead ahead) {
+        this.claims = claims;
         this.drainer = drainer;
         this.ahead = ahead;
     }
@@ -252,7 +252,7 @@ public final class GroupCommit {
         List<Claim> next = following.claims();
         Instant nextFire = next.isEmpty() ? Instant.EPOCH : next.get(0).fireTime();
         CompletableFuture<Void> answered = new CompletableFuture<>();
-        ledger.commitAsync(
+        claims.commitAsync(
                         batch.stream().map(pending -> pending.claim).toList(),
                         nextFire,
                         next,
@@ -274,7 +274,7 @@ public final class GroupCommit {
                             // ready.
                             ahead.claimed(nextFire, next, committed.claimed());
                         }
-                        FireLedger.Written written = committed.written();
+                        ClaimWrites.Written written = committed.written();
                         written.written()
                                 .forEach(stored ->
                                         bySlot.remove(slot(stored)).result.complete(Optional.of(stored)));

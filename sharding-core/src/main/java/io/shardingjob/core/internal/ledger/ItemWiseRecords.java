@@ -11,7 +11,10 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import org.apache.zookeeper.KeeperException;
@@ -29,7 +32,7 @@ import org.apache.zookeeper.OpResult;
  * an item's end, and the completer of the fire after it (which records every item not recorded yet), may both try.
  * What another writer created between the read and the write fails the request, which is read and made again.
  */
-final class ItemWiseRecords {
+public final class ItemWiseRecords {
 
     /** Rounds of read and write before giving up. */
     private static final int MAX_ATTEMPTS = 16;
@@ -143,5 +146,22 @@ final class ItemWiseRecords {
             return CompletableFuture.failedFuture(ClientRequests.refused(
                     code, answer.refusedPath(batch, batch.get(0).getPath())));
         });
+    }
+
+    /**
+     * Records an item-wise follower's items from the ends of this job's items, as soon as they are recorded
+     * ({@link ItemWiseRecords}): completes on ZooKeeper's event thread.
+     *
+     * @param ended the claims of items of one fire as their ends were recorded
+     */
+    public CompletableFuture<Void> recordEndsAsync(Instant fireTime, Collection<Claim> ended, Follower follower) {
+        Map<Integer, Claim> claims = new TreeMap<>();
+        ended.forEach(claim -> claims.put(claim.item(), claim));
+        Instant at = ended.stream()
+                .map(Claim::ended)
+                .filter(Objects::nonNull)
+                .max(Instant::compareTo)
+                .orElse(fireTime);
+        return recordAsync(new FireView(fireTime, claims), claims.keySet(), false, follower, at);
     }
 }

@@ -34,7 +34,7 @@ public final class LedgerCompletions {
 
     private static final String COMPLETING = "completing";
 
-    private final FireLedger ledger;
+    private final ChainRecords chains;
 
     private final String jobName;
 
@@ -49,12 +49,12 @@ public final class LedgerCompletions {
      * @param followers the jobs following this one now, as the job's cache has them
      */
     public LedgerCompletions(
-            FireLedger ledger,
+            ChainRecords chains,
             String jobName,
             String instanceId,
             @Nullable FireCompletionListener listener,
             Supplier<List<Follower>> followers) {
-        this.ledger = ledger;
+        this.chains = chains;
         this.jobName = jobName;
         this.instanceId = instanceId;
         this.listener = listener;
@@ -109,7 +109,7 @@ public final class LedgerCompletions {
                 return CompletableFuture.completedFuture(null);
             }
         }
-        return ledger.writeCompletionAsync(
+        return chains.writeCompletionAsync(
                         fire, dueCount, COMPLETING + " " + Long.toHexString(sessionId), followers.get())
                 .thenComposeAsync(
                         won -> {
@@ -125,7 +125,7 @@ public final class LedgerCompletions {
                                     log.warn("Job {}: the fire completion listener failed", jobName, ex);
                                 }
                             }
-                            return ledger.writeNoteAsync(
+                            return chains.writeNoteAsync(
                                             fire.fireTime(),
                                             COMPLETED + " " + instanceId,
                                             fire.origin(),

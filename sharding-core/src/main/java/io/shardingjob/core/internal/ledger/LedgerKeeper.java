@@ -30,7 +30,13 @@ public final class LedgerKeeper {
     /** Old fires retired together: retention waits until this many are due, or one is twice the retention old. */
     static final int RETIRE_BATCH = 4;
 
-    private final FireLedger ledger;
+    /**
+     * What the keeper uses of the ledger: its reads and the live sessions (a completer that died is taken over), and
+     * its own writes (the watermark, the retirement, the fires that wait for an upstream in vain given up).
+     */
+    public record Ledger(LedgerReads reads, LiveSessions sessions, KeeperWrites writes, AwaitedUpstreams awaited) {}
+
+    private final Ledger ledger;
 
     private final @Nullable LedgerCompletions completions;
 
@@ -68,7 +74,7 @@ public final class LedgerKeeper {
      *     neither it nor a later one is read
      */
     public LedgerKeeper(
-            FireLedger ledger,
+            Ledger ledger,
             @Nullable LedgerCompletions completions,
             Duration retention,
             Duration catchUpHorizon,
@@ -92,9 +98,10 @@ public final class LedgerKeeper {
      * @return the ledger as the pass left it, once it did: the watermark it stored, and the fires it read (a few of the
      *     oldest may be gone since), for the audit that follows it to start from rather than read again
      */
-    public CompletableFuture<FireLedger.Overview> pass(Instant now, long sessionId) {
+    public CompletableFuture<LedgerOverview> pass(Instant now, long sessionId) {
         DueRule due = dueFires.rule();
-        return ledger.overviewAsync()
+        return ledger.reads()
+                .overviewAsync()
                 .thenComposeAsync(
                         overview -> {
                             // Fires to come hold only claims made ahead and nodes created ahead: none is settled.
@@ -109,7 +116,8 @@ public final class LedgerKeeper {
                             List<Instant> recent = readBehind ? unread.subList(0, FIRES_PER_PASS) : unread;
                             Instant openBefore = now.minus(retention);
                             return read(recent, overview.stillOpen(), openBefore)
-                                    .thenCompose(views -> ledger.giveUpStaleAsync(views, now.minus(catchUpHorizon)))
+                                    .thenCompose(views ->
+                                            ledger.awaited().giveUpStaleAsync(views, now.minus(catchUpHorizon)))
                                     .thenComposeAsync(views -> complete(views, sessionId, due), executor)
                                     .thenComposeAsync(
                                             passable -> moveWatermark(overview, passable, now, openBefore, due),
@@ -125,7 +133,7 @@ public final class LedgerKeeper {
                                             })
                                             // With the missed fires it recorded: the audit that follows makes them up
                                             // now, not after the next pass.
-                                            .thenApply(retired -> new FireLedger.Overview(
+                                            .thenApply(retired -> new LedgerOverview(
                                                     kept.mark().settled(),
                                                     withRecorded(overview.fires(), kept.missed()),
                                                     kept.mark().stillOpen())));
@@ -172,7 +180,7 @@ public final class LedgerKeeper {
                 .filter(fireTime -> !known.containsKey(fireTime))
                 .distinct()
                 .toList();
-        return ledger.readAsync(unknown).thenApply(read -> {
+        return ledger.reads().readAsync(unknown).thenApply(read -> {
             // A node created ahead for a fire the schedule no longer has is no fire: the watermark passes it.
             read.stream()
                     .filter(view -> !view.isAheadOnly() || dueFires.cameDue(view.fireTime()))
@@ -203,7 +211,8 @@ public final class LedgerKeeper {
                         ? new FireView(view.fireTime(), Map.of(), view.note(), view.noteVersion())
                         : view)
                 .toList();
-        return ledger.liveSessionsAsync()
+        return ledger.sessions()
+                .liveSessionsAsync()
                 .thenComposeAsync(
                         live -> {
                             CompletableFuture<Void> done = CompletableFuture.completedFuture(null);
@@ -223,7 +232,7 @@ public final class LedgerKeeper {
      * @return the watermark now, and the missed fires recorded
      */
     private CompletableFuture<Kept> moveWatermark(
-            FireLedger.Overview overview, List<FireView> passable, Instant now, Instant openBefore, DueRule due) {
+            LedgerOverview overview, List<FireView> passable, Instant now, Instant openBefore, DueRule due) {
         Watermark previous = new Watermark(overview.watermark(), overview.stillOpen());
         Instant horizon = now.minus(catchUpHorizon);
         // A fire's items beyond a count lowered since are not due: they have no owner left to settle them.
@@ -249,7 +258,8 @@ public final class LedgerKeeper {
                     // At the version read: a re-run that listed its fire since must not be dropped from the list. Lost,
                     // the watermark stays as the re-run left it, and this pass deletes nothing.
                     Watermark moving = next;
-                    return ledger.setWatermarkAsync(next.settled(), next.stillOpen(), overview.version())
+                    return ledger.writes()
+                            .setWatermarkAsync(next.settled(), next.stillOpen(), overview.version())
                             .thenApply(version -> version >= 0
                                     ? new Kept(moving, missed, version)
                                     : new Kept(previous, missed, Kept.CHANGED));
@@ -308,11 +318,12 @@ public final class LedgerKeeper {
                 old.stream().filter(fireTime -> !fireTime.isAfter(settled)).toList();
         List<Instant> abandoned =
                 old.stream().filter(fireTime -> fireTime.isAfter(settled)).toList();
-        CompletableFuture<Map<Instant, List<Integer>>> listed =
-                settledOld.isEmpty() ? CompletableFuture.completedFuture(Map.of()) : ledger.itemsAsync(settledOld);
+        CompletableFuture<Map<Instant, List<Integer>>> listed = settledOld.isEmpty()
+                ? CompletableFuture.completedFuture(Map.of())
+                : ledger.reads().itemsAsync(settledOld);
         CompletableFuture<Map<Instant, List<Integer>>> unclaimed = abandoned.isEmpty()
                 ? CompletableFuture.completedFuture(Map.of())
-                : ledger.readAsync(abandoned).thenApply(views -> {
+                : ledger.reads().readAsync(abandoned).thenApply(views -> {
                     List<Instant> retire = LedgerRules.toRetire(views, keepAfter, horizon);
                     Map<Instant, List<Integer>> items = new TreeMap<>();
                     views.stream()
@@ -326,6 +337,6 @@ public final class LedgerKeeper {
                     retire.putAll(givenUp);
                     return retire;
                 })
-                .thenCompose(retire -> ledger.retireAsync(retire, kept.version()));
+                .thenCompose(retire -> ledger.writes().retireAsync(retire, kept.version()));
     }
 }

@@ -17,13 +17,11 @@ import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
 
 /**
- * What {@link FireLedger} reads: fires with their claims and notes, one claim, and the live instances. All from the
- * server, never watched or cached: the ledger grows with fires and items, and the live sessions a take-over trusts must
- * not lag behind the registrations. Many nodes are read in one read-only multi-operation rather than a request each.
- * Kept apart so that {@link FireLedger} shows the ledger's writes and their races (who wins a claim, a take-over, a
- * note) without the bookkeeping of batched reads in between.
+ * What audits, the keeper and operators read of one job's ledger: fires with their claims and notes, one claim. All
+ * from the server, never watched or cached: the ledger grows with fires and items. Many nodes are read in one
+ * read-only multi-operation rather than a request each. The writes that decide who runs what are {@link ClaimWrites}.
  */
-final class LedgerReads {
+public final class LedgerReads {
 
     /**
      * Fires per read of their data and children, which one answer under {@code jute.maxbuffer} must hold: a fire of
@@ -43,7 +41,7 @@ final class LedgerReads {
     }
 
     /** One claim as stored now, if it exists, without waiting: completes on ZooKeeper's event thread. */
-    CompletableFuture<Optional<Claim>> readClaimAsync(Instant fireTime, int item) {
+    public CompletableFuture<Optional<Claim>> readClaimAsync(Instant fireTime, int item) {
         return requests.multiAsync("Multi", List.of(Op.getData(requests.full(nodes.claim(fireTime, item)))))
                 .thenApply(answer -> answer.ok() && answer.results().get(0) instanceof OpResult.GetDataResult data
                         ? Optional.of(Claim.decode(item, fireTime, data.getData(), data.getStat()))
@@ -83,7 +81,7 @@ final class LedgerReads {
     }
 
     /** The fires the ledger holds, oldest first, without waiting: completes on ZooKeeper's event thread. */
-    CompletableFuture<List<Instant>> firesAsync() {
+    public CompletableFuture<List<Instant>> firesAsync() {
         return requests.multiAsync("GetChildren", List.of(Op.getChildren(requests.full(nodes.ledger()))))
                 .thenApply(answer -> answer.results().get(0) instanceof OpResult.GetChildrenResult children
                         ? children.getChildren().stream()
@@ -98,7 +96,7 @@ final class LedgerReads {
      * Every claim of the given fires, in two read-only multi-operations per few fires, without waiting: completes on
      * ZooKeeper's event thread. Missing fires read empty.
      */
-    CompletableFuture<List<FireView>> readAsync(Collection<Instant> fireTimes) {
+    public CompletableFuture<List<FireView>> readAsync(Collection<Instant> fireTimes) {
         CompletableFuture<List<FireView>> views = CompletableFuture.completedFuture(new ArrayList<>(fireTimes.size()));
         for (List<Instant> chunk : ClientRequests.batches(List.copyOf(fireTimes), MAX_FIRES_PER_READ)) {
             views = views.thenCompose(read -> readChunk(chunk).thenApply(more -> {
@@ -110,7 +108,7 @@ final class LedgerReads {
     }
 
     /** The items that hold a claim in each fire, by fire, listed a few fires per read-only multi-operation. */
-    CompletableFuture<Map<Instant, List<Integer>>> itemsAsync(Collection<Instant> fireTimes) {
+    public CompletableFuture<Map<Instant, List<Integer>>> itemsAsync(Collection<Instant> fireTimes) {
         CompletableFuture<Map<Instant, List<Integer>>> items = CompletableFuture.completedFuture(new TreeMap<>());
         for (List<Instant> chunk : ClientRequests.batches(List.copyOf(fireTimes), MAX_FIRES_PER_READ)) {
             List<Op> listings = chunk.stream()
@@ -207,36 +205,62 @@ final class LedgerReads {
         return read;
     }
 
+    /** Whether another session's run, as an audit saw it, is still running now; when unknown, it is. */
+    public boolean stillRuns(Claim other) {
+        try {
+            return ClientRequests.await(readClaimAsync(other.fireTime(), other.item()))
+                    .filter(now -> now.state().isHeld() && now.sessionId() == other.sessionId())
+                    .isPresent();
+        } catch (Exception unreachable) {
+            return true;
+        }
+    }
+
+    /** The fires the ledger holds, oldest first. */
+    public List<Instant> fires() throws Exception {
+        return ClientRequests.await(firesAsync());
+    }
+
+    /** Every claim of the given fires, in two read-only multi-operations per few fires. Missing fires read empty. */
+    public List<FireView> read(Collection<Instant> fireTimes) throws Exception {
+        return ClientRequests.await(readAsync(fireTimes));
+    }
+
     /**
-     * The instances registered now, each with the session that owns its registration, after a {@code sync}: see
-     * {@link FireLedger#liveSessionsAsync()}. Completes on ZooKeeper's event thread.
+     * Whether the job's reshard flag is up in ZooKeeper, read with the client's other jobs' reads of the moment (the
+     * leader's periodic pass looks for it even when its cache shows none; a thousand jobs' looks cost a request).
+     * Completes on ZooKeeper's event thread.
      */
-    CompletableFuture<Map<String, Long>> liveInstancesAsync() {
-        String instances = requests.full(nodes.instances());
-        return requests.syncAsync(instances)
-                .thenCompose(synced -> requests.multiAsync("GetChildren", List.of(Op.getChildren(instances))))
-                .thenCompose(listing -> {
-                    if (!(listing.results().get(0) instanceof OpResult.GetChildrenResult children)) {
-                        throw ClientRequests.refused(listing.code(), instances);
-                    }
-                    CompletableFuture<Map<String, Long>> live = CompletableFuture.completedFuture(new TreeMap<>());
-                    for (List<String> chunk :
-                            ClientRequests.batches(children.getChildren(), ClientRequests.MAX_OPS_PER_MULTI)) {
-                        List<Op> reads = new ArrayList<>(chunk.size());
-                        chunk.forEach(name -> reads.add(Op.getData(instances + "/" + name)));
-                        live = live.thenCompose(sofar -> requests.multiAsync("Multi", reads)
-                                .thenApply(answer -> {
-                                    for (int i = 0; i < chunk.size(); i++) {
-                                        if (answer.results().get(i) instanceof OpResult.GetDataResult data
-                                                && data.getStat().getEphemeralOwner() != 0) {
-                                            sofar.put(
-                                                    chunk.get(i), data.getStat().getEphemeralOwner());
-                                        }
-                                    }
-                                    return sofar;
-                                }));
-                    }
-                    return live;
+    public CompletableFuture<Boolean> reshardFlaggedAsync() {
+        return requests.multiAsync("Multi", List.of(Op.getData(requests.full(nodes.reshardNecessary()))))
+                .thenApply(answer -> answer.results().get(0) instanceof OpResult.GetDataResult);
+    }
+
+    /** The watermark and the fires, in one read-only multi-operation. */
+    public LedgerOverview overview() throws Exception {
+        return ClientRequests.await(overviewAsync());
+    }
+
+    /** {@link #overview}, without waiting: completes on ZooKeeper's event thread. */
+    public CompletableFuture<LedgerOverview> overviewAsync() {
+        String ledger = requests.full(nodes.ledger());
+        return requests.multiAsync("Multi", List.of(Op.getData(ledger), Op.getChildren(ledger)))
+                .thenApply(answer -> {
+                    List<OpResult> results = answer.results();
+                    OpResult.GetDataResult data = results.get(0) instanceof OpResult.GetDataResult read ? read : null;
+                    Watermark mark = Watermark.decode(data != null ? data.getData() : null);
+                    List<Instant> fires = results.get(1) instanceof OpResult.GetChildrenResult children
+                            ? children.getChildren().stream()
+                                    .map(Long::parseLong)
+                                    .sorted()
+                                    .map(Instant::ofEpochMilli)
+                                    .toList()
+                            : List.of();
+                    return new LedgerOverview(
+                            mark.settled(),
+                            fires,
+                            mark.stillOpen(),
+                            data != null ? data.getStat().getVersion() : -1);
                 });
     }
 }

@@ -9,13 +9,14 @@ import io.shardingjob.core.internal.config.JobConfigurationService;
 import io.shardingjob.core.internal.config.ScheduleHistoryWrites;
 import io.shardingjob.core.internal.election.LeaderElection;
 import io.shardingjob.core.internal.ledger.DueFires;
-import io.shardingjob.core.internal.ledger.FireLedger;
 import io.shardingjob.core.internal.ledger.LedgerCompletions;
 import io.shardingjob.core.internal.ledger.LedgerKeeper;
+import io.shardingjob.core.internal.ledger.LedgerParts;
 import io.shardingjob.core.internal.registry.FollowerEdges;
 import io.shardingjob.core.internal.registry.InstanceRegistration;
 import io.shardingjob.core.internal.registry.JobCache;
 import io.shardingjob.core.internal.registry.JobNodes;
+import io.shardingjob.core.internal.scheduling.audit.AuditLedger;
 import io.shardingjob.core.internal.scheduling.audit.AuditRequests;
 import io.shardingjob.core.internal.scheduling.audit.AuditWork;
 import io.shardingjob.core.internal.scheduling.audit.LedgerAudit;
@@ -109,9 +110,9 @@ record JobParts(
                 new LeaderElection(client, nodes, instanceId, cache, serial, runtime::leadershipChanged);
         ShardingService sharding = new ShardingService(
                 client, nodes, cache, configurations::effective, settings.strategies()::get, election::isLeader);
-        FireLedger ledger = new FireLedger(client, nodes);
+        LedgerParts ledger = LedgerParts.of(client, nodes);
         LedgerCompletions completions = new LedgerCompletions(
-                ledger,
+                ledger.chains(),
                 local.name(),
                 instanceId,
                 settings.completionListener(),
@@ -122,24 +123,24 @@ record JobParts(
                 new AuditRequests(scheduler, serial, runtime::isStarted, sharding::currentAssignment, local.name());
         AssignmentWait assignmentWait = new AssignmentWait(
                 sharding, election, instanceId, settings.shardingWaitTimeout(), runtime::isAvailable);
-        CompletionChecks completionChecks =
-                new CompletionChecks(completions, ledger, serial, runtime::sessionId, local.name());
+        CompletionChecks completionChecks = new CompletionChecks(
+                completions, ledger.reads(), ledger.itemWise(), serial, runtime::sessionId, local.name());
         // Claim writes drain on the coordination scheduler, on which nothing waits for a claim write (fires and items
         // run elsewhere), so a drain never waits behind a thread that waits for it.
         DueFires dueFires = new DueFires(
-                ledger,
+                ledger.claims(),
                 settings.schedule(),
                 runtime::configuration,
                 memory.fires()::seen,
                 configurations::history,
                 runtime::disabledItems);
-        ClaimsAhead ahead = new ClaimsAhead(runtime, ledger, memory, settings.schedule(), dueFires);
+        ClaimsAhead ahead = new ClaimsAhead(runtime, ledger.claims(), memory, settings.schedule(), dueFires);
         MisfireReports misfires = new MisfireReports(local.name(), settings.misfireListener());
-        ItemEnds ends = new ItemEnds(runtime, ledger, memory.ends(), completionChecks);
+        ItemEnds ends = new ItemEnds(runtime, ledger.claims(), memory.ends(), completionChecks);
         ItemRunner items = new ItemRunner(
                 runtime,
                 audits,
-                ledger,
+                new ItemRunner.Ledger(ledger.claims(), ledger.reads(), ledger.proof()),
                 scheduler,
                 memory,
                 ahead,
@@ -150,18 +151,27 @@ record JobParts(
         FireRunner fireRunner = new FireRunner(
                 runtime,
                 memory.claims(),
-                new FirePlanner(runtime, audits, assignmentWait, ledger, memory, ahead, misfires, items::leavingSoon),
+                new FirePlanner(
+                        runtime,
+                        audits,
+                        assignmentWait,
+                        new FirePlanner.Ledger(ledger.claims(), ledger.reads(), ledger.manualFires()),
+                        memory,
+                        ahead,
+                        misfires,
+                        items::leavingSoon),
                 items,
                 settings.fireListener());
+        AuditLedger audited = new AuditLedger(ledger.claims(), ledger.reads(), ledger.sessions());
         audits.auditWith(new LedgerAudit(
                 runtime,
                 audits,
-                ledger,
+                audited,
                 ends,
                 memory,
                 ahead,
                 settings.job(),
-                new AuditWork(runtime, audits, ledger, items, memory, settings.job(), settings.itemExecutor()),
+                new AuditWork(runtime, audits, audited, items, memory, settings.job(), settings.itemExecutor()),
                 scheduler,
                 settings.catchUpHorizon(),
                 dueFires,
@@ -171,7 +181,7 @@ record JobParts(
                 election,
                 sharding,
                 new LedgerKeeper(
-                        ledger,
+                        new LedgerKeeper.Ledger(ledger.reads(), ledger.sessions(), ledger.keeper(), ledger.awaited()),
                         completions,
                         settings.ledgerRetention(),
                         settings.catchUpHorizon(),
@@ -179,7 +189,7 @@ record JobParts(
                         scheduler,
                         memory.ends().recorded(),
                         memory.claims()::holdsOpenClaimOf),
-                ledger,
+                ledger.reads(),
                 serial);
         ManualFireHandler handler = settings.manualFireHandler() != null
                 ? settings.manualFireHandler()
@@ -206,7 +216,7 @@ record JobParts(
                 audits,
                 reconciler,
                 reactions,
-                new LedgerQueries(ledger, cache, nodes, local.name(), runtime::now),
+                new LedgerQueries(ledger.reads(), cache, nodes, local.name(), runtime::now),
                 new ConnectionGuard(
                         runtime,
                         reconciler,
@@ -215,7 +225,7 @@ record JobParts(
                         client,
                         nodes,
                         memory.reservations(),
-                        ledger,
+                        ledger.proof(),
                         scheduler,
                         serial,
                         settings.interruptOnConnectionLoss()),

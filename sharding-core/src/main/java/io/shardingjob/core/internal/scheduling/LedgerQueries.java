@@ -3,7 +3,8 @@ package io.shardingjob.core.internal.scheduling;
 import io.shardingjob.core.execution.ClaimState;
 import io.shardingjob.core.execution.LedgerFire;
 import io.shardingjob.core.internal.ledger.Claim;
-import io.shardingjob.core.internal.ledger.FireLedger;
+import io.shardingjob.core.internal.ledger.LedgerOverview;
+import io.shardingjob.core.internal.ledger.LedgerReads;
 import io.shardingjob.core.internal.ledger.LedgerRules.FireView;
 import io.shardingjob.core.internal.ledger.TakeOverRule;
 import io.shardingjob.core.internal.registry.JobCache;
@@ -29,7 +30,7 @@ public final class LedgerQueries {
 
     private static final Logger log = LoggerFactory.getLogger(LedgerQueries.class);
 
-    private final FireLedger ledger;
+    private final LedgerReads ledger;
 
     private final JobCache cache;
 
@@ -39,7 +40,7 @@ public final class LedgerQueries {
 
     private final Supplier<Instant> clock;
 
-    LedgerQueries(FireLedger ledger, JobCache cache, JobNodes nodes, String jobName, Supplier<Instant> clock) {
+    LedgerQueries(LedgerReads ledger, JobCache cache, JobNodes nodes, String jobName, Supplier<Instant> clock) {
         this.ledger = ledger;
         this.cache = cache;
         this.nodes = nodes;
@@ -53,7 +54,7 @@ public final class LedgerQueries {
      */
     public List<Claim> openClaims() {
         try {
-            FireLedger.Overview overview = ledger.overview();
+            LedgerOverview overview = ledger.overview();
             Instant now = clock.get();
             // Claims of fires to come were made ahead: nothing runs for them yet.
             List<Claim> open = new ArrayList<>();

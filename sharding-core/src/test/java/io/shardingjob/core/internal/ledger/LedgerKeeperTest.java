@@ -27,12 +27,12 @@ class LedgerKeeperTest extends ZooKeeperTestSupport {
 
     private final Instant start = Instant.now().truncatedTo(ChronoUnit.SECONDS).minusSeconds(30);
 
-    private FireLedger ledger;
+    private LedgerParts ledger;
 
     @BeforeEach
     void createTheLedger() throws Exception {
         newClient().create().creatingParentsIfNeeded().forPath(NODES.ledger());
-        ledger = new FireLedger(newClient(), NODES);
+        ledger = LedgerParts.of(newClient(), NODES);
     }
 
     @Test
@@ -41,19 +41,20 @@ class LedgerKeeperTest extends ZooKeeperTestSupport {
         settle(start);
         settle(start.plusSeconds(4));
 
-        FireLedger.Overview kept = keeper(job(false), Set.of())
-                .pass(start.plusSeconds(10), ledger.sessionId())
+        LedgerOverview kept = keeper(job(false), Set.of())
+                .pass(start.plusSeconds(10), ledger.proof().sessionId())
                 .join();
 
         assertThat(kept.watermark()).isEqualTo(start);
         // Only the scheduled fires before the settled one: a later one may still wait in its instance's queue.
-        assertThat(ledger.fires())
+        assertThat(ledger.reads().fires())
                 .containsExactly(
                         start, start.plusSeconds(1), start.plusSeconds(2), start.plusSeconds(3), start.plusSeconds(4));
-        assertThat(ledger.read(List.of(start.plusSeconds(2))).get(0).claims()).isEmpty();
+        assertThat(ledger.reads().read(List.of(start.plusSeconds(2))).get(0).claims())
+                .isEmpty();
         // The audit that follows the pass starts from what it left, the fires it recorded included: it makes them up
         // now, not after the next pass.
-        assertThat(kept.fires()).isEqualTo(ledger.fires());
+        assertThat(kept.fires()).isEqualTo(ledger.reads().fires());
     }
 
     @Test
@@ -63,36 +64,36 @@ class LedgerKeeperTest extends ZooKeeperTestSupport {
         Instant manual = start.plusMillis(2_500);
 
         Instant through = new LedgerKeeper(
-                        ledger,
+                        new LedgerKeeper.Ledger(ledger.reads(), ledger.sessions(), ledger.keeper(), ledger.awaited()),
                         null,
                         Duration.ofMinutes(1),
                         Duration.ofMinutes(10),
-                        new DueFires(ledger, FireSchedule.NONE, () -> job(false), () -> Set.of(manual)),
+                        new DueFires(ledger.claims(), FireSchedule.NONE, () -> job(false), () -> Set.of(manual)),
                         Runnable::run,
                         new RecordedEnds(100),
                         fireTime -> false)
-                .pass(start.plusSeconds(10), ledger.sessionId())
+                .pass(start.plusSeconds(10), ledger.proof().sessionId())
                 .join()
                 .watermark();
 
         assertThat(through).isEqualTo(start);
-        assertThat(ledger.fires()).containsExactly(start, manual, start.plusSeconds(4));
+        assertThat(ledger.reads().fires()).containsExactly(start, manual, start.plusSeconds(4));
     }
 
     @Test
     void nothingIsDueForAJobThatNeverFiredOrIsDisabled() throws Exception {
         keeper(job(false), Set.of())
-                .pass(start.plusSeconds(10), ledger.sessionId())
+                .pass(start.plusSeconds(10), ledger.proof().sessionId())
                 .join();
-        assertThat(ledger.fires()).isEmpty();
+        assertThat(ledger.reads().fires()).isEmpty();
 
         settle(start);
         Instant through = keeper(job(true), Set.of())
-                .pass(start.plusSeconds(10), ledger.sessionId())
+                .pass(start.plusSeconds(10), ledger.proof().sessionId())
                 .join()
                 .watermark();
 
-        assertThat(ledger.fires()).containsExactly(start);
+        assertThat(ledger.reads().fires()).containsExactly(start);
         assertThat(through).isEqualTo(start);
     }
 
@@ -105,7 +106,7 @@ class LedgerKeeperTest extends ZooKeeperTestSupport {
         ends.recorded(running.with(ClaimState.DONE, start));
 
         Instant through = keeper(job(false), Set.of())
-                .pass(start.plusSeconds(10), ledger.sessionId())
+                .pass(start.plusSeconds(10), ledger.proof().sessionId())
                 .join()
                 .watermark();
 
@@ -119,12 +120,12 @@ class LedgerKeeperTest extends ZooKeeperTestSupport {
         }
 
         Instant through = keeper(job(false), Set.of())
-                .pass(start.plusSeconds(180), ledger.sessionId())
+                .pass(start.plusSeconds(180), ledger.proof().sessionId())
                 .join()
                 .watermark();
 
         assertThat(through).isEqualTo(start.plusSeconds(4));
-        assertThat(ledger.fires()).isEmpty();
+        assertThat(ledger.reads().fires()).isEmpty();
     }
 
     @Test
@@ -136,17 +137,17 @@ class LedgerKeeperTest extends ZooKeeperTestSupport {
         LedgerKeeper keeper = keeper(job(false), Set.of());
         Instant now = start.plusSeconds(fires + 120);
 
-        Instant first = keeper.pass(now, ledger.sessionId()).join().watermark();
+        Instant first = keeper.pass(now, ledger.proof().sessionId()).join().watermark();
 
         assertThat(first).isEqualTo(start.plusSeconds(LedgerKeeper.FIRES_PER_PASS - 1));
         assertThat(keeper.isBehind()).isTrue();
-        assertThat(ledger.fires()).hasSize(4);
+        assertThat(ledger.reads().fires()).hasSize(4);
 
-        Instant second = keeper.pass(now, ledger.sessionId()).join().watermark();
+        Instant second = keeper.pass(now, ledger.proof().sessionId()).join().watermark();
 
         assertThat(second).isEqualTo(start.plusSeconds(fires - 1));
         assertThat(keeper.isBehind()).isFalse();
-        assertThat(ledger.fires()).isEmpty();
+        assertThat(ledger.reads().fires()).isEmpty();
     }
 
     @Test
@@ -159,13 +160,14 @@ class LedgerKeeperTest extends ZooKeeperTestSupport {
         }
         LedgerKeeper keeper = keeper(job(false), Set.of());
 
-        Instant through = keeper.pass(start.plusMillis(200L * fires), ledger.sessionId())
+        Instant through = keeper.pass(
+                        start.plusMillis(200L * fires), ledger.proof().sessionId())
                 .join()
                 .watermark();
 
         assertThat(through).isBefore(start);
         assertThat(keeper.isBehind()).isFalse();
-        assertThat(ledger.fires()).hasSize(fires);
+        assertThat(ledger.reads().fires()).hasSize(fires);
     }
 
     @Test
@@ -175,7 +177,7 @@ class LedgerKeeperTest extends ZooKeeperTestSupport {
         settle(start.plusSeconds(1));
 
         Instant through = keeper(job(false), Set.of())
-                .pass(start.plusSeconds(180), ledger.sessionId())
+                .pass(start.plusSeconds(180), ledger.proof().sessionId())
                 .join()
                 .watermark();
 
@@ -189,17 +191,18 @@ class LedgerKeeperTest extends ZooKeeperTestSupport {
         settle(start.plusSeconds(2));
 
         Instant through = keeper(job(false), Set.of())
-                .pass(start.plusSeconds(10), ledger.sessionId())
+                .pass(start.plusSeconds(10), ledger.proof().sessionId())
                 .join()
                 .watermark();
 
         assertThat(through).isEqualTo(start);
-        FireView missed = ledger.read(List.of(start.plusSeconds(1))).get(0);
+        FireView missed = ledger.reads().read(List.of(start.plusSeconds(1))).get(0);
         assertThat(missed.isAheadOnly()).as("%s", missed).isTrue();
     }
 
     private void createAhead(Instant fireTime) {
-        ledger.commitAsync(List.of(), Instant.EPOCH, List.of(), new FireNodes(false, fireTime))
+        ledger.claims()
+                .commitAsync(List.of(), Instant.EPOCH, List.of(), new FireNodes(false, fireTime))
                 .join();
     }
 
@@ -210,7 +213,7 @@ class LedgerKeeperTest extends ZooKeeperTestSupport {
         openHere.add(start);
 
         Instant through = keeper(job(false), Set.of())
-                .pass(start.plusSeconds(10), ledger.sessionId())
+                .pass(start.plusSeconds(10), ledger.proof().sessionId())
                 .join()
                 .watermark();
 
@@ -220,33 +223,35 @@ class LedgerKeeperTest extends ZooKeeperTestSupport {
     @Test
     void aRunThatOutlivedTheRetentionKeepsOnlyItsOwnFireOpenAndTheSettledFiresAfterItAreRetired() throws Exception {
         // An item that hangs here, at the first fire; every fire after it settled.
-        Claim hung =
-                ledger.update(List.of(claim(start).startedAt(start))).written().get(0);
+        Claim hung = ledger.claims()
+                .update(List.of(claim(start).startedAt(start)))
+                .written()
+                .get(0);
         openHere.add(start);
         for (int fire = 1; fire <= 5; fire++) {
             settle(start.plusSeconds(fire));
         }
 
-        FireLedger.Overview kept = keeper(job(false), Set.of())
-                .pass(start.plusSeconds(180), ledger.sessionId())
+        LedgerOverview kept = keeper(job(false), Set.of())
+                .pass(start.plusSeconds(180), ledger.proof().sessionId())
                 .join();
 
         assertThat(kept.watermark()).isEqualTo(start.plusSeconds(5));
         assertThat(kept.stillOpen()).containsExactly(start);
-        assertThat(ledger.overview().stillOpen()).containsExactly(start);
-        assertThat(ledger.fires()).containsExactly(start);
+        assertThat(ledger.reads().overview().stillOpen()).containsExactly(start);
+        assertThat(ledger.reads().fires()).containsExactly(start);
 
         // Once the run ended, the fire is settled like any other, and retired in its turn.
-        ledger.update(List.of(hung.with(ClaimState.DONE, start.plusSeconds(181))));
+        ledger.claims().update(List.of(hung.with(ClaimState.DONE, start.plusSeconds(181))));
         openHere.remove(start);
-        FireLedger.Overview settled = keeper(job(false), Set.of())
-                .pass(start.plusSeconds(181), ledger.sessionId())
+        LedgerOverview settled = keeper(job(false), Set.of())
+                .pass(start.plusSeconds(181), ledger.proof().sessionId())
                 .join();
 
         assertThat(settled.watermark()).isEqualTo(start.plusSeconds(5));
         assertThat(settled.stillOpen()).isEmpty();
-        assertThat(ledger.overview().stillOpen()).isEmpty();
-        assertThat(ledger.fires()).isEmpty();
+        assertThat(ledger.reads().overview().stillOpen()).isEmpty();
+        assertThat(ledger.reads().fires()).isEmpty();
     }
 
     private final RecordedEnds ends = new RecordedEnds(100);
@@ -255,11 +260,11 @@ class LedgerKeeperTest extends ZooKeeperTestSupport {
 
     private LedgerKeeper keeper(JobConfiguration job, Set<Instant> seen) {
         return new LedgerKeeper(
-                ledger,
+                new LedgerKeeper.Ledger(ledger.reads(), ledger.sessions(), ledger.keeper(), ledger.awaited()),
                 null,
                 Duration.ofMinutes(1),
                 Duration.ofMinutes(10),
-                new DueFires(ledger, EVERY_SECOND, () -> job, () -> seen),
+                new DueFires(ledger.claims(), EVERY_SECOND, () -> job, () -> seen),
                 Runnable::run,
                 ends,
                 openHere::contains);
@@ -274,14 +279,15 @@ class LedgerKeeperTest extends ZooKeeperTestSupport {
     }
 
     private void settle(Instant fireTime) throws Exception {
-        ledger.update(List.of(claim(fireTime).with(ClaimState.DONE, fireTime)));
+        ledger.claims().update(List.of(claim(fireTime).with(ClaimState.DONE, fireTime)));
     }
 
     private Claim claim(Instant fireTime) throws Exception {
-        return ledger.claim(
+        return ledger.claims()
+                .claim(
                         fireTime,
                         List.of(Claim.first(
-                                0, fireTime, "a", ledger.sessionId(), ExecutionSource.NORMAL, 1, 1, fireTime)))
+                                0, fireTime, "a", ledger.proof().sessionId(), ExecutionSource.NORMAL, 1, 1, fireTime)))
                 .won()
                 .get(0);
     }

@@ -5,8 +5,8 @@ import io.shardingjob.core.config.MisfirePolicy;
 import io.shardingjob.core.execution.ClaimState;
 import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.internal.ledger.Claim;
+import io.shardingjob.core.internal.ledger.ClaimWrites;
 import io.shardingjob.core.internal.ledger.DueRule;
-import io.shardingjob.core.internal.ledger.FireLedger;
 import io.shardingjob.core.internal.ledger.FireOrigin;
 import io.shardingjob.core.internal.ledger.LedgerRules;
 import io.shardingjob.core.internal.ledger.LedgerRules.FireView;
@@ -47,15 +47,15 @@ final class AuditMakeUps {
 
     private final JobView view;
 
-    private final FireLedger ledger;
+    private final ClaimWrites claims;
 
     private final Reservations reservedItems;
 
     private final MisfireReports misfires;
 
-    AuditMakeUps(JobView view, FireLedger ledger, Reservations reservedItems, MisfireReports misfires) {
+    AuditMakeUps(JobView view, ClaimWrites claims, Reservations reservedItems, MisfireReports misfires) {
         this.view = view;
-        this.ledger = ledger;
+        this.claims = claims;
         this.reservedItems = reservedItems;
         this.misfires = misfires;
     }
@@ -154,7 +154,7 @@ final class AuditMakeUps {
                 .forEach(slot -> skipped.computeIfAbsent(slot.fireTime(), fireTime -> new ArrayList<>())
                         .add(first(slot, totals, assignment, session, now, originOf.apply(slot.fireTime()))
                                 .with(ClaimState.SKIPPED, now)));
-        skipped.forEach((fireTime, skips) -> writes.add(ledger.claimAsync(fireTime, skips)));
+        skipped.forEach((fireTime, skips) -> writes.add(claims.claimAsync(fireTime, skips)));
         Map<Slot, List<Claim>> folded = new HashMap<>();
         plan.coalesced()
                 .forEach((slot, into) -> folded.computeIfAbsent(into, target -> new ArrayList<>())

@@ -2,7 +2,7 @@ package io.shardingjob.core.internal.scheduling.audit;
 
 import io.shardingjob.core.internal.ledger.DueFires;
 import io.shardingjob.core.internal.ledger.DueRule;
-import io.shardingjob.core.internal.ledger.FireLedger;
+import io.shardingjob.core.internal.ledger.LedgerOverview;
 import io.shardingjob.core.internal.ledger.LedgerRules;
 import io.shardingjob.core.internal.scheduling.fire.ClaimsAhead;
 import io.shardingjob.core.internal.scheduling.fire.MisfireReports;
@@ -69,7 +69,7 @@ final class AuditReads {
      * @return the fires to read, once the due fires are recorded, on the coordination loop
      */
     CompletableFuture<Set<Instant>> toRead(
-            FireLedger.Overview overview,
+            LedgerOverview overview,
             Instant now,
             Instant horizon,
             DueRule due,

@@ -1,6 +1,6 @@
 package io.shardingjob.core.internal.scheduling.audit;
 
-import io.shardingjob.core.internal.ledger.FireLedger;
+import io.shardingjob.core.internal.ledger.LedgerOverview;
 import io.shardingjob.core.internal.registry.Answers;
 import io.shardingjob.core.internal.scheduling.job.AuditDemand;
 import io.shardingjob.core.internal.scheduling.job.SerialExecutor;
@@ -101,7 +101,7 @@ public final class AuditRequests implements AuditDemand {
      * @param read the ledger as read a moment ago on this loop, or null to read it
      * @return done when the audit is, never failed
      */
-    public CompletableFuture<Void> run(FireLedger.@Nullable Overview read) {
+    public CompletableFuture<Void> run(@Nullable LedgerOverview read) {
         auditedEpoch = assignment.get().epoch();
         CompletableFuture<Void> audited;
         try {

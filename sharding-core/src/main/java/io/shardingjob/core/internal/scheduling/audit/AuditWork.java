@@ -3,7 +3,6 @@ package io.shardingjob.core.internal.scheduling.audit;
 import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.execution.ItemExecutor;
 import io.shardingjob.core.internal.ledger.Claim;
-import io.shardingjob.core.internal.ledger.FireLedger;
 import io.shardingjob.core.internal.ledger.FireOrigin;
 import io.shardingjob.core.internal.ledger.LedgerRules.Slot;
 import io.shardingjob.core.internal.registry.Answers;
@@ -42,7 +41,7 @@ public final class AuditWork {
 
     private final AuditDemand audits;
 
-    private final FireLedger ledger;
+    private final AuditLedger ledger;
 
     private final ItemRunner runner;
 
@@ -59,7 +58,7 @@ public final class AuditWork {
     public AuditWork(
             JobView view,
             AuditDemand audits,
-            FireLedger ledger,
+            AuditLedger ledger,
             ItemRunner runner,
             RunMemory memory,
             @Nullable ItemExecutor job,
@@ -162,8 +161,8 @@ public final class AuditWork {
                     orphan.item(),
                     orphan.fireTime(),
                     orphan.instanceId());
-            return ledger.takeOverAsync(
-                            orphan, orphan.takenOverBy(view.instanceId(), view.sessionId(), source, view.now()))
+            return ledger.claims()
+                    .takeOverAsync(orphan, orphan.takenOverBy(view.instanceId(), view.sessionId(), source, view.now()))
                     .thenApply(taken -> taken.orElse(null));
         }
         Claim claim = step.claim;
@@ -171,12 +170,14 @@ public final class AuditWork {
             // This session's own claim, read before the item was reserved here: the run that held it may have ended
             // since. Only a claim still running under this session, with the item now reserved here, is stranded.
             long session = view.sessionId();
-            return ledger.readClaimAsync(claim.fireTime(), claim.item())
+            return ledger.reads()
+                    .readClaimAsync(claim.fireTime(), claim.item())
                     .thenApply(stored -> stored.filter(now -> now.state().isHeld() && now.sessionId() == session)
                             .filter(now -> !localEnds.isUnwritten(new Slot(now.item(), now.fireTime())))
                             .orElse(null));
         }
-        return ledger.claimAsync(claim.fireTime(), List.of(claim))
+        return ledger.claims()
+                .claimAsync(claim.fireTime(), List.of(claim))
                 .thenApply(claimed -> claimed.won().get(claim.item()));
     }
 
@@ -190,14 +191,16 @@ public final class AuditWork {
         step.coalesced()
                 .forEach(claim -> byFire.computeIfAbsent(claim.fireTime(), fireTime -> new ArrayList<>())
                         .add(claim));
-        byFire.forEach((fireTime, claims) -> ledger.claimAsync(fireTime, claims).exceptionally(failure -> {
-            log.warn(
-                    "Job {}: could not record the fire at {} as coalesced, the next audit will: {}",
-                    view.jobName(),
-                    fireTime,
-                    Answers.cause(failure).toString());
-            return null;
-        }));
+        byFire.forEach((fireTime, claims) -> ledger.claims()
+                .claimAsync(fireTime, claims)
+                .exceptionally(failure -> {
+                    log.warn(
+                            "Job {}: could not record the fire at {} as coalesced, the next audit will: {}",
+                            view.jobName(),
+                            fireTime,
+                            Answers.cause(failure).toString());
+                    return null;
+                }));
     }
 
     /**

@@ -6,8 +6,8 @@ import io.shardingjob.core.execution.ItemExecutor;
 import io.shardingjob.core.internal.ledger.Claim;
 import io.shardingjob.core.internal.ledger.DueFires;
 import io.shardingjob.core.internal.ledger.DueRule;
-import io.shardingjob.core.internal.ledger.FireLedger;
 import io.shardingjob.core.internal.ledger.FireOrigin;
+import io.shardingjob.core.internal.ledger.LedgerOverview;
 import io.shardingjob.core.internal.ledger.LedgerRules;
 import io.shardingjob.core.internal.ledger.LedgerRules.FireView;
 import io.shardingjob.core.internal.ledger.LedgerRules.Slot;
@@ -60,7 +60,7 @@ public final class LedgerAudit {
 
     private final AuditDemand audits;
 
-    private final FireLedger ledger;
+    private final AuditLedger ledger;
 
     private final ItemEnds ends;
 
@@ -93,7 +93,7 @@ public final class LedgerAudit {
     public LedgerAudit(
             JobView view,
             AuditDemand audits,
-            FireLedger ledger,
+            AuditLedger ledger,
             ItemEnds ends,
             RunMemory memory,
             ClaimsAhead ahead,
@@ -117,7 +117,7 @@ public final class LedgerAudit {
         this.catchUpHorizon = catchUpHorizon;
         this.dueFires = dueFires;
         this.reads = new AuditReads(memory, misfires, ahead, dueFires, audits, loop);
-        this.makeUps = new AuditMakeUps(view, ledger, reservedItems, misfires);
+        this.makeUps = new AuditMakeUps(view, ledger.claims(), reservedItems, misfires);
     }
 
     /**
@@ -126,7 +126,7 @@ public final class LedgerAudit {
      * @param read the ledger's overview as read a moment ago on this loop (by the keeper), or null to read it now
      * @return done when the audit decided everything and started the work it found
      */
-    CompletableFuture<Void> run(FireLedger.@Nullable Overview read) {
+    CompletableFuture<Void> run(@Nullable LedgerOverview read) {
         if (!view.isStarted()) {
             audits.later(LATENESS);
             return CompletableFuture.completedFuture(null);
@@ -144,7 +144,9 @@ public final class LedgerAudit {
                                 return CompletableFuture.completedFuture(null);
                             }
                             Pass pass = new Pass();
-                            return (read != null ? CompletableFuture.completedFuture(read) : ledger.overviewAsync())
+                            return (read != null
+                                            ? CompletableFuture.completedFuture(read)
+                                            : ledger.reads().overviewAsync())
                                     .thenComposeAsync(pass::recordDue, loop)
                                     .whenComplete((done, failure) -> pass.releaseUnused());
                         },
@@ -193,7 +195,7 @@ public final class LedgerAudit {
         }
 
         /** Records the due fires nobody claimed, then reads the fires after the watermark that may hold work. */
-        CompletableFuture<Void> recordDue(FireLedger.Overview overview) {
+        CompletableFuture<Void> recordDue(LedgerOverview overview) {
             return reads.toRead(overview, now, horizon, due, assignment.epoch(), session, whole)
                     .thenCompose(this::read);
         }
@@ -203,7 +205,7 @@ public final class LedgerAudit {
                 lastAudit.audited(assignment.epoch(), owned, Map.of());
                 return CompletableFuture.completedFuture(null);
             }
-            return ledger.readAsync(fires).thenComposeAsync(this::releaseEarlierSessions, loop);
+            return ledger.reads().readAsync(fires).thenComposeAsync(this::releaseEarlierSessions, loop);
         }
 
         private CompletableFuture<Void> releaseEarlierSessions(List<FireView> read) {
@@ -235,7 +237,8 @@ public final class LedgerAudit {
                         lost.fireTime());
                 Slot slot = new Slot(lost.item(), lost.fireTime());
                 ClaimState released = RunStart.releasedAs(lost, localEnds.neverBegan(slot));
-                releases.add(ledger.takeOverAsync(lost, lost.with(released, now))
+                releases.add(ledger.claims()
+                        .takeOverAsync(lost, lost.with(released, now))
                         .thenAccept(written -> localEnds.begun(slot)));
             }
             boolean foreignOpenClaim = claims.stream()
@@ -244,7 +247,7 @@ public final class LedgerAudit {
                             && (claim.sessionId() != session || TakeOverRule.isGivenUp(claim)));
             return CompletableFuture.allOf(releases.toArray(CompletableFuture[]::new))
                     .thenCompose(released -> foreignOpenClaim
-                            ? ledger.liveInstancesAsync()
+                            ? ledger.sessions().liveInstancesAsync()
                             : CompletableFuture.completedFuture(Map.<String, Long>of()))
                     .thenComposeAsync(live -> decide(foreignOpenClaim, live), loop);
         }
@@ -286,7 +289,7 @@ public final class LedgerAudit {
                                 .add(new AuditWork.Step(null, orphan, List.of(), originOf(orphan.fireTime())));
                     } else {
                         // Without failover, a dead owner's run that started is not repeated: recorded as failed.
-                        writes.add(ledger.takeOverAsync(orphan, orphan.with(ClaimState.FAILED, now)));
+                        writes.add(ledger.claims().takeOverAsync(orphan, orphan.with(ClaimState.FAILED, now)));
                     }
                 }
             }

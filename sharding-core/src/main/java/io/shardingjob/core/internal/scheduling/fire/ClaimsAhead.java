@@ -5,11 +5,11 @@ import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.execution.ClaimState;
 import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.internal.ledger.Claim;
+import io.shardingjob.core.internal.ledger.ClaimWrites;
 import io.shardingjob.core.internal.ledger.ClaimsAheadRule;
 import io.shardingjob.core.internal.ledger.ClaimsAheadRule.AheadFate;
 import io.shardingjob.core.internal.ledger.DueFires;
 import io.shardingjob.core.internal.ledger.DueRule;
-import io.shardingjob.core.internal.ledger.FireLedger;
 import io.shardingjob.core.internal.ledger.FireNodes;
 import io.shardingjob.core.internal.ledger.GroupCommit;
 import io.shardingjob.core.internal.ledger.StartBatch;
@@ -60,7 +60,7 @@ public final class ClaimsAhead implements GroupCommit.Ahead {
 
     private final JobView view;
 
-    private final FireLedger ledger;
+    private final ClaimWrites claims;
 
     private final Reservations reservedItems;
 
@@ -74,9 +74,9 @@ public final class ClaimsAhead implements GroupCommit.Ahead {
 
     private final DueFires dueFires;
 
-    public ClaimsAhead(JobView view, FireLedger ledger, RunMemory memory, FireSchedule schedule, DueFires dueFires) {
+    public ClaimsAhead(JobView view, ClaimWrites claims, RunMemory memory, FireSchedule schedule, DueFires dueFires) {
         this.view = view;
-        this.ledger = ledger;
+        this.claims = claims;
         this.reservedItems = memory.reservations();
         this.lastAudit = memory.lastAudit();
         this.openClaims = memory.claims();
@@ -155,7 +155,7 @@ public final class ClaimsAhead implements GroupCommit.Ahead {
     }
 
     @Override
-    public void claimed(Instant fireTime, List<Claim> requested, FireLedger.@Nullable Claimed claimed) {
+    public void claimed(Instant fireTime, List<Claim> requested, ClaimWrites.@Nullable Claimed claimed) {
         if (claimed != null) {
             // When the fire came meanwhile, its trigger found these in the ledger as this session's, or left them to
             // the audit: either way they are not kept here.
@@ -293,7 +293,9 @@ public final class ClaimsAhead implements GroupCommit.Ahead {
         }
         ClaimState state = fate == AheadFate.SKIP ? ClaimState.SKIPPED : ClaimState.HANDED_ON;
         Instant now = view.now();
-        ledger.commitAsync(claims.stream().map(claim -> claim.with(state, now)).toList(), Instant.EPOCH, List.of())
+        this.claims
+                .commitAsync(
+                        claims.stream().map(claim -> claim.with(state, now)).toList(), Instant.EPOCH, List.of())
                 .whenComplete((committed, failure) -> {
                     if (failure != null) {
                         log.warn(

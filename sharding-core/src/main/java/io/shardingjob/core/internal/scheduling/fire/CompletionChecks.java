@@ -1,8 +1,9 @@
 package io.shardingjob.core.internal.scheduling.fire;
 
 import io.shardingjob.core.internal.ledger.Claim;
-import io.shardingjob.core.internal.ledger.FireLedger;
+import io.shardingjob.core.internal.ledger.ItemWiseRecords;
 import io.shardingjob.core.internal.ledger.LedgerCompletions;
+import io.shardingjob.core.internal.ledger.LedgerReads;
 import io.shardingjob.core.internal.registry.Answers;
 import io.shardingjob.core.internal.registry.Follower;
 import io.shardingjob.core.internal.scheduling.job.SerialExecutor;
@@ -31,7 +32,9 @@ public final class CompletionChecks {
     /** Completes nothing unless a listener was given or a job follows this one: completing a fire costs reads. */
     private final @Nullable LedgerCompletions completions;
 
-    private final FireLedger ledger;
+    private final LedgerReads reads;
+
+    private final ItemWiseRecords itemWiseRecords;
 
     private final SerialExecutor serial;
 
@@ -48,12 +51,14 @@ public final class CompletionChecks {
 
     public CompletionChecks(
             @Nullable LedgerCompletions completions,
-            FireLedger ledger,
+            LedgerReads reads,
+            ItemWiseRecords itemWiseRecords,
             SerialExecutor serial,
             LongSupplier sessionId,
             String jobName) {
         this.completions = completions;
-        this.ledger = ledger;
+        this.reads = reads;
+        this.itemWiseRecords = itemWiseRecords;
         this.serial = serial;
         this.sessionId = sessionId;
         this.jobName = jobName;
@@ -75,7 +80,7 @@ public final class CompletionChecks {
         if (listening != null && lastOfItsFireHere && listening.isActive() && waiting.add(fireTime)) {
             serial.submit(() -> {
                 waiting.remove(fireTime);
-                return ledger.readAsync(List.of(fireTime))
+                return reads.readAsync(List.of(fireTime))
                         .thenCompose(views ->
                                 listening.completeIfSettled(views.get(0), sessionId.getAsLong(), null, serial.pool()))
                         .exceptionally(failure -> {
@@ -110,7 +115,8 @@ public final class CompletionChecks {
                 return CompletableFuture.completedFuture(null);
             }
             CompletableFuture<?>[] writes = followers.stream()
-                    .map(follower -> ledger.recordItemWiseAsync(stored.fireTime(), ended, follower)
+                    .map(follower -> itemWiseRecords
+                            .recordEndsAsync(stored.fireTime(), ended, follower)
                             .exceptionally(failure -> {
                                 // The completer of the fire records every item not recorded yet.
                                 log.debug(

@@ -3,9 +3,11 @@ package io.shardingjob.core.internal.scheduling.fire;
 import io.shardingjob.core.execution.ClaimState;
 import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.internal.ledger.Claim;
+import io.shardingjob.core.internal.ledger.ClaimWrites;
 import io.shardingjob.core.internal.ledger.ClaimsAheadRule.AheadFate;
-import io.shardingjob.core.internal.ledger.FireLedger;
 import io.shardingjob.core.internal.ledger.FireOrigin;
+import io.shardingjob.core.internal.ledger.LedgerReads;
+import io.shardingjob.core.internal.ledger.ManualFireRecords;
 import io.shardingjob.core.internal.ledger.StartBatch;
 import io.shardingjob.core.internal.scheduling.job.AuditDemand;
 import io.shardingjob.core.internal.scheduling.job.JobView;
@@ -48,7 +50,13 @@ public final class FirePlanner {
 
     private final AssignmentWait assignmentWait;
 
-    private final FireLedger ledger;
+    /**
+     * What a fire's plan uses of the ledger: the claims it creates, the claim of an earlier run it may wait on, and an
+     * operator's fire's origin.
+     */
+    public record Ledger(ClaimWrites claims, LedgerReads reads, ManualFireRecords manualFires) {}
+
+    private final Ledger ledger;
 
     private final Reservations reservedItems;
 
@@ -73,7 +81,7 @@ public final class FirePlanner {
             JobView view,
             AuditDemand audits,
             AssignmentWait assignmentWait,
-            FireLedger ledger,
+            Ledger ledger,
             RunMemory memory,
             ClaimsAhead ahead,
             MisfireReports misfires,
@@ -221,9 +229,10 @@ public final class FirePlanner {
         ClaimsAhead.Verdicts verdicts = ahead.verdicts(assignment);
         for (Claim claim : madeAhead.values()) {
             int item = claim.item();
-            Reservations.Reservation reservation = lastAudit.mayStart(item, assignment.epoch(), ledger::stillRuns)
-                    ? reservedItems.reserve(item)
-                    : null;
+            Reservations.Reservation reservation =
+                    lastAudit.mayStart(item, assignment.epoch(), ledger.reads()::stillRuns)
+                            ? reservedItems.reserve(item)
+                            : null;
             AheadFate fate = verdicts.atFire(claim, reservation != null);
             if (fate == AheadFate.RUN) {
                 reservations.put(item, reservation);
@@ -261,7 +270,7 @@ public final class FirePlanner {
                 skipped.put(item, "disabled");
                 continue;
             }
-            if (!lastAudit.mayStart(item, assignment.epoch(), ledger::stillRuns)) {
+            if (!lastAudit.mayStart(item, assignment.epoch(), ledger.reads()::stillRuns)) {
                 // Its audit makes this fire up once the other instance's run of the item has ended.
                 skipped.put(item, "running on another instance for an earlier fire; made up when it ends");
                 if (lastAudit.elsewhereItems().contains(item)) {
@@ -315,9 +324,9 @@ public final class FirePlanner {
         if (wanted.isEmpty()) {
             return List.of();
         }
-        FireLedger.Claimed claimed;
+        ClaimWrites.Claimed claimed;
         try {
-            claimed = ledger.claim(fireTime, wanted);
+            claimed = ledger.claims().claim(fireTime, wanted);
         } catch (Exception ex) {
             log.warn(
                     "Job {}: could not claim items {} of the fire at {}; the audit makes them up: {}",

@@ -2,7 +2,7 @@ package io.shardingjob.core.internal.scheduling.fire;
 
 import io.shardingjob.core.execution.ClaimState;
 import io.shardingjob.core.internal.ledger.Claim;
-import io.shardingjob.core.internal.ledger.FireLedger;
+import io.shardingjob.core.internal.ledger.ClaimWrites;
 import io.shardingjob.core.internal.ledger.LedgerRules.Slot;
 import io.shardingjob.core.internal.scheduling.job.JobView;
 import io.shardingjob.core.internal.scheduling.job.LocalEnds;
@@ -25,15 +25,15 @@ public final class ItemEnds {
 
     private final JobView view;
 
-    private final FireLedger ledger;
+    private final ClaimWrites claims;
 
     private final LocalEnds localEnds;
 
     private final CompletionChecks completionChecks;
 
-    public ItemEnds(JobView view, FireLedger ledger, LocalEnds localEnds, CompletionChecks completionChecks) {
+    public ItemEnds(JobView view, ClaimWrites claims, LocalEnds localEnds, CompletionChecks completionChecks) {
         this.view = view;
-        this.ledger = ledger;
+        this.claims = claims;
         this.localEnds = localEnds;
         this.completionChecks = completionChecks;
     }
@@ -89,13 +89,13 @@ public final class ItemEnds {
         }
         // Directly, not through the group commit: the audit that asks for this runs on the coordination loop, which
         // may be where the group commit drains.
-        return ledger.commitAsync(owed, Instant.EPOCH, List.of()).handle((committed, failure) -> {
+        return claims.commitAsync(owed, Instant.EPOCH, List.of()).handle((committed, failure) -> {
             if (failure != null) {
                 owed.forEach(localEnds::unwritten);
                 log.debug("Job {}: {} ends still owed: {}", view.jobName(), owed.size(), failure.toString());
                 return false;
             }
-            FireLedger.Written written = committed.written();
+            ClaimWrites.Written written = committed.written();
             written.lost()
                     .forEach(lost -> log.warn(
                             "Job {}: item {} of the fire at {} was taken over before its end could be recorded",

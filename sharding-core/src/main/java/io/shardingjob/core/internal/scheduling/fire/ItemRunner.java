@@ -7,12 +7,14 @@ import io.shardingjob.core.execution.ItemExecutor;
 import io.shardingjob.core.execution.ItemResult;
 import io.shardingjob.core.execution.ShardingContext;
 import io.shardingjob.core.internal.ledger.Claim;
+import io.shardingjob.core.internal.ledger.ClaimWrites;
 import io.shardingjob.core.internal.ledger.DueFires;
-import io.shardingjob.core.internal.ledger.FireLedger;
 import io.shardingjob.core.internal.ledger.FireOrigin;
 import io.shardingjob.core.internal.ledger.GroupCommit;
+import io.shardingjob.core.internal.ledger.LedgerReads;
 import io.shardingjob.core.internal.ledger.RunStart;
 import io.shardingjob.core.internal.ledger.StartBatch;
+import io.shardingjob.core.internal.requests.SessionProof;
 import io.shardingjob.core.internal.scheduling.job.AuditDemand;
 import io.shardingjob.core.internal.scheduling.job.JobView;
 import io.shardingjob.core.internal.scheduling.job.LastAudit;
@@ -45,7 +47,13 @@ public final class ItemRunner {
 
     private final AuditDemand audits;
 
-    private final FireLedger ledger;
+    /**
+     * What a run uses of the ledger: the claims it writes, the claim of an earlier run it may wait on, and the proof
+     * of the session a start written ahead relies on.
+     */
+    public record Ledger(ClaimWrites claims, LedgerReads reads, SessionProof proof) {}
+
+    private final Ledger ledger;
 
     private final GroupCommit groupCommit;
 
@@ -80,7 +88,7 @@ public final class ItemRunner {
     public ItemRunner(
             JobView view,
             AuditDemand audits,
-            FireLedger ledger,
+            Ledger ledger,
             ScheduledExecutorService commitExecutor,
             RunMemory memory,
             ClaimsAhead ahead,
@@ -91,7 +99,7 @@ public final class ItemRunner {
         this.view = view;
         this.audits = audits;
         this.ledger = ledger;
-        this.groupCommit = new GroupCommit(ledger, commitExecutor, ahead);
+        this.groupCommit = new GroupCommit(ledger.claims(), commitExecutor, ahead);
         this.reservedItems = memory.reservations();
         this.lastAudit = memory.lastAudit();
         this.openClaims = memory.claims();
@@ -101,7 +109,7 @@ public final class ItemRunner {
         this.listener = listener;
         this.dueFires = dueFires;
         this.sessionTimeout = sessionTimeout;
-        this.starting = new RunStarts(view, ledger, groupCommit, lastAudit, dueFires, pace);
+        this.starting = new RunStarts(view, ledger.reads(), groupCommit, lastAudit, dueFires, pace);
     }
 
     /**
@@ -193,7 +201,7 @@ public final class ItemRunner {
                                 writtenAhead,
                                 reservation.isAbandoned(),
                                 here,
-                                ledger.sinceSessionProven(),
+                                ledger.proof().since(),
                                 sessionTimeout.get())
                         : RunStart.decide(claim, reservation.isAbandoned(), here);
                 if (verdict == RunStart.Verdict.BEGIN) {

@@ -4,8 +4,8 @@ import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.internal.ledger.AssignmentGuard;
 import io.shardingjob.core.internal.ledger.Claim;
 import io.shardingjob.core.internal.ledger.DueFires;
-import io.shardingjob.core.internal.ledger.FireLedger;
 import io.shardingjob.core.internal.ledger.GroupCommit;
+import io.shardingjob.core.internal.ledger.LedgerReads;
 import io.shardingjob.core.internal.ledger.RunStart;
 import io.shardingjob.core.internal.ledger.StartBatch;
 import io.shardingjob.core.internal.registry.Answers;
@@ -34,7 +34,7 @@ final class RunStarts {
 
     private final JobView view;
 
-    private final FireLedger ledger;
+    private final LedgerReads reads;
 
     private final GroupCommit groupCommit;
 
@@ -51,13 +51,13 @@ final class RunStarts {
 
     RunStarts(
             JobView view,
-            FireLedger ledger,
+            LedgerReads reads,
             GroupCommit groupCommit,
             LastAudit lastAudit,
             DueFires dueFires,
             ItemPace pace) {
         this.view = view;
-        this.ledger = ledger;
+        this.reads = reads;
         this.groupCommit = groupCommit;
         this.lastAudit = lastAudit;
         this.dueFires = dueFires;
@@ -89,7 +89,7 @@ final class RunStarts {
         Set<Integer> mine = ownedUnder(assignment, me);
         Set<Integer> contested = new HashSet<>();
         for (int item : items) {
-            if (mine.contains(item) && !lastAudit.mayStart(item, assignment.epoch(), ledger::stillRuns)) {
+            if (mine.contains(item) && !lastAudit.mayStart(item, assignment.epoch(), reads::stillRuns)) {
                 contested.add(item);
             }
         }

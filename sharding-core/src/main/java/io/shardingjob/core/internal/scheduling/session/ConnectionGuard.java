@@ -1,8 +1,8 @@
 package io.shardingjob.core.internal.scheduling.session;
 
-import io.shardingjob.core.internal.ledger.FireLedger;
 import io.shardingjob.core.internal.registry.Answers;
 import io.shardingjob.core.internal.registry.JobNodes;
+import io.shardingjob.core.internal.requests.SessionProof;
 import io.shardingjob.core.internal.scheduling.audit.AuditRequests;
 import io.shardingjob.core.internal.scheduling.fire.AssignmentWait;
 import io.shardingjob.core.internal.scheduling.job.JobView;
@@ -61,7 +61,7 @@ public final class ConnectionGuard {
 
     private final Reservations reservedItems;
 
-    private final FireLedger ledger;
+    private final SessionProof proof;
 
     private final ScheduledExecutorService scheduler;
 
@@ -97,7 +97,7 @@ public final class ConnectionGuard {
             CuratorFramework client,
             JobNodes nodes,
             Reservations reservedItems,
-            FireLedger ledger,
+            SessionProof proof,
             ScheduledExecutorService scheduler,
             SerialExecutor serial,
             boolean interruptOnConnectionLoss) {
@@ -108,7 +108,7 @@ public final class ConnectionGuard {
         this.client = client;
         this.nodes = nodes;
         this.reservedItems = reservedItems;
-        this.ledger = ledger;
+        this.proof = proof;
         this.scheduler = scheduler;
         this.serial = serial;
         this.interruptOnConnectionLoss = interruptOnConnectionLoss;
@@ -146,7 +146,7 @@ public final class ConnectionGuard {
             return;
         }
         long timeout = negotiatedSessionTimeoutMillis();
-        Duration since = ledger.sinceSessionProven();
+        Duration since = proof.since();
         if (since != null && since.toMillis() <= timeout / 9) {
             proofAskedNanos = 0;
             interruptedUnproven = false;
@@ -156,7 +156,7 @@ public final class ConnectionGuard {
         if (proofAskedNanos == 0) {
             proofAskedNanos = now;
         }
-        ledger.proveSessionAsync().exceptionally(failure -> null);
+        proof.proveAsync().exceptionally(failure -> null);
         // Only an answer that does not come counts against the session: an instance idle for a while has an old proof,
         // and its first proof is on its way.
         boolean unanswered = TimeUnit.NANOSECONDS.toMillis(now - proofAskedNanos) > timeout / 9;

@@ -1,8 +1,9 @@
 package io.shardingjob.core.internal.scheduling.session;
 
 import io.shardingjob.core.internal.election.LeaderElection;
-import io.shardingjob.core.internal.ledger.FireLedger;
 import io.shardingjob.core.internal.ledger.LedgerKeeper;
+import io.shardingjob.core.internal.ledger.LedgerOverview;
+import io.shardingjob.core.internal.ledger.LedgerReads;
 import io.shardingjob.core.internal.registry.Answers;
 import io.shardingjob.core.internal.scheduling.job.JobView;
 import io.shardingjob.core.internal.scheduling.job.SerialExecutor;
@@ -30,7 +31,7 @@ public final class Reconciler {
 
     private final LedgerKeeper keeper;
 
-    private final FireLedger ledger;
+    private final LedgerReads reads;
 
     private final SerialExecutor serial;
 
@@ -42,13 +43,13 @@ public final class Reconciler {
             LeaderElection election,
             ShardingService sharding,
             LedgerKeeper keeper,
-            FireLedger ledger,
+            LedgerReads reads,
             SerialExecutor serial) {
         this.view = view;
         this.election = election;
         this.sharding = sharding;
         this.keeper = keeper;
-        this.ledger = ledger;
+        this.reads = reads;
         this.serial = serial;
     }
 
@@ -75,7 +76,7 @@ public final class Reconciler {
      *
      * @return the ledger as the keeper left it, when this instance leads and kept it; never failed
      */
-    public CompletableFuture<Optional<FireLedger.Overview>> reconcile() {
+    public CompletableFuture<Optional<LedgerOverview>> reconcile() {
         return reconcile(true);
     }
 
@@ -86,11 +87,11 @@ public final class Reconciler {
      * @param periodic whether this is a periodic pass (look for the flag in ZooKeeper even when the cache shows none,
      *     and keep the ledger) rather than a reaction to a registry event
      */
-    private CompletableFuture<Optional<FireLedger.Overview>> reconcile(boolean periodic) {
+    private CompletableFuture<Optional<LedgerOverview>> reconcile(boolean periodic) {
         if (!view.isAvailable() || !election.isLeader()) {
             return CompletableFuture.completedFuture(Optional.empty());
         }
-        CompletableFuture<Optional<FireLedger.Overview>> kept;
+        CompletableFuture<Optional<LedgerOverview>> kept;
         try {
             boolean flagUp = sharding.isReshardPending();
             Optional<String> inconsistency = flagUp ? Optional.empty() : sharding.inconsistency();
@@ -103,7 +104,7 @@ public final class Reconciler {
                 resharded = raised.thenCompose(flag -> sharding.reshardIfNecessaryAsync());
             } else if (periodic) {
                 // The cache shows no flag: a look in ZooKeeper, in the client's merged reads, says whether one is up.
-                resharded = ledger.reshardFlaggedAsync()
+                resharded = reads.reshardFlaggedAsync()
                         .thenCompose(up -> up
                                 ? sharding.reshardIfNecessaryAsync()
                                 : CompletableFuture.completedFuture(Optional.empty()));

@@ -3,7 +3,7 @@ package io.shardingjob.core.internal.scheduling.fire;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.shardingjob.core.internal.ledger.AnnouncedFires;
-import io.shardingjob.core.internal.ledger.FireLedger;
+import io.shardingjob.core.internal.ledger.LedgerParts;
 import io.shardingjob.core.internal.registry.JobNodes;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -23,7 +23,7 @@ class ManualFiresTest {
 
     /** Never started: announcements are handed on without a request. */
     private final ManualFires fires = new ManualFires(
-            new FireLedger(CuratorFrameworkFactory.newClient("127.0.0.1:1", new RetryOneTime(1)), new JobNodes("job"))
+            LedgerParts.of(CuratorFrameworkFactory.newClient("127.0.0.1:1", new RetryOneTime(1)), new JobNodes("job"))
                     .manualFires(),
             handedOn::add,
             Instant::now,

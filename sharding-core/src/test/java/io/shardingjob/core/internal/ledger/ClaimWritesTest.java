@@ -22,7 +22,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** The ledger's writes and reads against a real ZooKeeper server: ZooKeeper decides every race. */
-class FireLedgerTest extends ZooKeeperTestSupport {
+class ClaimWritesTest extends ZooKeeperTestSupport {
 
     private static final JobNodes NODES = new JobNodes("settlement");
 
@@ -36,7 +36,7 @@ class FireLedgerTest extends ZooKeeperTestSupport {
     @Test
     void claimsTooManyForOneRequestAreWrittenInSeveralAndFiresTooManyToDeleteInOneAreRetiredInSeveral()
             throws Exception {
-        FireLedger ledger = new FireLedger(newClient(), NODES);
+        LedgerParts ledger = LedgerParts.of(newClient(), NODES);
         long session = sessionOf(ledger);
         // About 230 bytes a claim: 3,000 of a fire are more than one request of the ledger takes.
         int items = 3_000;
@@ -48,27 +48,27 @@ class FireLedgerTest extends ZooKeeperTestSupport {
                             Claim.first(item, fireTime, "a", session, ExecutionSource.NORMAL, 1, items, fireTime))
                     .toList();
 
-            assertThat(ledger.claim(fireTime, claims).won()).hasSize(items);
+            assertThat(ledger.claims().claim(fireTime, claims).won()).hasSize(items);
             fires.put(fireTime, IntStream.range(0, items).boxed().toList());
         }
-        assertThat(ledger.read(fires.keySet()))
+        assertThat(ledger.reads().read(fires.keySet()))
                 .allSatisfy(view -> assertThat(view.claims()).hasSize(items));
 
-        assertThat(ledger.retireAsync(fires).join()).isEqualTo(3);
+        assertThat(ledger.keeper().retireAsync(fires).join()).isEqualTo(3);
         assertThat(newClient().getChildren().forPath(NODES.ledger())).isEmpty();
     }
 
     @Test
     void eachItemOfAFireIsWonByExactlyOneOfFourInstancesClaimingAllOfThemAtOnce() throws Exception {
         int items = 20;
-        List<FireLedger> ledgers = new ArrayList<>();
+        List<LedgerParts> ledgers = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
-            ledgers.add(new FireLedger(newClient(), NODES));
+            ledgers.add(LedgerParts.of(newClient(), NODES));
         }
         CyclicBarrier together = new CyclicBarrier(ledgers.size());
-        List<CompletableFuture<FireLedger.Claimed>> attempts = new ArrayList<>();
+        List<CompletableFuture<ClaimWrites.Claimed>> attempts = new ArrayList<>();
         for (int i = 0; i < ledgers.size(); i++) {
-            FireLedger ledger = ledgers.get(i);
+            LedgerParts ledger = ledgers.get(i);
             String instance = "w" + i;
             attempts.add(CompletableFuture.supplyAsync(() -> {
                 try {
@@ -77,7 +77,7 @@ class FireLedgerTest extends ZooKeeperTestSupport {
                                     item, fire, instance, sessionOf(ledger), ExecutionSource.NORMAL, 1, items, fire))
                             .toList();
                     together.await();
-                    return ledger.claim(fire, claims);
+                    return ledger.claims().claim(fire, claims);
                 } catch (Exception ex) {
                     throw new IllegalStateException(ex);
                 }
@@ -86,17 +86,18 @@ class FireLedgerTest extends ZooKeeperTestSupport {
 
         Set<Integer> won = new HashSet<>();
         int wins = 0;
-        for (CompletableFuture<FireLedger.Claimed> attempt : attempts) {
-            FireLedger.Claimed claimed = attempt.join();
+        for (CompletableFuture<ClaimWrites.Claimed> attempt : attempts) {
+            ClaimWrites.Claimed claimed = attempt.join();
             wins += claimed.won().size();
             won.addAll(claimed.won().keySet());
             assertThat(claimed.won().size() + claimed.lost().size()).isEqualTo(items);
         }
         assertThat(wins).isEqualTo(items);
         assertThat(won).hasSize(items);
-        Map<Integer, Claim> stored = ledgers.get(0).read(List.of(fire)).get(0).claims();
+        Map<Integer, Claim> stored =
+                ledgers.get(0).reads().read(List.of(fire)).get(0).claims();
         assertThat(stored).hasSize(items);
-        for (CompletableFuture<FireLedger.Claimed> attempt : attempts) {
+        for (CompletableFuture<ClaimWrites.Claimed> attempt : attempts) {
             attempt.join()
                     .won()
                     .forEach((item, claim) ->
@@ -110,28 +111,34 @@ class FireLedgerTest extends ZooKeeperTestSupport {
 
     @Test
     void anOwnerWhoseClaimWasTakenOverCannotWriteItAndTheNewOwnerHoldsAGreaterFencingToken() throws Exception {
-        FireLedger zombie = new FireLedger(newClient(), NODES);
-        FireLedger survivor = new FireLedger(newClient(), NODES);
-        Claim original = zombie.claim(
+        LedgerParts zombie = LedgerParts.of(newClient(), NODES);
+        LedgerParts survivor = LedgerParts.of(newClient(), NODES);
+        Claim original = zombie.claims()
+                .claim(
                         fire,
-                        List.of(Claim.first(3, fire, "a", zombie.sessionId(), ExecutionSource.NORMAL, 1, 4, fire)))
+                        List.of(Claim.first(
+                                3, fire, "a", zombie.proof().sessionId(), ExecutionSource.NORMAL, 1, 4, fire)))
                 .won()
                 .get(3);
-        Claim orphan = survivor.read(List.of(fire)).get(0).claims().get(3);
+        Claim orphan = survivor.reads().read(List.of(fire)).get(0).claims().get(3);
 
-        Claim taken = survivor.takeOverAsync(
-                        orphan, orphan.takenOverBy("b", survivor.sessionId(), ExecutionSource.FAILOVER, Instant.now()))
+        Claim taken = survivor.claims()
+                .takeOverAsync(
+                        orphan,
+                        orphan.takenOverBy("b", survivor.proof().sessionId(), ExecutionSource.FAILOVER, Instant.now()))
                 .join()
                 .orElseThrow();
-        FireLedger.Written zombieWrite = zombie.update(List.of(original.with(ClaimState.DONE, Instant.now())));
-        FireLedger.Written survivorWrite = survivor.update(List.of(taken.with(ClaimState.DONE, Instant.now())));
+        ClaimWrites.Written zombieWrite =
+                zombie.claims().update(List.of(original.with(ClaimState.DONE, Instant.now())));
+        ClaimWrites.Written survivorWrite =
+                survivor.claims().update(List.of(taken.with(ClaimState.DONE, Instant.now())));
 
         assertThat(zombieWrite.lost()).hasSize(1);
         assertThat(zombieWrite.written()).isEmpty();
         assertThat(survivorWrite.written()).hasSize(1);
         assertThat(taken.fencingToken()).isGreaterThan(original.fencingToken());
         assertThat(taken.attempt()).isEqualTo(2);
-        Claim stored = survivor.read(List.of(fire)).get(0).claims().get(3);
+        Claim stored = survivor.reads().read(List.of(fire)).get(0).claims().get(3);
         assertThat(stored.instanceId()).isEqualTo("b");
         assertThat(stored.state()).isEqualTo(ClaimState.DONE);
         assertThat(stored.fencingToken()).isEqualTo(taken.fencingToken());
@@ -139,17 +146,23 @@ class FireLedgerTest extends ZooKeeperTestSupport {
 
     @Test
     void ofTwoInstancesTakingTheSameOrphanOverExactlyOneWins() throws Exception {
-        FireLedger dead = new FireLedger(newClient(), NODES);
-        dead.claim(fire, List.of(Claim.first(0, fire, "a", dead.sessionId(), ExecutionSource.NORMAL, 1, 1, fire)));
-        FireLedger b = new FireLedger(newClient(), NODES);
-        FireLedger c = new FireLedger(newClient(), NODES);
-        Claim seenByB = b.read(List.of(fire)).get(0).claims().get(0);
-        Claim seenByC = c.read(List.of(fire)).get(0).claims().get(0);
+        LedgerParts dead = LedgerParts.of(newClient(), NODES);
+        dead.claims()
+                .claim(
+                        fire,
+                        List.of(Claim.first(
+                                0, fire, "a", dead.proof().sessionId(), ExecutionSource.NORMAL, 1, 1, fire)));
+        LedgerParts b = LedgerParts.of(newClient(), NODES);
+        LedgerParts c = LedgerParts.of(newClient(), NODES);
+        Claim seenByB = b.reads().read(List.of(fire)).get(0).claims().get(0);
+        Claim seenByC = c.reads().read(List.of(fire)).get(0).claims().get(0);
 
-        boolean bWon = b.takeOverAsync(seenByB, seenByB.takenOverBy("b", b.sessionId(), ExecutionSource.FAILOVER, fire))
+        boolean bWon = b.claims()
+                .takeOverAsync(seenByB, seenByB.takenOverBy("b", b.proof().sessionId(), ExecutionSource.FAILOVER, fire))
                 .join()
                 .isPresent();
-        boolean cWon = c.takeOverAsync(seenByC, seenByC.takenOverBy("c", c.sessionId(), ExecutionSource.FAILOVER, fire))
+        boolean cWon = c.claims()
+                .takeOverAsync(seenByC, seenByC.takenOverBy("c", c.proof().sessionId(), ExecutionSource.FAILOVER, fire))
                 .join()
                 .isPresent();
 
@@ -158,54 +171,58 @@ class FireLedgerTest extends ZooKeeperTestSupport {
 
     @Test
     void aFireOfTwelveHundredItemsIsClaimedInSeveralMultiOperationsAndReadBackWhole() throws Exception {
-        FireLedger ledger = new FireLedger(newClient(), NODES);
+        LedgerParts ledger = LedgerParts.of(newClient(), NODES);
         int items = 1200;
         List<Claim> claims = IntStream.range(0, items)
                 .mapToObj(
                         item -> Claim.first(item, fire, "a", sessionOf(ledger), ExecutionSource.NORMAL, 1, items, fire))
                 .toList();
 
-        FireLedger.Claimed claimed = ledger.claim(fire, claims);
-        FireLedger.Written done = ledger.update(claimed.won().values().stream()
-                .map(claim -> claim.with(ClaimState.DONE, fire))
-                .toList());
+        ClaimWrites.Claimed claimed = ledger.claims().claim(fire, claims);
+        ClaimWrites.Written done = ledger.claims()
+                .update(claimed.won().values().stream()
+                        .map(claim -> claim.with(ClaimState.DONE, fire))
+                        .toList());
 
         assertThat(claimed.won()).hasSize(items);
         assertThat(done.written()).hasSize(items);
-        FireView view = ledger.read(List.of(fire)).get(0);
+        FireView view = ledger.reads().read(List.of(fire)).get(0);
         assertThat(view.claims()).hasSize(items);
         assertThat(view.isSettled()).isTrue();
     }
 
     @Test
     void retiresSettledFiresAndKeepsOnesWithAnOpenClaim() throws Exception {
-        FireLedger ledger = new FireLedger(newClient(), NODES);
-        long session = ledger.sessionId();
+        LedgerParts ledger = LedgerParts.of(newClient(), NODES);
+        long session = ledger.proof().sessionId();
         Instant settled = fire.minusSeconds(2);
         Instant open = fire.minusSeconds(1);
         Claimed first = claimTwo(ledger, settled, session);
-        ledger.update(first.won().values().stream()
-                .map(claim -> claim.with(ClaimState.DONE, fire))
-                .toList());
+        ledger.claims()
+                .update(first.won().values().stream()
+                        .map(claim -> claim.with(ClaimState.DONE, fire))
+                        .toList());
         claimTwo(ledger, open, session);
-        List<FireView> views = ledger.read(ledger.fires());
+        List<FireView> views = ledger.reads().read(ledger.reads().fires());
 
         List<Instant> retire = LedgerRules.toRetire(views, fire, fire.minusSeconds(60));
-        int retired = ledger.retireAsync(views.stream()
+        int retired = ledger.keeper()
+                .retireAsync(views.stream()
                         .filter(view -> retire.contains(view.fireTime()))
                         .collect(java.util.stream.Collectors.toMap(
                                 FireView::fireTime, view -> view.claims().keySet())))
                 .join();
 
         assertThat(retired).isEqualTo(1);
-        assertThat(ledger.fires()).containsExactly(open);
+        assertThat(ledger.reads().fires()).containsExactly(open);
         assertThat(LedgerRules.settledThrough(views, Instant.EPOCH)).isEqualTo(settled);
     }
 
     private record Claimed(Map<Integer, Claim> won) {}
 
-    private static Claimed claimTwo(FireLedger ledger, Instant fireTime, long session) throws Exception {
-        return new Claimed(ledger.claim(
+    private static Claimed claimTwo(LedgerParts ledger, Instant fireTime, long session) throws Exception {
+        return new Claimed(ledger.claims()
+                .claim(
                         fireTime,
                         List.of(
                                 Claim.first(0, fireTime, "a", session, ExecutionSource.NORMAL, 1, 2, fireTime),
@@ -213,9 +230,9 @@ class FireLedgerTest extends ZooKeeperTestSupport {
                 .won());
     }
 
-    private static long sessionOf(FireLedger ledger) {
+    private static long sessionOf(LedgerParts ledger) {
         try {
-            return ledger.sessionId();
+            return ledger.proof().sessionId();
         } catch (Exception ex) {
             throw new IllegalStateException(ex);
         }
@@ -225,12 +242,12 @@ class FireLedgerTest extends ZooKeeperTestSupport {
     void aStartDecidedUnderAnOutdatedAssignmentIsRefusedWhileTheEndsInTheSameRequestAreWritten() throws Exception {
         var client = newClient();
         client.create().creatingParentsIfNeeded().forPath(NODES.assignment(), "epoch=1".getBytes());
-        FireLedger ledger = new FireLedger(client, NODES);
+        LedgerParts ledger = LedgerParts.of(client, NODES);
         long session = sessionOf(ledger);
         List<Claim> reserved = IntStream.range(0, 3)
                 .mapToObj(item -> Claim.first(item, fire, "a", session, ExecutionSource.NORMAL, 1, 3, fire))
                 .toList();
-        Map<Integer, Claim> won = ledger.claim(fire, reserved).won();
+        Map<Integer, Claim> won = ledger.claims().claim(fire, reserved).won();
         // A reshard writes a new assignment: version 1, while the starts were decided under version 0.
         client.setData().forPath(NODES.assignment(), "epoch=2".getBytes());
         Claim ended = won.get(0).startedAt(fire).with(ClaimState.DONE, fire.plusSeconds(1));
@@ -240,21 +257,21 @@ class FireLedgerTest extends ZooKeeperTestSupport {
 
         List<Claim> writes = new ArrayList<>(starts);
         writes.add(0, ended);
-        FireLedger.Written outdated = ledger.commitAsync(
-                        writes, Instant.EPOCH, List.of(), FireNodes.AS_NEEDED, new AssignmentGuard(0, guarded))
+        ClaimWrites.Written outdated = ledger.claims()
+                .commitAsync(writes, Instant.EPOCH, List.of(), FireNodes.AS_NEEDED, new AssignmentGuard(0, guarded))
                 .join()
                 .written();
 
         assertThat(outdated.moved()).extracting(Claim::item).containsExactlyInAnyOrder(1, 2);
         assertThat(outdated.written()).extracting(Claim::item).containsExactly(0);
-        Map<Integer, Claim> stored = ledger.read(List.of(fire)).get(0).claims();
+        Map<Integer, Claim> stored = ledger.reads().read(List.of(fire)).get(0).claims();
         assertThat(stored.get(0).state()).isEqualTo(ClaimState.DONE);
         assertThat(stored.get(1).state()).isEqualTo(ClaimState.RESERVED);
         assertThat(stored.get(2).state()).isEqualTo(ClaimState.RESERVED);
 
         // Decided again under the assignment in force, they start.
-        FireLedger.Written current = ledger.commitAsync(
-                        starts, Instant.EPOCH, List.of(), FireNodes.AS_NEEDED, new AssignmentGuard(1, guarded))
+        ClaimWrites.Written current = ledger.claims()
+                .commitAsync(starts, Instant.EPOCH, List.of(), FireNodes.AS_NEEDED, new AssignmentGuard(1, guarded))
                 .join()
                 .written();
         assertThat(current.moved()).isEmpty();
@@ -264,29 +281,32 @@ class FireLedgerTest extends ZooKeeperTestSupport {
     @Test
     void aReRunWrittenAfterTheKeeperReadTheLedgerFailsItsWatermarkAndItsRetirementAndKeepsTheFireListed()
             throws Exception {
-        FireLedger ledger = new FireLedger(newClient(), NODES);
+        LedgerParts ledger = LedgerParts.of(newClient(), NODES);
         long session = sessionOf(ledger);
-        Claim failed = ledger.claim(
-                        fire, List.of(Claim.first(0, fire, "a", session, ExecutionSource.NORMAL, 1, 1, fire)))
+        Claim failed = ledger.claims()
+                .claim(fire, List.of(Claim.first(0, fire, "a", session, ExecutionSource.NORMAL, 1, 1, fire)))
                 .won()
                 .get(0);
-        ledger.update(List.of(failed.with(ClaimState.FAILED, fire)));
-        FireLedger.Overview keeperRead = ledger.overview();
+        ledger.claims().update(List.of(failed.with(ClaimState.FAILED, fire)));
+        LedgerOverview keeperRead = ledger.reads().overview();
 
         RerunRule.Verdict rerun = ledger.reruns().reopen(fire, () -> fire.plusSeconds(1));
 
         assertThat(rerun).isInstanceOf(RerunRule.Reopen.class);
         // The keeper's pass, decided on its read before the re-run: it passes the fire and deletes it.
-        assertThat(ledger.setWatermarkAsync(fire, Set.of(), keeperRead.version())
+        assertThat(ledger.keeper()
+                        .setWatermarkAsync(fire, Set.of(), keeperRead.version())
                         .join())
                 .isEqualTo(-1);
-        assertThat(ledger.retireAsync(Map.of(fire, List.of(0)), keeperRead.version())
+        assertThat(ledger.keeper()
+                        .retireAsync(Map.of(fire, List.of(0)), keeperRead.version())
                         .join())
                 .isZero();
-        FireLedger.Overview now = ledger.overview();
+        LedgerOverview now = ledger.reads().overview();
         assertThat(now.stillOpen()).containsExactly(fire);
         assertThat(now.toRead(fire.plusSeconds(1))).contains(fire);
-        assertThat(ledger.read(List.of(fire)).get(0).claims().get(0).state()).isEqualTo(ClaimState.HANDED_ON);
+        assertThat(ledger.reads().read(List.of(fire)).get(0).claims().get(0).state())
+                .isEqualTo(ClaimState.HANDED_ON);
         // A second re-run finds the item open: nothing more is reopened.
         assertThat(ledger.reruns().reopen(fire, () -> fire.plusSeconds(2)))
                 .isEqualTo(new RerunRule.Refused(RerunRule.Reason.RUNNING, List.of(0)));

@@ -9,15 +9,20 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
 
 /**
- * How {@link FireLedger} deletes old fires: each fire's claims and then its node, several fires per multi-operation up
+ * What the leader's keeper writes: the ledger node's watermark (every fire before it settled, but the ones it lists
+ * still open), and the retirement of old fires. Only the leader writes either; a stale watermark only makes audits
+ * look further back.
+ *
+ * <p>Retirement deletes old fires; each fire's claims and then its node, several fires per multi-operation up
  * to the request size the ledger's writes keep to. A fire that changed since it was listed fails its batch, whose other
- * fires are then deleted one by one; the changed one is left for the leader's next pass. Kept apart so that the
- * ledger's class shows the writes that decide who runs what, not the batching of deletions.
+ * fires are then deleted one by one; the changed one is left for the leader's next pass.
  */
-final class LedgerRetirement {
+public final class KeeperWrites {
 
     /** What a delete operation adds to a request besides its path: its type, version and framing. */
     private static final int DELETE_OVERHEAD_BYTES = 16;
@@ -28,7 +33,7 @@ final class LedgerRetirement {
 
     private final KnownFires knownFires;
 
-    LedgerRetirement(ClientRequests requests, JobNodes nodes, KnownFires knownFires) {
+    KeeperWrites(ClientRequests requests, JobNodes nodes, KnownFires knownFires) {
         this.requests = requests;
         this.nodes = nodes;
         this.knownFires = knownFires;
@@ -42,7 +47,17 @@ final class LedgerRetirement {
      * @param fires each fire with the items it holds a claim for
      * @return how many fires were deleted
      */
-    CompletableFuture<Integer> retireAsync(Map<Instant, ? extends Collection<Integer>> fires, int ledgerVersion) {
+    public CompletableFuture<Integer> retireAsync(Map<Instant, ? extends Collection<Integer>> fires) {
+        return retireAsync(fires, -1);
+    }
+
+    /**
+     * {@link #retireAsync(Map)}, each request checking that the ledger node is still at {@code ledgerVersion}: an
+     * operator's re-run written since (it reopens claims of a fire the keeper took for settled) makes it fail, and the
+     * fire is left alone.
+     */
+    public CompletableFuture<Integer> retireAsync(
+            Map<Instant, ? extends Collection<Integer>> fires, int ledgerVersion) {
         List<FireDeletes> all = fires.entrySet().stream()
                 .map(fire -> deletes(fire.getKey(), fire.getValue()))
                 .toList();
@@ -102,5 +117,37 @@ final class LedgerRetirement {
             }
             return oneByOne;
         }));
+    }
+
+    /**
+     * Stores the watermark, with the fires at or before it whose claims are still open; only the leader writes it, and a
+     * stale one only makes audits look further back. Completes on ZooKeeper's event thread.
+     */
+    public CompletableFuture<Void> setWatermarkAsync(Instant settledThrough, Collection<Instant> stillOpen) {
+        return setWatermarkAsync(settledThrough, stillOpen, -1).thenAccept(version -> {});
+    }
+
+    /**
+     * {@link #setWatermarkAsync(Instant, Collection)} at the ledger node's version read ({@link LedgerOverview#version()}):
+     * an operator's re-run writes the node too (it lists its fire as still open), and a watermark computed before it
+     * must not drop that fire.
+     *
+     * @param version the version read, or -1 for any
+     * @return the node's version after the write, or -1 when the node changed since it was read
+     */
+    public CompletableFuture<Integer> setWatermarkAsync(
+            Instant settledThrough, Collection<Instant> stillOpen, int version) {
+        String path = requests.full(nodes.ledger());
+        byte[] data = new Watermark(settledThrough, stillOpen).encode();
+        return requests.multiAsync("SetData", List.of(Op.setData(path, data, version)))
+                .thenApply(answer -> {
+                    if (answer.ok() && answer.results().get(0) instanceof OpResult.SetDataResult written) {
+                        return written.getStat().getVersion();
+                    }
+                    if (answer.code() == KeeperException.Code.BADVERSION) {
+                        return -1;
+                    }
+                    throw ClientRequests.refused(answer.code(), path);
+                });
     }
 }
