@@ -19,8 +19,9 @@ import org.apache.zookeeper.data.Stat;
  * claims of one fire (with the fire's node when this instance does not know it exists). A multi is all or nothing, so
  * an operation the server refuses is settled on its own (a stale version is a lost claim, an existing claim is another
  * claimer's) and the rest is sent again without it. Claiming a fire, recording ends, and recording ends together with
- * the claims of the next fire are all this one request. It never waits: each answer is handled as it arrives, on
- * ZooKeeper's event thread, so a caller that must not block (the group commit) does not.
+ * the claims of the next fire are all this one request. A request with a start in it, written or created, checks the
+ * assignment's version ({@link AssignmentGuard}). It never waits: each answer is handled as it arrives, on ZooKeeper's
+ * event thread, so a caller that must not block (the group commit) does not.
  */
 final class ClaimMulti {
 
@@ -51,6 +52,7 @@ final class ClaimMulti {
      * @param fireTime the fire of the new claims; ignored when there are none
      * @param creates new claims ({@link Claim#first}) of that fire
      * @param fireNodes whether the fire's node is taken to exist, and a later fire's node to create ahead
+     * @param guard the assignment the starts among them, written or created, were decided under
      * @return the outcome given, filled in; completes exceptionally when the server did not answer (whether the writes
      *     happened is then unknown)
      */
@@ -61,7 +63,12 @@ final class ClaimMulti {
             FireNodes fireNodes,
             AssignmentGuard guard,
             Outcome outcome) {
-        return round(new ArrayList<>(writes), fireTime, new ArrayList<>(creates), fireNodes, guard, outcome, 0);
+        List<Claim> news = new ArrayList<>(creates);
+        if (guard.version() < 0) {
+            // No version to check: a claim created started could begin under an assignment that moved its item.
+            news.replaceAll(AssignmentGuard::unstarted);
+        }
+        return round(new ArrayList<>(writes), fireTime, news, fireNodes, guard, outcome, 0);
     }
 
     private CompletableFuture<Outcome> round(
@@ -79,7 +86,8 @@ final class ClaimMulti {
         }
         boolean withFire = !news.isEmpty() && !fireNodes.assumeExists() && !knownFires.contains(fireTime);
         // The guard goes last among the owner writes, so that the indexes of the writes stay those of the list.
-        boolean guarded = sets.stream().anyMatch(guard::covers);
+        boolean guarded =
+                sets.stream().anyMatch(guard::covers) || news.stream().anyMatch(AssignmentGuard::coversCreate);
         List<Op> ops = new ArrayList<>(sets.size() + news.size() + 3);
         sets.forEach(claim -> ops.add(Op.setData(path(claim), claim.encode(), claim.version())));
         if (guarded) {
@@ -127,14 +135,7 @@ final class ClaimMulti {
                         .thenCompose(settled -> round(sets, fireTime, news, fireNodes, guard, outcome, claimRounds));
             }
             if (guarded && index == sets.size()) {
-                // A newer assignment was written since the one these starts were decided under: none of them starts.
-                sets.removeIf(claim -> {
-                    if (guard.covers(claim)) {
-                        outcome.moved.add(claim);
-                        return true;
-                    }
-                    return false;
-                });
+                refusedGuard(sets, news, guard, outcome);
                 return round(sets, fireTime, news, fireNodes, guard, outcome, claimRounds);
             }
             if (claimRounds >= MAX_CLAIM_ROUNDS) {
@@ -169,6 +170,21 @@ final class ClaimMulti {
                 outcome.lost.add(refused);
             }
         });
+    }
+
+    /**
+     * Settles the check refused: a newer assignment was written since the one the starts were decided under. None of
+     * the starts is written, and the claims go reserved, their runs deciding again under the assignment in force.
+     */
+    private static void refusedGuard(List<Claim> sets, List<Claim> news, AssignmentGuard guard, Outcome outcome) {
+        sets.removeIf(claim -> {
+            if (guard.covers(claim)) {
+                outcome.moved.add(claim);
+                return true;
+            }
+            return false;
+        });
+        news.replaceAll(AssignmentGuard::unstarted);
     }
 
     private CompletableFuture<Void> refusedClaim(

@@ -68,6 +68,18 @@ public final class ClaimWrites {
         return ClientRequests.await(claimAsync(fireTime, claims));
     }
 
+    /**
+     * {@link #claim(Instant, List)}, with those created with their starts made so only under the assignment they were
+     * decided under ({@link AssignmentGuard}): once a newer one was written, they are created reserved.
+     *
+     * @param assignmentVersion the version of the assignment node the claims were decided under; -1 when unknown
+     */
+    public Claimed claim(Instant fireTime, List<Claim> claims, int assignmentVersion) throws Exception {
+        return ClientRequests.await(commitAsync(
+                        List.of(), fireTime, claims, FireNodes.AS_NEEDED, AssignmentGuard.ofCreates(assignmentVersion))
+                .thenApply(Committed::claimed));
+    }
+
     /** {@link #claim}, without waiting: completes on ZooKeeper's event thread. */
     public CompletableFuture<Claimed> claimAsync(Instant fireTime, List<Claim> claims) {
         return commitAsync(List.of(), fireTime, claims).thenApply(Committed::claimed);
@@ -121,7 +133,9 @@ public final class ClaimWrites {
 
     /**
      * {@link #commitAsync(List, Instant, List, FireNodes)}, with the writes {@code guard} covers made only under the
-     * assignment they were decided under; those refused for it come back as {@link Written#moved()}.
+     * assignment they were decided under; those refused for it come back as {@link Written#moved()}. The claims created
+     * with their starts are checked against it too (without a guard, they are created reserved: see {@link
+     * AssignmentGuard}).
      */
     public CompletableFuture<Committed> commitAsync(
             List<Claim> writes, Instant fireTime, List<Claim> creates, FireNodes fireNodes, AssignmentGuard guard) {

@@ -130,6 +130,16 @@ public record FireOrigin(
         return manual || (followsUpstream() && !unattended);
     }
 
+    /**
+     * Whether the catch-up horizon gives the fire up once older than it: a fire of the schedule, or an operator's,
+     * whose time is when it came due. Not a fire its upstreams recorded: it carries their fire time, older than when it
+     * came due by as long as they ran, so its items are made up whatever its age (under the misfire policy when
+     * unattended), and it is not retired before every one of them has settled.
+     */
+    public boolean agesOut() {
+        return !followsUpstream();
+    }
+
     /** Whether upstream jobs recorded this fire (or are awaited for it): its runs are {@code UPSTREAM} runs. */
     public boolean followsUpstream() {
         return !after.isEmpty() || !awaiting.isEmpty();

@@ -83,10 +83,14 @@ public final class GroupCommit {
          */
         Next claimsAfter(List<Claim> lastEnds, List<Claim> ends);
 
-        /** Claims of the next fire, and how the request treats the fire nodes. */
-        record Next(List<Claim> claims, FireNodes fireNodes) {
+        /**
+         * Claims of the next fire, and how the request treats the fire nodes.
+         *
+         * @param assignmentVersion the version of the assignment node the claims were decided under; -1 when unknown
+         */
+        record Next(List<Claim> claims, FireNodes fireNodes, int assignmentVersion) {
 
-            public static final Next NONE = new Next(List.of(), FireNodes.AS_NEEDED);
+            public static final Next NONE = new Next(List.of(), FireNodes.AS_NEEDED, -1);
         }
 
         /**
@@ -228,28 +232,19 @@ public final class GroupCommit {
 
     /** Sends one commit; what it came to is handed to the waiting writers on the drainer, never on ZooKeeper's thread. */
     private CompletableFuture<Void> write(List<Pending> queued) {
-        // Starts decided under an assignment older than the newest one among them cannot be made: refused at once.
-        int newest = queued.stream().mapToInt(Pending::guard).max().orElse(UNGUARDED);
-        List<Pending> batch = new ArrayList<>(queued.size());
+        Ahead.Next following = claimsAhead(queued);
+        int newest = newestDecision(queued, following);
         Set<Slot> guarded = new HashSet<>();
-        for (Pending pending : queued) {
-            if (pending.guard == UNGUARDED) {
-                batch.add(pending);
-            } else if (pending.guard == newest) {
-                batch.add(pending);
-                guarded.add(slot(pending.claim));
-            } else {
-                pending.result.completeExceptionally(new AssignmentGuard.Moved(pending.claim));
-            }
-        }
+        List<Pending> batch = decidedUnder(newest, queued, guarded);
         if (batch.isEmpty()) {
             return CompletableFuture.completedFuture(null);
         }
-        AssignmentGuard guard = guarded.isEmpty() ? AssignmentGuard.NONE : new AssignmentGuard(newest, guarded);
+        AssignmentGuard guard = newest == UNGUARDED ? AssignmentGuard.NONE : new AssignmentGuard(newest, guarded);
         Map<Slot, Pending> bySlot = new HashMap<>();
         batch.forEach(pending -> bySlot.put(slot(pending.claim), pending));
-        Ahead.Next following = claimsAhead(batch);
-        List<Claim> next = following.claims();
+        List<Claim> next = following.claims().stream()
+                .map(claim -> following.assignmentVersion() == newest ? claim : AssignmentGuard.unstarted(claim))
+                .toList();
         Instant nextFire = next.isEmpty() ? Instant.EPOCH : next.get(0).fireTime();
         CompletableFuture<Void> answered = new CompletableFuture<>();
         claims.commitAsync(
@@ -291,6 +286,36 @@ public final class GroupCommit {
                     }
                 }));
         return answered;
+    }
+
+    /**
+     * The version of the assignment a request checks: the newest its starts and its claims made ahead were decided
+     * under. A start decided under an older one would be refused by the check, so it is refused at once; a claim made
+     * ahead under an older one goes reserved, its start left to its run.
+     */
+    private static int newestDecision(List<Pending> queued, Ahead.Next following) {
+        return Math.max(
+                queued.stream().mapToInt(Pending::guard).max().orElse(UNGUARDED),
+                following.claims().isEmpty() ? UNGUARDED : following.assignmentVersion());
+    }
+
+    /**
+     * The queued writes to send under the check of {@code newest}, their slots added to {@code guarded} for the starts;
+     * the starts decided under another version are refused at once.
+     */
+    private static List<Pending> decidedUnder(int newest, List<Pending> queued, Set<Slot> guarded) {
+        List<Pending> batch = new ArrayList<>(queued.size());
+        for (Pending pending : queued) {
+            if (pending.guard == UNGUARDED) {
+                batch.add(pending);
+            } else if (pending.guard == newest) {
+                batch.add(pending);
+                guarded.add(slot(pending.claim));
+            } else {
+                pending.result.completeExceptionally(new AssignmentGuard.Moved(pending.claim));
+            }
+        }
+        return batch;
     }
 
     private Ahead.Next claimsAhead(List<Pending> batch) {

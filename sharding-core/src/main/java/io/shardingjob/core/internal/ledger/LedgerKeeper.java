@@ -64,7 +64,7 @@ public final class LedgerKeeper {
     /**
      * @param retention how long settled fires stay in the ledger, for operators and for late make-ups to see them
      * @param catchUpHorizon how far back missed fires are made up; unsettled fires older than this with no open claim
-     *     are deleted, as nothing will make them up
+     *     are deleted, as nothing will make them up, but a follower's ({@link FireOrigin#agesOut})
      * @param dueFires the fires that came due: recorded before the watermark moves, so that it never passes a fire
      *     nobody claimed
      * @param executor where a pass goes on after ZooKeeper answered it (and completion listeners run): never
@@ -313,7 +313,7 @@ public final class LedgerKeeper {
         }
         // A fire at or before the watermark is settled: no claim is created in it any more (every item has one) nor
         // written (none is open), so the names of its claims are all its deletion needs. Only fires given up past the
-        // catch-up horizon are read, to keep the ones with an open claim.
+        // catch-up horizon are read, to keep the ones with an open claim and followers' fires (LedgerRules#toRetire).
         List<Instant> settledOld =
                 old.stream().filter(fireTime -> !fireTime.isAfter(settled)).toList();
         List<Instant> abandoned =

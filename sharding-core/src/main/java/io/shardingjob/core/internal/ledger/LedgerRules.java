@@ -85,11 +85,12 @@ public final class LedgerRules {
      * Plans the make-up of the slots of {@code items} that no claim covers.
      *
      * <p>A slot is missing once its fire is late (before {@code lateBefore}): until then its owner may still claim it,
-     * and a make-up would only race it. Missing slots before {@code horizon} are beyond catch-up and skipped under every
-     * policy. Under {@link MisfirePolicy#ONCE}, each run of consecutive missing fires of an item (no claimed fire in
-     * between) runs once, as its latest fire; the others are coalesced into that run. An operator asked for every item
-     * of a manual fire to run once: its missing slot runs as its own fire under every policy, is never coalesced, and
-     * ends the run of missed fires before it.
+     * and a make-up would only race it. Missing slots before {@code horizon} are beyond catch-up and skipped under
+     * every policy, unless their fire {@linkplain FireOrigin#agesOut does not age out}. Under {@link
+     * MisfirePolicy#ONCE}, each run of consecutive missing fires of an item (no claimed fire in between) runs once, as
+     * its latest fire; the others are coalesced into that run. Each item of an operator's fire, or of one its upstreams
+     * recorded while the job had an instance ({@link FireOrigin#runsUnderEveryPolicy}), is owed once: its missing slot
+     * runs as its own fire under every policy, is never coalesced, and ends the run of missed fires before it.
      *
      * @param claimed for every fire known to be due, the items a claim covers
      * @param manual the fires an operator asked for ({@link FireOrigin#manual()})
@@ -101,7 +102,9 @@ public final class LedgerRules {
             Instant lateBefore,
             Instant horizon,
             Set<Instant> manual) {
-        return makeUps(claimed, items, policy, lateBefore, horizon, manual, slot -> true);
+        java.util.function.Function<Instant, FireOrigin> originOf =
+                fireTime -> manual.contains(fireTime) ? FireOrigin.manual(null) : FireOrigin.SCHEDULED;
+        return makeUps(claimed, items, policy, lateBefore, horizon, originOf, slot -> true);
     }
 
     /**
@@ -111,6 +114,7 @@ public final class LedgerRules {
      * fires, so that under {@link MisfirePolicy#ONCE} the missed due fires on either side of a disabled window are one
      * run. A claim of a slot that was not due (a fire's skip of a disabled item) does not end a run either.
      *
+     * @param originOf how each fire was asked for
      * @param due whether a slot was due
      */
     public static MakeUpPlan makeUps(
@@ -119,7 +123,7 @@ public final class LedgerRules {
             MisfirePolicy policy,
             Instant lateBefore,
             Instant horizon,
-            Set<Instant> manual,
+            java.util.function.Function<Instant, FireOrigin> originOf,
             java.util.function.Predicate<Slot> due) {
         List<Slot> run = new ArrayList<>();
         Map<Slot, Slot> coalesced = new LinkedHashMap<>();
@@ -142,9 +146,10 @@ public final class LedgerRules {
                 }
                 if (!wasDue) {
                     notDue.add(slot);
-                } else if (fireTime.isBefore(horizon)) {
+                } else if (fireTime.isBefore(horizon)
+                        && originOf.apply(fireTime).agesOut()) {
                     skipped.add(slot);
-                } else if (manual.contains(fireTime)) {
+                } else if (originOf.apply(fireTime).runsUnderEveryPolicy()) {
                     closeGroup(group, policy, run, coalesced, skipped);
                     run.add(slot);
                 } else {
@@ -262,12 +267,13 @@ public final class LedgerRules {
     /**
      * The fires to delete: settled ones older than {@code keepAfter} (kept until then for operators and for late
      * make-ups to find them), and unsettled ones older than the catch-up {@code horizon} with no open claim, which
-     * nothing will ever make up. A fire with an open claim is never deleted: its item has yet to run.
+     * nothing will ever make up. A fire with an open claim is never deleted: its item has yet to run; nor an unsettled
+     * fire its upstreams recorded, whose items are made up whatever its age ({@link FireOrigin#agesOut}).
      */
     public static List<Instant> toRetire(Collection<FireView> fires, Instant keepAfter, Instant horizon) {
         return fires.stream()
                 .filter(fire -> (fire.isSettled() && fire.fireTime().isBefore(keepAfter))
-                        || (fire.fireTime().isBefore(horizon) && !fire.hasOpenClaim()))
+                        || (fire.fireTime().isBefore(horizon) && fire.origin().agesOut() && !fire.hasOpenClaim()))
                 .map(FireView::fireTime)
                 .sorted()
                 .toList();

@@ -109,8 +109,20 @@ public final class RunStart {
         if (verdict != Verdict.START) {
             return verdict;
         }
-        boolean proven = sinceProven != null && sinceProven.multipliedBy(3).compareTo(sessionTimeout) <= 0;
-        return proven ? Verdict.BEGIN : Verdict.START;
+        return proven(sinceProven, sessionTimeout) ? Verdict.BEGIN : Verdict.START;
+    }
+
+    /**
+     * Whether the session's last proof through the ensemble's leader still vouches for a run: sent no longer ago than a
+     * third of the session timeout. The leader cannot expire the session before a whole timeout after it, so a run that
+     * starts on such a proof, and stops once it is older (see {@code ProofChecks}), ends well before another instance
+     * can take its claim over. Asked when a run would begin with no write ({@link #decideWritten}) and again right
+     * before the job's code, since a pause may fall between the two.
+     *
+     * @param sinceProven how long ago the request that last proved the session was sent; null when none did
+     */
+    public static boolean proven(@Nullable Duration sinceProven, Duration sessionTimeout) {
+        return sinceProven != null && sinceProven.multipliedBy(3).compareTo(sessionTimeout) <= 0;
     }
 
     /**

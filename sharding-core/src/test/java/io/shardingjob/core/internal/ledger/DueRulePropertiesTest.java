@@ -163,8 +163,8 @@ class DueRulePropertiesTest {
         }
         List<Integer> mine = List.of(0, 1, 2, 3, 4, 5);
 
-        MakeUpPlan plan =
-                LedgerRules.makeUps(claimed, mine, MisfirePolicy.ONCE, Instant.MAX, Instant.MIN, Set.of(), rule::isDue);
+        MakeUpPlan plan = LedgerRules.makeUps(
+                claimed, mine, MisfirePolicy.ONCE, Instant.MAX, Instant.MIN, fire -> FireOrigin.SCHEDULED, rule::isDue);
 
         for (int item : mine) {
             // The runs of missed due fires: split by the claimed due fires only.

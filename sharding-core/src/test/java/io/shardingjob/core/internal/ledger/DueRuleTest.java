@@ -92,7 +92,8 @@ class DueRuleTest {
             claimed.put(t(second), Set.of());
         }
 
-        MakeUpPlan plan = LedgerRules.makeUps(claimed, List.of(0), MisfirePolicy.ONCE, t(8), T0, Set.of(), rule::isDue);
+        MakeUpPlan plan = LedgerRules.makeUps(
+                claimed, List.of(0), MisfirePolicy.ONCE, t(8), T0, fire -> FireOrigin.SCHEDULED, rule::isDue);
 
         assertThat(plan.run()).containsExactly(new Slot(0, t(7)));
         assertThat(plan.coalesced()).containsOnlyKeys(new Slot(0, t(2)), new Slot(0, t(6)));

@@ -123,20 +123,14 @@ final class AuditMakeUps {
                 busyHere.add(busy);
             }
         }
-        // An operator's fire, and one its upstreams recorded while this job had an instance, run whatever the
-        // policy.
-        Set<Instant> manual = new HashSet<>();
-        audit.views().stream()
-                .filter(view -> view.origin().runsUnderEveryPolicy())
-                .forEach(view -> manual.add(view.fireTime()));
         // A busy item with fires to make up is looked at again when its run here ends (and kept for that audit,
         // see Reservations#endRun); one with none is left free for its next fire.
-        LedgerRules.makeUps(claimed, busyHere, policy, Instant.MAX, audit.horizon(), manual, audit.due()::isDue)
+        LedgerRules.makeUps(claimed, busyHere, policy, Instant.MAX, audit.horizon(), originOf, audit.due()::isDue)
                 .withoutMissedOf(disabledNow)
                 .run()
                 .forEach(owed -> reservedItems.missedWhileBusy(owed.item()));
         MakeUpPlan plan = LedgerRules.makeUps(
-                        claimed, candidates, policy, Instant.MAX, audit.horizon(), manual, audit.due()::isDue)
+                        claimed, candidates, policy, Instant.MAX, audit.horizon(), originOf, audit.due()::isDue)
                 .withoutMissedOf(disabledNow);
         if (plan.hasMissed()) {
             log.info(

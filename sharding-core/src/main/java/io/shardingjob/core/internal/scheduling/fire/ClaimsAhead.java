@@ -19,6 +19,7 @@ import io.shardingjob.core.internal.scheduling.job.LocalFires;
 import io.shardingjob.core.internal.scheduling.job.OpenClaims;
 import io.shardingjob.core.internal.scheduling.job.Reservations;
 import io.shardingjob.core.internal.scheduling.job.RunMemory;
+import io.shardingjob.core.internal.sharding.ShardingService;
 import io.shardingjob.core.sharding.Assignment;
 import java.time.Duration;
 import java.time.Instant;
@@ -40,7 +41,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Claims of the schedule's next fire, created in the request that records the last ends of a fire on this instance, so
  * that at the next fire instant no ZooKeeper round trip stands between the trigger and its items. With {@code failover}
- * on they are made with their starts written ({@link StartBatch#writesAhead}), and their runs begin at the fire with
+ * on they are made with their starts written ({@link StartBatch#writesAhead}), only under the assignment they were
+ * decided under ({@link io.shardingjob.core.internal.ledger.AssignmentGuard}), and their runs begin at the fire with
  * no write at all while the session was proven lately ({@link io.shardingjob.core.internal.ledger.RunStart#decideWritten});
  * without, each run writes its start at the fire. They are ordinary claims of this session (running, as far as every
  * other instance can tell, once their fire is due), held here until their fire's trigger takes them. What changed meanwhile is judged by one rule, {@link ClaimsAheadRule#atFire}, both at
@@ -92,7 +94,8 @@ public final class ClaimsAhead implements GroupCommit.Ahead {
         }
         JobConfiguration config = view.configuration();
         String me = view.instanceId();
-        Assignment assignment = view.assignment();
+        ShardingService.Versioned versioned = view.versionedAssignment();
+        Assignment assignment = versioned.assignment();
         // A job on demand has no next fire to claim ahead: its fires come when triggered.
         if (config.disabled()
                 || config.isOnDemand()
@@ -134,7 +137,7 @@ public final class ClaimsAhead implements GroupCommit.Ahead {
         // The server may create them a while before the answer is handled here, past their fire: an audit reading them
         // meanwhile must see them as this session's business, not as stranded.
         openClaims.requestingAhead(claims);
-        return new Next(claims, fireNodes(config, assignment, me, fireTime));
+        return new Next(claims, fireNodes(config, assignment, me, fireTime), versioned.version());
     }
 
     /**

@@ -16,6 +16,7 @@ import io.shardingjob.core.internal.scheduling.job.LocalFires;
 import io.shardingjob.core.internal.scheduling.job.OpenClaims;
 import io.shardingjob.core.internal.scheduling.job.Reservations;
 import io.shardingjob.core.internal.scheduling.job.RunMemory;
+import io.shardingjob.core.internal.sharding.ShardingService;
 import io.shardingjob.core.sharding.Assignment;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -291,7 +292,7 @@ public final class FirePlanner {
             reservations.put(item, reservation);
             wanted.add(withStarts-- > 0 ? claim.startedAt(now) : claim);
         }
-        won.addAll(claim(fireTime, wanted, reservations, skipped, session));
+        won.addAll(claim(fireTime, wanted, reservations, skipped, session, versionOf(assignment)));
         handedOn.forEach((fate, claims) -> ahead.handOn(claims, fate));
         if (!overran.isEmpty()) {
             // Before the fire counts as planned: the audit that makes these items up must find them reported. An
@@ -311,6 +312,16 @@ public final class FirePlanner {
     }
 
     /**
+     * The version of the assignment node the fire was planned under, which the claims created with their starts are
+     * checked against: known when the cache holds that very assignment. A leader's own, just written, may not be there
+     * yet: its claims are then created reserved, and each run's start write carries the check.
+     */
+    private int versionOf(Assignment planned) {
+        ShardingService.Versioned cached = view.versionedAssignment();
+        return cached.assignment().equals(planned) ? cached.version() : -1;
+    }
+
+    /**
      * Creates the claims; the items whose claim another run holds are released here. A claim that names this very
      * session was written by an earlier attempt of ours whose answer was lost, or made ahead in a request answered
      * after the fire came: it is ours.
@@ -320,13 +331,14 @@ public final class FirePlanner {
             List<Claim> wanted,
             Map<Integer, Reservations.Reservation> reservations,
             Map<Integer, String> skipped,
-            long session) {
+            long session,
+            int assignmentVersion) {
         if (wanted.isEmpty()) {
             return List.of();
         }
         ClaimWrites.Claimed claimed;
         try {
-            claimed = ledger.claims().claim(fireTime, wanted);
+            claimed = ledger.claims().claim(fireTime, wanted, assignmentVersion);
         } catch (Exception ex) {
             log.warn(
                     "Job {}: could not claim items {} of the fire at {}; the audit makes them up: {}",

@@ -15,13 +15,15 @@ import java.util.List;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.BooleanSupplier;
 import java.util.function.IntPredicate;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Runs one item for one fire: the first run and, while it fails, up to {@code retries} more with the very context it
  * was fired with (item, total, parameter, epoch, fencing token), whatever the cluster did meanwhile, as XXL-JOB does.
- * Each run is bounded by the job's timeout.
+ * Each run is bounded by the job's timeout, and enters the job's code only while the session's last proof through the
+ * ensemble's leader is no older than a third of the session timeout, as a run that begins with no write must be.
  *
  * <p>The item's claim fences its retries: before each one the claim is rewritten with the retry number at the version
  * its owner holds, so a retry never starts once the claim was taken over, and an instance that takes the item over
@@ -37,14 +39,26 @@ final class ItemAttempts {
 
     private final ExecutionListener listener;
 
-    ItemAttempts(JobView view, ScheduledExecutorService scheduler, ExecutionListener listener) {
+    private final BooleanSupplier sessionProven;
+
+    /**
+     * @param sessionProven whether the session's last proof still vouches for a run ({@link
+     *     io.shardingjob.core.internal.ledger.RunStart#proven}), asked right before the job's code
+     */
+    ItemAttempts(
+            JobView view,
+            ScheduledExecutorService scheduler,
+            ExecutionListener listener,
+            BooleanSupplier sessionProven) {
         this.view = view;
         this.scheduler = scheduler;
         this.listener = listener;
+        this.sessionProven = sessionProven;
     }
 
     /**
-     * Runs the item and its retries.
+     * Runs the item and its retries; none when the session's proof aged past a third of its timeout before the job's
+     * code (nothing of the run began then), and no more retries once it did before a retry's.
      *
      * @param retry the retry the first run counts as: 0, or the retry a take-over continues
      * @param mayStart whether a run may start now ({@link io.shardingjob.core.internal.ledger.RunStart}): asked
@@ -61,6 +75,9 @@ final class ItemAttempts {
             IntPredicate beforeRetry) {
         List<ItemResult> results = new ArrayList<>(1);
         ItemResult result = runOnce(job, context, source, fireTime, retry);
+        if (result == null) {
+            return results;
+        }
         results.add(result);
         JobConfiguration config = view.configuration();
         while (!result.succeeded() && retry < config.retries() && mayRetry(mayStart)) {
@@ -70,7 +87,11 @@ final class ItemAttempts {
             if (!beforeRetry.test(retry) || !backOff(config.retryBackoff()) || !mayRetry(mayStart)) {
                 break;
             }
-            result = runOnce(job, context, ExecutionSource.RETRY, fireTime, retry);
+            ItemResult next = runOnce(job, context, ExecutionSource.RETRY, fireTime, retry);
+            if (next == null) {
+                break;
+            }
+            result = next;
             results.add(result);
         }
         return results;
@@ -94,7 +115,8 @@ final class ItemAttempts {
         }
     }
 
-    private ItemResult runOnce(
+    /** One run of the item; null when the session's proof aged too much for it to enter the job's code. */
+    private @Nullable ItemResult runOnce(
             ItemExecutor job, ShardingContext context, ExecutionSource source, Instant fireTime, int retry) {
         JobConfiguration config = view.configuration();
         Instant start = Instant.now();
@@ -102,6 +124,11 @@ final class ItemAttempts {
         ItemDeadline deadline = null;
         try {
             deadline = ItemDeadline.start(config.timeout(), scheduler);
+            // Last, right before the job's code: a pause of the process after the start's answer (or the decision to
+            // begin with none) must not start the job on a session the leader may have expired meanwhile.
+            if (!sessionProven.getAsBoolean()) {
+                return notProven(deadline, context);
+            }
             job.execute(context);
         } catch (Throwable thrown) {
             failure = thrown;
@@ -121,5 +148,17 @@ final class ItemAttempts {
             log.warn("Job {}: an execution listener failed", context.jobName(), ex);
         }
         return result;
+    }
+
+    private static @Nullable ItemResult notProven(@Nullable ItemDeadline deadline, ShardingContext context) {
+        if (deadline != null) {
+            deadline.finish();
+        }
+        log.warn(
+                "Job {}: item {} does not start: nothing proved the session through the ensemble's leader for a third"
+                        + " of its timeout",
+                context.jobName(),
+                context.item());
+        return null;
     }
 }

@@ -82,8 +82,8 @@ public final class ItemRunner {
     /**
      * @param commitExecutor where the group commit drains and items are timed out: the coordination scheduler
      * @param ahead the claims made ahead, which the group commit requests with the ends of a fire
-     * @param sessionTimeout the session timeout the server granted: a start written ahead of its run no longer starts
-     *     it once nothing proved the session for a third of it
+     * @param sessionTimeout the session timeout the server granted: no run enters the job's code once nothing proved
+     *     the session for a third of it, and a start written ahead of its run no longer starts it then
      */
     public ItemRunner(
             JobView view,
@@ -104,7 +104,11 @@ public final class ItemRunner {
         this.lastAudit = memory.lastAudit();
         this.openClaims = memory.claims();
         this.localFires = memory.fires();
-        this.attempts = new ItemAttempts(view, commitExecutor, listener);
+        this.attempts = new ItemAttempts(
+                view,
+                commitExecutor,
+                listener,
+                () -> RunStart.proven(ledger.proof().since(), sessionTimeout.get()));
         this.ends = ends;
         this.listener = listener;
         this.dueFires = dueFires;
@@ -225,6 +229,7 @@ public final class ItemRunner {
             }
             if (began == RunStarts.Began.STARTED && recorded == null) {
                 ends.begins(claim);
+                reservedItems.entering(reservation);
                 results = attempts.run(
                         job,
                         context,
@@ -237,22 +242,11 @@ public final class ItemRunner {
                                         starting.here(view.assignment(), List.of()))
                                 == RunStart.Verdict.START,
                         retry -> write(held, held.get().atRetry(retry), context));
-                ItemResult last = results.get(results.size() - 1);
-                // An item interrupted because this instance stops or lost its connection is presumed unfinished,
-                // however it returned: its claim goes to the item's next owner.
-                ClaimState end = reservation.isAbandoned()
-                        ? ClaimState.RELEASED
-                        : last.succeeded() ? ClaimState.DONE : ClaimState.FAILED;
-                Claim ended = held.get().with(end, view.now());
-                if (end == ClaimState.RELEASED) {
-                    // The item's owner takes it over: this instance's audit, when it still owns the item.
-                    localFires.whole().released(claim.fireTime());
-                }
-                boolean lastHere = openClaims.endingLastOfItsFire(claim);
-                recorded = groupCommit.endLater(ended, lastHere).handle((stored, failure) -> {
-                    ends.answered(ended, stored, failure, () -> claimLost(ended, context), lastHere);
-                    return null;
-                });
+                // None when the session's proof aged past its third before the job's code: nothing of it ran, so it is
+                // handed on as any run that did not begin, and its owner runs it as the fire's own, failover or not.
+                recorded = results.isEmpty()
+                        ? refuse(held.get(), RunStart.unbegunAs(RunStart.Verdict.GIVE_UP), context)
+                        : end(claim, held.get(), results.get(results.size() - 1), reservation, context);
             }
         } finally {
             // Pool threads are reused: an interrupt meant for this item must not reach the next one.
@@ -273,6 +267,26 @@ public final class ItemRunner {
             }
         }
         return new Run(results, recorded);
+    }
+
+    /** Queues the write of how the run ended, at the version held. */
+    private CompletableFuture<Void> end(
+            Claim claim, Claim held, ItemResult last, Reservations.Reservation reservation, ShardingContext context) {
+        // An item interrupted because this instance stops or lost its connection is presumed unfinished, however it
+        // returned: its claim goes to the item's next owner.
+        ClaimState end = reservation.isAbandoned()
+                ? ClaimState.RELEASED
+                : last.succeeded() ? ClaimState.DONE : ClaimState.FAILED;
+        Claim ended = held.with(end, view.now());
+        if (end == ClaimState.RELEASED) {
+            // The item's owner takes it over: this instance's audit, when it still owns the item.
+            localFires.whole().released(claim.fireTime());
+        }
+        boolean lastHere = openClaims.endingLastOfItsFire(claim);
+        return groupCommit.endLater(ended, lastHere).handle((stored, failure) -> {
+            ends.answered(ended, stored, failure, () -> claimLost(ended, context), lastHere);
+            return null;
+        });
     }
 
     /**

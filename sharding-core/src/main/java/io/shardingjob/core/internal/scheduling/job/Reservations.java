@@ -48,6 +48,23 @@ public final class Reservations {
         }
     }
 
+    /**
+     * The run is about to enter the job's code: from now on it runs on the session's last proof, and stops once that
+     * proof is a third of a session timeout old (see {@code ProofChecks}). Marked before the run checks the proof's
+     * age, so that a check of the proofs that runs in between counts it.
+     */
+    public void entering(Reservation reservation) {
+        reservation.inJob = true;
+    }
+
+    /**
+     * Whether a run here entered the job's code (see {@link #entering}); the others check the session's proof before
+     * they do.
+     */
+    public boolean anyInJob() {
+        return running.values().stream().anyMatch(reservation -> reservation.inJob);
+    }
+
     /** Ends a reservation (run or not); waiters for idleness wake up. */
     public void finish(int item, Reservation reservation) {
         running.remove(item, reservation);
@@ -179,12 +196,17 @@ public final class Reservations {
         return true;
     }
 
-    /** One reservation of one item: the thread running it once it starts, and whether it was abandoned. */
+    /**
+     * One reservation of one item: the thread running it once it starts, whether it was abandoned, and whether its run
+     * entered the job's code.
+     */
     public static final class Reservation {
 
         private volatile @Nullable Thread thread;
 
         private volatile boolean abandoned;
+
+        private volatile boolean inJob;
 
         public boolean isAbandoned() {
             return abandoned;

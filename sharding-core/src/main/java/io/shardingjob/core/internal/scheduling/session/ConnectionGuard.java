@@ -29,11 +29,10 @@ import org.slf4j.LoggerFactory;
  *   <li>SUSPENDED: no new item starts; running items are interrupted a third of a session timeout later, before the
  *       session can expire and another instance take them over;
  *   <li>LOST: the session, and with it every claim this instance holds, is gone: running items are interrupted now;
- *   <li>UNPROVEN: while items run here, the session is proven through the ensemble's leader (a {@code sync}, shared by
- *       every job of the client) every ninth of a session timeout; when nothing proved it for a third of a session
- *       timeout, running items are interrupted as on SUSPENDED. A follower cut off from its leader goes on answering
- *       this client's pings, so Curator never reports SUSPENDED, while the leader expires the session after its timeout
- *       and another instance takes the items over: only what the leader answers proves the session;
+ *   <li>UNPROVEN: while items run here, the session is proven through the ensemble's leader every ninth of a session
+ *       timeout, and the items in the job's code are interrupted as on SUSPENDED at the last proof plus a third of a
+ *       session timeout ({@link ProofChecks}): a follower cut off from its leader goes on answering this client's pings,
+ *       so Curator never reports SUSPENDED, while the leader expires the session after its timeout;
  *   <li>RECONNECTED: the registration is re-created under the new session once the old session's node is gone (see
  *       {@link io.shardingjob.core.internal.registry.InstanceRegistration}; each creation raises the reshard flag, so
  *       this instance gets items again), the assignment is re-read from ZooKeeper, owed claim writes are made, and an
@@ -61,8 +60,6 @@ public final class ConnectionGuard {
 
     private final Reservations reservedItems;
 
-    private final SessionProof proof;
-
     private final ScheduledExecutorService scheduler;
 
     private final SerialExecutor serial;
@@ -71,15 +68,9 @@ public final class ConnectionGuard {
 
     private final ConnectionStateListener connectionListener = this::connectionStateChanged;
 
+    private final ProofChecks proofChecks;
+
     private volatile @Nullable ScheduledFuture<?> pendingInterrupt;
-
-    private volatile @Nullable ScheduledFuture<?> proofChecks;
-
-    /** Whether the runs here were interrupted because nothing proved the session, since it was last proven. */
-    private volatile boolean interruptedUnproven;
-
-    /** When a proof was asked for while the last one was getting old, on the monotonic clock; 0 when none is asked. */
-    private volatile long proofAskedNanos;
 
     private volatile boolean suspended;
 
@@ -108,63 +99,31 @@ public final class ConnectionGuard {
         this.client = client;
         this.nodes = nodes;
         this.reservedItems = reservedItems;
-        this.proof = proof;
         this.scheduler = scheduler;
         this.serial = serial;
         this.interruptOnConnectionLoss = interruptOnConnectionLoss;
+        this.proofChecks = new ProofChecks(
+                reservedItems,
+                proof,
+                scheduler,
+                this::negotiatedSessionTimeoutMillis,
+                this::isSuspended,
+                this::interruptRunningItems);
     }
 
     /** Starts listening to the client's connection state, and checking the session's proof while items run. */
     public void start() {
         client.getConnectionStateListenable().addListener(connectionListener);
         if (interruptOnConnectionLoss) {
-            long period = Math.max(10, negotiatedSessionTimeoutMillis() / 18);
-            proofChecks = scheduler.scheduleWithFixedDelay(this::checkProof, period, period, TimeUnit.MILLISECONDS);
+            proofChecks.start();
         }
     }
 
     /** Cancels a pending interrupt and the proof checks, and stops listening. */
     public void close() {
         cancelPendingInterrupt();
-        ScheduledFuture<?> checks = proofChecks;
-        if (checks != null) {
-            checks.cancel(false);
-        }
+        proofChecks.close();
         client.getConnectionStateListenable().removeListener(connectionListener);
-    }
-
-    /**
-     * While items run here, keeps the session proven through the leader, and interrupts them when nothing proved it
-     * for a third of a session timeout: the leader may expire a session one timeout after the request that last proved
-     * it was sent, so the items stop well before another instance can take them over. Cheap when nothing runs.
-     */
-    private void checkProof() {
-        if (reservedItems.isIdle() || suspended) {
-            // SUSPENDED has its own interrupt; an idle instance has nothing to stop, and its next start is a write. A
-            // proof asked for before it went idle says nothing of the next runs: they ask anew.
-            proofAskedNanos = 0;
-            return;
-        }
-        long timeout = negotiatedSessionTimeoutMillis();
-        Duration since = proof.since();
-        if (since != null && since.toMillis() <= timeout / 9) {
-            proofAskedNanos = 0;
-            interruptedUnproven = false;
-            return;
-        }
-        long now = System.nanoTime();
-        if (proofAskedNanos == 0) {
-            proofAskedNanos = now;
-        }
-        proof.proveAsync().exceptionally(failure -> null);
-        // Only an answer that does not come counts against the session: an instance idle for a while has an old proof,
-        // and its first proof is on its way.
-        boolean unanswered = TimeUnit.NANOSECONDS.toMillis(now - proofAskedNanos) > timeout / 9;
-        if (unanswered && (since == null || since.toMillis() > timeout / 3) && !interruptedUnproven) {
-            interruptedUnproven = true;
-            interruptRunningItems("the ensemble's leader has not answered for " + since.toMillis()
-                    + " ms, a third of the session timeout: the session may expire without this instance noticing");
-        }
     }
 
     /** Whether the connection was suspended or lost and the job has not resumed since. */
