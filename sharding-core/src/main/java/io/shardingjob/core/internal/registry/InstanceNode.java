@@ -88,25 +88,46 @@ final class InstanceNode {
         }
     }
 
+    /** What a delete of our node found. */
+    enum Deletion {
+        /** No node of ours is left: deleted, or not there. */
+        GONE,
+        /** Another session holds the path, or the delete was refused: nothing of ours to delete. */
+        NOT_OURS,
+        /** The connection failed before an answer came: the node may still be there. */
+        UNANSWERED
+    }
+
     /**
      * Deletes the node, waiting for the answers, only if our current session owns it: a node of another session is
      * never touched. For the registration's close, on a connected client.
      */
-    void deleteIfOurs() {
+    Deletion deleteIfOurs() {
         try {
             Stat stat = client.checkExists().forPath(path);
-            long current = session.id();
-            if (stat != null && current != 0 && stat.getEphemeralOwner() == current) {
-                client.delete().withVersion(stat.getVersion()).forPath(path);
+            if (stat == null) {
+                return Deletion.GONE;
             }
-        } catch (KeeperException.NoNodeException | KeeperException.BadVersionException gone) {
-            // Deleted or replaced meanwhile: whatever is there now is not ours.
+            long current = session.id();
+            if (current == 0 || stat.getEphemeralOwner() != current) {
+                return Deletion.NOT_OURS;
+            }
+            client.delete().withVersion(stat.getVersion()).forPath(path);
+            return Deletion.GONE;
+        } catch (KeeperException.NoNodeException gone) {
+            return Deletion.GONE;
+        } catch (KeeperException.BadVersionException replaced) {
+            // Replaced meanwhile: whatever is there now is not ours.
+            return Deletion.NOT_OURS;
+        } catch (KeeperException.ConnectionLossException unanswered) {
+            return Deletion.UNANSWERED;
         } catch (Exception ex) {
             log.warn(
                     "Job {}: could not delete the registration of {}; it goes when the session ends: {}",
                     jobName,
                     instanceId,
                     ex.toString());
+            return Deletion.NOT_OURS;
         }
     }
 

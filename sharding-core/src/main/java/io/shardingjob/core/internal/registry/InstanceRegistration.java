@@ -54,19 +54,26 @@ import org.slf4j.LoggerFactory;
  *       longer. The session timeout is this client's: a predecessor that had a longer one can hold the node longer. A registration already started waits, and takes the node only once the other one's goes.
  *   <li>{@link #isRegistered()} is what this client last learnt: while the connection is SUSPENDED it stays true
  *       although the server may already be expiring the session; LOST clears it.
- *   <li>{@link #close()} reads the node and deletes it at the version read only if its owner is our current session.
+ *   <li>{@link #leave()} reads the node and deletes it at the version read only if its owner is our current session.
  *       ZooKeeper has no delete conditional on the owner: if, between the read and the delete, someone else deleted
  *       our node and another session created one at the same version (0), close would delete that one. This takes an
  *       outside delete and a second process with the same id within one round trip.
+ *   <li>A close without a connection waits for it under the session that owns our node, as long as Curator keeps that
+ *       session: the session outlives the job when other jobs share the client, and a node left to it would stay
+ *       registered and, its leaving mark withdrawn, be given items it never runs. Curator gives the session up after a
+ *       session timeout without the server; a client built with {@code simulatedSessionExpirationPercent(0)} keeps
+ *       it until the server answers, and the close waits until then.
  * </ul>
  */
 public final class InstanceRegistration implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(InstanceRegistration.class);
 
+    /** {@code CLOSING}: no longer registering, while the close waits to delete the node or for its session to go. */
     private enum State {
         LATENT,
         STARTED,
+        CLOSING,
         CLOSED
     }
 
@@ -169,33 +176,71 @@ public final class InstanceRegistration implements AutoCloseable {
         return state.get() == State.STARTED && owner.get() != 0;
     }
 
+    /** The id this instance registers under. */
+    public String instanceId() {
+        return instanceId;
+    }
+
     /** The session that owns our node now, or 0 when not registered. */
     public long sessionId() {
         return owner.get();
     }
 
     /**
-     * Leaves the registry at once rather than when the session times out, deleting the node only if our current
-     * session owns it: a node of another session is never touched. Without a connection nothing is deleted; the node
-     * goes with the session.
+     * Waits until this client is connected under the session that owns our node, as {@link
+     * RegistrationSession#awaitConnectedUnder} does: what a close must write under that session before the node goes.
+     *
+     * @return whether it is; false when not registered, or once that session is gone
      */
+    public boolean awaitSession() {
+        return clientSession.awaitConnectedUnder(owner.get());
+    }
+
+    /** See {@link #leave()}. */
     @Override
     public void close() {
-        if (!state.compareAndSet(State.STARTED, State.CLOSED)) {
+        leave();
+    }
+
+    /**
+     * Leaves the registry at once rather than when the session times out, deleting the node only if our current
+     * session owns it: a node of another session is never touched. Without a connection it waits for one under the
+     * session that owns our node (see {@link #awaitSession()}): the session may outlive the job, so the node cannot be
+     * left to it. Once that session is gone the node goes with it.
+     *
+     * @return whether our node is gone while our session lives on: deleted by this close, or found gone; false when it
+     *     goes with its session, or another session holds the path
+     */
+    public boolean leave() {
+        if (!state.compareAndSet(State.STARTED, State.CLOSING)) {
             state.compareAndSet(State.LATENT, State.CLOSED);
-            return;
+            return false;
         }
         client.getConnectionStateListenable().removeListener(connectionListener);
-        owner.set(0);
-        if (client.getState() != CuratorFrameworkState.STARTED) {
-            // A crashed process's client is closed already: its watches and its session are gone with it.
-            return;
+        long session = owner.getAndSet(0);
+        try {
+            if (client.getState() != CuratorFrameworkState.STARTED) {
+                // A crashed process's client is closed already: its watches and its session are gone with it.
+                return false;
+            }
+            client.removeWatchers();
+            return deleteNode(session);
+        } finally {
+            state.compareAndSet(State.CLOSING, State.CLOSED);
         }
-        client.removeWatchers();
-        if (!client.getZookeeperClient().isConnected()) {
-            return;
+    }
+
+    private boolean deleteNode(long session) {
+        if (session == 0) {
+            // Not registered (a start that failed, a session lost and not yet replaced): only a node of ours now goes.
+            return client.getZookeeperClient().isConnected() && node.deleteIfOurs() == InstanceNode.Deletion.GONE;
         }
-        node.deleteIfOurs();
+        // A delete cut off by another blip is sent again once connected under the session, until the session is gone.
+        InstanceNode.Deletion deletion = InstanceNode.Deletion.UNANSWERED;
+        while (deletion == InstanceNode.Deletion.UNANSWERED && clientSession.awaitConnectedUnder(session)) {
+            deletion = node.deleteIfOurs();
+        }
+        return deletion == InstanceNode.Deletion.GONE;
     }
 
     private void create() {

@@ -1,7 +1,9 @@
 package io.shardingjob.core.internal.registry;
 
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.imps.CuratorFrameworkState;
 
 /**
  * This client's ZooKeeper session as the instance's registration judges it: the session a node must be owned by to be
@@ -10,6 +12,9 @@ import org.apache.curator.framework.CuratorFramework;
  * patience rule sits next to the timeout it is derived from.
  */
 final class RegistrationSession {
+
+    /** How often a wait for the connection checks that the session is still the one waited for. */
+    private static final Duration CONNECTION_CHECK = Duration.ofMillis(200);
 
     private final CuratorFramework client;
 
@@ -43,5 +48,33 @@ final class RegistrationSession {
     Duration deadSessionPatience() {
         long sessionTimeout = timeoutMillis();
         return Duration.ofMillis(sessionTimeout + sessionTimeout / 2);
+    }
+
+    /**
+     * Waits until this client is connected under the given session, however long that takes: true then; false once
+     * the client has another session or none (it gave the given one up, as Curator does after a session timeout
+     * without the server, or it was closed), at once for session 0. The wait is thus bounded by the session itself,
+     * which can outlive a blip but not the client's patience. An interrupt does not cut it short: it is kept for the
+     * caller.
+     */
+    boolean awaitConnectedUnder(long session) {
+        boolean interrupted = false;
+        try {
+            while (session != 0 && client.getState() == CuratorFrameworkState.STARTED && id() == session) {
+                if (client.getZookeeperClient().isConnected()) {
+                    return true;
+                }
+                try {
+                    client.blockUntilConnected((int) CONNECTION_CHECK.toMillis(), TimeUnit.MILLISECONDS);
+                } catch (InterruptedException ex) {
+                    interrupted = true;
+                }
+            }
+            return false;
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 }

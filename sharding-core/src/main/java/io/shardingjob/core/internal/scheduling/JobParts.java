@@ -200,6 +200,8 @@ record JobParts(
         ManualFires manualFires = new ManualFires(ledger.manualFires(), handler, runtime::now, local.name());
         RegistryReactions reactions = new RegistryReactions(
                 runtime, assignmentWait, nodes, cache, election, sharding, reconciler, audits, manualFires, instanceId);
+        InstanceRegistration registration =
+                new InstanceRegistration(client, nodes, instanceId, () -> serial.submit(reactions::instanceRegistered));
         return new JobParts(
                 client,
                 nodes,
@@ -211,7 +213,7 @@ record JobParts(
                 configurations,
                 election,
                 sharding,
-                new InstanceRegistration(client, nodes, instanceId, () -> serial.submit(reactions::instanceRegistered)),
+                registration,
                 fireRunner,
                 audits,
                 reconciler,
@@ -234,7 +236,7 @@ record JobParts(
                 new GracefulClose(
                         client,
                         nodes,
-                        instanceId,
+                        registration,
                         election,
                         memory.reservations(),
                         ends,
@@ -291,15 +293,25 @@ record JobParts(
         }
     }
 
-    /** Closes every part that holds a resource, each even if an earlier one fails (the client may be closed already). */
-    void close() {
+    /**
+     * Closes every part that holds a resource, each even if an earlier one fails (the client may be closed already).
+     *
+     * @return whether the registration was deleted while its session lives on (see {@link InstanceRegistration#leave()})
+     */
+    boolean close() {
         connection.close();
         closeQuietly(election, "leader election");
-        closeQuietly(registration, "registration");
+        boolean deregistered = false;
+        try {
+            deregistered = registration.leave();
+        } catch (RuntimeException ex) {
+            log.warn("Job {}: closing the {} failed: {}", JobNodes.name(nodes.root()), "registration", ex.toString());
+        }
         closeQuietly(cache, "cache");
         if (ownsScheduler) {
             scheduler.shutdownNow();
         }
+        return deregistered;
     }
 
     private void closeQuietly(AutoCloseable part, String what) {

@@ -138,8 +138,10 @@ public final class JobRuntime implements JobView, AutoCloseable {
      * Leaves cleanly: stops starting items and announces it (so the next assignment leaves it out and its items of
      * later fires run elsewhere), lets running items finish within the shutdown grace period, interrupts the ones still
      * running then and waits until they returned (each one's claim is released to its next owner as it returns), and
-     * then deletes this instance's registration. Work that completed is recorded in the ledger before the registration
-     * goes, so it is never run again; a run that is still alive keeps the registration, so nobody else starts it.
+     * then deletes this instance's registration, and after it the leaving mark. Work that completed is recorded in the
+     * ledger before the registration goes, so it is never run again; a run that is still alive keeps the registration,
+     * so nobody else starts it. Without a connection by then, the close waits for it as long as the session lasts
+     * (other jobs of the client keep it): a registration left to a session that lives on would stay for good.
      *
      * <p>A close called while another thread closes the job returns only once that close is done: whoever closes the
      * client after it must not end the session under runs the first close still waits for.
@@ -162,8 +164,9 @@ public final class JobRuntime implements JobView, AutoCloseable {
             signalChange();
             parts.gracefulClose().run();
             state.set(State.CLOSED);
-            closeParts();
-            parts.gracefulClose().withdrawLeaving();
+            if (closeParts()) {
+                parts.gracefulClose().withdrawLeaving();
+            }
             log.info("Job {} closed on instance {}", jobName(), instanceId());
         } finally {
             closed.countDown();
@@ -186,12 +189,14 @@ public final class JobRuntime implements JobView, AutoCloseable {
         }
     }
 
-    private void closeParts() {
+    /** Whether the registration was deleted while its session lives on: the leaving mark must go after it. */
+    private boolean closeParts() {
         if (reconcileTask != null) {
             reconcileTask.cancel(false);
         }
-        parts.close();
+        boolean deregistered = parts.close();
         signalChange();
+        return deregistered;
     }
 
     /** Runs one fire with the given job on the given executor, at the current time. */

@@ -124,6 +124,26 @@ class InstanceRegistrationTest extends ZooKeeperTestSupport {
     }
 
     @Test
+    void aCloseCutOffFromTheServerWaitsForItsSessionAndLeavesTheNodeToItOnlyOnceTheClientGaveItUp() throws Exception {
+        TcpProxy network = new TcpProxy(server.getPort());
+        toClose.push(network);
+        CuratorFramework client = clientThrough(network);
+        InstanceRegistration registration = register(client, () -> {});
+        long session = registration.sessionId();
+
+        network.cut();
+        await().atMost(WITHIN).until(() -> !client.getZookeeperClient().isConnected());
+        CompletableFuture<Boolean> deleted = CompletableFuture.supplyAsync(registration::leave);
+
+        // The connection may come back under the session, which would keep the node for good: the close waits.
+        await().during(SESSION_TIMEOUT.dividedBy(2)).atMost(WITHIN).until(() -> !deleted.isDone());
+        assertThat(deleted.get(WITHIN.toMillis(), TimeUnit.MILLISECONDS))
+                .as("the node goes with the session the client gave up")
+                .isFalse();
+        assertThat(sessionOf(client)).isNotEqualTo(session);
+    }
+
+    @Test
     void failsToStartNamingTheIdWhenALiveSessionOfAnotherProcessHoldsIt() throws Exception {
         InstanceRegistration holder = register(newClient(), () -> {});
         AtomicInteger registered = new AtomicInteger();

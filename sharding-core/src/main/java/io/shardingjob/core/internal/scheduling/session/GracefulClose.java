@@ -1,6 +1,7 @@
 package io.shardingjob.core.internal.scheduling.session;
 
 import io.shardingjob.core.internal.election.LeaderElection;
+import io.shardingjob.core.internal.registry.InstanceRegistration;
 import io.shardingjob.core.internal.registry.JobNodes;
 import io.shardingjob.core.internal.scheduling.fire.ClaimsAhead;
 import io.shardingjob.core.internal.scheduling.fire.ItemEnds;
@@ -17,7 +18,10 @@ import org.slf4j.LoggerFactory;
  * The part of closing a started job that must happen while it is still registered, in this order: its items move to
  * other instances for later fires at once, the items it runs get the shutdown grace period, every end is written
  * to the ledger, and the claims it made ahead for fires to come are released. Done after the registration went, another
- * instance's audit would take over claims of work that had finished, and run it again.
+ * instance's audit would take over claims of work that had finished, and run it again. Without a connection then, the
+ * close waits for it under the registration's session (see {@link InstanceRegistration#awaitSession()}): when other
+ * jobs share the client the session outlives the job, and the claims under it would stay {@code RUNNING}, live, for
+ * every later owner to wait on.
  *
  * <p>The registration is this session's word that its runs are alive, so a close never lets it go while a run it started
  * is: after the grace period the runs are interrupted, and the close then waits for every one of them to return (and its
@@ -39,7 +43,7 @@ public final class GracefulClose {
 
     private final JobNodes nodes;
 
-    private final String instanceId;
+    private final InstanceRegistration registration;
 
     private final LeaderElection election;
 
@@ -54,7 +58,7 @@ public final class GracefulClose {
     public GracefulClose(
             CuratorFramework client,
             JobNodes nodes,
-            String instanceId,
+            InstanceRegistration registration,
             LeaderElection election,
             Reservations reservedItems,
             ItemEnds ends,
@@ -62,7 +66,7 @@ public final class GracefulClose {
             Duration shutdownGracePeriod) {
         this.client = client;
         this.nodes = nodes;
-        this.instanceId = instanceId;
+        this.registration = registration;
         this.election = election;
         this.reservedItems = reservedItems;
         this.ends = ends;
@@ -73,7 +77,9 @@ public final class GracefulClose {
     /**
      * Announces leaving, lets running items finish within the grace period, interrupts the ones still running then and
      * waits until they returned (their claims are released to their next owner as each returns), and writes the ends
-     * still owed if the connection allows.
+     * still owed once connected under the registration's session, waiting for that as long as the session lasts. If
+     * that write fails again, or the session is gone, the claims are the next owners' to take over, as a crashed
+     * instance's are, once the registration goes.
      */
     public void run() {
         announceLeaving();
@@ -89,7 +95,7 @@ public final class GracefulClose {
             reservedItems.abandonAll();
             awaitRunsReturned();
         }
-        if (client.getZookeeperClient().isConnected()) {
+        if (registration.awaitSession()) {
             // The closing thread may wait: nothing else needs it, and the answer comes or the connection fails it.
             ends.writeOwed().join();
             // Claims of fires to come go to the items' next owners at once, not when this session has expired.
@@ -144,7 +150,7 @@ public final class GracefulClose {
      */
     private void announceLeaving() {
         try {
-            client.create().withMode(CreateMode.EPHEMERAL).forPath(nodes.leavingInstance(instanceId));
+            client.create().withMode(CreateMode.EPHEMERAL).forPath(nodes.leavingInstance(registration.instanceId()));
         } catch (KeeperException.NodeExistsException already) {
             // A previous close attempt announced it.
         } catch (Exception ex) {
@@ -161,13 +167,15 @@ public final class GracefulClose {
     }
 
     /**
-     * Takes the leaving mark back once the registration is gone (the session orders the two deletes). Left, it would
-     * live as long as the session, which outlives the job when the application's client serves other jobs: a removed
-     * job's state could not be deleted cleanly, and the job started here again would get no items.
+     * Takes the leaving mark back once the close deleted the registration (the session orders the two deletes), and
+     * only then: withdrawn while the registration stays, the instance would be given items it never runs. Left, it
+     * would live as long as the session, which outlives the job when the application's client serves other jobs: a
+     * removed job's state could not be deleted cleanly, and the job started here again would get no items. A
+     * registration that goes with its session takes the mark with it.
      */
     public void withdrawLeaving() {
         try {
-            client.delete().quietly().forPath(nodes.leavingInstance(instanceId));
+            client.delete().quietly().forPath(nodes.leavingInstance(registration.instanceId()));
         } catch (Exception ex) {
             log.debug("Job {}: the leaving mark goes with the session: {}", jobName(), ex.toString());
         }
