@@ -16,6 +16,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiConsumer;
 
 /**
  * A loopback TCP proxy in front of the test ZooKeeper, so that one instance's network can be cut while its process
@@ -51,6 +52,9 @@ public final class TcpProxy implements AutoCloseable {
 
     /** Bytes that arrived while frozen: requests waiting for the thaw. */
     private final AtomicLong heldBytes = new AtomicLong();
+
+    /** Told of each packet after a connection's first, once passed, on its pump's thread; true: it went to the server. */
+    private volatile BiConsumer<Boolean, byte[]> observer = (toServer, packet) -> {};
 
     /** A proxy of a ZooKeeper client port: it can also {@link #passPingsOnly()}. */
     public TcpProxy(int targetPort) throws IOException {
@@ -139,6 +143,10 @@ public final class TcpProxy implements AutoCloseable {
         return -1;
     }
 
+    public void observe(BiConsumer<Boolean, byte[]> observer) {
+        this.observer = observer;
+    }
+
     /** Bytes that arrived since the last {@link #freeze()} and wait for the thaw. */
     public long heldBytes() {
         return heldBytes.get();
@@ -166,8 +174,8 @@ public final class TcpProxy implements AutoCloseable {
                 outbound.setTcpNoDelay(true);
                 sockets.add(inbound);
                 sockets.add(outbound);
-                pump(inbound, outbound);
-                pump(outbound, inbound);
+                pump(inbound, outbound, true);
+                pump(outbound, inbound, false);
             } catch (IOException ex) {
                 // Closed while accepting, or the target refused: the client will retry.
             }
@@ -178,7 +186,7 @@ public final class TcpProxy implements AutoCloseable {
      * Copies ZooKeeper's packets one way, each as it came: a 4-byte length, then the packet, whose first field (after
      * the connect request and its answer) is the xid, {@code -2} for a ping and its answer.
      */
-    private void pump(Socket from, Socket to) {
+    private void pump(Socket from, Socket to, boolean toServer) {
         if (!clientProtocol) {
             pumpBytes(from, to);
             return;
@@ -194,6 +202,7 @@ public final class TcpProxy implements AutoCloseable {
                             byte[] packet = new byte[length];
                             in.readFully(packet);
                             holdWhileFrozen(length + 4);
+                            boolean first = !connected;
                             boolean ping = connected && length >= 4 && xid(packet) == -2;
                             connected = true;
                             if (pingsOnly && !ping) {
@@ -212,6 +221,9 @@ public final class TcpProxy implements AutoCloseable {
                             out.writeInt(length);
                             out.write(packet);
                             out.flush();
+                            if (!first) {
+                                observer.accept(toServer, packet);
+                            }
                         }
                     } catch (EOFException ex) {
                         // Closed by its end.

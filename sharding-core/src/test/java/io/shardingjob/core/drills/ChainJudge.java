@@ -52,7 +52,8 @@ final class ChainJudge {
                     + follower.excused().size() + " overlaps="
                     + follower.overlaps().size() + " cross-fire-overlaps="
                     + follower.crossFireOverlaps().size()
-                    + " excused-overlaps=" + follower.excusedOverlaps().size() + " unwarranted="
+                    + " excused-overlaps=" + follower.excusedOverlaps().size() + " late-stops="
+                    + follower.lateStops().size() + " unwarranted="
                     + follower.undue().size() + " clean-again-after="
                     + follower.cleanAgainAfter()
                             .map(after -> after.toMillis() + " ms")

@@ -41,7 +41,7 @@ class ChainJudgeTest {
         assertThat(chain.summary("quiet"))
                 .isEqualTo("chain quiet: upstream-fires=3 completed=3 owed=6 missed=0 unfinished=0 abandoned=0"
                         + " coalesced=0 skipped=0 doubled=0 excused=0 overlaps=0 cross-fire-overlaps=0"
-                        + " excused-overlaps=0 unwarranted=0 clean-again-after=0 ms");
+                        + " excused-overlaps=0 late-stops=0 unwarranted=0 clean-again-after=0 ms");
     }
 
     @Test

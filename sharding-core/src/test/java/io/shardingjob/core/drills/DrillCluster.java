@@ -244,6 +244,15 @@ final class DrillCluster implements AutoCloseable {
         return worker.cutSince;
     }
 
+    /**
+     * As {@link #blackhole}, right after the proxy passed the worker the answer to a request that proves its session
+     * ({@link ProofCut}): the core's interrupt deadline counts from that proof, which is then the cut's start.
+     */
+    long blackholeAfterAProof(Worker worker) {
+        worker.cutSince = ProofCut.afterTheNextProof(proxies.get(worker.instanceId()), Duration.ofSeconds(30));
+        return worker.cutSince;
+    }
+
     /** Ends the worker's blackhole; returns when it ended. */
     long reconnect(Worker worker) {
         long at = System.currentTimeMillis();

@@ -18,7 +18,6 @@ import java.util.TreeMap;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
-import java.util.stream.Stream;
 
 /**
  * What a drill's worker processes printed ({@link DrillWorker}'s lines) and the judgement of issue 12's promise over
@@ -37,11 +36,19 @@ final class DrillRecords {
     static final String MISFIRE = "MISFIRE";
 
     /**
-     * How long after an item returned its end may still be unwritten: the core lets an end linger up to 50 ms for the
-     * ends of other items, then sends it, and a loaded machine takes its time. A fault this soon after an end line may
-     * have kept the end from the ledger, so the run counts as cut there: the item's owner re-runs it with failover on.
+     * The longest the core lets an end linger for the ends of other items before it sends it: {@code
+     * GroupCommit.MAX_LINGER_MILLIS} (package-private there; {@code DrillRecordsTest} holds the two equal).
      */
-    static final long END_RECORDED_WITHIN_MILLIS = 1_000;
+    static final long END_LINGER_MILLIS = 50;
+
+    /**
+     * How long after an item returned its end may still be unwritten: the core's linger, then 150 ms for a loaded
+     * machine (the commit in flight that the end waits behind, the request's way out; three lingers, where an idle
+     * machine takes a few milliseconds). A fault this soon after an end line may have kept the end from the ledger, so
+     * the run counts as cut there: the item's owner re-runs it with failover on. A re-run after a fault later than this
+     * is of a run whose end was recorded: nothing excuses it.
+     */
+    static final long END_RECORDED_WITHIN_MILLIS = END_LINGER_MILLIS + 150;
 
     /**
      * How long after a partition began a run may still start that the leader let start before it: what was already
@@ -234,10 +241,16 @@ final class DrillRecords {
      *     process before the workers stopped; a missed slot is excused only by its {@code COALESCED} (or {@code SKIPPED})
      *     claim. Empty: not read, and a missed slot followed by a {@code MISFIRE} run of its item is taken as coalesced
      *     (the judge's table tests)
+     * @param deadline by when a cut-off process must have stopped its items, which follows from the session timeout
+     *     and how long an interrupted item goes on
      */
-    record Rules(boolean failover, Optional<Map<Slot, String>> ledger) {
+    record Rules(boolean failover, Optional<Map<Slot, String>> ledger, InterruptDeadline deadline) {
 
         static final Rules DEFAULT = new Rules(true, Optional.empty());
+
+        Rules(boolean failover, Optional<Map<Slot, String>> ledger) {
+            this(failover, ledger, InterruptDeadline.DEFAULT);
+        }
     }
 
     /** One item of one fire. */
@@ -318,14 +331,17 @@ final class DrillRecords {
      *     holds their {@code COALESCED} claim (without a ledger: their item's next run is a {@code MISFIRE} run)
      * @param skipped slots without a run whose claim the ledger holds as {@code SKIPPED}
      * @param doubled slots with more than one run
-     * @param excused doubled slots whose every extra run is a re-run after a run its process died, froze or was cut off
-     *     in
+     * @param excused with {@code failover} on, doubled slots whose every extra run is a re-run after a run its process
+     *     died, froze or was cut off in (with {@code failover} off a cut run is never run again: no double is excused)
      * @param overlaps pairs of runs of one item-fire that really ran at the same time, over the whole record, not
      *     excused
      * @param crossFireOverlaps pairs of runs of one item for different (or unknown) fires that really ran at the same
      *     time, not excused
      * @param excusedOverlaps pairs of runs of one item at the same time, of any fires, whose overlap began while one of
-     *     them belonged to a process frozen or cut off during it that had not yet learned it lost its session
+     *     them belonged to a process frozen during it that had not yet learned it lost its session, or cut off during it
+     *     and not yet past its {@linkplain InterruptDeadline interrupt deadline} (nor told)
+     * @param lateStops runs of a cut-off process still going at its {@linkplain InterruptDeadline interrupt deadline}
+     *     while it was still cut off
      * @param undue runs of slots an operator took out of the schedule (a disabled item or job, a count lowered, a cron
      *     changed), well inside that time
      * @param failed runs of the window's slots whose end line said failed
@@ -348,6 +364,7 @@ final class DrillRecords {
             List<String> overlaps,
             List<String> crossFireOverlaps,
             List<String> excusedOverlaps,
+            List<String> lateStops,
             List<Run> undue,
             int failed,
             int unattributed,
@@ -367,7 +384,8 @@ final class DrillRecords {
                     + " skipped=" + skipped.size()
                     + " doubled=" + doubled.size() + " excused=" + excused.size() + " overlaps=" + overlaps.size()
                     + " cross-fire-overlaps=" + crossFireOverlaps.size() + " excused-overlaps="
-                    + excusedOverlaps.size() + " undue=" + undue.size() + " failed=" + failed + " unattributed="
+                    + excusedOverlaps.size() + " late-stops=" + lateStops.size() + " undue=" + undue.size() + " failed="
+                    + failed + " unattributed="
                     + unattributed + " clean-again-after="
                     + cleanAgainAfter.map(after -> after.toMillis() + " ms").orElse("never");
         }
@@ -391,6 +409,7 @@ final class DrillRecords {
             list(out, "overlapping", overlaps, max);
             list(out, "overlapping across fires", crossFireOverlaps, max);
             list(out, "overlapping, excused (a frozen or cut-off process not yet told)", excusedOverlaps, max);
+            list(out, "stopped late (a cut-off process past its interrupt deadline)", lateStops, max);
             list(
                     out,
                     "undue runs",
@@ -588,12 +607,7 @@ final class DrillRecords {
         List<Run> runs = runs(processes);
         Map<String, Process> byName =
                 processes.stream().collect(Collectors.toMap(Process::name, process -> process, (a, b) -> a));
-        Map<Slot, List<Run>> bySlot =
-                new TreeMap<>(Comparator.comparing(Slot::fireTime).thenComparingInt(Slot::item));
-        runs.stream()
-                .filter(run -> run.fireTime() != null)
-                .forEach(run -> bySlot.computeIfAbsent(new Slot(run.item(), run.fireTime()), slot -> new ArrayList<>())
-                        .add(run));
+        Map<Slot, List<Run>> bySlot = bySlot(runs);
         List<Slot> missed = new ArrayList<>();
         List<Slot> unfinished = new ArrayList<>();
         List<Slot> abandoned = new ArrayList<>();
@@ -627,15 +641,64 @@ final class DrillRecords {
                 }
                 if (slotRuns.size() > 1) {
                     doubled.put(slot, slotRuns);
-                    if (everyExtraRunExcused(slotRuns)) {
+                    // With failover off a run a fault cut is not run again: nothing excuses a second run.
+                    if (rules.failover() && everyExtraRunExcused(slotRuns)) {
                         excused.add(slot);
                     }
                 }
             }
         }
-        List<String> overlaps = new ArrayList<>();
-        List<String> crossFireOverlaps = new ArrayList<>();
-        List<String> excusedOverlaps = new ArrayList<>();
+        Overlaps overlaps = overlaps(runs, byName, rules.deadline());
+        Predicate<Slot> excusedMiss = slot -> !recorded(rules, runs, slot).isEmpty();
+        return new Judgement(
+                dueSlots(window),
+                missed,
+                unfinished,
+                abandoned,
+                coalesced,
+                skipped,
+                doubled,
+                excused,
+                overlaps.sameFire(),
+                overlaps.crossFire(),
+                overlaps.excused(),
+                rules.deadline().lateStops(processes),
+                undue,
+                failed,
+                unattributed(runs),
+                mismatches(processes),
+                cleanAgainAfter(runs, fires, window.items(), faultEnd, window::isDue, excusedMiss));
+    }
+
+    private static Map<Slot, List<Run>> bySlot(List<Run> runs) {
+        Map<Slot, List<Run>> bySlot =
+                new TreeMap<>(Comparator.comparing(Slot::fireTime).thenComparingInt(Slot::item));
+        runs.stream()
+                .filter(run -> run.fireTime() != null)
+                .forEach(run -> bySlot.computeIfAbsent(new Slot(run.item(), run.fireTime()), slot -> new ArrayList<>())
+                        .add(run));
+        return bySlot;
+    }
+
+    private static int dueSlots(Window window) {
+        return (int) window.fires().stream()
+                .flatMap(fire -> IntStream.range(0, window.items()).mapToObj(item -> new Slot(item, fire)))
+                .filter(window::isDue)
+                .count();
+    }
+
+    /** Runs cut by their process's end whose fire no line named. */
+    private static int unattributed(List<Run> runs) {
+        return (int) runs.stream()
+                .filter(run -> run.fireTime() == null && run.outcome() == Outcome.CUT)
+                .count();
+    }
+
+    /** Pairs of runs of one item that really ran at the same time, described, by how they are judged. */
+    private record Overlaps(List<String> sameFire, List<String> crossFire, List<String> excused) {}
+
+    private static Overlaps overlaps(List<Run> runs, Map<String, Process> byName, InterruptDeadline deadline) {
+        Overlaps overlaps = new Overlaps(new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
         Map<Integer, List<Run>> byItem =
                 runs.stream().collect(Collectors.groupingBy(Run::item, TreeMap::new, Collectors.toList()));
         byItem.forEach((item, itemRuns) -> {
@@ -649,37 +712,16 @@ final class DrillRecords {
                     boolean sameFire = a.fireTime() != null && a.fireTime().equals(b.fireTime());
                     String pair = "item " + item + ": " + a.fireTime() + " " + a + " and " + b.fireTime() + " " + b;
                     long at = a.overlapStart(b);
-                    if (notYetTold(byName.get(a.process()), a, at) || notYetTold(byName.get(b.process()), b, at)) {
-                        excusedOverlaps.add(pair);
+                    if (notYetTold(byName.get(a.process()), a, at, deadline)
+                            || notYetTold(byName.get(b.process()), b, at, deadline)) {
+                        overlaps.excused().add(pair);
                     } else {
-                        (sameFire ? overlaps : crossFireOverlaps).add(pair);
+                        (sameFire ? overlaps.sameFire() : overlaps.crossFire()).add(pair);
                     }
                 }
             }
         });
-        Predicate<Slot> excusedMiss = slot -> !recorded(rules, runs, slot).isEmpty();
-        return new Judgement(
-                (int) fires.stream()
-                        .flatMap(fire -> IntStream.range(0, window.items()).mapToObj(item -> new Slot(item, fire)))
-                        .filter(window::isDue)
-                        .count(),
-                missed,
-                unfinished,
-                abandoned,
-                coalesced,
-                skipped,
-                doubled,
-                excused,
-                overlaps,
-                crossFireOverlaps,
-                excusedOverlaps,
-                undue,
-                failed,
-                (int) runs.stream()
-                        .filter(run -> run.fireTime() == null && run.outcome() == Outcome.CUT)
-                        .count(),
-                mismatches(processes),
-                cleanAgainAfter(runs, fires, window.items(), faultEnd, window::isDue, excusedMiss));
+        return overlaps;
     }
 
     /**
@@ -696,15 +738,21 @@ final class DrillRecords {
 
     /**
      * Whether the run's process was frozen or cut off while running it, and the moment {@code at} comes before that
-     * process learned it lost its session: nothing could have told it yet that the item had moved.
+     * process learned it lost its session: nothing could have told it yet that the item had moved. A cut-off process is
+     * not frozen: it must stop its items by its interrupt deadline whatever it was told, so that deadline ends the
+     * excuse too.
      */
-    private static boolean notYetTold(Process process, Run run, long at) {
+    private static boolean notYetTold(Process process, Run run, long at, InterruptDeadline deadline) {
         if (process == null) {
             return false;
         }
-        return Stream.concat(process.freezes().stream(), process.cutOff().stream())
-                .filter(fault -> fault.from() >= run.start() && fault.from() < run.end())
-                .anyMatch(fault -> at < process.learnedAt(fault.from(), fault.to()));
+        boolean frozen = process.freezes().stream()
+                .filter(freeze -> freeze.from() >= run.start() && freeze.from() < run.end())
+                .anyMatch(freeze -> at < process.learnedAt(freeze.from(), freeze.to()));
+        boolean cutOff = process.cutOff().stream()
+                .filter(cut -> cut.from() >= run.start() && cut.from() < run.end())
+                .anyMatch(cut -> at < Math.min(process.learnedAt(cut.from(), cut.to()), deadline.stopBy(cut.from())));
+        return frozen || cutOff;
     }
 
     /** A missed slot whose item's next run (by fire time) is a misfire run: the misfire rule's one late run. */

@@ -12,6 +12,8 @@ import io.shardingjob.core.drills.DrillRecords.Rules;
 import io.shardingjob.core.drills.DrillRecords.Run;
 import io.shardingjob.core.drills.DrillRecords.Slot;
 import io.shardingjob.core.drills.DrillRecords.Window;
+import io.shardingjob.core.internal.ledger.GroupCommit;
+import java.lang.reflect.Field;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -44,7 +46,7 @@ class DrillRecordsTest {
         assertThat(judgement.cleanAgainAfter()).contains(Duration.ZERO);
         assertThat(judgement.summary("quiet"))
                 .isEqualTo("drill quiet: slots=8 missed=0 unfinished=0 abandoned=0 coalesced=0 skipped=0 doubled=0"
-                        + " excused=0 overlaps=0 cross-fire-overlaps=0 excused-overlaps=0 undue=0 failed=0"
+                        + " excused=0 overlaps=0 cross-fire-overlaps=0 excused-overlaps=0 late-stops=0 undue=0 failed=0"
                         + " unattributed=0 clean-again-after=0 ms");
     }
 
@@ -359,7 +361,8 @@ class DrillRecordsTest {
     }
 
     @Test
-    void excusesTheReRunAndOverlapOfAProcessCutOffWhileRunningButNotOfARunItStartedWhileCutOff() {
+    void excusesTheReRunOfAProcessCutOffWhileRunningButNeitherItsRunPastItsInterruptDeadlineNorItsOverlap() {
+        // Cut off at 11.1 s, told at 17 s: it had to stop its items by 11.1 s + 5 s / 3 + 100 ms = 12.866 s.
         Process cut = new Process(
                 "a",
                 lines(
@@ -372,12 +375,119 @@ class DrillRecordsTest {
         Judgement judgement =
                 judge(cut, process("b", ALIVE, lines(failover(0, 11_000, 16_300), failover(1, 12_000, 16_300))));
 
-        // Item 0's run was cut off while it ran: its re-run and overlap are excused until 17 s.
+        // Item 0's run was cut off while it ran: its re-run is excused.
         assertThat(judgement.excused()).contains(new Slot(0, at(11_000)));
-        assertThat(judgement.excusedOverlaps()).singleElement().asString().startsWith("item 0");
         // Item 1 started while its process was already cut off: nothing excuses it.
         assertThat(judgement.excused()).doesNotContain(new Slot(1, at(12_000)));
-        assertThat(judgement.overlaps()).singleElement().asString().startsWith("item 1");
+        // Both ran on 4.6 s past the deadline, into their take-overs at 16.3 s: not excused, though a was not yet told.
+        assertThat(judgement.lateStops()).hasSize(2);
+        assertThat(judgement.excusedOverlaps()).isEmpty();
+        assertThat(judgement.overlaps()).hasSize(2);
+    }
+
+    @Test
+    void excusesAnOverlapOfACutOffRunThatBeganBeforeItsInterruptDeadlineWhenTheRunStoppedByIt() {
+        // Cut off at 11.1 s while running item 0 of 11 s, interrupted at 12.8 s, before its deadline of 12.866 s.
+        Process cut = new Process(
+                "a",
+                lines(List.of("start 0 11000 11_010 NORMAL", "end 0 11000 11_010 12_800 NORMAL failed")),
+                ALIVE,
+                List.of(),
+                List.of(new Interval(11_100, 23_000)));
+        Judgement judgement = judge(
+                cut,
+                process(
+                        "b",
+                        ALIVE,
+                        lines(List.of("start 0 12000 12_700 NORMAL", "end 0 12000 12_700 13_000 NORMAL ok"))));
+
+        assertThat(judgement.lateStops()).isEmpty();
+        assertThat(judgement.excusedOverlaps()).singleElement().asString().startsWith("item 0");
+        assertThat(judgement.crossFireOverlaps()).isEmpty();
+    }
+
+    @Test
+    void givesAStubbornItemItsTimeAfterTheInterruptButNoMore() {
+        // Cut off at 11.1 s; an item that goes on 3 s after its interrupt must end by 15.866 s.
+        Rules stubborn =
+                new Rules(true, Optional.empty(), new InterruptDeadline(Duration.ofSeconds(5), Duration.ofSeconds(3)));
+
+        assertThat(judge(stubborn, cutOffRunEndingAt(15_800)).lateStops()).isEmpty();
+        assertThat(judge(stubborn, cutOffRunEndingAt(15_900)).lateStops())
+                .singleElement()
+                .asString()
+                .contains("cut off at 00:00:11.100, due to stop by 00:00:15.866");
+        assertThat(judge(Rules.DEFAULT, cutOffRunEndingAt(15_800)).lateStops()).hasSize(1);
+    }
+
+    @Test
+    void countsARunOfACutOffProcessStillGoingWhenTheRecordsWereReadAsLateButSetsNoDeadlineForAShortCut() {
+        Process stillGoing = new Process(
+                "a",
+                lines(List.of("start 0 11000 11_010 NORMAL")),
+                ALIVE,
+                List.of(),
+                List.of(new Interval(11_100, 23_000)));
+        // Cut off for 1 s: its session was proven again before any deadline.
+        Process shortCut = new Process(
+                "a",
+                lines(List.of("start 0 11000 11_010 NORMAL", "end 0 11000 11_010 18_000 NORMAL ok")),
+                ALIVE,
+                List.of(),
+                List.of(new Interval(11_100, 12_100)));
+
+        assertThat(judge(stillGoing).lateStops()).hasSize(1);
+        assertThat(judge(shortCut).lateStops()).isEmpty();
+    }
+
+    /** Item 0 of 11 s run from 11.01 s to {@code end} by a process cut off from 11.1 s to 23 s. */
+    private static Process cutOffRunEndingAt(long end) {
+        return new Process(
+                "a",
+                lines(List.of("start 0 11000 11010 NORMAL", "end 0 11000 11010 " + end + " NORMAL failed")),
+                ALIVE,
+                List.of(),
+                List.of(new Interval(11_100, 23_000)));
+    }
+
+    private static Judgement judge(Rules rules, Process... processes) {
+        return DrillRecords.judge(List.of(processes), WINDOW, 11_150, rules);
+    }
+
+    @Test
+    void excusesNoSecondRunOfAnItemFireWithFailoverOff() {
+        List<Process> processes = List.of(
+                process("a", 11_150, lines(run(0, 10_000), List.of("start 0 11000 11_010 NORMAL"))),
+                process("b", ALIVE, lines(run(1, 10_000), run(1, 11_000), failover(0, 11_000, 16_300))));
+
+        Judgement on = DrillRecords.judge(processes, WINDOW, 11_150, Rules.DEFAULT);
+        Judgement off = DrillRecords.judge(processes, WINDOW, 11_150, new Rules(false, Optional.empty()));
+
+        assertThat(on.excused()).containsExactly(new Slot(0, at(11_000)));
+        assertThat(off.doubled()).containsOnlyKeys(new Slot(0, at(11_000)));
+        assertThat(off.excused()).isEmpty();
+        assertThat(off.unexcused()).isEqualTo(1);
+    }
+
+    @Test
+    void excusesAReRunAfterAFaultThatCameWithinTheCoresLingerAndItsAllowanceAfterTheEndButNotLater() {
+        // Item 0 of 11 s returned at 11.31 s; its process froze 150 ms later, or 300 ms later.
+        Process frozenSoon = new Process("a", lines(run(0, 11_000)), ALIVE, List.of(new Interval(11_460, 11_900)));
+        Process frozenLater = new Process("a", lines(run(0, 11_000)), ALIVE, List.of(new Interval(11_610, 11_900)));
+        Process b = process("b", ALIVE, lines(failover(0, 11_000, 17_000)));
+
+        assertThat(judge(frozenSoon, b).excused()).containsExactly(new Slot(0, at(11_000)));
+        assertThat(judge(frozenLater, b).excused()).isEmpty();
+        assertThat(judge(frozenLater, b).unexcused()).isEqualTo(1);
+    }
+
+    @Test
+    void takesTheCoresLongestLingerOfAnEndAndAStatedAllowanceAsTheTimeAnEndMayStillBeUnwritten() throws Exception {
+        Field linger = GroupCommit.class.getDeclaredField("MAX_LINGER_MILLIS");
+        linger.setAccessible(true);
+
+        assertThat(DrillRecords.END_LINGER_MILLIS).isEqualTo(linger.getLong(null));
+        assertThat(DrillRecords.END_RECORDED_WITHIN_MILLIS).isEqualTo(DrillRecords.END_LINGER_MILLIS + 150);
     }
 
     @Test

@@ -13,6 +13,8 @@ import io.shardingjob.core.drills.DrillRecords.Outcome;
 import io.shardingjob.core.drills.DrillRecords.Rules;
 import io.shardingjob.core.drills.DrillRecords.Run;
 import io.shardingjob.core.drills.DrillRecords.Window;
+import io.shardingjob.core.drills.FaultEvidence.Bite;
+import io.shardingjob.core.drills.FaultEvidence.Hit;
 import io.shardingjob.core.testing.ProcessGroup;
 import io.shardingjob.core.testing.ZooKeeperServers;
 import java.io.IOException;
@@ -42,11 +44,13 @@ import org.junit.jupiter.params.provider.MethodSource;
  * ledger for the records of the misses it excuses), prints its counts and appends them to {@code
  * target/e2e/drills/results.txt}.
  *
- * <p>The promise: no item of a fire runs twice, except a re-run of an item whose process died, froze or was cut off
- * while running it; no item runs on two processes at once for any fires, except while one of them, frozen or cut off,
- * has not yet learned it lost its session; none is missed, except fires the misfire rule coalesced (with their {@code
- * COALESCED} claim in the ledger) and, with {@code failover} off, a run cut by a fault; no run of a fire an operator took
- * out of the schedule; and fires are clean again within a session timeout and a fire period after the fault ends.
+ * <p>The promise: no item of a fire runs twice, except, with {@code failover} on, a re-run of an item whose process
+ * died, froze or was cut off while running it; no item runs on two processes at once for any fires, except while one of
+ * them, frozen, has not yet learned it lost its session, or, cut off, has not yet reached its interrupt deadline; a
+ * cut-off process stops its items by that deadline ({@link InterruptDeadline}); none is missed, except fires the misfire
+ * rule coalesced (with their {@code COALESCED} claim in the ledger) and, with {@code failover} off, a run cut by a fault;
+ * no run of a fire an operator took out of the schedule; and fires are clean again within a session timeout and a fire
+ * period after the fault ends. Each cell also asserts that its fault bit ({@link FaultEvidence}).
  *
  * <p>Under the clock faults one worker's wall clock is 20 s ahead or behind the others' (libfaketime). A fire's time is
  * its identity, the ledger's key, so that worker runs each fire 20 s early or late in true time, never a second time;
@@ -145,8 +149,48 @@ class FaultDrillTest {
         /** A chain's: fire by fire and item by item, each with {@code failover} on and off. */
         static final List<Settings> OF_A_CHAIN = List.of(DEFAULT, FAILOVER_OFF, ITEM_WISE, ITEM_WISE_FAILOVER_OFF);
 
+        /**
+         * Items of 8 s, longer than a session: the session of a worker cut off or frozen expires while it runs them,
+         * so only its interrupt stops them before their take-over, not their own end.
+         */
+        static final Settings EIGHT_SECOND_ITEMS =
+                new Settings("8s-items", true, Duration.ofSeconds(8), Duration.ZERO, false, false, false);
+
+        /** Items of 8 s that go on for 3 s after being interrupted: their interrupt must leave them 3 s. */
+        static final Settings EIGHT_SECOND_ITEMS_STUBBORN = new Settings(
+                "8s-items-stubborn", true, Duration.ofSeconds(8), Duration.ofSeconds(3), false, false, false);
+
+        static final Settings EIGHT_SECOND_ITEMS_FAILOVER_OFF =
+                new Settings("8s-items-failover-off", false, Duration.ofSeconds(8), Duration.ZERO, false, false, false);
+
+        /** A worker's own faults' (frozen, blackholed, behind a cut follower): every fault's, and items of 8 s. */
+        static final List<Settings> OF_A_WORKERS_FAULT = Stream.concat(
+                        OF_EVERY_FAULT.stream(),
+                        Stream.of(EIGHT_SECOND_ITEMS, EIGHT_SECOND_ITEMS_STUBBORN, EIGHT_SECOND_ITEMS_FAILOVER_OFF))
+                .toList();
+
         int items() {
             return manyShort ? 64 : smallPool ? 16 : 8;
+        }
+
+        /** Whether an item outlasts a session: it runs from one fire to the next, with its make-up right after it. */
+        boolean outlastsASession() {
+            return item.compareTo(SESSION) > 0;
+        }
+
+        /**
+         * How late the runs of a fire can come: a take-over or a make-up up to a session timeout late. An item that
+         * outlasts a session overruns most fires, and the make-up of the fires it overran (whose {@code COALESCED}
+         * claims are written when it starts) can wait behind the run in progress, the next fire's run and the make-up
+         * before it (seen in {@code blackhole-8s-items}: fires recorded coalesced 18 to 24 s after they came).
+         */
+        Duration lateRunsWithin() {
+            return outlastsASession() ? item.multipliedBy(3).plus(PERIOD) : SESSION;
+        }
+
+        /** By when a cut-off worker must have stopped its items: its interrupt, and what its items do after it. */
+        InterruptDeadline deadline() {
+            return new InterruptDeadline(SESSION, stubborn);
         }
 
         /**
@@ -225,6 +269,9 @@ class FaultDrillTest {
         }
 
         List<Settings> settings() {
+            if (this == SIGSTOP || this == BLACKHOLE || this == FOLLOWER_CUT) {
+                return Settings.OF_A_WORKERS_FAULT;
+            }
             return chain() ? Settings.OF_A_CHAIN : Settings.OF_EVERY_FAULT;
         }
     }
@@ -249,16 +296,22 @@ class FaultDrillTest {
      * What a fault's scenario leaves for the judge.
      *
      * @param completing in a chain, the fire whose completer the fault hit
+     * @param hits what the fault did, each to be seen in the records ({@link FaultEvidence})
      */
     private record Scenario(
-            Instant from, long faultEnd, List<Instant> manualFires, List<NotDue> notDue, Optional<Instant> completing) {
+            Instant from,
+            long faultEnd,
+            List<Instant> manualFires,
+            List<NotDue> notDue,
+            Optional<Instant> completing,
+            List<Hit> hits) {
 
-        Scenario(Instant from, long faultEnd, List<Instant> manualFires, List<NotDue> notDue) {
-            this(from, faultEnd, manualFires, notDue, Optional.empty());
+        Scenario(Instant from, long faultEnd, List<Instant> manualFires, List<NotDue> notDue, Hit hit) {
+            this(from, faultEnd, manualFires, notDue, Optional.empty(), List.of(hit));
         }
 
-        Scenario(Instant from, long faultEnd) {
-            this(from, faultEnd, List.of(), List.of());
+        Scenario(Instant from, long faultEnd, Hit... hits) {
+            this(from, faultEnd, List.of(), List.of(), Optional.empty(), List.of(hits));
         }
     }
 
@@ -267,9 +320,10 @@ class FaultDrillTest {
      * off for a kill between fires and a restart with items queued in a small pool, a small pool for a blackholed
      * worker, and the operators' changes, and a chain's completer killed (item by item) and frozen (fire by fire), and a
      * frozen ZooKeeper under short items without failover (starts sent and never answered, whose runs never began, were
-     * recorded failed before issue 25's fix); the default build's drills. The skewed clocks run in the matrix only: a worker
-     * ahead merges fires into make-ups for longer than a cell waits to see clean fires again, and a worker behind
-     * records its misses late (see {@code docs/testing.md}).
+     * recorded failed before issue 25's fix), and a blackholed worker with stubborn items longer than a session, which
+     * only an interrupt in time stops before their take-over; the default build's drills. The skewed clocks run in the
+     * matrix only: a worker ahead merges fires into make-ups for longer than a cell waits to see clean fires again, and
+     * a worker behind records its misses late (see {@code docs/testing.md}).
      */
     static Stream<Cell> everyBuild() {
         return selected(Stream.of(
@@ -283,6 +337,7 @@ class FaultDrillTest {
                 new Cell(Fault.ROLLING_RESTART, Settings.DEFAULT),
                 new Cell(Fault.KILL_BETWEEN_FIRES, Settings.FAILOVER_OFF),
                 new Cell(Fault.BLACKHOLE, Settings.SMALL_POOL),
+                new Cell(Fault.BLACKHOLE, Settings.EIGHT_SECOND_ITEMS_STUBBORN),
                 new Cell(Fault.ZOOKEEPER_RESTART, Settings.DEFAULT),
                 new Cell(Fault.FOLLOWER_CUT, Settings.DEFAULT),
                 new Cell(Fault.OPERATOR_ITEM, Settings.DEFAULT),
@@ -351,7 +406,7 @@ class FaultDrillTest {
                 case CHURN -> churn(cluster);
                 case ROLLING_RESTART -> rollingRestart(cluster);
                 case KILL_BETWEEN_FIRES -> killBetweenFires(cluster);
-                case BLACKHOLE -> blackhole(cluster);
+                case BLACKHOLE -> blackhole(cluster, settings);
                 case ZOOKEEPER_RESTART -> zooKeeperRestart(cluster);
                 case FOLLOWER_CUT -> followerCut(cluster);
                 case OPERATOR_ITEM, OPERATOR_JOB, OPERATOR_COUNT, OPERATOR_CRON -> operators(cluster, cell);
@@ -374,7 +429,7 @@ class FaultDrillTest {
         long frozenAt = cluster.freeze(victim);
         // The fault's own duration: frozen for 12 s, well past its 5 s session, whatever happens meanwhile.
         holdUntil(frozenAt + 12_000);
-        return new Scenario(from, cluster.thaw(victim));
+        return new Scenario(from, cluster.thaw(victim), Hit.of(Bite.SESSION_LOST, victim, frozenAt));
     }
 
     /**
@@ -396,27 +451,30 @@ class FaultDrillTest {
                 .findFirst()
                 .orElseThrow();
         Instant completing = cluster.awaitCompleting(victim);
+        long hitAt = System.currentTimeMillis();
         long faultEnd = switch (fault) {
             case CHAIN_KILL -> {
-                cluster.kill(victim);
+                hitAt = cluster.kill(victim);
                 System.out.println("chain: " + victim + " killed completing the fire " + completing.toEpochMilli());
                 yield cluster.awaitReady(cluster.start(victim.instanceId()));
             }
             case CHAIN_SIGSTOP -> {
-                long frozenAt = cluster.freeze(victim);
+                hitAt = cluster.freeze(victim);
                 System.out.println("chain: " + victim + " frozen completing the fire " + completing.toEpochMilli());
-                holdUntil(frozenAt + 12_000);
+                holdUntil(hitAt + 12_000);
                 yield cluster.thaw(victim);
             }
             case CHAIN_BLACKHOLE -> {
-                long cutAt = cluster.blackhole(victim);
+                hitAt = cluster.blackhole(victim);
                 System.out.println("chain: " + victim + " cut off completing the fire " + completing.toEpochMilli());
-                holdUntil(cutAt + 12_000);
+                holdUntil(hitAt + 12_000);
                 yield cluster.reconnect(victim);
             }
             default -> throw new IllegalArgumentException(fault + " is not a chain's");
         };
-        return new Scenario(from, faultEnd, List.of(), List.of(), Optional.of(completing));
+        // The completer need not run items of the drilled job when it is hit: a kill shows in its restart.
+        Hit hit = Hit.of(fault == Fault.CHAIN_KILL ? Bite.RESTARTED : Bite.SESSION_LOST, victim, hitAt);
+        return new Scenario(from, faultEnd, List.of(), List.of(), Optional.of(completing), List.of(hit));
     }
 
     /**
@@ -438,9 +496,13 @@ class FaultDrillTest {
         Instant from = cluster.awaitSettled();
         Worker victim = workers.get(1);
         cluster.awaitRunningItem(victim);
-        cluster.kill(victim);
+        long killedAt = cluster.kill(victim);
         Worker again = cluster.start(victim.instanceId());
-        return new Scenario(from, cluster.awaitReady(again));
+        return new Scenario(
+                from,
+                cluster.awaitReady(again),
+                Hit.of(Bite.KILLED_RUNNING, victim, killedAt),
+                Hit.of(Bite.RESTARTED, victim, killedAt));
     }
 
     /** The ZooKeeper server frozen (SIGSTOP) for four session timeouts (20 s), then SIGCONT. */
@@ -455,7 +517,7 @@ class FaultDrillTest {
         holdUntil(frozenAt + 4 * SESSION.toMillis());
         long faultEnd = System.currentTimeMillis();
         DrillCluster.signal(server.process(), "CONT");
-        return new Scenario(from, faultEnd);
+        return new Scenario(from, faultEnd, Hit.ofEveryone(Bite.SESSIONS_LOST, frozenAt));
     }
 
     /** A three-server ensemble, its leader killed while items run. */
@@ -468,6 +530,7 @@ class FaultDrillTest {
                 .filter(server -> server.mode().equals(Optional.of("leader")))
                 .findFirst()
                 .orElseThrow(() -> new IllegalStateException("no leader among " + servers));
+        long killedAt = System.currentTimeMillis();
         ProcessGroup.kill(leader.process());
         List<ZooKeeperServers.Server> survivors =
                 servers.stream().filter(server -> server != leader).toList();
@@ -481,7 +544,8 @@ class FaultDrillTest {
                             modes.stream().allMatch(Optional::isPresent) && modes.contains(Optional.of("leader"));
                     return serving ? Optional.of(System.currentTimeMillis()) : Optional.empty();
                 });
-        return new Scenario(from, faultEnd);
+        // The followers lose their leader too, and drop their clients until a new one is elected.
+        return new Scenario(from, faultEnd, Hit.ofEveryone(Bite.CONNECTIONS_BROKEN, killedAt));
     }
 
     /** A random worker killed while it runs items every 10 s, five times, each replaced 2 s later. */
@@ -493,6 +557,7 @@ class FaultDrillTest {
         Instant from = cluster.awaitSettled();
         long churnStart = System.currentTimeMillis();
         List<String> victims = new ArrayList<>();
+        List<Hit> hits = new ArrayList<>();
         long faultEnd = 0;
         for (int kill = 0; kill < 5; kill++) {
             // The churn's own period: a kill every 10 s and a replacement 2 s later, whatever happens meanwhile.
@@ -501,13 +566,14 @@ class FaultDrillTest {
             victims.add(victim.toString());
             cluster.awaitRunningItem(victim);
             long killedAt = cluster.kill(victim);
+            hits.add(Hit.of(Bite.KILLED_RUNNING, victim, killedAt));
             holdUntil(killedAt + 2_000);
             Worker replacement = cluster.start("w" + (WORKERS + kill));
             alive.add(replacement);
             faultEnd = cluster.awaitReady(replacement);
         }
         System.out.println("churn: seed " + seed + " (-Ddrill.seed to repeat), killed " + victims);
-        return new Scenario(from, faultEnd);
+        return new Scenario(from, faultEnd, hits.toArray(Hit[]::new));
     }
 
     /** Each worker in turn stopped with SIGTERM while it runs items, and restarted under its id. */
@@ -516,12 +582,16 @@ class FaultDrillTest {
         List<Worker> workers = cluster.startWorkers(WORKERS);
         Instant from = cluster.awaitSettled();
         long faultEnd = 0;
+        List<Hit> hits = new ArrayList<>();
         for (Worker worker : workers) {
             cluster.awaitRunningItem(worker);
+            long at = System.currentTimeMillis();
             cluster.terminate(worker);
+            hits.add(Hit.of(Bite.STOPPED, worker, at));
+            hits.add(Hit.of(Bite.RESTARTED, worker, at));
             faultEnd = cluster.awaitReady(cluster.start(worker.instanceId()));
         }
-        return new Scenario(from, faultEnd);
+        return new Scenario(from, faultEnd, hits.toArray(Hit[]::new));
     }
 
     /**
@@ -556,22 +626,23 @@ class FaultDrillTest {
                             .noneMatch(run -> run.outcome() == Outcome.RUNNING);
                     return stillIdle ? Optional.of(cluster.kill(victim)) : Optional.empty();
                 });
-        return new Scenario(from, killedAt);
+        return new Scenario(from, killedAt, Hit.of(Bite.ITEMS_MOVED, victim, killedAt));
     }
 
     /**
      * A worker's ZooKeeper traffic blackholed for 12 s while it runs items (its proxy stops forwarding and keeps the
-     * connections open), then let through again.
+     * connections open), then let through again. Items that outlast a session run all the time: those are cut off right
+     * after a proof of the victim's session passed, so that the judge's interrupt deadline counts from that proof.
      */
-    private static Scenario blackhole(DrillCluster cluster) {
+    private static Scenario blackhole(DrillCluster cluster, Settings settings) {
         cluster.proxied().standaloneZooKeeper();
         List<Worker> workers = cluster.startWorkers(WORKERS);
         Instant from = cluster.awaitSettled();
         Worker victim = workers.get(1);
         cluster.awaitRunningItem(victim);
-        long cutAt = cluster.blackhole(victim);
+        long cutAt = settings.outlastsASession() ? cluster.blackholeAfterAProof(victim) : cluster.blackhole(victim);
         holdUntil(cutAt + 12_000);
-        return new Scenario(from, cluster.reconnect(victim));
+        return new Scenario(from, cluster.reconnect(victim), Hit.of(Bite.SESSION_LOST, victim, cutAt));
     }
 
     /**
@@ -592,7 +663,8 @@ class FaultDrillTest {
         cluster.awaitRunningItem(victim);
         long cutAt = cluster.cutFollower(follower, victim);
         holdUntil(cutAt + 15_000);
-        return new Scenario(from, cluster.reconnectFollower(follower, victim));
+        return new Scenario(
+                from, cluster.reconnectFollower(follower, victim), Hit.of(Bite.SESSION_LOST, victim, cutAt));
     }
 
     /** The ZooKeeper server killed ({@code kill -9}) while items run and restarted on its data directory at once. */
@@ -601,7 +673,8 @@ class FaultDrillTest {
         List<Worker> workers = cluster.startWorkers(WORKERS);
         Instant from = cluster.awaitSettled();
         cluster.awaitRunningItem(workers.get(0));
-        return new Scenario(from, cluster.killAndRestartZooKeeper());
+        long killedAt = System.currentTimeMillis();
+        return new Scenario(from, cluster.killAndRestartZooKeeper(), Hit.ofEveryone(Bite.CONNECTIONS_BROKEN, killedAt));
     }
 
     /**
@@ -620,6 +693,7 @@ class FaultDrillTest {
         int items = operator.configuration().shardingTotalCount();
         cluster.awaitRunningItem(workers.get(0));
         long at = System.currentTimeMillis();
+        long changedAt = at;
         switch (fault) {
             case OPERATOR_ITEM -> {
                 operator.disableItem(3);
@@ -676,7 +750,7 @@ class FaultDrillTest {
             default -> throw new IllegalArgumentException(fault + " is not an operator's");
         }
         long faultEnd = System.currentTimeMillis();
-        return new Scenario(from, faultEnd, manualFires, notDue);
+        return new Scenario(from, faultEnd, manualFires, notDue, Hit.ofEveryone(Bite.TAKEN_OUT, changedAt));
     }
 
     /**
@@ -716,7 +790,7 @@ class FaultDrillTest {
                 new NotDue(at - settings.queuedAtAChange().toMillis(), at, Set.of(), 0, true),
                 // The new job's history starts within define(): a fire between the two readings may be either job's.
                 new NotDue(at, defined, Set.of(), 0));
-        return new Scenario(from, defined, List.of(), notDue);
+        return new Scenario(from, defined, List.of(), notDue, Hit.ofEveryone(Bite.TAKEN_OUT, at));
     }
 
     /** The test process's handle on the run-time definitions; it follows none of them. */
@@ -764,9 +838,12 @@ class FaultDrillTest {
     private static void judge(DrillCluster cluster, Cell cell, Scenario scenario, long begun) {
         Instant to = Instant.ofEpochSecond(scenario.faultEnd() / 1000 + 1).plus(TAIL);
         // The scenario's tail, not a wait for a condition: failover and make-up runs of the judged fires may come up to
-        // a session timeout late, and late doubles count as much as early ones. A worker whose clock is behind runs
-        // every fire that much later in true time, its window's last ones too.
-        holdUntil(to.plus(SESSION).plus(cluster.clockLag()).toEpochMilli());
+        // a session timeout late (or an item, when items outlast a session), and late doubles count as much as early
+        // ones. A worker whose clock is behind runs every fire that much later in true time, its window's last ones
+        // too.
+        holdUntil(to.plus(cell.settings().lateRunsWithin())
+                .plus(cluster.clockLag())
+                .toEpochMilli());
         int items = cell.settings().items() + (cell.fault() == Fault.OPERATOR_COUNT ? 4 : 0);
         // Who completed the fire whose completer was hit, and what the follower holds of it, for reading the cell.
         scenario.completing()
@@ -774,9 +851,15 @@ class FaultDrillTest {
                         + DrillWorker.JOB + " notes '" + cluster.fireNode(DrillWorker.JOB, fire) + "', of "
                         + DrillWorker.FOLLOWER + " '" + cluster.fireNode(DrillWorker.FOLLOWER, fire) + "'"));
         // The ledger first, while the workers still keep the server's sessions busy; then their records.
-        Rules rules = new Rules(cell.settings().failover(), Optional.of(cluster.ledger()));
+        Rules rules = new Rules(
+                cell.settings().failover(),
+                Optional.of(cluster.ledger()),
+                cell.settings().deadline());
         Optional<Rules> followerRules = cell.fault().chain()
-                ? Optional.of(new Rules(cell.settings().failover(), Optional.of(cluster.ledger(DrillWorker.FOLLOWER))))
+                ? Optional.of(new Rules(
+                        cell.settings().failover(),
+                        Optional.of(cluster.ledger(DrillWorker.FOLLOWER)),
+                        cell.settings().deadline()))
                 : Optional.empty();
         List<DrillRecords.Process> records = cluster.finish();
         Window window = new Window(scenario.from(), to, PERIOD, items, scenario.manualFires(), scenario.notDue());
@@ -791,6 +874,12 @@ class FaultDrillTest {
         // A failed cell says what the processes recorded in its message: a build's log keeps that, not the output.
         String drill = cell.name() + " (" + evidence.toString().strip() + ")";
         SoftAssertions.assertSoftly(softly -> {
+            // A fault that did not bite tested nothing: the promise held only because nothing challenged it.
+            scenario.hits()
+                    .forEach(hit -> softly.assertThat(FaultEvidence.missing(
+                                    hit, records, window, cell.settings().failover()))
+                            .as("%s: the fault %s of %s did not bite", cell.name(), hit.bite(), hit.victim())
+                            .isEmpty());
             assertThePromise(softly, judgement, drill);
             judgement
                     .cleanAgainAfter()
@@ -849,8 +938,11 @@ class FaultDrillTest {
         softly.assertThat(judgement.crossFireOverlaps())
                 .as("%s: runs of one item for two fires at the same time", drill)
                 .isEmpty();
+        softly.assertThat(judgement.lateStops())
+                .as("%s: runs a cut-off process went on with past its interrupt deadline", drill)
+                .isEmpty();
         softly.assertThat(judgement.unexcused())
-                .as("%s: item-fires run twice, not after a crash, freeze or partition", drill)
+                .as("%s: item-fires run twice, not after a crash, freeze or partition (or at all, failover off)", drill)
                 .isZero();
         softly.assertThat(judgement.missed())
                 .as("%s: item-fires that never ran, nor were recorded coalesced", drill)

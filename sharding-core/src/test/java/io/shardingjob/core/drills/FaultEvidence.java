@@ -1,0 +1,190 @@
+package io.shardingjob.core.drills;
+
+import io.shardingjob.core.drills.DrillRecords.Outcome;
+import io.shardingjob.core.drills.DrillRecords.Process;
+import io.shardingjob.core.drills.DrillRecords.Run;
+import io.shardingjob.core.drills.DrillRecords.Slot;
+import io.shardingjob.core.drills.DrillRecords.Window;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.IntStream;
+
+/**
+ * Whether a drill's fault bit, read from the processes' own records: a drill whose fault came too late, too early or
+ * not at all passes without having tested anything, and this tells it. Pure, as {@link DrillRecords} is.
+ */
+final class FaultEvidence {
+
+    private FaultEvidence() {}
+
+    /** What shows that a fault bit. */
+    enum Bite {
+        /**
+         * The victim printed {@code connection LOST} after the hit; with {@code failover} on, every run it had going at
+         * the hit was taken over: another process ran its item-fire after the hit (as {@code FAILOVER}, or with the
+         * source of the run it took over: a make-up's is {@code MISFIRE}).
+         */
+        SESSION_LOST,
+        /**
+         * The victim had a run going when it was killed (its run cut); with {@code failover} on, every item-fire the
+         * kill cut ran again on another process.
+         */
+        KILLED_RUNNING,
+        /** The instance's next process printed {@code ready} after the hit. */
+        RESTARTED,
+        /** The victim printed {@code closed}: it stopped gracefully, and its runs ended. */
+        STOPPED,
+        /** Every item the victim ran before the hit ran on another process after it. */
+        ITEMS_MOVED,
+        /** Every worker process running at the hit printed {@code connection SUSPENDED} or {@code LOST} after it. */
+        CONNECTIONS_BROKEN,
+        /** Every worker process running at the hit printed {@code connection LOST} after it. */
+        SESSIONS_LOST,
+        /** The window holds item-fires after the hit that the operator took out of the schedule, and none of them ran. */
+        TAKEN_OUT
+    }
+
+    /**
+     * One hit of a drill's fault.
+     *
+     * @param victim the process hit ({@code w1#0}); empty for a fault of ZooKeeper or an operator's change
+     * @param at when, in epoch milliseconds
+     */
+    record Hit(Bite bite, String victim, long at) {
+
+        static Hit of(Bite bite, DrillCluster.Worker victim, long at) {
+            return new Hit(bite, victim.record().name(), at);
+        }
+
+        static Hit ofEveryone(Bite bite, long at) {
+            return new Hit(bite, "", at);
+        }
+    }
+
+    /** Empty when the records show the hit bit; otherwise what they lack. */
+    static Optional<String> missing(Hit hit, Collection<Process> processes, Window window, boolean failover) {
+        List<Run> runs = DrillRecords.runs(processes);
+        Process victim = processes.stream()
+                .filter(process -> process.name().equals(hit.victim()))
+                .findFirst()
+                .orElse(null);
+        if (victim == null && !hit.victim().isEmpty()) {
+            return Optional.of("no records of " + hit.victim());
+        }
+        String when = " after " + Instant.ofEpochMilli(hit.at());
+        return Optional.ofNullable(
+                switch (hit.bite()) {
+                    case SESSION_LOST ->
+                        victim.lostSince(hit.at()).isEmpty()
+                                ? victim.name() + " printed no 'connection LOST'" + when
+                                : failover ? notTakenOver(victim, runs, hit.at()) : null;
+                    case KILLED_RUNNING -> killedRunning(victim, runs, failover);
+                    case RESTARTED ->
+                        restarted(victim, processes, hit.at())
+                                ? null
+                                : "no next process of " + victim.name() + " printed 'ready'" + when;
+                    case STOPPED ->
+                        victim.lines().stream().anyMatch(line -> line.startsWith("closed "))
+                                ? null
+                                : victim.name() + " printed no 'closed'";
+                    case ITEMS_MOVED -> notMoved(victim, runs, hit.at());
+                    case CONNECTIONS_BROKEN -> notTold(processes, hit.at(), "SUSPENDED", "LOST");
+                    case SESSIONS_LOST -> notTold(processes, hit.at(), "LOST");
+                    case TAKEN_OUT -> notTakenOut(window, runs, hit.at());
+                });
+    }
+
+    private static String notTakenOver(Process victim, List<Run> runs, long at) {
+        List<Slot> left = runs.stream()
+                .filter(run -> run.process().equals(victim.name()) && run.start() <= at && run.end() > at)
+                .map(FaultEvidence::slot)
+                .filter(slot -> runs.stream()
+                        .noneMatch(other -> !other.process().equals(victim.name())
+                                && other.start() > at
+                                && slot.equals(slot(other))))
+                .toList();
+        return left.isEmpty()
+                ? null
+                : "the runs " + victim.name() + " had going at the hit were not taken over (run elsewhere after it): "
+                        + left;
+    }
+
+    private static String killedRunning(Process victim, List<Run> runs, boolean failover) {
+        List<Run> cut = runs.stream()
+                .filter(run -> run.process().equals(victim.name()) && run.outcome() == Outcome.CUT)
+                .toList();
+        if (cut.isEmpty()) {
+            return victim.name() + " had no run going when it was killed";
+        }
+        List<Slot> notAgain = cut.stream()
+                .filter(run -> run.fireTime() != null)
+                .map(FaultEvidence::slot)
+                .filter(slot -> runs.stream()
+                        .noneMatch(other -> !other.process().equals(victim.name()) && slot.equals(slot(other))))
+                .toList();
+        return failover && !notAgain.isEmpty() ? "the item-fires the kill cut did not run again: " + notAgain : null;
+    }
+
+    private static boolean restarted(Process victim, Collection<Process> processes, long at) {
+        String instance = victim.name().substring(0, victim.name().indexOf('#') + 1);
+        return processes.stream()
+                .filter(process ->
+                        process.name().startsWith(instance) && !process.name().equals(victim.name()))
+                .anyMatch(process -> process.readyAt().map(ready -> ready > at).orElse(false));
+    }
+
+    private static String notMoved(Process victim, List<Run> runs, long at) {
+        List<Integer> stayed = runs.stream()
+                .filter(run -> run.process().equals(victim.name()) && run.start() < at)
+                .map(Run::item)
+                .distinct()
+                .filter(item -> runs.stream()
+                        .noneMatch(other ->
+                                !other.process().equals(victim.name()) && other.item() == item && other.start() > at))
+                .toList();
+        return stayed.isEmpty()
+                ? null
+                : "items " + victim.name() + " ran before the hit did not run elsewhere after it: " + stayed;
+    }
+
+    private static String notTold(Collection<Process> processes, long at, String... states) {
+        List<String> untold = new ArrayList<>();
+        for (Process process : processes) {
+            if (process.endedAt() <= at
+                    || process.readyAt().map(ready -> ready > at).orElse(true)) {
+                continue;
+            }
+            boolean told = process.lines().stream()
+                    .anyMatch(line -> List.of(states).stream()
+                            .anyMatch(state -> line.startsWith("connection " + state + " ")
+                                    && process.trueTime(line.substring(("connection " + state + " ").length())) >= at));
+            if (!told) {
+                untold.add(process.name());
+            }
+        }
+        return untold.isEmpty()
+                ? null
+                : "no 'connection " + String.join("' or '", states) + "' after the hit on " + untold;
+    }
+
+    private static String notTakenOut(Window window, List<Run> runs, long at) {
+        List<Slot> takenOut = window.fires().stream()
+                .filter(fire -> fire.toEpochMilli() >= at)
+                .flatMap(fire -> IntStream.range(0, window.items()).mapToObj(item -> new Slot(item, fire)))
+                .filter(window::isNeverDue)
+                .toList();
+        if (takenOut.isEmpty()) {
+            return "the window holds no item-fire the change took out of the schedule";
+        }
+        return runs.stream().anyMatch(run -> run.fireTime() != null && takenOut.contains(slot(run)))
+                ? "item-fires the change took out of the schedule ran anyway"
+                : null;
+    }
+
+    private static Slot slot(Run run) {
+        return new Slot(run.item(), run.fireTime());
+    }
+}
