@@ -26,6 +26,7 @@ import io.shardingjob.core.internal.scheduling.fire.CompletionChecks;
 import io.shardingjob.core.internal.scheduling.fire.FirePlanner;
 import io.shardingjob.core.internal.scheduling.fire.FireRunner;
 import io.shardingjob.core.internal.scheduling.fire.ItemEnds;
+import io.shardingjob.core.internal.scheduling.fire.ItemHandOff;
 import io.shardingjob.core.internal.scheduling.fire.ItemRunner;
 import io.shardingjob.core.internal.scheduling.fire.ManualFires;
 import io.shardingjob.core.internal.scheduling.fire.MisfireReports;
@@ -147,11 +148,13 @@ record JobParts(
                 settings.listener(),
                 dueFires,
                 () -> Duration.ofMillis(ConnectionGuard.negotiatedSessionTimeoutMillis(client)));
+        ItemHandOff handOff = new ItemHandOff(items);
         FireRunner fireRunner = new FireRunner(
                 runtime,
                 memory.claims(),
                 new FirePlanner(runtime, audits, assignmentWait, ledger, memory, ahead, misfires, items::leavingSoon),
                 items,
+                handOff,
                 settings.fireListener());
         audits.auditWith(new LedgerAudit(
                 runtime,
@@ -161,7 +164,7 @@ record JobParts(
                 memory,
                 ahead,
                 settings.job(),
-                new AuditWork(runtime, audits, ledger, items, memory, settings.job(), settings.itemExecutor()),
+                new AuditWork(runtime, audits, ledger, handOff, memory, settings.job(), settings.itemExecutor()),
                 scheduler,
                 settings.catchUpHorizon(),
                 dueFires,
@@ -184,7 +187,7 @@ record JobParts(
         ManualFireHandler handler = settings.manualFireHandler() != null
                 ? settings.manualFireHandler()
                 : ManualFires.firingOn(
-                        settings.itemExecutor(),
+                        handOff.thread(),
                         fireTime -> runtime.fireAsync(ExecutionSource.MANUAL, fireTime),
                         local.name());
         ManualFires manualFires = new ManualFires(ledger.manualFires(), handler, runtime::now, local.name());
