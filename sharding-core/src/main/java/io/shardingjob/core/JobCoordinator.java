@@ -119,8 +119,8 @@ public final class JobCoordinator implements AutoCloseable {
      * Starts one fire with the job and executor given to the builder, without waiting for its items: the calling
      * thread (a scheduler's) is free as soon as this instance's items of the fire are claimed and handed to the
      * executor, and at once when the fire must first wait for a reshard in progress or for the audit of a new
-     * assignment (it is then planned on the executor). The report completes once every item ended and its end was
-     * recorded in the ledger.
+     * assignment (it is then planned on the job's own hand-off thread). The report completes once every item ended and
+     * its end was recorded in the ledger.
      */
     public CompletableFuture<FireReport> fireAsync(ExecutionSource source, Instant fireTime) {
         return runtime.fireAsync(source, fireTime);
@@ -363,8 +363,11 @@ public final class JobCoordinator implements AutoCloseable {
         /**
          * The job's code and its items' executor, for the builder's fires and for runs outside any fire: make-ups,
          * take-overs, manual fires. The executor must run tasks on threads of its own: {@link JobCoordinator#start()} refuses a
-         * direct one ({@code Runnable::run}) with an {@link IllegalArgumentException}, since the coordination hands
-         * items to it from its own threads.
+         * direct one ({@code Runnable::run}) with an {@link IllegalArgumentException}, since every make-up, take-over
+         * and manual fire of the job would then run on the one thread that hands them on. It may be bounded: a run it
+         * refuses (a full queue, {@code AbortPolicy}) is handed on, and the item's owner runs it later; one it runs on
+         * the thread handing it over when full ({@code CallerRunsPolicy}) runs on that thread, the fire's caller or the
+         * job's own hand-off thread, never on ZooKeeper's or a coordination thread.
          */
         public Builder job(ItemExecutor job, Executor itemExecutor) {
             this.job = job;

@@ -27,6 +27,7 @@ import io.shardingjob.core.internal.scheduling.fire.CompletionChecks;
 import io.shardingjob.core.internal.scheduling.fire.FirePlanner;
 import io.shardingjob.core.internal.scheduling.fire.FireRunner;
 import io.shardingjob.core.internal.scheduling.fire.ItemEnds;
+import io.shardingjob.core.internal.scheduling.fire.ItemHandOff;
 import io.shardingjob.core.internal.scheduling.fire.ItemRunner;
 import io.shardingjob.core.internal.scheduling.fire.ManualFires;
 import io.shardingjob.core.internal.scheduling.fire.MisfireReports;
@@ -148,6 +149,7 @@ record JobParts(
                 settings.listener(),
                 dueFires,
                 () -> Duration.ofMillis(ConnectionGuard.negotiatedSessionTimeoutMillis(client)));
+        ItemHandOff handOff = new ItemHandOff(items);
         FireRunner fireRunner = new FireRunner(
                 runtime,
                 memory.claims(),
@@ -161,6 +163,7 @@ record JobParts(
                         misfires,
                         items::leavingSoon),
                 items,
+                handOff,
                 settings.fireListener());
         AuditLedger audited = new AuditLedger(ledger.claims(), ledger.reads(), ledger.sessions());
         audits.auditWith(new LedgerAudit(
@@ -171,7 +174,7 @@ record JobParts(
                 memory,
                 ahead,
                 settings.job(),
-                new AuditWork(runtime, audits, audited, items, memory, settings.job(), settings.itemExecutor()),
+                new AuditWork(runtime, audits, audited, handOff, memory, settings.job(), settings.itemExecutor()),
                 scheduler,
                 settings.catchUpHorizon(),
                 dueFires,
@@ -194,7 +197,7 @@ record JobParts(
         ManualFireHandler handler = settings.manualFireHandler() != null
                 ? settings.manualFireHandler()
                 : ManualFires.firingOn(
-                        settings.itemExecutor(),
+                        handOff.thread(),
                         fireTime -> runtime.fireAsync(ExecutionSource.MANUAL, fireTime),
                         local.name());
         ManualFires manualFires = new ManualFires(ledger.manualFires(), handler, runtime::now, local.name());

@@ -100,10 +100,9 @@ public final class JobRuntime implements JobView, AutoCloseable {
         if (settings.job() != null && CallingThread.runsTasksOnTheCallingThread(settings.itemExecutor())) {
             throw new IllegalArgumentException("Job '" + local.name() + "': the itemExecutor given to the builder"
                     + " (job(code, itemExecutor)) runs tasks on the calling thread, as Runnable::run does. Make-ups,"
-                    + " take-overs and manual fires are handed to it from the coordination threads (the coordination"
-                    + " pool, ZooKeeper's event thread), so their items would run there, and a retry's claim write would"
-                    + " wait for an answer the blocked thread itself must deliver. Give it an executor with threads of"
-                    + " its own, such as Executors.newFixedThreadPool(n)");
+                    + " take-overs and manual fires are handed to it from the job's one hand-off thread, so they would"
+                    + " all run there, one after another, and hold up every later hand-off of the job. Give it an"
+                    + " executor with threads of its own, such as Executors.newFixedThreadPool(n)");
         }
         if (settings.client().compressionEnabled()) {
             throw new IllegalArgumentException("Job '" + local.name() + "': the Curator client given to the builder"

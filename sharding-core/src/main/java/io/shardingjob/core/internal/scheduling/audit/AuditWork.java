@@ -6,7 +6,7 @@ import io.shardingjob.core.internal.ledger.Claim;
 import io.shardingjob.core.internal.ledger.FireOrigin;
 import io.shardingjob.core.internal.ledger.LedgerRules.Slot;
 import io.shardingjob.core.internal.registry.Answers;
-import io.shardingjob.core.internal.scheduling.fire.ItemRunner;
+import io.shardingjob.core.internal.scheduling.fire.ItemHandOff;
 import io.shardingjob.core.internal.scheduling.job.AuditDemand;
 import io.shardingjob.core.internal.scheduling.job.JobView;
 import io.shardingjob.core.internal.scheduling.job.LocalEnds;
@@ -20,18 +20,18 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The work a {@link LedgerAudit} found for this instance's items, run on the item executor: per item, its own claims
- * it lost track of, orphans to take over and fires to make up, oldest fire first, each step once the previous one's
- * end is recorded, so the make-ups of an item never overlap each other or a fire of the item here. Every step is
- * decided again by ZooKeeper: a make-up is a claim that fails if the item-fire was claimed since the audit read it, a
- * take-over a versioned write that fails if the orphan changed. No thread waits for these writes: each step goes on,
- * on the item executor, once ZooKeeper answered.
+ * The work a {@link LedgerAudit} found for this instance's items, its runs handed to the item executor: per item, its
+ * own claims it lost track of, orphans to take over and fires to make up, oldest fire first, each step once the
+ * previous one's end is recorded, so the make-ups of an item never overlap each other or a fire of the item here. Every
+ * step is decided again by ZooKeeper: a make-up is a claim that fails if the item-fire was claimed since the audit read
+ * it, a take-over a versioned write that fails if the orphan changed. No thread waits for these writes: each step goes
+ * on, on the job's hand-off thread, once ZooKeeper answered; never on ZooKeeper's thread or the coordination loop,
+ * from which a run must not be handed to the executor ({@link ItemHandOff}).
  */
 public final class AuditWork {
 
@@ -43,7 +43,7 @@ public final class AuditWork {
 
     private final AuditLedger ledger;
 
-    private final ItemRunner runner;
+    private final ItemHandOff handOff;
 
     private final Reservations reservedItems;
 
@@ -59,14 +59,14 @@ public final class AuditWork {
             JobView view,
             AuditDemand audits,
             AuditLedger ledger,
-            ItemRunner runner,
+            ItemHandOff handOff,
             RunMemory memory,
             @Nullable ItemExecutor job,
             Executor executor) {
         this.view = view;
         this.audits = audits;
         this.ledger = ledger;
-        this.runner = runner;
+        this.handOff = handOff;
         this.reservedItems = memory.reservations();
         this.openClaims = memory.claims();
         this.localEnds = memory.ends();
@@ -84,12 +84,12 @@ public final class AuditWork {
         work.forEach((item, steps) -> {
             steps.sort((left, right) -> left.fireTime().compareTo(right.fireTime()));
             Reservations.Reservation held = reserved.get(item);
-            onExecutor(() -> runSteps(item, steps, 0, session, held));
+            onHandOffThread(() -> runSteps(item, steps, 0, session, held));
         });
     }
 
     /**
-     * Runs the work of one item from step {@code index}, oldest fire first, on the item executor: each step once the
+     * Runs the work of one item from step {@code index}, oldest fire first, on the hand-off thread: each step once the
      * previous one's end is recorded, and its claim once ZooKeeper answered, without a thread waiting in between.
      *
      * @param reservation the item's reservation this work already holds, or null to reserve it now
@@ -110,7 +110,7 @@ public final class AuditWork {
             return;
         }
         acquire(step)
-                .whenComplete((owned, failure) -> onExecutor(() -> {
+                .whenComplete((owned, failure) -> onHandOffThread(() -> {
                     if (failure != null) {
                         log.warn(
                                 "Job {}: could not claim item {} of the fire at {}: {}",
@@ -126,9 +126,9 @@ public final class AuditWork {
                     }
                     foldInto(step);
                     openClaims.claimed(owned);
-                    runner.runClaimedHere(job, owned, reserved, step.origin())
+                    handOff.handOnClaimed(executor, job, owned, reserved, step.origin())
                             .whenComplete((ended, error) ->
-                                    onExecutor(() -> runSteps(item, steps, index + 1, session, null)));
+                                    onHandOffThread(() -> runSteps(item, steps, index + 1, session, null)));
                 }));
     }
 
@@ -139,12 +139,8 @@ public final class AuditWork {
         }
     }
 
-    private void onExecutor(Runnable task) {
-        try {
-            executor.execute(task);
-        } catch (RejectedExecutionException stopping) {
-            // The instance stops: what is left is its items' next owners' to make up.
-        }
+    private void onHandOffThread(Runnable task) {
+        handOff.thread().execute(task);
     }
 
     /** The claim this step runs: its own, a new make-up claim, or an orphan taken over; null when another won it. */

@@ -25,8 +25,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Runs one job's fires on this instance through the fire ledger: a fire is planned ({@link FirePlanner}: the items
  * it holds claims for, made ahead with the ends of the previous fire or created at the fire in one multi-operation),
- * its items are handed to the executor, each run by the {@link ItemRunner} to its recorded end, and the fire's
- * listener is told before and after.
+ * its items are handed to the executor ({@link ItemHandOff}), each run by the {@link ItemRunner} to its recorded end,
+ * and the fire's listener is told before and after.
  */
 public final class FireRunner {
 
@@ -40,14 +40,22 @@ public final class FireRunner {
 
     private final ItemRunner items;
 
+    private final ItemHandOff handOff;
+
     private final FireListener fireListener;
 
     public FireRunner(
-            JobView view, OpenClaims openClaims, FirePlanner planner, ItemRunner items, FireListener fireListener) {
+            JobView view,
+            OpenClaims openClaims,
+            FirePlanner planner,
+            ItemRunner items,
+            ItemHandOff handOff,
+            FireListener fireListener) {
         this.view = view;
         this.openClaims = openClaims;
         this.planner = planner;
         this.items = items;
+        this.handOff = handOff;
         this.fireListener = fireListener;
     }
 
@@ -63,18 +71,19 @@ public final class FireRunner {
     /**
      * Claims this instance's items of one fire and hands them to the executor; the calling thread is free again as soon
      * as they are handed on, or at once when the fire must wait for a reshard or an audit (the planning then goes on,
-     * on the executor, when they are done). The report completes, on the executor, once every item ended and its end
-     * was recorded.
+     * on the job's hand-off thread, when they are done: never on the thread that ended the wait, ZooKeeper's or the
+     * coordination loop's, see {@link ItemHandOff}). The report completes, on the hand-off thread, once every item
+     * ended and its end was recorded.
      *
      * @param fireTime the fire's time as the ledger keys it ({@link io.shardingjob.core.config.FireSchedule#fireTimeOf})
      */
     public CompletableFuture<FireReport> fireAsync(
             ItemExecutor job, Executor executor, ExecutionSource source, Instant fireTime) {
-        return planner.plan(source, fireTime, openClaims.sawFire(fireTime), executor)
+        return planner.plan(source, fireTime, openClaims.sawFire(fireTime), handOff.thread())
                 .thenCompose(plan -> start(job, executor, source, fireTime, plan));
     }
 
-    /** Hands the planned items to the executor. */
+    /** Hands the planned items to the executor, from the fire's caller or the hand-off thread. */
     private CompletableFuture<FireReport> start(
             ItemExecutor job, Executor executor, ExecutionSource asked, Instant fireTime, FirePlanner.Plan plan) {
         String jobName = view.jobName();
@@ -117,8 +126,7 @@ public final class FireRunner {
             Claim claim = won.get(i);
             ShardingContext context = contexts.get(i);
             Reservations.Reservation reservation = reservations.get(claim.item());
-            running.add(
-                    CompletableFuture.supplyAsync(() -> items.run(job, context, claim, reservation, starts), executor));
+            running.add(handOff.handOn(executor, job, context, claim, reservation, starts));
         }
         // The item threads go back to their pool as each item ends; the fire ends once the ends are recorded.
         return CompletableFuture.allOf(running.toArray(CompletableFuture<?>[]::new))
@@ -136,7 +144,7 @@ public final class FireRunner {
                             }
                             return report;
                         },
-                        executor);
+                        handOff.thread());
     }
 
     private FireReport skippedEntirely(String reason) {

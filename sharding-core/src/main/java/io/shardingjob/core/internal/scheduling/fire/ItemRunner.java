@@ -37,7 +37,7 @@ import org.slf4j.LoggerFactory;
 /**
  * One item of one fire on this instance, from the moment its run leaves the executor's queue to its recorded end:
  * whether it may start ({@link RunStart}), its start written, its attempts run, and its end (or the claim given up)
- * queued in the group commit. The fire's runner hands its items here, and the audit the claims it won.
+ * queued in the group commit. A fire's runs and the claims the audit won come here through the {@link ItemHandOff}.
  */
 public final class ItemRunner {
 
@@ -126,17 +126,13 @@ public final class ItemRunner {
     }
 
     /**
-     * Runs a claim the audit won (a make-up, a take-over, or one of this session's own) on the calling thread.
+     * What the run of a claim the audit won (a make-up, a take-over, or one of this session's own) is told.
      *
      * @param origin how the claim's fire was asked for, as the audit read it: the job parameter the item runs with
-     * @return completes once the run's end is recorded and the item is free here again; the thread does not wait
      */
-    public CompletableFuture<Void> runClaimedHere(
-            ItemExecutor job, Claim claim, Reservations.Reservation reservation, FireOrigin origin) {
-        JobConfiguration config = view.configuration();
+    ShardingContext claimedContext(Claim claim, FireOrigin origin) {
         String taskId = ShardingContext.taskId(view.jobName(), List.of(claim.item()), view.instanceId());
-        return run(job, context(config, taskId, claim, origin), claim, reservation, null)
-                .recorded();
+        return context(view.configuration(), taskId, claim, origin);
     }
 
     /**
@@ -171,11 +167,7 @@ public final class ItemRunner {
             if (writtenAhead != null || reservation.isAbandoned()) {
                 // Released while it waited in the queue (its instance stops, or was cut off): handed on, as the rule
                 // says of an abandoned run, so that the item's owner runs it without waiting for this session to end.
-                // A start written ahead of it is handed on too: nothing of it ran.
-                CompletableFuture<Void> given = writtenAhead != null
-                        ? refuse(writtenAhead, RunStart.unbegunAs(RunStart.Verdict.GIVE_UP), context)
-                        : refuse(claim, RunStart.givenUpAs(claim), context);
-                return new Run(List.of(), given.whenComplete((done, failure) -> openClaims.settled(claim)));
+                return new Run(List.of(), handOnUnstarted(claim, writtenAhead, context));
             }
             nothingWritten(claim);
             openClaims.settled(claim);
@@ -287,6 +279,49 @@ public final class ItemRunner {
             ends.answered(ended, stored, failure, () -> claimLost(ended, context), lastHere);
             return null;
         });
+    }
+
+    /**
+     * A run its executor refused to take ({@link ItemHandOff}): given up as a run released while it waited in the queue
+     * is, and its item freed here once that is recorded. A run its item executor never takes would otherwise hold both
+     * for good: no later fire here would run the item, and nobody else would take the claim over while this session
+     * lives. Waits for the answer to a start written ahead of it, so never on ZooKeeper's event thread.
+     */
+    Run refused(
+            ShardingContext context, Claim claim, Reservations.Reservation reservation, @Nullable FireStarts starts) {
+        int item = claim.item();
+        FireStarts.Leaving leaving = starts == null ? new FireStarts.Leaving(null, true) : starts.leave(item);
+        FireStarts.Ahead ahead =
+                leaving.ahead() == null ? null : leaving.ahead().join();
+        CompletableFuture<Void> given;
+        if (ahead != null && (ahead.began() == RunStarts.Began.LOST || ahead.began() == RunStarts.Began.UNKNOWN)) {
+            // Taken over meanwhile, or its start unanswered: nothing to give up here, as after a start of its own.
+            startNotWritten(claim, context, ahead.began());
+            nothingWritten(claim);
+            openClaims.settled(claim);
+            given = CompletableFuture.completedFuture(null);
+        } else {
+            Claim writtenAhead =
+                    ahead != null && ahead.began() == RunStarts.Began.STARTED ? ahead.written() : started(claim);
+            given = handOnUnstarted(claim, writtenAhead, context);
+        }
+        return new Run(List.of(), given.whenComplete((done, failure) -> {
+            if (reservedItems.endRun(item, reservation)) {
+                audits.soon();
+            }
+        }));
+    }
+
+    /**
+     * Gives up a run that did not start, for the item's owner to run as the fire's own run: at the version of a start
+     * written ahead of it, if one was (nothing of it ran), or at its claim's.
+     */
+    private CompletableFuture<Void> handOnUnstarted(
+            Claim claim, @Nullable Claim writtenAhead, ShardingContext context) {
+        CompletableFuture<Void> given = writtenAhead != null
+                ? refuse(writtenAhead, RunStart.unbegunAs(RunStart.Verdict.GIVE_UP), context)
+                : refuse(claim, RunStart.givenUpAs(claim), context);
+        return given.whenComplete((done, failure) -> openClaims.settled(claim));
     }
 
     /**

@@ -154,7 +154,9 @@ public final class ManualFires {
 
     /**
      * The handler of a coordinator given none: starts the fire with the job and executor given to its builder, the
-     * planning on the executor (it waits for ZooKeeper, which the coordination thread must not).
+     * planning on {@code executor}, the job's hand-off thread (it waits for ZooKeeper, which the coordination thread
+     * must not, and hands the runs to the item executor, which the coordination thread must not either: see {@link
+     * ItemHandOff}).
      */
     public static ManualFireHandler firingOn(
             Executor executor, Function<Instant, CompletableFuture<FireReport>> fire, String jobName) {

@@ -1,0 +1,110 @@
+package io.shardingjob.core.internal.scheduling.fire;
+
+import io.shardingjob.core.execution.ItemExecutor;
+import io.shardingjob.core.execution.ShardingContext;
+import io.shardingjob.core.internal.ledger.Claim;
+import io.shardingjob.core.internal.ledger.FireOrigin;
+import io.shardingjob.core.internal.scheduling.job.Reservations;
+import io.shardingjob.core.internal.scheduling.job.SerialExecutor;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Where one job's runs are handed to an item executor, the user's pool: a fire's runs, and the make-ups and take-overs
+ * of its audit. The one place that decides from which thread a run is handed on, and what becomes of a run the
+ * executor does not take.
+ *
+ * <p>Never from ZooKeeper's event thread or the job's coordination loop. An executor that, once full, runs a task on
+ * the thread handing it over ({@code ThreadPoolExecutor.CallerRunsPolicy}) would run the item there, and the item's
+ * start write waits for an answer that only ZooKeeper's event thread delivers, or a group commit that drains on the
+ * coordination scheduler: the client, or the job, would answer nothing again. What ZooKeeper or the coordination loop
+ * completes goes on on the job's hand-off thread ({@link #thread()}), which hands the runs on: the job's tasks one at a
+ * time, in order, on a pool of threads of ours that all jobs share and that keeps none while nothing is handed on. A
+ * caller-runs executor runs there what it cannot queue, and the job's later hand-offs wait behind that run, as the
+ * policy means them to; other jobs' do not. A fire planned at once on its caller's thread hands its runs on from there.
+ *
+ * <p>A run the executor refuses ({@link RejectedExecutionException}: its queue bounded and full, or it was shut down)
+ * is given up as a run released while it waited in the queue is ({@link ItemRunner#refused}): its claim is handed on
+ * for the item's owner to run as the fire's own run (this instance's audit takes it over while it owns the item), and
+ * its item is freed here. Kept, both would wait for a run that never comes.
+ */
+public final class ItemHandOff {
+
+    private static final AtomicInteger THREADS = new AtomicInteger();
+
+    /**
+     * The threads every job's hand-offs run on: as many as hand-offs run at once (a caller-runs executor keeps one for
+     * as long as the run it took back), each gone after a minute with nothing to do. Never shut down, so it never
+     * refuses a task: a hand-off still owed after its job closed (a report, a run given up) must still run.
+     */
+    private static final ThreadPoolExecutor SHARED =
+            new ThreadPoolExecutor(0, Integer.MAX_VALUE, 1, TimeUnit.MINUTES, new SynchronousQueue<>(), runnable -> {
+                Thread thread = new Thread(runnable, "sharding-hand-off-" + THREADS.incrementAndGet());
+                thread.setDaemon(true);
+                return thread;
+            });
+
+    private final ItemRunner items;
+
+    private final SerialExecutor thread = new SerialExecutor(SHARED);
+
+    public ItemHandOff(ItemRunner items) {
+        this.items = items;
+    }
+
+    /**
+     * The job's hand-off thread: where what ZooKeeper's event thread or the coordination loop completed goes on when it
+     * leads to an item executor, such as a fire planned after a wait, or an audit's next step.
+     */
+    public Executor thread() {
+        return thread;
+    }
+
+    /**
+     * Hands a claim the audit won (a make-up, a take-over, one of this session's own) to the executor. Called on the
+     * hand-off thread.
+     *
+     * @param origin how the claim's fire was asked for, as the audit read it: the job parameter the item runs with
+     * @return completes once the run's end, or its claim given up, is recorded and the item is free here again
+     */
+    public CompletableFuture<Void> handOnClaimed(
+            Executor executor, ItemExecutor job, Claim claim, Reservations.Reservation reservation, FireOrigin origin) {
+        return handOn(executor, job, items.claimedContext(claim, origin), claim, reservation, null)
+                .thenCompose(ItemRunner.Run::recorded);
+    }
+
+    /**
+     * Hands one run to the executor from the calling thread, which is a fire's caller or the hand-off thread; refused,
+     * the run is given up on the hand-off thread, where it may wait for the answer to a start written ahead of it.
+     */
+    CompletableFuture<ItemRunner.Run> handOn(
+            Executor executor,
+            ItemExecutor job,
+            ShardingContext context,
+            Claim claim,
+            Reservations.Reservation reservation,
+            @Nullable FireStarts starts) {
+        CompletableFuture<ItemRunner.Run> run = new CompletableFuture<>();
+        try {
+            executor.execute(() -> complete(run, () -> items.run(job, context, claim, reservation, starts)));
+        } catch (RejectedExecutionException full) {
+            thread.execute(() -> complete(run, () -> items.refused(context, claim, reservation, starts)));
+        }
+        return run;
+    }
+
+    private static void complete(CompletableFuture<ItemRunner.Run> run, Supplier<ItemRunner.Run> work) {
+        try {
+            run.complete(work.get());
+        } catch (Throwable failed) {
+            run.completeExceptionally(failed);
+        }
+    }
+}
