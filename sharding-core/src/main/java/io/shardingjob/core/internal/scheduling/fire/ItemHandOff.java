@@ -8,8 +8,8 @@ import io.shardingjob.core.internal.scheduling.job.Reservations;
 import io.shardingjob.core.internal.scheduling.job.SerialExecutor;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -26,9 +26,11 @@ import org.jspecify.annotations.Nullable;
  * start write waits for an answer that only ZooKeeper's event thread delivers, or a group commit that drains on the
  * coordination scheduler: the client, or the job, would answer nothing again. What ZooKeeper or the coordination loop
  * completes goes on on the job's hand-off thread ({@link #thread()}), which hands the runs on: the job's tasks one at a
- * time, in order, on a pool of threads of ours that all jobs share and that keeps none while nothing is handed on. A
- * caller-runs executor runs there what it cannot queue, and the job's later hand-offs wait behind that run, as the
- * policy means them to; other jobs' do not. A fire planned at once on its caller's thread hands its runs on from there.
+ * time, in order, on a small pool of threads of ours that all jobs share (as many as the machine has cores, at least
+ * two), kept only while hand-offs come: thousands of jobs' fires ending together queue there rather than start a thread
+ * each. A caller-runs executor runs there what it cannot queue, and the job's later hand-offs wait behind that run, as
+ * the policy means them to; other jobs' wait only while every thread of the pool runs such an item, and go on as soon
+ * as one ends. A fire planned at once on its caller's thread hands its runs on from there.
  *
  * <p>A run the executor refuses ({@link RejectedExecutionException}: its queue bounded and full, or it was shut down)
  * is given up as a run released while it waited in the queue is ({@link ItemRunner#refused}): its claim is handed on
@@ -39,17 +41,26 @@ public final class ItemHandOff {
 
     private static final AtomicInteger THREADS = new AtomicInteger();
 
+    /** Threads of the shared pool: a hand-off only hands a run on, so the cores bound what runs at once. */
+    private static final int POOL_THREADS = Math.max(2, Runtime.getRuntime().availableProcessors());
+
     /**
-     * The threads every job's hand-offs run on: as many as hand-offs run at once (a caller-runs executor keeps one for
-     * as long as the run it took back), each gone after a minute with nothing to do. Never shut down, so it never
-     * refuses a task: a hand-off still owed after its job closed (a report, a run given up) must still run.
+     * The threads every job's hand-offs run on, each gone after a minute with nothing to do; its queue unbounded, so it
+     * never refuses a task, and never shut down: a hand-off still owed after its job closed (a report, a run given up)
+     * must still run.
      */
-    private static final ThreadPoolExecutor SHARED =
-            new ThreadPoolExecutor(0, Integer.MAX_VALUE, 1, TimeUnit.MINUTES, new SynchronousQueue<>(), runnable -> {
-                Thread thread = new Thread(runnable, "sharding-hand-off-" + THREADS.incrementAndGet());
-                thread.setDaemon(true);
-                return thread;
-            });
+    private static final ThreadPoolExecutor SHARED = sharedPool();
+
+    private static ThreadPoolExecutor sharedPool() {
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(
+                POOL_THREADS, POOL_THREADS, 1, TimeUnit.MINUTES, new LinkedBlockingQueue<>(), runnable -> {
+                    Thread thread = new Thread(runnable, "sharding-hand-off-" + THREADS.incrementAndGet());
+                    thread.setDaemon(true);
+                    return thread;
+                });
+        pool.allowCoreThreadTimeOut(true);
+        return pool;
+    }
 
     private final ItemRunner items;
 
