@@ -4,7 +4,6 @@ import io.shardingjob.core.config.FireSchedule;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.config.JobConfigurationException;
 import io.shardingjob.core.config.JobGraph;
-import io.shardingjob.core.config.JobSetting;
 import io.shardingjob.core.internal.config.ScheduleHistory;
 import io.shardingjob.core.internal.config.StoredConfiguration;
 import io.shardingjob.core.internal.registry.CuratorCaches;
@@ -276,8 +275,8 @@ public final class JobDefinitions implements AutoCloseable {
             return next;
         };
         try {
-            return StoredConfiguration.update(
-                            client, jobName, checked, schedule, clock, JobSetting.Defaults.CATCH_UP_HORIZON)
+            // The job's catch-up horizon is its coordinators' setting, not known here: no entry is dropped by age.
+            return StoredConfiguration.update(client, jobName, checked, schedule, clock, null)
                     .configuration();
         } catch (KeeperException.NoNodeException none) {
             throw noSuchJob("No job '" + jobName + "' is stored in ZooKeeper", none);

@@ -10,6 +10,7 @@ import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.execution.ItemExecutor;
 import io.shardingjob.core.execution.ItemResult;
 import io.shardingjob.core.internal.config.ScheduleHistory;
+import io.shardingjob.core.internal.config.ScheduleHistoryWrites;
 import io.shardingjob.core.internal.ledger.Claim;
 import io.shardingjob.core.internal.ledger.FireNodes;
 import io.shardingjob.core.internal.ledger.LedgerParts;
@@ -327,6 +328,27 @@ class ScheduleHistoryTest extends JobInstanceTestSupport {
                 .containsOnly(ClaimState.COALESCED)
                 .hasSize(2);
         assertThat(results(result -> result.fireTime().isBefore(at(6)))).isEmpty();
+    }
+
+    @Test
+    void anOperatorsChangeKeepsTheHistoryAHorizonLongerThanTheDefaultNeeds() throws Exception {
+        CuratorFramework client = newClient();
+        JobDefinitions definitions = closeAfterTest(new JobDefinitions(client, NO_LISTENER, clock));
+        definitions.define(job("hourly", "*/5 * * * * *", 2), "handler");
+        clock.advance(Duration.ofMinutes(5));
+        definitions.update(
+                "hourly", job -> job.toBuilder().cron("*/2 * * * * *").build());
+        // Past the default horizon of ten minutes, well within an hour's.
+        clock.advance(Duration.ofMinutes(20));
+        definitions.update("hourly", job -> job.toBuilder().cron("* * * * * *").build());
+
+        ScheduleHistory history =
+                ScheduleHistoryWrites.read(client, new JobNodes("hourly")).history();
+        assertThat(history.entries())
+                .as("the operator's change does not know the job's horizon: it drops nothing a longer one needs")
+                .extracting(ScheduleHistory.Entry::cron)
+                .containsExactly("*/5 * * * * *", "*/2 * * * * *", "* * * * * *");
+        assertThat(history.entries().get(0).defined()).isTrue();
     }
 
     /** A fire that ran every item here, recorded as its trigger would have (with no claims made ahead of the next). */

@@ -19,16 +19,22 @@ import org.jspecify.annotations.Nullable;
  * /{job}/history} and written by whatever makes the change, in the same multi-operation (see {@link
  * ScheduleHistoryWrites}); read by the ledger to tell which fires were due (the rule is {@code DueRule}).
  *
- * <p>Bounded: an entry superseded before the catch-up horizon is dropped (what it said no longer decides any fire), and
- * at most {@link #MAX_ENTRIES} are kept. A fire before the oldest entry kept is decided by that entry, unless it is a
- * {@linkplain Entry#defined() definition}: nothing before a job was (re)defined at run time was ever due.
+ * <p>Bounded: an entry superseded before the job's catch-up horizon is dropped (what it said no longer decides any
+ * fire), by a writer that knows the horizon (an instance of the job: it is the coordinator's setting); and the oldest
+ * entries beyond {@link #MAX_BYTES} encoded. A fire before the oldest entry kept is decided by that entry, unless it is
+ * a {@linkplain Entry#defined() definition}: nothing before a job was (re)defined at run time was ever due.
  *
  * @param entries oldest first, each from a later time than the one before
  */
 public record ScheduleHistory(List<Entry> entries) {
 
-    /** Entries kept at most, whatever their age: a few a minute even for an operator clicking through a console. */
-    static final int MAX_ENTRIES = 64;
+    /**
+     * What the encoded history takes at most, whatever its entries' age: some 1,500 changes of cron without disabled
+     * items, far more than a horizon of hours sees of an operator clicking through a console. Bounded in bytes, not
+     * entries, as what it must fit in is an answer: a job's start and its cache read it with its configuration (at most
+     * half a packet) and its assignment (122 kB for ten thousand items), and one answer must carry the three.
+     */
+    public static final int MAX_BYTES = 128 * 1024;
 
     /** No history (a job stored before histories were): the job's state now is all there is. */
     public static final ScheduleHistory EMPTY = new ScheduleHistory(List.of());
@@ -133,13 +139,21 @@ public record ScheduleHistory(List<Entry> entries) {
         return new ScheduleHistory(pruned(kept, horizon));
     }
 
-    /** Drops entries superseded before the horizon, and the oldest beyond {@link #MAX_ENTRIES}. */
+    /** Drops entries superseded before the horizon, and the oldest beyond {@link #MAX_BYTES}. */
     private static List<Entry> pruned(List<Entry> entries, Instant horizon) {
         int first = 0;
         while (first + 1 < entries.size() && !entries.get(first + 1).from().isAfter(horizon)) {
             first++;
         }
-        first = Math.max(first, entries.size() - MAX_ENTRIES);
+        long bytes = 0;
+        for (int index = entries.size() - 1; index >= first; index--) {
+            bytes += line(entries.get(index)).getBytes(StandardCharsets.UTF_8).length;
+            if (bytes > MAX_BYTES) {
+                // The latest entry stays, whatever its size: it says what holds now.
+                first = Math.min(index + 1, entries.size() - 1);
+                break;
+            }
+        }
         return entries.subList(first, entries.size());
     }
 
@@ -147,27 +161,33 @@ public record ScheduleHistory(List<Entry> entries) {
     public byte[] encode() {
         StringBuilder text = new StringBuilder();
         for (Entry entry : entries) {
-            text.append(entry.from().toEpochMilli())
-                    .append('\t')
-                    .append(entry.defined() ? "defined" : "changed")
-                    .append('\t')
-                    .append(entry.enabled() ? "enabled" : "disabled")
-                    .append('\t')
-                    .append(entry.count() == Entry.UNBOUNDED ? "dynamic" : Integer.toString(entry.count()))
-                    .append('\t')
-                    .append(
-                            entry.disabledItems().isEmpty()
-                                    ? "-"
-                                    : entry.disabledItems().stream()
-                                            .map(String::valueOf)
-                                            .collect(Collectors.joining(",")))
-                    .append('\t')
-                    .append(entry.zone().getId())
-                    .append('\t')
-                    .append(entry.cron())
-                    .append('\n');
+            text.append(line(entry));
         }
         return text.toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static String line(Entry entry) {
+        StringBuilder text = new StringBuilder();
+        text.append(entry.from().toEpochMilli())
+                .append('\t')
+                .append(entry.defined() ? "defined" : "changed")
+                .append('\t')
+                .append(entry.enabled() ? "enabled" : "disabled")
+                .append('\t')
+                .append(entry.count() == Entry.UNBOUNDED ? "dynamic" : Integer.toString(entry.count()))
+                .append('\t')
+                .append(
+                        entry.disabledItems().isEmpty()
+                                ? "-"
+                                : entry.disabledItems().stream()
+                                        .map(String::valueOf)
+                                        .collect(Collectors.joining(",")))
+                .append('\t')
+                .append(entry.zone().getId())
+                .append('\t')
+                .append(entry.cron())
+                .append('\n');
+        return text.toString();
     }
 
     /**

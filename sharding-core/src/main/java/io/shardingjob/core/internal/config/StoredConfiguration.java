@@ -3,7 +3,6 @@ package io.shardingjob.core.internal.config;
 import io.shardingjob.core.config.FireSchedule;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.config.JobConfigurationCodec;
-import io.shardingjob.core.config.JobSetting;
 import io.shardingjob.core.internal.registry.JobNodes;
 import io.shardingjob.core.operation.OperatorInputs;
 import java.time.Clock;
@@ -16,6 +15,7 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Changes a job's stored configuration, the one every instance applies: read, change, write at the version read, and
@@ -53,15 +53,16 @@ public final class StoredConfiguration {
      */
     public static Update update(CuratorFramework client, String jobName, UnaryOperator<JobConfiguration> change)
             throws Exception {
-        return update(
-                client, jobName, change, FireSchedule.NONE, Clock.systemUTC(), JobSetting.Defaults.CATCH_UP_HORIZON);
+        return update(client, jobName, change, FireSchedule.NONE, Clock.systemUTC(), null);
     }
 
     /**
      * @param change the new configuration from the stored one; it is validated as it is built
      * @param schedule reads a changed cron as the program's trigger will
      * @param clock the time the change is recorded in the schedule history at
-     * @param horizon history entries superseded longer ago than this are dropped
+     * @param horizon history entries superseded longer ago than this are dropped: the job's catch-up horizon, or null
+     *     for a writer that does not know it (it is each coordinator's setting), which then drops none by age, as the
+     *     default could be shorter than the job's and leave its older fires to be judged by a later cron
      * @throws io.shardingjob.core.config.JobConfigurationException when the changed configuration is invalid: nothing
      *     is stored
      * @throws io.shardingjob.core.operation.InvalidOperationException when what changed breaks a limit of
@@ -75,7 +76,7 @@ public final class StoredConfiguration {
             UnaryOperator<JobConfiguration> change,
             FireSchedule schedule,
             Clock clock,
-            Duration horizon)
+            @Nullable Duration horizon)
             throws Exception {
         JobNodes nodes = new JobNodes(jobName);
         String path = nodes.config();
@@ -94,7 +95,7 @@ public final class StoredConfiguration {
             ScheduleHistory recorded = history.next(
                     ScheduleHistoryWrites.entry(now, current, disabledItems),
                     ScheduleHistoryWrites.entry(now, next, disabledItems),
-                    now.minus(horizon));
+                    horizon == null ? Instant.MIN : now.minus(horizon));
             List<CuratorOp> ops = new ArrayList<>();
             ops.add(client.transactionOp()
                     .setData()

@@ -65,7 +65,7 @@ public final class ClaimsAheadRule {
      * @param owned the items this instance owns now, none when it is disabled
      * @param disabledItems the items disabled now
      * @param startable whether the item is neither busy here nor run by another live session
-     * @param due whether the claim's item-fire is due by the schedule history ({@link DueRule#isDue(Slot)})
+     * @param due whether the claim's item-fire is due by the schedule history ({@link DueRule#isDue(LedgerRules.Slot, FireOrigin)})
      */
     public static AheadFate atFire(
             Claim ahead,

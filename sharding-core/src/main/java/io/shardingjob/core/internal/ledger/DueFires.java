@@ -77,6 +77,10 @@ public final class DueFires {
         if (held.isEmpty()) {
             held = new ScheduleHistory(List.of(Entry.of(Instant.EPOCH, false, job, disabledItems.get())));
         }
+        if (schedule == FireSchedule.NONE) {
+            // Told no schedule: the fires it is told of are all it knows, whatever their time.
+            return new DueRule(held, null);
+        }
         Map<Entry, JobConfiguration> schedules = new HashMap<>();
         return new DueRule(
                 held,

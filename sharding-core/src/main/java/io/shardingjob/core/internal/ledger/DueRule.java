@@ -16,10 +16,11 @@ import org.jspecify.annotations.Nullable;
  *       it comes at or after the job's (re)definition. Only scheduled fires are recorded as missed when nobody claimed
  *       them; a fire of a cron before a change is not due after it, nor a fire of the new cron before it. While the
  *       job was on demand ({@link Entry#onDemand()}) no fire was scheduled: its cron is not asked.
- *   <li>An item of a fire in the ledger (scheduled, or told of: an operator's fire, a caller's) is <em>due</em> when the
- *       job was enabled at the fire, the item was not disabled then, and the item is below every count in force from the
- *       fire on: lowering the count settles the fires before it, as the items beyond the new count have no owner left to
- *       run them.
+ *   <li>An item of a fire in the ledger is <em>due</em> when the job was enabled at the fire, the item was not disabled
+ *       then, the item is below every count in force from the fire on (lowering the count settles the fires before it,
+ *       as the items beyond the new count have no owner left to run them), and the fire is one of the schedule in force
+ *       then, unless it was told of (an operator's fire, a caller's, one its upstream jobs recorded): a trigger that had
+ *       not seen a change of cron yet fires on the old one, and what it recorded then is neither run nor made up.
  * </ul>
  *
  * <p>A time before the oldest entry is decided by that entry (what held then is not known, what held after is the best
@@ -38,10 +39,15 @@ public final class DueRule {
 
     private final List<Entry> entries;
 
-    private final Cron cron;
+    /** Null when no schedule is known ({@code FireSchedule.NONE}): no fire is scheduled, and none is judged by cron. */
+    private final @Nullable Cron cron;
 
-    /** @param history not empty: a job without a history gets one from its state now (see {@link DueFires}) */
-    public DueRule(ScheduleHistory history, Cron cron) {
+    /**
+     * @param history not empty: a job without a history gets one from its state now (see {@link DueFires})
+     * @param cron the crons' fire times, or null when the core is told no schedule: only the fires it is told of are
+     *     known, and an item of any of them is due whatever its time
+     */
+    public DueRule(ScheduleHistory history, @Nullable Cron cron) {
         if (history.isEmpty()) {
             throw new IllegalArgumentException("a due rule needs a history");
         }
@@ -92,25 +98,35 @@ public final class DueRule {
         return count;
     }
 
-    /** Whether one item of a fire held in the ledger was due: see the class comment. */
-    public boolean isDue(Instant fireTime, int item) {
+    /**
+     * Whether one item of a fire held in the ledger was due: see the class comment.
+     *
+     * @param origin how the fire was asked for, as its node records it: one of the schedule is due only on its cron
+     */
+    public boolean isDue(Instant fireTime, int item, FireOrigin origin) {
         Entry entry = inForceAt(fireTime);
         return entry != null
                 && entry.enabled()
                 && !entry.disabledItems().contains(item)
                 && item >= 0
-                && item < dueCount(fireTime);
+                && item < dueCount(fireTime)
+                && (origin.manual() || origin.followsUpstream() || cron == null || fires(entry, fireTime));
     }
 
-    /** {@link #isDue(Instant, int)} of a slot. */
-    public boolean isDue(LedgerRules.Slot slot) {
-        return isDue(slot.fireTime(), slot.item());
+    /** {@link #isDue(Instant, int, FireOrigin)} of a slot. */
+    public boolean isDue(LedgerRules.Slot slot, FireOrigin origin) {
+        return isDue(slot.fireTime(), slot.item(), origin);
     }
 
     /** Whether the schedule in force at this time fires then, while the job was enabled: see the class comment. */
     public boolean isScheduled(Instant fireTime) {
         Entry entry = inForceAt(fireTime);
-        if (entry == null || !entry.enabled() || entry.onDemand()) {
+        return entry != null && entry.enabled() && fires(entry, fireTime);
+    }
+
+    /** Whether the entry's cron fires at the time: never while the job was on demand (its cron is not asked). */
+    private boolean fires(Entry entry, Instant fireTime) {
+        if (entry.onDemand() || cron == null) {
             return false;
         }
         Instant next = cron.nextFireAfter(entry, fireTime.minusMillis(1));
@@ -123,6 +139,9 @@ public final class DueRule {
      */
     public List<Instant> scheduled(Instant after, Instant before, int limit) {
         List<Instant> times = new ArrayList<>();
+        if (cron == null) {
+            return times;
+        }
         for (int index = 0; index < entries.size() && times.size() < limit; index++) {
             Entry entry = entries.get(index);
             Instant from = index == 0 && !entry.defined() ? Instant.EPOCH : entry.from();

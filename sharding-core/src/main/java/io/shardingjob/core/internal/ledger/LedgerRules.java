@@ -109,7 +109,7 @@ public final class LedgerRules {
 
     /**
      * {@link #makeUps(SortedMap, Collection, MisfirePolicy, Instant, Instant, Set)}, for only the slots that were due
-     * ({@link DueRule#isDue(Slot)}). A slot that was not due is never made up, coalesced or skipped as missed: it is
+     * ({@link DueRule#isDue(Slot, FireOrigin)}). A slot that was not due is never made up, coalesced or skipped as missed: it is
      * {@linkplain MakeUpPlan#notDue recorded} so that its fire settles, and it neither joins nor ends a run of missed
      * fires, so that under {@link MisfirePolicy#ONCE} the missed due fires on either side of a disabled window are one
      * run. A claim of a slot that was not due (a fire's skip of a disabled item) does not end a run either.

@@ -50,7 +50,8 @@ public final class RunStart {
      * @param contested owned items another session may still run as far as this instance's audits know: one an audit
      *     saw running there, or one no audit cleared since it came here (only the item asked about need be listed)
      * @param disabledItems the items disabled now
-     * @param due whether an item-fire was due, by the job's schedule history ({@link DueRule#isDue(LedgerRules.Slot)})
+     * @param due whether an item-fire was due, by the job's schedule history ({@link DueRule#isDue(LedgerRules.Slot,
+     *     FireOrigin)}), the fire's origin given
      */
     public record Here(
             long sessionId,

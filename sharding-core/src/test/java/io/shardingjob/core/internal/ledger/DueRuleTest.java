@@ -21,6 +21,10 @@ class DueRuleTest {
 
     private static final Instant T0 = DueRulePropertiesTest.T0;
 
+    private static final FireOrigin SCHEDULED = FireOrigin.SCHEDULED;
+
+    private static final FireOrigin TRIGGERED = FireOrigin.manual(null);
+
     @Test
     void aJobDisabledForSeventySecondsHasNoScheduledFireInThatWindow() {
         DueRule rule = rule(
@@ -30,8 +34,8 @@ class DueRuleTest {
 
         assertThat(rule.scheduled(t(0), t(100), 100)).containsExactly(t(5), t(10), t(85), t(90), t(95));
         assertThat(rule.isScheduled(t(15))).isFalse();
-        assertThat(rule.isDue(t(15), 0)).isFalse();
-        assertThat(rule.isDue(t(10), 0)).isTrue();
+        assertThat(rule.isDue(t(15), 0, SCHEDULED)).isFalse();
+        assertThat(rule.isDue(t(10), 0, SCHEDULED)).isTrue();
     }
 
     @Test
@@ -48,9 +52,9 @@ class DueRuleTest {
         DueRule rule = rule(entry(0, false, true, 1, 8, Set.of()), entry(10, false, true, 1, 4, Set.of()));
 
         assertThat(rule.dueCount(t(5))).isEqualTo(4);
-        assertThat(rule.isDue(t(5), 3)).isTrue();
-        assertThat(rule.isDue(t(5), 4)).isFalse();
-        assertThat(rule.isDue(t(12), 7)).isFalse();
+        assertThat(rule.isDue(t(5), 3, SCHEDULED)).isTrue();
+        assertThat(rule.isDue(t(5), 4, SCHEDULED)).isFalse();
+        assertThat(rule.isDue(t(12), 7, SCHEDULED)).isFalse();
     }
 
     @Test
@@ -60,11 +64,11 @@ class DueRuleTest {
                 entry(10, false, true, 1, 4, Set.of(2)),
                 entry(20, false, true, 1, 4, Set.of()));
 
-        assertThat(rule.isDue(t(9), 2)).isTrue();
-        assertThat(rule.isDue(t(10), 2)).isFalse();
-        assertThat(rule.isDue(t(19), 2)).isFalse();
-        assertThat(rule.isDue(t(19), 1)).isTrue();
-        assertThat(rule.isDue(t(20), 2)).isTrue();
+        assertThat(rule.isDue(t(9), 2, SCHEDULED)).isTrue();
+        assertThat(rule.isDue(t(10), 2, SCHEDULED)).isFalse();
+        assertThat(rule.isDue(t(19), 2, SCHEDULED)).isFalse();
+        assertThat(rule.isDue(t(19), 1, SCHEDULED)).isTrue();
+        assertThat(rule.isDue(t(20), 2, SCHEDULED)).isTrue();
     }
 
     @Test
@@ -73,10 +77,10 @@ class DueRuleTest {
         DueRule declared = rule(entry(10, false, true, 1, 4, Set.of()));
 
         assertThat(defined.start()).isEqualTo(t(10));
-        assertThat(defined.isDue(t(9), 0)).isFalse();
+        assertThat(defined.isDue(t(9), 0, SCHEDULED)).isFalse();
         assertThat(defined.scheduled(t(0), t(12), 10)).containsExactly(t(10), t(11));
         assertThat(declared.start()).isEqualTo(Instant.EPOCH);
-        assertThat(declared.isDue(t(9), 0)).isTrue();
+        assertThat(declared.isDue(t(9), 0, SCHEDULED)).isTrue();
         assertThat(declared.scheduled(t(0), t(12), 20)).hasSize(11);
     }
 
@@ -93,7 +97,13 @@ class DueRuleTest {
         }
 
         MakeUpPlan plan = LedgerRules.makeUps(
-                claimed, List.of(0), MisfirePolicy.ONCE, t(8), T0, fire -> FireOrigin.SCHEDULED, rule::isDue);
+                claimed,
+                List.of(0),
+                MisfirePolicy.ONCE,
+                t(8),
+                T0,
+                fire -> SCHEDULED,
+                slot -> rule.isDue(slot, SCHEDULED));
 
         assertThat(plan.run()).containsExactly(new Slot(0, t(7)));
         assertThat(plan.coalesced()).containsOnlyKeys(new Slot(0, t(2)), new Slot(0, t(6)));
@@ -109,7 +119,12 @@ class DueRuleTest {
 
         assertThat(rule.scheduled(t(0), t(100), 100)).isEmpty();
         assertThat(rule.isScheduled(t(5))).isFalse();
-        assertThat(rule.isDue(t(5), 0)).as("an item of a triggered fire").isTrue();
+        assertThat(rule.isDue(t(5), 0, TRIGGERED))
+                .as("an item of a triggered fire")
+                .isTrue();
+        assertThat(rule.isDue(t(5), 0, SCHEDULED))
+                .as("an item of a fire of no schedule")
+                .isFalse();
     }
 
     @Test
@@ -120,6 +135,94 @@ class DueRuleTest {
         assertThat(rule.isScheduled(t(5))).isFalse();
         assertThat(rule.isScheduled(t(15))).isTrue();
         assertThat(rule.isScheduled(t(25))).isFalse();
+    }
+
+    /** A fire time, and whether an item of a fire of the schedule then was due. */
+    private record Fire(int second, boolean due) {}
+
+    @Test
+    void aFireOfTheScheduleIsDueOnlyOnTheCronInForceAtItsTime() {
+        // Every five seconds until 12, every three from then on.
+        DueRule rule = rule(entry(0, false, true, 5, 4, Set.of()), entry(12, false, true, 3, 4, Set.of()));
+
+        for (Fire fire : List.of(
+                new Fire(10, true),
+                new Fire(11, false),
+                new Fire(15, true),
+                new Fire(20, false),
+                new Fire(21, true),
+                new Fire(25, false))) {
+            assertThat(rule.isDue(t(fire.second()), 0, SCHEDULED))
+                    .as("item 0 of a fire of the schedule at %d s", fire.second())
+                    .isEqualTo(fire.due());
+            assertThat(rule.isDue(t(fire.second()), 0, TRIGGERED))
+                    .as("item 0 of an operator's fire at %d s", fire.second())
+                    .isTrue();
+            assertThat(rule.isDue(t(fire.second()), 0, FireOrigin.after("upstream", List.of(), false, "upstream")))
+                    .as("item 0 of a fire its upstream recorded at %d s", fire.second())
+                    .isTrue();
+        }
+    }
+
+    @Test
+    void withoutAScheduleAnyFireTheCoreIsToldOfIsDueWhateverItsTime() {
+        DueRule told = new DueRule(
+                new ScheduleHistory(
+                        List.of(entry(0, false, true, 5, 4, Set.of()), entry(12, false, true, 3, 4, Set.of()))),
+                null);
+
+        assertThat(told.isDue(t(11), 0, SCHEDULED)).isTrue();
+        assertThat(told.isScheduled(t(15))).isFalse();
+        assertThat(told.scheduled(t(0), t(30), 10)).isEmpty();
+    }
+
+    @Test
+    void aStaleTriggersFireOfTheOldCronIsNotMadeUpForTheOtherOwners() {
+        DueRule rule = rule(entry(0, false, true, 5, 4, Set.of()), entry(12, false, true, 3, 4, Set.of()));
+        SortedMap<Instant, Set<Integer>> claimed = new TreeMap<>();
+        // A trigger that had not seen the change yet fired at 20, on the old cron, and claimed its item.
+        claimed.put(t(20), Set.of(0));
+        claimed.put(t(21), Set.of(0, 1, 2, 3));
+
+        MakeUpPlan plan = LedgerRules.makeUps(
+                claimed,
+                List.of(1, 2, 3),
+                MisfirePolicy.ALL,
+                t(22),
+                T0,
+                fire -> SCHEDULED,
+                slot -> rule.isDue(slot, SCHEDULED));
+
+        assertThat(plan.run()).isEmpty();
+        assertThat(plan.notDue()).containsExactly(new Slot(1, t(20)), new Slot(2, t(20)), new Slot(3, t(20)));
+    }
+
+    @Test
+    void aHistoryOfAJobThatChangesItsCronOftenKeepsEveryEntryItsHorizonNeeds() {
+        ScheduleHistory history = new ScheduleHistory(List.of(entry(0, true, true, 1, 4, Set.of())));
+        for (int second = 1; second <= 200; second++) {
+            history = history.with(entry(second, false, true, second % 2 == 0 ? 1 : 2, 4, Set.of()), t(0));
+        }
+        DueRule rule = rule(history.entries().toArray(Entry[]::new));
+
+        assertThat(history.entries()).hasSize(201);
+        assertThat(rule.start()).as("its definition, still kept").isEqualTo(t(0));
+        assertThat(rule.inForceAt(t(7)).cron()).as("what held at 7 s").isEqualTo("*/2 * * * * *");
+    }
+
+    @Test
+    void aHistoryPastItsSizeBoundDropsItsOldestEntriesAndKeepsItsLatest() {
+        Set<Integer> all = new TreeSet<>();
+        for (int item = 0; item < 10_000; item++) {
+            all.add(item);
+        }
+        // Each entry lists ten thousand disabled items, some 49 kB: three pass the bound.
+        ScheduleHistory history = new ScheduleHistory(List.of(entry(0, true, true, 1, 10_000, all)))
+                .with(entry(10, false, true, 2, 10_000, all), Instant.MIN)
+                .with(entry(20, false, true, 1, 10_000, all), Instant.MIN);
+
+        assertThat(history.entries()).extracting(Entry::from).containsExactly(t(10), t(20));
+        assertThat(history.encode().length).isLessThanOrEqualTo(ScheduleHistory.MAX_BYTES);
     }
 
     @Test

@@ -11,6 +11,7 @@ import io.shardingjob.core.internal.ledger.ClaimsAheadRule.AheadFate;
 import io.shardingjob.core.internal.ledger.DueFires;
 import io.shardingjob.core.internal.ledger.DueRule;
 import io.shardingjob.core.internal.ledger.FireNodes;
+import io.shardingjob.core.internal.ledger.FireOrigin;
 import io.shardingjob.core.internal.ledger.GroupCommit;
 import io.shardingjob.core.internal.ledger.StartBatch;
 import io.shardingjob.core.internal.scheduling.job.JobView;
@@ -230,7 +231,8 @@ public final class ClaimsAhead implements GroupCommit.Ahead {
          */
         private boolean isDue(Claim claim) {
             boolean toCome = claim.fireTime().isAfter(now);
-            return due.isDue(claim.fireTime(), claim.item())
+            // Made ahead of the schedule's fires only.
+            return due.isDue(claim.fireTime(), claim.item(), FireOrigin.SCHEDULED)
                     && !(toCome && (jobDisabled || disabledItems.contains(claim.item())));
         }
 

@@ -121,12 +121,13 @@ public final class FireRunner {
                 won.stream()
                         .filter(claim -> claim.state() != ClaimState.RUNNING)
                         .toList(),
-                reservations);
+                reservations,
+                plan.origin());
         for (int i = 0; i < won.size(); i++) {
             Claim claim = won.get(i);
             ShardingContext context = contexts.get(i);
             Reservations.Reservation reservation = reservations.get(claim.item());
-            running.add(handOff.handOn(executor, job, context, claim, reservation, starts));
+            running.add(handOff.handOn(executor, job, context, claim, reservation, starts, plan.origin()));
         }
         // The item threads go back to their pool as each item ends; the fire ends once the ends are recorded.
         return CompletableFuture.allOf(running.toArray(CompletableFuture<?>[]::new))

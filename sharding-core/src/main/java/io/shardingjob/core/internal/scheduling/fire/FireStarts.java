@@ -1,6 +1,7 @@
 package io.shardingjob.core.internal.scheduling.fire;
 
 import io.shardingjob.core.internal.ledger.Claim;
+import io.shardingjob.core.internal.ledger.FireOrigin;
 import io.shardingjob.core.internal.ledger.StartBatch;
 import io.shardingjob.core.internal.scheduling.job.Reservations;
 import java.util.HashMap;
@@ -25,6 +26,9 @@ final class FireStarts {
 
     private final List<Claim> order;
 
+    /** How the fire was asked for: whether its runs were due asks it. */
+    private final FireOrigin origin;
+
     private final Map<Integer, Reservations.Reservation> reservations;
 
     private final Map<Integer, Integer> positions = new HashMap<>();
@@ -41,8 +45,9 @@ final class FireStarts {
 
     private int toLeave;
 
-    FireStarts(List<Claim> order, Map<Integer, Reservations.Reservation> reservations) {
+    FireStarts(List<Claim> order, Map<Integer, Reservations.Reservation> reservations, FireOrigin origin) {
         this.order = order;
+        this.origin = origin;
         this.reservations = reservations;
         this.taken = new boolean[order.size()];
         for (int i = 0; i < order.size(); i++) {
@@ -50,6 +55,10 @@ final class FireStarts {
         }
         this.untaken = order.size();
         this.toLeave = order.size();
+    }
+
+    FireOrigin origin() {
+        return origin;
     }
 
     /** The run of {@code item} leaves the queue. */

@@ -87,7 +87,7 @@ public final class ItemHandOff {
      */
     public CompletableFuture<Void> handOnClaimed(
             Executor executor, ItemExecutor job, Claim claim, Reservations.Reservation reservation, FireOrigin origin) {
-        return handOn(executor, job, items.claimedContext(claim, origin), claim, reservation, null)
+        return handOn(executor, job, items.claimedContext(claim, origin), claim, reservation, null, origin)
                 .thenCompose(ItemRunner.Run::recorded);
     }
 
@@ -101,10 +101,11 @@ public final class ItemHandOff {
             ShardingContext context,
             Claim claim,
             Reservations.Reservation reservation,
-            @Nullable FireStarts starts) {
+            @Nullable FireStarts starts,
+            FireOrigin origin) {
         CompletableFuture<ItemRunner.Run> run = new CompletableFuture<>();
         try {
-            executor.execute(() -> complete(run, () -> items.run(job, context, claim, reservation, starts)));
+            executor.execute(() -> complete(run, () -> items.run(job, context, claim, reservation, starts, origin)));
         } catch (RejectedExecutionException full) {
             thread.execute(() -> complete(run, () -> items.refused(context, claim, reservation, starts)));
         }

@@ -150,13 +150,15 @@ public final class ItemRunner {
      * its claim, made ahead of its fire ({@link ClaimsAhead}).
      *
      * @param starts the runs of its fire handed on with it; null for a run handed on alone
+     * @param origin how its fire was asked for: whether it was due asks it ({@link RunStart})
      */
     Run run(
             ItemExecutor job,
             ShardingContext context,
             Claim claim,
             Reservations.Reservation reservation,
-            @Nullable FireStarts starts) {
+            @Nullable FireStarts starts,
+            FireOrigin origin) {
         int item = claim.item();
         FireStarts.Leaving leaving = starts == null ? new FireStarts.Leaving(null, true) : starts.leave(item);
         FireStarts.Ahead ahead =
@@ -179,7 +181,7 @@ public final class ItemRunner {
         CompletableFuture<Void> recorded = null;
         try {
             ShardingService.Versioned assignment = view.versionedAssignment();
-            RunStart.Here here = starting.here(assignment.assignment(), List.of(item));
+            RunStart.Here here = starting.here(assignment.assignment(), List.of(item), origin);
             RunStarts.Began began;
             if (writtenAhead == null
                     && ahead != null
@@ -210,7 +212,7 @@ public final class ItemRunner {
                             ? starting.begin(held, leaving.last(), assignment, starts)
                             : RunStarts.Began.NOT_ASKED;
                     if (began == RunStarts.Began.MOVED) {
-                        began = starting.beginUnderNext(held, reservation, assignment.version());
+                        began = starting.beginUnderNext(held, reservation, assignment.version(), origin);
                     }
                     startNotWritten(claim, context, began);
                     if (verdict != RunStart.Verdict.START || began == RunStarts.Began.MOVED) {
@@ -231,7 +233,7 @@ public final class ItemRunner {
                         () -> RunStart.decideRetry(
                                         held.get(),
                                         reservation.isAbandoned(),
-                                        starting.here(view.assignment(), List.of()))
+                                        starting.here(view.assignment(), List.of(), origin))
                                 == RunStart.Verdict.START,
                         retry -> write(held, held.get().atRetry(retry), context));
                 // None when the session's proof aged past its third before the job's code: nothing of it ran, so it is

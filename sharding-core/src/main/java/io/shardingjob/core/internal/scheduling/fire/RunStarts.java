@@ -4,6 +4,8 @@ import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.internal.ledger.AssignmentGuard;
 import io.shardingjob.core.internal.ledger.Claim;
 import io.shardingjob.core.internal.ledger.DueFires;
+import io.shardingjob.core.internal.ledger.DueRule;
+import io.shardingjob.core.internal.ledger.FireOrigin;
 import io.shardingjob.core.internal.ledger.GroupCommit;
 import io.shardingjob.core.internal.ledger.LedgerReads;
 import io.shardingjob.core.internal.ledger.RunStart;
@@ -82,8 +84,10 @@ final class RunStarts {
      * What holds for this instance now under {@code assignment}, for {@link RunStart}, with whether the audits cleared
      * each of {@code items} ({@link LastAudit#mayStart}, the same rule a fire plans with); a retry asks of no item: it
      * continues a run that started.
+     *
+     * @param origin how the runs' fire was asked for: a fire of the schedule is due only on its cron
      */
-    RunStart.Here here(Assignment assignment, Collection<Integer> items) {
+    RunStart.Here here(Assignment assignment, Collection<Integer> items, FireOrigin origin) {
         JobConfiguration config = view.configuration();
         String me = view.instanceId();
         Set<Integer> mine = ownedUnder(assignment, me);
@@ -93,6 +97,7 @@ final class RunStarts {
                 contested.add(item);
             }
         }
+        DueRule due = dueFires.rule();
         return new RunStart.Here(
                 view.sessionId(),
                 view.isAvailable(),
@@ -101,7 +106,7 @@ final class RunStarts {
                 mine,
                 contested,
                 Set.copyOf(view.disabledItems()),
-                dueFires.rule()::isDue);
+                slot -> due.isDue(slot, origin));
     }
 
     /** The items this instance owns under {@code assignment}, computed once per assignment: every run asks. */
@@ -121,7 +126,8 @@ final class RunStarts {
      * and gone in between) and the rule still lets it start; handed on otherwise. A reshard that leaves the item here
      * so does not move its run out of its fire.
      */
-    Began beginUnderNext(AtomicReference<Claim> held, Reservations.Reservation reservation, int decided) {
+    Began beginUnderNext(
+            AtomicReference<Claim> held, Reservations.Reservation reservation, int decided, FireOrigin origin) {
         ShardingService.Versioned next;
         try {
             next = view.readVersionedAssignment();
@@ -133,7 +139,7 @@ final class RunStarts {
                 || RunStart.decide(
                                 held.get(),
                                 reservation.isAbandoned(),
-                                here(next.assignment(), List.of(held.get().item())))
+                                here(next.assignment(), List.of(held.get().item()), origin))
                         != RunStart.Verdict.START) {
             return Began.MOVED;
         }
@@ -210,7 +216,8 @@ final class RunStarts {
         try {
             here = here(
                     assignment.assignment(),
-                    next.keySet().stream().map(Claim::item).toList());
+                    next.keySet().stream().map(Claim::item).toList(),
+                    starts.origin());
         } catch (RuntimeException unknown) {
             // No run waits for a start that is not on its way: each decides as it leaves.
             next.values().forEach(answer -> answer.complete(new FireStarts.Ahead(Began.NOT_ASKED, null)));
