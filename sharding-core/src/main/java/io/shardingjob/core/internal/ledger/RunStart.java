@@ -125,10 +125,11 @@ public final class RunStart {
 
     /**
      * How a run the rule or its start write refused gives its claim up: recorded skipped when its item-fire was not due;
-     * handed on when nothing of it ran, its start written before it left the queue ({@link #unbegunAs}) or not; released
+     * handed on when nothing of it ran, its start written with no run after it ({@link #unbegunAs}) or not; released
      * when a run of it started before (a retry, {@link #givenUpAs}).
      *
-     * @param startWritten whether its start was written before it left the queue
+     * @param startWritten whether a start of it was written that no run followed: before it left the queue, or while
+     *     its run was abandoned (the instance stops, or interrupted its runs) as the write was on its way
      */
     public static ClaimState refusedAs(Claim claim, boolean startWritten, Verdict verdict) {
         if (startWritten) {
