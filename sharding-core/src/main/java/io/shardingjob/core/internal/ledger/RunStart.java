@@ -99,18 +99,27 @@ public final class RunStart {
      * the ensemble's leader (a write or a {@code sync} answered) no longer ago than a third of the session timeout, the
      * age at which this instance interrupts its running items anyway: the claim is then still this session's, as only
      * a session's expiry lets another instance take it over. Proven longer ago, the run writes its start again, at the
-     * version written, as any run does ({@code START}): the write fails if the claim was taken over meanwhile.
+     * version written, as any run does ({@code START}): the write fails if the claim was taken over meanwhile. It writes
+     * its start again, too, when an operator switched failover off since it was written ahead: a claim whose start was
+     * written ahead is run again when orphaned ({@link TakeOverRule#runsOrphan}), so a run begins on one only where
+     * repeating it is allowed, and under failover off every run that begins has its own start written.
      *
+     * @param failover whether the job's failover is on now
      * @param sinceProven how long ago the request that last proved the session was sent; null when none did
      */
     public static Verdict decideWritten(
-            Claim written, boolean abandoned, Here here, @Nullable Duration sinceProven, Duration sessionTimeout) {
+            Claim written,
+            boolean abandoned,
+            Here here,
+            boolean failover,
+            @Nullable Duration sinceProven,
+            Duration sessionTimeout) {
         Verdict verdict = decide(written, abandoned, here);
         if (verdict != Verdict.START) {
             return verdict;
         }
         boolean proven = sinceProven != null && sinceProven.multipliedBy(3).compareTo(sessionTimeout) <= 0;
-        return proven ? Verdict.BEGIN : Verdict.START;
+        return proven && StartBatch.writesAhead(failover) ? Verdict.BEGIN : Verdict.START;
     }
 
     /**

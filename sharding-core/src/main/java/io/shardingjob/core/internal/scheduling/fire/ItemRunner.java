@@ -193,6 +193,7 @@ public final class ItemRunner {
                                 writtenAhead,
                                 reservation.isAbandoned(),
                                 here,
+                                view.configuration().failover(),
                                 ledger.sinceSessionProven(),
                                 sessionTimeout.get())
                         : RunStart.decide(claim, reservation.isAbandoned(), here);

@@ -236,7 +236,7 @@ final class RunStarts {
                 continue;
             }
             groupCommit
-                    .startLater(claim.startedAt(now), false, assignment.version())
+                    .startLater(claim.startedAheadAt(now), false, assignment.version())
                     .whenComplete((stored, failure) -> {
                         Began began = failure != null
                                 ? Answers.cause(failure) instanceof AssignmentGuard.Moved ? Began.MOVED : Began.UNKNOWN
