@@ -185,7 +185,8 @@ final class ChainRule {
                 at,
                 skip ? at : null,
                 -1,
-                0);
+                0,
+                false);
     }
 
     /**

@@ -27,6 +27,10 @@ import org.jspecify.annotations.Nullable;
  * @param ended when it ended, if it did
  * @param version the node's data version when read or written
  * @param fencingToken the {@code mzxid} of the write that gave the claim to its current owner
+ * @param startAhead whether its start was written ahead of its run (only ever with {@code failover} on, see {@link
+ *     StartBatch#writesAhead}): its run may never have begun, and began, if it did, where repeating it was allowed. A
+ *     take-over judges it by that, not by the job's setting now ({@link TakeOverRule#runsOrphan}); absent from a
+ *     claim's data, as in claims written before it was recorded, it is false
  */
 public record Claim(
         int item,
@@ -42,7 +46,8 @@ public record Claim(
         Instant started,
         @Nullable Instant ended,
         int version,
-        long fencingToken) {
+        long fencingToken,
+        boolean startAhead) {
 
     /** A new claim, before it is written: reserved, its run not started (see {@link #startedAt}). */
     public static Claim first(
@@ -68,7 +73,8 @@ public record Claim(
                 now,
                 null,
                 -1,
-                0);
+                0,
+                false);
     }
 
     /** This claim given to a new owner, as a take-over writes it: reserved by the new owner, which starts it later. */
@@ -87,7 +93,8 @@ public record Claim(
                 now,
                 null,
                 version,
-                0);
+                0,
+                false);
     }
 
     /**
@@ -96,6 +103,18 @@ public record Claim(
      * a write, so its answer proves the session live (a follower cut off from the leader still answers pings).
      */
     public Claim startedAt(Instant now) {
+        return started(now, false);
+    }
+
+    /**
+     * This claim with its start written ahead of its run, which has not left its queue (or whose fire is still to come):
+     * {@code RUNNING} as {@link #startedAt} writes it, and marked so, since its run may never begin.
+     */
+    public Claim startedAheadAt(Instant now) {
+        return started(now, true);
+    }
+
+    private Claim started(Instant now, boolean ahead) {
         return new Claim(
                 item,
                 fireTime,
@@ -110,7 +129,8 @@ public record Claim(
                 now,
                 null,
                 version,
-                fencingToken);
+                fencingToken,
+                ahead);
     }
 
     /** This claim in another state, written by its owner. */
@@ -129,7 +149,8 @@ public record Claim(
                 started,
                 newEnded,
                 version,
-                fencingToken);
+                fencingToken,
+                startAhead);
     }
 
     /** This claim at the retry its owner starts now. */
@@ -148,7 +169,8 @@ public record Claim(
                 started,
                 ended,
                 version,
-                fencingToken);
+                fencingToken,
+                startAhead);
     }
 
     /** This claim as the server holds it after a write that returned {@code stat}. */
@@ -167,7 +189,8 @@ public record Claim(
                 started,
                 ended,
                 stat.getVersion(),
-                owningWrite ? stat.getMzxid() : fencingToken);
+                owningWrite ? stat.getMzxid() : fencingToken,
+                startAhead);
     }
 
     /**
@@ -207,6 +230,9 @@ public record Claim(
         if (fencingToken != 0) {
             text.append("token=").append(fencingToken).append('\n');
         }
+        if (startAhead) {
+            text.append("startAhead=true\n");
+        }
         return text.toString().getBytes(StandardCharsets.UTF_8);
     }
 
@@ -235,6 +261,7 @@ public record Claim(
                 Instant.ofEpochMilli(Long.parseLong(fields.getOrDefault("started", "0"))),
                 ended == null ? null : Instant.ofEpochMilli(Long.parseLong(ended)),
                 stat.getVersion(),
-                token == null ? stat.getMzxid() : Long.parseLong(token));
+                token == null ? stat.getMzxid() : Long.parseLong(token),
+                Boolean.parseBoolean(fields.get("startAhead")));
     }
 }

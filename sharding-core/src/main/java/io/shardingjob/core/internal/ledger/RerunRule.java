@@ -98,6 +98,7 @@ public final class RerunRule {
                 now,
                 null,
                 failed.version(),
-                failed.fencingToken());
+                failed.fencingToken(),
+                false);
     }
 }

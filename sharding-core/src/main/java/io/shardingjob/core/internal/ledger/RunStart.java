@@ -100,17 +100,26 @@ public final class RunStart {
      * the ensemble's leader (a write or a {@code sync} answered) no longer ago than a third of the session timeout, the
      * age at which this instance interrupts its running items anyway: the claim is then still this session's, as only
      * a session's expiry lets another instance take it over. Proven longer ago, the run writes its start again, at the
-     * version written, as any run does ({@code START}): the write fails if the claim was taken over meanwhile.
+     * version written, as any run does ({@code START}): the write fails if the claim was taken over meanwhile. It writes
+     * its start again, too, when an operator switched failover off since it was written ahead: a claim whose start was
+     * written ahead is run again when orphaned ({@link TakeOverRule#runsOrphan}), so a run begins on one only where
+     * repeating it is allowed, and under failover off every run that begins has its own start written.
      *
+     * @param failover whether the job's failover is on now
      * @param sinceProven how long ago the request that last proved the session was sent; null when none did
      */
     public static Verdict decideWritten(
-            Claim written, boolean abandoned, Here here, @Nullable Duration sinceProven, Duration sessionTimeout) {
+            Claim written,
+            boolean abandoned,
+            Here here,
+            boolean failover,
+            @Nullable Duration sinceProven,
+            Duration sessionTimeout) {
         Verdict verdict = decide(written, abandoned, here);
         if (verdict != Verdict.START) {
             return verdict;
         }
-        return proven(sinceProven, sessionTimeout) ? Verdict.BEGIN : Verdict.START;
+        return proven(sinceProven, sessionTimeout) && StartBatch.writesAhead(failover) ? Verdict.BEGIN : Verdict.START;
     }
 
     /**
@@ -138,10 +147,11 @@ public final class RunStart {
 
     /**
      * How a run the rule or its start write refused gives its claim up: recorded skipped when its item-fire was not due;
-     * handed on when nothing of it ran, its start written before it left the queue ({@link #unbegunAs}) or not; released
+     * handed on when nothing of it ran, its start written with no run after it ({@link #unbegunAs}) or not; released
      * when a run of it started before (a retry, {@link #givenUpAs}).
      *
-     * @param startWritten whether its start was written before it left the queue
+     * @param startWritten whether a start of it was written that no run followed: before it left the queue, or while
+     *     its run was abandoned (the instance stops, or interrupted its runs) as the write was on its way
      */
     public static ClaimState refusedAs(Claim claim, boolean startWritten, Verdict verdict) {
         if (startWritten) {

@@ -30,10 +30,12 @@ public final class StartBatch {
      * Whether starts are written ahead of their runs at all, within a fire (here) or with the claims made ahead of the
      * next fire (so that at its instant the runs begin with no round trip): only with {@code failover} on. A process
      * killed while runs whose starts it wrote ahead still wait in its queue, or for their fire, leaves their claims
-     * {@code RUNNING}: with failover on their next owner runs them again ({@code FAILOVER}), so none is lost and none
-     * runs twice at once; with failover off it would record them {@code FAILED}, although they never began (the drill
-     * {@code restart-short-items-failover-off} lost one so). Without failover, each run writes its own start, the
-     * starts of a wave in one request.
+     * {@code RUNNING}, marked as written ahead ({@link Claim#startAhead}): their next owner runs them again
+     * ({@code FAILOVER}), so none is lost and none runs twice at once, even once an operator switched failover off
+     * ({@link TakeOverRule#runsOrphan}). With failover off such a claim could not say whether its run began, and a
+     * run that began and was cut is not repeated there (recorded {@code FAILED}: the drill {@code
+     * restart-short-items-failover-off} lost a run that never began so, before this rule): each run writes its own
+     * start, the starts of a wave in one request.
      */
     public static boolean writesAhead(boolean failover) {
         return failover;

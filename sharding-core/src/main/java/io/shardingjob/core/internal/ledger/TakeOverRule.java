@@ -66,9 +66,17 @@ public final class TakeOverRule {
      * Whether an orphan this instance took over runs here, or is recorded {@code FAILED}: {@code failover: false} means
      * that a run that started and was cut is not repeated, never that an item of a fire is skipped. An orphan whose run
      * never started (reserved, or handed on) is the fire's own run of the item and always runs.
+     *
+     * <p>A claim whose start was written ahead of its run ({@link Claim#startAhead}) is judged by what it was written
+     * under, failover on, whatever the job's setting is now: its run may never have begun, and recorded failed its item
+     * of the fire would never run; if it began, it began where repeating it was allowed (a start written ahead begins a
+     * run only while failover is on, see {@link RunStart#decideWritten}). An operator switching failover off so never
+     * turns such claims into failed ones; runs that begin afterwards write their own starts.
+     *
+     * @param failover the job's setting now, which judges the claims whose start was written by their own run
      */
     public static boolean runsOrphan(Claim orphan, boolean failover) {
-        return failover || orphan.state().neverStarted();
+        return failover || orphan.state().neverStarted() || orphan.startAhead();
     }
 
     /**

@@ -142,7 +142,8 @@ class LedgerRulesPropertiesTest {
                     slot.fireTime(),
                     null,
                     version,
-                    0);
+                    0,
+                    false);
         }
     }
 

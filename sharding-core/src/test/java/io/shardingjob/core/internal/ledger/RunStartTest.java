@@ -169,12 +169,32 @@ class RunStartTest {
         Claim written = reserved(1, SESSION).startedAt(FIRE);
         Here here = here(available, false, false, owned ? Set.of(1) : Set.of(), Set.of(), Set.of(), slot -> due);
         java.time.Duration since = provenMillis < 0 ? null : java.time.Duration.ofMillis(provenMillis);
-        Verdict verdict = RunStart.decideWritten(written, false, here, since, java.time.Duration.ofMillis(5_000));
+        Verdict verdict = RunStart.decideWritten(written, false, here, true, since, java.time.Duration.ofMillis(5_000));
         assertThat(verdict).isEqualTo(expected);
         if (verdict != Verdict.START && verdict != Verdict.BEGIN) {
             assertThat(RunStart.unbegunAs(verdict)).isEqualTo(givenUpAs);
             assertThat(RunStart.unbegunAs(verdict)).isNotEqualTo(ClaimState.RELEASED);
         }
+    }
+
+    /**
+     * A start written ahead under failover on does not begin its run once an operator switched failover off: the run
+     * writes its own start, so that a run that begins under failover off is never one a take-over repeats.
+     */
+    @Test
+    void aStartWrittenAheadBeginsItsRunWithoutAWriteOnlyWhileFailoverIsStillOn() {
+        Claim written = reserved(1, SESSION).startedAheadAt(FIRE);
+        Here here = here(true, false, false, Set.of(1), Set.of());
+        java.time.Duration proven = java.time.Duration.ofMillis(100);
+        java.time.Duration timeout = java.time.Duration.ofMillis(5_000);
+
+        assertThat(RunStart.decideWritten(written, false, here, true, proven, timeout))
+                .isEqualTo(Verdict.BEGIN);
+        assertThat(RunStart.decideWritten(written, false, here, false, proven, timeout))
+                .isEqualTo(Verdict.START);
+        assertThat(written.startedAt(FIRE).startAhead())
+                .as("its own start, written again")
+                .isFalse();
     }
 
     /**
@@ -208,18 +228,21 @@ class RunStartTest {
             @ForAll boolean owned,
             @ForAll boolean due,
             @ForAll @IntRange(min = 5, max = 8) long claimSession,
-            @ForAll @IntRange(min = -1, max = 4_000) int provenMillis) {
+            @ForAll @IntRange(min = -1, max = 4_000) int provenMillis,
+            @ForAll boolean failover) {
         Here here = here(available, false, false, owned ? Set.of(1) : Set.of(), Set.of(), Set.of(), slot -> due);
-        Claim written = reserved(1, claimSession).startedAt(FIRE);
+        Claim written = reserved(1, claimSession).startedAheadAt(FIRE);
         java.time.Duration since = provenMillis < 0 ? null : java.time.Duration.ofMillis(provenMillis);
 
-        Verdict verdict = RunStart.decideWritten(written, abandoned, here, since, java.time.Duration.ofMillis(3_000));
+        Verdict verdict =
+                RunStart.decideWritten(written, abandoned, here, failover, since, java.time.Duration.ofMillis(3_000));
 
         Verdict rule = RunStart.decide(written, abandoned, here);
         if (rule != Verdict.START) {
             assertThat(verdict).isEqualTo(rule);
         } else {
-            assertThat(verdict).isEqualTo(provenMillis >= 0 && provenMillis <= 1_000 ? Verdict.BEGIN : Verdict.START);
+            assertThat(verdict)
+                    .isEqualTo(failover && provenMillis >= 0 && provenMillis <= 1_000 ? Verdict.BEGIN : Verdict.START);
         }
     }
 

@@ -133,7 +133,7 @@ public final class ClaimsAhead implements GroupCommit.Ahead {
                                 assignment.epoch(),
                                 assignment.shardingTotalCount(),
                                 fireTime))
-                        .map(claim -> started ? claim.startedAt(fireTime) : claim)
+                        .map(claim -> started ? claim.startedAheadAt(fireTime) : claim)
                         .toList();
         // The server may create them a while before the answer is handled here, past their fire: an audit reading them
         // meanwhile must see them as this session's business, not as stranded.

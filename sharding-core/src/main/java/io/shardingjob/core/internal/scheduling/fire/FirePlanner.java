@@ -290,7 +290,7 @@ public final class FirePlanner {
                 continue;
             }
             reservations.put(item, reservation);
-            wanted.add(withStarts-- > 0 ? claim.startedAt(now) : claim);
+            wanted.add(withStarts-- > 0 ? claim.startedAheadAt(now) : claim);
         }
         won.addAll(claim(fireTime, wanted, reservations, skipped, session, versionOf(assignment)));
         handedOn.forEach((fate, claims) -> ahead.handOn(claims, fate));

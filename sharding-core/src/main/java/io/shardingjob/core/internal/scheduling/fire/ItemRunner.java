@@ -199,6 +199,7 @@ public final class ItemRunner {
                                 writtenAhead,
                                 reservation.isAbandoned(),
                                 here,
+                                view.configuration().failover(),
                                 ledger.proof().since(),
                                 sessionTimeout.get())
                         : RunStart.decide(claim, reservation.isAbandoned(), here);
@@ -209,15 +210,17 @@ public final class ItemRunner {
                     }
                 } else {
                     began = verdict == RunStart.Verdict.START
-                            ? starting.begin(held, leaving.last(), assignment, starts)
+                            ? starting.begin(held, reservation, leaving.last(), assignment, starts)
                             : RunStarts.Began.NOT_ASKED;
                     if (began == RunStarts.Began.MOVED) {
                         began = starting.beginUnderNext(held, reservation, assignment.version(), origin);
                     }
                     startNotWritten(claim, context, began);
-                    if (verdict != RunStart.Verdict.START || began == RunStarts.Began.MOVED) {
-                        recorded = refuse(
-                                held.get(), RunStart.refusedAs(held.get(), writtenAhead != null, verdict), context);
+                    boolean unbegun = writtenAhead != null || began == RunStarts.Began.ABANDONED;
+                    if (verdict != RunStart.Verdict.START
+                            || began == RunStarts.Began.MOVED
+                            || began == RunStarts.Began.ABANDONED) {
+                        recorded = refuse(held.get(), RunStart.refusedAs(held.get(), unbegun, verdict), context);
                     }
                 }
             }

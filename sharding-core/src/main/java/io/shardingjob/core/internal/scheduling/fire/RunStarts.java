@@ -74,6 +74,11 @@ final class RunStarts {
         LOST,
         /** Refused: a newer assignment was written than the one the start was decided under. */
         MOVED,
+        /**
+         * Written, but the run was abandoned while the write was on its way (the instance stops, or interrupted its
+         * runs): it never began, and does not begin now. Its claim is handed on at the version written.
+         */
+        ABANDONED,
         /** Not answered: whether it was written is unknown, and this session's audit decides again. */
         UNKNOWN,
         /** The rule refused the run before any write, or the start was not written ahead of it. */
@@ -143,20 +148,23 @@ final class RunStarts {
                         != RunStart.Verdict.START) {
             return Began.MOVED;
         }
-        return begin(held, true, next, null);
+        return begin(held, reservation, true, next, null);
     }
 
     /**
      * Writes the claim started, at the version held, with the starts of the runs of its fire expected to leave the
      * queue soon after it ({@link StartBatch}), and waits for the answer on the item's own thread, which runs the item
      * next. Not started when the claim was taken over ({@code LOST}), or the write could not be made ({@code UNKNOWN}:
-     * this session's audit then finds the claim as its own and decides again).
+     * this session's audit then finds the claim as its own and decides again), or the run was abandoned before the
+     * answer came ({@code ABANDONED}): a run starts only once its start is confirmed, and one abandoned before never
+     * enters the job's code, where it would find its thread interrupted and end released, as a run that was cut.
      *
      * @param lastToLeave whether no other run of its fire is still to leave the queue: its start goes at once, whereas
      *     one that writes no other start lingers for the starts of the runs that leave with it
      */
     Began begin(
             AtomicReference<Claim> held,
+            Reservations.Reservation reservation,
             boolean lastToLeave,
             ShardingService.Versioned assignment,
             @Nullable FireStarts starts) {
@@ -178,7 +186,7 @@ final class RunStarts {
                     .join();
             if (stored.isPresent()) {
                 held.set(stored.get());
-                return Began.STARTED;
+                return reservation.isAbandoned() ? Began.ABANDONED : Began.STARTED;
             }
             return Began.LOST;
         } catch (RuntimeException ex) {
@@ -235,7 +243,7 @@ final class RunStarts {
                 continue;
             }
             groupCommit
-                    .startLater(claim.startedAt(now), false, assignment.version())
+                    .startLater(claim.startedAheadAt(now), false, assignment.version())
                     .whenComplete((stored, failure) -> {
                         Began began = failure != null
                                 ? Answers.cause(failure) instanceof AssignmentGuard.Moved ? Began.MOVED : Began.UNKNOWN
