@@ -133,6 +133,8 @@ public final class JobCoordinator implements AutoCloseable {
      *
      * @param jobParameter what every item of the fire gets as {@link ShardingContext#jobParameter()}; null: the job's
      * @return the fire's time, every run's {@link ShardingContext#fireTime()}
+     * @throws io.shardingjob.core.operation.InvalidOperationException naming the job and {@code jobParameter} when it
+     *     takes more than {@link JobConfiguration#MAX_JOB_PARAMETER_BYTES} in UTF-8: nothing is recorded
      * @throws IllegalStateException when the job is not started here, or is disabled
      * @throws RegistryUnavailableException when ZooKeeper did not record the fire
      */
@@ -236,25 +238,43 @@ public final class JobCoordinator implements AutoCloseable {
         runtime.requestReshard();
     }
 
-    /** Disables an instance for this job: it leaves the election and gets no items. */
+    /**
+     * Disables an instance for this job: it leaves the election and gets no items. The instance need not be registered
+     * now (the next pod of a deployment, say).
+     *
+     * @throws io.shardingjob.core.operation.InvalidOperationException naming the job and {@code instanceId} when the id
+     *     is missing, malformed or longer than 255 characters: nothing is written
+     */
     public void disableInstance(String id) {
         runtime.disableInstance(id);
     }
 
+    /** @throws io.shardingjob.core.operation.InvalidOperationException as {@link #disableInstance} does */
     public void enableInstance(String id) {
         runtime.enableInstance(id);
     }
 
-    /** Disables an item: its owner skips it until it is enabled again. */
+    /**
+     * Disables an item: its owner skips it until it is enabled again.
+     *
+     * @throws io.shardingjob.core.operation.InvalidOperationException naming the job and {@code item} when it is
+     *     outside {@code 0..shardingTotalCount-1} of the count in force: nothing is written
+     */
     public void disableItem(int item) {
         runtime.disableItem(item);
     }
 
+    /** @throws io.shardingjob.core.operation.InvalidOperationException as {@link #disableItem} does */
     public void enableItem(int item) {
         runtime.enableItem(item);
     }
 
-    /** Stores a new count; every instance sees it and the leader reshards to it. */
+    /**
+     * Stores a new count; every instance sees it and the leader reshards to it.
+     *
+     * @throws io.shardingjob.core.operation.InvalidOperationException naming the job and {@code shardingTotalCount}
+     *     when it is outside {@code 1..}{@link JobConfiguration#MAX_SHARDING_TOTAL_COUNT}: nothing is written
+     */
     public JobConfiguration updateShardingTotalCount(int shardingTotalCount) {
         return runtime.updateShardingTotalCount(shardingTotalCount);
     }

@@ -3,14 +3,14 @@ package io.shardingjob.core;
 import io.shardingjob.core.config.FireSchedule;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.config.JobConfigurationException;
-import io.shardingjob.core.config.JobGraph;
+import io.shardingjob.core.internal.config.JobGraph;
+import io.shardingjob.core.internal.config.OperatorInputs;
 import io.shardingjob.core.internal.config.ScheduleHistory;
 import io.shardingjob.core.internal.config.StoredConfiguration;
 import io.shardingjob.core.internal.registry.CuratorCaches;
 import io.shardingjob.core.internal.registry.JobNodes;
 import io.shardingjob.core.internal.registry.RemovedJobState;
 import io.shardingjob.core.operation.InvalidOperationException;
-import io.shardingjob.core.operation.OperatorInputs;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -193,8 +193,8 @@ public final class JobDefinitions implements AutoCloseable {
      * Defines a job and stores its configuration, in one transaction, with the job's schedule history starting now:
      * nothing before its definition is ever made up for it, whatever an earlier job of that name left.
      *
-     * @throws InvalidOperationException when the name, the handler, the cron or a parameter breaks a limit of
-     *     {@link OperatorInputs}: nothing is stored
+     * @throws InvalidOperationException naming the job and the input when the name, the handler, the cron or a
+     *     parameter breaks its limit: nothing is stored
      * @throws JobConfigurationException naming the job when the name is taken: defined already, being removed, or a job
      *     of that name (declared in some instance's code) has state in ZooKeeper; or naming the job and its
      *     {@code after} or {@code itemWise} when it would make the graph of the namespace's jobs bad (a cycle, an
@@ -262,8 +262,8 @@ public final class JobDefinitions implements AutoCloseable {
      * @return the configuration stored now
      * @throws JobConfigurationException when the changed configuration is invalid, or would make the graph of the
      *     namespace's jobs bad (its item count no longer that of an item-wise follower, say); nothing is stored
-     * @throws InvalidOperationException when what changed breaks a limit of {@link OperatorInputs}, or the schedule
-     *     cannot read the new cron; nothing is stored
+     * @throws InvalidOperationException naming the job and the input when what changed breaks its limit, or the
+     *     schedule cannot read the new cron; nothing is stored
      * @throws NoSuchElementException when there is no such job
      */
     public JobConfiguration update(String jobName, UnaryOperator<JobConfiguration> change) throws Exception {

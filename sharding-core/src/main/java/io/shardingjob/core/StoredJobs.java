@@ -1,9 +1,9 @@
 package io.shardingjob.core;
 
 import io.shardingjob.core.config.JobConfiguration;
-import io.shardingjob.core.config.JobConfigurationCodec;
 import io.shardingjob.core.config.JobConfigurationException;
-import io.shardingjob.core.config.JobGraph;
+import io.shardingjob.core.internal.config.JobGraph;
+import io.shardingjob.core.internal.registry.JobConfigurationCodec;
 import io.shardingjob.core.internal.registry.JobNodes;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -23,6 +23,16 @@ import org.slf4j.LoggerFactory;
  * every service of the namespace, so a job is checked against all of them before it runs or is stored.
  */
 public final class StoredJobs {
+
+    /**
+     * What is wrong with one job's place in the graph of jobs that follow jobs: a job that follows an unknown job or
+     * itself, names a job twice, is in a cycle, or is item-wise with another item count than an upstream's.
+     *
+     * @param job the job whose setting must change
+     * @param setting the setting: {@code after} or {@code itemWise}
+     * @param message what is wrong, naming the other jobs involved: {@code is in a cycle: a -> c -> b -> a}
+     */
+    public record GraphProblem(String job, String setting, String message) {}
 
     private static final Logger log = LoggerFactory.getLogger(StoredJobs.class);
 
@@ -84,12 +94,29 @@ public final class StoredJobs {
     }
 
     /**
-     * The problems the jobs bring to the graph of the namespace's jobs, each replacing a stored job of its name
-     * ({@link JobGraph#problemsJoining}); none when they may join.
+     * The problems the jobs bring to the graph of the namespace's jobs, each replacing a stored job of its name: those
+     * of the graph with them that the graph without them does not have already (a stored job that follows a job nobody
+     * declares any more is its own service's problem); none when they may join. Problems come by job, then as found.
      */
-    public static List<JobGraph.Problem> problemsJoining(CuratorFramework client, Collection<JobConfiguration> joining)
+    public static List<GraphProblem> problemsJoining(CuratorFramework client, Collection<JobConfiguration> joining)
             throws Exception {
-        return JobGraph.problemsJoining(nodes(configurations(client).values()), nodes(joining));
+        return JobGraph.problemsJoining(nodes(configurations(client).values()), nodes(joining)).stream()
+                .map(problem -> new GraphProblem(problem.job(), problem.setting(), problem.message()))
+                .toList();
+    }
+
+    /**
+     * The jobs that follow each of these jobs, by its name: a job named in some {@code after}, with the jobs that name
+     * it, sorted. A job no job follows has no entry.
+     */
+    public static Map<String, List<String>> followers(Collection<JobConfiguration> configurations) {
+        JobGraph graph = JobGraph.of(nodes(configurations));
+        Map<String, List<String>> followers = new TreeMap<>();
+        configurations.stream()
+                .flatMap(configuration -> configuration.after().stream())
+                .distinct()
+                .forEach(upstream -> followers.put(upstream, graph.followersOf(upstream)));
+        return followers;
     }
 
     /**
@@ -97,9 +124,9 @@ public final class StoredJobs {
      * first problem and the job that has it when that is another ({@code itemWise} of a follower, say).
      */
     static void refuseProblemsJoining(CuratorFramework client, JobConfiguration configuration) throws Exception {
-        List<JobGraph.Problem> problems = problemsJoining(client, List.of(configuration));
+        List<GraphProblem> problems = problemsJoining(client, List.of(configuration));
         if (!problems.isEmpty()) {
-            JobGraph.Problem first = problems.get(0);
+            GraphProblem first = problems.get(0);
             String whose = first.job().equals(configuration.name()) ? "" : "job '" + first.job() + "' then ";
             throw new JobConfigurationException(configuration.name(), first.setting(), whose + first.message());
         }

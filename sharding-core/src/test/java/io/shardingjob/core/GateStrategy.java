@@ -1,7 +1,7 @@
 package io.shardingjob.core;
 
-import io.shardingjob.core.sharding.strategy.AverageAllocationStrategy;
 import io.shardingjob.core.sharding.strategy.ShardingRequest;
+import io.shardingjob.core.sharding.strategy.ShardingStrategies;
 import io.shardingjob.core.sharding.strategy.ShardingStrategy;
 import java.util.List;
 import java.util.Map;
@@ -46,7 +46,7 @@ final class GateStrategy implements ShardingStrategy {
                 Thread.currentThread().interrupt();
             }
         }
-        return new AverageAllocationStrategy().shard(request);
+        return ShardingStrategies.builtIns().get(ShardingStrategies.DEFAULT).shard(request);
     }
 
     void close() {

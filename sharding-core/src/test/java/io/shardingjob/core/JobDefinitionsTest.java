@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.shardingjob.core.config.JobConfiguration;
-import io.shardingjob.core.config.JobConfigurationCodec;
 import io.shardingjob.core.config.JobConfigurationException;
+import io.shardingjob.core.internal.registry.JobConfigurationCodec;
 import io.shardingjob.core.internal.registry.JobNodes;
 import java.time.Duration;
 import java.util.NoSuchElementException;

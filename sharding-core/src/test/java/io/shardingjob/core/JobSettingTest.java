@@ -4,9 +4,9 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.shardingjob.core.config.JobConfiguration;
-import io.shardingjob.core.config.JobConfigurationCodec;
 import io.shardingjob.core.config.JobSetting;
 import io.shardingjob.core.config.MisfirePolicy;
+import io.shardingjob.core.internal.registry.JobConfigurationCodec;
 import io.shardingjob.core.internal.scheduling.JobSettings;
 import io.shardingjob.core.sharding.strategy.ShardingStrategies;
 import java.io.IOException;

@@ -11,7 +11,6 @@ import io.shardingjob.core.execution.FireReport;
 import io.shardingjob.core.execution.ItemResult;
 import io.shardingjob.core.internal.registry.JobNodes;
 import io.shardingjob.core.operation.InvalidOperationException;
-import io.shardingjob.core.operation.OperatorInputs;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -25,7 +24,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Operator inputs refused by {@link OperatorInputs} on a real ZooKeeper: each refusal is an
+ * Operator inputs refused by the public operations on a real ZooKeeper: each refusal is an
  * {@link InvalidOperationException} naming the job, the input and the limit, nothing is written, and the application's
  * connection, which every job on it shares, carries on.
  */
@@ -88,7 +87,7 @@ class RefusedOperatorInputsTest extends ZooKeeperTestSupport {
                 })
                 .hasMessageContaining("'reports'")
                 .hasMessageContaining("2097152 bytes")
-                .hasMessageContaining(String.valueOf(OperatorInputs.MAX_JOB_PARAMETER_BYTES));
+                .hasMessageContaining(String.valueOf(JobConfiguration.MAX_JOB_PARAMETER_BYTES));
 
         // Nothing was recorded, and the other job on the same connection fires as before.
         assertThat(client.getChildren().forPath(new JobNodes("reports").ledger()))
@@ -116,7 +115,7 @@ class RefusedOperatorInputsTest extends ZooKeeperTestSupport {
                 .isInstanceOf(InvalidOperationException.class)
                 .hasMessageContaining("18000 bytes");
 
-        String largest = "y".repeat(OperatorInputs.MAX_JOB_PARAMETER_BYTES);
+        String largest = "y".repeat(JobConfiguration.MAX_JOB_PARAMETER_BYTES);
         Instant fireTime = reports.trigger(largest);
 
         await().atMost(WITHIN).until(() -> runsOf(fireTime).size() == 4);
@@ -213,7 +212,7 @@ class RefusedOperatorInputsTest extends ZooKeeperTestSupport {
         assertThatThrownBy(() -> definitions.update(
                         "export",
                         current -> current.toBuilder()
-                                .jobParameter("z".repeat(OperatorInputs.MAX_JOB_PARAMETER_BYTES + 1))
+                                .jobParameter("z".repeat(JobConfiguration.MAX_JOB_PARAMETER_BYTES + 1))
                                 .build()))
                 .isInstanceOf(InvalidOperationException.class)
                 .hasMessageContaining("jobParameter");

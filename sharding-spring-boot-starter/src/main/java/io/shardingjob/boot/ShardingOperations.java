@@ -1,10 +1,11 @@
 package io.shardingjob.boot;
 
 import io.shardingjob.core.JobCoordinator;
-import io.shardingjob.core.config.JobGraph;
+import io.shardingjob.core.StoredJobs;
 import io.shardingjob.core.registry.ClockSkew;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
@@ -12,9 +13,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * What an operator can see and do with the sharded jobs of this application; the {@code sharding} Actuator endpoint is
  * a thin layer over it. Reads come from the local cache of the registry. Operations on a job name that does not exist
- * throw {@link NoSuchElementException}; an input the core's {@link io.shardingjob.core.operation.OperatorInputs}
- * refuses (an item outside the job's items, a malformed instance id, a job parameter larger than
- * {@link io.shardingjob.core.operation.OperatorInputs#MAX_JOB_PARAMETER_BYTES}) throws
+ * throw {@link NoSuchElementException}; an input the core's operations refuse (an item outside the job's items, a
+ * malformed instance id, a job parameter larger than
+ * {@link io.shardingjob.core.config.JobConfiguration#MAX_JOB_PARAMETER_BYTES}) throws
  * {@link io.shardingjob.core.operation.InvalidOperationException}, an {@link IllegalArgumentException}, before anything
  * is written.
  */
@@ -40,14 +41,14 @@ public interface ShardingOperations {
     Optional<JobCoordinator> job(String name);
 
     /**
-     * The jobs that follow jobs, as far as this instance knows them: the jobs stored in the namespace (read from
-     * ZooKeeper at each call, whichever service declared or defined them) and this application's jobs as they run here.
-     * Only this application's jobs while ZooKeeper cannot be reached.
+     * The jobs that follow each job, by its name, sorted ({@link StoredJobs#followers}), as far as this instance knows
+     * them: the jobs stored in the namespace (read from ZooKeeper at each call, whichever service declared or defined
+     * them) and this application's jobs as they run here. Only this application's jobs while ZooKeeper cannot be
+     * reached. A job no job follows has no entry.
      */
-    default JobGraph jobGraph() {
-        return JobGraph.of(jobs().stream()
-                .map(job -> JobGraph.Node.of(job.configuration()))
-                .toList());
+    default Map<String, List<String>> followers() {
+        return StoredJobs.followers(
+                jobs().stream().map(JobCoordinator::configuration).toList());
     }
 
     /**
@@ -97,7 +98,7 @@ public interface ShardingOperations {
      * @return the fire's time (every run's fire time), or empty when the job no longer runs on this instance (it is
      *     stopping), so nothing was fired
      * @throws io.shardingjob.core.operation.InvalidOperationException when the job parameter takes more than
-     *     {@link io.shardingjob.core.operation.OperatorInputs#MAX_JOB_PARAMETER_BYTES} in UTF-8: nothing is recorded
+     *     {@link io.shardingjob.core.config.JobConfiguration#MAX_JOB_PARAMETER_BYTES} in UTF-8: nothing is recorded
      * @throws IllegalStateException when the job is disabled
      * @throws io.shardingjob.core.registry.RegistryUnavailableException when ZooKeeper did not record the fire
      */

@@ -39,10 +39,11 @@ import java.util.List;
  *     {@code misfire} off means {@link MisfirePolicy#SKIP}
  * @param after the jobs this job follows: it fires once for every fire of theirs that completed as {@code on} says,
  *     with that fire's time as its own; with several, once all of them completed the same fire time. Empty for none.
- *     Whether the jobs named exist, and form no cycle, is the {@link JobGraph}'s to check
+ *     Whether the jobs named exist, and form no cycle, is checked with the graph of the namespace's jobs
+ *     ({@code StoredJobs.problemsJoining})
  * @param on which upstream fires this job follows: every item succeeded, or every item ended
  * @param itemWise whether item i runs as soon as item i of the upstream fire succeeded, without waiting for the other
- *     items: needs {@code after}, and the same item count as every upstream (which the {@link JobGraph} checks)
+ *     items: needs {@code after}, and the same item count as every upstream (checked with the graph, as {@code after} is)
  */
 public record JobConfiguration(
         String name,
@@ -91,6 +92,16 @@ public record JobConfiguration(
      * ZooKeeper ensemble holds comfortably in memory.
      */
     public static final int MAX_SHARDING_TOTAL_COUNT = 10_000;
+
+    /**
+     * The largest job parameter, in UTF-8 bytes (16 KiB): a configured {@link #jobParameter()} as it is stored, and
+     * the one a trigger gives ({@code JobCoordinator.trigger}), which is refused with an
+     * {@link io.shardingjob.core.operation.InvalidOperationException} before anything is written. A trigger's parameter
+     * is stored in its fire's node of the fire ledger, and the ledger's audits read eight fire nodes with their claims
+     * in one ZooKeeper answer: with {@link #MAX_SHARDING_TOTAL_COUNT} items, eight fires of twice this parameter would
+     * not fit in one.
+     */
+    public static final int MAX_JOB_PARAMETER_BYTES = 16 * 1024;
 
     /**
      * The cron of a job on demand, {@code -}, as Spring's {@code Scheduled.CRON_DISABLED}: the job has no schedule and

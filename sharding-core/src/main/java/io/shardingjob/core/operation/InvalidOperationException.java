@@ -2,10 +2,11 @@ package io.shardingjob.core.operation;
 
 /**
  * An operator's input was refused before anything was written: an item outside the job's items, a malformed instance
- * id, a job parameter too large for the fire ledger, a cron the schedule cannot read. The message names the job, the
- * input and the limit, for the operator; {@link #jobName()} and {@link #input()} say the same to a program (the
- * starter's endpoint and console answer it with {@code 400}). Thrown by {@link OperatorInputs}, the one place that
- * checks them.
+ * id, a job parameter larger than {@link io.shardingjob.core.config.JobConfiguration#MAX_JOB_PARAMETER_BYTES}, a cron
+ * the schedule cannot read. The message names the job, the input and the limit, for the operator; {@link #jobName()}
+ * and {@link #input()} say the same to a program (the starter's endpoint and console answer it with {@code 400}).
+ * Thrown by the operations of {@code JobCoordinator} and {@code JobDefinitions}, which check their inputs before they
+ * write anything.
  */
 public final class InvalidOperationException extends IllegalArgumentException {
 
@@ -31,7 +32,7 @@ public final class InvalidOperationException extends IllegalArgumentException {
      * The text as a message quotes it: whole up to 64 characters, else its start and how long it is, so that a refused
      * input of megabytes does not make a message (a log line, an HTTP answer) of megabytes.
      */
-    static String abbreviated(String text) {
+    private static String abbreviated(String text) {
         return text.length() <= 64 ? text : text.substring(0, 48) + "... (" + text.length() + " characters)";
     }
 

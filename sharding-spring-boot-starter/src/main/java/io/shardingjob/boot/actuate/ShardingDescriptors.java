@@ -6,7 +6,6 @@ import io.shardingjob.boot.ExecutionRecord;
 import io.shardingjob.boot.ShardingOperations;
 import io.shardingjob.core.JobCoordinator;
 import io.shardingjob.core.config.JobConfiguration;
-import io.shardingjob.core.config.JobGraph;
 import io.shardingjob.core.registry.ClockSkew;
 import io.shardingjob.core.sharding.Assignment;
 import java.time.Instant;
@@ -41,12 +40,12 @@ public final class ShardingDescriptors {
             @Nullable ClockSkewDescriptor clockSkew) implements OperationResponseBody {
 
         static ShardingDescriptor of(ShardingOperations operations) {
-            JobGraph graph = operations.jobGraph();
+            Map<String, List<String>> followers = operations.followers();
             return new ShardingDescriptor(
                     operations.instanceId(),
                     operations.isConnected(),
                     operations.jobs().stream()
-                            .map(job -> JobSummary.of(job, graph))
+                            .map(job -> JobSummary.of(job, followers))
                             .toList(),
                     operations.clockSkew().map(ClockSkewDescriptor::of).orElse(null));
         }
@@ -101,7 +100,7 @@ public final class ShardingDescriptors {
             boolean itemWise,
             List<String> followers) {
 
-        static JobSummary of(JobCoordinator job, JobGraph graph) {
+        static JobSummary of(JobCoordinator job, Map<String, List<String>> followers) {
             JobConfiguration configuration = job.configuration();
             return new JobSummary(
                     job.jobName(),
@@ -116,7 +115,7 @@ public final class ShardingDescriptors {
                     configuration.after(),
                     configuration.on().value(),
                     configuration.itemWise(),
-                    graph.followersOf(job.jobName()));
+                    followers.getOrDefault(job.jobName(), List.of()));
         }
     }
 
@@ -154,7 +153,7 @@ public final class ShardingDescriptors {
             List<String> followers)
             implements OperationResponseBody {
 
-        static JobDescriptor of(JobCoordinator job, List<ExecutionRecord> recent, JobGraph graph) {
+        static JobDescriptor of(JobCoordinator job, List<ExecutionRecord> recent, Map<String, List<String>> followers) {
             JobConfiguration configuration = job.configuration();
             Assignment assignment = job.assignment();
             Set<String> disabledInstances = new HashSet<>(job.disabledInstances());
@@ -200,7 +199,7 @@ public final class ShardingDescriptors {
                     configuration.after(),
                     configuration.on().value(),
                     configuration.itemWise(),
-                    graph.followersOf(job.jobName()));
+                    followers.getOrDefault(job.jobName(), List.of()));
         }
     }
 

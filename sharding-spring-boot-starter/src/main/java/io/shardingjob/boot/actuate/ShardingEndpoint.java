@@ -13,7 +13,6 @@ import io.shardingjob.boot.operations.OperatorActions;
 import io.shardingjob.boot.operations.OperatorOutcome;
 import io.shardingjob.boot.operations.OperatorOutcome.Status;
 import io.shardingjob.boot.operations.OperatorRequest;
-import io.shardingjob.core.operation.OperatorInputs;
 import java.security.Principal;
 import java.util.Optional;
 import java.util.Set;
@@ -50,7 +49,7 @@ import org.springframework.context.annotation.ImportRuntimeHints;
  * </ul>
  *
  * Write operations need {@code management.endpoint.sharding.access=unrestricted}: the endpoint is read-only by default.
- * An unknown job answers 404; a bad action or part, or an input the core's {@link OperatorInputs} refuses (an item
+ * An unknown job answers 404; a bad action or part, or an input the core's operations refuse (an item
  * outside the job's items, a malformed instance id, a job parameter too large for the fire ledger, a cron that cannot
  * be read), 400 with the reason and the refused {@code input}, before anything is written; a trigger of a job disabled
  * or stopping here 409, and one that ZooKeeper could not record 503.
@@ -108,7 +107,7 @@ public class ShardingEndpoint {
         return operations
                 .job(job)
                 .map(coordinator ->
-                        JobDescriptor.of(coordinator, operations.recentExecutions(job), operations.jobGraph()))
+                        JobDescriptor.of(coordinator, operations.recentExecutions(job), operations.followers()))
                 .orElse(null);
     }
 

@@ -5,7 +5,6 @@ import io.shardingjob.boot.ShardedJobConfigurationCustomizer;
 import io.shardingjob.boot.jobs.ShardedJobConfigurationException;
 import io.shardingjob.boot.jobs.ShardedJobMethod;
 import io.shardingjob.core.config.JobConfiguration;
-import io.shardingjob.core.config.JobConfigurationCodec;
 import io.shardingjob.core.config.JobConfigurationException;
 import io.shardingjob.core.sharding.strategy.ShardingStrategies;
 import java.time.Duration;
@@ -18,6 +17,7 @@ import java.util.function.UnaryOperator;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.convert.DurationStyle;
 import org.springframework.scheduling.support.CronExpression;
+import org.springframework.util.StringUtils;
 
 /**
  * Turns {@code @ShardedJob} methods into validated job configurations: the annotation first, then the
@@ -136,7 +136,7 @@ final class JobConfigurationResolver {
     /** The annotation's job names, each entry with its placeholders resolved and read as a comma-separated list. */
     private List<String> after(ShardedJob annotation) {
         return Arrays.stream(annotation.after())
-                .flatMap(entry -> JobConfigurationCodec.names(placeholders.apply(entry)).stream())
+                .flatMap(entry -> Arrays.stream(StringUtils.tokenizeToStringArray(placeholders.apply(entry), ",")))
                 .toList();
     }
 

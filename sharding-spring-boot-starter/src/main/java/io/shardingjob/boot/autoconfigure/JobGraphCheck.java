@@ -3,8 +3,8 @@ package io.shardingjob.boot.autoconfigure;
 import io.shardingjob.boot.jobs.ShardedJobConfigurationException;
 import io.shardingjob.boot.jobs.ShardedJobMethod;
 import io.shardingjob.core.StoredJobs;
+import io.shardingjob.core.StoredJobs.GraphProblem;
 import io.shardingjob.core.config.JobConfiguration;
-import io.shardingjob.core.config.JobGraph.Problem;
 import io.shardingjob.core.registry.RegistryCenter;
 import io.shardingjob.core.registry.RegistryUnavailableException;
 import java.util.Arrays;
@@ -17,7 +17,7 @@ import java.util.stream.Collectors;
  * spans the jobs stored in the namespace (by other services, by run-time definitions, by earlier runs of this one), so
  * it can be checked only once connected, and before any job starts. A problem of the stored jobs alone is left to their
  * services. The failure names the job of this application to change, the property and, for a cycle, its jobs as
- * {@link io.shardingjob.core.config.JobGraph} names them.
+ * {@link StoredJobs#problemsJoining} names them.
  */
 final class JobGraphCheck {
 
@@ -37,7 +37,7 @@ final class JobGraphCheck {
         if (jobs.isEmpty()) {
             return;
         }
-        List<Problem> problems;
+        List<GraphProblem> problems;
         try {
             problems = StoredJobs.problemsJoining(registry.client(), jobs.values());
         } catch (RuntimeException ex) {
@@ -51,8 +51,9 @@ final class JobGraphCheck {
         }
     }
 
-    private ShardedJobConfigurationException refusal(Map<ShardedJobMethod, JobConfiguration> jobs, List<Problem> all) {
-        Problem problem = all.get(0);
+    private ShardedJobConfigurationException refusal(
+            Map<ShardedJobMethod, JobConfiguration> jobs, List<GraphProblem> all) {
+        GraphProblem problem = all.get(0);
         ShardedJobMethod job = blamed(jobs, problem);
         String key = properties.jobKey(job.jobName()).orElse(job.jobName());
         boolean own = problem.job().equals(job.jobName());
@@ -76,7 +77,7 @@ final class JobGraphCheck {
     }
 
     /** The job of this application the problem is about: its own, or the first it involves. */
-    private static ShardedJobMethod blamed(Map<ShardedJobMethod, JobConfiguration> jobs, Problem problem) {
+    private static ShardedJobMethod blamed(Map<ShardedJobMethod, JobConfiguration> jobs, GraphProblem problem) {
         List<String> involved = involved(problem);
         return jobs.keySet().stream()
                 .filter(job -> job.jobName().equals(problem.job()))
@@ -89,7 +90,7 @@ final class JobGraphCheck {
     }
 
     /** The jobs a problem names: those of its cycle, or the one it quotes. */
-    private static List<String> involved(Problem problem) {
+    private static List<String> involved(GraphProblem problem) {
         String message = problem.message();
         if (message.startsWith(CYCLE)) {
             return Arrays.asList(message.substring(CYCLE.length()).split(" -> "));
@@ -99,11 +100,11 @@ final class JobGraphCheck {
         return end < 0 ? List.of() : List.of(message.substring(start + 1, end));
     }
 
-    private static String said(Problem problem) {
+    private static String said(GraphProblem problem) {
         return "'" + problem.job() + "' " + problem.message();
     }
 
-    private static String fix(String job, Problem problem) {
+    private static String fix(String job, GraphProblem problem) {
         if (problem.message().startsWith(CYCLE)) {
             return "jobs that do not follow '" + job + "', directly or through others: leave out one step of the"
                     + " cycle " + problem.message().substring(CYCLE.length());

@@ -2,8 +2,8 @@ package io.shardingjob.boot.console;
 
 import io.shardingjob.boot.ShardingOperations;
 import io.shardingjob.core.JobCoordinator;
+import io.shardingjob.core.StoredJobs;
 import io.shardingjob.core.config.JobConfiguration;
-import io.shardingjob.core.config.JobGraph;
 import io.shardingjob.core.execution.LedgerFire;
 import java.time.Instant;
 import java.util.HashMap;
@@ -27,7 +27,7 @@ final class ChainPanel {
 
     /** Whether the job has a chain, so that its fires link to it. */
     boolean inAChain(JobCoordinator job) {
-        return FireChain.inAChain(graph(configurations()), job.configuration());
+        return FireChain.inAChain(followers(configurations()), job.configuration());
     }
 
     /**
@@ -36,12 +36,12 @@ final class ChainPanel {
      */
     void render(Html html, PageContext context, JobCoordinator job, List<LedgerFire> ledger, @Nullable Instant asked) {
         Map<String, JobConfiguration> configurations = configurations();
-        JobGraph graph = graph(configurations);
-        if (!FireChain.inAChain(graph, job.configuration())) {
+        Map<String, List<String>> followers = followers(configurations);
+        if (!FireChain.inAChain(followers, job.configuration())) {
             return;
         }
         Map<String, List<LedgerFire>> fires = new HashMap<>();
-        for (String member : FireChain.members(graph, configurations, job.jobName())) {
+        for (String member : FireChain.members(followers, configurations, job.jobName())) {
             if (member.equals(job.jobName())) {
                 fires.put(member, ledger);
             } else {
@@ -56,7 +56,7 @@ final class ChainPanel {
             html.raw("<p class=\"none\">No fire of this chain in the ledger yet.</p>");
             return;
         }
-        List<FireChain.Row> rows = FireChain.of(graph, configurations, fires, job.jobName(), fireTime);
+        List<FireChain.Row> rows = FireChain.of(followers, configurations, fires, job.jobName(), fireTime);
         html.raw("<p class=\"log-scope\">The fire at ")
                 .raw("<time")
                 .attr("datetime", fireTime)
@@ -139,8 +139,8 @@ final class ChainPanel {
         return configurations;
     }
 
-    private static JobGraph graph(Map<String, JobConfiguration> configurations) {
-        return JobGraph.of(
-                configurations.values().stream().map(JobGraph.Node::of).toList());
+    /** This application's jobs that follow each job: the chain shows the jobs that run here. */
+    private static Map<String, List<String>> followers(Map<String, JobConfiguration> configurations) {
+        return StoredJobs.followers(configurations.values());
     }
 }

@@ -2,7 +2,6 @@ package io.shardingjob.boot.console;
 
 import io.shardingjob.core.config.FollowOn;
 import io.shardingjob.core.config.JobConfiguration;
-import io.shardingjob.core.config.JobGraph;
 import io.shardingjob.core.execution.ClaimState;
 import io.shardingjob.core.execution.LedgerFire;
 import java.time.Instant;
@@ -21,8 +20,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * One fire down its chain of jobs: for a job and a fire time T, every job it follows and every job following it
  * (transitively), each with its own fire at T (a follower fires with its upstream's fire time, so the whole chain shares
- * T), its items' states, and, when it has no fire at T or its fire waits, why. A pure function of the graph, the
- * configurations and each job's recent fires in the ledger, tested as a table.
+ * T), its items' states, and, when it has no fire at T or its fire waits, why. A pure function of the followers of each
+ * job ({@link io.shardingjob.core.StoredJobs#followers}), the configurations and each job's recent fires in the
+ * ledger, tested as a table.
  */
 final class FireChain {
 
@@ -68,13 +68,14 @@ final class FireChain {
     private static final String UNKNOWN = "not a job of this application";
 
     /** Whether the job follows others or is followed: whether it has a chain to show. */
-    static boolean inAChain(JobGraph graph, JobConfiguration configuration) {
+    static boolean inAChain(Map<String, List<String>> followers, JobConfiguration configuration) {
         return configuration.followsJobs()
-                || !graph.followersOf(configuration.name()).isEmpty();
+                || !followers.getOrDefault(configuration.name(), List.of()).isEmpty();
     }
 
     /** The jobs of the chain through {@code job}: itself, its upstreams and its followers, each transitively. */
-    static Set<String> members(JobGraph graph, Map<String, JobConfiguration> configurations, String job) {
+    static Set<String> members(
+            Map<String, List<String>> followers, Map<String, JobConfiguration> configurations, String job) {
         Set<String> members = new LinkedHashSet<>();
         members.add(job);
         Deque<String> up = new ArrayDeque<>(List.of(job));
@@ -86,7 +87,9 @@ final class FireChain {
         }
         Deque<String> down = new ArrayDeque<>(List.of(job));
         while (!down.isEmpty()) {
-            graph.followersOf(down.poll()).stream().filter(members::add).forEach(down::add);
+            followers.getOrDefault(down.poll(), List.of()).stream()
+                    .filter(members::add)
+                    .forEach(down::add);
         }
         return members;
     }
@@ -97,12 +100,12 @@ final class FireChain {
      * @param fires each job's recent fires in the ledger; a job absent here counts as having none
      */
     static List<Row> of(
-            JobGraph graph,
+            Map<String, List<String>> followers,
             Map<String, JobConfiguration> configurations,
             Map<String, List<LedgerFire>> fires,
             String job,
             Instant fireTime) {
-        Set<String> members = members(graph, configurations, job);
+        Set<String> members = members(followers, configurations, job);
         Map<String, GraphLayout.Job> jobs = new TreeMap<>();
         configurations
                 .values()

@@ -6,7 +6,7 @@ import io.shardingjob.boot.operations.OperatorActions;
 import io.shardingjob.boot.operations.OperatorOutcome;
 import io.shardingjob.boot.operations.OperatorOutcome.Status;
 import io.shardingjob.boot.operations.OperatorRequest;
-import io.shardingjob.core.operation.OperatorInputs;
+import io.shardingjob.core.config.JobConfiguration;
 import jakarta.servlet.http.HttpServletRequest;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
@@ -72,7 +72,7 @@ final class OperationHandler {
                     : OperatorOutcome.failed(
                             Status.BAD_INPUT,
                             "the operation's form could not be read (" + unreadable.getMessage() + "); a job"
-                                    + " parameter may take at most " + OperatorInputs.MAX_JOB_PARAMETER_BYTES
+                                    + " parameter may take at most " + JobConfiguration.MAX_JOB_PARAMETER_BYTES
                                     + " bytes in UTF-8");
             actions.report(operator.name(), VIA, job, "job", "unreadable", outcome);
             return outcome;

@@ -8,8 +8,7 @@ import io.shardingjob.boot.executionlog.ExecutionHistory;
 import io.shardingjob.boot.executionlog.ExecutionLog;
 import io.shardingjob.core.JobCoordinator;
 import io.shardingjob.core.StoredJobs;
-import io.shardingjob.core.config.JobGraph;
-import io.shardingjob.core.operation.OperatorInputs;
+import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.registry.ClockSkew;
 import io.shardingjob.core.registry.RegistryCenter;
 import java.time.Instant;
@@ -75,19 +74,18 @@ public final class DefaultShardingOperations implements ShardingOperations {
     }
 
     @Override
-    public JobGraph jobGraph() {
-        Map<String, JobGraph.Node> nodes = new LinkedHashMap<>();
+    public Map<String, List<String>> followers() {
+        Map<String, JobConfiguration> known = new LinkedHashMap<>();
         RegistryCenter registry = jobs.registry();
         if (registry != null && registry.isConnected()) {
             try {
-                StoredJobs.configurations(registry.client())
-                        .forEach((name, configuration) -> nodes.put(name, JobGraph.Node.of(configuration)));
+                known.putAll(StoredJobs.configurations(registry.client()));
             } catch (Exception ex) {
                 log.debug("Could not read the jobs stored in the namespace; the graph shows this application's", ex);
             }
         }
-        jobs().forEach(job -> nodes.put(job.jobName(), JobGraph.Node.of(job.configuration())));
-        return JobGraph.of(nodes.values());
+        jobs().forEach(job -> known.put(job.jobName(), job.configuration()));
+        return StoredJobs.followers(known.values());
     }
 
     @Override
@@ -123,20 +121,17 @@ public final class DefaultShardingOperations implements ShardingOperations {
     @Override
     public Optional<Instant> trigger(String name, @Nullable String jobParameter) {
         JobCoordinator coordinator = coordinator(name);
-        // The core checks it again as it triggers; checked here first so that a refused one is not logged.
-        OperatorInputs.jobParameter(name, jobParameter);
-        if (!coordinator.isStarted()) {
-            return Optional.empty();
-        }
-        log.info(
-                "Job {}: fire requested by an operator{}",
-                name,
-                jobParameter == null ? "" : " with job parameter '" + jobParameter + "'");
         try {
-            return Optional.of(coordinator.trigger(jobParameter));
+            // The core checks the parameter first, started or not: a refused one is neither recorded nor logged.
+            Instant fireTime = coordinator.trigger(jobParameter);
+            log.info(
+                    "Job {}: fire requested by an operator{}",
+                    name,
+                    jobParameter == null ? "" : " with job parameter '" + jobParameter + "'");
+            return Optional.of(fireTime);
         } catch (IllegalStateException ex) {
             if (!coordinator.isStarted()) {
-                // Stopped meanwhile: nothing was recorded.
+                // Not started, or stopped meanwhile: nothing was recorded.
                 return Optional.empty();
             }
             throw ex;

@@ -3,11 +3,11 @@ package io.shardingjob.boot.operations;
 import io.shardingjob.boot.ShardedJobRegistry;
 import io.shardingjob.boot.ShardingOperations;
 import io.shardingjob.core.config.JobConfiguration;
-import io.shardingjob.core.operation.OperatorInputs;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
@@ -163,9 +163,9 @@ public enum OperatorAction {
     }
 
     /**
-     * Checks the request's inputs, then performs the action. An input the core's {@link OperatorInputs} refuses
-     * throws its {@link io.shardingjob.core.operation.InvalidOperationException} before anything is written; a missing
-     * one a {@link MissingInputException}; the operations' own exceptions pass through.
+     * Reads the request's inputs, then performs the action. An input refused, as text here or by the core's
+     * operations, throws an {@link io.shardingjob.core.operation.InvalidOperationException} before anything is
+     * written; a missing one a {@link MissingInputException}; the operations' own exceptions pass through.
      *
      * @param registry the jobs defined at run time, null when the application has none (a definition's action is then
      *     refused)
@@ -180,21 +180,21 @@ public enum OperatorAction {
             case DISABLE_JOB -> performed(() -> operations.disable(job), "job disabled on every instance");
             case ENABLE_JOB -> performed(() -> operations.enable(job), "job enabled on every instance");
             case DISABLE_ITEM -> {
-                int item = OperatorInputs.parseItem(job, request.item());
+                int item = request.itemNumber();
                 yield performed(() -> operations.disableItem(job, item), "item " + item + " disabled");
             }
             case ENABLE_ITEM -> {
-                int item = OperatorInputs.parseItem(job, request.item());
+                int item = request.itemNumber();
                 yield performed(() -> operations.enableItem(job, item), "item " + item + " enabled");
             }
             case DISABLE_INSTANCE -> {
-                String instance = OperatorInputs.instanceId(job, request.instance());
+                String instance = Objects.requireNonNullElse(request.instance(), "");
                 yield performed(
                         () -> operations.disableInstance(job, instance),
                         "instance " + instance + " disabled: its items move to the others");
             }
             case ENABLE_INSTANCE -> {
-                String instance = OperatorInputs.instanceId(job, request.instance());
+                String instance = Objects.requireNonNullElse(request.instance(), "");
                 yield performed(() -> operations.enableInstance(job, instance), "instance " + instance + " enabled");
             }
             case DEFINE, CRON, ITEMS, REMOVE -> changeDefinition(request, definitions(registry));
@@ -218,7 +218,7 @@ public enum OperatorAction {
         if (request.fireTime() == null) {
             throw new MissingInputException("give the fireTime of the fire to re-run (epoch milliseconds or ISO-8601)");
         }
-        Instant fireTime = OperatorInputs.parseFireTime(request.job(), request.fireTime());
+        Instant fireTime = request.fireTimeInstant();
         List<Integer> items = operations.rerunFailed(request.job(), fireTime);
         return new Performed(
                 "items " + items + " of the fire at " + fireTime + " reopened: each runs again on its owner (RETRY)",

@@ -1,5 +1,7 @@
 package io.shardingjob.boot.operations;
 
+import io.shardingjob.core.operation.InvalidOperationException;
+import java.time.Instant;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -61,6 +63,42 @@ public record OperatorRequest(
     /** An action on one instance's part in a job. */
     public static OperatorRequest ofInstance(String job, String action, @Nullable String instance) {
         return new OperatorRequest(job, action, null, instance, null, null, null, null, null, null);
+    }
+
+    /**
+     * The item as a number: the text typed (a URL's path, a form field) read as a whole number. Whether the job has
+     * that item is the job's operation to check ({@code JobCoordinator.disableItem}).
+     *
+     * @throws InvalidOperationException naming the job and {@code item} when it is not a whole number
+     */
+    int itemNumber() {
+        try {
+            return Integer.parseInt(item == null ? "" : item.trim());
+        } catch (NumberFormatException ex) {
+            throw new InvalidOperationException(
+                    job, "item", "'" + OperatorAction.abbreviated(String.valueOf(item)) + "' is not an item number");
+        }
+    }
+
+    /**
+     * The fire of a re-run as typed: epoch milliseconds ({@code 1767225600000}, as the ledger names fires) or an
+     * ISO-8601 instant ({@code 2026-01-01T00:00:00Z}).
+     *
+     * @throws InvalidOperationException naming the job and {@code fireTime} when it is neither
+     */
+    Instant fireTimeInstant() {
+        String given = fireTime == null ? "" : fireTime.trim();
+        try {
+            return given.chars().allMatch(Character::isDigit) && !given.isEmpty()
+                    ? Instant.ofEpochMilli(Long.parseLong(given))
+                    : Instant.parse(given);
+        } catch (RuntimeException ex) {
+            throw new InvalidOperationException(
+                    job,
+                    "fireTime",
+                    "'" + OperatorAction.abbreviated(given)
+                            + "' is not a fire time: give epoch milliseconds or an ISO-8601 instant");
+        }
     }
 
     /**

@@ -10,7 +10,7 @@ import io.shardingjob.boot.ShardedJob;
 import io.shardingjob.boot.ShardingOperations;
 import io.shardingjob.boot.TestZooKeeper;
 import io.shardingjob.core.JobCoordinator;
-import io.shardingjob.core.config.JobConfigurationCodec;
+import io.shardingjob.core.internal.registry.JobConfigurationCodec;
 import io.shardingjob.core.internal.registry.JobNodes;
 import io.shardingjob.core.registry.RegistryCenter;
 import java.net.URI;

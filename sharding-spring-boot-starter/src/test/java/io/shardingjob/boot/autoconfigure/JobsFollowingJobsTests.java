@@ -13,11 +13,12 @@ import io.shardingjob.boot.actuate.ShardingDescriptors.JobSummary;
 import io.shardingjob.boot.actuate.ShardingEndpoint;
 import io.shardingjob.core.config.FollowOn;
 import io.shardingjob.core.config.JobConfiguration;
-import io.shardingjob.core.config.JobConfigurationCodec;
 import io.shardingjob.core.config.JobConfigurationException;
 import io.shardingjob.core.execution.ShardingContext;
+import io.shardingjob.core.internal.registry.JobConfigurationCodec;
 import io.shardingjob.core.registry.RegistryCenter;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 import java.util.stream.Collectors;
@@ -146,13 +147,11 @@ class JobsFollowingJobsTests {
                                 assertThat(downstream).hasNotFailed();
                                 assertThat(downstream
                                                 .getBean(ShardingOperations.class)
-                                                .jobGraph()
-                                                .followersOf("report"))
-                                        .containsExactly("audit");
+                                                .followers())
+                                        .containsEntry("report", List.of("audit"));
                                 assertThat(upstream.getBean(ShardingOperations.class)
-                                                .jobGraph()
-                                                .followersOf("report"))
-                                        .containsExactly("audit");
+                                                .followers())
+                                        .containsEntry("report", List.of("audit"));
                             });
                 });
     }

@@ -3,9 +3,9 @@ package io.shardingjob.boot.console;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.shardingjob.boot.console.FireChain.Row;
+import io.shardingjob.core.StoredJobs;
 import io.shardingjob.core.config.FollowOn;
 import io.shardingjob.core.config.JobConfiguration;
-import io.shardingjob.core.config.JobGraph;
 import io.shardingjob.core.execution.ClaimState;
 import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.execution.LedgerFire;
@@ -81,7 +81,7 @@ class FireChainTests {
     void showsEachJobOfTheChainAtTheFireOrWhyItHasNone(String title, FollowOn on, String ledger, String expected) {
         Map<String, JobConfiguration> configurations = configurations(on, false);
 
-        List<Row> rows = FireChain.of(graph(configurations), configurations, fires(ledger), "export", T);
+        List<Row> rows = FireChain.of(followers(configurations), configurations, fires(ledger), "export", T);
 
         assertThat(rows).extracting(FireChainTests::describe).containsExactly(expected.split(" \\| "));
     }
@@ -91,7 +91,7 @@ class FireChainTests {
         Map<String, JobConfiguration> configurations = configurations(FollowOn.SUCCESS, true);
 
         List<Row> rows = FireChain.of(
-                graph(configurations), configurations, fires("settle:DD bill:R export~bill:"), "export", T);
+                followers(configurations), configurations, fires("settle:DD bill:R export~bill:"), "export", T);
 
         assertThat(rows)
                 .extracting(FireChainTests::describe)
@@ -110,7 +110,7 @@ class FireChainTests {
         Map<String, List<LedgerFire>> fires = new java.util.HashMap<>(fires("settle:DD bill:DF"));
         fires.put("export", List.of(new LedgerFire(T, true, List.of(), List.of("settle"), List.of(), "bill")));
 
-        List<Row> rows = FireChain.of(graph(configurations), configurations, fires, "export", T);
+        List<Row> rows = FireChain.of(followers(configurations), configurations, fires, "export", T);
 
         assertThat(rows.get(2).why()).isEqualTo("given up: bill did not complete this fire as it follows it");
     }
@@ -119,8 +119,8 @@ class FireChainTests {
     void namesEveryUpstreamThatKeepsAFanInJobFromFiring() {
         Map<String, JobConfiguration> configurations = configurations(FollowOn.SUCCESS, true);
 
-        List<Row> rows =
-                FireChain.of(graph(configurations), configurations, fires("settle:DF bill@earlier:D"), "archive", T);
+        List<Row> rows = FireChain.of(
+                followers(configurations), configurations, fires("settle:DF bill@earlier:D"), "archive", T);
 
         assertThat(rows)
                 .filteredOn(row -> row.job().equals("export"))
@@ -134,7 +134,7 @@ class FireChainTests {
         Map<String, JobConfiguration> configurations = new TreeMap<>();
         configurations.put("export", job("export", FollowOn.SUCCESS, "ledgerClose"));
 
-        List<Row> rows = FireChain.of(graph(configurations), configurations, Map.of(), "export", T);
+        List<Row> rows = FireChain.of(followers(configurations), configurations, Map.of(), "export", T);
 
         assertThat(rows).extracting(Row::job).containsExactly("ledgerClose", "export");
         assertThat(rows.get(0).known()).isFalse();
@@ -145,15 +145,15 @@ class FireChainTests {
     void theChainOfAJobIsItsUpstreamsAndFollowersTransitivelyAndNotItsSiblings() {
         Map<String, JobConfiguration> configurations = configurations(FollowOn.SUCCESS, false);
         configurations.put("audit", job("audit", FollowOn.SUCCESS, "settle"));
-        JobGraph graph = graph(configurations);
+        Map<String, List<String>> followers = followers(configurations);
 
-        assertThat(FireChain.members(graph, configurations, "archive"))
+        assertThat(FireChain.members(followers, configurations, "archive"))
                 .containsExactlyInAnyOrder("archive", "export", "settle");
-        assertThat(FireChain.members(graph, configurations, "settle"))
+        assertThat(FireChain.members(followers, configurations, "settle"))
                 .containsExactlyInAnyOrder("settle", "export", "archive", "audit");
-        assertThat(FireChain.inAChain(graph, configurations.get("settle"))).isTrue();
+        assertThat(FireChain.inAChain(followers, configurations.get("settle"))).isTrue();
         configurations.put("alone", JobConfiguration.builder("alone").build());
-        assertThat(FireChain.inAChain(graph(configurations), configurations.get("alone")))
+        assertThat(FireChain.inAChain(followers(configurations), configurations.get("alone")))
                 .isFalse();
     }
 
@@ -180,9 +180,8 @@ class FireChainTests {
                 .build();
     }
 
-    private static JobGraph graph(Map<String, JobConfiguration> configurations) {
-        return JobGraph.of(
-                configurations.values().stream().map(JobGraph.Node::of).toList());
+    private static Map<String, List<String>> followers(Map<String, JobConfiguration> configurations) {
+        return StoredJobs.followers(configurations.values());
     }
 
     /** {@code settle:DF export~bill:R-}: a fire per job, its claims' states in item order, at T unless {@code @earlier}. */

@@ -2,15 +2,14 @@ package io.shardingjob.core.internal.config;
 
 import io.shardingjob.core.config.FireSchedule;
 import io.shardingjob.core.config.JobConfiguration;
-import io.shardingjob.core.config.JobConfigurationCodec;
 import io.shardingjob.core.config.JobConfigurationException;
 import io.shardingjob.core.internal.config.ScheduleHistory.Entry;
 import io.shardingjob.core.internal.registry.JobCache;
+import io.shardingjob.core.internal.registry.JobConfigurationCodec;
 import io.shardingjob.core.internal.registry.JobNodes;
 import io.shardingjob.core.internal.requests.ClientRequests;
 import io.shardingjob.core.internal.requests.MultiAnswer;
 import io.shardingjob.core.operation.InvalidOperationException;
-import io.shardingjob.core.operation.OperatorInputs;
 import io.shardingjob.core.registry.RegistryUnavailableException;
 import java.time.Clock;
 import java.time.Duration;

@@ -3,7 +3,6 @@ package io.shardingjob.core.internal.config;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.internal.config.ScheduleHistory.Entry;
 import io.shardingjob.core.internal.registry.JobNodes;
-import io.shardingjob.core.internal.requests.ClientMultis;
 import io.shardingjob.core.internal.requests.ClientRequests;
 import io.shardingjob.core.internal.requests.MultiAnswer;
 import java.time.Instant;
@@ -98,7 +97,7 @@ public final class ScheduleHistoryWrites {
                 Op.getData(requests.full(nodes.config())),
                 Op.getData(requests.full(nodes.history())),
                 Op.getChildren(requests.full(nodes.disabledItems())));
-        return requests.readAsync("Read", reads, ClientMultis.SMALL_LISTING_BYTES, ClientMultis.ITEMS_DATA_BYTES)
+        return requests.readAsync("Read", reads, ClientRequests.SMALL_LISTING_BYTES, ClientRequests.ITEMS_DATA_BYTES)
                 .thenApply(answer -> stored(reads, answer.results()));
     }
 

@@ -2,9 +2,8 @@ package io.shardingjob.core.internal.config;
 
 import io.shardingjob.core.config.FireSchedule;
 import io.shardingjob.core.config.JobConfiguration;
-import io.shardingjob.core.config.JobConfigurationCodec;
+import io.shardingjob.core.internal.registry.JobConfigurationCodec;
 import io.shardingjob.core.internal.registry.JobNodes;
-import io.shardingjob.core.operation.OperatorInputs;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;

@@ -12,7 +12,7 @@ import java.util.regex.Pattern;
  * LeaderLatch} names its own, so that instances of either kind stand in one election. The guid names one attempt to
  * stand, so that an attempt whose answer was lost with the connection can find its node.
  */
-public final class Candidates {
+final class Candidates {
 
     private static final Pattern NAME = Pattern.compile("_c_(.+)-latch-(\\d+)");
 

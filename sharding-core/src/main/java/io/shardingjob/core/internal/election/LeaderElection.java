@@ -2,7 +2,6 @@ package io.shardingjob.core.internal.election;
 
 import io.shardingjob.core.internal.registry.JobCache;
 import io.shardingjob.core.internal.registry.JobNodes;
-import io.shardingjob.core.internal.requests.ClientMultis;
 import io.shardingjob.core.internal.requests.ClientRequests;
 import io.shardingjob.core.internal.requests.MultiAnswer;
 import java.nio.charset.StandardCharsets;
@@ -207,8 +206,8 @@ public final class LeaderElection implements AutoCloseable {
         requests.readAsync(
                         "List",
                         List.of(Op.getChildren(requests.full(nodes.leaderLatch()))),
-                        ClientMultis.SMALL_LISTING_BYTES,
-                        ClientMultis.READ_DATA_BYTES)
+                        ClientRequests.SMALL_LISTING_BYTES,
+                        ClientRequests.READ_DATA_BYTES)
                 .whenComplete((answer, failure) -> listed(stamp, answer, failure));
     }
 

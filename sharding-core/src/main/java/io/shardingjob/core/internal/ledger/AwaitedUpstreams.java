@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
  * otherwise stay listed open, read by every audit, forever. The keeper's pass asks, for the awaiting fires it read;
  * each is written abandoned at the version read, so an upstream completion recorded meanwhile wins.
  */
-public final class AwaitedUpstreams {
+final class AwaitedUpstreams {
 
     private static final Logger log = LoggerFactory.getLogger(AwaitedUpstreams.class);
 

@@ -31,7 +31,7 @@ import org.slf4j.LoggerFactory;
  * follower's own fire at that time, its keeper's watermark) fails the request at that follower's operation: the
  * followers are read again and the request made again. A request failed at the note lost to another completer.
  */
-public final class ChainRecords {
+final class ChainRecords {
 
     private static final Logger log = LoggerFactory.getLogger(ChainRecords.class);
 

@@ -1,7 +1,7 @@
 package io.shardingjob.core.internal.ledger;
 
-import io.shardingjob.core.config.JobConfigurationCodec;
 import io.shardingjob.core.execution.ExecutionSource;
+import io.shardingjob.core.internal.registry.JobConfigurationCodec;
 import java.io.IOException;
 import java.io.StringReader;
 import java.nio.charset.StandardCharsets;

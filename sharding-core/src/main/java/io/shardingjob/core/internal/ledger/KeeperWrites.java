@@ -22,7 +22,7 @@ import org.apache.zookeeper.OpResult;
  * to the request size the ledger's writes keep to. A fire that changed since it was listed fails its batch, whose other
  * fires are then deleted one by one; the changed one is left for the leader's next pass.
  */
-public final class KeeperWrites {
+final class KeeperWrites {
 
     /** What a delete operation adds to a request besides its path: its type, version and framing. */
     private static final int DELETE_OVERHEAD_BYTES = 16;

@@ -2,7 +2,6 @@ package io.shardingjob.core.internal.registry;
 
 import io.shardingjob.core.config.FollowOn;
 import io.shardingjob.core.config.JobConfiguration;
-import io.shardingjob.core.config.JobConfigurationCodec;
 import java.io.IOException;
 import java.io.StringReader;
 import java.nio.charset.StandardCharsets;

@@ -1,8 +1,6 @@
 package io.shardingjob.core.internal.registry;
 
 import io.shardingjob.core.config.JobConfiguration;
-import io.shardingjob.core.config.JobConfigurationCodec;
-import io.shardingjob.core.internal.requests.ClientMultis;
 import io.shardingjob.core.internal.requests.ClientRequests;
 import io.shardingjob.core.internal.requests.MultiAnswer;
 import java.nio.charset.StandardCharsets;
@@ -91,7 +89,7 @@ public final class FollowerEdges {
     public static CompletableFuture<List<String>> registeredUpstreamsAsync(CuratorFramework client, JobNodes own) {
         ClientRequests requests = new ClientRequests(client, "Followers");
         List<Op> read = List.of(Op.getData(requests.full(own.upstreams())));
-        return requests.readAsync("Read", read, ClientMultis.SMALL_LISTING_BYTES, ClientMultis.READ_DATA_BYTES)
+        return requests.readAsync("Read", read, ClientRequests.SMALL_LISTING_BYTES, ClientRequests.READ_DATA_BYTES)
                 .thenApply(answer -> {
                     OpResult result = answer.results().get(0);
                     if (result instanceof OpResult.GetDataResult found) {

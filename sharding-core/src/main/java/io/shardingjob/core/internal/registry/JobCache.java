@@ -1,6 +1,5 @@
 package io.shardingjob.core.internal.registry;
 
-import io.shardingjob.core.internal.requests.ClientMultis;
 import io.shardingjob.core.internal.requests.ClientRequests;
 import io.shardingjob.core.internal.requests.MultiAnswer;
 import io.shardingjob.core.registry.RegistryUnavailableException;
@@ -251,7 +250,7 @@ public final class JobCache implements AutoCloseable {
         }
         long[] sent = new long[batch.size()];
         List<Op> ops = new ArrayList<>(2 * batch.size());
-        long dataBytes = ClientMultis.READ_DATA_BYTES;
+        long dataBytes = ClientRequests.READ_DATA_BYTES;
         for (int i = 0; i < batch.size(); i++) {
             CacheLoad.Asked asked = batch.get(i);
             sent[i] = stamps.sent(asked.path());
@@ -264,7 +263,7 @@ public final class JobCache implements AutoCloseable {
             }
             dataBytes = Math.max(dataBytes, dataBytes(asked.path()));
         }
-        requests.readAsync("MultiRead", ops, ClientMultis.SMALL_LISTING_BYTES, dataBytes)
+        requests.readAsync("MultiRead", ops, ClientRequests.SMALL_LISTING_BYTES, dataBytes)
                 .whenComplete((answer, failure) -> answered(batch, sent, partOf, answer, failure));
     }
 
@@ -331,7 +330,7 @@ public final class JobCache implements AutoCloseable {
      * that grow with the job's items, and the others, which hold a few names or numbers.
      */
     private long dataBytes(String path) {
-        return largeNodes.contains(path) ? ClientMultis.ITEMS_DATA_BYTES : ClientMultis.READ_DATA_BYTES;
+        return largeNodes.contains(path) ? ClientRequests.ITEMS_DATA_BYTES : ClientRequests.READ_DATA_BYTES;
     }
 
     /** One read of the load answered: the last one ends it, removing what it no longer found. */

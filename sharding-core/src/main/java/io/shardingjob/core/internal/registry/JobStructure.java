@@ -1,6 +1,5 @@
 package io.shardingjob.core.internal.registry;
 
-import io.shardingjob.core.internal.requests.ClientMultis;
 import io.shardingjob.core.internal.requests.ClientRequests;
 import io.shardingjob.core.internal.requests.MultiAnswer;
 import io.shardingjob.core.registry.RegistryUnavailableException;
@@ -110,7 +109,7 @@ public final class JobStructure {
         return RetryLoop.callWithRetry(
                 client.getZookeeperClient(),
                 () -> ClientRequests.await(requests.readAsync(
-                                "MultiRead", reads, ClientMultis.SMALL_LISTING_BYTES, ClientMultis.READ_DATA_BYTES))
+                                "MultiRead", reads, ClientRequests.SMALL_LISTING_BYTES, ClientRequests.READ_DATA_BYTES))
                         .results());
     }
 

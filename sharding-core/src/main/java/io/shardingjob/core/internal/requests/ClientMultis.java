@@ -37,7 +37,7 @@ import org.jspecify.annotations.Nullable;
  * <p>Parts keep their order within a lane, and a part is never split: a job's request still reaches the server whole
  * and after the ones it asked for before.
  */
-public final class ClientMultis {
+final class ClientMultis {
 
     /** One per client: the jobs of one client share its session, and so its requests. */
     private static final Map<CuratorFramework, ClientMultis> BY_CLIENT =
@@ -49,23 +49,8 @@ public final class ClientMultis {
      */
     static final long MAX_READ_ANSWER_BYTES = 512 * 1024;
 
-    /** A node's data as the ledger writes them: a claim or a fire's origin answers a few hundred bytes. */
-    public static final long READ_DATA_BYTES = 1024;
-
     /** A listing of the ledger not read yet: a fire of ten thousand items lists about 80 kB. */
     static final long UNKNOWN_LISTING_BYTES = 128 * 1024;
-
-    /**
-     * What a node that grows with a job's items may answer, by estimate (ten thousand items): its configuration (item
-     * parameters, a description), its schedule history, its assignment (every item's owner).
-     */
-    public static final long ITEMS_DATA_BYTES = 64 * 1024;
-
-    /**
-     * A listing of a job's small state not read yet: its instances, leaving or disabled ones, a leader's latch, an
-     * operator's disabled items; none grows with fires, and a few hundred names fit.
-     */
-    public static final long SMALL_LISTING_BYTES = 8 * 1024;
 
     /** Merged reads on their way at most. */
     static final int READS_ON_THEIR_WAY = 4;
@@ -105,7 +90,7 @@ public final class ClientMultis {
      * @return completes as {@link ClientRequests#multiAsync} does, with this multi's own answer
      */
     CompletableFuture<MultiAnswer> send(Sender through, String name, List<Op> ops) {
-        return send(through, name, ops, UNKNOWN_LISTING_BYTES, READ_DATA_BYTES);
+        return send(through, name, ops, UNKNOWN_LISTING_BYTES, ClientRequests.READ_DATA_BYTES);
     }
 
     /**

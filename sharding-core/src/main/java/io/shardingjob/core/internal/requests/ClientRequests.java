@@ -42,6 +42,24 @@ public final class ClientRequests {
      */
     public static final int MAX_WRITE_BYTES = 512 * 1024;
 
+    /**
+     * A node's data as the ledger writes them, for {@link #readAsync}: a claim or a fire's origin answers a few hundred
+     * bytes.
+     */
+    public static final long READ_DATA_BYTES = 1024;
+
+    /**
+     * What a node that grows with a job's items may answer, by estimate (ten thousand items), for {@link #readAsync}:
+     * its configuration (item parameters, a description), its schedule history, its assignment (every item's owner).
+     */
+    public static final long ITEMS_DATA_BYTES = 64 * 1024;
+
+    /**
+     * A listing of a job's small state not read yet, for {@link #readAsync}: its instances, leaving or disabled ones, a
+     * leader's latch, an operator's disabled items; none grows with fires, and a few hundred names fit.
+     */
+    public static final long SMALL_LISTING_BYTES = 8 * 1024;
+
     private final CuratorFramework client;
 
     /** What the names of this user's requests start with in Curator's tracer: {@code Ledger}, {@code Cache}. */
@@ -132,7 +150,7 @@ public final class ClientRequests {
     /**
      * {@link #multiAsync(String, List)} of reads whose answers are not the ledger's: the merged request must stay
      * under what the client takes in one answer, so the caller says what a listing not read yet and a node's data may
-     * come to (see {@link ClientMultis#SMALL_LISTING_BYTES}).
+     * come to (see {@link #SMALL_LISTING_BYTES}).
      */
     public CompletableFuture<MultiAnswer> readAsync(
             String name, List<Op> reads, long unknownListingBytes, long dataBytes) {

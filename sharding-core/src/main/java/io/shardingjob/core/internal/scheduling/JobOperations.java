@@ -2,10 +2,10 @@ package io.shardingjob.core.internal.scheduling;
 
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.internal.config.JobConfigurationService;
+import io.shardingjob.core.internal.config.OperatorInputs;
 import io.shardingjob.core.internal.registry.JobNodes;
 import io.shardingjob.core.internal.registry.JobStructure;
 import io.shardingjob.core.internal.sharding.ShardingService;
-import io.shardingjob.core.operation.OperatorInputs;
 import io.shardingjob.core.registry.RegistryUnavailableException;
 import java.util.List;
 import java.util.function.Supplier;

@@ -17,7 +17,7 @@ import java.util.Set;
  * {@link JobConfiguration#MAX_SHARDING_TOTAL_COUNT}, whatever the cluster's size: instances beyond it get no item. A
  * pure function, like the strategies.
  */
-public final class DynamicSharding {
+final class DynamicSharding {
 
     private DynamicSharding() {}
 

@@ -3,7 +3,6 @@ package io.shardingjob.core.internal.sharding;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.sharding.Assignment;
 import io.shardingjob.core.sharding.strategy.ShardingRequest;
-import io.shardingjob.core.sharding.strategy.ShardingResultVerifier;
 import io.shardingjob.core.sharding.strategy.ShardingStrategy;
 import java.util.List;
 import java.util.Map;

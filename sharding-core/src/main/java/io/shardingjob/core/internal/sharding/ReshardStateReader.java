@@ -1,9 +1,8 @@
 package io.shardingjob.core.internal.sharding;
 
 import io.shardingjob.core.config.JobConfiguration;
-import io.shardingjob.core.config.JobConfigurationCodec;
+import io.shardingjob.core.internal.registry.JobConfigurationCodec;
 import io.shardingjob.core.internal.registry.JobNodes;
-import io.shardingjob.core.internal.requests.ClientMultis;
 import io.shardingjob.core.internal.requests.ClientRequests;
 import io.shardingjob.core.internal.requests.MultiAnswer;
 import io.shardingjob.core.sharding.Assignment;
@@ -55,7 +54,8 @@ final class ReshardStateReader {
                 Op.getChildren(requests.full(nodes.leavingInstances())),
                 Op.getData(requests.full(nodes.assignment())),
                 Op.getChildren(requests.full(nodes.disabledItems())));
-        return requests.readAsync("ReadState", reads, ClientMultis.SMALL_LISTING_BYTES, ClientMultis.ITEMS_DATA_BYTES)
+        return requests.readAsync(
+                        "ReadState", reads, ClientRequests.SMALL_LISTING_BYTES, ClientRequests.ITEMS_DATA_BYTES)
                 .thenApply(answer -> {
                     List<OpResult> results = answer.results();
                     @Nullable Stat flag = null;

@@ -13,7 +13,7 @@ import java.util.Map;
  * take over on the next reshard. It ignores the previous assignment, so a join or a leave can move many items; use
  * {@link StickyStrategy} when moving items is expensive.
  */
-public final class AverageAllocationStrategy implements ShardingStrategy {
+final class AverageAllocationStrategy implements ShardingStrategy {
 
     public static final String NAME = "average";
 

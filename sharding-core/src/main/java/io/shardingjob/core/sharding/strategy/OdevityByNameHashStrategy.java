@@ -10,7 +10,7 @@ import java.util.Map;
  * the highest id down. With many small jobs (fewer items than instances) plain average allocation piles every job onto
  * the lowest instances; flipping the order for about half of the jobs spreads that load over both ends of the list.
  */
-public final class OdevityByNameHashStrategy implements ShardingStrategy {
+final class OdevityByNameHashStrategy implements ShardingStrategy {
 
     public static final String NAME = "odevity";
 

@@ -9,7 +9,7 @@ import java.util.Map;
  * wrapping around. Like {@link OdevityByNameHashStrategy} it exists to spread many small jobs over all instances
  * instead of stacking them on the first ones, but with {@code k} possible starting points instead of two.
  */
-public final class RotateByNameHashStrategy implements ShardingStrategy {
+final class RotateByNameHashStrategy implements ShardingStrategy {
 
     public static final String NAME = "rotate";
 

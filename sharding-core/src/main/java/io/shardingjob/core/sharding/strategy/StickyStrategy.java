@@ -17,7 +17,7 @@ import java.util.stream.IntStream;
  * instance ends with {@code floor(n/k)} or {@code ceil(n/k)} items, and exactly {@code n % k} get the larger share.
  * Without a previous assignment it gives the same result as {@link AverageAllocationStrategy}.
  */
-public final class StickyStrategy implements ShardingStrategy {
+final class StickyStrategy implements ShardingStrategy {
 
     public static final String NAME = "sticky";
 

@@ -9,7 +9,6 @@ import io.shardingjob.core.sharding.Assignment;
 import io.shardingjob.core.sharding.strategy.ShardingRequest;
 import io.shardingjob.core.sharding.strategy.ShardingStrategies;
 import io.shardingjob.core.sharding.strategy.ShardingStrategy;
-import io.shardingjob.core.sharding.strategy.StickyStrategy;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -104,7 +103,7 @@ class NextAssignmentTest {
     void theStrategyIsAskedByNameWithTheJobTheCountTheInstancesAndThePreviousItems() {
         List<ShardingRequest> asked = new ArrayList<>();
         List<String> askedFor = new ArrayList<>();
-        ShardingStrategy sticky = new StickyStrategy();
+        ShardingStrategy sticky = ShardingStrategies.builtIns().get("sticky");
         Function<String, ShardingStrategy> recording = name -> {
             askedFor.add(name);
             return new Delegating(sticky, asked);

@@ -1,9 +1,10 @@
-package io.shardingjob.core.operation;
+package io.shardingjob.core.internal.config;
 
 import io.shardingjob.core.config.FireSchedule;
 import io.shardingjob.core.config.JobConfiguration;
-import io.shardingjob.core.config.JobConfigurationCodec;
 import io.shardingjob.core.instance.InstanceId;
+import io.shardingjob.core.internal.registry.JobConfigurationCodec;
+import io.shardingjob.core.operation.InvalidOperationException;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
@@ -28,8 +29,9 @@ import org.jspecify.annotations.Nullable;
  *       (at most two bytes per byte: a backslash or line break becomes two), and the ledger's audits read the data of
  *       eight fire nodes with their lists of claims in one read-only multi-operation. With the most items a job may
  *       have ({@link JobConfiguration#MAX_SHARDING_TOTAL_COUNT}, whose names list in about 79 kB), eight fires of
- *       {@link #MAX_JOB_PARAMETER_BYTES} take at most 8 × (32 KiB + 79 kB) ≈ 0.9 MB: under the limit, where twice that
- *       parameter would not be;
+ *       {@link JobConfiguration#MAX_JOB_PARAMETER_BYTES} take at most 8 × (32 KiB + 79 kB) ≈ 0.9 MB: under the limit,
+ *       where twice that parameter would not be. The limit is public, on {@link JobConfiguration}, as the operations
+ *       that take a job parameter show it to their users;
  *   <li>a job's shared configuration is one node that every instance's cache reads whenever it changes: at most
  *       {@link #MAX_CONFIGURATION_BYTES} encoded, half a packet, the headroom the ledger's own writes keep;
  *   <li>names (instance ids, handlers, the names of jobs defined at run time) become node names and lines of the
@@ -39,12 +41,6 @@ import org.jspecify.annotations.Nullable;
  * Sizes are counted in UTF-8 bytes, as ZooKeeper stores them, not in characters.
  */
 public final class OperatorInputs {
-
-    /**
-     * The largest job parameter a trigger may give, in UTF-8 bytes: the largest power of two for which eight fire nodes
-     * holding it, escaped, and their claim lists still fit in one ZooKeeper answer (see the class comment).
-     */
-    public static final int MAX_JOB_PARAMETER_BYTES = 16 * 1024;
 
     /**
      * The largest {@code shardingItemParameters} an operator may store, in UTF-8 bytes: 10,000 items with some 25 bytes
@@ -79,37 +75,6 @@ public final class OperatorInputs {
         return item;
     }
 
-    /** An item number as an operator typed it (a URL's path, a form field): a whole number, checked by {@link #item}. */
-    public static int parseItem(String jobName, @Nullable String text) {
-        try {
-            return Integer.parseInt(text == null ? "" : text.trim());
-        } catch (NumberFormatException ex) {
-            throw new InvalidOperationException(
-                    jobName,
-                    "item",
-                    "'" + InvalidOperationException.abbreviated(String.valueOf(text)) + "' is not an item number");
-        }
-    }
-
-    /**
-     * A fire's time as an operator gave it, for a re-run: epoch milliseconds ({@code 1767225600000}, as the ledger names
-     * fires) or an ISO-8601 instant ({@code 2026-01-01T00:00:00Z}).
-     */
-    public static java.time.Instant parseFireTime(String jobName, @Nullable String text) {
-        String given = text == null ? "" : text.trim();
-        try {
-            return given.chars().allMatch(Character::isDigit) && !given.isEmpty()
-                    ? java.time.Instant.ofEpochMilli(Long.parseLong(given))
-                    : java.time.Instant.parse(given);
-        } catch (RuntimeException ex) {
-            throw new InvalidOperationException(
-                    jobName,
-                    "fireTime",
-                    "'" + InvalidOperationException.abbreviated(given)
-                            + "' is not a fire time: give epoch milliseconds or an ISO-8601 instant");
-        }
-    }
-
     /**
      * An instance id to disable or enable: well-formed ({@link InstanceId#validate}) and at most
      * {@link #MAX_NAME_LENGTH} characters. It need not be registered now: an operator may disable an instance before
@@ -126,15 +91,15 @@ public final class OperatorInputs {
             throw new InvalidOperationException(
                     jobName,
                     "instanceId",
-                    "'" + InvalidOperationException.abbreviated(instanceId)
+                    "'" + abbreviated(instanceId)
                             + "' is not an instance id: use letters, digits and the characters . _ : @ -");
         }
     }
 
-    /** A trigger's job parameter: null (the configured one) or at most {@link #MAX_JOB_PARAMETER_BYTES} in UTF-8. */
+    /** A trigger's job parameter: null (the configured one) or at most {@link JobConfiguration#MAX_JOB_PARAMETER_BYTES} in UTF-8. */
     public static @Nullable String jobParameter(String jobName, @Nullable String jobParameter) {
         if (jobParameter != null) {
-            checkBytes(jobName, "jobParameter", jobParameter, MAX_JOB_PARAMETER_BYTES);
+            checkBytes(jobName, "jobParameter", jobParameter, JobConfiguration.MAX_JOB_PARAMETER_BYTES);
         }
         return jobParameter;
     }
@@ -191,7 +156,7 @@ public final class OperatorInputs {
             shardingTotalCount(jobName, next.shardingTotalCount());
         }
         if (current == null || !current.jobParameter().equals(next.jobParameter())) {
-            checkBytes(jobName, "jobParameter", next.jobParameter(), MAX_JOB_PARAMETER_BYTES);
+            checkBytes(jobName, "jobParameter", next.jobParameter(), JobConfiguration.MAX_JOB_PARAMETER_BYTES);
         }
         if (current == null || !current.itemParameters().equals(next.itemParameters())) {
             checkBytes(jobName, "shardingItemParameters", next.itemParameters().toString(), MAX_ITEM_PARAMETERS_BYTES);
@@ -229,9 +194,7 @@ public final class OperatorInputs {
             schedule.check(configuration);
         } catch (IllegalArgumentException ex) {
             throw new InvalidOperationException(
-                    configuration.name(),
-                    "cron",
-                    "'" + InvalidOperationException.abbreviated(configuration.cron()) + "': " + ex.getMessage());
+                    configuration.name(), "cron", "'" + abbreviated(configuration.cron()) + "': " + ex.getMessage());
         }
         return configuration.cron();
     }
@@ -249,6 +212,14 @@ public final class OperatorInputs {
                     "it takes " + bytes + " bytes in UTF-8, more than the " + limit + " allowed (" + (limit / 1024)
                             + " KiB)");
         }
+    }
+
+    /**
+     * The text as a message quotes it: whole up to 64 characters, else its start and how long it is, so that a refused
+     * input of megabytes does not make a message (a log line, an HTTP answer) of megabytes.
+     */
+    private static String abbreviated(String text) {
+        return text.length() <= 64 ? text : text.substring(0, 48) + "... (" + text.length() + " characters)";
     }
 
     private static void checkLength(String jobName, String input, String value) {

@@ -1,9 +1,12 @@
-package io.shardingjob.core.sharding.strategy;
+package io.shardingjob.core.internal.sharding;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.params.provider.Arguments.arguments;
 
+import io.shardingjob.core.sharding.strategy.ShardingRequest;
+import io.shardingjob.core.sharding.strategy.ShardingStrategies;
+import io.shardingjob.core.sharding.strategy.ShardingStrategy;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;

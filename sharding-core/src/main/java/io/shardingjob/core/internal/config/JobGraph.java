@@ -1,5 +1,6 @@
-package io.shardingjob.core.config;
+package io.shardingjob.core.internal.config;
 
+import io.shardingjob.core.config.JobConfiguration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -18,7 +19,8 @@ import java.util.TreeMap;
  * job's settings show a cycle. A job that follows an unknown job or itself, a cycle of jobs, and an item-wise job whose
  * item count differs from an upstream's are refused, each {@link Problem} naming the job and the setting to change.
  * A pure value: the starter checks the graph of an application's jobs at start-up, and a job defined while the program
- * runs against the graph it would join.
+ * runs against the graph it would join, both through {@code StoredJobs}, its public face (the problems as
+ * {@code StoredJobs.GraphProblem}, the followers of each job), so that the rule stays internal.
  */
 public final class JobGraph {
 

@@ -1,5 +1,10 @@
-package io.shardingjob.core.config;
+package io.shardingjob.core.internal.registry;
 
+import io.shardingjob.core.config.FollowOn;
+import io.shardingjob.core.config.JobConfiguration;
+import io.shardingjob.core.config.JobConfigurationException;
+import io.shardingjob.core.config.JobSetting;
+import io.shardingjob.core.config.MisfirePolicy;
 import java.io.IOException;
 import java.io.StringReader;
 import java.nio.charset.StandardCharsets;

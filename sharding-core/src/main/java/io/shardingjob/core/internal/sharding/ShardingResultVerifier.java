@@ -1,5 +1,7 @@
-package io.shardingjob.core.sharding.strategy;
+package io.shardingjob.core.internal.sharding;
 
+import io.shardingjob.core.sharding.strategy.ShardingRequest;
+import io.shardingjob.core.sharding.strategy.ShardingStrategy;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
@@ -14,7 +16,7 @@ import java.util.Set;
  * twice runs twice, an item never assigned silently never runs, and both are far cheaper to catch here, with the
  * strategy and job named, than to diagnose from the behaviour of a cluster.
  */
-public final class ShardingResultVerifier {
+final class ShardingResultVerifier {
 
     private ShardingResultVerifier() {}
 

@@ -1,10 +1,14 @@
-package io.shardingjob.core.config;
+package io.shardingjob.core.internal.registry;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import io.shardingjob.core.config.FollowOn;
+import io.shardingjob.core.config.ItemParameters;
+import io.shardingjob.core.config.JobConfiguration;
+import io.shardingjob.core.config.JobConfigurationException;
 import java.time.ZoneId;
 import java.util.Arrays;
 import java.util.List;

@@ -1,9 +1,9 @@
-package io.shardingjob.core.config;
+package io.shardingjob.core.internal.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.shardingjob.core.config.JobGraph.Node;
-import io.shardingjob.core.config.JobGraph.Problem;
+import io.shardingjob.core.internal.config.JobGraph.Node;
+import io.shardingjob.core.internal.config.JobGraph.Problem;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;

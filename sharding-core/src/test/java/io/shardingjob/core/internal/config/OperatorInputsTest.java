@@ -1,4 +1,4 @@
-package io.shardingjob.core.operation;
+package io.shardingjob.core.internal.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -6,7 +6,8 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import io.shardingjob.core.config.FireSchedule;
 import io.shardingjob.core.config.JobConfiguration;
-import io.shardingjob.core.config.JobConfigurationCodec;
+import io.shardingjob.core.internal.registry.JobConfigurationCodec;
+import io.shardingjob.core.operation.InvalidOperationException;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
@@ -47,15 +48,6 @@ class OperatorInputsTest {
         }
     }
 
-    @ParameterizedTest(name = "''{0}'' is not an item number")
-    @CsvSource({"two", "''", "1.5", "99999999999"})
-    void refusesAnItemThatIsNotAWholeNumber(String text) {
-        assertThatThrownBy(() -> OperatorInputs.parseItem(JOB, text))
-                .isInstanceOf(InvalidOperationException.class)
-                .hasMessageContaining("is not an item number");
-        assertThat(OperatorInputs.parseItem(JOB, " 2 ")).isEqualTo(2);
-    }
-
     @Test
     void acceptsAWellFormedInstanceIdWhetherOrNotItIsRegistered() {
         assertThat(OperatorInputs.instanceId(JOB, "10.0.0.5@-@4242")).isEqualTo("10.0.0.5@-@4242");
@@ -94,9 +86,25 @@ class OperatorInputsTest {
 
     @Test
     void aRefusedInputOfMegabytesDoesNotMakeAMessageOfMegabytes() {
-        InvalidOperationException refused = catchThrowableOfType(
-                InvalidOperationException.class, () -> OperatorInputs.parseItem(JOB, "9".repeat(2_000_000)));
-        assertThat(refused.getMessage()).hasSizeLessThan(200).contains("2000000 characters");
+        FireSchedule unreadable = new FireSchedule() {
+            @Override
+            public java.time.Instant nextFireAfter(JobConfiguration configuration, java.time.Instant after) {
+                return null;
+            }
+
+            @Override
+            public void check(JobConfiguration configuration) {
+                throw new IllegalArgumentException("unreadable");
+            }
+        };
+        JobConfiguration huge = JobConfiguration.builder(JOB)
+                .cron("9".repeat(2_000_000) + " * * * * *")
+                .build();
+
+        InvalidOperationException refused =
+                catchThrowableOfType(InvalidOperationException.class, () -> OperatorInputs.cron(huge, unreadable));
+
+        assertThat(refused.getMessage()).hasSizeLessThan(200).contains("2000010 characters");
     }
 
     @ParameterizedTest(name = "count {0}")
