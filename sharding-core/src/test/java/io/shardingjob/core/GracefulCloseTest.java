@@ -84,7 +84,8 @@ class GracefulCloseTest extends JobInstanceTestSupport {
         await().atMost(WITHIN).until(() -> !leaving.coordinator().isStarted());
         leaving.coordinator().close();
 
-        assertThat(runs).filteredOn(run -> run.end() != null).hasSize(2);
+        // Every run that began here has ended; one whose start was still on its way when the close began never begins.
+        assertThat(runs).isNotEmpty().allMatch(run -> run.end() != null);
         firstClose.get(WITHIN.toMillis(), TimeUnit.MILLISECONDS);
     }
 
