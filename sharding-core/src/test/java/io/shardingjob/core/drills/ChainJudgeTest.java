@@ -1,5 +1,7 @@
 package io.shardingjob.core.drills;
 
+import static io.shardingjob.core.drills.WorkerLines.at;
+import static io.shardingjob.core.drills.WorkerLines.lines;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.shardingjob.core.drills.ChainJudge.ChainJudgement;
@@ -9,7 +11,6 @@ import io.shardingjob.core.drills.DrillRecords.Rules;
 import io.shardingjob.core.drills.DrillRecords.Slot;
 import io.shardingjob.core.drills.DrillRecords.Window;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -188,18 +189,5 @@ class ChainJudgeTest {
         return List.of(
                 "start " + item + " " + fire + " " + start + " UPSTREAM follower",
                 "end " + item + " " + fire + " " + start + " " + (start + 300) + " UPSTREAM ok follower");
-    }
-
-    @SafeVarargs
-    private static List<String> lines(List<String>... parts) {
-        List<String> lines = new ArrayList<>();
-        for (List<String> part : parts) {
-            lines.addAll(part);
-        }
-        return lines;
-    }
-
-    private static Instant at(long millis) {
-        return Instant.ofEpochMilli(millis);
     }
 }

@@ -1,5 +1,6 @@
 package io.shardingjob.core.drills;
 
+import static io.shardingjob.core.drills.WorkerLines.at;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
@@ -15,7 +16,6 @@ import io.shardingjob.core.drills.DrillRecords.Window;
 import io.shardingjob.core.internal.ledger.GroupCommit;
 import java.lang.reflect.Field;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -716,9 +716,5 @@ class DrillRecordsTest {
             part.forEach(line -> lines.add(line.replace("_", "")));
         }
         return lines;
-    }
-
-    private static Instant at(long millis) {
-        return Instant.ofEpochMilli(millis);
     }
 }

@@ -1,5 +1,7 @@
 package io.shardingjob.core.drills;
 
+import static io.shardingjob.core.drills.WorkerLines.at;
+import static io.shardingjob.core.drills.WorkerLines.lines;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.shardingjob.core.drills.DrillRecords.NotDue;
@@ -8,8 +10,6 @@ import io.shardingjob.core.drills.DrillRecords.Window;
 import io.shardingjob.core.drills.FaultEvidence.Bite;
 import io.shardingjob.core.drills.FaultEvidence.Hit;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -143,18 +143,5 @@ class FaultEvidenceTest {
         return List.of(
                 "start " + item + " " + fire + " " + start + " NORMAL",
                 "end " + item + " " + fire + " " + start + " " + (start + 300) + " NORMAL ok");
-    }
-
-    @SafeVarargs
-    private static List<String> lines(List<String>... parts) {
-        List<String> lines = new ArrayList<>();
-        for (List<String> part : parts) {
-            lines.addAll(part);
-        }
-        return lines;
-    }
-
-    private static Instant at(long millis) {
-        return Instant.ofEpochMilli(millis);
     }
 }
