@@ -33,8 +33,10 @@ class RecentFiresTest extends JobInstanceTestSupport {
     void listsTheFiresNewestFirstWithEachItemsClaimFromEveryInstance() throws Exception {
         List<Instance> cluster = List.of(start("a", FOUR_ITEMS, context -> {}), start("b", FOUR_ITEMS, context -> {}));
         await().atMost(WITHIN).until(() -> settledAt(4, cluster));
-        Instant first = Instant.now().truncatedTo(ChronoUnit.SECONDS).minusSeconds(2);
-        Instant second = first.plusSeconds(1);
+        // Just past, well inside LedgerRules.LATENESS: an older fire is late, and the audit may make up its items
+        // (as MISFIRE) before the second instance's own fire claims them.
+        Instant second = Instant.now().truncatedTo(ChronoUnit.MILLIS).minusMillis(5);
+        Instant first = second.minusMillis(10);
         for (Instant fireTime : List.of(first, second)) {
             for (Instance instance : cluster) {
                 instance.coordinator().fire(ExecutionSource.NORMAL, fireTime);
