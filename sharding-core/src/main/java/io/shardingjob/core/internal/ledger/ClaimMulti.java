@@ -190,7 +190,7 @@ final class ClaimMulti {
          * owner's.
          */
         private CompletableFuture<Void> refusedWrite(Claim refused, KeeperException.Code code) {
-            if (code != KeeperException.Code.BADVERSION && code != KeeperException.Code.NONODE) {
+            if (!ClaimWrites.lostRace(code)) {
                 return CompletableFuture.failedFuture(KeeperException.create(code));
             }
             CompletableFuture<Optional<Claim>> landed = code == KeeperException.Code.BADVERSION
