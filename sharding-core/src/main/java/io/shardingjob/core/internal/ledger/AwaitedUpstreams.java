@@ -3,13 +3,14 @@ package io.shardingjob.core.internal.ledger;
 import io.shardingjob.core.internal.ledger.LedgerRules.FireView;
 import io.shardingjob.core.internal.registry.JobNodes;
 import io.shardingjob.core.internal.requests.ClientRequests;
-import io.shardingjob.core.internal.requests.MultiAnswer;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,54 +48,21 @@ final class AwaitedUpstreams {
             return CompletableFuture.completedFuture(views);
         }
         List<Op> reads = new ArrayList<>();
-        List<String> upstreams = new ArrayList<>();
         for (FireView view : awaiting) {
             for (String upstream : view.origin().awaiting()) {
                 JobNodes theirs = new JobNodes(upstream);
                 reads.add(Op.getData(requests.full(theirs.ledger())));
                 reads.add(Op.getData(requests.full(theirs.ledgerFire(view.fireTime()))));
-                upstreams.add(upstream);
             }
         }
         return requests.multiAsync("Multi", reads).thenCompose(answer -> {
-            List<OpResult> read = answer.results();
+            Iterator<OpResult> read = answer.results().iterator();
             List<FireView> result = new ArrayList<>(views);
             List<CompletableFuture<Void>> writes = new ArrayList<>();
-            int index = 0;
             for (FireView view : awaiting) {
-                String stale = null;
-                for (String upstream : view.origin().awaiting()) {
-                    Watermark mark = read.get(index) instanceof OpResult.GetDataResult ledger
-                            ? Watermark.decode(ledger.getData())
-                            : null;
-                    String note = read.get(index + 1) instanceof OpResult.GetDataResult fire
-                            ? FireOrigin.read(fire.getData()).note()
-                            : null;
-                    index += 2;
-                    if (stale == null && !ChainRule.canStillComplete(view.fireTime(), mark, note, horizon)) {
-                        stale = upstream;
-                    }
-                }
+                String stale = staleUpstream(view, read, horizon);
                 if (stale != null) {
-                    FireView abandoned = new FireView(
-                            view.fireTime(),
-                            view.claims(),
-                            view.note(),
-                            view.noteVersion() + 1,
-                            view.origin().abandonedBy(stale));
-                    log.info(
-                            "Job {}: its fire at {} no longer waits for {}, whose fire then cannot complete",
-                            JobNodes.name(nodes.root()),
-                            view.fireTime(),
-                            stale);
-                    // Shown abandoned only once written: a fire an upstream completion changed meanwhile stays as read.
-                    writes.add(write(view, abandoned).thenAccept(written -> {
-                        if (written) {
-                            synchronized (result) {
-                                result.set(result.indexOf(view), abandoned);
-                            }
-                        }
-                    }));
+                    writes.add(giveUp(view, stale, result));
                 }
             }
             return CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new))
@@ -102,12 +70,51 @@ final class AwaitedUpstreams {
         });
     }
 
-    /** Whether the write won: refused, an upstream completion changed the fire meanwhile, and a later pass reads it. */
-    private CompletableFuture<Boolean> write(FireView view, FireView abandoned) {
+    /**
+     * The first upstream whose fire at the fire's time can no longer complete, or null; reads the two answers (its
+     * ledger node, its fire node) of each upstream the fire awaits.
+     */
+    private static @Nullable String staleUpstream(FireView view, Iterator<OpResult> read, Instant horizon) {
+        String stale = null;
+        for (String upstream : view.origin().awaiting()) {
+            Watermark mark =
+                    read.next() instanceof OpResult.GetDataResult ledger ? Watermark.decode(ledger.getData()) : null;
+            String note = read.next() instanceof OpResult.GetDataResult fire
+                    ? FireOrigin.read(fire.getData()).note()
+                    : null;
+            if (stale == null && !ChainRule.canStillComplete(view.fireTime(), mark, note, horizon)) {
+                stale = upstream;
+            }
+        }
+        return stale;
+    }
+
+    /**
+     * Writes the fire abandoned at the version read, and shows it so in {@code result} only once written: refused, an
+     * upstream completion changed the fire meanwhile, it stays as read, and a later pass reads it.
+     */
+    private CompletableFuture<Void> giveUp(FireView view, String stale, List<FireView> result) {
+        FireView abandoned = new FireView(
+                view.fireTime(),
+                view.claims(),
+                view.note(),
+                view.noteVersion() + 1,
+                view.origin().abandonedBy(stale));
+        log.info(
+                "Job {}: its fire at {} no longer waits for {}, whose fire then cannot complete",
+                JobNodes.name(nodes.root()),
+                view.fireTime(),
+                stale);
         String path = requests.full(nodes.ledgerFire(view.fireTime()));
         return requests.multiAsync(
                         "SetData",
                         List.of(Op.setData(path, abandoned.origin().withNote(view.note()), view.noteVersion())))
-                .thenApply(MultiAnswer::ok);
+                .thenAccept(answer -> {
+                    if (answer.ok()) {
+                        synchronized (result) {
+                            result.set(result.indexOf(view), abandoned);
+                        }
+                    }
+                });
     }
 }

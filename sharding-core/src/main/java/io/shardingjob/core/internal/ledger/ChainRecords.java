@@ -72,11 +72,7 @@ final class ChainRecords {
         // with the note, and no item of it is left undecided.
         List<Integer> items =
                 IntStream.range(0, Math.min(fire.total(), dueCount)).boxed().toList();
-        Instant at = fire.claims().values().stream()
-                .map(Claim::ended)
-                .filter(java.util.Objects::nonNull)
-                .max(Instant::compareTo)
-                .orElse(fire.fireTime());
+        Instant at = ItemWiseRecords.lastEnd(fire.claims().values(), fire.fireTime());
         CompletableFuture<?>[] swept = followers.stream()
                 .filter(Follower::itemWise)
                 .map(follower -> itemWise.recordAsync(fire, items, true, follower, at))
@@ -100,10 +96,11 @@ final class ChainRecords {
                 }
                 int failedAt = answer.failedAt();
                 KeeperException.Code code = answer.refusal();
-                if (failedAt == 0 && lostRace(code)) {
+                if (failedAt == 0 && ClaimWrites.lostRace(code)) {
                     return CompletableFuture.completedFuture(false);
                 }
-                if (failedAt > 0 && raced(code) && attempt + 1 < MAX_ATTEMPTS) {
+                // A follower changed since it was read: its fire was created or written, its ledger node moved.
+                if (failedAt > 0 && ClaimWrites.raced(code) && attempt + 1 < MAX_ATTEMPTS) {
                     return attempt(fire, dueCount, note, followers, attempt + 1);
                 }
                 return CompletableFuture.failedFuture(ClientRequests.refused(code, answer.refusedPath(ops, own)));
@@ -209,17 +206,6 @@ final class ChainRecords {
         return ops;
     }
 
-    private static boolean lostRace(KeeperException.Code code) {
-        return code == KeeperException.Code.BADVERSION || code == KeeperException.Code.NONODE;
-    }
-
-    /** A follower changed since it was read: its fire was created or written, its ledger node moved. */
-    private static boolean raced(KeeperException.Code code) {
-        return code == KeeperException.Code.BADVERSION
-                || code == KeeperException.Code.NODEEXISTS
-                || code == KeeperException.Code.NONODE;
-    }
-
     /**
      * Writes a fire's note at the version it was read with: how the instances agree on who calls the completion
      * listener. The fire's origin, read with the note, is written again with it. Completes on ZooKeeper's event thread.
@@ -231,7 +217,7 @@ final class ChainRecords {
         byte[] data = origin.withNote(note);
         return requests.multiAsync("SetData", List.of(Op.setData(path, data, version)))
                 .thenApply(answer -> {
-                    if (answer.ok() || lostRace(answer.code())) {
+                    if (answer.ok() || ClaimWrites.lostRace(answer.code())) {
                         return answer.ok();
                     }
                     throw ClientRequests.refused(answer.code(), path);

@@ -2,6 +2,7 @@ package io.shardingjob.core.internal.ledger;
 
 import io.shardingjob.core.internal.registry.JobNodes;
 import io.shardingjob.core.internal.requests.ClientRequests;
+import io.shardingjob.core.internal.requests.MultiAnswer;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -13,6 +14,7 @@ import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.data.Stat;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One multi-operation of claim writes, and what its failures mean: owner writes at the version each holds, then new
@@ -68,148 +70,180 @@ final class ClaimMulti {
             // No version to check: a claim created started could begin under an assignment that moved its item.
             news.replaceAll(AssignmentGuard::unstarted);
         }
-        return round(new ArrayList<>(writes), fireTime, news, fireNodes, guard, outcome, 0);
+        return new Request(new ArrayList<>(writes), fireTime, news, fireNodes, guard, outcome).round();
     }
 
-    private CompletableFuture<Outcome> round(
-            List<Claim> sets,
-            Instant fireTime,
-            List<Claim> news,
-            FireNodes fireNodes,
-            AssignmentGuard guard,
-            Outcome outcome,
-            int claimRounds) {
-        Instant ahead = fireNodes.createAhead();
-        boolean withAhead = ahead != null && !knownFires.contains(ahead);
-        if (sets.isEmpty() && news.isEmpty() && !withAhead) {
-            return CompletableFuture.completedFuture(outcome);
+    /** One call's writes and new claims, as its rounds leave them: each refused operation settled and taken out. */
+    private final class Request {
+        private final List<Claim> sets;
+        private final Instant fireTime;
+        private final List<Claim> news;
+        private final AssignmentGuard guard;
+        private final Outcome outcome;
+        private FireNodes fireNodes;
+        private int claimRounds;
+        // What the round in flight adds to the writes and claims: the guard's check, the fire's node, a later one's.
+        private boolean guarded;
+        private boolean withFire;
+        private @Nullable Instant ahead;
+
+        Request(
+                List<Claim> sets,
+                Instant fireTime,
+                List<Claim> news,
+                FireNodes fireNodes,
+                AssignmentGuard guard,
+                Outcome outcome) {
+            this.sets = sets;
+            this.fireTime = fireTime;
+            this.news = news;
+            this.fireNodes = fireNodes;
+            this.guard = guard;
+            this.outcome = outcome;
         }
-        boolean withFire = !news.isEmpty() && !fireNodes.assumeExists() && !knownFires.contains(fireTime);
-        // The guard goes last among the owner writes, so that the indexes of the writes stay those of the list.
-        boolean guarded =
-                sets.stream().anyMatch(guard::covers) || news.stream().anyMatch(AssignmentGuard::coversCreate);
-        List<Op> ops = new ArrayList<>(sets.size() + news.size() + 3);
-        sets.forEach(claim -> ops.add(Op.setData(path(claim), claim.encode(), claim.version())));
-        if (guarded) {
-            ops.add(Op.check(requests.full(nodes.assignment()), guard.version()));
-        }
-        if (withFire) {
-            ops.add(requests.createPersistent(nodes.ledgerFire(fireTime), new byte[0]));
-        }
-        news.forEach(claim ->
-                ops.add(requests.createPersistent(nodes.claim(claim.fireTime(), claim.item()), claim.encode())));
-        if (withAhead) {
-            ops.add(requests.createPersistent(nodes.ledgerFire(ahead), LedgerRules.AHEAD_NOTE));
-        }
-        return requests.multiAsync("Multi", ops).thenCompose(answer -> {
-            if (answer.ok()) {
-                for (int i = 0; i < sets.size(); i++) {
-                    Stat stat = ((OpResult.SetDataResult) answer.results().get(i)).getStat();
-                    outcome.written.add(sets.get(i).written(stat, false));
-                }
-                int offset = sets.size() + (guarded ? 1 : 0) + (withFire ? 1 : 0);
-                for (int i = 0; i < news.size(); i++) {
-                    Stat stat = ((OpResult.CreateResult) answer.results().get(offset + i)).getStat();
-                    outcome.won.put(news.get(i).item(), news.get(i).written(stat, true));
-                }
-                if (!news.isEmpty()) {
-                    knownFires.add(fireTime);
-                }
-                if (withAhead) {
-                    knownFires.add(ahead);
-                }
+
+        CompletableFuture<Outcome> round() {
+            Instant later = fireNodes.createAhead();
+            ahead = later != null && !knownFires.contains(later) ? later : null;
+            if (sets.isEmpty() && news.isEmpty() && ahead == null) {
                 return CompletableFuture.completedFuture(outcome);
             }
+            withFire = !news.isEmpty() && !fireNodes.assumeExists() && !knownFires.contains(fireTime);
+            // The guard goes last among the owner writes, so that the indexes of the writes stay those of the list.
+            guarded = sets.stream().anyMatch(guard::covers) || news.stream().anyMatch(AssignmentGuard::coversCreate);
+            List<Op> ops = new ArrayList<>(sets.size() + news.size() + 3);
+            sets.forEach(claim -> ops.add(Op.setData(path(claim), claim.encode(), claim.version())));
+            if (guarded) {
+                ops.add(Op.check(requests.full(nodes.assignment()), guard.version()));
+            }
+            if (withFire) {
+                ops.add(requests.createPersistent(nodes.ledgerFire(fireTime), new byte[0]));
+            }
+            news.forEach(claim ->
+                    ops.add(requests.createPersistent(nodes.claim(claim.fireTime(), claim.item()), claim.encode())));
+            if (ahead != null) {
+                ops.add(requests.createPersistent(nodes.ledgerFire(ahead), LedgerRules.AHEAD_NOTE));
+            }
+            return requests.multiAsync("Multi", ops)
+                    .thenCompose(answer -> answer.ok() ? accepted(answer) : refused(answer, ops.size()));
+        }
+
+        /** The index of the fire's node among the operations; the new claims follow it. */
+        private int fireIndex() {
+            return sets.size() + (guarded ? 1 : 0);
+        }
+
+        private CompletableFuture<Outcome> accepted(MultiAnswer answer) {
+            for (int i = 0; i < sets.size(); i++) {
+                Stat stat = ((OpResult.SetDataResult) answer.results().get(i)).getStat();
+                outcome.written.add(sets.get(i).written(stat, false));
+            }
+            int offset = fireIndex() + (withFire ? 1 : 0);
+            for (int i = 0; i < news.size(); i++) {
+                Stat stat = ((OpResult.CreateResult) answer.results().get(offset + i)).getStat();
+                outcome.won.put(news.get(i).item(), news.get(i).written(stat, true));
+            }
+            if (!news.isEmpty()) {
+                knownFires.add(fireTime);
+            }
+            if (ahead != null) {
+                knownFires.add(ahead);
+            }
+            return CompletableFuture.completedFuture(outcome);
+        }
+
+        /** Settles the operation the server refused, and sends the rest again without it. */
+        private CompletableFuture<Outcome> refused(MultiAnswer answer, int ops) {
             int index = answer.failedAt();
             if (index < 0) {
                 return CompletableFuture.failedFuture(KeeperException.create(answer.code()));
             }
             KeeperException.Code code = answer.errorAt(index);
-            if (withAhead && index == ops.size() - 1) {
+            if (ahead != null && index == ops - 1) {
                 // Created by another instance already, or not creatable: the claims do not depend on it.
                 knownFires.add(ahead);
-                return round(sets, fireTime, news, fireNodes, guard, outcome, claimRounds);
+                return round();
             }
             if (index < sets.size()) {
-                return refusedWrite(sets.remove(index), code, outcome)
-                        .thenCompose(settled -> round(sets, fireTime, news, fireNodes, guard, outcome, claimRounds));
+                return refusedWrite(sets.remove(index), code).thenCompose(settled -> round());
             }
             if (guarded && index == sets.size()) {
-                refusedGuard(sets, news, guard, outcome);
-                return round(sets, fireTime, news, fireNodes, guard, outcome, claimRounds);
+                refusedGuard();
+                return round();
             }
             if (claimRounds >= MAX_CLAIM_ROUNDS) {
                 return CompletableFuture.failedFuture(new IllegalStateException("Could not claim items of the fire at "
                         + fireTime + " in " + MAX_CLAIM_ROUNDS + " rounds: the ledger keeps changing under them"));
             }
-            // A node taken to exist that does not: created with the claims in the next round.
-            FireNodes next =
-                    code == KeeperException.Code.NONODE ? new FireNodes(false, fireNodes.createAhead()) : fireNodes;
-            int fireIndex = sets.size() + (guarded ? 1 : 0);
-            return refusedClaim(fireTime, news, withFire && index == fireIndex, code, outcome)
-                    .thenCompose(settled -> round(sets, fireTime, news, next, guard, outcome, claimRounds + 1));
-        });
-    }
-
-    /**
-     * Settles an owner write the server refused: lost, unless it is stored already. An earlier attempt of it reached the
-     * server although the client saw the connection drop, so the retry's version is stale: such a write is this owner's.
-     */
-    private CompletableFuture<Void> refusedWrite(Claim refused, KeeperException.Code code, Outcome outcome) {
-        if (code != KeeperException.Code.BADVERSION && code != KeeperException.Code.NONODE) {
-            return CompletableFuture.failedFuture(KeeperException.create(code));
+            claimRounds++;
+            boolean fireNodeRefused = withFire && index == fireIndex();
+            if (code == KeeperException.Code.NONODE) {
+                // A node taken to exist that does not: created with the claims in the next round.
+                fireNodes = new FireNodes(false, fireNodes.createAhead());
+            }
+            return refusedClaim(fireNodeRefused, code).thenCompose(settled -> round());
         }
-        CompletableFuture<Optional<Claim>> landed = code == KeeperException.Code.BADVERSION
-                ? reads.readClaimAsync(refused.fireTime(), refused.item())
-                        .thenApply(stored -> stored.filter(now -> Arrays.equals(now.encode(), refused.encode())))
-                : CompletableFuture.completedFuture(Optional.empty());
-        return landed.thenAccept(stored -> {
-            if (stored.isPresent()) {
-                outcome.written.add(stored.get());
-            } else {
-                outcome.lost.add(refused);
-            }
-        });
-    }
 
-    /**
-     * Settles the check refused: a newer assignment was written since the one the starts were decided under. None of
-     * the starts is written, and the claims go reserved, their runs deciding again under the assignment in force.
-     */
-    private static void refusedGuard(List<Claim> sets, List<Claim> news, AssignmentGuard guard, Outcome outcome) {
-        sets.removeIf(claim -> {
-            if (guard.covers(claim)) {
-                outcome.moved.add(claim);
-                return true;
+        /**
+         * Settles an owner write the server refused: lost, unless it is stored already. An earlier attempt of it reached
+         * the server although the client saw the connection drop, so the retry's version is stale: such a write is this
+         * owner's.
+         */
+        private CompletableFuture<Void> refusedWrite(Claim refused, KeeperException.Code code) {
+            if (!ClaimWrites.lostRace(code)) {
+                return CompletableFuture.failedFuture(KeeperException.create(code));
             }
-            return false;
-        });
-        news.replaceAll(AssignmentGuard::unstarted);
-    }
+            CompletableFuture<Optional<Claim>> landed = code == KeeperException.Code.BADVERSION
+                    ? reads.readClaimAsync(refused.fireTime(), refused.item())
+                            .thenApply(stored -> stored.filter(now -> Arrays.equals(now.encode(), refused.encode())))
+                    : CompletableFuture.completedFuture(Optional.empty());
+            return landed.thenAccept(stored -> {
+                if (stored.isPresent()) {
+                    outcome.written.add(stored.get());
+                } else {
+                    outcome.lost.add(refused);
+                }
+            });
+        }
 
-    private CompletableFuture<Void> refusedClaim(
-            Instant fireTime, List<Claim> news, boolean fireNodeRefused, KeeperException.Code code, Outcome outcome) {
-        if (fireNodeRefused && code == KeeperException.Code.NODEEXISTS) {
+        /**
+         * Settles the check refused: a newer assignment was written since the one the starts were decided under. None
+         * of the starts is written, and the claims go reserved, their runs deciding again under the assignment in force.
+         */
+        private void refusedGuard() {
+            sets.removeIf(claim -> {
+                if (guard.covers(claim)) {
+                    outcome.moved.add(claim);
+                    return true;
+                }
+                return false;
+            });
+            news.replaceAll(AssignmentGuard::unstarted);
+        }
+
+        private CompletableFuture<Void> refusedClaim(boolean fireNodeRefused, KeeperException.Code code) {
+            if (fireNodeRefused && code == KeeperException.Code.NODEEXISTS) {
+                knownFires.add(fireTime);
+                return CompletableFuture.completedFuture(null);
+            }
+            if (code == KeeperException.Code.NONODE) {
+                // The fire node this instance knew was retired meanwhile: create it again with the claims.
+                knownFires.remove(fireTime);
+                return CompletableFuture.completedFuture(null);
+            }
+            if (code != KeeperException.Code.NODEEXISTS) {
+                return CompletableFuture.failedFuture(KeeperException.create(code));
+            }
             knownFires.add(fireTime);
-            return CompletableFuture.completedFuture(null);
+            return reads.claimsOfAsync(fireTime)
+                    .thenAccept(existing -> news.removeIf(claim -> {
+                        Claim other = existing.get(claim.item());
+                        if (other != null) {
+                            outcome.taken.put(claim.item(), other);
+                        }
+                        return other != null;
+                    }));
         }
-        if (code == KeeperException.Code.NONODE) {
-            // The fire node this instance knew was retired meanwhile: create it again with the claims.
-            knownFires.remove(fireTime);
-            return CompletableFuture.completedFuture(null);
-        }
-        if (code != KeeperException.Code.NODEEXISTS) {
-            return CompletableFuture.failedFuture(KeeperException.create(code));
-        }
-        knownFires.add(fireTime);
-        return reads.claimsOfAsync(fireTime)
-                .thenAccept(existing -> news.removeIf(claim -> {
-                    Claim other = existing.get(claim.item());
-                    if (other != null) {
-                        outcome.taken.put(claim.item(), other);
-                    }
-                    return other != null;
-                }));
     }
 
     /** What one claim write adds to a request: its path, its data and the operation's own fields. */

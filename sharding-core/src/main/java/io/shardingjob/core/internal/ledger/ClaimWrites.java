@@ -91,12 +91,7 @@ public final class ClaimWrites {
      * @param written the claims as now stored, with their new versions
      * @param lost the claims whose write was refused because they are no longer this writer's (taken over, retired)
      */
-    public record Written(List<Claim> written, List<Claim> lost, List<Claim> moved) {
-
-        public Written(List<Claim> written, List<Claim> lost) {
-            this(written, lost, List.of());
-        }
-    }
+    public record Written(List<Claim> written, List<Claim> lost, List<Claim> moved) {}
 
     /** Writes each claim as given at the version it holds, in one multi-operation per batch: a group commit. */
     public Written update(List<Claim> claims) throws Exception {
@@ -153,7 +148,8 @@ public final class ClaimWrites {
             List<Pending> batch = requests.get(request);
             // The fire nodes go with the last request, after every claim written before them.
             FireNodes nodesOfBatch = request == requests.size() - 1 ? fireNodes : fireNodes.without();
-            sent = then(sent, Pending.claims(batch, false), fireTime, Pending.claims(batch, true), nodesOfBatch, guard);
+            sent = sent.thenCompose(sofar -> multi.send(
+                    Pending.claims(batch, false), fireTime, Pending.claims(batch, true), nodesOfBatch, guard, sofar));
         }
         return sent.thenApply(done -> new Committed(
                 new Written(done.written(), done.lost(), done.moved()), new Claimed(done.won(), done.taken())));
@@ -168,17 +164,6 @@ public final class ClaimWrites {
                     .map(Pending::claim)
                     .toList();
         }
-    }
-
-    /** The next batch, once the ones before it were answered. */
-    private CompletableFuture<ClaimMulti.Outcome> then(
-            CompletableFuture<ClaimMulti.Outcome> before,
-            List<Claim> writes,
-            Instant fireTime,
-            List<Claim> creates,
-            FireNodes fireNodes,
-            AssignmentGuard guard) {
-        return before.thenCompose(outcome -> multi.send(writes, fireTime, creates, fireNodes, guard, outcome));
     }
 
     /**
@@ -219,7 +204,12 @@ public final class ClaimWrites {
     }
 
     /** A versioned write that another writer's change, or the node's retirement, beat. */
-    private static boolean lostRace(KeeperException.Code code) {
+    static boolean lostRace(KeeperException.Code code) {
         return code == KeeperException.Code.BADVERSION || code == KeeperException.Code.NONODE;
+    }
+
+    /** A request that another writer beat: a node it wrote changed or went, or one it creates came first. */
+    static boolean raced(KeeperException.Code code) {
+        return lostRace(code) || code == KeeperException.Code.NODEEXISTS;
     }
 }

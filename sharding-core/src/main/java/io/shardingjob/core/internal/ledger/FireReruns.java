@@ -103,7 +103,7 @@ public final class FireReruns {
                     && (code == KeeperException.Code.NONODE || code == KeeperException.Code.NODEEXISTS)) {
                 // The announcement node is missing (a registry older than re-runs), or was created meanwhile.
                 announcementExists = code == KeeperException.Code.NODEEXISTS;
-            } else if (code != KeeperException.Code.BADVERSION && code != KeeperException.Code.NONODE) {
+            } else if (!ClaimWrites.lostRace(code)) {
                 throw KeeperException.create(code, answer.refusedPath(ops, ledger));
             }
             // A claim changed (another re-run, the fire retired) or the watermark moved: read again and decide again.

@@ -1,15 +1,13 @@
 package io.shardingjob.core.internal.ledger;
 
-import io.shardingjob.core.internal.ledger.LedgerRules.Slot;
+import static io.shardingjob.core.internal.ledger.CommitBatches.UNGUARDED;
+
+import io.shardingjob.core.internal.ledger.CommitBatches.Pending;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Queue;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -26,11 +24,10 @@ import org.jspecify.annotations.Nullable;
  * come for {@link #LINGER_MILLIS}, at most {@link #MAX_LINGER_MILLIS}: the items of a fire that end one after another
  * (a thousand short items on a pool of sixteen threads) are written together, and the last end of the fire drains at
  * once. The request that records the last ends of a fire also creates this instance's claims of the next fire, as
- * {@link Ahead} says.
+ * {@link Ahead} says. This class decides when to send; {@link CommitBatches} what one request holds and what its
+ * answer tells each writer.
  */
 public final class GroupCommit {
-
-    private final ClaimWrites claims;
 
     /** How long after the latest end the lingering ends are written, when no other end came meanwhile. */
     static final long LINGER_MILLIS = 5;
@@ -59,7 +56,7 @@ public final class GroupCommit {
 
     private final AtomicBoolean draining = new AtomicBoolean();
 
-    private final Ahead ahead;
+    private final CommitBatches batches;
 
     /** Which claims of a next fire go with the last ends of a fire, and what becomes of them. */
     public interface Ahead {
@@ -108,9 +105,8 @@ public final class GroupCommit {
     }
 
     public GroupCommit(ClaimWrites claims, ScheduledExecutorService drainer, Ahead ahead) {
-        this.claims = claims;
         this.drainer = drainer;
-        this.ahead = ahead;
+        this.batches = new CommitBatches(claims, ahead, this::onDrainer);
     }
 
     /**
@@ -121,7 +117,7 @@ public final class GroupCommit {
      *     unknown
      */
     public CompletableFuture<Optional<Claim>> writeLater(Claim claim) {
-        return enqueue(new Pending(claim, false), true);
+        return enqueue(new Pending(claim, false, UNGUARDED), true);
     }
 
     /**
@@ -129,7 +125,7 @@ public final class GroupCommit {
      * lingers for more ends to join it; the last one drains at once, with the claims of the next fire.
      */
     public CompletableFuture<Optional<Claim>> endLater(Claim claim, boolean lastOfItsFire) {
-        return enqueue(new Pending(claim, lastOfItsFire), lastOfItsFire);
+        return enqueue(new Pending(claim, lastOfItsFire, UNGUARDED), lastOfItsFire);
     }
 
     /**
@@ -161,7 +157,7 @@ public final class GroupCommit {
                 lookAgainIn(LINGER_NANOS);
             }
         }
-        return pending.result;
+        return pending.result();
     }
 
     /** Drains once the ends stopped coming for a linger, or the first of them waited the longest it may. */
@@ -213,12 +209,12 @@ public final class GroupCommit {
         if (batch.isEmpty()) {
             draining.set(false);
             // A writer that queued after the last look, while this drain still counted as running, is sent now.
-            if (!queue.isEmpty() && draining.compareAndSet(false, true)) {
-                onDrainer(this::sendNext);
+            if (!queue.isEmpty()) {
+                scheduleDrain();
             }
             return;
         }
-        write(batch).whenComplete((done, failure) -> onDrainer(this::sendNext));
+        batches.send(batch).whenComplete((done, failure) -> onDrainer(this::sendNext));
     }
 
     /** On the drainer; on the calling thread once it shuts down, rather than lose the writes. */
@@ -227,134 +223,6 @@ public final class GroupCommit {
             drainer.execute(task);
         } catch (RuntimeException rejected) {
             task.run();
-        }
-    }
-
-    /** Sends one commit; what it came to is handed to the waiting writers on the drainer, never on ZooKeeper's thread. */
-    private CompletableFuture<Void> write(List<Pending> queued) {
-        Ahead.Next following = claimsAhead(queued);
-        int newest = newestDecision(queued, following);
-        Set<Slot> guarded = new HashSet<>();
-        List<Pending> batch = decidedUnder(newest, queued, guarded);
-        if (batch.isEmpty()) {
-            return CompletableFuture.completedFuture(null);
-        }
-        AssignmentGuard guard = newest == UNGUARDED ? AssignmentGuard.NONE : new AssignmentGuard(newest, guarded);
-        Map<Slot, Pending> bySlot = new HashMap<>();
-        batch.forEach(pending -> bySlot.put(slot(pending.claim), pending));
-        List<Claim> next = following.claims().stream()
-                .map(claim -> following.assignmentVersion() == newest ? claim : AssignmentGuard.unstarted(claim))
-                .toList();
-        Instant nextFire = next.isEmpty() ? Instant.EPOCH : next.get(0).fireTime();
-        CompletableFuture<Void> answered = new CompletableFuture<>();
-        claims.commitAsync(
-                        batch.stream().map(pending -> pending.claim).toList(),
-                        nextFire,
-                        next,
-                        following.fireNodes(),
-                        guard)
-                .whenComplete((committed, failure) -> onDrainer(() -> {
-                    try {
-                        if (failure != null) {
-                            if (!next.isEmpty()) {
-                                ahead.claimed(nextFire, next, null);
-                            }
-                            Throwable cause =
-                                    failure instanceof CompletionException wrapped ? wrapped.getCause() : failure;
-                            batch.forEach(pending -> pending.result.completeExceptionally(cause));
-                            return;
-                        }
-                        if (!next.isEmpty()) {
-                            // Kept before the ends are answered: a fire waiting for its ends is over once the next is
-                            // ready.
-                            ahead.claimed(nextFire, next, committed.claimed());
-                        }
-                        ClaimWrites.Written written = committed.written();
-                        written.written()
-                                .forEach(stored ->
-                                        bySlot.remove(slot(stored)).result.complete(Optional.of(stored)));
-                        written.lost()
-                                .forEach(
-                                        lost -> bySlot.remove(slot(lost)).result.complete(Optional.empty()));
-                        written.moved()
-                                .forEach(moved -> bySlot.remove(slot(moved))
-                                        .result
-                                        .completeExceptionally(new AssignmentGuard.Moved(moved)));
-                        bySlot.values().forEach(pending -> pending.result.complete(Optional.empty()));
-                    } finally {
-                        answered.complete(null);
-                    }
-                }));
-        return answered;
-    }
-
-    /**
-     * The version of the assignment a request checks: the newest its starts and its claims made ahead were decided
-     * under. A start decided under an older one would be refused by the check, so it is refused at once; a claim made
-     * ahead under an older one goes reserved, its start left to its run.
-     */
-    private static int newestDecision(List<Pending> queued, Ahead.Next following) {
-        return Math.max(
-                queued.stream().mapToInt(Pending::guard).max().orElse(UNGUARDED),
-                following.claims().isEmpty() ? UNGUARDED : following.assignmentVersion());
-    }
-
-    /**
-     * The queued writes to send under the check of {@code newest}, their slots added to {@code guarded} for the starts;
-     * the starts decided under another version are refused at once.
-     */
-    private static List<Pending> decidedUnder(int newest, List<Pending> queued, Set<Slot> guarded) {
-        List<Pending> batch = new ArrayList<>(queued.size());
-        for (Pending pending : queued) {
-            if (pending.guard == UNGUARDED) {
-                batch.add(pending);
-            } else if (pending.guard == newest) {
-                batch.add(pending);
-                guarded.add(slot(pending.claim));
-            } else {
-                pending.result.completeExceptionally(new AssignmentGuard.Moved(pending.claim));
-            }
-        }
-        return batch;
-    }
-
-    private Ahead.Next claimsAhead(List<Pending> batch) {
-        List<Claim> lastEnds = batch.stream()
-                .filter(pending -> pending.lastOfFire)
-                .map(pending -> pending.claim)
-                .toList();
-        if (lastEnds.isEmpty()) {
-            return Ahead.Next.NONE;
-        }
-        try {
-            return ahead.claimsAfter(
-                    lastEnds, batch.stream().map(pending -> pending.claim).toList());
-        } catch (RuntimeException ex) {
-            // The ends are written all the same; the next fire claims its items at its own instant.
-            return Ahead.Next.NONE;
-        }
-    }
-
-    private static Slot slot(Claim claim) {
-        return new Slot(claim.item(), claim.fireTime());
-    }
-
-    /** The guard of a write that needs none. */
-    private static final int UNGUARDED = -1;
-
-    /**
-     * One queued write.
-     *
-     * @param guard the assignment version a start was decided under, or {@link #UNGUARDED}
-     */
-    private record Pending(Claim claim, boolean lastOfFire, int guard, CompletableFuture<Optional<Claim>> result) {
-
-        Pending(Claim claim, boolean lastOfFire) {
-            this(claim, lastOfFire, UNGUARDED, new CompletableFuture<>());
-        }
-
-        Pending(Claim claim, boolean lastOfFire, int guard) {
-            this(claim, lastOfFire, guard, new CompletableFuture<>());
         }
     }
 }

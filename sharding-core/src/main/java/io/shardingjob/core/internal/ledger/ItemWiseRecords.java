@@ -138,9 +138,7 @@ public final class ItemWiseRecords {
                 return send(ops, from + batch.size());
             }
             KeeperException.Code code = answer.refusal();
-            if (code == KeeperException.Code.NODEEXISTS
-                    || code == KeeperException.Code.BADVERSION
-                    || code == KeeperException.Code.NONODE) {
+            if (ClaimWrites.raced(code)) {
                 return CompletableFuture.completedFuture(code);
             }
             return CompletableFuture.failedFuture(ClientRequests.refused(
@@ -157,11 +155,15 @@ public final class ItemWiseRecords {
     public CompletableFuture<Void> recordEndsAsync(Instant fireTime, Collection<Claim> ended, Follower follower) {
         Map<Integer, Claim> claims = new TreeMap<>();
         ended.forEach(claim -> claims.put(claim.item(), claim));
-        Instant at = ended.stream()
+        return recordAsync(new FireView(fireTime, claims), claims.keySet(), false, follower, lastEnd(ended, fireTime));
+    }
+
+    /** When the last of these claims ended, as a follower's claims recorded from them say; the fire's time if none did. */
+    static Instant lastEnd(Collection<Claim> claims, Instant fireTime) {
+        return claims.stream()
                 .map(Claim::ended)
                 .filter(Objects::nonNull)
                 .max(Instant::compareTo)
                 .orElse(fireTime);
-        return recordAsync(new FireView(fireTime, claims), claims.keySet(), false, follower, at);
     }
 }

@@ -121,16 +121,9 @@ final class KeeperWrites {
 
     /**
      * Stores the watermark, with the fires at or before it whose claims are still open; only the leader writes it, and a
-     * stale one only makes audits look further back. Completes on ZooKeeper's event thread.
-     */
-    public CompletableFuture<Void> setWatermarkAsync(Instant settledThrough, Collection<Instant> stillOpen) {
-        return setWatermarkAsync(settledThrough, stillOpen, -1).thenAccept(version -> {});
-    }
-
-    /**
-     * {@link #setWatermarkAsync(Instant, Collection)} at the ledger node's version read ({@link LedgerOverview#version()}):
-     * an operator's re-run writes the node too (it lists its fire as still open), and a watermark computed before it
-     * must not drop that fire.
+     * stale one only makes audits look further back. Completes on ZooKeeper's event thread. Written at the ledger node's
+     * version read ({@link LedgerOverview#version()}): an operator's re-run writes the node too (it lists its fire as
+     * still open), and a watermark computed before it must not drop that fire.
      *
      * @param version the version read, or -1 for any
      * @return the node's version after the write, or -1 when the node changed since it was read

@@ -18,8 +18,7 @@ import org.jspecify.annotations.Nullable;
  * The leader's upkeep of the ledger, run with its periodic reconcile: it moves the watermark past the fires that are
  * settled (and completed, when a completion listener is set), so that audits read only the few fires after it, and past
  * those whose open claims outlived the retention, which it lists with the watermark ({@link Watermark}), so that an item
- * that hangs keeps only its own fire open; and it
- * deletes old fires in batches, so that the ledger holds a bounded number of nodes however long the job runs. A pass
+ * that hangs keeps only its own fire open; and it deletes old fires in batches ({@link FireRetirement}), so that the ledger holds a bounded number of nodes however long the job runs. A pass
  * looks at a bounded number of fires, so a backlog after a long outage is worked off over several passes.
  */
 public final class LedgerKeeper {
@@ -27,22 +26,28 @@ public final class LedgerKeeper {
     /** Fires one pass reads: a few read requests, whatever the backlog. */
     static final int FIRES_PER_PASS = 256;
 
-    /** Old fires retired together: retention waits until this many are due, or one is twice the retention old. */
-    static final int RETIRE_BATCH = 4;
-
     /**
      * What the keeper uses of the ledger: its reads and the live sessions (a completer that died is taken over), and
      * its own writes (the watermark, the retirement, the fires that wait for an upstream in vain given up).
      */
     public record Ledger(LedgerReads reads, LiveSessions sessions, KeeperWrites writes, AwaitedUpstreams awaited) {}
 
+    /**
+     * How long fires matter.
+     *
+     * @param retention how long settled fires stay in the ledger, for operators and for late make-ups to see them
+     * @param catchUp how far back missed fires are made up; unsettled fires older than this with no open claim are
+     *     deleted, as nothing will make them up, but a follower's ({@link FireOrigin#agesOut})
+     */
+    public record Horizons(Duration retention, Duration catchUp) {}
+
     private final Ledger ledger;
 
     private final @Nullable LedgerCompletions completions;
 
-    private final Duration retention;
+    private final Horizons horizons;
 
-    private final Duration catchUpHorizon;
+    private final FireRetirement retirement;
 
     private final DueFires dueFires;
 
@@ -58,13 +63,7 @@ public final class LedgerKeeper {
      */
     private volatile boolean behind;
 
-    /** Whether the retirement of the pass in progress left old fires for the next. */
-    private volatile boolean moreToRetire;
-
     /**
-     * @param retention how long settled fires stay in the ledger, for operators and for late make-ups to see them
-     * @param catchUpHorizon how far back missed fires are made up; unsettled fires older than this with no open claim
-     *     are deleted, as nothing will make them up, but a follower's ({@link FireOrigin#agesOut})
      * @param dueFires the fires that came due: recorded before the watermark moves, so that it never passes a fire
      *     nobody claimed
      * @param executor where a pass goes on after ZooKeeper answered it (and completion listeners run): never
@@ -76,16 +75,15 @@ public final class LedgerKeeper {
     public LedgerKeeper(
             Ledger ledger,
             @Nullable LedgerCompletions completions,
-            Duration retention,
-            Duration catchUpHorizon,
+            Horizons horizons,
             DueFires dueFires,
             Executor executor,
             RecordedEnds recordedEnds,
             Predicate<Instant> openHere) {
         this.ledger = ledger;
         this.completions = completions;
-        this.retention = retention;
-        this.catchUpHorizon = catchUpHorizon;
+        this.horizons = horizons;
+        this.retirement = new FireRetirement(ledger.reads(), ledger.writes(), horizons);
         this.dueFires = dueFires;
         this.executor = executor;
         this.recordedEnds = recordedEnds;
@@ -114,29 +112,28 @@ public final class LedgerKeeper {
                                     .toList();
                             boolean readBehind = unread.size() > FIRES_PER_PASS;
                             List<Instant> recent = readBehind ? unread.subList(0, FIRES_PER_PASS) : unread;
-                            Instant openBefore = now.minus(retention);
+                            Instant openBefore = now.minus(horizons.retention());
                             return read(recent, overview.stillOpen(), openBefore)
                                     .thenCompose(views ->
-                                            ledger.awaited().giveUpStaleAsync(views, now.minus(catchUpHorizon)))
+                                            ledger.awaited().giveUpStaleAsync(views, now.minus(horizons.catchUp())))
                                     .thenComposeAsync(views -> complete(views, sessionId, due), executor)
                                     .thenComposeAsync(
                                             passable -> moveWatermark(overview, passable, now, openBefore, due),
                                             executor)
                                     .thenCompose(kept -> retire(overview.fires(), kept, now)
                                             .thenApply(retired -> {
-                                                boolean progressed = retired > 0
+                                                boolean progressed = retired.fires() > 0
                                                         || kept.mark().settled().isAfter(overview.watermark());
-                                                behind = (readBehind || moreToRetire) && progressed;
+                                                behind = (readBehind || retired.more()) && progressed;
                                                 recordedEnds.forgetThrough(
                                                         kept.mark().settled());
-                                                return retired;
-                                            })
-                                            // With the missed fires it recorded: the audit that follows makes them up
-                                            // now, not after the next pass.
-                                            .thenApply(retired -> new LedgerOverview(
-                                                    kept.mark().settled(),
-                                                    withRecorded(overview.fires(), kept.missed()),
-                                                    kept.mark().stillOpen())));
+                                                // With the missed fires it recorded: the audit that follows makes
+                                                // them up now, not after the next pass.
+                                                return new LedgerOverview(
+                                                        kept.mark().settled(),
+                                                        withRecorded(overview.fires(), kept.missed()),
+                                                        kept.mark().stillOpen());
+                                            }));
                         },
                         executor);
     }
@@ -234,7 +231,6 @@ public final class LedgerKeeper {
     private CompletableFuture<Kept> moveWatermark(
             LedgerOverview overview, List<FireView> passable, Instant now, Instant openBefore, DueRule due) {
         Watermark previous = new Watermark(overview.watermark(), overview.stillOpen());
-        Instant horizon = now.minus(catchUpHorizon);
         // A fire's items beyond a count lowered since are not due: they have no owner left to settle them.
         Watermark advanced = Watermark.advance(previous, passable, due::dueCount, openBefore);
         // A scheduled fire before a passable one that nobody claimed was missed, by every instance: recorded before the
@@ -244,7 +240,7 @@ public final class LedgerKeeper {
                         overview.fires(),
                         fireTime -> fireTime.isBefore(now.minus(LedgerRules.LATENESS)),
                         advanced.settled(),
-                        horizon)
+                        now.minus(horizons.catchUp()))
                 .thenCompose(missed -> {
                     Watermark next = advanced;
                     if (!missed.isEmpty()) {
@@ -285,58 +281,10 @@ public final class LedgerKeeper {
                 .toList();
     }
 
-    /** Deletes old settled fires, a few at a time: a job firing once per pass would otherwise cost a read and a delete every pass. */
-    private CompletableFuture<Integer> retire(List<Instant> fires, Kept kept, Instant now) {
-        moreToRetire = false;
-        if (kept.version() == Kept.CHANGED) {
-            return CompletableFuture.completedFuture(0);
-        }
-        Watermark mark = kept.mark();
-        Instant settled = mark.settled();
-        Instant keepAfter = now.minus(retention);
-        Instant horizon = now.minus(catchUpHorizon);
-        // A still-open fire is never retired: its open claim has yet to end, and audits read it.
-        List<Instant> old = fires.stream()
-                .filter(fireTime -> fireTime.isBefore(keepAfter)
-                        && !mark.stillOpen().contains(fireTime)
-                        && (!fireTime.isAfter(settled) || fireTime.isBefore(horizon)))
-                .limit(FIRES_PER_PASS + 1L)
-                .toList();
-        if (old.size() > FIRES_PER_PASS) {
-            moreToRetire = true;
-            old = old.subList(0, FIRES_PER_PASS);
-        }
-        boolean worthAPass =
-                old.size() >= RETIRE_BATCH || (!old.isEmpty() && old.get(0).isBefore(keepAfter.minus(retention)));
-        if (!worthAPass) {
-            return CompletableFuture.completedFuture(0);
-        }
-        // A fire at or before the watermark is settled: no claim is created in it any more (every item has one) nor
-        // written (none is open), so the names of its claims are all its deletion needs. Only fires given up past the
-        // catch-up horizon are read, to keep the ones with an open claim and followers' fires (LedgerRules#toRetire).
-        List<Instant> settledOld =
-                old.stream().filter(fireTime -> !fireTime.isAfter(settled)).toList();
-        List<Instant> abandoned =
-                old.stream().filter(fireTime -> fireTime.isAfter(settled)).toList();
-        CompletableFuture<Map<Instant, List<Integer>>> listed = settledOld.isEmpty()
-                ? CompletableFuture.completedFuture(Map.of())
-                : ledger.reads().itemsAsync(settledOld);
-        CompletableFuture<Map<Instant, List<Integer>>> unclaimed = abandoned.isEmpty()
-                ? CompletableFuture.completedFuture(Map.of())
-                : ledger.reads().readAsync(abandoned).thenApply(views -> {
-                    List<Instant> retire = LedgerRules.toRetire(views, keepAfter, horizon);
-                    Map<Instant, List<Integer>> items = new TreeMap<>();
-                    views.stream()
-                            .filter(view -> retire.contains(view.fireTime()))
-                            .forEach(view -> items.put(
-                                    view.fireTime(), List.copyOf(view.claims().keySet())));
-                    return items;
-                });
-        return listed.thenCombine(unclaimed, (settledFires, givenUp) -> {
-                    Map<Instant, List<Integer>> retire = new TreeMap<>(settledFires);
-                    retire.putAll(givenUp);
-                    return retire;
-                })
-                .thenCompose(retire -> ledger.writes().retireAsync(retire, kept.version()));
+    /** Deletes old fires, unless the ledger node changed under the pass: then a re-run may have reopened one. */
+    private CompletableFuture<FireRetirement.Retired> retire(List<Instant> fires, Kept kept, Instant now) {
+        return kept.version() == Kept.CHANGED
+                ? CompletableFuture.completedFuture(new FireRetirement.Retired(0, false))
+                : retirement.retire(fires, kept.mark(), kept.version(), now);
     }
 }

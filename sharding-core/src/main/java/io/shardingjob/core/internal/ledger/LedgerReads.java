@@ -51,45 +51,26 @@ public final class LedgerReads {
     /** Every claim of one fire, by item, without waiting: completes on ZooKeeper's event thread. */
     CompletableFuture<Map<Integer, Claim>> claimsOfAsync(Instant fireTime) {
         String fire = requests.full(nodes.ledgerFire(fireTime));
-        return requests.multiAsync("Multi", List.of(Op.getChildren(fire))).thenCompose(listing -> {
-            if (!listing.ok() || !(listing.results().get(0) instanceof OpResult.GetChildrenResult children)) {
-                return CompletableFuture.completedFuture(Map.of());
-            }
-            List<Integer> items = children.getChildren().stream()
-                    .map(Integer::parseInt)
-                    .sorted()
-                    .toList();
-            CompletableFuture<Map<Integer, Claim>> claims = CompletableFuture.completedFuture(new TreeMap<>());
-            for (List<Integer> batch : ClientRequests.batches(items, ClientRequests.MAX_OPS_PER_MULTI)) {
-                List<Op> reads = batch.stream()
-                        .map(item -> Op.getData(requests.full(nodes.claim(fireTime, item))))
-                        .toList();
-                claims = claims.thenCompose(read -> requests.multiAsync("Multi", reads)
-                        .thenApply(answer -> {
-                            for (int i = 0; i < batch.size(); i++) {
-                                if (answer.results().get(i) instanceof OpResult.GetDataResult data) {
-                                    read.put(
-                                            batch.get(i),
-                                            Claim.decode(batch.get(i), fireTime, data.getData(), data.getStat()));
-                                }
-                            }
-                            return read;
-                        }));
-            }
-            return claims;
-        });
+        return requests.multiAsync("Multi", List.of(Op.getChildren(fire)))
+                .thenCompose(listing -> listing.ok()
+                        ? readClaimsAsync(fireTime, names(listing.results().get(0)))
+                        : CompletableFuture.completedFuture(Map.of()));
     }
 
     /** The fires the ledger holds, oldest first, without waiting: completes on ZooKeeper's event thread. */
     public CompletableFuture<List<Instant>> firesAsync() {
         return requests.multiAsync("GetChildren", List.of(Op.getChildren(requests.full(nodes.ledger()))))
-                .thenApply(answer -> answer.results().get(0) instanceof OpResult.GetChildrenResult children
-                        ? children.getChildren().stream()
-                                .map(Long::parseLong)
-                                .sorted()
-                                .map(Instant::ofEpochMilli)
-                                .toList()
-                        : List.of());
+                .thenApply(answer -> fireTimes(answer.results().get(0)));
+    }
+
+    private static List<Instant> fireTimes(OpResult listing) {
+        return listing instanceof OpResult.GetChildrenResult children
+                ? children.getChildren().stream()
+                        .map(Long::parseLong)
+                        .sorted()
+                        .map(Instant::ofEpochMilli)
+                        .toList()
+                : List.of();
     }
 
     /**
@@ -249,16 +230,9 @@ public final class LedgerReads {
                     List<OpResult> results = answer.results();
                     OpResult.GetDataResult data = results.get(0) instanceof OpResult.GetDataResult read ? read : null;
                     Watermark mark = Watermark.decode(data != null ? data.getData() : null);
-                    List<Instant> fires = results.get(1) instanceof OpResult.GetChildrenResult children
-                            ? children.getChildren().stream()
-                                    .map(Long::parseLong)
-                                    .sorted()
-                                    .map(Instant::ofEpochMilli)
-                                    .toList()
-                            : List.of();
                     return new LedgerOverview(
                             mark.settled(),
-                            fires,
+                            fireTimes(results.get(1)),
                             mark.stillOpen(),
                             data != null ? data.getStat().getVersion() : -1);
                 });

@@ -103,7 +103,7 @@ public final class ManualFireRecords {
                 // The time is another fire's: the next millisecond is this one's.
                 return recordAsync(fireTime.plusMillis(1), origin, announcement, attempt + 1);
             }
-            if (failed == 1 && announced(code) && attempt < MAX_ATTEMPTS) {
+            if (failed == 1 && ClaimWrites.raced(code) && attempt < MAX_ATTEMPTS) {
                 // Another fire was announced since the read (or the node created, or removed): append to it as it is.
                 return requests.multiAsync("Multi", List.of(Op.getData(announcementPath)))
                         .thenCompose(reread -> recordAsync(
@@ -114,12 +114,6 @@ public final class ManualFireRecords {
             }
             return CompletableFuture.failedFuture(KeeperException.create(code, failed == 1 ? announcementPath : fire));
         });
-    }
-
-    private static boolean announced(KeeperException.Code code) {
-        return code == KeeperException.Code.BADVERSION
-                || code == KeeperException.Code.NONODE
-                || code == KeeperException.Code.NODEEXISTS;
     }
 
     /**

@@ -186,8 +186,7 @@ record JobParts(
                 new LedgerKeeper(
                         new LedgerKeeper.Ledger(ledger.reads(), ledger.sessions(), ledger.keeper(), ledger.awaited()),
                         completions,
-                        settings.ledgerRetention(),
-                        settings.catchUpHorizon(),
+                        new LedgerKeeper.Horizons(settings.ledgerRetention(), settings.catchUpHorizon()),
                         dueFires,
                         scheduler,
                         memory.ends().recorded(),

@@ -88,8 +88,7 @@ class FollowerFireRetirementTest extends ZooKeeperTestSupport {
         return new LedgerKeeper(
                 new LedgerKeeper.Ledger(ledger.reads(), ledger.sessions(), ledger.keeper(), ledger.awaited()),
                 null,
-                RETENTION,
-                HORIZON,
+                new LedgerKeeper.Horizons(RETENTION, HORIZON),
                 new DueFires(ledger.claims(), FireSchedule.NONE, () -> job, Set::of),
                 Runnable::run,
                 new RecordedEnds(100),

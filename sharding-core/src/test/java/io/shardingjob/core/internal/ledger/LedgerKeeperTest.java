@@ -66,8 +66,7 @@ class LedgerKeeperTest extends ZooKeeperTestSupport {
         Instant through = new LedgerKeeper(
                         new LedgerKeeper.Ledger(ledger.reads(), ledger.sessions(), ledger.keeper(), ledger.awaited()),
                         null,
-                        Duration.ofMinutes(1),
-                        Duration.ofMinutes(10),
+                        new LedgerKeeper.Horizons(Duration.ofMinutes(1), Duration.ofMinutes(10)),
                         new DueFires(ledger.claims(), FireSchedule.NONE, () -> job(false), () -> Set.of(manual)),
                         Runnable::run,
                         new RecordedEnds(100),
@@ -262,8 +261,7 @@ class LedgerKeeperTest extends ZooKeeperTestSupport {
         return new LedgerKeeper(
                 new LedgerKeeper.Ledger(ledger.reads(), ledger.sessions(), ledger.keeper(), ledger.awaited()),
                 null,
-                Duration.ofMinutes(1),
-                Duration.ofMinutes(10),
+                new LedgerKeeper.Horizons(Duration.ofMinutes(1), Duration.ofMinutes(10)),
                 new DueFires(ledger.claims(), EVERY_SECOND, () -> job, () -> seen),
                 Runnable::run,
                 ends,

@@ -1,0 +1,152 @@
+package io.shardingjob.core.internal.ledger;
+
+import io.shardingjob.core.internal.ledger.LedgerRules.Slot;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The requests of a {@link GroupCommit}, one batch of queued writes each: under which assignment check the batch goes,
+ * which claims of the next fire go with it ({@link GroupCommit.Ahead}), and what its answer does to each waiting writer.
+ */
+final class CommitBatches {
+
+    /** The guard of a write that needs none. */
+    static final int UNGUARDED = -1;
+
+    private final ClaimWrites claims;
+
+    private final GroupCommit.Ahead ahead;
+
+    /** Where the answers are handed to the writers: never ZooKeeper's thread. */
+    private final Executor answers;
+
+    CommitBatches(ClaimWrites claims, GroupCommit.Ahead ahead, Executor answers) {
+        this.claims = claims;
+        this.ahead = ahead;
+        this.answers = answers;
+    }
+
+    /**
+     * One queued write.
+     *
+     * @param guard the assignment version a start was decided under, or {@link #UNGUARDED}
+     */
+    record Pending(Claim claim, boolean lastOfFire, int guard, CompletableFuture<Optional<Claim>> result) {
+
+        Pending(Claim claim, boolean lastOfFire, int guard) {
+            this(claim, lastOfFire, guard, new CompletableFuture<>());
+        }
+    }
+
+    /** Sends one batch; completes once every writer in it has its answer. */
+    CompletableFuture<Void> send(List<Pending> queued) {
+        GroupCommit.Ahead.Next following = claimsAhead(queued);
+        int newest = newestDecision(queued, following);
+        Set<Slot> guarded = new HashSet<>();
+        List<Pending> batch = decidedUnder(newest, queued, guarded);
+        if (batch.isEmpty()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        AssignmentGuard guard = newest == UNGUARDED ? AssignmentGuard.NONE : new AssignmentGuard(newest, guarded);
+        List<Claim> next = following.claims().stream()
+                .map(claim -> following.assignmentVersion() == newest ? claim : AssignmentGuard.unstarted(claim))
+                .toList();
+        Instant nextFire = next.isEmpty() ? Instant.EPOCH : next.get(0).fireTime();
+        CompletableFuture<Void> answered = new CompletableFuture<>();
+        claims.commitAsync(batch.stream().map(Pending::claim).toList(), nextFire, next, following.fireNodes(), guard)
+                .whenComplete((committed, failure) -> answers.execute(() -> {
+                    try {
+                        answer(batch, nextFire, next, committed, failure);
+                    } finally {
+                        answered.complete(null);
+                    }
+                }));
+        return answered;
+    }
+
+    /** Hands each writer of the batch what came of its write, once the claims made ahead are kept. */
+    private void answer(
+            List<Pending> batch,
+            Instant nextFire,
+            List<Claim> next,
+            ClaimWrites.@Nullable Committed committed,
+            @Nullable Throwable failure) {
+        if (!next.isEmpty()) {
+            // Kept before the ends are answered: a fire waiting for its ends is over once the next is ready.
+            ahead.claimed(nextFire, next, failure == null ? committed.claimed() : null);
+        }
+        if (failure != null) {
+            Throwable cause = failure instanceof CompletionException wrapped ? wrapped.getCause() : failure;
+            batch.forEach(pending -> pending.result.completeExceptionally(cause));
+            return;
+        }
+        Map<Slot, Pending> bySlot = new HashMap<>();
+        batch.forEach(pending -> bySlot.put(slot(pending.claim), pending));
+        ClaimWrites.Written written = committed.written();
+        written.written().forEach(stored -> bySlot.remove(slot(stored)).result.complete(Optional.of(stored)));
+        written.moved()
+                .forEach(moved ->
+                        bySlot.remove(slot(moved)).result.completeExceptionally(new AssignmentGuard.Moved(moved)));
+        // Lost (taken over or retired) or not written at all: no longer this writer's.
+        bySlot.values().forEach(pending -> pending.result.complete(Optional.empty()));
+    }
+
+    /**
+     * The version of the assignment a request checks: the newest its starts and its claims made ahead were decided
+     * under. A start decided under an older one would be refused by the check, so it is refused at once; a claim made
+     * ahead under an older one goes reserved, its start left to its run.
+     */
+    private static int newestDecision(List<Pending> queued, GroupCommit.Ahead.Next following) {
+        return Math.max(
+                queued.stream().mapToInt(Pending::guard).max().orElse(UNGUARDED),
+                following.claims().isEmpty() ? UNGUARDED : following.assignmentVersion());
+    }
+
+    /**
+     * The queued writes to send under the check of {@code newest}, their slots added to {@code guarded} for the starts;
+     * the starts decided under another version are refused at once.
+     */
+    private static List<Pending> decidedUnder(int newest, List<Pending> queued, Set<Slot> guarded) {
+        List<Pending> batch = new ArrayList<>(queued.size());
+        for (Pending pending : queued) {
+            if (pending.guard == UNGUARDED) {
+                batch.add(pending);
+            } else if (pending.guard == newest) {
+                batch.add(pending);
+                guarded.add(slot(pending.claim));
+            } else {
+                pending.result.completeExceptionally(new AssignmentGuard.Moved(pending.claim));
+            }
+        }
+        return batch;
+    }
+
+    private GroupCommit.Ahead.Next claimsAhead(List<Pending> batch) {
+        List<Claim> lastEnds =
+                batch.stream().filter(Pending::lastOfFire).map(Pending::claim).toList();
+        if (lastEnds.isEmpty()) {
+            return GroupCommit.Ahead.Next.NONE;
+        }
+        try {
+            return ahead.claimsAfter(
+                    lastEnds, batch.stream().map(Pending::claim).toList());
+        } catch (RuntimeException ex) {
+            // The ends are written all the same; the next fire claims its items at its own instant.
+            return GroupCommit.Ahead.Next.NONE;
+        }
+    }
+
+    private static Slot slot(Claim claim) {
+        return new Slot(claim.item(), claim.fireTime());
+    }
+}
