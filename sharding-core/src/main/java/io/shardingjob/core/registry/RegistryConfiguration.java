@@ -1,10 +1,12 @@
 package io.shardingjob.core.registry;
 
 import java.time.Duration;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * How to reach the ZooKeeper ensemble.
+ * How to reach the ZooKeeper ensemble: {@link #of} gives the defaults, and each {@code with} method changes one setting,
+ * checked at once.
  *
  * @param connectString the ensemble, e.g. {@code zk1:2181,zk2:2181,zk3:2181}: {@code host} or {@code host:port} entries
  *     (an IPv4 address, a host name, or an IPv6 address in brackets as in {@code [::1]:2181}), optionally followed by a
@@ -14,28 +16,19 @@ import org.jspecify.annotations.Nullable;
  * @param sessionTimeout how long ZooKeeper keeps the session of a silent instance; an instance that dies loses its
  *     items after this long
  * @param connectionTimeout how long start-up waits for the first connection before failing
- * @param baseSleepTime the first pause between retries of a failed operation, doubled on every retry
- * @param maxRetries how many times a failed operation is retried
- * @param maxSleepTime the longest pause between retries
- * @param digest optional {@code user:password} for digest authentication; nodes are then created readable and writable
- *     only by that identity
+ * @param retry how a failed operation is retried
  * @param maxClockSkew the largest difference between this instance's wall clock and ZooKeeper's that is tolerated
  *     before {@link RegistryCenter#clockSkew()} says it is exceeded
- * @param tls TLS to the ensemble's secure client port, or null for a plaintext connection
- * @param sasl SASL authentication, or null for none; nodes are then readable and writable only by that identity
+ * @param security the connection's TLS and this application's identity
  */
 public record RegistryConfiguration(
         String connectString,
         String namespace,
         Duration sessionTimeout,
         Duration connectionTimeout,
-        Duration baseSleepTime,
-        int maxRetries,
-        Duration maxSleepTime,
-        @Nullable String digest,
+        Retry retry,
         Duration maxClockSkew,
-        @Nullable RegistryTls tls,
-        @Nullable RegistrySasl sasl) {
+        Security security) {
 
     /** The largest clock skew tolerated when none is given: 5 s. */
     public static final Duration DEFAULT_MAX_CLOCK_SKEW = Duration.ofSeconds(5);
@@ -53,183 +46,110 @@ public record RegistryConfiguration(
         }
         positive(sessionTimeout, "sessionTimeout");
         positive(connectionTimeout, "connectionTimeout");
-        positive(baseSleepTime, "baseSleepTime");
-        positive(maxSleepTime, "maxSleepTime");
         positive(maxClockSkew, "maxClockSkew");
-        if (maxRetries < 0) {
-            throw new InvalidRegistrySettingException(
-                    "maxRetries", "maxRetries must not be negative, was " + maxRetries);
-        }
-        if (digest != null && (digest.isBlank() || !digest.contains(":"))) {
-            throw new InvalidRegistrySettingException("digest", "The digest must be of the form user:password");
-        }
+        Objects.requireNonNull(retry, "retry");
+        Objects.requireNonNull(security, "security");
     }
 
-    /** A plaintext connection. */
-    public RegistryConfiguration(
-            String connectString,
-            String namespace,
-            Duration sessionTimeout,
-            Duration connectionTimeout,
-            Duration baseSleepTime,
-            int maxRetries,
-            Duration maxSleepTime,
-            @Nullable String digest,
-            Duration maxClockSkew) {
-        this(
-                connectString,
-                namespace,
-                sessionTimeout,
-                connectionTimeout,
-                baseSleepTime,
-                maxRetries,
-                maxSleepTime,
-                digest,
-                maxClockSkew,
-                null,
-                null);
-    }
-
-    /** Tolerates a clock skew of {@link #DEFAULT_MAX_CLOCK_SKEW}, over a plaintext connection. */
-    public RegistryConfiguration(
-            String connectString,
-            String namespace,
-            Duration sessionTimeout,
-            Duration connectionTimeout,
-            Duration baseSleepTime,
-            int maxRetries,
-            Duration maxSleepTime,
-            String digest) {
-        this(
-                connectString,
-                namespace,
-                sessionTimeout,
-                connectionTimeout,
-                baseSleepTime,
-                maxRetries,
-                maxSleepTime,
-                digest,
-                DEFAULT_MAX_CLOCK_SKEW);
-    }
-
-    /** Defaults: 10 s session, 10 s connection timeout, 3 retries from 1 s up to 3 s, no authentication, 5 s of clock skew. */
+    /**
+     * Defaults: 10 s session, 10 s connection timeout, 3 retries from 1 s up to 3 s, 5 s of clock skew, a plaintext
+     * connection and no authentication.
+     */
     public static RegistryConfiguration of(String connectString, String namespace) {
         return new RegistryConfiguration(
                 connectString,
                 namespace,
                 Duration.ofSeconds(10),
                 Duration.ofSeconds(10),
-                Duration.ofSeconds(1),
-                3,
-                Duration.ofSeconds(3),
-                null,
-                DEFAULT_MAX_CLOCK_SKEW);
+                new Retry(Duration.ofSeconds(1), 3, Duration.ofSeconds(3)),
+                DEFAULT_MAX_CLOCK_SKEW,
+                new Security(null, null, null));
     }
 
     public RegistryConfiguration withSessionTimeout(Duration sessionTimeout) {
-        Copy copy = copy();
-        copy.sessionTimeout = sessionTimeout;
-        return copy.build();
+        return new RegistryConfiguration(
+                connectString, namespace, sessionTimeout, connectionTimeout, retry, maxClockSkew, security);
     }
 
     public RegistryConfiguration withConnectionTimeout(Duration connectionTimeout) {
-        Copy copy = copy();
-        copy.connectionTimeout = connectionTimeout;
-        return copy.build();
+        return new RegistryConfiguration(
+                connectString, namespace, sessionTimeout, connectionTimeout, retry, maxClockSkew, security);
     }
 
-    public RegistryConfiguration withDigest(@Nullable String digest) {
-        Copy copy = copy();
-        copy.digest = digest;
-        return copy.build();
+    public RegistryConfiguration withRetry(Retry retry) {
+        return new RegistryConfiguration(
+                connectString, namespace, sessionTimeout, connectionTimeout, retry, maxClockSkew, security);
     }
 
     public RegistryConfiguration withMaxClockSkew(Duration maxClockSkew) {
-        Copy copy = copy();
-        copy.maxClockSkew = maxClockSkew;
-        return copy.build();
+        return new RegistryConfiguration(
+                connectString, namespace, sessionTimeout, connectionTimeout, retry, maxClockSkew, security);
+    }
+
+    /** With digest authentication: only that identity may read or change the nodes. */
+    public RegistryConfiguration withDigest(@Nullable String digest) {
+        return withSecurity(new Security(digest, security.tls(), security.sasl()));
     }
 
     /** Over TLS to the ensemble's secure client port. */
     public RegistryConfiguration withTls(@Nullable RegistryTls tls) {
-        Copy copy = copy();
-        copy.tls = tls;
-        return copy.build();
+        return withSecurity(new Security(security.digest(), tls, security.sasl()));
     }
 
     /** With SASL authentication: the session is known by that identity, and only it may read or change the nodes. */
     public RegistryConfiguration withSasl(@Nullable RegistrySasl sasl) {
-        Copy copy = copy();
-        copy.sasl = sasl;
-        return copy.build();
+        return withSecurity(new Security(security.digest(), security.tls(), sasl));
     }
 
-    private Copy copy() {
-        Copy copy = new Copy();
-        copy.connectString = connectString;
-        copy.namespace = namespace;
-        copy.sessionTimeout = sessionTimeout;
-        copy.connectionTimeout = connectionTimeout;
-        copy.baseSleepTime = baseSleepTime;
-        copy.maxRetries = maxRetries;
-        copy.maxSleepTime = maxSleepTime;
-        copy.digest = digest;
-        copy.maxClockSkew = maxClockSkew;
-        copy.tls = tls;
-        copy.sasl = sasl;
-        return copy;
+    private RegistryConfiguration withSecurity(Security security) {
+        return new RegistryConfiguration(
+                connectString, namespace, sessionTimeout, connectionTimeout, retry, maxClockSkew, security);
     }
 
-    /** The components of a configuration being changed by one of the {@code with} methods, checked again on build. */
-    private static final class Copy {
+    /**
+     * How a failed operation is retried: with exponential back-off.
+     *
+     * @param baseSleepTime the first pause between retries of a failed operation, doubled on every retry
+     * @param maxRetries how many times a failed operation is retried
+     * @param maxSleepTime the longest pause between retries
+     */
+    public record Retry(Duration baseSleepTime, int maxRetries, Duration maxSleepTime) {
 
-        private String connectString;
-
-        private String namespace;
-
-        private Duration sessionTimeout;
-
-        private Duration connectionTimeout;
-
-        private Duration baseSleepTime;
-
-        private int maxRetries;
-
-        private Duration maxSleepTime;
-
-        private @Nullable String digest;
-
-        private Duration maxClockSkew;
-
-        private @Nullable RegistryTls tls;
-
-        private @Nullable RegistrySasl sasl;
-
-        RegistryConfiguration build() {
-            return new RegistryConfiguration(
-                    connectString,
-                    namespace,
-                    sessionTimeout,
-                    connectionTimeout,
-                    baseSleepTime,
-                    maxRetries,
-                    maxSleepTime,
-                    digest,
-                    maxClockSkew,
-                    tls,
-                    sasl);
+        public Retry {
+            positive(baseSleepTime, "baseSleepTime");
+            positive(maxSleepTime, "maxSleepTime");
+            if (maxRetries < 0) {
+                throw new InvalidRegistrySettingException(
+                        "maxRetries", "maxRetries must not be negative, was " + maxRetries);
+            }
         }
     }
 
-    /** Everything but the digest's password. */
-    @Override
-    public String toString() {
-        return "RegistryConfiguration[connectString=" + connectString + ", namespace=" + namespace + ", sessionTimeout="
-                + sessionTimeout + ", connectionTimeout=" + connectionTimeout + ", baseSleepTime=" + baseSleepTime
-                + ", maxRetries=" + maxRetries + ", maxSleepTime=" + maxSleepTime + ", digest="
-                + (digest == null ? "none" : digest.substring(0, digest.indexOf(':')) + ":******") + ", maxClockSkew="
-                + maxClockSkew + ", tls=" + (tls == null ? "none" : tls) + ", sasl=" + (sasl == null ? "none" : sasl)
-                + "]";
+    /**
+     * The connection's TLS and this application's identity; with an identity (a digest or a SASL login) the nodes are
+     * created readable and writable only by it.
+     *
+     * @param digest optional {@code user:password} for digest authentication
+     * @param tls TLS to the ensemble's secure client port, or null for a plaintext connection
+     * @param sasl SASL authentication, or null for none
+     */
+    public record Security(
+            @Nullable String digest,
+            @Nullable RegistryTls tls,
+            @Nullable RegistrySasl sasl) {
+
+        public Security {
+            if (digest != null && (digest.isBlank() || !digest.contains(":"))) {
+                throw new InvalidRegistrySettingException("digest", "The digest must be of the form user:password");
+            }
+        }
+
+        /** Everything but the digest's password. */
+        @Override
+        public String toString() {
+            return "Security[digest=" + (digest == null ? "none" : digest.substring(0, digest.indexOf(':')) + ":******")
+                    + ", tls=" + (tls == null ? "none" : tls) + ", sasl=" + (sasl == null ? "none" : sasl) + "]";
+        }
     }
 
     private static void positive(Duration duration, String name) {

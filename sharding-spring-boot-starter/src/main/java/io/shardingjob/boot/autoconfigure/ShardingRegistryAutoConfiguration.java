@@ -106,16 +106,13 @@ public final class ShardingRegistryAutoConfiguration {
     private static RegistryConfiguration configuration(
             ZooKeeperProperties zooKeeper, ZooKeeperConnectionDetails connection, String namespace) {
         try {
-            return new RegistryConfiguration(
-                            connection.getConnectString(),
-                            namespace,
-                            zooKeeper.getSessionTimeout(),
-                            zooKeeper.getConnectionTimeout(),
-                            zooKeeper.getBaseSleepTime(),
-                            zooKeeper.getMaxRetries(),
-                            zooKeeper.getMaxSleepTime(),
-                            connection.getDigest(),
-                            zooKeeper.getMaxClockSkew())
+            return RegistryConfiguration.of(connection.getConnectString(), namespace)
+                    .withSessionTimeout(zooKeeper.getSessionTimeout())
+                    .withConnectionTimeout(zooKeeper.getConnectionTimeout())
+                    .withRetry(new RegistryConfiguration.Retry(
+                            zooKeeper.getBaseSleepTime(), zooKeeper.getMaxRetries(), zooKeeper.getMaxSleepTime()))
+                    .withMaxClockSkew(zooKeeper.getMaxClockSkew())
+                    .withDigest(connection.getDigest())
                     .withTls(tls(connection.getSslBundle(), zooKeeper))
                     .withSasl(connection.getSasl());
         } catch (InvalidRegistrySettingException ex) {

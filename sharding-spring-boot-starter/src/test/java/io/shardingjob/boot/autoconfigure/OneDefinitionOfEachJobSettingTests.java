@@ -182,14 +182,14 @@ class OneDefinitionOfEachJobSettingTests {
         Map<String, Object> defaults = Map.of(
                 "sharding.zookeeper.session-timeout", core.sessionTimeout(),
                 "sharding.zookeeper.connection-timeout", core.connectionTimeout(),
-                "sharding.zookeeper.base-sleep-time", core.baseSleepTime(),
-                "sharding.zookeeper.max-sleep-time", core.maxSleepTime());
+                "sharding.zookeeper.base-sleep-time", core.retry().baseSleepTime(),
+                "sharding.zookeeper.max-sleep-time", core.retry().maxSleepTime());
 
         assertThat(starter.getSessionTimeout()).isEqualTo(core.sessionTimeout());
         assertThat(starter.getConnectionTimeout()).isEqualTo(core.connectionTimeout());
-        assertThat(starter.getBaseSleepTime()).isEqualTo(core.baseSleepTime());
-        assertThat(starter.getMaxSleepTime()).isEqualTo(core.maxSleepTime());
-        assertThat(starter.getMaxRetries()).isEqualTo(core.maxRetries());
+        assertThat(starter.getBaseSleepTime()).isEqualTo(core.retry().baseSleepTime());
+        assertThat(starter.getMaxSleepTime()).isEqualTo(core.retry().maxSleepTime());
+        assertThat(starter.getMaxRetries()).isEqualTo(core.retry().maxRetries());
         for (Map.Entry<String, Object> entry : defaults.entrySet()) {
             assertThat(DurationStyle.detectAndParse(
                             String.valueOf(metadataProperty(entry.getKey()).get("defaultValue"))))
@@ -197,7 +197,7 @@ class OneDefinitionOfEachJobSettingTests {
                     .isEqualTo(entry.getValue());
         }
         assertThat(metadataProperty("sharding.zookeeper.max-retries").get("defaultValue"))
-                .isEqualTo(core.maxRetries());
+                .isEqualTo(core.retry().maxRetries());
     }
 
     static Stream<JobSetting> exposedCoordinatorSettings() {

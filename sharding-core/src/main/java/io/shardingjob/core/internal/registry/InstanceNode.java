@@ -89,7 +89,7 @@ final class InstanceNode {
     }
 
     /** What a delete of our node found. */
-    enum Deletion {
+    private enum Deletion {
         /** No node of ours is left: deleted, or not there. */
         GONE,
         /** Another session holds the path, or the delete was refused: nothing of ours to delete. */
@@ -98,11 +98,8 @@ final class InstanceNode {
         UNANSWERED
     }
 
-    /**
-     * Deletes the node, waiting for the answers, only if our current session owns it: a node of another session is
-     * never touched. For the registration's close, on a connected client.
-     */
-    Deletion deleteIfOurs() {
+    /** Deletes the node, waiting for the answers, only if our current session owns it, on a connected client. */
+    private Deletion deleteIfOurs() {
         try {
             Stat stat = client.checkExists().forPath(path);
             if (stat == null) {
@@ -129,6 +126,24 @@ final class InstanceNode {
                     ex.toString());
             return Deletion.NOT_OURS;
         }
+    }
+
+    /**
+     * Deletes our node for a close, waiting for the answers: a delete cut off by a blip is sent again once connected
+     * under {@code owner}, the session that owned the node, until that session is gone; with no owner (a start that
+     * failed, a session lost and not yet replaced), only if connected now.
+     *
+     * @return whether no node of ours is left
+     */
+    boolean deleteOnClose(long owner) {
+        if (owner == 0) {
+            return client.getZookeeperClient().isConnected() && deleteIfOurs() == Deletion.GONE;
+        }
+        Deletion deletion = Deletion.UNANSWERED;
+        while (deletion == Deletion.UNANSWERED && session.awaitConnectedUnder(owner)) {
+            deletion = deleteIfOurs();
+        }
+        return deletion == Deletion.GONE;
     }
 
     /** Deletes our node left by a session this client lost; the watch on it then creates it again. */

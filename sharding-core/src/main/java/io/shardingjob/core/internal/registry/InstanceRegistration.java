@@ -2,9 +2,7 @@ package io.shardingjob.core.internal.registry;
 
 import io.shardingjob.core.internal.requests.ClientRequests;
 import java.time.Duration;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.WatcherRemoveCuratorFramework;
@@ -85,24 +83,13 @@ public final class InstanceRegistration implements AutoCloseable {
 
     private final InstanceNode node;
 
+    private final NodeOwnership ownership;
+
     private final String path;
 
     private final String instanceId;
 
     private final String jobName;
-
-    private final Runnable onRegistered;
-
-    /** The session that owns our node, as this client last learnt; 0 while not registered. */
-    private final AtomicLong owner = new AtomicLong();
-
-    /** Sessions this client had and lost: a node one of them still owns is a leftover of ours, not another's. */
-    private final java.util.Set<Long> givenUp = java.util.concurrent.ConcurrentHashMap.newKeySet();
-
-    /** The other session last found holding our path; 0 when none was. */
-    private final AtomicLong holder = new AtomicLong();
-
-    private final CountDownLatch firstRegistration = new CountDownLatch(1);
 
     private final ConnectionStateListener connectionListener = this::connectionStateChanged;
 
@@ -116,20 +103,17 @@ public final class InstanceRegistration implements AutoCloseable {
         this.path = nodes.instance(instanceId);
         this.instanceId = instanceId;
         this.jobName = JobNodes.name(nodes.root());
-        this.onRegistered = onRegistered;
         this.node = new InstanceNode(
                 this.client, new ClientRequests(client, "Registration"), clientSession, path, instanceId, jobName);
+        this.ownership = new NodeOwnership(clientSession, path, instanceId, jobName, onRegistered);
     }
 
     /**
      * Registers and waits until the node exists under this client's session. A start that fails leaves nothing
      * behind: no node of ours and no watch.
      *
-     * <p>When another session holds the node, the wait is as long as that session can outlive a dead process: {@link
-     * RegistrationSession#deadSessionPatience} (one and a half negotiated session timeouts) from the start, or the
-     * given timeout if that is longer. A process restarted under its instance id while its predecessor's session is
-     * still on the server (a kill -9 less than a session timeout ago) therefore starts, whatever its start timeout, as
-     * soon as the server expired that session; a node still held after that belongs to a live process with the same id.
+     * <p>When another session holds the node, the wait is as long as that session can outlive a dead process ({@link
+     * RegistrationSession#deadSessionPatience}) if that is longer than {@code timeout}: see the race windows above.
      *
      * @throws IllegalStateException when the node did not become ours within that time, naming the instance id and,
      *     if another session holds it, saying so; or when already started or closed
@@ -141,39 +125,23 @@ public final class InstanceRegistration implements AutoCloseable {
         long started = System.nanoTime();
         client.getConnectionStateListenable().addListener(connectionListener);
         create();
-        boolean registered;
-        Duration waited = timeout;
+        Optional<String> failure;
         try {
-            registered = firstRegistration.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
-            long heldBy = holder.get();
-            Duration patience = clientSession.deadSessionPatience();
-            if (!registered && heldBy != 0 && patience.compareTo(timeout) > 0) {
-                log.info(
-                        "Job {}: {} is still held by session 0x{}, perhaps this instance's previous process's; waiting"
-                                + " up to {} ms for the server to expire it",
-                        jobName,
-                        path,
-                        Long.toHexString(heldBy),
-                        patience.toMillis());
-                long left = patience.toNanos() - (System.nanoTime() - started);
-                registered = firstRegistration.await(Math.max(0, left), TimeUnit.NANOSECONDS);
-                waited = patience;
-            }
+            failure = ownership.awaitFirst(timeout, started);
         } catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
             close();
             throw new IllegalStateException("Interrupted while registering " + path, ex);
         }
-        if (!registered) {
-            long heldBy = holder.get();
+        if (failure.isPresent()) {
             close();
-            throw new IllegalStateException(heldBy != 0 ? heldMessage(heldBy, waited) : notRegisteredMessage(waited));
+            throw new IllegalStateException(failure.get());
         }
     }
 
     /** Whether our node exists under our session, as far as this client knows. */
     public boolean isRegistered() {
-        return state.get() == State.STARTED && owner.get() != 0;
+        return state.get() == State.STARTED && ownership.owner() != 0;
     }
 
     /** The id this instance registers under. */
@@ -183,7 +151,7 @@ public final class InstanceRegistration implements AutoCloseable {
 
     /** The session that owns our node now, or 0 when not registered. */
     public long sessionId() {
-        return owner.get();
+        return ownership.owner();
     }
 
     /**
@@ -193,7 +161,7 @@ public final class InstanceRegistration implements AutoCloseable {
      * @return whether it is; false when not registered, or once that session is gone
      */
     public boolean awaitSession() {
-        return clientSession.awaitConnectedUnder(owner.get());
+        return clientSession.awaitConnectedUnder(ownership.owner());
     }
 
     /** See {@link #leave()}. */
@@ -217,70 +185,60 @@ public final class InstanceRegistration implements AutoCloseable {
             return false;
         }
         client.getConnectionStateListenable().removeListener(connectionListener);
-        long session = owner.getAndSet(0);
+        long session = ownership.forget();
         try {
             if (client.getState() != CuratorFrameworkState.STARTED) {
                 // A crashed process's client is closed already: its watches and its session are gone with it.
                 return false;
             }
             client.removeWatchers();
-            return deleteNode(session);
+            return node.deleteOnClose(session);
         } finally {
             state.compareAndSet(State.CLOSING, State.CLOSED);
         }
     }
 
-    private boolean deleteNode(long session) {
-        if (session == 0) {
-            // Not registered (a start that failed, a session lost and not yet replaced): only a node of ours now goes.
-            return client.getZookeeperClient().isConnected() && node.deleteIfOurs() == InstanceNode.Deletion.GONE;
-        }
-        // A delete cut off by another blip is sent again once connected under the session, until the session is gone.
-        InstanceNode.Deletion deletion = InstanceNode.Deletion.UNANSWERED;
-        while (deletion == InstanceNode.Deletion.UNANSWERED && clientSession.awaitConnectedUnder(session)) {
-            deletion = node.deleteIfOurs();
-        }
-        return deletion == InstanceNode.Deletion.GONE;
+    private boolean started() {
+        return state.get() == State.STARTED;
     }
 
     private void create() {
-        if (state.get() != State.STARTED) {
-            return;
+        if (started()) {
+            node.create(this::created);
         }
-        node.create(this::created);
-    }
-
-    /** The create with its parents, for a job whose nodes were never made (a multi creates no parent). */
-    private void createWithParents() {
-        if (state.get() != State.STARTED) {
-            return;
-        }
-        node.createWithParents(this::created);
     }
 
     /** Reads the node's owner and leaves a watch on it, whoever owns it. */
     private void check() {
-        if (state.get() != State.STARTED) {
-            return;
+        if (started()) {
+            node.check(watcher, checked);
         }
-        node.check(watcher, checked);
+    }
+
+    /** Our node is gone while we are registering: it is made again. */
+    private void deleted() {
+        ownership.lost("its node was deleted");
+        create();
     }
 
     /** The create's answer: whether the node was made, found, or could not be made yet. */
     private void created(KeeperException.Code code) {
         if (code == KeeperException.Code.OK) {
-            if (state.get() != State.STARTED) {
+            if (!started()) {
                 // Closed while the create was in flight: the node is ours and must not outlive the registration.
                 node.deleteLate();
                 return;
             }
             // Answered on the session it was sent on: an ephemeral node created by it is that session's.
-            registered(clientSession.id());
+            ownership.registered(clientSession.id());
             check();
         } else if (code == KeeperException.Code.NODEEXISTS) {
             check();
         } else if (code == KeeperException.Code.NONODE) {
-            createWithParents();
+            // A job whose nodes were never made: a multi creates no parent.
+            if (started()) {
+                node.createWithParents(this::created);
+            }
         } else {
             // Connection loss and expiry end in CONNECTED, RECONNECTED or LOST, which try again.
             log.debug("Job {}: registering {} failed with {}; waiting for the connection", jobName, instanceId, code);
@@ -288,39 +246,35 @@ public final class InstanceRegistration implements AutoCloseable {
     }
 
     private void checked(CuratorFramework framework, CuratorEvent event) {
-        if (state.get() != State.STARTED) {
+        if (!started()) {
             return;
         }
         KeeperException.Code code = KeeperException.Code.get(event.getResultCode());
-        if (code == KeeperException.Code.NONODE) {
-            lost("its node was deleted");
-            create();
-            return;
-        }
         if (code != KeeperException.Code.OK) {
-            log.debug("Job {}: reading the registration of {} failed with {}", jobName, instanceId, code);
+            if (code == KeeperException.Code.NONODE) {
+                deleted();
+            } else {
+                log.debug("Job {}: reading the registration of {} failed with {}", jobName, instanceId, code);
+            }
             return;
         }
         long nodeOwner = event.getStat().getEphemeralOwner();
         long current = clientSession.id();
         if (current != 0 && nodeOwner == current) {
-            registered(current);
-        } else if (givenUp.contains(nodeOwner)) {
+            ownership.registered(current);
+        } else if (ownership.gaveUp(nodeOwner)) {
             node.deleteLeftover(event.getStat());
         } else {
-            heldByAnother(nodeOwner);
+            ownership.heldBy(nodeOwner);
         }
     }
 
     private void nodeChanged(WatchedEvent event) {
-        if (state.get() != State.STARTED) {
+        if (!started()) {
             return;
         }
         switch (event.getType()) {
-            case NodeDeleted -> {
-                lost("its node was deleted");
-                create();
-            }
+            case NodeDeleted -> deleted();
             case NodeCreated, NodeDataChanged -> check();
             default -> {
                 // Connection events: the connection-state listener handles them.
@@ -330,67 +284,11 @@ public final class InstanceRegistration implements AutoCloseable {
 
     private void connectionStateChanged(CuratorFramework framework, ConnectionState newState) {
         switch (newState) {
-            case LOST -> {
-                // Curator gives a lost session up for good (its next connection is a new session).
-                long was = owner.get();
-                if (was != 0) {
-                    givenUp.add(was);
-                }
-                lost("the session was lost");
-            }
+            case LOST -> ownership.sessionLost();
             case CONNECTED, RECONNECTED -> create();
             default -> {
                 // SUSPENDED: the session may still live; nothing is known until it is back or lost.
             }
         }
-    }
-
-    private void registered(long session) {
-        holder.set(0);
-        if (owner.getAndSet(session) != session) {
-            log.info(
-                    "Job {}: instance {} registered under session 0x{}",
-                    jobName,
-                    instanceId,
-                    Long.toHexString(session));
-            firstRegistration.countDown();
-            onRegistered.run();
-        }
-    }
-
-    private void lost(String why) {
-        long was = owner.getAndSet(0);
-        if (was != 0) {
-            log.warn(
-                    "Job {}: instance {} lost its registration under session 0x{} ({}); registering again",
-                    jobName,
-                    instanceId,
-                    Long.toHexString(was),
-                    why);
-        }
-    }
-
-    private void heldByAnother(long session) {
-        lost("another session holds its node");
-        if (holder.getAndSet(session) != session) {
-            log.warn(
-                    "Job {}: {} is held by another session (0x{}); registering once it is gone",
-                    jobName,
-                    path,
-                    Long.toHexString(session));
-        }
-    }
-
-    private String heldMessage(long session, Duration waited) {
-        return "Instance id '" + instanceId + "' of job '" + jobName + "' is held by another live session (0x"
-                + Long.toHexString(session) + "): after " + waited.toMillis() + " ms, longer than the session timeout"
-                + " of " + clientSession.timeoutMillis() + " ms, its node " + path + " still belongs to it, so"
-                + " another process is running with this instance id. Give each process its own instance id"
-                + " (sharding.instance-id).";
-    }
-
-    private String notRegisteredMessage(Duration timeout) {
-        return "Instance id '" + instanceId + "' of job '" + jobName + "' could not be registered at " + path
-                + " within " + timeout.toMillis() + " ms";
     }
 }

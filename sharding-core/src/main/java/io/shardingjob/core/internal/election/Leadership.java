@@ -6,7 +6,10 @@ import io.shardingjob.core.internal.requests.ClientRequests;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.x.async.AsyncCuratorFramework;
 import org.apache.zookeeper.CreateMode;
@@ -16,13 +19,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The leader's instance id in an ephemeral node, {@code /{job}/leader/election/instance}, which every instance reads
- * from its cache to tell who leads: advisory, written once the election decided and removed when this instance stops
- * leading. Decisions use {@link LeaderElection#isLeader()}, never this node.
+ * Whether this instance leads its job, and the news of it. The leader's instance id goes in an ephemeral node, {@code
+ * /{job}/leader/election/instance}, which every instance reads from its cache to tell who leads: advisory, since
+ * decisions use {@link LeaderElection#isLeader()}. A change is published first (the node written, or removed if still
+ * ours) and then told to the job on its executor, so that a new leader acts once the others can read who leads, all
+ * without waiting for ZooKeeper on a thread. Each change starts a term: a publication still on its way when its term
+ * ended writes nothing.
  */
-final class LeaderIdNode {
+final class Leadership {
 
-    private static final Logger log = LoggerFactory.getLogger(LeaderIdNode.class);
+    private static final Logger log = LoggerFactory.getLogger(Leadership.class);
 
     private final AsyncCuratorFramework async;
 
@@ -32,18 +38,66 @@ final class LeaderIdNode {
 
     private final String instanceId;
 
-    LeaderIdNode(CuratorFramework client, ClientRequests requests, JobNodes nodes, String instanceId) {
+    private final Executor executor;
+
+    private final Consumer<Boolean> onChange;
+
+    private volatile boolean leader;
+
+    /** Numbers the terms of leadership here. Guarded by this. */
+    private long term;
+
+    Leadership(
+            CuratorFramework client,
+            ClientRequests requests,
+            JobNodes nodes,
+            String instanceId,
+            Executor executor,
+            Consumer<Boolean> onChange) {
         this.async = AsyncCuratorFramework.wrap(client);
         this.requests = requests;
         this.nodes = nodes;
         this.instanceId = instanceId;
+        this.executor = executor;
+        this.onChange = onChange;
+    }
+
+    boolean isLeader() {
+        return leader;
+    }
+
+    /** Changes whether this instance leads, and tells it on the executor once the id node is written or removed. */
+    synchronized void set(boolean leads) {
+        if (leader == leads) {
+            return;
+        }
+        leader = leads;
+        long now = ++term;
+        if (leads) {
+            tell(() -> publish(() -> leadsIn(now)).whenComplete((published, failure) -> onChange.accept(true)));
+        } else {
+            tell(() -> remove().whenComplete((removed, failure) -> onChange.accept(false)));
+        }
+    }
+
+    private synchronized boolean leadsIn(long leadership) {
+        return leader && term == leadership;
+    }
+
+    private void tell(Runnable change) {
+        try {
+            executor.execute(change);
+        } catch (RejectedExecutionException stopping) {
+            // The job is closing: its id node goes now all the same.
+            change.run();
+        }
     }
 
     /**
      * Writes the leader's id node, without waiting for ZooKeeper on a thread: a node left by a previous leader whose
      * session has not expired yet is removed first, at the version read, and the create tried again.
      */
-    CompletableFuture<Void> publish(BooleanSupplier stillLeads) {
+    private CompletableFuture<Void> publish(BooleanSupplier stillLeads) {
         return publish(stillLeads, 1);
     }
 
@@ -97,7 +151,7 @@ final class LeaderIdNode {
     }
 
     /** Deletes the leader's id node if it is still this instance's, without waiting for ZooKeeper on a thread. */
-    CompletableFuture<Void> remove() {
+    private CompletableFuture<Void> remove() {
         Stat stat = new Stat();
         String path = nodes.leaderInstance();
         return async.getData()
