@@ -4,6 +4,7 @@ import io.shardingjob.core.config.FireSchedule;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.config.JobConfigurationException;
 import io.shardingjob.core.internal.config.ScheduleHistory.Entry;
+import io.shardingjob.core.internal.registry.Answers;
 import io.shardingjob.core.internal.registry.JobCache;
 import io.shardingjob.core.internal.registry.JobConfigurationCodec;
 import io.shardingjob.core.internal.registry.JobNodes;
@@ -23,6 +24,7 @@ import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.curator.framework.recipes.cache.ChildData;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
+import org.apache.zookeeper.data.Stat;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -65,6 +67,8 @@ public final class JobConfigurationService {
 
     private volatile Cached history = new Cached(-1, ScheduleHistory.EMPTY);
 
+    private final ScheduleHistoryCatchUp catchUp;
+
     /**
      * @param clock the time changes are recorded in the schedule history at
      * @param horizon how far back the schedule history must reach: the catch-up horizon
@@ -84,6 +88,7 @@ public final class JobConfigurationService {
         this.clock = clock;
         this.horizon = horizon;
         this.effective = new Effective(-1, local);
+        this.catchUp = new ScheduleHistoryCatchUp(requests, nodes, clock, horizon);
     }
 
     /**
@@ -167,7 +172,7 @@ public final class JobConfigurationService {
             List<String> differences =
                     decoded.map(local::differencesTo).orElse(List.of("(stored configuration is invalid)"));
             if (differences.isEmpty()) {
-                recordHistoryIfMissing(decoded.get(), stored);
+                catchUpHistory(decoded.get(), stored);
                 return decoded.get();
             }
             if (local.overwrite() || decoded.isEmpty()) {
@@ -200,7 +205,7 @@ public final class JobConfigurationService {
                         differences);
                 return local;
             }
-            recordHistoryIfMissing(decoded.get(), stored);
+            catchUpHistory(decoded.get(), stored);
             log.warn(
                     "Job {}: the configuration stored in ZooKeeper wins over the local one (overwrite=false);"
                             + " local -> stored values: {}. Set overwrite=true to make the local configuration win.",
@@ -212,22 +217,64 @@ public final class JobConfigurationService {
     }
 
     /**
-     * Gives a job stored before schedule histories were one, from its state as read: what holds now is taken to have
-     * held before. Another instance creating it first is as good.
+     * Records in the schedule history what the stored configuration and disabled items say, when the history lacks it
+     * ({@link ScheduleHistoryCatchUp}): a job stored before there were histories, or changed by hand while no instance
+     * ran. Another instance recording it first is as good.
      */
-    private void recordHistoryIfMissing(JobConfiguration stored, ScheduleHistoryWrites.Stored read) throws Exception {
-        if (!read.history().history().isEmpty()) {
+    private void catchUpHistory(JobConfiguration stored, ScheduleHistoryWrites.Stored read) throws Exception {
+        catchUp.record(new ScheduleHistoryCatchUp.Seen(
+                stored, read.configVersion(), read.configChanged(), read.history(), read.disabledItems()));
+    }
+
+    /**
+     * A node of the job's registry changed (null: the cache's first load ended): when it was the configuration, the
+     * history or a disabled item, records in the history a change of schedule made without it ({@link
+     * ScheduleHistoryCatchUp}). Runs on the job's serial executor; the write is not waited for.
+     */
+    public void registryChanged(@Nullable String path) {
+        if (path != null
+                && !path.equals(nodes.config())
+                && !path.equals(nodes.history())
+                && !path.startsWith(nodes.disabledItems() + "/")) {
             return;
         }
-        Entry now = ScheduleHistoryWrites.entry(Instant.EPOCH, stored, read.disabledItems());
+        Optional<ChildData> config = cache.node(nodes.config());
+        Optional<JobConfiguration> decoded;
         try {
-            client.create()
-                    .forPath(
-                            nodes.history(),
-                            read.history().next(now, now, horizonNow()).encode());
-        } catch (KeeperException.NodeExistsException raced) {
-            // Another instance recorded it first.
+            decoded = config.map(node -> JobConfigurationCodec.decode(local.name(), node.getData()));
+        } catch (JobConfigurationException invalid) {
+            // Refused where it is read for use (logged there): the last valid one stays in force, as the history says.
+            return;
         }
+        if (decoded.isEmpty()) {
+            return;
+        }
+        Stat configStat = config.get().getStat();
+        Optional<ChildData> historyNode = cache.node(nodes.history());
+        ScheduleHistoryWrites.Read history = historyNode
+                .map(node -> new ScheduleHistoryWrites.Read(
+                        ScheduleHistory.decode(node.getData()), node.getStat().getVersion()))
+                .orElse(new ScheduleHistoryWrites.Read(ScheduleHistory.EMPTY, -1));
+        ScheduleHistoryCatchUp.Seen seen = new ScheduleHistoryCatchUp.Seen(
+                decoded.get(),
+                configStat.getVersion(),
+                Instant.ofEpochMilli(configStat.getMtime()),
+                history,
+                ScheduleHistoryWrites.items(cache.children(nodes.disabledItems())));
+        catchUp.recordAsync(seen).whenComplete((written, failure) -> {
+            if (failure != null) {
+                log.warn(
+                        "Job {}: could not record the schedule's change in its history; the next change of the"
+                                + " configuration or a restart records it: {}",
+                        local.name(),
+                        Answers.cause(failure).toString());
+            } else if (written) {
+                log.info(
+                        "Job {}: recorded in the schedule history a change made without it: {}",
+                        local.name(),
+                        decoded.get());
+            }
+        });
     }
 
     private Instant horizonNow() {

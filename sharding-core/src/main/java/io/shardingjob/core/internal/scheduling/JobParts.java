@@ -264,6 +264,7 @@ record JobParts(
         FollowerEdges.register(
                 client, configurations.publish(answeredOrNull(stored), storedFirst), answeredOrNull(upstreams));
         cache.addListener(reactions::registryChanged);
+        cache.addListener(configurations::registryChanged);
         cache.start(startTimeout);
         connection.start();
         registration.start(startTimeout);
