@@ -1,7 +1,11 @@
 package io.shardingjob.core.internal.config;
 
 import io.shardingjob.core.config.JobConfiguration;
+import io.shardingjob.core.config.JobConfigurationException;
 import io.shardingjob.core.internal.config.ScheduleHistory.Entry;
+import io.shardingjob.core.internal.registry.Answers;
+import io.shardingjob.core.internal.registry.JobCache;
+import io.shardingjob.core.internal.registry.JobConfigurationCodec;
 import io.shardingjob.core.internal.registry.JobNodes;
 import io.shardingjob.core.internal.requests.ClientRequests;
 import java.time.Clock;
@@ -9,10 +13,15 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import org.apache.curator.framework.recipes.cache.ChildData;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
+import org.apache.zookeeper.data.Stat;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Writes the entry a job's {@link ScheduleHistory} lacks when its schedule was changed without one: a configuration or
@@ -44,11 +53,17 @@ import org.jspecify.annotations.Nullable;
  * configuration and seeing the entry (a write and a read, a few milliseconds after the change) still decides on the
  * history without it.
  */
-final class ScheduleHistoryCatchUp {
+public final class ScheduleHistoryCatchUp {
+
+    private static final Logger log = LoggerFactory.getLogger(ScheduleHistoryCatchUp.class);
 
     private final ClientRequests requests;
 
     private final JobNodes nodes;
+
+    private final JobCache cache;
+
+    private final String jobName;
 
     private final Clock clock;
 
@@ -58,9 +73,12 @@ final class ScheduleHistoryCatchUp {
      * @param clock the writer's time: an entry of a change of the disabled items alone starts at it
      * @param horizon how far back the history must reach: the catch-up horizon
      */
-    ScheduleHistoryCatchUp(ClientRequests requests, JobNodes nodes, Clock clock, Duration horizon) {
+    ScheduleHistoryCatchUp(
+            ClientRequests requests, JobNodes nodes, JobCache cache, String jobName, Clock clock, Duration horizon) {
         this.requests = requests;
         this.nodes = nodes;
+        this.cache = cache;
+        this.jobName = jobName;
         this.clock = clock;
         this.horizon = horizon;
     }
@@ -77,7 +95,13 @@ final class ScheduleHistoryCatchUp {
             int configVersion,
             Instant configChanged,
             ScheduleHistoryWrites.Read history,
-            Collection<Integer> disabledItems) {}
+            Collection<Integer> disabledItems) {
+
+        /** What a start read, its configuration as decoded. */
+        static Seen of(JobConfiguration config, ScheduleHistoryWrites.Stored read) {
+            return new Seen(config, read.configVersion(), read.configChanged(), read.history(), read.disabledItems());
+        }
+    }
 
     /**
      * The history with the entry it lacks, or null when its latest entry says what the configuration and the disabled
@@ -130,5 +154,61 @@ final class ScheduleHistoryCatchUp {
     /** {@link #recordAsync}, waiting for the answer: a start goes on once the history says what is stored. */
     boolean record(Seen seen) throws Exception {
         return ClientRequests.await(recordAsync(seen));
+    }
+
+    /**
+     * A node of the job's registry changed (null: the cache's first load ended): when it was the configuration, the
+     * history or a disabled item, records in the history a change of schedule made without it, as the cache shows
+     * them. Runs on the job's serial executor; the write is not waited for.
+     */
+    public void registryChanged(@Nullable String path) {
+        if (path != null
+                && !path.equals(nodes.config())
+                && !path.equals(nodes.history())
+                && !path.startsWith(nodes.disabledItems() + "/")) {
+            return;
+        }
+        seenInCache()
+                .ifPresent(
+                        seen -> recordAsync(seen).whenComplete((written, failure) -> logged(seen, written, failure)));
+    }
+
+    /** What the cache shows of the job's schedule; empty while no valid configuration is stored. */
+    private Optional<Seen> seenInCache() {
+        Optional<ChildData> config = cache.node(nodes.config());
+        Optional<JobConfiguration> decoded;
+        try {
+            decoded = config.map(node -> JobConfigurationCodec.decode(jobName, node.getData()));
+        } catch (JobConfigurationException invalid) {
+            // Refused where it is read for use (logged there): the last valid one stays in force, as the history says.
+            return Optional.empty();
+        }
+        if (decoded.isEmpty()) {
+            return Optional.empty();
+        }
+        Stat configStat = config.get().getStat();
+        Optional<ChildData> historyNode = cache.node(nodes.history());
+        ScheduleHistoryWrites.Read history = historyNode
+                .map(node -> new ScheduleHistoryWrites.Read(
+                        ScheduleHistory.decode(node.getData()), node.getStat().getVersion()))
+                .orElse(new ScheduleHistoryWrites.Read(ScheduleHistory.EMPTY, -1));
+        return Optional.of(new Seen(
+                decoded.get(),
+                configStat.getVersion(),
+                Instant.ofEpochMilli(configStat.getMtime()),
+                history,
+                ScheduleHistoryWrites.items(cache.children(nodes.disabledItems()))));
+    }
+
+    private void logged(Seen seen, @Nullable Boolean written, @Nullable Throwable failure) {
+        if (failure != null) {
+            log.warn(
+                    "Job {}: could not record the schedule's change in its history; the next change of the"
+                            + " configuration or a restart records it: {}",
+                    jobName,
+                    Answers.cause(failure).toString());
+        } else if (Boolean.TRUE.equals(written)) {
+            log.info("Job {}: recorded in the schedule history a change made without it: {}", jobName, seen.config());
+        }
     }
 }

@@ -6,6 +6,7 @@ import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.execution.ManualFireHandler;
 import io.shardingjob.core.instance.InstanceId;
 import io.shardingjob.core.internal.config.JobConfigurationService;
+import io.shardingjob.core.internal.config.OperatorChanges;
 import io.shardingjob.core.internal.config.ScheduleHistoryWrites;
 import io.shardingjob.core.internal.election.LeaderElection;
 import io.shardingjob.core.internal.ledger.DueFires;
@@ -235,7 +236,14 @@ record JobParts(
                         serial,
                         settings.interruptOnConnectionLoss()),
                 assignmentWait,
-                new JobOperations(client, nodes, configurations, sharding, local.name(), instanceId),
+                new JobOperations(
+                        client,
+                        nodes,
+                        configurations,
+                        new OperatorChanges(client, nodes, local.name(), settings.clock(), settings.catchUpHorizon()),
+                        sharding,
+                        local.name(),
+                        instanceId),
                 new GracefulClose(
                         client,
                         nodes,
@@ -264,7 +272,7 @@ record JobParts(
         FollowerEdges.register(
                 client, configurations.publish(answeredOrNull(stored), storedFirst), answeredOrNull(upstreams));
         cache.addListener(reactions::registryChanged);
-        cache.addListener(configurations::registryChanged);
+        cache.addListener(configurations.historyCatchUp()::registryChanged);
         cache.start(startTimeout);
         connection.start();
         registration.start(startTimeout);
