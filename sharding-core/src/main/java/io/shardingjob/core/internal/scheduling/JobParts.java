@@ -108,6 +108,8 @@ record JobParts(
         JobCache cache = new JobCache(client, nodes, serial);
         JobConfigurationService configurations =
                 new JobConfigurationService(client, nodes, cache, local, settings.clock(), settings.catchUpHorizon());
+        OperatorChanges changes =
+                new OperatorChanges(client, nodes, local.name(), settings.clock(), settings.catchUpHorizon());
         LeaderElection election =
                 new LeaderElection(client, nodes, instanceId, cache, serial, runtime::leadershipChanged);
         ShardingService sharding = new ShardingService(
@@ -236,14 +238,7 @@ record JobParts(
                         serial,
                         settings.interruptOnConnectionLoss()),
                 assignmentWait,
-                new JobOperations(
-                        client,
-                        nodes,
-                        configurations,
-                        new OperatorChanges(client, nodes, local.name(), settings.clock(), settings.catchUpHorizon()),
-                        sharding,
-                        local.name(),
-                        instanceId),
+                new JobOperations(client, nodes, configurations, changes, sharding, local.name(), instanceId),
                 new GracefulClose(
                         client,
                         nodes,
