@@ -4,12 +4,9 @@ import io.shardingjob.core.config.FireSchedule;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.config.JobConfigurationException;
 import io.shardingjob.core.internal.config.JobGraph;
-import io.shardingjob.core.internal.config.OperatorInputs;
-import io.shardingjob.core.internal.config.ScheduleHistory;
 import io.shardingjob.core.internal.config.StoredConfiguration;
 import io.shardingjob.core.internal.registry.CuratorCaches;
 import io.shardingjob.core.internal.registry.JobNodes;
-import io.shardingjob.core.internal.registry.RemovedJobState;
 import io.shardingjob.core.operation.InvalidOperationException;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -28,7 +25,6 @@ import org.apache.curator.framework.recipes.cache.ChildData;
 import org.apache.curator.framework.recipes.cache.CuratorCache;
 import org.apache.curator.framework.recipes.cache.CuratorCacheListener;
 import org.apache.zookeeper.KeeperException;
-import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -100,9 +96,6 @@ public final class JobDefinitions implements AutoCloseable {
         void removed(String jobName);
     }
 
-    /** How many times a definition is checked again when another one was stored while it was checked. */
-    private static final int GRAPH_ATTEMPTS = 5;
-
     private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
 
     private final CuratorFramework client;
@@ -118,6 +111,9 @@ public final class JobDefinitions implements AutoCloseable {
     private final FireSchedule schedule;
 
     private final Clock clock;
+
+    /** Stores and removes definitions. */
+    private final DefinitionStore store;
 
     /**
      * Definitions whose crons are checked for their six fields only, recorded on the system clock: see
@@ -147,6 +143,7 @@ public final class JobDefinitions implements AutoCloseable {
         this.client = client;
         this.schedule = schedule;
         this.clock = clock;
+        this.store = new DefinitionStore(client, schedule, clock);
         this.cache = CuratorCache.build(client, JobNodes.definitions());
         cache.listenable()
                 .addListener(CuratorCacheListener.builder()
@@ -185,7 +182,7 @@ public final class JobDefinitions implements AutoCloseable {
         try {
             return StoredConfiguration.read(client, jobName);
         } catch (KeeperException.NoNodeException none) {
-            throw noSuchJob("No job '" + jobName + "' is stored in ZooKeeper", none);
+            throw DefinitionStore.noSuchJob("No job '" + jobName + "' is stored in ZooKeeper", none);
         }
     }
 
@@ -201,57 +198,7 @@ public final class JobDefinitions implements AutoCloseable {
      *     unknown upstream, item counts that differ): nothing is stored, no other job changes
      */
     public void define(JobConfiguration configuration, String handler) throws Exception {
-        String job = configuration.name();
-        byte[] encoded = OperatorInputs.definition(configuration, handler, schedule);
-        JobNodes nodes = new JobNodes(job);
-        if (client.checkExists().forPath(JobNodes.definition(job)) != null) {
-            throw taken(job, "a job of this name is defined already (or being removed); remove it first");
-        }
-        if (client.checkExists().forPath(nodes.root()) != null) {
-            throw taken(
-                    job,
-                    "a job of this name, declared in the code of some instance, has state in ZooKeeper under "
-                            + nodes.root() + "; choose another name");
-        }
-        createQuietly(JobNodes.definitions());
-        for (int attempt = 1; ; attempt++) {
-            // The graph is checked against the definitions as of this version of their parent, and the definition is
-            // stored only if no other was stored since: two definitions that close a cycle together cannot both pass.
-            Stat definitions = new Stat();
-            client.getData().storingStatIn(definitions).forPath(JobNodes.definitions());
-            StoredJobs.refuseProblemsJoining(client, configuration);
-            try {
-                client.transaction()
-                        .forOperations(
-                                client.transactionOp()
-                                        .setData()
-                                        .withVersion(definitions.getVersion())
-                                        .forPath(JobNodes.definitions(), new byte[0]),
-                                client.transactionOp().create().forPath(nodes.root()),
-                                client.transactionOp().create().forPath(nodes.config(), encoded),
-                                client.transactionOp()
-                                        .create()
-                                        .forPath(
-                                                nodes.history(),
-                                                new ScheduleHistory(List.of(ScheduleHistory.Entry.of(
-                                                                clock.instant(), true, configuration, List.of())))
-                                                        .encode()),
-                                client.transactionOp()
-                                        .create()
-                                        .forPath(
-                                                JobNodes.definition(job),
-                                                new Definition(job, handler, false).encode()));
-                break;
-            } catch (KeeperException.NodeExistsException raced) {
-                throw taken(job, "another instance defined a job of this name at the same time");
-            } catch (KeeperException.BadVersionException otherDefinition) {
-                if (attempt == GRAPH_ATTEMPTS) {
-                    throw new IllegalStateException(
-                            "Job '" + job + "': other jobs kept being defined meanwhile; define it again");
-                }
-            }
-        }
-        log.info("Job {}: defined at run time, handler '{}': {}", job, handler, configuration);
+        store.define(configuration, handler);
     }
 
     /**
@@ -279,7 +226,7 @@ public final class JobDefinitions implements AutoCloseable {
             return StoredConfiguration.update(client, jobName, checked, schedule, clock, null)
                     .configuration();
         } catch (KeeperException.NoNodeException none) {
-            throw noSuchJob("No job '" + jobName + "' is stored in ZooKeeper", none);
+            throw DefinitionStore.noSuchJob("No job '" + jobName + "' is stored in ZooKeeper", none);
         }
     }
 
@@ -293,30 +240,7 @@ public final class JobDefinitions implements AutoCloseable {
      * @throws NoSuchElementException when no job of that name is defined at run time
      */
     public CompletableFuture<Void> remove(String jobName, Duration wait, Executor executor) throws Exception {
-        String path = JobNodes.definition(jobName);
-        byte[] data;
-        try {
-            data = client.getData().forPath(path);
-        } catch (KeeperException.NoNodeException none) {
-            throw noSuchJob("No job '" + jobName + "' is defined at run time", none);
-        }
-        Definition definition = Definition.decode(jobName, data);
-        if (!definition.removing()) {
-            client.setData().forPath(path, new Definition(jobName, definition.handler(), true).encode());
-        }
-        log.info("Job {}: removal started; every instance stops it", jobName);
-        return CompletableFuture.runAsync(
-                () -> {
-                    try {
-                        RemovedJobState.delete(client, jobName, wait);
-                        client.delete().quietly().forPath(path);
-                        log.info("Job {}: removed, its state in ZooKeeper deleted", jobName);
-                    } catch (Exception ex) {
-                        throw new IllegalStateException(
-                                "Job '" + jobName + "': the removal could not finish; remove it again", ex);
-                    }
-                },
-                executor);
+        return store.remove(jobName, wait, executor);
     }
 
     @Override
@@ -361,26 +285,8 @@ public final class JobDefinitions implements AutoCloseable {
         }
     }
 
-    private void createQuietly(String path) throws Exception {
-        try {
-            client.create().creatingParentsIfNeeded().forPath(path);
-        } catch (KeeperException.NodeExistsException exists) {
-            // Made by another definition first.
-        }
-    }
-
     /** Whether a change can change what the graph says: what the job follows, or its items. */
     private static boolean placeInGraphChanged(JobConfiguration current, JobConfiguration next) {
         return !JobGraph.Node.of(current).equals(JobGraph.Node.of(next));
-    }
-
-    private static NoSuchElementException noSuchJob(String message, Exception cause) {
-        NoSuchElementException none = new NoSuchElementException(message);
-        none.initCause(cause);
-        return none;
-    }
-
-    private static JobConfigurationException taken(String job, String problem) {
-        return new JobConfigurationException(job, "name", problem);
     }
 }

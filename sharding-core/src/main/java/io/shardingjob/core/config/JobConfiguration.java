@@ -2,7 +2,6 @@ package io.shardingjob.core.config;
 
 import java.time.Duration;
 import java.time.ZoneId;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -190,178 +189,14 @@ public record JobConfiguration(
         return JobConfigurationDifferences.between(this, other);
     }
 
-    /** Collects values and validates them all in {@link #build()}. */
-    public static final class Builder {
-
-        private final String name;
-
-        private String cron = JobSetting.Defaults.CRON;
-
-        private ZoneId timeZone = ZoneId.systemDefault();
-
-        private String timeZoneText;
-
-        private int shardingTotalCount = JobSetting.Defaults.SHARDING_TOTAL_COUNT;
-
-        private String shardingItemParameters = JobSetting.Defaults.SHARDING_ITEM_PARAMETERS;
-
-        private String jobParameter = JobSetting.Defaults.JOB_PARAMETER;
-
-        private boolean failover = JobSetting.Defaults.FAILOVER;
-
-        private boolean misfire = JobSetting.Defaults.MISFIRE;
-
-        private MisfirePolicy misfirePolicy = JobSetting.Defaults.MISFIRE_POLICY;
-
-        private boolean monitorExecution = JobSetting.Defaults.MONITOR_EXECUTION;
-
-        private String strategy = JobSetting.Defaults.STRATEGY;
-
-        private String description = JobSetting.Defaults.DESCRIPTION;
-
-        private boolean disabled = JobSetting.Defaults.DISABLED;
-
-        private boolean overwrite = JobSetting.Defaults.OVERWRITE;
-
-        private int retries = JobSetting.Defaults.RETRIES;
-
-        private Duration retryBackoff = JobSetting.Defaults.RETRY_BACKOFF;
-
-        private Duration timeout = JobSetting.Defaults.TIMEOUT;
-
-        private boolean dynamicSharding = JobSetting.Defaults.DYNAMIC_SHARDING;
-
-        private List<String> after = List.of();
-
-        private FollowOn on = JobSetting.Defaults.ON;
-
-        private boolean itemWise = JobSetting.Defaults.ITEM_WISE;
+    /**
+     * Collects values, each starting at its default ({@link JobSetting.Defaults}), and validates them all in {@link
+     * #build()}. Its setters are in {@link BuilderValues}.
+     */
+    public static final class Builder extends BuilderValues {
 
         private Builder(String name) {
-            this.name = name;
-        }
-
-        /** Six fields, seconds first; {@link JobConfiguration#ON_DEMAND}, null or blank for a job on demand. */
-        public Builder cron(String cron) {
-            this.cron = cron;
-            return this;
-        }
-
-        public Builder timeZone(ZoneId timeZone) {
-            this.timeZone = timeZone;
-            this.timeZoneText = null;
-            return this;
-        }
-
-        /** A zone id such as {@code Asia/Shanghai} or {@code UTC}; checked in {@link #build()}. */
-        public Builder timeZone(String timeZone) {
-            this.timeZoneText = timeZone;
-            return this;
-        }
-
-        public Builder shardingTotalCount(int shardingTotalCount) {
-            this.shardingTotalCount = shardingTotalCount;
-            return this;
-        }
-
-        /** Item parameters in the form {@code 0=Beijing,1=Shanghai}; checked in {@link #build()}. */
-        public Builder shardingItemParameters(String shardingItemParameters) {
-            this.shardingItemParameters = shardingItemParameters;
-            return this;
-        }
-
-        public Builder jobParameter(String jobParameter) {
-            this.jobParameter = jobParameter;
-            return this;
-        }
-
-        public Builder failover(boolean failover) {
-            this.failover = failover;
-            return this;
-        }
-
-        public Builder misfire(boolean misfire) {
-            this.misfire = misfire;
-            return this;
-        }
-
-        /**
-         * What happens to missed fires while {@code misfire} is on; {@link JobSetting.Defaults#MISFIRE_POLICY} by
-         * default.
-         */
-        public Builder misfirePolicy(MisfirePolicy misfirePolicy) {
-            this.misfirePolicy = misfirePolicy;
-            return this;
-        }
-
-        public Builder monitorExecution(boolean monitorExecution) {
-            this.monitorExecution = monitorExecution;
-            return this;
-        }
-
-        public Builder strategy(String strategy) {
-            this.strategy = strategy;
-            return this;
-        }
-
-        public Builder description(String description) {
-            this.description = description;
-            return this;
-        }
-
-        public Builder disabled(boolean disabled) {
-            this.disabled = disabled;
-            return this;
-        }
-
-        public Builder overwrite(boolean overwrite) {
-            this.overwrite = overwrite;
-            return this;
-        }
-
-        public Builder retries(int retries) {
-            this.retries = retries;
-            return this;
-        }
-
-        public Builder retryBackoff(Duration retryBackoff) {
-            this.retryBackoff = retryBackoff;
-            return this;
-        }
-
-        /** Zero means no limit. */
-        public Builder timeout(Duration timeout) {
-            this.timeout = timeout;
-            return this;
-        }
-
-        /** Whether the items follow the live instances; item parameters must then be empty. */
-        public Builder dynamicSharding(boolean dynamicSharding) {
-            this.dynamicSharding = dynamicSharding;
-            return this;
-        }
-
-        /** The jobs this job follows, by name; none by default. */
-        public Builder after(List<String> after) {
-            this.after = after == null ? List.of() : new ArrayList<>(after);
-            return this;
-        }
-
-        /** The jobs this job follows, by name. */
-        public Builder after(String... after) {
-            return after(List.of(after));
-        }
-
-        /** Which upstream fires this job follows; {@link FollowOn#SUCCESS} by default. */
-        public Builder on(FollowOn on) {
-            this.on = on;
-            return this;
-        }
-
-        /** Whether item i runs as soon as item i of the upstream fire succeeded. */
-        public Builder itemWise(boolean itemWise) {
-            this.itemWise = itemWise;
-            return this;
+            super(name);
         }
 
         /** @throws JobConfigurationException naming the job and the first invalid property */

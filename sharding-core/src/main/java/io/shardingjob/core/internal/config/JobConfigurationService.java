@@ -1,6 +1,5 @@
 package io.shardingjob.core.internal.config;
 
-import io.shardingjob.core.config.FireSchedule;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.config.JobConfigurationException;
 import io.shardingjob.core.internal.config.ScheduleHistory.Entry;
@@ -10,7 +9,6 @@ import io.shardingjob.core.internal.registry.JobNodes;
 import io.shardingjob.core.internal.requests.ClientRequests;
 import io.shardingjob.core.internal.requests.MultiAnswer;
 import io.shardingjob.core.operation.InvalidOperationException;
-import io.shardingjob.core.registry.RegistryUnavailableException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -65,6 +63,8 @@ public final class JobConfigurationService {
 
     private volatile Cached history = new Cached(-1, ScheduleHistory.EMPTY);
 
+    private final ScheduleHistoryCatchUp catchUp;
+
     /**
      * @param clock the time changes are recorded in the schedule history at
      * @param horizon how far back the schedule history must reach: the catch-up horizon
@@ -84,6 +84,7 @@ public final class JobConfigurationService {
         this.clock = clock;
         this.horizon = horizon;
         this.effective = new Effective(-1, local);
+        this.catchUp = new ScheduleHistoryCatchUp(requests, nodes, cache, local.name(), clock, horizon);
     }
 
     /**
@@ -115,24 +116,12 @@ public final class JobConfigurationService {
     /**
      * Applies the start-up rule and returns the configuration in force.
      *
+     * @param readEarlier a read of what is stored sent earlier, decided on first when it was answered; then, as on any
+     *     change met meanwhile, reads of its own
+     * @param firstStoreWritten whether {@link #firstStore} of that read was written with the job's structure: the local
+     *     configuration is then the one stored
      * @throws JobConfigurationException when the local configuration would be stored and is larger than one node of it
      *     may be ({@link OperatorInputs#MAX_CONFIGURATION_BYTES})
-     */
-    public JobConfiguration publish() throws Exception {
-        return publish(null);
-    }
-
-    /**
-     * {@link #publish()}, deciding first on a read of what is stored sent earlier, when it was answered; then, as on
-     * any change met meanwhile, on reads of its own.
-     */
-    public JobConfiguration publish(ScheduleHistoryWrites.@Nullable Stored readEarlier) throws Exception {
-        return publish(readEarlier, false);
-    }
-
-    /**
-     * {@link #publish(ScheduleHistoryWrites.Stored)} once {@link #firstStore} of that read was written with the job's
-     * structure, when {@code firstStoreWritten}: the local configuration is then the one stored.
      */
     public JobConfiguration publish(ScheduleHistoryWrites.@Nullable Stored readEarlier, boolean firstStoreWritten)
             throws Exception {
@@ -143,56 +132,25 @@ public final class JobConfigurationService {
         for (int attempt = 0; attempt < 5; attempt++) {
             ScheduleHistoryWrites.Stored stored =
                     attempt == 0 && readEarlier != null ? readEarlier : ScheduleHistoryWrites.readStored(client, nodes);
-            ScheduleHistoryWrites.Read history = stored.history();
-            List<Integer> disabledItems = stored.disabledItems();
             byte[] config = stored.config();
             if (config == null) {
-                // In the client's merged multis: thousands of jobs starting for the first time store theirs in a few
-                // requests.
-                List<Op> ops = firstStore(stored);
-                MultiAnswer answer = RetryLoop.callWithRetry(
-                        client.getZookeeperClient(), () -> ClientRequests.await(requests.multiAsync("Store", ops)));
-                if (answer.ok()) {
-                    log.info("Job {}: stored its configuration in the registry: {}", local.name(), local);
-                    return local;
-                }
-                KeeperException.Code code = answer.refusal();
-                if (code == KeeperException.Code.NODEEXISTS || code == KeeperException.Code.BADVERSION) {
-                    // Stored meanwhile by another instance, or another change recorded: read again.
+                if (!storedFirst(stored)) {
                     continue;
                 }
-                throw KeeperException.create(code, answer.refusedPath(ops, nodes.config()));
+                log.info("Job {}: stored its configuration in the registry: {}", local.name(), local);
+                return local;
             }
             Optional<JobConfiguration> decoded = decode(config);
             List<String> differences =
                     decoded.map(local::differencesTo).orElse(List.of("(stored configuration is invalid)"));
             if (differences.isEmpty()) {
-                recordHistoryIfMissing(decoded.get(), stored);
+                // A job stored before there were histories, or changed by hand while no instance ran, gets its entry.
+                catchUp.record(ScheduleHistoryCatchUp.Seen.of(decoded.get(), stored));
                 return decoded.get();
             }
             if (local.overwrite() || decoded.isEmpty()) {
-                try {
-                    Instant now = clock.instant();
-                    Entry next = ScheduleHistoryWrites.entry(now, local, disabledItems);
-                    ScheduleHistory recorded = history.next(
-                            decoded.map(before -> ScheduleHistoryWrites.entry(now, before, disabledItems))
-                                    .orElse(next),
-                            next,
-                            horizonNow());
-                    List<CuratorOp> ops = new ArrayList<>();
-                    ops.add(client.transactionOp()
-                            .setData()
-                            .withVersion(stored.configVersion())
-                            .forPath(nodes.config(), encodedLocal()));
-                    if (!recorded.equals(history.history())) {
-                        ops.add(ScheduleHistoryWrites.write(client, nodes, history, recorded));
-                    }
-                    client.transaction().forOperations(ops);
-                } catch (KeeperException raced) {
-                    if (ScheduleHistoryWrites.raced(raced)) {
-                        continue;
-                    }
-                    throw raced;
+                if (!overwrote(stored, decoded)) {
+                    continue;
                 }
                 log.info(
                         "Job {}: the local configuration replaced the stored one (overwrite=true); changed {}",
@@ -200,7 +158,7 @@ public final class JobConfigurationService {
                         differences);
                 return local;
             }
-            recordHistoryIfMissing(decoded.get(), stored);
+            catchUp.record(ScheduleHistoryCatchUp.Seen.of(decoded.get(), stored));
             log.warn(
                     "Job {}: the configuration stored in ZooKeeper wins over the local one (overwrite=false);"
                             + " local -> stored values: {}. Set overwrite=true to make the local configuration win.",
@@ -212,22 +170,65 @@ public final class JobConfigurationService {
     }
 
     /**
-     * Gives a job stored before schedule histories were one, from its state as read: what holds now is taken to have
-     * held before. Another instance creating it first is as good.
+     * Stores the local configuration and its history where none is stored, in the client's merged multis: thousands of
+     * jobs starting for the first time store theirs in a few requests.
+     *
+     * @return false when another instance stored one meanwhile, or another change was recorded: read again
      */
-    private void recordHistoryIfMissing(JobConfiguration stored, ScheduleHistoryWrites.Stored read) throws Exception {
-        if (!read.history().history().isEmpty()) {
-            return;
+    private boolean storedFirst(ScheduleHistoryWrites.Stored stored) throws Exception {
+        List<Op> ops = firstStore(stored);
+        MultiAnswer answer = RetryLoop.callWithRetry(
+                client.getZookeeperClient(), () -> ClientRequests.await(requests.multiAsync("Store", ops)));
+        if (answer.ok()) {
+            return true;
         }
-        Entry now = ScheduleHistoryWrites.entry(Instant.EPOCH, stored, read.disabledItems());
+        KeeperException.Code code = answer.refusal();
+        if (code == KeeperException.Code.NODEEXISTS || code == KeeperException.Code.BADVERSION) {
+            return false;
+        }
+        throw KeeperException.create(code, answer.refusedPath(ops, nodes.config()));
+    }
+
+    /**
+     * Replaces the stored configuration with the local one, at the version read, with the history's entry of the
+     * change.
+     *
+     * @param decoded the stored configuration, empty when it is invalid
+     * @return false when another change landed since the read: read again
+     */
+    private boolean overwrote(ScheduleHistoryWrites.Stored stored, Optional<JobConfiguration> decoded)
+            throws Exception {
+        ScheduleHistoryWrites.Read history = stored.history();
+        List<Integer> disabledItems = stored.disabledItems();
         try {
-            client.create()
-                    .forPath(
-                            nodes.history(),
-                            read.history().next(now, now, horizonNow()).encode());
-        } catch (KeeperException.NodeExistsException raced) {
-            // Another instance recorded it first.
+            Instant now = clock.instant();
+            Entry next = ScheduleHistoryWrites.entry(now, local, disabledItems);
+            ScheduleHistory recorded = history.next(
+                    decoded.map(before -> ScheduleHistoryWrites.entry(now, before, disabledItems))
+                            .orElse(next),
+                    next,
+                    horizonNow());
+            List<CuratorOp> ops = new ArrayList<>();
+            ops.add(client.transactionOp()
+                    .setData()
+                    .withVersion(stored.configVersion())
+                    .forPath(nodes.config(), encodedLocal()));
+            if (!recorded.equals(history.history())) {
+                ops.add(ScheduleHistoryWrites.write(client, nodes, history, recorded));
+            }
+            client.transaction().forOperations(ops);
+            return true;
+        } catch (KeeperException raced) {
+            if (ScheduleHistoryWrites.raced(raced)) {
+                return false;
+            }
+            throw raced;
         }
+    }
+
+    /** Records in the history a change of schedule made without it, whenever the cache shows one. */
+    public ScheduleHistoryCatchUp historyCatchUp() {
+        return catchUp;
     }
 
     private Instant horizonNow() {
@@ -265,113 +266,12 @@ public final class JobConfigurationService {
         return current.configuration;
     }
 
-    /**
-     * Stores a new count; every instance's cache sees it and the leader reshards.
-     *
-     * @throws JobConfigurationException when the count is invalid for the stored item parameters
-     */
-    public JobConfiguration updateShardingTotalCount(int shardingTotalCount) throws Exception {
-        JobConfiguration stored = StoredConfiguration.update(
-                        client,
-                        local.name(),
-                        current -> current.toBuilder()
-                                .shardingTotalCount(shardingTotalCount)
-                                .build(),
-                        FireSchedule.NONE,
-                        clock,
-                        horizon)
-                .configuration();
-        log.info("Job {}: shardingTotalCount set to {}", local.name(), shardingTotalCount);
-        return stored;
-    }
-
-    /**
-     * Stores the configuration with the job's {@code disabled} flag set, at the version read, so that a concurrent
-     * change of another property is not lost. Every instance sees it through its cache.
-     *
-     * @return whether the stored flag changed; false when it already had that value
-     * @throws RegistryUnavailableException when ZooKeeper could not be read or written
-     * @throws IllegalStateException when the stored configuration kept changing
-     */
-    public boolean updateDisabled(boolean disabled) {
-        try {
-            return StoredConfiguration.update(
-                            client,
-                            local.name(),
-                            current -> current.toBuilder().disabled(disabled).build(),
-                            FireSchedule.NONE,
-                            clock,
-                            horizon)
-                    .changed();
-        } catch (IllegalStateException ex) {
-            throw ex;
-        } catch (Exception ex) {
-            throw new RegistryUnavailableException(
-                    "Job '" + local.name() + "': could not store disabled=" + disabled, ex);
-        }
-    }
-
     /** The local configuration's stored form, within the size of one node; a start-up failure naming it otherwise. */
     private byte[] encodedLocal() {
         try {
             return OperatorInputs.encoded(local);
         } catch (InvalidOperationException tooLarge) {
             throw new JobConfigurationException(local.name(), tooLarge.input(), tooLarge.problem());
-        }
-    }
-
-    /**
-     * Disables or enables an item: creates or deletes {@code /{job}/disabled/items/{item}} and records the job's
-     * disabled items from now on in its schedule history, in one multi-operation, so that the item's fires while it
-     * was disabled are never made up.
-     *
-     * @return whether anything changed; false when the item already was so
-     * @throws RegistryUnavailableException when ZooKeeper could not be read or written
-     */
-    public boolean updateDisabledItem(int item, boolean disabled) {
-        try {
-            for (int attempt = 0; attempt < 5; attempt++) {
-                List<Integer> before = ScheduleHistoryWrites.disabledItems(client, nodes);
-                if (before.contains(item) == disabled) {
-                    return false;
-                }
-                List<Integer> after = new ArrayList<>(before);
-                if (disabled) {
-                    after.add(item);
-                } else {
-                    after.remove(Integer.valueOf(item));
-                }
-                JobConfiguration stored = StoredConfiguration.read(client, local.name());
-                ScheduleHistoryWrites.Read history = ScheduleHistoryWrites.read(client, nodes);
-                Instant now = clock.instant();
-                ScheduleHistory recorded = history.next(
-                        ScheduleHistoryWrites.entry(now, stored, before),
-                        ScheduleHistoryWrites.entry(now, stored, after),
-                        horizonNow());
-                List<CuratorOp> ops = new ArrayList<>();
-                ops.add(
-                        disabled
-                                ? client.transactionOp().create().forPath(nodes.disabledItem(item))
-                                : client.transactionOp().delete().forPath(nodes.disabledItem(item)));
-                if (!recorded.equals(history.history())) {
-                    ops.add(ScheduleHistoryWrites.write(client, nodes, history, recorded));
-                }
-                try {
-                    client.transaction().forOperations(ops);
-                    return true;
-                } catch (KeeperException raced) {
-                    if (!ScheduleHistoryWrites.raced(raced) && !(raced instanceof KeeperException.NoNodeException)) {
-                        throw raced;
-                    }
-                    // Changed meanwhile (the item, or the history): looked at again.
-                }
-            }
-            throw new IllegalStateException("Job '" + local.name() + "': the disabled items kept changing");
-        } catch (IllegalStateException ex) {
-            throw ex;
-        } catch (Exception ex) {
-            throw new RegistryUnavailableException(
-                    "Job '" + local.name() + "': could not store item " + item + " disabled=" + disabled, ex);
         }
     }
 

@@ -74,8 +74,15 @@ public final class ScheduleHistoryWrites {
      *
      * @param config the stored configuration's bytes, or null when none is stored yet
      * @param configVersion the configuration node's data version, or -1 when there is none
+     * @param configChanged when the configuration was last written, on the ensemble's clock ({@link Instant#EPOCH}
+     *     when there is none)
      */
-    public record Stored(byte @Nullable [] config, int configVersion, Read history, List<Integer> disabledItems) {}
+    public record Stored(
+            byte @Nullable [] config,
+            int configVersion,
+            Instant configChanged,
+            Read history,
+            List<Integer> disabledItems) {}
 
     /**
      * Reads the configuration, the history and the disabled items in one multi of reads, merged with the reads of the
@@ -111,9 +118,11 @@ public final class ScheduleHistoryWrites {
         }
         byte[] config = null;
         int configVersion = -1;
+        Instant configChanged = Instant.EPOCH;
         if (results.get(0) instanceof OpResult.GetDataResult stored) {
             config = stored.getData();
             configVersion = stored.getStat().getVersion();
+            configChanged = Instant.ofEpochMilli(stored.getStat().getMtime());
         }
         Read history = results.get(1) instanceof OpResult.GetDataResult stored
                 ? new Read(
@@ -122,7 +131,7 @@ public final class ScheduleHistoryWrites {
                 : new Read(ScheduleHistory.EMPTY, -1);
         List<Integer> disabledItems =
                 results.get(2) instanceof OpResult.GetChildrenResult listing ? items(listing.getChildren()) : List.of();
-        return new Stored(config, configVersion, history, disabledItems);
+        return new Stored(config, configVersion, configChanged, history, disabledItems);
     }
 
     /** The items disabled now, as stored. */
@@ -136,7 +145,7 @@ public final class ScheduleHistoryWrites {
     }
 
     /** The items the children of the disabled items' node name. */
-    private static List<Integer> items(List<String> children) {
+    static List<Integer> items(List<String> children) {
         List<Integer> items = new ArrayList<>();
         for (String child : children) {
             try {

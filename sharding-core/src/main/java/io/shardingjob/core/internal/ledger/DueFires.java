@@ -82,14 +82,10 @@ public final class DueFires {
             return new DueRule(held, null);
         }
         Map<Entry, JobConfiguration> schedules = new HashMap<>();
-        Entry latest = held.entries().get(held.entries().size() - 1);
-        Entry now = Entry.of(latest.from(), false, job, disabledItems.get());
-        boolean sameSchedule = now.cron().equals(latest.cron()) && now.zone().equals(latest.zone());
         return new DueRule(
                 held,
                 (entry, after) ->
-                        schedule.nextFireAfter(schedules.computeIfAbsent(entry, any -> scheduleOf(entry, job)), after),
-                sameSchedule ? null : now);
+                        schedule.nextFireAfter(schedules.computeIfAbsent(entry, any -> scheduleOf(entry, job)), after));
     }
 
     /** The job's configuration with the entry's cron, or as it is when that cron does not validate any more. */

@@ -43,30 +43,16 @@ public final class DueRule {
     private final @Nullable Cron cron;
 
     /**
-     * The schedule the job's configuration holds now, when the history's latest entry has another: a configuration
-     * written outside the library (by hand in ZooKeeper) changes the cron without an entry, or the cache read the
-     * configuration before its entry. A fire after the latest entry on this schedule is due too, so that a change the
-     * history does not know of yet never costs the fires of the new cron; null when the two agree.
-     */
-    private final @Nullable Entry current;
-
-    /**
      * @param history not empty: a job without a history gets one from its state now (see {@link DueFires})
      * @param cron the crons' fire times, or null when the core is told no schedule: only the fires it is told of are
      *     known, and an item of any of them is due whatever its time
      */
     public DueRule(ScheduleHistory history, @Nullable Cron cron) {
-        this(history, cron, null);
-    }
-
-    /** @param current the schedule the configuration holds now (see {@link #current}), or null when the same */
-    public DueRule(ScheduleHistory history, @Nullable Cron cron, @Nullable Entry current) {
         if (history.isEmpty()) {
             throw new IllegalArgumentException("a due rule needs a history");
         }
         this.entries = history.entries();
         this.cron = cron;
-        this.current = current;
     }
 
     /** The time before which nothing was due: the job's (re)definition, or the beginning of time. */
@@ -124,7 +110,7 @@ public final class DueRule {
                 && !entry.disabledItems().contains(item)
                 && item >= 0
                 && item < dueCount(fireTime)
-                && (origin.manual() || origin.followsUpstream() || cron == null || onSchedule(entry, fireTime));
+                && (origin.manual() || origin.followsUpstream() || cron == null || fires(entry, fireTime));
     }
 
     /** {@link #isDue(Instant, int, FireOrigin)} of a slot. */
@@ -135,13 +121,7 @@ public final class DueRule {
     /** Whether the schedule in force at this time fires then, while the job was enabled: see the class comment. */
     public boolean isScheduled(Instant fireTime) {
         Entry entry = inForceAt(fireTime);
-        return entry != null && entry.enabled() && onSchedule(entry, fireTime);
-    }
-
-    /** Whether the entry's cron fires at the time, or, after the latest entry, the configuration's cron now. */
-    private boolean onSchedule(Entry entry, Instant fireTime) {
-        return fires(entry, fireTime)
-                || (current != null && entry == entries.get(entries.size() - 1) && fires(current, fireTime));
+        return entry != null && entry.enabled() && fires(entry, fireTime);
     }
 
     /** Whether the entry's cron fires at the time: never while the job was on demand (its cron is not asked). */

@@ -2,6 +2,7 @@ package io.shardingjob.core.internal.scheduling;
 
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.internal.config.JobConfigurationService;
+import io.shardingjob.core.internal.config.OperatorChanges;
 import io.shardingjob.core.internal.config.OperatorInputs;
 import io.shardingjob.core.internal.registry.JobNodes;
 import io.shardingjob.core.internal.registry.JobStructure;
@@ -27,6 +28,8 @@ final class JobOperations {
 
     private final JobConfigurationService configurations;
 
+    private final OperatorChanges changes;
+
     private final ShardingService sharding;
 
     private final String jobName;
@@ -37,12 +40,14 @@ final class JobOperations {
             CuratorFramework client,
             JobNodes nodes,
             JobConfigurationService configurations,
+            OperatorChanges changes,
             ShardingService sharding,
             String jobName,
             String instanceId) {
         this.client = client;
         this.nodes = nodes;
         this.configurations = configurations;
+        this.changes = changes;
         this.sharding = sharding;
         this.jobName = jobName;
         this.instanceId = instanceId;
@@ -67,18 +72,18 @@ final class JobOperations {
      * schedule history records the change with it).
      */
     void disableItem(int item) {
-        configurations.updateDisabledItem(checkItem(item), true);
+        changes.updateDisabledItem(checkItem(item), true);
     }
 
     void enableItem(int item) {
-        configurations.updateDisabledItem(checkItem(item), false);
+        changes.updateDisabledItem(checkItem(item), false);
     }
 
     /** Stores a new count; every instance sees it and the leader reshards to it. */
     JobConfiguration updateShardingTotalCount(int shardingTotalCount) {
         OperatorInputs.shardingTotalCount(jobName, shardingTotalCount);
         try {
-            return configurations.updateShardingTotalCount(shardingTotalCount);
+            return changes.updateShardingTotalCount(shardingTotalCount);
         } catch (IllegalArgumentException ex) {
             // A JobConfigurationException or an InvalidOperationException: the input, not ZooKeeper.
             throw ex;
@@ -89,7 +94,7 @@ final class JobOperations {
 
     /** See {@link JobConfigurationService#updateDisabled(boolean)}. */
     boolean updateDisabled(boolean disabled) {
-        return configurations.updateDisabled(disabled);
+        return changes.updateDisabled(disabled);
     }
 
     /**

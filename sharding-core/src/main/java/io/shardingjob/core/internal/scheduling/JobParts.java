@@ -6,6 +6,7 @@ import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.execution.ManualFireHandler;
 import io.shardingjob.core.instance.InstanceId;
 import io.shardingjob.core.internal.config.JobConfigurationService;
+import io.shardingjob.core.internal.config.OperatorChanges;
 import io.shardingjob.core.internal.config.ScheduleHistoryWrites;
 import io.shardingjob.core.internal.election.LeaderElection;
 import io.shardingjob.core.internal.ledger.DueFires;
@@ -107,6 +108,8 @@ record JobParts(
         JobCache cache = new JobCache(client, nodes, serial);
         JobConfigurationService configurations =
                 new JobConfigurationService(client, nodes, cache, local, settings.clock(), settings.catchUpHorizon());
+        OperatorChanges changes =
+                new OperatorChanges(client, nodes, local.name(), settings.clock(), settings.catchUpHorizon());
         LeaderElection election =
                 new LeaderElection(client, nodes, instanceId, cache, serial, runtime::leadershipChanged);
         ShardingService sharding = new ShardingService(
@@ -234,7 +237,7 @@ record JobParts(
                         serial,
                         settings.interruptOnConnectionLoss()),
                 assignmentWait,
-                new JobOperations(client, nodes, configurations, sharding, local.name(), instanceId),
+                new JobOperations(client, nodes, configurations, changes, sharding, local.name(), instanceId),
                 new GracefulClose(
                         client,
                         nodes,
@@ -263,6 +266,7 @@ record JobParts(
         FollowerEdges.register(
                 client, configurations.publish(answeredOrNull(stored), storedFirst), answeredOrNull(upstreams));
         cache.addListener(reactions::registryChanged);
+        cache.addListener(configurations.historyCatchUp()::registryChanged);
         cache.start(startTimeout);
         connection.start();
         registration.start(startTimeout);

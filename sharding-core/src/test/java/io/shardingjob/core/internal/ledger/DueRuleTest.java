@@ -141,29 +141,6 @@ class DueRuleTest {
     private record Fire(int second, boolean due) {}
 
     @Test
-    void aFireOfTheConfigurationsCronIsDueTooWhileTheHistoryHasNotSeenItsChange() {
-        // The history says every five seconds from 12; the configuration, written by hand in ZooKeeper, every three.
-        DueRule rule = new DueRule(
-                new ScheduleHistory(
-                        List.of(entry(0, false, true, 5, 4, Set.of()), entry(12, false, true, 5, 4, Set.of()))),
-                DueRulePropertiesTest.EVERY_K_SECONDS,
-                entry(12, false, true, 3, 4, Set.of()));
-
-        for (Fire fire : List.of(
-                new Fire(6, false),
-                new Fire(9, false),
-                new Fire(10, true),
-                new Fire(15, true),
-                new Fire(20, true),
-                new Fire(21, true),
-                new Fire(22, false))) {
-            assertThat(rule.isDue(t(fire.second()), 0, SCHEDULED))
-                    .as("item 0 of a fire of the schedule at %d s", fire.second())
-                    .isEqualTo(fire.due());
-        }
-    }
-
-    @Test
     void aFireOfTheScheduleIsDueOnlyOnTheCronInForceAtItsTime() {
         // Every five seconds until 12, every three from then on.
         DueRule rule = rule(entry(0, false, true, 5, 4, Set.of()), entry(12, false, true, 3, 4, Set.of()));

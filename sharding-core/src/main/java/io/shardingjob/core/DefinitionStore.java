@@ -1,0 +1,148 @@
+package io.shardingjob.core;
+
+import io.shardingjob.core.JobDefinitions.Definition;
+import io.shardingjob.core.config.FireSchedule;
+import io.shardingjob.core.config.JobConfiguration;
+import io.shardingjob.core.config.JobConfigurationException;
+import io.shardingjob.core.internal.config.OperatorInputs;
+import io.shardingjob.core.internal.config.ScheduleHistory;
+import io.shardingjob.core.internal.registry.JobNodes;
+import io.shardingjob.core.internal.registry.RemovedJobState;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.NoSuchElementException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.Stat;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The writes behind {@link JobDefinitions#define} and {@link JobDefinitions#remove}: a definition stored with its job's
+ * configuration and schedule history in one transaction, checked against the graph of the namespace's jobs at the
+ * version of the definitions it was checked with; a removal marked, then the job's state deleted, then its definition.
+ */
+final class DefinitionStore {
+
+    /** The definitions' log, where operators look for what happened to their definitions. */
+    private static final Logger log = LoggerFactory.getLogger(JobDefinitions.class);
+
+    /** How many times a definition is checked again when another one was stored while it was checked. */
+    private static final int GRAPH_ATTEMPTS = 5;
+
+    private final CuratorFramework client;
+
+    private final FireSchedule schedule;
+
+    private final Clock clock;
+
+    DefinitionStore(CuratorFramework client, FireSchedule schedule, Clock clock) {
+        this.client = client;
+        this.schedule = schedule;
+        this.clock = clock;
+    }
+
+    /** See {@link JobDefinitions#define}. */
+    void define(JobConfiguration configuration, String handler) throws Exception {
+        String job = configuration.name();
+        byte[] encoded = OperatorInputs.definition(configuration, handler, schedule);
+        JobNodes nodes = new JobNodes(job);
+        if (client.checkExists().forPath(JobNodes.definition(job)) != null) {
+            throw taken(job, "a job of this name is defined already (or being removed); remove it first");
+        }
+        if (client.checkExists().forPath(nodes.root()) != null) {
+            throw taken(
+                    job,
+                    "a job of this name, declared in the code of some instance, has state in ZooKeeper under "
+                            + nodes.root() + "; choose another name");
+        }
+        createQuietly(JobNodes.definitions());
+        for (int attempt = 1; ; attempt++) {
+            // The graph is checked against the definitions as of this version of their parent, and the definition is
+            // stored only if no other was stored since: two definitions that close a cycle together cannot both pass.
+            Stat definitions = new Stat();
+            client.getData().storingStatIn(definitions).forPath(JobNodes.definitions());
+            StoredJobs.refuseProblemsJoining(client, configuration);
+            try {
+                client.transaction()
+                        .forOperations(
+                                client.transactionOp()
+                                        .setData()
+                                        .withVersion(definitions.getVersion())
+                                        .forPath(JobNodes.definitions(), new byte[0]),
+                                client.transactionOp().create().forPath(nodes.root()),
+                                client.transactionOp().create().forPath(nodes.config(), encoded),
+                                client.transactionOp()
+                                        .create()
+                                        .forPath(
+                                                nodes.history(),
+                                                new ScheduleHistory(List.of(ScheduleHistory.Entry.of(
+                                                                clock.instant(), true, configuration, List.of())))
+                                                        .encode()),
+                                client.transactionOp()
+                                        .create()
+                                        .forPath(
+                                                JobNodes.definition(job),
+                                                new Definition(job, handler, false).encode()));
+                break;
+            } catch (KeeperException.NodeExistsException raced) {
+                throw taken(job, "another instance defined a job of this name at the same time");
+            } catch (KeeperException.BadVersionException otherDefinition) {
+                if (attempt == GRAPH_ATTEMPTS) {
+                    throw new IllegalStateException(
+                            "Job '" + job + "': other jobs kept being defined meanwhile; define it again");
+                }
+            }
+        }
+        log.info("Job {}: defined at run time, handler '{}': {}", job, handler, configuration);
+    }
+
+    /** See {@link JobDefinitions#remove}. */
+    CompletableFuture<Void> remove(String jobName, Duration wait, Executor executor) throws Exception {
+        String path = JobNodes.definition(jobName);
+        byte[] data;
+        try {
+            data = client.getData().forPath(path);
+        } catch (KeeperException.NoNodeException none) {
+            throw noSuchJob("No job '" + jobName + "' is defined at run time", none);
+        }
+        Definition definition = Definition.decode(jobName, data);
+        if (!definition.removing()) {
+            client.setData().forPath(path, new Definition(jobName, definition.handler(), true).encode());
+        }
+        log.info("Job {}: removal started; every instance stops it", jobName);
+        return CompletableFuture.runAsync(
+                () -> {
+                    try {
+                        RemovedJobState.delete(client, jobName, wait);
+                        client.delete().quietly().forPath(path);
+                        log.info("Job {}: removed, its state in ZooKeeper deleted", jobName);
+                    } catch (Exception ex) {
+                        throw new IllegalStateException(
+                                "Job '" + jobName + "': the removal could not finish; remove it again", ex);
+                    }
+                },
+                executor);
+    }
+
+    private void createQuietly(String path) throws Exception {
+        try {
+            client.create().creatingParentsIfNeeded().forPath(path);
+        } catch (KeeperException.NodeExistsException exists) {
+            // Made by another definition first.
+        }
+    }
+
+    static NoSuchElementException noSuchJob(String message, Exception cause) {
+        NoSuchElementException none = new NoSuchElementException(message);
+        none.initCause(cause);
+        return none;
+    }
+
+    private static JobConfigurationException taken(String job, String problem) {
+        return new JobConfigurationException(job, "name", problem);
+    }
+}

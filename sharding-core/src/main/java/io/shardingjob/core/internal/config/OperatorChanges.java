@@ -1,0 +1,149 @@
+package io.shardingjob.core.internal.config;
+
+import io.shardingjob.core.config.FireSchedule;
+import io.shardingjob.core.config.JobConfiguration;
+import io.shardingjob.core.config.JobConfigurationException;
+import io.shardingjob.core.internal.registry.JobNodes;
+import io.shardingjob.core.registry.RegistryUnavailableException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.api.transaction.CuratorOp;
+import org.apache.zookeeper.KeeperException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * An operator's changes of one job while it runs: its count, whether it is disabled, whether an item is. Each is
+ * written with the job's {@link ScheduleHistory} entry in one multi-operation, at the versions read, and made again on
+ * top of a concurrent change; every instance sees it through its cache.
+ */
+public final class OperatorChanges {
+
+    private static final Logger log = LoggerFactory.getLogger(OperatorChanges.class);
+
+    private final CuratorFramework client;
+
+    private final JobNodes nodes;
+
+    private final String jobName;
+
+    private final Clock clock;
+
+    private final Duration horizon;
+
+    /**
+     * @param clock the time changes are recorded in the schedule history at
+     * @param horizon how far back the schedule history must reach: the catch-up horizon
+     */
+    public OperatorChanges(CuratorFramework client, JobNodes nodes, String jobName, Clock clock, Duration horizon) {
+        this.client = client;
+        this.nodes = nodes;
+        this.jobName = jobName;
+        this.clock = clock;
+        this.horizon = horizon;
+    }
+
+    /**
+     * Stores a new count; every instance's cache sees it and the leader reshards.
+     *
+     * @throws JobConfigurationException when the count is invalid for the stored item parameters
+     */
+    public JobConfiguration updateShardingTotalCount(int shardingTotalCount) throws Exception {
+        JobConfiguration stored = StoredConfiguration.update(
+                        client,
+                        jobName,
+                        current -> current.toBuilder()
+                                .shardingTotalCount(shardingTotalCount)
+                                .build(),
+                        FireSchedule.NONE,
+                        clock,
+                        horizon)
+                .configuration();
+        log.info("Job {}: shardingTotalCount set to {}", jobName, shardingTotalCount);
+        return stored;
+    }
+
+    /**
+     * Stores the configuration with the job's {@code disabled} flag set, at the version read, so that a concurrent
+     * change of another property is not lost. Every instance sees it through its cache.
+     *
+     * @return whether the stored flag changed; false when it already had that value
+     * @throws RegistryUnavailableException when ZooKeeper could not be read or written
+     * @throws IllegalStateException when the stored configuration kept changing
+     */
+    public boolean updateDisabled(boolean disabled) {
+        try {
+            return StoredConfiguration.update(
+                            client,
+                            jobName,
+                            current -> current.toBuilder().disabled(disabled).build(),
+                            FireSchedule.NONE,
+                            clock,
+                            horizon)
+                    .changed();
+        } catch (IllegalStateException ex) {
+            throw ex;
+        } catch (Exception ex) {
+            throw new RegistryUnavailableException("Job '" + jobName + "': could not store disabled=" + disabled, ex);
+        }
+    }
+
+    /**
+     * Disables or enables an item: creates or deletes {@code /{job}/disabled/items/{item}} and records the job's
+     * disabled items from now on in its schedule history, in one multi-operation, so that the item's fires while it
+     * was disabled are never made up.
+     *
+     * @return whether anything changed; false when the item already was so
+     * @throws RegistryUnavailableException when ZooKeeper could not be read or written
+     */
+    public boolean updateDisabledItem(int item, boolean disabled) {
+        try {
+            for (int attempt = 0; attempt < 5; attempt++) {
+                List<Integer> before = ScheduleHistoryWrites.disabledItems(client, nodes);
+                if (before.contains(item) == disabled) {
+                    return false;
+                }
+                List<Integer> after = new ArrayList<>(before);
+                if (disabled) {
+                    after.add(item);
+                } else {
+                    after.remove(Integer.valueOf(item));
+                }
+                JobConfiguration stored = StoredConfiguration.read(client, jobName);
+                ScheduleHistoryWrites.Read history = ScheduleHistoryWrites.read(client, nodes);
+                Instant now = clock.instant();
+                ScheduleHistory recorded = history.next(
+                        ScheduleHistoryWrites.entry(now, stored, before),
+                        ScheduleHistoryWrites.entry(now, stored, after),
+                        clock.instant().minus(horizon));
+                List<CuratorOp> ops = new ArrayList<>();
+                ops.add(
+                        disabled
+                                ? client.transactionOp().create().forPath(nodes.disabledItem(item))
+                                : client.transactionOp().delete().forPath(nodes.disabledItem(item)));
+                if (!recorded.equals(history.history())) {
+                    ops.add(ScheduleHistoryWrites.write(client, nodes, history, recorded));
+                }
+                try {
+                    client.transaction().forOperations(ops);
+                    return true;
+                } catch (KeeperException raced) {
+                    if (!ScheduleHistoryWrites.raced(raced) && !(raced instanceof KeeperException.NoNodeException)) {
+                        throw raced;
+                    }
+                    // Changed meanwhile (the item, or the history): looked at again.
+                }
+            }
+            throw new IllegalStateException("Job '" + jobName + "': the disabled items kept changing");
+        } catch (IllegalStateException ex) {
+            throw ex;
+        } catch (Exception ex) {
+            throw new RegistryUnavailableException(
+                    "Job '" + jobName + "': could not store item " + item + " disabled=" + disabled, ex);
+        }
+    }
+}
