@@ -112,8 +112,9 @@ public final class JobCoordinator implements AutoCloseable {
 
     /**
      * Fires the job now on every instance: records a manual fire with its job parameter in the ledger and announces it;
-     * each instance starts its items of it at once ({@link JobCoordinatorBuilder#manualFireHandler}), each item runs once as {@link
-     * ExecutionSource#MANUAL}, and a dead, cut-off or stopping owner's items are taken over or made up, same parameter.
+     * each instance starts its items of it at once ({@link JobCoordinatorBuilder#manualFireHandler}), each item runs
+     * once as {@link ExecutionSource#MANUAL}, and a dead, cut-off or stopping owner's items are taken over or made up,
+     * same parameter.
      *
      * @param jobParameter what every item of the fire gets as {@link ShardingContext#jobParameter()}; null: the job's
      * @return the fire's time, every run's {@link ShardingContext#fireTime()}

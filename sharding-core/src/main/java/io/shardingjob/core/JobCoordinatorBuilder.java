@@ -112,9 +112,9 @@ public final class JobCoordinatorBuilder {
 
     /**
      * The job's code and its items' executor, for the builder's fires and for runs outside any fire: make-ups,
-     * take-overs, manual fires. The executor must run tasks on threads of its own: {@link JobCoordinator#start()} refuses a
-     * direct one ({@code Runnable::run}) with an {@link IllegalArgumentException}, since every make-up, take-over
-     * and manual fire of the job would then run on the one thread that hands them on. It may be bounded: a run it
+     * take-overs, manual fires. The executor must run tasks on threads of its own: {@link JobCoordinator#start()}
+     * refuses a direct one ({@code Runnable::run}) with an {@link IllegalArgumentException}, since every make-up,
+     * take-over and manual fire of the job would then run on the one thread that hands them on. It may be bounded: a run it
      * refuses (a full queue, {@code AbortPolicy}) is handed on, and the item's owner runs it later; one it runs on
      * the thread handing it over when full ({@code CallerRunsPolicy}) runs on that thread, the fire's caller or the
      * job's own hand-off thread, never on ZooKeeper's or a coordination thread.
@@ -137,7 +137,10 @@ public final class JobCoordinatorBuilder {
         return this;
     }
 
-    /** Hands this instance's items of each manual fire to the program's fire path; by default {@link JobCoordinator#fireAsync}. */
+    /**
+     * Hands this instance's items of each manual fire to the program's fire path; by default {@link
+     * JobCoordinator#fireAsync}.
+     */
     public JobCoordinatorBuilder manualFireHandler(ManualFireHandler manualFireHandler) {
         this.manualFireHandler = Objects.requireNonNull(manualFireHandler, "manualFireHandler");
         return this;
@@ -162,7 +165,10 @@ public final class JobCoordinatorBuilder {
         return this;
     }
 
-    /** How long {@link JobCoordinator#close()} lets running items finish before releasing their claims to other instances. */
+    /**
+     * How long {@link JobCoordinator#close()} lets running items finish before releasing their claims to other
+     * instances.
+     */
     public JobCoordinatorBuilder shutdownGracePeriod(Duration shutdownGracePeriod) {
         this.shutdownGracePeriod = shutdownGracePeriod;
         return this;

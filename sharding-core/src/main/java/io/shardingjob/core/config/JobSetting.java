@@ -11,8 +11,8 @@ import java.util.function.Supplier;
 /**
  * Every setting of a job, defined once: its name, its default and its one-line description. The rest is derived from
  * this type or checked against it: {@link JobConfiguration.Builder}, the stored form of a configuration and the
- * {@code JobCoordinatorBuilder} take their defaults from {@link Defaults}, the stored form its keys from {@link #key()}, the
- * starter's {@code @ShardedJob} attributes default to the same constants, and tests fail when the annotation, the
+ * {@code JobCoordinatorBuilder} take their defaults from {@link Defaults}, the stored form its keys from
+ * {@link #key()}, the starter's {@code @ShardedJob} attributes default to the same constants, and tests fail when the annotation, the
  * {@code sharding.*} properties or their metadata have a setting this type lacks, or another default or description.
  * What a valid value is stays in {@link JobConfiguration}, which checks it.
  *

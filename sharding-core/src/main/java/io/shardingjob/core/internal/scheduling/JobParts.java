@@ -10,6 +10,7 @@ import io.shardingjob.core.internal.scheduling.fire.AssignmentWait;
 import io.shardingjob.core.internal.scheduling.session.ConnectionGuard;
 import io.shardingjob.core.internal.scheduling.session.GracefulClose;
 import io.shardingjob.core.internal.scheduling.session.PeriodicCheck;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CancellationException;
@@ -42,7 +43,7 @@ record JobParts(
      * Creates the job's nodes, publishes or reads the shared configuration, loads the cache, registers this instance
      * and joins the election unless an operator disabled this instance.
      */
-    void start(Duration startTimeout, long nowMillis) throws Exception {
+    void start(Duration startTimeout, Clock clock) throws Exception {
         CuratorFramework client = registry.client();
         JobNodes nodes = registry.nodes();
         String instanceId = registry.registration().instanceId();
@@ -63,7 +64,8 @@ record JobParts(
         if (!registry.cache().exists(nodes.disabledInstance(instanceId))) {
             registry.election().join();
         }
-        periodicCheck.start(nowMillis, instanceId);
+        // Phased from now, once started: every job of this instance checks at the same instants.
+        periodicCheck.start(clock.millis(), instanceId);
     }
 
     /**

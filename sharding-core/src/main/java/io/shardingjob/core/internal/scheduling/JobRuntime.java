@@ -79,9 +79,7 @@ public final class JobRuntime implements AutoCloseable {
             throw new IllegalStateException("Job '" + local.name() + "' was already started");
         }
         try {
-            parts.start(
-                    settings.timings().startTimeout(),
-                    settings.instance().clock().millis());
+            parts.start(settings.timings().startTimeout(), settings.instance().clock());
             log.info("Job {} started on instance {}", local.name(), state.instanceId());
         } catch (RuntimeException ex) {
             close();

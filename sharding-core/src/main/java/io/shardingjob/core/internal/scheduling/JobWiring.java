@@ -53,6 +53,14 @@ final class JobWiring {
 
     private final CoordinationThreads threads;
 
+    /** The election's word of a change of leadership, for the reactions built after it (they need the election). */
+    private final LeadershipChanges leadership = new LeadershipChanges();
+
+    /** Written by the connection guard alone; read by the job's state. */
+    private final SessionState session;
+
+    private final Lifecycle lifecycle = new Lifecycle();
+
     private final JobRegistry registry;
 
     private final JobState state;
@@ -65,8 +73,9 @@ final class JobWiring {
     private record FirePath(
             FireRunner runner, ItemHandOff handOff, ItemEnds ends, ClaimsAhead ahead, DueFires dueFires) {}
 
-    private JobWiring(JobSettings settings, LeadershipChanges leadership, Lifecycle lifecycle, SessionState session) {
+    private JobWiring(JobSettings settings) {
         this.settings = settings;
+        this.session = new SessionState(settings.instance().client());
         this.jobName = settings.configuration().name();
         String instanceId = InstanceId.validate(settings.instance().instanceId());
         this.threads = CoordinationThreads.of(settings.instance().scheduler(), jobName);
@@ -78,14 +87,10 @@ final class JobWiring {
 
     /** Builds the runtime of the job the settings describe. */
     static JobRuntime wire(JobSettings settings) {
-        // The election is built before the reactions to its changes, as they need it: bound once they are built.
-        LeadershipChanges leadership = new LeadershipChanges();
-        Lifecycle lifecycle = new Lifecycle();
-        SessionState session = new SessionState(settings.instance().client());
-        return new JobWiring(settings, leadership, lifecycle, session).runtime(leadership, lifecycle, session);
+        return new JobWiring(settings).runtime();
     }
 
-    private JobRuntime runtime(LeadershipChanges leadership, Lifecycle lifecycle, SessionState session) {
+    private JobRuntime runtime() {
         // Audits are asked for by the stages below and run the audit built after them: bound once it is built.
         AuditRequests audits = new AuditRequests(
                 threads.scheduler(),
@@ -122,7 +127,7 @@ final class JobWiring {
                 threads.serial());
         leadership.reactWith(reactions);
         registry.cache().addListener(reactions::registryChanged);
-        ConnectionGuard connection = connectionGuard(session, followUps);
+        ConnectionGuard connection = connectionGuard(followUps);
         JobParts parts = new JobParts(
                 registry,
                 connection,
@@ -252,7 +257,7 @@ final class JobWiring {
                 handOff.thread(), fireTime -> fires.fireAsync(ExecutionSource.MANUAL, fireTime), jobName);
     }
 
-    private ConnectionGuard connectionGuard(SessionState session, FollowUps followUps) {
+    private ConnectionGuard connectionGuard(FollowUps followUps) {
         return new ConnectionGuard(
                 state,
                 session,

@@ -15,10 +15,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * What one job does when its registry changes under it: another instance came or went, the leader wrote an assignment,
- * an operator disabled or enabled this instance or asked for a fire, or this instance's own registration was created
- * again. Kept together because they are the job's only reactions to other instances and operators. Each runs on the
- * job's serial executor, so the job never reacts to two events at once, and each only wakes waiting fires, follows the
- * disabled flag out of or into the election, hands a manual fire on, or asks for an audit, a reshard or a reconcile.
+ * an operator disabled or enabled this instance or asked for a fire, this instance became or stopped being the leader,
+ * or its own registration was created again. Kept together because they are the job's only reactions to other
+ * instances and operators. Each runs on the job's serial executor, so the job never reacts to two events at once, and
+ * each only wakes waiting fires, follows the disabled flag out of or into the election, hands a manual fire on, or asks
+ * for an audit, a reshard or a reconcile.
  */
 public final class RegistryReactions {
 
