@@ -1,33 +1,19 @@
 package io.shardingjob.core;
 
-import io.shardingjob.core.config.FireSchedule;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.config.JobConfigurationException;
-import io.shardingjob.core.config.JobSetting;
-import io.shardingjob.core.execution.ExecutionListener;
 import io.shardingjob.core.execution.ExecutionSource;
-import io.shardingjob.core.execution.FireCompletionListener;
-import io.shardingjob.core.execution.FireListener;
 import io.shardingjob.core.execution.FireReport;
 import io.shardingjob.core.execution.ItemExecutor;
-import io.shardingjob.core.execution.ManualFireHandler;
-import io.shardingjob.core.execution.MisfireListener;
 import io.shardingjob.core.execution.ShardingContext;
-import io.shardingjob.core.instance.InstanceId;
 import io.shardingjob.core.internal.scheduling.JobRuntime;
-import io.shardingjob.core.internal.scheduling.JobSettings;
 import io.shardingjob.core.registry.RegistryUnavailableException;
 import io.shardingjob.core.sharding.Assignment;
-import io.shardingjob.core.sharding.strategy.ShardingStrategies;
-import java.time.Clock;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ScheduledExecutorService;
 import org.apache.curator.framework.CuratorFramework;
 import org.jspecify.annotations.Nullable;
 
@@ -57,16 +43,14 @@ public final class JobCoordinator implements AutoCloseable {
 
     private final LedgerView ledger;
 
-    private final CuratorFramework client;
-
-    private JobCoordinator(Builder builder) {
-        this.client = builder.client;
-        this.runtime = new JobRuntime(builder.settings());
+    JobCoordinator(JobRuntime runtime) {
+        this.runtime = runtime;
         this.ledger = new LedgerView(runtime.ledgerQueries());
     }
 
-    public static Builder builder(CuratorFramework client, JobConfiguration configuration) {
-        return new Builder(client, configuration);
+    /** A coordinator of the given job through the given client, with the other settings at their defaults. */
+    public static JobCoordinatorBuilder builder(CuratorFramework client, JobConfiguration configuration) {
+        return new JobCoordinatorBuilder(client, configuration);
     }
 
     /**
@@ -94,12 +78,12 @@ public final class JobCoordinator implements AutoCloseable {
 
     /** The client the job coordinates through: {@link ShardedJobs} prepares it for closing many jobs at once. */
     CuratorFramework client() {
-        return client;
+        return runtime.client();
     }
 
     /** Runs one fire with the given job on the given executor, at the current time. */
     public FireReport fire(ItemExecutor job, Executor itemExecutor) {
-        return runtime.fire(job, itemExecutor);
+        return runtime.fires().fire(job, itemExecutor);
     }
 
     /**
@@ -112,7 +96,7 @@ public final class JobCoordinator implements AutoCloseable {
 
     /** Runs one fire with the job and executor given to the builder. */
     public FireReport fire(ExecutionSource source, Instant fireTime) {
-        return runtime.fire(source, fireTime);
+        return runtime.fires().fire(source, fireTime);
     }
 
     /**
@@ -123,13 +107,14 @@ public final class JobCoordinator implements AutoCloseable {
      * its end was recorded in the ledger.
      */
     public CompletableFuture<FireReport> fireAsync(ExecutionSource source, Instant fireTime) {
-        return runtime.fireAsync(source, fireTime);
+        return runtime.fires().fireAsync(source, fireTime);
     }
 
     /**
      * Fires the job now on every instance: records a manual fire with its job parameter in the ledger and announces it;
-     * each instance starts its items of it at once ({@link Builder#manualFireHandler}), each item runs once as {@link
-     * ExecutionSource#MANUAL}, and a dead, cut-off or stopping owner's items are taken over or made up, same parameter.
+     * each instance starts its items of it at once ({@link JobCoordinatorBuilder#manualFireHandler}), each item runs
+     * once as {@link ExecutionSource#MANUAL}, and a dead, cut-off or stopping owner's items are taken over or made up,
+     * same parameter.
      *
      * @param jobParameter what every item of the fire gets as {@link ShardingContext#jobParameter()}; null: the job's
      * @return the fire's time, every run's {@link ShardingContext#fireTime()}
@@ -139,7 +124,7 @@ public final class JobCoordinator implements AutoCloseable {
      * @throws RegistryUnavailableException when ZooKeeper did not record the fire
      */
     public Instant trigger(@Nullable String jobParameter) {
-        return runtime.trigger(jobParameter);
+        return runtime.operations().trigger(jobParameter);
     }
 
     /**
@@ -151,13 +136,13 @@ public final class JobCoordinator implements AutoCloseable {
      * @param fireTime the fire's time, as {@link LedgerView} and every run's {@link ShardingContext#fireTime()} show it
      * @return the items reopened, in order
      * @throws io.shardingjob.core.operation.InvalidOperationException when the fire is still to come, no longer in the
-     *     ledger (retired after {@link Builder#ledgerRetention}), or has no failed item
+     *     ledger (retired after {@link JobCoordinatorBuilder#ledgerRetention}), or has no failed item
      * @throws IllegalStateException when the job is not started here or is disabled, or when none of the fire's items
      *     failed and some still run or wait to run (a re-run of it under way)
      * @throws RegistryUnavailableException when ZooKeeper did not answer
      */
     public List<Integer> rerunFailed(Instant fireTime) {
-        return runtime.rerunFailed(fireTime);
+        return runtime.operations().rerunFailed(fireTime);
     }
 
     /**
@@ -168,20 +153,20 @@ public final class JobCoordinator implements AutoCloseable {
      * @param fireTime the scheduled time of the fire: the ledger's key for it, recorded with every item
      */
     public FireReport fire(ItemExecutor job, Executor itemExecutor, ExecutionSource source, Instant fireTime) {
-        return runtime.fire(job, itemExecutor, source, fireTime);
+        return runtime.fires().fire(job, itemExecutor, source, fireTime);
     }
 
     public String instanceId() {
-        return runtime.instanceId();
+        return runtime.state().instanceId();
     }
 
     public String jobName() {
-        return runtime.jobName();
+        return runtime.state().jobName();
     }
 
     /** The configuration every instance agrees on: the stored one. */
     public JobConfiguration configuration() {
-        return runtime.configuration();
+        return runtime.state().configuration();
     }
 
     public boolean isStarted() {
@@ -190,42 +175,42 @@ public final class JobCoordinator implements AutoCloseable {
 
     /** Whether this instance can start items: started, not stopping, and connected. */
     public boolean isAvailable() {
-        return runtime.isAvailable();
+        return runtime.state().isAvailable();
     }
 
     public boolean isLeader() {
-        return runtime.isLeader();
+        return runtime.state().isLeader();
     }
 
     /** The leader's instance id, from the cache. */
     public Optional<String> leaderId() {
-        return runtime.leaderId();
+        return runtime.state().leaderId();
     }
 
     public Assignment assignment() {
-        return runtime.assignment();
+        return runtime.state().assignment();
     }
 
     /** This instance's items under the current assignment. */
     public List<Integer> localItems() {
-        return runtime.localItems();
+        return runtime.state().localItems();
     }
 
     public boolean isReshardPending() {
-        return runtime.isReshardPending();
+        return runtime.state().isReshardPending();
     }
 
     /** Every live instance of the job, sorted, disabled ones included. */
     public List<String> liveInstances() {
-        return runtime.liveInstances();
+        return runtime.state().liveInstances();
     }
 
     public List<String> disabledInstances() {
-        return runtime.disabledInstances();
+        return runtime.state().disabledInstances();
     }
 
     public List<Integer> disabledItems() {
-        return runtime.disabledItems();
+        return runtime.state().disabledItems();
     }
 
     /** What the fire ledger holds now, across the cluster: running items, take-overs, orphans, recent fires. */
@@ -235,7 +220,7 @@ public final class JobCoordinator implements AutoCloseable {
 
     /** Asks the leader for a new assignment now. */
     public void requestReshard() {
-        runtime.requestReshard();
+        runtime.operations().requestReshard();
     }
 
     /**
@@ -246,12 +231,12 @@ public final class JobCoordinator implements AutoCloseable {
      *     is missing, malformed or longer than 255 characters: nothing is written
      */
     public void disableInstance(String id) {
-        runtime.disableInstance(id);
+        runtime.operations().disableInstance(id);
     }
 
     /** @throws io.shardingjob.core.operation.InvalidOperationException as {@link #disableInstance} does */
     public void enableInstance(String id) {
-        runtime.enableInstance(id);
+        runtime.operations().enableInstance(id);
     }
 
     /**
@@ -261,12 +246,12 @@ public final class JobCoordinator implements AutoCloseable {
      *     outside {@code 0..shardingTotalCount-1} of the count in force: nothing is written
      */
     public void disableItem(int item) {
-        runtime.disableItem(item);
+        runtime.operations().disableItem(item);
     }
 
     /** @throws io.shardingjob.core.operation.InvalidOperationException as {@link #disableItem} does */
     public void enableItem(int item) {
-        runtime.enableItem(item);
+        runtime.operations().enableItem(item);
     }
 
     /**
@@ -276,7 +261,7 @@ public final class JobCoordinator implements AutoCloseable {
      *     when it is outside {@code 1..}{@link JobConfiguration#MAX_SHARDING_TOTAL_COUNT}: nothing is written
      */
     public JobConfiguration updateShardingTotalCount(int shardingTotalCount) {
-        return runtime.updateShardingTotalCount(shardingTotalCount);
+        return runtime.operations().updateShardingTotalCount(shardingTotalCount);
     }
 
     /**
@@ -289,225 +274,6 @@ public final class JobCoordinator implements AutoCloseable {
      * @throws IllegalStateException when the stored configuration kept changing
      */
     public boolean updateDisabled(boolean disabled) {
-        return runtime.updateDisabled(disabled);
-    }
-
-    /**
-     * Settings of a coordinator; only the client and the configuration are required. The default and meaning of each
-     * are defined in {@link JobSetting} (its {@link JobSetting.Scope#COORDINATOR} settings).
-     */
-    public static final class Builder {
-
-        private final CuratorFramework client;
-
-        private final JobConfiguration configuration;
-
-        private String instanceId = InstanceId.ofThisProcess();
-
-        private ShardingStrategies strategies = ShardingStrategies.defaults();
-
-        private @Nullable ScheduledExecutorService scheduler;
-
-        private Duration startTimeout = JobSetting.Defaults.START_TIMEOUT;
-
-        private Duration reconcileInterval = JobSetting.Defaults.RECONCILE_INTERVAL;
-
-        private Duration shardingWaitTimeout = JobSetting.Defaults.SHARDING_WAIT_TIMEOUT;
-
-        private @Nullable ItemExecutor job;
-
-        private Executor itemExecutor = Runnable::run;
-
-        private ExecutionListener listener = result -> {};
-
-        private FireListener fireListener = new FireListener() {};
-
-        private @Nullable FireCompletionListener completionListener;
-
-        private @Nullable ManualFireHandler manualFireHandler;
-
-        private Duration shutdownGracePeriod = JobSetting.Defaults.SHUTDOWN_GRACE_PERIOD;
-
-        private boolean interruptOnConnectionLoss = JobSetting.Defaults.INTERRUPT_ON_CONNECTION_LOSS;
-
-        private Duration catchUpHorizon = JobSetting.Defaults.CATCH_UP_HORIZON;
-
-        private Duration ledgerRetention = JobSetting.Defaults.LEDGER_RETENTION;
-
-        private Clock clock = Clock.systemUTC();
-
-        private FireSchedule schedule = FireSchedule.NONE;
-
-        private MisfireListener misfireListener = new MisfireListener() {};
-
-        private Builder(CuratorFramework client, JobConfiguration configuration) {
-            this.client = Objects.requireNonNull(client, "client");
-            this.configuration = Objects.requireNonNull(configuration, "configuration");
-        }
-
-        /** This instance's id; defaults to {@code host@-@pid}. */
-        public Builder instanceId(String instanceId) {
-            this.instanceId = instanceId;
-            return this;
-        }
-
-        public Builder strategies(ShardingStrategies strategies) {
-            this.strategies = strategies;
-            return this;
-        }
-
-        /** A pool shared by many jobs for coordination work; by default each coordinator has one thread of its own. */
-        public Builder scheduler(ScheduledExecutorService scheduler) {
-            this.scheduler = scheduler;
-            return this;
-        }
-
-        /** How long {@link #start()} waits for ZooKeeper. */
-        public Builder startTimeout(Duration startTimeout) {
-            this.startTimeout = startTimeout;
-            return this;
-        }
-
-        /** How often the leader checks that every item has a live owner. */
-        public Builder reconcileInterval(Duration reconcileInterval) {
-            this.reconcileInterval = reconcileInterval;
-            return this;
-        }
-
-        /** How long a fire waits for a pending reshard before running the assignment it has. */
-        public Builder shardingWaitTimeout(Duration shardingWaitTimeout) {
-            this.shardingWaitTimeout = shardingWaitTimeout;
-            return this;
-        }
-
-        /**
-         * The job's code and its items' executor, for the builder's fires and for runs outside any fire: make-ups,
-         * take-overs, manual fires. The executor must run tasks on threads of its own: {@link JobCoordinator#start()} refuses a
-         * direct one ({@code Runnable::run}) with an {@link IllegalArgumentException}, since every make-up, take-over
-         * and manual fire of the job would then run on the one thread that hands them on. It may be bounded: a run it
-         * refuses (a full queue, {@code AbortPolicy}) is handed on, and the item's owner runs it later; one it runs on
-         * the thread handing it over when full ({@code CallerRunsPolicy}) runs on that thread, the fire's caller or the
-         * job's own hand-off thread, never on ZooKeeper's or a coordination thread.
-         */
-        public Builder job(ItemExecutor job, Executor itemExecutor) {
-            this.job = job;
-            this.itemExecutor = itemExecutor;
-            return this;
-        }
-
-        /** Told about every item run on this instance. */
-        public Builder listener(ExecutionListener listener) {
-            this.listener = listener;
-            return this;
-        }
-
-        /** Told before and after this instance runs its items of each fire. */
-        public Builder fireListener(FireListener fireListener) {
-            this.fireListener = fireListener;
-            return this;
-        }
-
-        /** Hands this instance's items of each manual fire to the program's fire path; by default {@link #fireAsync}. */
-        public Builder manualFireHandler(ManualFireHandler manualFireHandler) {
-            this.manualFireHandler = Objects.requireNonNull(manualFireHandler, "manualFireHandler");
-            return this;
-        }
-
-        /**
-         * Told once per fire across the cluster when all its items ended. Every instance of the job should set one: the
-         * call happens on whichever instance ends the fire's last item.
-         */
-        public Builder completionListener(FireCompletionListener completionListener) {
-            this.completionListener = completionListener;
-            return this;
-        }
-
-        /**
-         * Told when items of a fire did not run at their fire time on this instance: missed (nobody claimed them in
-         * time) or overran (they still ran from an earlier fire). An alerting hook: its calls come from the decisions
-         * the ledger audit and the fires take anyway, and cost nothing when none is set.
-         */
-        public Builder misfireListener(MisfireListener misfireListener) {
-            this.misfireListener = Objects.requireNonNull(misfireListener, "misfireListener");
-            return this;
-        }
-
-        /** How long {@link #close()} lets running items finish before releasing their claims to other instances. */
-        public Builder shutdownGracePeriod(Duration shutdownGracePeriod) {
-            this.shutdownGracePeriod = shutdownGracePeriod;
-            return this;
-        }
-
-        /**
-         * Whether running items are interrupted when the connection is lost long enough that the session may expire,
-         * so that they stop before another instance can take them over. On by default
-         * ({@link JobSetting.Defaults#INTERRUPT_ON_CONNECTION_LOSS}).
-         */
-        public Builder interruptOnConnectionLoss(boolean interruptOnConnectionLoss) {
-            this.interruptOnConnectionLoss = interruptOnConnectionLoss;
-            return this;
-        }
-
-        /**
-         * The time of manual fires, of fires started without one, and of claims; {@link Clock#systemUTC()} by default.
-         */
-        public Builder clock(Clock clock) {
-            this.clock = Objects.requireNonNull(clock, "clock");
-            return this;
-        }
-
-        /**
-         * How far back missed fires are made up (under the misfire policies {@code once} and {@code all}); older ones are
-         * recorded as skipped. {@link JobSetting.Defaults#CATCH_UP_HORIZON} by default.
-         */
-        public Builder catchUpHorizon(Duration catchUpHorizon) {
-            this.catchUpHorizon = Objects.requireNonNull(catchUpHorizon, "catchUpHorizon");
-            return this;
-        }
-
-        /** How long the ledger keeps settled fires; {@link JobSetting.Defaults#LEDGER_RETENTION} by default. */
-        public Builder ledgerRetention(Duration ledgerRetention) {
-            this.ledgerRetention = Objects.requireNonNull(ledgerRetention, "ledgerRetention");
-            return this;
-        }
-
-        /**
-         * The job's fire times, so that fires that came due while nobody could claim them (an outage, every instance
-         * down) are made up as the misfire policy says; without one, only the fires told of count as due.
-         */
-        public Builder schedule(FireSchedule schedule) {
-            this.schedule = Objects.requireNonNull(schedule, "schedule");
-            return this;
-        }
-
-        public JobCoordinator build() {
-            return new JobCoordinator(this);
-        }
-
-        /** The settings as they are now, with the defaults of those not set; later changes do not affect them. */
-        JobSettings settings() {
-            return new JobSettings(
-                    client,
-                    configuration,
-                    instanceId,
-                    strategies,
-                    scheduler,
-                    startTimeout,
-                    reconcileInterval,
-                    shardingWaitTimeout,
-                    job,
-                    itemExecutor,
-                    listener,
-                    fireListener,
-                    completionListener,
-                    manualFireHandler,
-                    shutdownGracePeriod,
-                    interruptOnConnectionLoss,
-                    catchUpHorizon,
-                    ledgerRetention,
-                    clock,
-                    schedule,
-                    misfireListener);
-        }
+        return runtime.operations().updateDisabled(disabled);
     }
 }

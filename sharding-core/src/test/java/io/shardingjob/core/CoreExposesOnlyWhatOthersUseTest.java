@@ -35,6 +35,8 @@ class CoreExposesOnlyWhatOthersUseTest {
      */
     private static final Set<String> PUBLIC_API = Set.of(
             "io.shardingjob.core.JobCoordinator",
+            // JobCoordinator's builder, no longer nested in it: the same type a user always had, not one more.
+            "io.shardingjob.core.JobCoordinatorBuilder",
             "io.shardingjob.core.JobDefinitions",
             "io.shardingjob.core.LedgerView",
             "io.shardingjob.core.ShardedJobs",

@@ -295,8 +295,7 @@ class FailoverTest extends FailoverTestSupport {
     @ValueSource(booleans = {true, false})
     void anItemThatHangsPastTheRetentionIsStillTakenOverWhenItsInstanceDies(boolean failover) throws Exception {
         JobConfiguration config = job(2).toBuilder().failover(failover).build();
-        UnaryOperator<JobCoordinator.Builder> shortRetention =
-                builder -> builder.ledgerRetention(Duration.ofSeconds(1));
+        UnaryOperator<JobCoordinatorBuilder> shortRetention = builder -> builder.ledgerRetention(Duration.ofSeconds(1));
         Worker a = startWorker("a", config, item -> 50, Duration.ofSeconds(10), 8, shortRetention);
         Worker b = startWorker("b", config, item -> 60_000, Duration.ofSeconds(10), 8, shortRetention);
         awaitSettled(a, b);

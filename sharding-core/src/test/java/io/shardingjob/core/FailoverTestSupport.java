@@ -90,7 +90,7 @@ abstract class FailoverTestSupport extends ZooKeeperTestSupport {
             ToLongFunction<Integer> itemMillis,
             Duration grace,
             int poolSize,
-            UnaryOperator<JobCoordinator.Builder> settings)
+            UnaryOperator<JobCoordinatorBuilder> settings)
             throws Exception {
         TcpProxy proxy = new TcpProxy(server.getPort());
         CuratorFramework client = CuratorFrameworkFactory.builder()

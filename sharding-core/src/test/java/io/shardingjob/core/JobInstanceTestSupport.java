@@ -47,7 +47,7 @@ abstract class JobInstanceTestSupport extends ZooKeeperTestSupport {
     }
 
     protected Instance start(
-            String id, JobConfiguration configuration, ItemExecutor job, UnaryOperator<JobCoordinator.Builder> more)
+            String id, JobConfiguration configuration, ItemExecutor job, UnaryOperator<JobCoordinatorBuilder> more)
             throws InterruptedException {
         return start(id, configuration, job, more, SESSION_TIMEOUT);
     }
@@ -56,7 +56,7 @@ abstract class JobInstanceTestSupport extends ZooKeeperTestSupport {
             String id,
             JobConfiguration configuration,
             ItemExecutor job,
-            UnaryOperator<JobCoordinator.Builder> more,
+            UnaryOperator<JobCoordinatorBuilder> more,
             Duration sessionTimeout)
             throws InterruptedException {
         CuratorFramework client = newClient(sessionTimeout);

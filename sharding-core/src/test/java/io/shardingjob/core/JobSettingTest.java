@@ -70,13 +70,13 @@ class JobSettingTest {
             case AFTER -> configuration.after();
             case ON -> configuration.on();
             case ITEM_WISE -> configuration.itemWise();
-            case START_TIMEOUT -> coordinator.startTimeout();
-            case RECONCILE_INTERVAL -> coordinator.reconcileInterval();
-            case SHARDING_WAIT_TIMEOUT -> coordinator.shardingWaitTimeout();
-            case SHUTDOWN_GRACE_PERIOD -> coordinator.shutdownGracePeriod();
+            case START_TIMEOUT -> coordinator.timings().startTimeout();
+            case RECONCILE_INTERVAL -> coordinator.timings().reconcileInterval();
+            case SHARDING_WAIT_TIMEOUT -> coordinator.timings().shardingWaitTimeout();
+            case SHUTDOWN_GRACE_PERIOD -> coordinator.timings().shutdownGracePeriod();
             case INTERRUPT_ON_CONNECTION_LOSS -> coordinator.interruptOnConnectionLoss();
-            case CATCH_UP_HORIZON -> coordinator.catchUpHorizon();
-            case LEDGER_RETENTION -> coordinator.ledgerRetention();
+            case CATCH_UP_HORIZON -> coordinator.history().catchUpHorizon();
+            case LEDGER_RETENTION -> coordinator.history().ledgerRetention();
         };
     }
 
@@ -107,7 +107,7 @@ class JobSettingTest {
     /** Its other setters give collaborators (the job, executors, listeners, clock), not values with a default. */
     @Test
     void theCoordinatorBuilderHasASetterForEveryCoordinatorSetting() {
-        assertThat(setterNames(JobCoordinator.Builder.class))
+        assertThat(setterNames(JobCoordinatorBuilder.class))
                 .containsAll(keys(JobSetting.of(JobSetting.Scope.COORDINATOR)));
     }
 

@@ -30,7 +30,7 @@ class LateFollowerFireTest extends JobInstanceTestSupport {
     private static final ItemExecutor RUNS_PAST_THE_HORIZON = context -> Thread.sleep(1_500);
 
     /** The follower sees the upstream's fire past both its catch-up horizon and its retention at once. */
-    private static final UnaryOperator<JobCoordinator.Builder> SHORT_HORIZON =
+    private static final UnaryOperator<JobCoordinatorBuilder> SHORT_HORIZON =
             builder -> builder.catchUpHorizon(Duration.ofSeconds(1)).ledgerRetention(Duration.ofSeconds(1));
 
     private static JobConfiguration job(String name, String... after) {

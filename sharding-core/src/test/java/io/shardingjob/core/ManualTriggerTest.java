@@ -43,7 +43,7 @@ class ManualTriggerTest extends JobInstanceTestSupport {
     private static final Duration WITHIN = Duration.ofSeconds(20);
 
     /** No periodic audit within a test: what runs promptly was started by the announcement, not made up. */
-    private static final UnaryOperator<JobCoordinator.Builder> NO_PERIODIC_AUDIT =
+    private static final UnaryOperator<JobCoordinatorBuilder> NO_PERIODIC_AUDIT =
             builder -> builder.reconcileInterval(Duration.ofMinutes(5));
 
     @Test
@@ -173,7 +173,7 @@ class ManualTriggerTest extends JobInstanceTestSupport {
                 .hasMessageContaining("disabled");
     }
 
-    private List<Instance> startThree(JobConfiguration job, UnaryOperator<JobCoordinator.Builder> more)
+    private List<Instance> startThree(JobConfiguration job, UnaryOperator<JobCoordinatorBuilder> more)
             throws InterruptedException {
         List<Instance> all = List.of(
                 start("a", job, context -> {}, more),

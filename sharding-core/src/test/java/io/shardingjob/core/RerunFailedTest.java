@@ -188,7 +188,7 @@ class RerunFailedTest extends JobInstanceTestSupport {
         return fireTime;
     }
 
-    private List<Instance> startThree(UnaryOperator<JobCoordinator.Builder> more) throws InterruptedException {
+    private List<Instance> startThree(UnaryOperator<JobCoordinatorBuilder> more) throws InterruptedException {
         List<Instance> all = List.of(
                 start("a", SIX_ITEMS, job, more), start("b", SIX_ITEMS, job, more), start("c", SIX_ITEMS, job, more));
         await().until(() -> settledAt(6, all));

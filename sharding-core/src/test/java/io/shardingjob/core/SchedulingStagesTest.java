@@ -60,4 +60,20 @@ class SchedulingStagesTest {
             .should()
             .dependOnClassesThat()
             .resideInAPackage(SCHEDULING + ".session..");
+
+    @ArchTest
+    static final ArchRule noPartKnowsTheRuntimeOrTheWiringThatBuiltIt = noClasses()
+            .that()
+            .resideInAPackage(SCHEDULING + "..")
+            .and()
+            .doNotHaveSimpleName("JobRuntime")
+            .and()
+            .doNotHaveSimpleName("JobWiring")
+            .should()
+            .dependOnClassesThat()
+            .haveSimpleName("JobRuntime")
+            .orShould()
+            .dependOnClassesThat()
+            .haveSimpleName("JobWiring")
+            .because("a part gets the parts it uses from the wiring, not a way back to what built it");
 }

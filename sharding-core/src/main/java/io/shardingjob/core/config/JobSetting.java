@@ -10,14 +10,14 @@ import java.util.function.Supplier;
 /**
  * Every setting of a job, defined once: its name, its default and its one-line description. The rest is derived from
  * this type or checked against it: {@link JobConfiguration.Builder}, the stored form of a configuration and the
- * {@code JobCoordinator.Builder} take their defaults from {@link Defaults}, the stored form its keys from {@link #key()}, the
- * starter's {@code @ShardedJob} attributes default to the same constants, and tests fail when the annotation, the
+ * {@code JobCoordinatorBuilder} take their defaults from {@link Defaults}, the stored form its keys from
+ * {@link #key()}, the starter's {@code @ShardedJob} attributes default to the same constants, and tests fail when the annotation, the
  * {@code sharding.*} properties or their metadata have a setting this type lacks, or another default or description.
  * What a valid value is stays in {@link JobConfiguration}, which checks it.
  *
  * <p>{@link Scope#CONFIGURATION} settings are the properties of a {@link JobConfiguration}: every one but
  * {@link #OVERWRITE} is stored in ZooKeeper, so that every instance runs the job the same way.
- * {@link Scope#COORDINATOR} settings belong to one instance's {@code JobCoordinator.Builder} and are never stored.
+ * {@link Scope#COORDINATOR} settings belong to one instance's {@code JobCoordinatorBuilder} and are never stored.
  */
 public enum JobSetting {
     CRON(
@@ -179,7 +179,7 @@ public enum JobSetting {
     public enum Scope {
         /** A property of {@link JobConfiguration}, shared by every instance through ZooKeeper. */
         CONFIGURATION,
-        /** A setting of one instance's {@code JobCoordinator.Builder}, never stored. */
+        /** A setting of one instance's {@code JobCoordinatorBuilder}, never stored. */
         COORDINATOR
     }
 
@@ -214,7 +214,7 @@ public enum JobSetting {
     }
 
     /**
-     * The setting's name: the name of its {@link JobConfiguration.Builder} or {@code JobCoordinator.Builder} method,
+     * The setting's name: the name of its {@link JobConfiguration.Builder} or {@code JobCoordinatorBuilder} method,
      * of its key in ZooKeeper and of its {@code @ShardedJob} attribute; the starter's property is its kebab-case form.
      */
     public String key() {

@@ -3,6 +3,7 @@ package io.shardingjob.core.benchmark;
 import static org.awaitility.Awaitility.await;
 
 import io.shardingjob.core.JobCoordinator;
+import io.shardingjob.core.JobCoordinatorBuilder;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.execution.ExecutionListener;
 import io.shardingjob.core.execution.ExecutionSource;
@@ -91,7 +92,7 @@ final class BenchmarkCluster implements AutoCloseable {
             ItemExecutor job,
             int threads,
             ExecutionListener listener,
-            UnaryOperator<JobCoordinator.Builder> more)
+            UnaryOperator<JobCoordinatorBuilder> more)
             throws InterruptedException {
         CuratorFramework client = client(namespace, Duration.ofSeconds(5));
         RequestCounter requests = RequestCounter.attachTo(client);

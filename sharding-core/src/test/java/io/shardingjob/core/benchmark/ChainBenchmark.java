@@ -3,7 +3,7 @@ package io.shardingjob.core.benchmark;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.shardingjob.core.JobCoordinator;
+import io.shardingjob.core.JobCoordinatorBuilder;
 import io.shardingjob.core.benchmark.BenchmarkCluster.Member;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.execution.ExecutionListener;
@@ -208,7 +208,7 @@ class ChainBenchmark {
         JobConfiguration down = downstream.build();
         // The completion listener costs no request once a job follows: the completer writes its notes either way.
         boolean chained = mode == Mode.FIRE_WISE || mode == Mode.ITEM_WISE;
-        UnaryOperator<JobCoordinator.Builder> noting = chained
+        UnaryOperator<JobCoordinatorBuilder> noting = chained
                 ? builder -> builder.completionListener(
                         completion -> noted.putIfAbsent(completion.fireTime(), Instant.now()))
                 : builder -> builder;

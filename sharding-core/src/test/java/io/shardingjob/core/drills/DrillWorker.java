@@ -1,6 +1,7 @@
 package io.shardingjob.core.drills;
 
 import io.shardingjob.core.JobCoordinator;
+import io.shardingjob.core.JobCoordinatorBuilder;
 import io.shardingjob.core.JobDefinitions;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.execution.ExecutionSource;
@@ -134,7 +135,7 @@ public final class DrillWorker {
             throw new IllegalStateException("No connection to " + connectString);
         }
         ExecutorService pool = Executors.newFixedThreadPool(itemThreads);
-        Function<JobConfiguration, JobCoordinator.Builder> builders = configuration -> JobCoordinator.builder(
+        Function<JobConfiguration, JobCoordinatorBuilder> builders = configuration -> JobCoordinator.builder(
                         client, configuration)
                 .instanceId(instanceId)
                 .job(
@@ -160,7 +161,7 @@ public final class DrillWorker {
                 .shutdownGracePeriod(Duration.ofSeconds(5))
                 .ledgerRetention(retention);
         Function<JobConfiguration, JobCoordinator> coordinators = configuration -> {
-            JobCoordinator.Builder builder = builders.apply(configuration)
+            JobCoordinatorBuilder builder = builders.apply(configuration)
                     // The job's cron as the starter would read it.
                     .schedule((stored, after) -> nextFire(stored.cron(), after.toEpochMilli()));
             if (!follower.isEmpty()) {

@@ -3,6 +3,7 @@ package io.shardingjob.boot.jobs;
 import io.shardingjob.boot.ExecutionRecord;
 import io.shardingjob.boot.ShardedJobListener;
 import io.shardingjob.core.JobCoordinator;
+import io.shardingjob.core.JobCoordinatorBuilder;
 import io.shardingjob.core.ShardedJobs;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.execution.FireCompletionListener;
@@ -190,7 +191,7 @@ public final class RunningJobs implements ScheduledTaskHolder {
             throw new IllegalStateException("Job '" + configuration.name() + "' of " + describedAs
                     + " cannot start: a job of that name runs here, from " + running.describe());
         }
-        JobCoordinator.Builder builder = JobCoordinator.builder(connected.client(), configuration)
+        JobCoordinatorBuilder builder = JobCoordinator.builder(connected.client(), configuration)
                 .instanceId(instanceId)
                 .strategies(strategies)
                 .scheduler(executors.coordination())

@@ -1,6 +1,7 @@
 package io.shardingjob.boot.jobs;
 
 import io.shardingjob.core.JobCoordinator;
+import io.shardingjob.core.JobCoordinatorBuilder;
 import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.execution.FireReport;
 import java.lang.reflect.Method;
@@ -59,7 +60,7 @@ public final class ScheduledShardedJob {
     ScheduledShardedJob(
             @Nullable ShardedJobMethod method,
             String describedAs,
-            JobCoordinator.Builder builder,
+            JobCoordinatorBuilder builder,
             ShardedJobExecutors executors,
             JobCrons crons) {
         this.method = method;

@@ -11,36 +11,87 @@ import org.apache.curator.framework.CuratorFramework;
  * and retirement ({@link KeeperWrites}, {@link AwaitedUpstreams}), operators' fires ({@link ManualFireRecords},
  * {@link FireReruns}) and the records of the jobs that follow this one ({@link ChainRecords}, {@link
  * ItemWiseRecords}). Built together because they share the session's handle and the fires this instance knows exist;
- * the wiring hands each stage the parts it uses, never this record.
+ * the wiring hands each stage the parts it uses, never this object.
  */
-public record LedgerParts(
-        ClaimWrites claims,
-        LedgerReads reads,
-        LiveSessions sessions,
-        KeeperWrites keeper,
-        AwaitedUpstreams awaited,
-        ManualFireRecords manualFires,
-        FireReruns reruns,
-        ChainRecords chains,
-        ItemWiseRecords itemWise,
-        SessionProof proof) {
+public final class LedgerParts {
 
-    public static LedgerParts of(CuratorFramework client, JobNodes nodes) {
+    private final LedgerReads reads;
+
+    private final ClaimWrites claims;
+
+    private final LiveSessions sessions;
+
+    private final KeeperWrites keeper;
+
+    private final AwaitedUpstreams awaited;
+
+    private final ManualFireRecords manualFires;
+
+    private final FireReruns reruns;
+
+    private final ItemWiseRecords itemWise;
+
+    private final ChainRecords chains;
+
+    private final SessionProof proof;
+
+    private LedgerParts(CuratorFramework client, JobNodes nodes) {
         ClientRequests requests = new ClientRequests(client, "Ledger");
-        LedgerReads reads = new LedgerReads(requests, nodes);
         KnownFires knownFires = new KnownFires();
         String jobName = JobNodes.name(nodes.root());
-        ItemWiseRecords itemWise = new ItemWiseRecords(requests, jobName);
-        return new LedgerParts(
-                new ClaimWrites(requests, reads, nodes, knownFires),
-                reads,
-                new LiveSessions(requests, nodes),
-                new KeeperWrites(requests, nodes, knownFires),
-                new AwaitedUpstreams(requests, nodes),
-                new ManualFireRecords(requests, nodes, knownFires),
-                new FireReruns(requests, reads, nodes),
-                new ChainRecords(requests, nodes, jobName, itemWise),
-                itemWise,
-                new SessionProof(requests, nodes.root()));
+        this.reads = new LedgerReads(requests, nodes);
+        this.claims = new ClaimWrites(requests, reads, nodes, knownFires);
+        this.sessions = new LiveSessions(requests, nodes);
+        this.keeper = new KeeperWrites(requests, nodes, knownFires);
+        this.awaited = new AwaitedUpstreams(requests, nodes);
+        this.manualFires = new ManualFireRecords(requests, nodes, knownFires);
+        this.reruns = new FireReruns(requests, reads, nodes);
+        this.itemWise = new ItemWiseRecords(requests, jobName);
+        this.chains = new ChainRecords(requests, nodes, jobName, itemWise);
+        this.proof = new SessionProof(requests, nodes.root());
+    }
+
+    public static LedgerParts of(CuratorFramework client, JobNodes nodes) {
+        return new LedgerParts(client, nodes);
+    }
+
+    public ClaimWrites claims() {
+        return claims;
+    }
+
+    public LedgerReads reads() {
+        return reads;
+    }
+
+    public LiveSessions sessions() {
+        return sessions;
+    }
+
+    public KeeperWrites keeper() {
+        return keeper;
+    }
+
+    public AwaitedUpstreams awaited() {
+        return awaited;
+    }
+
+    public ManualFireRecords manualFires() {
+        return manualFires;
+    }
+
+    public FireReruns reruns() {
+        return reruns;
+    }
+
+    public ChainRecords chains() {
+        return chains;
+    }
+
+    public ItemWiseRecords itemWise() {
+        return itemWise;
+    }
+
+    public SessionProof proof() {
+        return proof;
     }
 }

@@ -17,36 +17,68 @@ import org.apache.curator.framework.CuratorFramework;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What a {@link JobRuntime} is built from: the public {@code JobCoordinator.Builder} fills it in, with the defaults
- * {@code JobSetting} defines for the settings it was not given.
+ * What a {@link JobRuntime} is built from: the public {@code JobCoordinatorBuilder} fills it in, with the defaults
+ * {@code JobSetting} defines for the settings it was not given. Grouped by what each group is for, so that the wiring
+ * hands a part the group it reads rather than all of them.
  *
- * @param scheduler a pool shared by many jobs for coordination work, or null to give the job a thread of its own
- * @param job the job's code for make-ups and take-overs, or null when the caller passes it to each fire
- * @param completionListener told once per fire across the cluster when all its items ended, or null
- * @param manualFireHandler starts this instance's items of a manual fire, or null to start them with the job and the
- *     item executor
- * @param schedule the job's fire times, for the fires that came due while nobody could claim them
- * @param misfireListener told of the fires of this instance's items that were missed or overran
+ * @param interruptOnConnectionLoss whether running items are interrupted before their session may expire
  */
 public record JobSettings(
-        CuratorFramework client,
         JobConfiguration configuration,
-        String instanceId,
-        ShardingStrategies strategies,
-        @Nullable ScheduledExecutorService scheduler,
-        Duration startTimeout,
-        Duration reconcileInterval,
-        Duration shardingWaitTimeout,
-        @Nullable ItemExecutor job,
-        Executor itemExecutor,
-        ExecutionListener listener,
-        FireListener fireListener,
-        @Nullable FireCompletionListener completionListener,
-        @Nullable ManualFireHandler manualFireHandler,
-        Duration shutdownGracePeriod,
-        boolean interruptOnConnectionLoss,
-        Duration catchUpHorizon,
-        Duration ledgerRetention,
-        Clock clock,
-        FireSchedule schedule,
-        MisfireListener misfireListener) {}
+        Instance instance,
+        Timings timings,
+        FireHistory history,
+        JobCode code,
+        Listeners listeners,
+        boolean interruptOnConnectionLoss) {
+
+    /**
+     * What this process lends the job: its client, its id, the strategies it knows, its coordination threads and clock.
+     *
+     * @param scheduler a pool shared by many jobs for coordination work, or null to give the job a thread of its own
+     */
+    public record Instance(
+            CuratorFramework client,
+            String instanceId,
+            ShardingStrategies strategies,
+            @Nullable ScheduledExecutorService scheduler,
+            Clock clock) {}
+
+    /** How long the job waits for ZooKeeper, a reshard and its running items, and how often its leader checks. */
+    public record Timings(
+            Duration startTimeout,
+            Duration reconcileInterval,
+            Duration shardingWaitTimeout,
+            Duration shutdownGracePeriod) {}
+
+    /**
+     * Which fires were due, how far back missed ones are made up, and how long settled ones stay in the ledger.
+     *
+     * @param schedule the job's fire times, for the fires that came due while nobody could claim them
+     */
+    public record FireHistory(FireSchedule schedule, Duration catchUpHorizon, Duration ledgerRetention) {}
+
+    /**
+     * What runs the job's items outside the caller's fires.
+     *
+     * @param job the job's code for make-ups and take-overs, or null when the caller passes it to each fire
+     * @param manualFireHandler starts this instance's items of a manual fire, or null to start them with the job and
+     *     the item executor
+     */
+    public record JobCode(
+            @Nullable ItemExecutor job,
+            Executor itemExecutor,
+            @Nullable ManualFireHandler manualFireHandler) {}
+
+    /**
+     * What the program is told of the job's runs and fires.
+     *
+     * @param completions told once per fire across the cluster when all its items ended, or null
+     * @param misfires told of the fires of this instance's items that were missed or overran
+     */
+    public record Listeners(
+            ExecutionListener items,
+            FireListener fires,
+            @Nullable FireCompletionListener completions,
+            MisfireListener misfires) {}
+}

@@ -3,13 +3,9 @@ package io.shardingjob.core.internal.scheduling.session;
 import io.shardingjob.core.internal.registry.Answers;
 import io.shardingjob.core.internal.registry.JobNodes;
 import io.shardingjob.core.internal.requests.SessionProof;
-import io.shardingjob.core.internal.scheduling.audit.AuditRequests;
-import io.shardingjob.core.internal.scheduling.fire.AssignmentWait;
 import io.shardingjob.core.internal.scheduling.job.JobView;
 import io.shardingjob.core.internal.scheduling.job.Reservations;
 import io.shardingjob.core.internal.scheduling.job.SerialExecutor;
-import java.time.Duration;
-import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -48,23 +44,17 @@ public final class ConnectionGuard {
 
     private final JobView view;
 
-    private final Reconciler reconciler;
+    private final SessionState session;
 
-    private final AuditRequests audits;
-
-    private final AssignmentWait assignmentWait;
+    private final FollowUps followUps;
 
     private final CuratorFramework client;
 
     private final JobNodes nodes;
 
-    private final Reservations reservedItems;
-
-    private final ScheduledExecutorService scheduler;
-
     private final SerialExecutor serial;
 
-    private final boolean interruptOnConnectionLoss;
+    private final Runs runs;
 
     private final ConnectionStateListener connectionListener = this::connectionStateChanged;
 
@@ -72,49 +62,52 @@ public final class ConnectionGuard {
 
     private volatile @Nullable ScheduledFuture<?> pendingInterrupt;
 
-    private volatile boolean suspended;
-
-    /** Whether the session was lost since the last resume: the next one starts a new session. */
-    private volatile boolean sessionLost;
-
-    /** When this instance came back under a new session after losing one; null when it never lost one. */
-    private volatile @Nullable Instant rejoined;
-
-    public ConnectionGuard(
-            JobView view,
-            Reconciler reconciler,
-            AuditRequests audits,
-            AssignmentWait assignmentWait,
-            CuratorFramework client,
-            JobNodes nodes,
+    /**
+     * The runs the guard stops in time, and how.
+     *
+     * @param reservedItems the items reserved or running here
+     * @param proof the session's proof through the ensemble's leader
+     * @param scheduler the timer of the interrupts and the proof checks
+     * @param interruptOnConnectionLoss whether running items are interrupted at all
+     */
+    public record Runs(
             Reservations reservedItems,
             SessionProof proof,
             ScheduledExecutorService scheduler,
+            boolean interruptOnConnectionLoss) {}
+
+    /**
+     * @param session written here, and only here
+     * @param nodes the job's paths, re-read after a reconnect
+     */
+    public ConnectionGuard(
+            JobView view,
+            SessionState session,
+            FollowUps followUps,
+            CuratorFramework client,
+            JobNodes nodes,
             SerialExecutor serial,
-            boolean interruptOnConnectionLoss) {
+            Runs runs) {
         this.view = view;
-        this.reconciler = reconciler;
-        this.audits = audits;
-        this.assignmentWait = assignmentWait;
+        this.session = session;
+        this.followUps = followUps;
         this.client = client;
         this.nodes = nodes;
-        this.reservedItems = reservedItems;
-        this.scheduler = scheduler;
         this.serial = serial;
-        this.interruptOnConnectionLoss = interruptOnConnectionLoss;
+        this.runs = runs;
         this.proofChecks = new ProofChecks(
-                reservedItems,
-                proof,
-                scheduler,
+                runs.reservedItems(),
+                runs.proof(),
+                runs.scheduler(),
                 this::negotiatedSessionTimeoutMillis,
-                this::isSuspended,
+                session::isSuspended,
                 this::interruptRunningItems);
     }
 
     /** Starts listening to the client's connection state, and checking the session's proof while items run. */
     public void start() {
         client.getConnectionStateListenable().addListener(connectionListener);
-        if (interruptOnConnectionLoss) {
+        if (runs.interruptOnConnectionLoss()) {
             proofChecks.start();
         }
     }
@@ -126,29 +119,9 @@ public final class ConnectionGuard {
         client.getConnectionStateListenable().removeListener(connectionListener);
     }
 
-    /** Whether the connection was suspended or lost and the job has not resumed since. */
-    public boolean isSuspended() {
-        return suspended;
-    }
-
-    /**
-     * How much longer an owner that is not registered cannot be judged dead here: for a session timeout after this
-     * instance came back from losing its own session. Its session may have expired with everyone's (a frozen server
-     * expires every session when it resumes), and the others may still be reconnecting, owing the ends of runs they
-     * finished meanwhile. Zero when this instance never lost a session, or long enough ago.
-     */
-    public Duration absentOwnersUndecidedFor(Instant now) {
-        Instant since = rejoined;
-        if (since == null) {
-            return Duration.ZERO;
-        }
-        Instant decided = since.plusMillis(negotiatedSessionTimeoutMillis());
-        return now.isBefore(decided) ? Duration.between(now, decided) : Duration.ZERO;
-    }
-
     /** A resume that failed is retried here, so a reconnected instance never stays paused. */
     public CompletableFuture<Void> retryResume() {
-        if (suspended && client.getZookeeperClient().isConnected()) {
+        if (session.isSuspended() && client.getZookeeperClient().isConnected()) {
             return resumeAfterReconnect();
         }
         return CompletableFuture.completedFuture(null);
@@ -157,24 +130,23 @@ public final class ConnectionGuard {
     private void connectionStateChanged(CuratorFramework changedClient, ConnectionState newState) {
         switch (newState) {
             case SUSPENDED -> {
-                suspended = true;
+                session.suspended();
                 log.warn(
                         "Job {} on {}: connection suspended, no new items start until reconnected",
                         view.jobName(),
                         view.instanceId());
                 scheduleInterrupt();
-                assignmentWait.signal();
+                followUps.waitingFires().signal();
             }
             case LOST -> {
-                suspended = true;
-                sessionLost = true;
+                session.lost();
                 log.warn(
                         "Job {} on {}: session lost; owns nothing until it has reconnected",
                         view.jobName(),
                         view.instanceId());
                 cancelPendingInterrupt();
                 interruptRunningItems("the session was lost");
-                assignmentWait.signal();
+                followUps.waitingFires().signal();
             }
             case RECONNECTED -> {
                 cancelPendingInterrupt();
@@ -190,20 +162,22 @@ public final class ConnectionGuard {
      * a session timeout after SUSPENDED (less a margin): before any other instance can take them over.
      */
     private void scheduleInterrupt() {
-        if (!interruptOnConnectionLoss) {
+        if (!runs.interruptOnConnectionLoss()) {
             return;
         }
         long sessionTimeout = negotiatedSessionTimeoutMillis();
         long delay = Math.max(0, sessionTimeout / 3 - Math.min(100, sessionTimeout / 10));
         cancelPendingInterrupt();
-        pendingInterrupt = scheduler.schedule(
-                () -> interruptRunningItems("the connection was lost for a third of the session timeout"),
-                delay,
-                TimeUnit.MILLISECONDS);
+        pendingInterrupt = runs.scheduler()
+                .schedule(
+                        () -> interruptRunningItems("the connection was lost for a third of the session timeout"),
+                        delay,
+                        TimeUnit.MILLISECONDS);
     }
 
     private void interruptRunningItems(String why) {
-        if (interruptOnConnectionLoss && !reservedItems.isIdle()) {
+        Reservations reservedItems = runs.reservedItems();
+        if (runs.interruptOnConnectionLoss() && !reservedItems.isIdle()) {
             log.warn("Job {}: interrupting items {}: {}", view.jobName(), reservedItems.runningItems(), why);
             reservedItems.abandonAll();
         }
@@ -234,7 +208,7 @@ public final class ConnectionGuard {
     }
 
     private CompletableFuture<Void> resumeAfterReconnect() {
-        if (!view.isStarted() || !suspended) {
+        if (!view.isStarted() || !session.isSuspended()) {
             return CompletableFuture.completedFuture(null);
         }
         // Read the current epoch from the server, not the cache, before starting anything again.
@@ -254,18 +228,17 @@ public final class ConnectionGuard {
     }
 
     private CompletableFuture<Void> resumed() {
-        if (!view.isStarted() || !suspended) {
+        if (!view.isStarted() || !session.isSuspended()) {
             return CompletableFuture.completedFuture(null);
         }
-        suspended = false;
-        if (sessionLost) {
-            sessionLost = false;
-            rejoined = view.now();
-        }
+        session.resumed(view.now());
         log.info("Job {} on {}: reconnected, resuming", view.jobName(), view.instanceId());
-        assignmentWait.signal();
+        followUps.waitingFires().signal();
         // Fires missed while disconnected, claims whose end could not be written: the audit settles them.
-        return reconciler.reconcile().thenCompose(reconciled -> audits.run(null));
+        return followUps
+                .reconciler()
+                .reconcile()
+                .thenCompose(reconciled -> followUps.audits().run(null));
     }
 
     /** A {@code sync} of the job's root, then a read of the assignment's node, without waiting for the answers. */

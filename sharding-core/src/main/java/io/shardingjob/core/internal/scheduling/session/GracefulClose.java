@@ -49,11 +49,15 @@ public final class GracefulClose {
 
     private final Reservations reservedItems;
 
-    private final ItemEnds ends;
-
-    private final ClaimsAhead ahead;
+    private final Owed owed;
 
     private final Duration shutdownGracePeriod;
+
+    /**
+     * What this instance owes the ledger before its registration goes: the ends of its runs not written yet, and the
+     * claims it made ahead for fires to come.
+     */
+    public record Owed(ItemEnds ends, ClaimsAhead ahead) {}
 
     public GracefulClose(
             CuratorFramework client,
@@ -61,16 +65,14 @@ public final class GracefulClose {
             InstanceRegistration registration,
             LeaderElection election,
             Reservations reservedItems,
-            ItemEnds ends,
-            ClaimsAhead ahead,
+            Owed owed,
             Duration shutdownGracePeriod) {
         this.client = client;
         this.nodes = nodes;
         this.registration = registration;
         this.election = election;
         this.reservedItems = reservedItems;
-        this.ends = ends;
-        this.ahead = ahead;
+        this.owed = owed;
         this.shutdownGracePeriod = shutdownGracePeriod;
     }
 
@@ -97,9 +99,9 @@ public final class GracefulClose {
         }
         if (registration.awaitSession()) {
             // The closing thread may wait: nothing else needs it, and the answer comes or the connection fails it.
-            ends.writeOwed().join();
+            owed.ends().writeOwed().join();
             // Claims of fires to come go to the items' next owners at once, not when this session has expired.
-            ahead.releaseAll();
+            owed.ahead().releaseAll();
         }
     }
 

@@ -6,7 +6,7 @@ package io.shardingjob.core.internal.scheduling.session;
  * at a time; at a phase of the instance's own, so that the instances of a cluster do not all check at one instant. A
  * pure function of the wall-clock time, the interval and the instance.
  */
-public final class ReconcilePhase {
+final class ReconcilePhase {
 
     private ReconcilePhase() {}
 
@@ -16,7 +16,7 @@ public final class ReconcilePhase {
      *
      * @return between 1 and {@code intervalMillis} milliseconds
      */
-    public static long delayToNext(long nowMillis, long intervalMillis, String instanceId) {
+    static long delayToNext(long nowMillis, long intervalMillis, String instanceId) {
         if (intervalMillis <= 0) {
             throw new IllegalArgumentException("intervalMillis must be positive: " + intervalMillis);
         }

@@ -4,10 +4,9 @@ import io.shardingjob.core.internal.election.LeaderElection;
 import io.shardingjob.core.internal.registry.Answers;
 import io.shardingjob.core.internal.registry.JobCache;
 import io.shardingjob.core.internal.registry.JobNodes;
-import io.shardingjob.core.internal.scheduling.audit.AuditRequests;
-import io.shardingjob.core.internal.scheduling.fire.AssignmentWait;
 import io.shardingjob.core.internal.scheduling.fire.ManualFires;
 import io.shardingjob.core.internal.scheduling.job.JobView;
+import io.shardingjob.core.internal.scheduling.job.SerialExecutor;
 import io.shardingjob.core.internal.sharding.ShardingService;
 import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;
@@ -16,10 +15,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * What one job does when its registry changes under it: another instance came or went, the leader wrote an assignment,
- * an operator disabled or enabled this instance or asked for a fire, or this instance's own registration was created
- * again. Kept together because they are the job's only reactions to other instances and operators. Each runs on the
- * job's serial executor, so the job never reacts to two events at once, and each only wakes waiting fires, follows the
- * disabled flag out of or into the election, hands a manual fire on, or asks for an audit, a reshard or a reconcile.
+ * an operator disabled or enabled this instance or asked for a fire, this instance became or stopped being the leader,
+ * or its own registration was created again. Kept together because they are the job's only reactions to other
+ * instances and operators. Each runs on the job's serial executor, so the job never reacts to two events at once, and
+ * each only wakes waiting fires, follows the disabled flag out of or into the election, hands a manual fire on, or asks
+ * for an audit, a reshard or a reconcile.
  */
 public final class RegistryReactions {
 
@@ -27,7 +27,7 @@ public final class RegistryReactions {
 
     private final JobView view;
 
-    private final AssignmentWait assignmentWait;
+    private final FollowUps followUps;
 
     private final JobNodes nodes;
 
@@ -35,42 +35,30 @@ public final class RegistryReactions {
 
     private final LeaderElection election;
 
-    private final ShardingService sharding;
-
-    private final Reconciler reconciler;
-
-    private final AuditRequests audits;
-
     private final ManualFires manualFires;
 
-    private final String instanceId;
+    private final SerialExecutor serial;
 
     public RegistryReactions(
             JobView view,
-            AssignmentWait assignmentWait,
+            FollowUps followUps,
             JobNodes nodes,
             JobCache cache,
             LeaderElection election,
-            ShardingService sharding,
-            Reconciler reconciler,
-            AuditRequests audits,
             ManualFires manualFires,
-            String instanceId) {
+            SerialExecutor serial) {
         this.view = view;
-        this.assignmentWait = assignmentWait;
+        this.followUps = followUps;
         this.nodes = nodes;
         this.cache = cache;
         this.election = election;
-        this.sharding = sharding;
-        this.reconciler = reconciler;
-        this.audits = audits;
         this.manualFires = manualFires;
-        this.instanceId = instanceId;
+        this.serial = serial;
     }
 
     /** A node of the job's registry was created, changed or deleted; {@code null} once the cache's first load ended. */
     public void registryChanged(@Nullable String path) {
-        assignmentWait.signal();
+        followUps.waitingFires().signal();
         if (!view.isStarted()) {
             return;
         }
@@ -82,7 +70,7 @@ public final class RegistryReactions {
             return;
         }
         if ((nodes.assignment().equals(path)
-                        && !audits.hasAudited(view.assignment().epoch()))
+                        && !followUps.audits().hasAudited(view.assignment().epoch()))
                 || (path != null && path.startsWith(nodes.instances() + "/") && !cache.exists(path))
                 || nodes.history().equals(path)
                 || nodes.rerun().equals(path)) {
@@ -90,8 +78,9 @@ public final class RegistryReactions {
             // went away may have left claims of items this instance owns already. An operator's change (the history
             // records each) may have enabled a job or item whose due fires wait to be made up, and an operator's re-run
             // reopened claims that the owners of their items take over.
-            audits.soon();
+            followUps.audits().soon();
         }
+        String instanceId = view.instanceId();
         if (nodes.disabledInstance(instanceId).equals(path)) {
             if (cache.exists(path)) {
                 log.info("Job {}: instance {} disabled, leaving the election", view.jobName(), instanceId);
@@ -101,16 +90,28 @@ public final class RegistryReactions {
                 election.join();
             }
         }
-        reconciler.reconcileSoon();
+        followUps.reconciler().reconcileSoon();
     }
 
-    /** This instance's registration was created under its current session: the leader must give it items again. */
-    public CompletableFuture<Void> instanceRegistered() {
+    /** The new leader reconciles at once rather than at the next periodic check. */
+    void leadershipChanged(boolean leader) {
+        followUps.waitingFires().signal();
+        if (leader) {
+            serial.submit(followUps.reconciler()::reconcile);
+        }
+    }
+
+    /**
+     * This instance's registration was created under its current session: the leader must give it items again. Asked
+     * for without the other reactions, as the registration is built before them.
+     */
+    public static CompletableFuture<Void> instanceRegistered(
+            ShardingService sharding, String jobName, String instanceId) {
         String reason = "instance " + instanceId + " registered";
         return sharding.requestReshardAsync(reason).exceptionally(failure -> {
             log.warn(
                     "Job {}: could not request a reshard ({}); the leader's reconcile will: {}",
-                    view.jobName(),
+                    jobName,
                     reason,
                     Answers.cause(failure).toString());
             return null;

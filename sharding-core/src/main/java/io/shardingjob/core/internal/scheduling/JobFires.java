@@ -1,0 +1,74 @@
+package io.shardingjob.core.internal.scheduling;
+
+import io.shardingjob.core.config.FireSchedule;
+import io.shardingjob.core.execution.ExecutionSource;
+import io.shardingjob.core.execution.FireReport;
+import io.shardingjob.core.execution.ItemExecutor;
+import io.shardingjob.core.internal.scheduling.fire.CallingThread;
+import io.shardingjob.core.internal.scheduling.fire.FireRunner;
+import java.time.Instant;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+
+/**
+ * Where the program's fires of one job enter the core: scheduled ones, ones run at once, and this instance's items of a
+ * manual fire. Each fire's time is made here, once: {@link FireSchedule#fireTimeOf} keeps it to the millisecond, the
+ * ledger's key for it.
+ */
+public final class JobFires {
+
+    private final JobState state;
+
+    private final JobSettings.JobCode code;
+
+    private final FireRunner fireRunner;
+
+    JobFires(JobState state, JobSettings.JobCode code, FireRunner fireRunner) {
+        this.state = state;
+        this.code = code;
+        this.fireRunner = fireRunner;
+    }
+
+    /** Runs one fire with the given job on the given executor, at the current time. */
+    public FireReport fire(ItemExecutor job, Executor itemExecutor) {
+        return fire(job, itemExecutor, ExecutionSource.NORMAL, state.now());
+    }
+
+    /** Runs one fire with the job and executor the runtime was built with. */
+    public FireReport fire(ExecutionSource source, Instant fireTime) {
+        return fire(builtJob(), code.itemExecutor(), source, fireTime);
+    }
+
+    /** Starts one fire with the job and executor the runtime was built with; see {@link FireRunner#fireAsync}. */
+    public CompletableFuture<FireReport> fireAsync(ExecutionSource source, Instant fireTime) {
+        return fireRunner.fireAsync(builtJob(), code.itemExecutor(), source, FireSchedule.fireTimeOf(fireTime));
+    }
+
+    /**
+     * Runs one fire: claims this instance's items of it in the ledger, runs those it won and waits for them. Given an
+     * executor that runs tasks on the calling thread ({@code Runnable::run}), the items run on the calling thread, one
+     * after another, while it waits: never on the thread that happened to complete the fire's claims (see {@link
+     * CallingThread}).
+     *
+     * @param source {@link ExecutionSource#NORMAL} for a scheduled fire, {@link ExecutionSource#MANUAL} for one an
+     *     operator asked for
+     * @param scheduled the scheduled time of the fire; to the millisecond, the ledger's key for it, recorded with every
+     *     item
+     */
+    public FireReport fire(ItemExecutor job, Executor itemExecutor, ExecutionSource source, Instant scheduled) {
+        Instant fireTime = FireSchedule.fireTimeOf(scheduled);
+        if (CallingThread.runsTasksOnTheCallingThread(itemExecutor)) {
+            CallingThread caller = new CallingThread();
+            return caller.runUntil(fireRunner.fireAsync(job, caller, source, fireTime));
+        }
+        return fireRunner.fire(job, itemExecutor, source, fireTime);
+    }
+
+    private ItemExecutor builtJob() {
+        ItemExecutor job = code.job();
+        if (job == null) {
+            throw new IllegalStateException("Job '" + state.jobName() + "': no job was given to the builder");
+        }
+        return job;
+    }
+}

@@ -1,0 +1,152 @@
+package io.shardingjob.core.internal.scheduling;
+
+import io.shardingjob.core.config.JobConfiguration;
+import io.shardingjob.core.internal.registry.JobNodes;
+import io.shardingjob.core.internal.scheduling.job.JobView;
+import io.shardingjob.core.internal.scheduling.session.SessionState;
+import io.shardingjob.core.internal.sharding.ShardingService;
+import io.shardingjob.core.sharding.Assignment;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * One job on this instance as it stands now, read from its parts whenever asked: the {@link JobView} the stages of its
+ * fires read, and what an operator reads of it through the handle (the leader, the live instances). Nothing here
+ * changes anything.
+ */
+public final class JobState implements JobView {
+
+    private final String instanceId;
+
+    private final Clock clock;
+
+    private final Lifecycle lifecycle;
+
+    private final SessionState session;
+
+    private final JobRegistry registry;
+
+    /** @param instanceId this instance's id, validated */
+    JobState(String instanceId, Clock clock, Lifecycle lifecycle, SessionState session, JobRegistry registry) {
+        this.instanceId = instanceId;
+        this.clock = clock;
+        this.lifecycle = lifecycle;
+        this.session = session;
+        this.registry = registry;
+    }
+
+    @Override
+    public String instanceId() {
+        return instanceId;
+    }
+
+    @Override
+    public String jobName() {
+        return JobNodes.name(registry.nodes().root());
+    }
+
+    /** The configuration every instance agrees on: the stored one. */
+    @Override
+    public JobConfiguration configuration() {
+        return registry.configurations().effective();
+    }
+
+    @Override
+    public boolean isStarted() {
+        return lifecycle.isStarted();
+    }
+
+    /** Whether this instance can start items: started, not stopping, connected, and registered in its session. */
+    @Override
+    public boolean isAvailable() {
+        // Registered under the current session, too: a claim names its session, and a session without a registration
+        // looks dead to every other instance's audit, which would take its claims over while it runs them. After a
+        // fast restart under the same id, the old session's node is still there until it expires.
+        long current = sessionId();
+        return isStarted()
+                && !session.isSuspended()
+                && current != 0
+                && registry.registration().sessionId() == current;
+    }
+
+    /** The current ZooKeeper session of this instance's client: the session its claims name. */
+    @Override
+    public long sessionId() {
+        try {
+            return registry.client().getZookeeperClient().getZooKeeper().getSessionId();
+        } catch (Exception ex) {
+            return 0;
+        }
+    }
+
+    /** The time of fires started without a fire time, and of claims. */
+    @Override
+    public Instant now() {
+        return clock.instant();
+    }
+
+    /** See {@link SessionState#absentOwnersUndecidedFor(Instant)}. */
+    @Override
+    public Duration absentOwnersUndecidedFor(Instant now) {
+        return session.absentOwnersUndecidedFor(now);
+    }
+
+    @Override
+    public Assignment assignment() {
+        return registry.sharding().currentAssignment();
+    }
+
+    /** The assignment in force, from the cache, with its node's version. */
+    @Override
+    public ShardingService.Versioned versionedAssignment() {
+        return registry.sharding().currentVersioned();
+    }
+
+    /** The assignment in force and its node's version, read from ZooKeeper. */
+    @Override
+    public ShardingService.Versioned readVersionedAssignment() {
+        return registry.sharding().readVersioned();
+    }
+
+    /** This instance's items under the current assignment. */
+    public List<Integer> localItems() {
+        return assignment().itemsOf(instanceId);
+    }
+
+    public boolean isReshardPending() {
+        return registry.sharding().isReshardPending();
+    }
+
+    public boolean isLeader() {
+        return registry.election().isLeader();
+    }
+
+    /** The leader's instance id, from the cache. */
+    public Optional<String> leaderId() {
+        return registry.cache()
+                .data(registry.nodes().leaderInstance())
+                .map(data -> new String(data, StandardCharsets.UTF_8));
+    }
+
+    /** Every live instance of the job, sorted, disabled ones included. */
+    public List<String> liveInstances() {
+        return registry.cache().children(registry.nodes().instances());
+    }
+
+    @Override
+    public List<String> disabledInstances() {
+        return registry.cache().children(registry.nodes().disabledInstances());
+    }
+
+    @Override
+    public List<Integer> disabledItems() {
+        return registry.cache().children(registry.nodes().disabledItems()).stream()
+                .map(Integer::valueOf)
+                .sorted()
+                .toList();
+    }
+}

@@ -1,0 +1,296 @@
+package io.shardingjob.core.internal.scheduling;
+
+import io.shardingjob.core.config.FireSchedule;
+import io.shardingjob.core.execution.ExecutionSource;
+import io.shardingjob.core.execution.ManualFireHandler;
+import io.shardingjob.core.instance.InstanceId;
+import io.shardingjob.core.internal.config.OperatorChanges;
+import io.shardingjob.core.internal.ledger.DueFires;
+import io.shardingjob.core.internal.ledger.LedgerCompletions;
+import io.shardingjob.core.internal.ledger.LedgerKeeper;
+import io.shardingjob.core.internal.ledger.LedgerParts;
+import io.shardingjob.core.internal.registry.FollowerEdges;
+import io.shardingjob.core.internal.registry.JobCache;
+import io.shardingjob.core.internal.registry.JobNodes;
+import io.shardingjob.core.internal.scheduling.audit.AuditLedger;
+import io.shardingjob.core.internal.scheduling.audit.AuditRequests;
+import io.shardingjob.core.internal.scheduling.audit.AuditWork;
+import io.shardingjob.core.internal.scheduling.audit.LedgerAudit;
+import io.shardingjob.core.internal.scheduling.audit.Reruns;
+import io.shardingjob.core.internal.scheduling.fire.AssignmentWait;
+import io.shardingjob.core.internal.scheduling.fire.ClaimsAhead;
+import io.shardingjob.core.internal.scheduling.fire.CompletionChecks;
+import io.shardingjob.core.internal.scheduling.fire.FirePlanner;
+import io.shardingjob.core.internal.scheduling.fire.FireRunner;
+import io.shardingjob.core.internal.scheduling.fire.ItemEnds;
+import io.shardingjob.core.internal.scheduling.fire.ItemHandOff;
+import io.shardingjob.core.internal.scheduling.fire.ItemRunner;
+import io.shardingjob.core.internal.scheduling.fire.ManualFires;
+import io.shardingjob.core.internal.scheduling.fire.MisfireReports;
+import io.shardingjob.core.internal.scheduling.job.RunMemory;
+import io.shardingjob.core.internal.scheduling.session.ConnectionGuard;
+import io.shardingjob.core.internal.scheduling.session.FollowUps;
+import io.shardingjob.core.internal.scheduling.session.GracefulClose;
+import io.shardingjob.core.internal.scheduling.session.LeadershipChanges;
+import io.shardingjob.core.internal.scheduling.session.PeriodicCheck;
+import io.shardingjob.core.internal.scheduling.session.Reconciler;
+import io.shardingjob.core.internal.scheduling.session.RegistryReactions;
+import io.shardingjob.core.internal.scheduling.session.SessionState;
+import java.time.Duration;
+import org.apache.curator.framework.CuratorFramework;
+
+/**
+ * The one place one job's parts are built and connected, from its settings, in the order they need each other: the
+ * registry's parts, the job as it stands ({@link JobState}, the read-only view every stage gets), the fire path, and
+ * the reactions to the world around it. Each part gets the parts it uses, never the runtime or this wiring: this object
+ * lives only while it builds, and no part holds it (its lambdas read locals, not its fields). Nothing talks to
+ * ZooKeeper while the parts are built.
+ */
+final class JobWiring {
+
+    private final JobSettings settings;
+
+    private final String jobName;
+
+    private final CoordinationThreads threads;
+
+    /** The election's word of a change of leadership, for the reactions built after it (they need the election). */
+    private final LeadershipChanges leadership = new LeadershipChanges();
+
+    /** Written by the connection guard alone; read by the job's state. */
+    private final SessionState session;
+
+    private final Lifecycle lifecycle = new Lifecycle();
+
+    private final JobRegistry registry;
+
+    private final JobState state;
+
+    private final LedgerParts ledger;
+
+    private final RunMemory memory;
+
+    /** The parts of the fire path the reactions and the close use. */
+    private record FirePath(
+            FireRunner runner, ItemHandOff handOff, ItemEnds ends, ClaimsAhead ahead, DueFires dueFires) {}
+
+    private JobWiring(JobSettings settings) {
+        this.settings = settings;
+        this.session = new SessionState(settings.instance().client());
+        this.jobName = settings.configuration().name();
+        String instanceId = InstanceId.validate(settings.instance().instanceId());
+        this.threads = CoordinationThreads.of(settings.instance().scheduler(), jobName);
+        this.registry = JobRegistry.of(settings, instanceId, threads.serial(), leadership);
+        this.state = new JobState(instanceId, settings.instance().clock(), lifecycle, session, registry);
+        this.ledger = LedgerParts.of(registry.client(), registry.nodes());
+        this.memory = RunMemory.empty();
+    }
+
+    /** Builds the runtime of the job the settings describe. */
+    static JobRuntime wire(JobSettings settings) {
+        return new JobWiring(settings).runtime();
+    }
+
+    private JobRuntime runtime() {
+        // Audits are asked for by the stages below and run the audit built after them: bound once it is built.
+        AuditRequests audits = new AuditRequests(
+                threads.scheduler(),
+                threads.serial(),
+                state::isStarted,
+                registry.sharding()::currentAssignment,
+                jobName);
+        AssignmentWait assignmentWait = new AssignmentWait(
+                registry.sharding(),
+                registry.election(),
+                state.instanceId(),
+                settings.timings().shardingWaitTimeout(),
+                state::isAvailable);
+        LedgerCompletions completions = completions();
+        FirePath fire = firePath(audits, assignmentWait, completions);
+        Reconciler reconciler = new Reconciler(
+                state,
+                registry.election(),
+                registry.sharding(),
+                keeper(completions, fire.dueFires()),
+                ledger.reads(),
+                threads.serial());
+        FollowUps followUps = new FollowUps(assignmentWait, reconciler, audits);
+        JobFires fires = new JobFires(state, settings.code(), fire.runner());
+        ManualFires manualFires =
+                new ManualFires(ledger.manualFires(), manualFireHandler(fire.handOff(), fires), state::now, jobName);
+        RegistryReactions reactions = new RegistryReactions(
+                state,
+                followUps,
+                registry.nodes(),
+                registry.cache(),
+                registry.election(),
+                manualFires,
+                threads.serial());
+        leadership.reactWith(reactions);
+        registry.cache().addListener(reactions::registryChanged);
+        registry.cache().addListener(registry.configurations().historyCatchUp()::registryChanged);
+        ConnectionGuard connection = connectionGuard(followUps);
+        JobParts parts = new JobParts(
+                registry,
+                connection,
+                new PeriodicCheck(
+                        connection,
+                        followUps,
+                        threads.serial(),
+                        threads.scheduler(),
+                        settings.timings().reconcileInterval()),
+                gracefulClose(fire),
+                assignmentWait,
+                threads);
+        JobOperations operations = new JobOperations(
+                registry,
+                new OperatorChanges(
+                        registry.client(),
+                        registry.nodes(),
+                        jobName,
+                        settings.instance().clock(),
+                        settings.history().catchUpHorizon()),
+                state,
+                manualFires,
+                new Reruns(state, ledger.reruns(), audits, fire.dueFires()));
+        LedgerQueries queries =
+                new LedgerQueries(ledger.reads(), registry.cache(), registry.nodes(), jobName, state::now);
+        return new JobRuntime(settings, lifecycle, parts, state, fires, operations, queries);
+    }
+
+    /** What records a fire's completion for the jobs that follow this one; nobody is told when no listener is set. */
+    private LedgerCompletions completions() {
+        JobCache cache = registry.cache();
+        JobNodes nodes = registry.nodes();
+        return new LedgerCompletions(
+                ledger.chains(),
+                jobName,
+                state.instanceId(),
+                settings.listeners().completions(),
+                () -> FollowerEdges.followers(cache, nodes));
+    }
+
+    /** The stages of a fire, from its plan to the write of each item's end, and the audit that makes up for them. */
+    private FirePath firePath(AuditRequests audits, AssignmentWait assignmentWait, LedgerCompletions completions) {
+        CuratorFramework client = registry.client();
+        FireSchedule schedule = settings.history().schedule();
+        CompletionChecks completionChecks = new CompletionChecks(
+                completions, ledger.reads(), ledger.itemWise(), threads.serial(), state::sessionId, jobName);
+        // Claim writes drain on the coordination scheduler, on which nothing waits for a claim write (fires and items
+        // run elsewhere), so a drain never waits behind a thread that waits for it.
+        DueFires dueFires = new DueFires(
+                ledger.claims(),
+                schedule,
+                state::configuration,
+                memory.fires()::seen,
+                registry.configurations()::history,
+                state::disabledItems);
+        ClaimsAhead ahead = new ClaimsAhead(state, ledger.claims(), memory, schedule, dueFires);
+        MisfireReports misfires =
+                new MisfireReports(jobName, settings.listeners().misfires());
+        ItemEnds ends = new ItemEnds(state, ledger.claims(), memory.ends(), completionChecks);
+        ItemRunner items = new ItemRunner(
+                state,
+                audits,
+                new ItemRunner.Ledger(ledger.claims(), ledger.reads(), ledger.proof()),
+                threads.scheduler(),
+                memory,
+                ahead,
+                ends,
+                settings.listeners().items(),
+                dueFires,
+                () -> Duration.ofMillis(ConnectionGuard.negotiatedSessionTimeoutMillis(client)));
+        ItemHandOff handOff = new ItemHandOff(items);
+        FireRunner fireRunner = new FireRunner(
+                state,
+                memory.claims(),
+                new FirePlanner(
+                        state,
+                        audits,
+                        assignmentWait,
+                        new FirePlanner.Ledger(ledger.claims(), ledger.reads(), ledger.manualFires()),
+                        memory,
+                        ahead,
+                        misfires,
+                        items::leavingSoon),
+                items,
+                handOff,
+                settings.listeners().fires());
+        audits.auditWith(audit(audits, new FirePath(fireRunner, handOff, ends, ahead, dueFires), misfires));
+        return new FirePath(fireRunner, handOff, ends, ahead, dueFires);
+    }
+
+    /** The audit of the ledger: take-overs of claims whose session is gone, and make-ups of fires nobody claimed. */
+    private LedgerAudit audit(AuditRequests audits, FirePath fire, MisfireReports misfires) {
+        AuditLedger audited = new AuditLedger(ledger.claims(), ledger.reads(), ledger.sessions());
+        return new LedgerAudit(
+                state,
+                audits,
+                audited,
+                fire.ends(),
+                memory,
+                fire.ahead(),
+                settings.code().job(),
+                new AuditWork(
+                        state,
+                        audits,
+                        audited,
+                        fire.handOff(),
+                        memory,
+                        settings.code().job(),
+                        settings.code().itemExecutor()),
+                threads.scheduler(),
+                settings.history().catchUpHorizon(),
+                fire.dueFires(),
+                misfires);
+    }
+
+    /** The leader's upkeep of the ledger: watermark, completions, retirement. */
+    private LedgerKeeper keeper(LedgerCompletions completions, DueFires dueFires) {
+        return new LedgerKeeper(
+                new LedgerKeeper.Ledger(ledger.reads(), ledger.sessions(), ledger.keeper(), ledger.awaited()),
+                completions,
+                new LedgerKeeper.Horizons(
+                        settings.history().ledgerRetention(), settings.history().catchUpHorizon()),
+                dueFires,
+                threads.scheduler(),
+                memory.ends().recorded(),
+                memory.claims()::holdsOpenClaimOf);
+    }
+
+    /** The program's handler of manual fires, or by default a fire of the job given to the builder. */
+    private ManualFireHandler manualFireHandler(ItemHandOff handOff, JobFires fires) {
+        ManualFireHandler given = settings.code().manualFireHandler();
+        if (given != null) {
+            return given;
+        }
+        return ManualFires.firingOn(
+                handOff.thread(), fireTime -> fires.fireAsync(ExecutionSource.MANUAL, fireTime), jobName);
+    }
+
+    private ConnectionGuard connectionGuard(FollowUps followUps) {
+        return new ConnectionGuard(
+                state,
+                session,
+                followUps,
+                registry.client(),
+                registry.nodes(),
+                threads.serial(),
+                new ConnectionGuard.Runs(
+                        memory.reservations(),
+                        ledger.proof(),
+                        threads.scheduler(),
+                        settings.interruptOnConnectionLoss()));
+    }
+
+    private GracefulClose gracefulClose(FirePath fire) {
+        return new GracefulClose(
+                registry.client(),
+                registry.nodes(),
+                registry.registration(),
+                registry.election(),
+                memory.reservations(),
+                new GracefulClose.Owed(fire.ends(), fire.ahead()),
+                settings.timings().shutdownGracePeriod());
+    }
+}
