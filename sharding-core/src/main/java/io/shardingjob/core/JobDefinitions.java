@@ -10,6 +10,7 @@ import io.shardingjob.core.internal.config.StoredConfiguration;
 import io.shardingjob.core.internal.registry.CuratorCaches;
 import io.shardingjob.core.internal.registry.JobNodes;
 import io.shardingjob.core.internal.registry.RemovedJobState;
+import io.shardingjob.core.internal.requests.SizeRecord;
 import io.shardingjob.core.operation.InvalidOperationException;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -204,6 +205,9 @@ public final class JobDefinitions implements AutoCloseable {
         String job = configuration.name();
         byte[] encoded = OperatorInputs.definition(configuration, handler, schedule);
         JobNodes nodes = new JobNodes(job);
+        byte[] history = new ScheduleHistory(
+                        List.of(ScheduleHistory.Entry.of(clock.instant(), true, configuration, List.of())))
+                .encode();
         if (client.checkExists().forPath(JobNodes.definition(job)) != null) {
             throw taken(job, "a job of this name is defined already (or being removed); remove it first");
         }
@@ -228,14 +232,16 @@ public final class JobDefinitions implements AutoCloseable {
                                         .withVersion(definitions.getVersion())
                                         .forPath(JobNodes.definitions(), new byte[0]),
                                 client.transactionOp().create().forPath(nodes.root()),
-                                client.transactionOp().create().forPath(nodes.config(), encoded),
+                                // Each with its size record: merged reads of them are sized from it.
+                                client.transactionOp().create().forPath(nodes.sizes()),
                                 client.transactionOp()
                                         .create()
-                                        .forPath(
-                                                nodes.history(),
-                                                new ScheduleHistory(List.of(ScheduleHistory.Entry.of(
-                                                                clock.instant(), true, configuration, List.of())))
-                                                        .encode()),
+                                        .forPath(nodes.size(nodes.config()), SizeRecord.of(encoded)),
+                                client.transactionOp()
+                                        .create()
+                                        .forPath(nodes.size(nodes.history()), SizeRecord.of(history)),
+                                client.transactionOp().create().forPath(nodes.config(), encoded),
+                                client.transactionOp().create().forPath(nodes.history(), history),
                                 client.transactionOp()
                                         .create()
                                         .forPath(

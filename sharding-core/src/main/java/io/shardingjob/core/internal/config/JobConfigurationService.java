@@ -9,6 +9,7 @@ import io.shardingjob.core.internal.registry.JobConfigurationCodec;
 import io.shardingjob.core.internal.registry.JobNodes;
 import io.shardingjob.core.internal.requests.ClientRequests;
 import io.shardingjob.core.internal.requests.MultiAnswer;
+import io.shardingjob.core.internal.requests.SizeRecord;
 import io.shardingjob.core.operation.InvalidOperationException;
 import io.shardingjob.core.registry.RegistryUnavailableException;
 import java.time.Clock;
@@ -100,16 +101,15 @@ public final class JobConfigurationService {
         }
         ScheduleHistoryWrites.Read history = stored.history();
         Entry first = ScheduleHistoryWrites.entry(Instant.EPOCH, local, stored.disabledItems());
+        ScheduleHistory next = history.next(
+                first, ScheduleHistoryWrites.entry(clock.instant(), local, stored.disabledItems()), horizonNow());
+        byte[] config = encodedLocal();
+        // Each with its size record, created with the structure: merged reads of them are sized from it.
         return List.of(
-                requests.createPersistent(nodes.config(), encodedLocal()),
-                ScheduleHistoryWrites.writeOp(
-                        requests,
-                        nodes,
-                        history,
-                        history.next(
-                                first,
-                                ScheduleHistoryWrites.entry(clock.instant(), local, stored.disabledItems()),
-                                horizonNow())));
+                SizeRecord.writeOp(requests, nodes.size(nodes.config()), config),
+                requests.createPersistent(nodes.config(), config),
+                SizeRecord.writeOp(requests, nodes.size(nodes.history()), next.encode()),
+                ScheduleHistoryWrites.writeOp(requests, nodes, history, next));
     }
 
     /**
@@ -180,11 +180,13 @@ public final class JobConfigurationService {
                             next,
                             horizonNow());
                     List<CuratorOp> ops = new ArrayList<>();
+                    ops.add(SizeRecord.write(client, nodes.size(nodes.config()), encodedLocal()));
                     ops.add(client.transactionOp()
                             .setData()
                             .withVersion(stored.configVersion())
                             .forPath(nodes.config(), encodedLocal()));
                     if (!recorded.equals(history.history())) {
+                        ops.add(SizeRecord.write(client, nodes.size(nodes.history()), recorded.encode()));
                         ops.add(ScheduleHistoryWrites.write(client, nodes, history, recorded));
                     }
                     client.transaction().forOperations(ops);
@@ -220,11 +222,12 @@ public final class JobConfigurationService {
             return;
         }
         Entry now = ScheduleHistoryWrites.entry(Instant.EPOCH, stored, read.disabledItems());
+        byte[] history = read.history().next(now, now, horizonNow()).encode();
         try {
-            client.create()
-                    .forPath(
-                            nodes.history(),
-                            read.history().next(now, now, horizonNow()).encode());
+            client.transaction()
+                    .forOperations(
+                            SizeRecord.write(client, nodes.size(nodes.history()), history),
+                            client.transactionOp().create().forPath(nodes.history(), history));
         } catch (KeeperException.NodeExistsException raced) {
             // Another instance recorded it first.
         }
@@ -354,6 +357,7 @@ public final class JobConfigurationService {
                                 ? client.transactionOp().create().forPath(nodes.disabledItem(item))
                                 : client.transactionOp().delete().forPath(nodes.disabledItem(item)));
                 if (!recorded.equals(history.history())) {
+                    ops.add(SizeRecord.write(client, nodes.size(nodes.history()), recorded.encode()));
                     ops.add(ScheduleHistoryWrites.write(client, nodes, history, recorded));
                 }
                 try {
