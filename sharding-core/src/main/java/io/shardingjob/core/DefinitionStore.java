@@ -8,6 +8,7 @@ import io.shardingjob.core.internal.config.OperatorInputs;
 import io.shardingjob.core.internal.config.ScheduleHistory;
 import io.shardingjob.core.internal.registry.JobNodes;
 import io.shardingjob.core.internal.registry.RemovedJobState;
+import io.shardingjob.core.internal.requests.SizeRecord;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -49,6 +50,9 @@ final class DefinitionStore {
     void define(JobConfiguration configuration, String handler) throws Exception {
         String job = configuration.name();
         byte[] encoded = OperatorInputs.definition(configuration, handler, schedule);
+        byte[] history = new ScheduleHistory(
+                        List.of(ScheduleHistory.Entry.of(clock.instant(), true, configuration, List.of())))
+                .encode();
         JobNodes nodes = new JobNodes(job);
         if (client.checkExists().forPath(JobNodes.definition(job)) != null) {
             throw taken(job, "a job of this name is defined already (or being removed); remove it first");
@@ -74,14 +78,16 @@ final class DefinitionStore {
                                         .withVersion(definitions.getVersion())
                                         .forPath(JobNodes.definitions(), new byte[0]),
                                 client.transactionOp().create().forPath(nodes.root()),
-                                client.transactionOp().create().forPath(nodes.config(), encoded),
+                                // Each with its size record: merged reads of them are sized from it.
+                                client.transactionOp().create().forPath(nodes.sizes()),
                                 client.transactionOp()
                                         .create()
-                                        .forPath(
-                                                nodes.history(),
-                                                new ScheduleHistory(List.of(ScheduleHistory.Entry.of(
-                                                                clock.instant(), true, configuration, List.of())))
-                                                        .encode()),
+                                        .forPath(nodes.size(nodes.config()), SizeRecord.of(encoded)),
+                                client.transactionOp()
+                                        .create()
+                                        .forPath(nodes.size(nodes.history()), SizeRecord.of(history)),
+                                client.transactionOp().create().forPath(nodes.config(), encoded),
+                                client.transactionOp().create().forPath(nodes.history(), history),
                                 client.transactionOp()
                                         .create()
                                         .forPath(

@@ -8,6 +8,7 @@ import io.shardingjob.core.execution.ClaimState;
 import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.execution.LedgerFire;
 import io.shardingjob.core.internal.requests.ClientRequests;
+import io.shardingjob.core.internal.requests.SessionProof;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -87,7 +88,7 @@ class SessionProofTest extends JobInstanceTestSupport {
     }
 
     private static Duration proofAge(CuratorFramework client) {
-        @Nullable Duration age = new ClientRequests(client, "Test").sinceProven();
+        @Nullable Duration age = new SessionProof(new ClientRequests(client, "Test"), "/").since();
         return age == null ? Duration.ofDays(1) : age;
     }
 

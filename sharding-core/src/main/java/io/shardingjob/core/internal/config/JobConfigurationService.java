@@ -8,6 +8,7 @@ import io.shardingjob.core.internal.registry.JobConfigurationCodec;
 import io.shardingjob.core.internal.registry.JobNodes;
 import io.shardingjob.core.internal.requests.ClientRequests;
 import io.shardingjob.core.internal.requests.MultiAnswer;
+import io.shardingjob.core.internal.requests.SizeRecord;
 import io.shardingjob.core.operation.InvalidOperationException;
 import java.time.Clock;
 import java.time.Duration;
@@ -101,16 +102,15 @@ public final class JobConfigurationService {
         }
         ScheduleHistoryWrites.Read history = stored.history();
         Entry first = ScheduleHistoryWrites.entry(Instant.EPOCH, local, stored.disabledItems());
+        ScheduleHistory next = history.next(
+                first, ScheduleHistoryWrites.entry(clock.instant(), local, stored.disabledItems()), horizonNow());
+        byte[] config = encodedLocal();
+        // Each with its size record, created with the structure: merged reads of them are sized from it.
         return List.of(
-                requests.createPersistent(nodes.config(), encodedLocal()),
-                ScheduleHistoryWrites.writeOp(
-                        requests,
-                        nodes,
-                        history,
-                        history.next(
-                                first,
-                                ScheduleHistoryWrites.entry(clock.instant(), local, stored.disabledItems()),
-                                horizonNow())));
+                SizeRecord.writeOp(requests, nodes.size(nodes.config()), config),
+                requests.createPersistent(nodes.config(), config),
+                SizeRecord.writeOp(requests, nodes.size(nodes.history()), next.encode()),
+                ScheduleHistoryWrites.writeOp(requests, nodes, history, next));
     }
 
     /**
@@ -209,11 +209,13 @@ public final class JobConfigurationService {
                     next,
                     horizonNow());
             List<CuratorOp> ops = new ArrayList<>();
+            ops.add(SizeRecord.write(client, nodes.size(nodes.config()), encodedLocal()));
             ops.add(client.transactionOp()
                     .setData()
                     .withVersion(stored.configVersion())
                     .forPath(nodes.config(), encodedLocal()));
             if (!recorded.equals(history.history())) {
+                ops.add(SizeRecord.write(client, nodes.size(nodes.history()), recorded.encode()));
                 ops.add(ScheduleHistoryWrites.write(client, nodes, history, recorded));
             }
             client.transaction().forOperations(ops);

@@ -4,6 +4,7 @@ import io.shardingjob.core.config.FireSchedule;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.config.JobConfigurationException;
 import io.shardingjob.core.internal.registry.JobNodes;
+import io.shardingjob.core.internal.requests.SizeRecord;
 import io.shardingjob.core.registry.RegistryUnavailableException;
 import java.time.Clock;
 import java.time.Duration;
@@ -126,6 +127,7 @@ public final class OperatorChanges {
                                 ? client.transactionOp().create().forPath(nodes.disabledItem(item))
                                 : client.transactionOp().delete().forPath(nodes.disabledItem(item)));
                 if (!recorded.equals(history.history())) {
+                    ops.add(SizeRecord.write(client, nodes.size(nodes.history()), recorded.encode()));
                     ops.add(ScheduleHistoryWrites.write(client, nodes, history, recorded));
                 }
                 try {

@@ -8,6 +8,7 @@ import io.shardingjob.core.internal.registry.JobCache;
 import io.shardingjob.core.internal.registry.JobConfigurationCodec;
 import io.shardingjob.core.internal.registry.JobNodes;
 import io.shardingjob.core.internal.requests.ClientRequests;
+import io.shardingjob.core.internal.requests.SizeRecord;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -134,6 +135,7 @@ public final class ScheduleHistoryCatchUp {
         }
         List<Op> ops = List.of(
                 Op.check(requests.full(nodes.config()), seen.configVersion()),
+                SizeRecord.writeOp(requests, nodes.size(nodes.history()), next.encode()),
                 ScheduleHistoryWrites.writeOp(requests, nodes, seen.history(), next));
         return requests.multiAsync("RecordHistory", ops).thenApply(answer -> {
             if (answer.ok()) {

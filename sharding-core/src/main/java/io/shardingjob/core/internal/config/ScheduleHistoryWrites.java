@@ -9,6 +9,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.apache.curator.RetryLoop;
 import org.apache.curator.framework.CuratorFramework;
@@ -104,7 +105,12 @@ public final class ScheduleHistoryWrites {
                 Op.getData(requests.full(nodes.config())),
                 Op.getData(requests.full(nodes.history())),
                 Op.getChildren(requests.full(nodes.disabledItems())));
-        return requests.readAsync("Read", reads, ClientRequests.SMALL_LISTING_BYTES, ClientRequests.ITEMS_DATA_BYTES)
+        // Sized from their records, read first: a configuration may take half of what one answer carries.
+        Map<String, String> recordOf = Map.of(
+                requests.full(nodes.config()), requests.full(nodes.size(nodes.config())),
+                requests.full(nodes.history()), requests.full(nodes.size(nodes.history())));
+        return requests.readRecordedAsync(
+                        "Read", reads, ClientRequests.SMALL_LISTING_BYTES, ClientRequests.READ_DATA_BYTES, recordOf)
                 .thenApply(answer -> stored(reads, answer.results()));
     }
 

@@ -4,6 +4,7 @@ import io.shardingjob.core.config.FireSchedule;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.internal.registry.JobConfigurationCodec;
 import io.shardingjob.core.internal.registry.JobNodes;
+import io.shardingjob.core.internal.requests.SizeRecord;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -95,12 +96,20 @@ public final class StoredConfiguration {
                     ScheduleHistoryWrites.entry(now, current, disabledItems),
                     ScheduleHistoryWrites.entry(now, next, disabledItems),
                     horizon == null ? Instant.MIN : now.minus(horizon));
+            // A job no instance of this version started yet has no size records: its nodes are read alone till then.
+            boolean sized = client.checkExists().forPath(nodes.sizes()) != null;
             List<CuratorOp> ops = new ArrayList<>();
+            if (sized) {
+                ops.add(SizeRecord.write(client, nodes.size(path), encoded));
+            }
             ops.add(client.transactionOp()
                     .setData()
                     .withVersion(stat.getVersion())
                     .forPath(path, encoded));
             if (!recorded.equals(history.history())) {
+                if (sized) {
+                    ops.add(SizeRecord.write(client, nodes.size(nodes.history()), recorded.encode()));
+                }
                 ops.add(ScheduleHistoryWrites.write(client, nodes, history, recorded));
             }
             try {

@@ -32,20 +32,21 @@ final class CacheLoad {
     }
 
     /**
-     * The first reads: the containers every job has under the watched root ({@link JobNodes#structure()}), with their
-     * listings, and {@code leaves}, which never have children. Their paths are built here, at each load, not kept:
-     * thousands of jobs' caches would hold them for nothing between loads.
+     * The first reads: {@code leaves}, which never have children, first, then the containers every job has under the
+     * watched root ({@link JobNodes#structure()}), with their listings. The leaves are the size records: answered
+     * first, they size the reads of the nodes they are of, which the listings find. Their paths are built here, at each
+     * load, not kept: thousands of jobs' caches would hold them for nothing between loads.
      */
     List<Asked> firstReads(JobNodes job, String watched, Set<String> leaves) {
         List<Asked> reads = new ArrayList<>();
-        for (String path : job.structure()) {
-            if ((path.equals(watched) || path.startsWith(watched + "/")) && asked.add(path)) {
-                reads.add(new Asked(path, true));
-            }
-        }
         for (String path : leaves) {
             if (asked.add(path)) {
                 reads.add(new Asked(path, false));
+            }
+        }
+        for (String path : job.structure()) {
+            if ((path.equals(watched) || path.startsWith(watched + "/")) && asked.add(path)) {
+                reads.add(new Asked(path, true));
             }
         }
         return reads;

@@ -9,6 +9,10 @@ package io.shardingjob.core.internal.registry;
  * /{job}/history                         persistent  the schedule history: from when each cron, enabled state, count
  *                                                    and set of disabled items held (one line per change), so that
  *                                                    only the fires that were due are made up
+ * /{job}/sizes/{config|history|assignment}
+ *                                        persistent  how large that node is (its data's length in decimal), written
+ *                                                    in the same multi-operation as it: merged reads are sized from
+ *                                                    it; empty or missing when an older version or a hand wrote it
  * /{job}/instances/{instanceId}          ephemeral   a live instance: host, pid, start time
  * /{job}/leader/election/latch/...       ephemeral   the election's candidates, _c_{guid}-latch-{sequence}: the
  *                                                    first numbered leads
@@ -71,6 +75,27 @@ public final class JobNodes {
         return root + "/history";
     }
 
+    /** The size records of the job's nodes that grow with its items: {@link #size(String)}. */
+    public String sizes() {
+        return root + "/sizes";
+    }
+
+    /**
+     * The record of how large one of {@link #sized()} is, written in the same multi-operation as it, so that merged
+     * reads of it are sized from it and never by an estimate (see {@code SizeRecord}).
+     */
+    public String size(String sizedNode) {
+        return sizes() + "/" + name(sizedNode);
+    }
+
+    /**
+     * The nodes whose data grow with the job's items, each with a size record: its configuration (item parameters, a
+     * description), its schedule history and its assignment (every item's owner).
+     */
+    public java.util.List<String> sized() {
+        return java.util.List.of(config(), history(), assignment());
+    }
+
     public String instances() {
         return root + "/instances";
     }
@@ -129,7 +154,8 @@ public final class JobNodes {
 
     /**
      * The persistent nodes a job's start makes sure of, each after its parent: the containers the recipes and the
-     * operators write under, and the single nodes whose later writes set data rather than create.
+     * operators write under, and the single nodes whose later writes set data rather than create (a size record is
+     * created empty: the node it is of is then reckoned as unrecorded until written with it).
      */
     public java.util.List<String> structure() {
         return java.util.List.of(
@@ -148,7 +174,11 @@ public final class JobNodes {
                 root + "/leader",
                 parent(leaderLatch()),
                 leaderLatch(),
-                parent(reshardNecessary()));
+                parent(reshardNecessary()),
+                sizes(),
+                size(config()),
+                size(history()),
+                size(assignment()));
     }
 
     /** The jobs following this one, one child each, read by whoever completes this job's fires. Small: cached. */

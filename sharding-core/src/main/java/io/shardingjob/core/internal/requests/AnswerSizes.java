@@ -11,13 +11,23 @@ import org.jspecify.annotations.Nullable;
 /**
  * What the answer to a merged read may come to, as one client's reads taught it: a merged read stays under an estimate
  * of its answer ({@link ClientMultis#MAX_READ_ANSWER_BYTES}), since an answer larger than the client takes in one drops
- * the connection. Listings and data are reckoned from what they, their siblings and their kin answered before, and
- * the reads of a request that lost the connection at a whole request's worth until answered.
+ * the connection. The nodes that grow with a job's items are reckoned at what their callers know they hold, from their
+ * size records ({@link SizeRecord}); listings and the data of the small nodes, from what they, their siblings and their
+ * kin answered before; and the reads of a request that lost the connection, at a whole request's worth until answered.
  */
 final class AnswerSizes {
 
     /** What an answer adds to a node's data: its stat and its length. */
-    private static final long STAT_BYTES = 128;
+    static final long STAT_BYTES = 128;
+
+    /**
+     * What a part's reads may answer, as its caller knows it.
+     *
+     * @param unknownListingBytes what a listing may answer at most, until it was read once
+     * @param dataBytes what the data of a small node may answer at most (a few names or numbers)
+     * @param sized what reading each node that grows with a job's items answers, by its full path
+     */
+    record Bounds(long unknownListingBytes, long dataBytes, Map<String, Long> sized) {}
 
     /** Listings remembered at most; beyond, forgotten and learnt again. */
     private static final int LISTINGS_REMEMBERED = 100_000;
@@ -40,9 +50,7 @@ final class AnswerSizes {
 
     /**
      * The largest data and listing read of each node's kin ({@link #kin}): the same node of the client's other jobs
-     * (their configurations, their instances, their leader's candidates), reckoned from those rather than at the
-     * caller's bound. At 5,000 jobs starting, configurations reckoned at 64 kB each went eight to a request, one request
-     * after another, for seconds.
+     * (their instances, their leader's candidates), reckoned from those rather than at the caller's bound.
      */
     private final Map<String, Long> kinDataBytes = new ConcurrentHashMap<>();
 
@@ -56,18 +64,19 @@ final class AnswerSizes {
     }
 
     /**
-     * About what reading these answers: twice what each listing answered last (they grow), twice the largest of a
-     * node's kin's data or listings, else the caller's bounds.
+     * About what reading these answers: a sized node's data at what its caller knows; twice what each listing answered
+     * last (they grow); twice the largest of a small node's kin's data or listings, else the caller's bounds.
      */
-    long answerBytes(List<Op> reads, long unknownListingBytes, long unknownDataBytes) {
+    long answerBytes(List<Op> reads, Bounds bounds) {
         long bytes = 0;
         for (Op read : reads) {
+            Long sized = bounds.sized().get(read.getPath());
             if (suspects.contains(read.getPath())) {
                 bytes += ClientMultis.MAX_READ_ANSWER_BYTES;
+            } else if (read instanceof Op.GetChildren) {
+                bytes += 2 * listingBytes(read.getPath(), bounds.unknownListingBytes());
             } else {
-                bytes += read instanceof Op.GetChildren
-                        ? 2 * listingBytes(read.getPath(), unknownListingBytes)
-                        : dataBytes(read.getPath(), unknownDataBytes);
+                bytes += sized != null ? sized : dataBytes(read.getPath(), bounds.dataBytes());
             }
         }
         return bytes;
@@ -90,8 +99,10 @@ final class AnswerSizes {
     }
 
     /**
-     * Twice the largest data its kin answered, its own among them once read (a node's own size is not kept apart: five
-     * thousand jobs' twenty nodes each cost more heap than they save), else the caller's bound.
+     * Twice the largest data a small node's kin answered, its own among them once read (a node's own size is not kept
+     * apart: five thousand jobs' twenty nodes each cost more heap than they save), else the caller's bound. Never the
+     * reckoning of a node that grows with a job's items: its kin tell nothing of it (most jobs' configurations take a
+     * few lines, some half a packet).
      */
     private long dataBytes(String path, long unknownDataBytes) {
         String kin = kin(path);

@@ -24,12 +24,8 @@ import org.jspecify.annotations.Nullable;
  * job's own {@link GroupCommit}). The claims, starts and ends of a thousand jobs firing at one instant then cost the
  * ensemble a few requests rather than thousands; a lone request is sent at once, as before.
  *
- * <p>Writes and reads go in separate lanes, since ZooKeeper does not mix them in one multi. A multi of writes is
- * atomic: when the merged one is refused, which part's operation failed is known, and only that part's answer is
- * certain when it came first (nothing of another part ran before it); the others are sent again, those before the
- * failed part together, the failed part first of the rest, so that every part gets the answer it would have had sent
- * alone, and each refusal costs at most two more requests. A multi of reads is not atomic: each read answers for
- * itself. A connection loss or an expired session fails every part of the request, as it would have failed each. An
+ * <p>Writes and reads go in separate lanes, since ZooKeeper does not mix them in one multi; how a merged answer is
+ * shared among its parts, and what a refused multi of writes sends again, is {@link MergedAnswers}'. A connection loss or an expired session fails every part of the request, as it would have failed each. An
  * answer larger than the client takes in one (its {@code jute.maxbuffer}) drops the connection as a lost one does, and
  * merged reads may come to that where each alone does not: the reads of a merged request that lost the connection
  * are each reckoned at a whole request's worth until one of them is answered, so that asked again they go alone.
@@ -101,8 +97,27 @@ final class ClientMultis {
      */
     CompletableFuture<MultiAnswer> send(
             Sender through, String name, List<Op> ops, long unknownListingBytes, long dataBytes) {
-        Part part =
-                new Part(through, name, List.copyOf(ops), unknownListingBytes, dataBytes, new CompletableFuture<>());
+        return send(through, name, ops, unknownListingBytes, dataBytes, Map.of());
+    }
+
+    /**
+     * {@link #send(Sender, String, List, long, long)} with reads of nodes whose size the caller knows.
+     *
+     * @param sized what reading each of those nodes answers, by its full path ({@link SizeRecord#answerBytes})
+     */
+    CompletableFuture<MultiAnswer> send(
+            Sender through,
+            String name,
+            List<Op> ops,
+            long unknownListingBytes,
+            long dataBytes,
+            Map<String, Long> sized) {
+        Part part = new Part(
+                through,
+                name,
+                List.copyOf(ops),
+                new AnswerSizes.Bounds(unknownListingBytes, dataBytes, Map.copyOf(sized)),
+                new CompletableFuture<>());
         (isRead(ops) ? reads : writes).enqueue(part);
         return part.answer;
     }
@@ -112,12 +127,11 @@ final class ClientMultis {
     }
 
     /** One job's multi, waiting to be sent. */
-    private record Part(
+    record Part(
             Sender sender,
             String name,
             List<Op> ops,
-            long unknownListingBytes,
-            long dataBytes,
+            AnswerSizes.Bounds bounds,
             CompletableFuture<MultiAnswer> answer) {}
 
     /**
@@ -191,9 +205,7 @@ final class ClientMultis {
             long bytes = 0;
             int ops = 0;
             for (Part next = queue.peek(); next != null; next = queue.peek()) {
-                long added = atomic
-                        ? bytes(next.ops)
-                        : sizes.answerBytes(next.ops, next.unknownListingBytes, next.dataBytes);
+                long added = atomic ? bytes(next.ops) : sizes.answerBytes(next.ops, next.bounds);
                 boolean fits = atomic
                         ? bytes + added <= ClientRequests.MAX_WRITE_BYTES
                         : bytes + added <= MAX_READ_ANSWER_BYTES
@@ -215,15 +227,15 @@ final class ClientMultis {
             if (group.size() == 1) {
                 sent = first.sender.send(first.name, first.ops);
             } else {
-                sent = first.sender.send("Multi", merged(group));
+                sent = first.sender.send("Multi", MergedAnswers.merged(group));
             }
             return sent.handle((answer, failure) -> {
                 if (failure == null && !atomic) {
-                    sizes.learn(merged(group), answer);
+                    sizes.learn(MergedAnswers.merged(group), answer);
                 }
                 if (failure != null) {
                     if (!atomic && group.size() > 1 && lostTheConnection(failure)) {
-                        sizes.suspect(merged(group));
+                        sizes.suspect(MergedAnswers.merged(group));
                     }
                     group.forEach(part -> part.answer.completeExceptionally(failure));
                 } else if (group.size() == 1) {
@@ -235,50 +247,13 @@ final class ClientMultis {
             });
         }
 
-        /** Hands each part its share of the merged answer, or queues again what a refusal left unanswered. */
+        /** Hands each part its share of the merged answer, and queues again first what a refusal left unanswered. */
         private void answer(List<Part> group, MultiAnswer answer) {
-            int failedAt = answer.ok() || !atomic ? -1 : answer.failedAt();
-            if (failedAt < 0 && !answer.ok() && atomic) {
-                // Refused without naming an operation: no part can be told its answer, so each is asked alone.
-                synchronized (this) {
-                    for (int i = group.size() - 1; i >= 0; i--) {
-                        again.addFirst(List.of(group.get(i)));
-                    }
-                }
-                return;
-            }
-            int from = 0;
-            int refusedPart = -1;
-            for (int i = 0; i < group.size(); i++) {
-                int to = from + group.get(i).ops.size();
-                if (failedAt >= from && failedAt < to) {
-                    refusedPart = i;
-                }
-                from = to;
-            }
-            if (refusedPart < 0) {
-                from = 0;
-                for (Part part : group) {
-                    int to = from + part.ops.size();
-                    part.answer.complete(
-                            new MultiAnswer(answer.code(), answer.results().subList(from, to)));
-                    from = to;
-                }
-                return;
-            }
-            if (refusedPart == 0) {
-                Part first = group.get(0);
-                first.answer.complete(
-                        new MultiAnswer(answer.code(), answer.results().subList(0, first.ops.size())));
-                List<Part> rest = group.subList(1, group.size());
-                synchronized (this) {
-                    again.addFirst(List.copyOf(rest));
-                }
-                return;
-            }
+            List<List<Part>> again = MergedAnswers.share(group, answer, atomic);
             synchronized (this) {
-                again.addFirst(List.copyOf(group.subList(refusedPart, group.size())));
-                again.addFirst(List.copyOf(group.subList(0, refusedPart)));
+                for (int i = again.size() - 1; i >= 0; i--) {
+                    this.again.addFirst(again.get(i));
+                }
             }
         }
     }
@@ -303,11 +278,5 @@ final class ClientMultis {
             }
         }
         return bytes;
-    }
-
-    private static List<Op> merged(List<Part> group) {
-        List<Op> ops = new ArrayList<>();
-        group.forEach(part -> ops.addAll(part.ops));
-        return ops;
     }
 }

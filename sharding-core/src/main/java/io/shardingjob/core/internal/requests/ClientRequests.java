@@ -1,12 +1,10 @@
 package io.shardingjob.core.internal.requests;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiConsumer;
 import org.apache.curator.drivers.OperationTrace;
 import org.apache.curator.framework.CuratorFramework;
@@ -49,12 +47,6 @@ public final class ClientRequests {
     public static final long READ_DATA_BYTES = 1024;
 
     /**
-     * What a node that grows with a job's items may answer, by estimate (ten thousand items), for {@link #readAsync}:
-     * its configuration (item parameters, a description), its schedule history, its assignment (every item's owner).
-     */
-    public static final long ITEMS_DATA_BYTES = 64 * 1024;
-
-    /**
      * A listing of a job's small state not read yet, for {@link #readAsync}: its instances, leaving or disabled ones, a
      * leader's latch, an operator's disabled items; none grows with fires, and a few hundred names fit.
      */
@@ -68,17 +60,6 @@ public final class ClientRequests {
     /** The client's namespace as a path ({@code /ns}), or empty without one. */
     private final String namespacePrefix;
 
-    /**
-     * When the last request on each session that the ensemble's leader answered was sent, shared by every job of the
-     * process: the jobs of one client share its session. Only a write or a {@code sync} counts: the leader checks and
-     * touches the session when it handles it, while a follower answers pings and reads by itself, and goes on doing so
-     * for up to {@code syncLimit × tickTime} after it lost the leader, who may expire the session meanwhile.
-     */
-    private static final Map<Long, Long> PROVEN_SENT_NANOS = new ConcurrentHashMap<>();
-
-    /** The proof of each session under way, so that the jobs of one client send one {@code sync} between them. */
-    private static final Map<Long, CompletableFuture<Void>> PROVING = new ConcurrentHashMap<>();
-
     /** The multis of every job of this client, sent together while one is on its way. */
     private final ClientMultis multis;
 
@@ -88,54 +69,6 @@ public final class ClientRequests {
         this.multis = ClientMultis.of(client);
         String namespace = client.getNamespace();
         this.namespacePrefix = namespace == null || namespace.isEmpty() ? "" : ZKPaths.makePath("/", namespace);
-    }
-
-    /**
-     * How long ago the request that last proved this client's current session through the leader was sent, on the
-     * monotonic clock (a wall clock set back or forth must not stretch it); null when nothing proved it yet. The server
-     * cannot expire the session before a whole session timeout after that.
-     */
-    @Nullable
-    public Duration sinceProven() {
-        try {
-            long sessionId = zooKeeper().getSessionId();
-            Long sent = sessionId == 0 ? null : PROVEN_SENT_NANOS.get(sessionId);
-            return sent == null ? null : Duration.ofNanos(Math.max(0, System.nanoTime() - sent));
-        } catch (Exception closed) {
-            return null;
-        }
-    }
-
-    /**
-     * Proves the current session through the leader with one {@code sync} of the path, unless one is under way: then
-     * its answer serves every job of the client.
-     */
-    public CompletableFuture<Void> proveAsync(String fullPath) {
-        long sessionId;
-        try {
-            sessionId = zooKeeper().getSessionId();
-        } catch (Exception closed) {
-            return CompletableFuture.failedFuture(closed);
-        }
-        CompletableFuture<Void> mine = new CompletableFuture<>();
-        CompletableFuture<Void> under = PROVING.putIfAbsent(sessionId, mine);
-        if (under != null) {
-            return under;
-        }
-        syncAsync(fullPath).whenComplete((done, failure) -> {
-            PROVING.remove(sessionId, mine);
-            if (failure != null) {
-                mine.completeExceptionally(failure);
-            } else {
-                mine.complete(null);
-            }
-        });
-        return mine;
-    }
-
-    private static void proven(long sessionId, long sentNanos) {
-        // Sessions are few (one per client and connection loss): the map stays small however long the process runs.
-        PROVEN_SENT_NANOS.merge(sessionId, sentNanos, (earlier, later) -> later - earlier > 0 ? later : earlier);
     }
 
     /**
@@ -154,7 +87,29 @@ public final class ClientRequests {
      */
     public CompletableFuture<MultiAnswer> readAsync(
             String name, List<Op> reads, long unknownListingBytes, long dataBytes) {
-        return multis.send(this::sendMulti, name, reads, unknownListingBytes, dataBytes);
+        return readAsync(name, reads, unknownListingBytes, dataBytes, Map.of());
+    }
+
+    /**
+     * {@link #readAsync(String, List, long, long)} with reads of nodes that grow with a job's items, each reckoned at
+     * what the caller knows it comes to ({@link SizeRecord#answerBytes}), never by an estimate.
+     *
+     * @param sized what reading each of those answers, by its full path
+     */
+    public CompletableFuture<MultiAnswer> readAsync(
+            String name, List<Op> reads, long unknownListingBytes, long dataBytes, Map<String, Long> sized) {
+        return multis.send(this::sendMulti, name, reads, unknownListingBytes, dataBytes, sized);
+    }
+
+    /**
+     * {@link #readAsync(String, List, long, long, Map)} sized from the records of the nodes that grow with a job's
+     * items ({@link SizeRecord}), read first in a request of their own, merged with the client's other reads.
+     *
+     * @param recordOf the full path of each such node read, to the full path of its record
+     */
+    public CompletableFuture<MultiAnswer> readRecordedAsync(
+            String name, List<Op> reads, long unknownListingBytes, long dataBytes, Map<String, String> recordOf) {
+        return RecordedReads.send(multis, this::sendMulti, name, reads, unknownListingBytes, dataBytes, recordOf);
     }
 
     /** One multi-operation sent as it is, on its own: what {@link ClientMultis} sends, merged or not. */
@@ -240,7 +195,7 @@ public final class ClientRequests {
             trace.setReturnCode(rc);
             trace.commit();
             if (throughLeader) {
-                ClientRequests.proven(session, sentNanos);
+                SessionProof.proven(session, sentNanos);
             }
             result.complete(value);
         }

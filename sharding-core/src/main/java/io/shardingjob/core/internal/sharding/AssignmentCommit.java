@@ -3,6 +3,7 @@ package io.shardingjob.core.internal.sharding;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.internal.registry.JobNodes;
 import io.shardingjob.core.internal.requests.ClientRequests;
+import io.shardingjob.core.internal.requests.SizeRecord;
 import io.shardingjob.core.sharding.Assignment;
 import io.shardingjob.core.sharding.strategy.ShardingStrategy;
 import java.util.ArrayList;
@@ -62,8 +63,11 @@ final class AssignmentCommit {
         if (unchanged) {
             ops.add(Op.check(assignment, state.assignmentVersion()));
         } else if (previous == Assignment.NONE) {
+            ops.add(SizeRecord.writeOp(requests, nodes.size(nodes.assignment()), next.encode()));
             ops.add(requests.createPersistent(nodes.assignment(), next.encode()));
         } else {
+            // With its size record, created with the structure: merged reads of it are sized from it.
+            ops.add(SizeRecord.writeOp(requests, nodes.size(nodes.assignment()), next.encode()));
             ops.add(Op.setData(assignment, next.encode(), state.assignmentVersion()));
         }
         ops.add(Op.delete(requests.full(nodes.reshardNecessary()), flag.getVersion()));

@@ -8,6 +8,7 @@ import io.shardingjob.core.internal.requests.MultiAnswer;
 import io.shardingjob.core.sharding.Assignment;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 import org.apache.zookeeper.Op;
@@ -54,8 +55,16 @@ final class ReshardStateReader {
                 Op.getChildren(requests.full(nodes.leavingInstances())),
                 Op.getData(requests.full(nodes.assignment())),
                 Op.getChildren(requests.full(nodes.disabledItems())));
-        return requests.readAsync(
-                        "ReadState", reads, ClientRequests.SMALL_LISTING_BYTES, ClientRequests.ITEMS_DATA_BYTES)
+        // Sized from their records, read first: a configuration may take half of what one answer carries.
+        Map<String, String> recordOf = Map.of(
+                requests.full(nodes.config()), requests.full(nodes.size(nodes.config())),
+                requests.full(nodes.assignment()), requests.full(nodes.size(nodes.assignment())));
+        return requests.readRecordedAsync(
+                        "ReadState",
+                        reads,
+                        ClientRequests.SMALL_LISTING_BYTES,
+                        ClientRequests.READ_DATA_BYTES,
+                        recordOf)
                 .thenApply(answer -> {
                     List<OpResult> results = answer.results();
                     @Nullable Stat flag = null;

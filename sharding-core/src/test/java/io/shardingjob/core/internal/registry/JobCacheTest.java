@@ -5,17 +5,21 @@ import static org.awaitility.Awaitility.await;
 
 import io.shardingjob.core.TcpProxy;
 import io.shardingjob.core.ZooKeeperTestSupport;
+import io.shardingjob.core.internal.config.OperatorInputs;
+import io.shardingjob.core.internal.requests.SizeRecord;
 import io.shardingjob.core.testing.RequestCounter;
 import io.shardingjob.core.testing.RequestCounter.Counts;
 import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.state.ConnectionState;
 import org.apache.zookeeper.ZooKeeper;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -80,7 +84,11 @@ class JobCacheTest extends ZooKeeperTestSupport {
     void loadsTheNodesEveryJobHasInOneRequestAndWhatLiesBelowThemNext() throws Exception {
         CuratorFramework client = newClient();
         JobStructure.ensure(client, List.of(job));
-        write(client, job.config(), "cron=0 0 * * * *");
+        byte[] config = bytes("cron=0 0 * * * *");
+        client.transaction()
+                .forOperations(
+                        SizeRecord.write(client, job.size(job.config()), config),
+                        client.transactionOp().create().forPath(job.config(), config));
         write(client, job.instance("a"), "a");
         write(client, job.disabledItem(3), "");
         write(client, job.leaderLatch() + "/_c_a-latch-0000000001", "a");
@@ -191,6 +199,84 @@ class JobCacheTest extends ZooKeeperTestSupport {
             assertThat(watches(zooKeeper, "getPersistentRecursiveWatches")).isEmpty();
             assertThat(watches(zooKeeper, "getPersistentWatches")).isEmpty();
         });
+    }
+
+    @Test
+    void configurationsNearTheLimitOfJobsLoadingTogetherAreNeverMergedPastWhatOneAnswerCarries() throws Exception {
+        List<JobNodes> jobs = jobs(6);
+        CuratorFramework writer = newClient();
+        JobStructure.ensure(writer, jobs);
+        byte[] large = new byte[OperatorInputs.MAX_CONFIGURATION_BYTES - 1024];
+        for (JobNodes each : jobs) {
+            // As every writer writes one: with its size record, in one transaction.
+            writer.transaction()
+                    .forOperations(
+                            SizeRecord.write(writer, each.size(each.config()), large),
+                            writer.transactionOp().create().forPath(each.config(), large));
+        }
+
+        CuratorFramework client = newClient();
+        List<ConnectionState> states = new CopyOnWriteArrayList<>();
+        client.getConnectionStateListenable().addListener((changed, state) -> states.add(state));
+        List<JobCache> caches = startTogether(client, jobs);
+
+        for (int i = 0; i < jobs.size(); i++) {
+            assertThat(caches.get(i).data(jobs.get(i).config()))
+                    .hasValueSatisfying(data -> assertThat(data).hasSize(large.length));
+        }
+        assertThat(states)
+                .as("no answer larger than the client takes dropped the connection")
+                .doesNotContain(ConnectionState.SUSPENDED, ConnectionState.LOST);
+    }
+
+    @Test
+    void configurationsRewrittenByHandWithoutTheirSizeRecordsAreNeverMergedPastWhatOneAnswerCarries() throws Exception {
+        List<JobNodes> jobs = jobs(8);
+        CuratorFramework writer = newClient();
+        JobStructure.ensure(writer, jobs);
+        byte[] small = bytes("cron=0 0 * * * *");
+        for (JobNodes each : jobs) {
+            writer.transaction()
+                    .forOperations(
+                            SizeRecord.write(writer, each.size(each.config()), small),
+                            writer.transactionOp().create().forPath(each.config(), small));
+        }
+        CuratorFramework client = newClient();
+        List<ConnectionState> states = new CopyOnWriteArrayList<>();
+        client.getConnectionStateListenable().addListener((changed, state) -> states.add(state));
+        List<JobCache> caches = startTogether(client, jobs);
+
+        byte[] large = new byte[OperatorInputs.MAX_CONFIGURATION_BYTES - 1024];
+        for (JobNodes each : jobs) {
+            // By hand: the records still say a few lines.
+            writer.setData().forPath(each.config(), large);
+        }
+
+        await().untilAsserted(() -> {
+            for (int i = 0; i < jobs.size(); i++) {
+                assertThat(caches.get(i).data(jobs.get(i).config()))
+                        .hasValueSatisfying(data -> assertThat(data).hasSize(large.length));
+            }
+        });
+        assertThat(states)
+                .as("no answer larger than the client takes dropped the connection")
+                .doesNotContain(ConnectionState.SUSPENDED, ConnectionState.LOST);
+    }
+
+    private static List<JobNodes> jobs(int count) {
+        List<JobNodes> jobs = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            jobs.add(new JobNodes("large-" + i));
+        }
+        return jobs;
+    }
+
+    /** Starts a cache of each job at once, as a restart of their instance does, and waits until each is loaded. */
+    private List<JobCache> startTogether(CuratorFramework client, List<JobNodes> jobs) {
+        List<JobCache> caches = new ArrayList<>();
+        jobs.forEach(each -> caches.add(closeAfterTest(new JobCache(client, each, listeners))));
+        caches.parallelStream().forEach(cache -> cache.start(Duration.ofSeconds(30)));
+        return caches;
     }
 
     /** The client's watches of a kind: ZooKeeper lists them to its subclasses only. */

@@ -5,11 +5,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.shardingjob.core.ZooKeeperTestSupport;
+import io.shardingjob.core.internal.config.OperatorInputs;
 import io.shardingjob.core.testing.RequestCounter;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -232,6 +234,107 @@ class ClientMultisTest extends ZooKeeperTestSupport {
         assertThat(requestsToRead("/j", 12, 24))
                 .as("the other jobs' configurations, reckoned from the first ones': in one")
                 .containsExactly(12L);
+    }
+
+    @Test
+    void configurationsNearTheLimitAreNeverMergedPastWhatOneAnswerCarries() throws Exception {
+        // Most jobs' configurations are a few lines: one of those read first tells nothing of the large ones.
+        client.create().forPath("/small", bytes("cron=0 * * * * ?"));
+        multis.send(
+                        requests::sendMulti,
+                        "Multi",
+                        List.of(read("/small")),
+                        ClientRequests.SMALL_LISTING_BYTES,
+                        ClientRequests.READ_DATA_BYTES)
+                .join();
+        int large = OperatorInputs.MAX_CONFIGURATION_BYTES - 1024;
+        for (int i = 0; i < 3; i++) {
+            // As every writer writes one: with its size record, in one transaction.
+            client.transaction()
+                    .forOperations(
+                            client.transactionOp()
+                                    .create()
+                                    .forPath("/large" + i + "-size", SizeRecord.of(new byte[large])),
+                            client.transactionOp().create().forPath("/large" + i, new byte[large]));
+        }
+
+        assertThat(readsOfLargeNodesPerRequest(3, large))
+                .as("each configuration near the limit alone in its request: two answer more than a client takes")
+                .containsOnly(1L);
+    }
+
+    @Test
+    void aConfigurationWrittenByHandWithoutASizeRecordIsStillNeverMergedPastWhatOneAnswerCarries() throws Exception {
+        int large = OperatorInputs.MAX_CONFIGURATION_BYTES - 1024;
+        for (int i = 0; i < 3; i++) {
+            client.create().forPath("/large" + i, new byte[large]);
+        }
+        // One record missing (an older version's job), one empty (created with a structure before the write by hand).
+        client.create().forPath("/large1-size", new byte[0]);
+
+        assertThat(readsOfLargeNodesPerRequest(3, large))
+                .as("a node without a record read alone")
+                .containsOnly(1L);
+    }
+
+    @Test
+    void configurationsWhoseRecordsSayTheyAreSmallGoTogether() throws Exception {
+        for (int i = 0; i < 12; i++) {
+            byte[] config = bytes("cron=0 * * * * ?");
+            client.transaction()
+                    .forOperations(
+                            client.transactionOp().create().forPath("/large" + i + "-size", SizeRecord.of(config)),
+                            client.transactionOp().create().forPath("/large" + i, config));
+        }
+
+        assertThat(readsOfLargeNodesPerRequest(12, "cron=0 * * * * ?".length()))
+                .as("sized from their records, not at the most a configuration may hold")
+                .containsExactly(12L);
+    }
+
+    /**
+     * Reads {@code /large<i>} for i in [0, count), each sized from its record {@code /large<i>-size}, while all but one
+     * of the reads the lane sends at once are held on their way: the records go together once that one is answered,
+     * and the reads they size queue behind it, to be sent as their sizes allow. Counts the large reads of each request
+     * that held any, once each read answered its node's {@code bytes}.
+     */
+    private List<Long> readsOfLargeNodesPerRequest(int count, int bytes) {
+        Gated holding = new Gated(requests);
+        List<CompletableFuture<MultiAnswer>> held = new ArrayList<>();
+        for (int i = 0; i < ClientMultis.READS_ON_THEIR_WAY - 1; i++) {
+            held.add(multis.send(holding, "Multi", List.of(read("/m"))));
+        }
+        CompletableFuture<Void> release = new CompletableFuture<>();
+        held.add(multis.send(
+                (name, ops) -> release.thenCompose(open -> requests.sendMulti(name, ops)),
+                "Multi",
+                List.of(read("/m"))));
+        Gated passing = new Gated(requests);
+        passing.open();
+        List<CompletableFuture<MultiAnswer>> reads = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            reads.add(RecordedReads.send(
+                    multis,
+                    passing,
+                    "Multi",
+                    List.of(read("/large" + i)),
+                    ClientRequests.SMALL_LISTING_BYTES,
+                    ClientRequests.READ_DATA_BYTES,
+                    Map.of(requests.full("/large" + i), requests.full("/large" + i + "-size"))));
+        }
+        release.complete(null);
+
+        for (CompletableFuture<MultiAnswer> answer : reads) {
+            assertThat(answer)
+                    .as("answered, never dropped with the connection")
+                    .succeedsWithin(Duration.ofSeconds(30))
+                    .satisfies(read -> assertThat(
+                                    ((OpResult.GetDataResult) read.results().get(0)).getData())
+                            .hasSize(bytes));
+        }
+        holding.open();
+        held.forEach(CompletableFuture::join);
+        return passing.perRequest(op -> op instanceof Op.GetData && op.getPath().matches(".*/large\\d+$"));
     }
 
     /**
