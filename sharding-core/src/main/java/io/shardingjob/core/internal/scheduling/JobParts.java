@@ -9,6 +9,7 @@ import io.shardingjob.core.internal.config.JobConfigurationService;
 import io.shardingjob.core.internal.config.ScheduleHistoryWrites;
 import io.shardingjob.core.internal.election.LeaderElection;
 import io.shardingjob.core.internal.ledger.DueFires;
+import io.shardingjob.core.internal.ledger.GroupCommit;
 import io.shardingjob.core.internal.ledger.LedgerCompletions;
 import io.shardingjob.core.internal.ledger.LedgerKeeper;
 import io.shardingjob.core.internal.ledger.LedgerParts;
@@ -141,14 +142,14 @@ record JobParts(
         ItemRunner items = new ItemRunner(
                 runtime,
                 audits,
-                new ItemRunner.Ledger(ledger.claims(), ledger.reads(), ledger.proof()),
-                scheduler,
+                new ItemRunner.Ledger(new GroupCommit(ledger.claims(), scheduler, ahead), ledger.reads(), dueFires),
+                new ItemRunner.Timing(
+                        ledger.proof(),
+                        () -> Duration.ofMillis(ConnectionGuard.negotiatedSessionTimeoutMillis(client)),
+                        scheduler),
                 memory,
-                ahead,
                 ends,
-                settings.listener(),
-                dueFires,
-                () -> Duration.ofMillis(ConnectionGuard.negotiatedSessionTimeoutMillis(client)));
+                settings.listener());
         ItemHandOff handOff = new ItemHandOff(items);
         FireRunner fireRunner = new FireRunner(
                 runtime,

@@ -126,8 +126,8 @@ public final class FireRunner {
         for (int i = 0; i < won.size(); i++) {
             Claim claim = won.get(i);
             ShardingContext context = contexts.get(i);
-            Reservations.Reservation reservation = reservations.get(claim.item());
-            running.add(handOff.handOn(executor, job, context, claim, reservation, starts, plan.origin()));
+            ItemRun run = items.runOf(context, claim, reservations.get(claim.item()), starts, plan.origin());
+            running.add(handOff.handOn(executor, job, run));
         }
         // The item threads go back to their pool as each item ends; the fire ends once the ends are recorded.
         return CompletableFuture.allOf(running.toArray(CompletableFuture<?>[]::new))
