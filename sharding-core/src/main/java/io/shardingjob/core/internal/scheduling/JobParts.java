@@ -25,6 +25,7 @@ import io.shardingjob.core.internal.scheduling.audit.Reruns;
 import io.shardingjob.core.internal.scheduling.fire.AssignmentWait;
 import io.shardingjob.core.internal.scheduling.fire.ClaimsAhead;
 import io.shardingjob.core.internal.scheduling.fire.CompletionChecks;
+import io.shardingjob.core.internal.scheduling.fire.FireClaims;
 import io.shardingjob.core.internal.scheduling.fire.FirePlanner;
 import io.shardingjob.core.internal.scheduling.fire.FireRunner;
 import io.shardingjob.core.internal.scheduling.fire.ItemEnds;
@@ -158,11 +159,17 @@ record JobParts(
                         runtime,
                         audits,
                         assignmentWait,
-                        new FirePlanner.Ledger(ledger.claims(), ledger.reads(), ledger.manualFires()),
+                        ledger.manualFires(),
                         memory,
                         ahead,
-                        misfires,
-                        items::leavingSoon),
+                        new FireClaims(
+                                runtime,
+                                audits,
+                                new FireClaims.Ledger(ledger.claims(), ledger.reads()),
+                                memory,
+                                ahead,
+                                misfires,
+                                items::leavingSoon)),
                 items,
                 handOff,
                 settings.fireListener());
