@@ -139,20 +139,15 @@ public final class ItemRunner {
      * claim, made ahead of its fire ({@link ClaimsAhead}).
      */
     Run run(ItemExecutor job, ItemRun run) {
-        FireStarts.Leaving leaving = leave(run);
-        FireStarts.Ahead ahead =
-                leaving.ahead() == null ? null : leaving.ahead().join();
-        Claim writtenAhead = ahead != null && ahead.began() == RunStarts.Began.STARTED
-                ? ahead.written()
-                : run.startedBefore(view.sessionId());
+        ItemRun.Leaving leaving = run.leave(view.sessionId());
         if (!run.attach()) {
-            return new Run(List.of(), dropQueued(run, writtenAhead));
+            return new Run(List.of(), runEnds.dropQueued(run, leaving.writtenAhead()));
         }
         long leftNanos = pace.left();
         List<ItemResult> results = List.of();
         CompletableFuture<Void> recorded = null;
         try {
-            recorded = begin(run, ahead, writtenAhead, leaving.last());
+            recorded = begin(run, leaving);
             if (run.state() == ItemRun.State.STARTED) {
                 results = execute(job, run);
                 // None when the session's proof aged past its third before the job's code: nothing of it ran, so it is
@@ -170,21 +165,14 @@ public final class ItemRunner {
         return new Run(results, recorded);
     }
 
-    private static FireStarts.Leaving leave(ItemRun run) {
-        FireStarts starts = run.starts();
-        return starts == null ? new FireStarts.Leaving(null, true) : starts.leave(run.item());
-    }
-
     /**
      * Decides whether the run begins, on what holds here as it leaves its queue, and writes its start if it must: the
      * run is {@code STARTED} when it may enter the job's code. Returns the write of its claim given up when it may not,
      * or null when nothing of it is written (its start was taken over, or unanswered).
-     *
-     * @param ahead what came of its start written ahead of it; null when none was
-     * @param writtenAhead its claim as started before it left the queue, if it was
      */
-    private @Nullable CompletableFuture<Void> begin(
-            ItemRun run, FireStarts.@Nullable Ahead ahead, @Nullable Claim writtenAhead, boolean lastToLeave) {
+    private @Nullable CompletableFuture<Void> begin(ItemRun run, ItemRun.Leaving leaving) {
+        FireStarts.Ahead ahead = leaving.ahead();
+        Claim writtenAhead = leaving.writtenAhead();
         if (writtenAhead == null
                 && ahead != null
                 && ahead.began() != RunStarts.Began.MOVED
@@ -214,7 +202,7 @@ public final class ItemRunner {
             return null;
         }
         RunStarts.Began began = verdict == RunStart.Verdict.START
-                ? starting.begin(run, lastToLeave, assignment)
+                ? starting.begin(run, leaving.last(), assignment)
                 : RunStarts.Began.NOT_ASKED;
         if (began == RunStarts.Began.MOVED) {
             began = starting.beginUnderNext(run, assignment.version());
@@ -259,29 +247,14 @@ public final class ItemRunner {
     }
 
     /**
-     * A run released while it waited in the queue (its instance stops, or was cut off): handed on, as the rule says of
-     * an abandoned run, so that the item's owner runs it without waiting for this session to end; with nothing written
-     * when it was neither started nor abandoned, its claim left to the audit.
-     */
-    private CompletableFuture<Void> dropQueued(ItemRun run, @Nullable Claim writtenAhead) {
-        if (writtenAhead != null || run.isAbandoned()) {
-            return runEnds.handOnUnstarted(run, writtenAhead);
-        }
-        run.exit(ItemRun.State.DROPPED);
-        run.settle();
-        return CompletableFuture.completedFuture(null);
-    }
-
-    /**
      * A run its executor refused to take ({@link ItemHandOff}): given up as a run released while it waited in the queue
      * is, and its item freed here once that is recorded. A run its item executor never takes would otherwise hold both
      * for good: no later fire here would run the item, and nobody else would take the claim over while this session
      * lives. Waits for the answer to a start written ahead of it, so never on ZooKeeper's event thread.
      */
     Run refused(ItemRun run) {
-        FireStarts.Leaving leaving = leave(run);
-        FireStarts.Ahead ahead =
-                leaving.ahead() == null ? null : leaving.ahead().join();
+        ItemRun.Leaving leaving = run.leave(view.sessionId());
+        FireStarts.Ahead ahead = leaving.ahead();
         CompletableFuture<Void> given;
         if (ahead != null && (ahead.began() == RunStarts.Began.LOST || ahead.began() == RunStarts.Began.UNKNOWN)) {
             // Taken over meanwhile, or its start unanswered: nothing to give up here, as after a start of its own.
@@ -289,10 +262,7 @@ public final class ItemRunner {
             run.settle();
             given = CompletableFuture.completedFuture(null);
         } else {
-            Claim writtenAhead = ahead != null && ahead.began() == RunStarts.Began.STARTED
-                    ? ahead.written()
-                    : run.startedBefore(view.sessionId());
-            given = runEnds.handOnUnstarted(run, writtenAhead);
+            given = runEnds.handOnUnstarted(run, leaving.writtenAhead());
         }
         return new Run(List.of(), given.whenComplete((done, failure) -> {
             if (run.release()) {

@@ -89,6 +89,20 @@ final class RunEnds {
         return given.whenComplete((done, failure) -> run.settle());
     }
 
+    /**
+     * A run released while it waited in the queue (its instance stops, or was cut off): handed on, as the rule says of
+     * an abandoned run, so that the item's owner runs it without waiting for this session to end; with nothing written
+     * when it was neither started nor abandoned, its claim left to the audit.
+     */
+    CompletableFuture<Void> dropQueued(ItemRun run, @Nullable Claim writtenAhead) {
+        if (writtenAhead != null || run.isAbandoned()) {
+            return handOnUnstarted(run, writtenAhead);
+        }
+        run.exit(ItemRun.State.DROPPED);
+        run.settle();
+        return CompletableFuture.completedFuture(null);
+    }
+
     /** The end (or the claim given up) queued with the next writes; its answer told to {@link ItemEnds}. */
     private CompletableFuture<Void> write(ItemRun run, Claim written) {
         boolean lastHere = run.lastOfItsFireHere();
