@@ -6,6 +6,7 @@ import io.shardingjob.core.execution.ManualFireHandler;
 import io.shardingjob.core.instance.InstanceId;
 import io.shardingjob.core.internal.config.OperatorChanges;
 import io.shardingjob.core.internal.ledger.DueFires;
+import io.shardingjob.core.internal.ledger.GroupCommit;
 import io.shardingjob.core.internal.ledger.LedgerCompletions;
 import io.shardingjob.core.internal.ledger.LedgerKeeper;
 import io.shardingjob.core.internal.ledger.LedgerParts;
@@ -20,6 +21,7 @@ import io.shardingjob.core.internal.scheduling.audit.Reruns;
 import io.shardingjob.core.internal.scheduling.fire.AssignmentWait;
 import io.shardingjob.core.internal.scheduling.fire.ClaimsAhead;
 import io.shardingjob.core.internal.scheduling.fire.CompletionChecks;
+import io.shardingjob.core.internal.scheduling.fire.FireClaims;
 import io.shardingjob.core.internal.scheduling.fire.FirePlanner;
 import io.shardingjob.core.internal.scheduling.fire.FireRunner;
 import io.shardingjob.core.internal.scheduling.fire.ItemEnds;
@@ -192,27 +194,28 @@ final class JobWiring {
         ItemRunner items = new ItemRunner(
                 state,
                 audits,
-                new ItemRunner.Ledger(ledger.claims(), ledger.reads(), ledger.proof()),
-                threads.scheduler(),
+                new ItemRunner.Ledger(
+                        new GroupCommit(ledger.claims(), threads.scheduler(), ahead), ledger.reads(), dueFires),
+                new ItemRunner.Timing(
+                        ledger.proof(),
+                        () -> Duration.ofMillis(ConnectionGuard.negotiatedSessionTimeoutMillis(client)),
+                        threads.scheduler()),
+                memory,
+                ends,
+                settings.listeners().items());
+        ItemHandOff handOff = new ItemHandOff(items);
+        FireClaims claims = new FireClaims(
+                state,
+                audits,
+                new FireClaims.Ledger(ledger.claims(), ledger.reads()),
                 memory,
                 ahead,
-                ends,
-                settings.listeners().items(),
-                dueFires,
-                () -> Duration.ofMillis(ConnectionGuard.negotiatedSessionTimeoutMillis(client)));
-        ItemHandOff handOff = new ItemHandOff(items);
+                misfires,
+                items::leavingSoon);
         FireRunner fireRunner = new FireRunner(
                 state,
                 memory.claims(),
-                new FirePlanner(
-                        state,
-                        audits,
-                        assignmentWait,
-                        new FirePlanner.Ledger(ledger.claims(), ledger.reads(), ledger.manualFires()),
-                        memory,
-                        ahead,
-                        misfires,
-                        items::leavingSoon),
+                new FirePlanner(state, audits, assignmentWait, ledger.manualFires(), memory, ahead, claims),
                 items,
                 handOff,
                 settings.listeners().fires());

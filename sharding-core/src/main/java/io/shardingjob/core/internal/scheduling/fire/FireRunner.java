@@ -94,7 +94,6 @@ public final class FireRunner {
         }
         List<Claim> won = plan.won();
         Map<Integer, Reservations.Reservation> reservations = plan.reservations();
-        Map<Integer, String> skipped = plan.skipped();
         JobConfiguration config = view.configuration();
         String me = view.instanceId();
         log.debug(
@@ -105,7 +104,7 @@ public final class FireRunner {
                 fireTime,
                 plan.epoch(),
                 won.stream().map(Claim::item).toList(),
-                skipped);
+                plan.skipped());
         String taskId =
                 ShardingContext.taskId(jobName, won.stream().map(Claim::item).toList(), me);
         List<ShardingContext> contexts = won.stream()
@@ -126,10 +125,23 @@ public final class FireRunner {
         for (int i = 0; i < won.size(); i++) {
             Claim claim = won.get(i);
             ShardingContext context = contexts.get(i);
-            Reservations.Reservation reservation = reservations.get(claim.item());
-            running.add(handOff.handOn(executor, job, context, claim, reservation, starts, plan.origin()));
+            ItemRun run = items.runOf(context, claim, reservations.get(claim.item()), starts, plan.origin());
+            running.add(handOff.handOn(executor, job, run));
         }
-        // The item threads go back to their pool as each item ends; the fire ends once the ends are recorded.
+        return reported(running, plan, source, fireTime, !contexts.isEmpty());
+    }
+
+    /**
+     * The fire's report, once every run ended and its end was recorded: the item threads go back to their pool as each
+     * item ends, and the fire ends once the ends are recorded. The fire's listener is told on the hand-off thread.
+     */
+    private CompletableFuture<FireReport> reported(
+            List<CompletableFuture<ItemRunner.Run>> running,
+            FirePlanner.Plan plan,
+            ExecutionSource source,
+            Instant fireTime,
+            boolean told) {
+        String jobName = view.jobName();
         return CompletableFuture.allOf(running.toArray(CompletableFuture<?>[]::new))
                 .thenCompose(itemsEnded -> CompletableFuture.allOf(
                         running.stream().map(item -> item.join().recorded()).toArray(CompletableFuture<?>[]::new)))
@@ -138,8 +150,8 @@ public final class FireRunner {
                             List<ItemResult> results = running.stream()
                                     .flatMap(item -> item.join().results().stream())
                                     .toList();
-                            FireReport report = new FireReport(jobName, plan.epoch(), results, skipped, null);
-                            if (!contexts.isEmpty()) {
+                            FireReport report = new FireReport(jobName, plan.epoch(), results, plan.skipped(), null);
+                            if (told) {
                                 ItemRunner.tell(
                                         jobName, () -> fireListener.afterFire(jobName, fireTime, source, report));
                             }

@@ -3,7 +3,6 @@ package io.shardingjob.core.internal.scheduling.fire;
 import io.shardingjob.core.execution.ClaimState;
 import io.shardingjob.core.internal.ledger.Claim;
 import io.shardingjob.core.internal.ledger.ClaimWrites;
-import io.shardingjob.core.internal.ledger.LedgerRules.Slot;
 import io.shardingjob.core.internal.scheduling.job.JobView;
 import io.shardingjob.core.internal.scheduling.job.LocalEnds;
 import java.time.Instant;
@@ -62,19 +61,6 @@ public final class ItemEnds {
         } else if (ended.state() != ClaimState.RELEASED && ended.state() != ClaimState.HANDED_ON) {
             itemEnded(stored.get(), lastOfItsFireHere);
         }
-    }
-
-    /**
-     * A run ended before it began: its start was sent and never answered. Its claim may say {@code RUNNING}; should this
-     * session be lost before it runs the claim as its own, the next session releases it as never begun.
-     */
-    void startUnanswered(Claim claim) {
-        localEnds.startUnanswered(new Slot(claim.item(), claim.fireTime()));
-    }
-
-    /** A run of the claim's item-fire begins here: it is no longer one that never began. */
-    void begins(Claim claim) {
-        localEnds.begun(new Slot(claim.item(), claim.fireTime()));
     }
 
     /**

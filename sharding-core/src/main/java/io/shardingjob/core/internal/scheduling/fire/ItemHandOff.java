@@ -1,7 +1,6 @@
 package io.shardingjob.core.internal.scheduling.fire;
 
 import io.shardingjob.core.execution.ItemExecutor;
-import io.shardingjob.core.execution.ShardingContext;
 import io.shardingjob.core.internal.ledger.Claim;
 import io.shardingjob.core.internal.ledger.FireOrigin;
 import io.shardingjob.core.internal.scheduling.job.Reservations;
@@ -14,7 +13,6 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
-import org.jspecify.annotations.Nullable;
 
 /**
  * Where one job's runs are handed to an item executor, the user's pool: a fire's runs, and the make-ups and take-overs
@@ -87,7 +85,7 @@ public final class ItemHandOff {
      */
     public CompletableFuture<Void> handOnClaimed(
             Executor executor, ItemExecutor job, Claim claim, Reservations.Reservation reservation, FireOrigin origin) {
-        return handOn(executor, job, items.claimedContext(claim, origin), claim, reservation, null, origin)
+        return handOn(executor, job, items.claimedRun(claim, reservation, origin))
                 .thenCompose(ItemRunner.Run::recorded);
     }
 
@@ -95,21 +93,14 @@ public final class ItemHandOff {
      * Hands one run to the executor from the calling thread, which is a fire's caller or the hand-off thread; refused,
      * the run is given up on the hand-off thread, where it may wait for the answer to a start written ahead of it.
      */
-    CompletableFuture<ItemRunner.Run> handOn(
-            Executor executor,
-            ItemExecutor job,
-            ShardingContext context,
-            Claim claim,
-            Reservations.Reservation reservation,
-            @Nullable FireStarts starts,
-            FireOrigin origin) {
-        CompletableFuture<ItemRunner.Run> run = new CompletableFuture<>();
+    CompletableFuture<ItemRunner.Run> handOn(Executor executor, ItemExecutor job, ItemRun run) {
+        CompletableFuture<ItemRunner.Run> done = new CompletableFuture<>();
         try {
-            executor.execute(() -> complete(run, () -> items.run(job, context, claim, reservation, starts, origin)));
+            executor.execute(() -> complete(done, () -> items.run(job, run)));
         } catch (RejectedExecutionException full) {
-            thread.execute(() -> complete(run, () -> items.refused(context, claim, reservation, starts)));
+            thread.execute(() -> complete(done, () -> items.refused(run)));
         }
-        return run;
+        return done;
     }
 
     private static void complete(CompletableFuture<ItemRunner.Run> run, Supplier<ItemRunner.Run> work) {

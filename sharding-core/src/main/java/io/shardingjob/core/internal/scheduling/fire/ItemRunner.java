@@ -1,13 +1,11 @@
 package io.shardingjob.core.internal.scheduling.fire;
 
 import io.shardingjob.core.config.JobConfiguration;
-import io.shardingjob.core.execution.ClaimState;
 import io.shardingjob.core.execution.ExecutionListener;
 import io.shardingjob.core.execution.ItemExecutor;
 import io.shardingjob.core.execution.ItemResult;
 import io.shardingjob.core.execution.ShardingContext;
 import io.shardingjob.core.internal.ledger.Claim;
-import io.shardingjob.core.internal.ledger.ClaimWrites;
 import io.shardingjob.core.internal.ledger.DueFires;
 import io.shardingjob.core.internal.ledger.FireOrigin;
 import io.shardingjob.core.internal.ledger.GroupCommit;
@@ -17,103 +15,81 @@ import io.shardingjob.core.internal.ledger.StartBatch;
 import io.shardingjob.core.internal.requests.SessionProof;
 import io.shardingjob.core.internal.scheduling.job.AuditDemand;
 import io.shardingjob.core.internal.scheduling.job.JobView;
-import io.shardingjob.core.internal.scheduling.job.LastAudit;
-import io.shardingjob.core.internal.scheduling.job.LocalFires;
-import io.shardingjob.core.internal.scheduling.job.OpenClaims;
 import io.shardingjob.core.internal.scheduling.job.Reservations;
 import io.shardingjob.core.internal.scheduling.job.RunMemory;
 import io.shardingjob.core.internal.sharding.ShardingService;
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One item of one fire on this instance, from the moment its run leaves the executor's queue to its recorded end:
- * whether it may start ({@link RunStart}), its start written, its attempts run, and its end (or the claim given up)
- * queued in the group commit. A fire's runs and the claims the audit won come here through the {@link ItemHandOff}.
+ * Executes the {@link ItemRun runs} of one job on this instance, each on the item executor's thread that took it: as it
+ * leaves the queue, whether it may start ({@link RunStart}) and its start written ({@link RunStarts}), its attempts run
+ * ({@link ItemAttempts}), and its end (or its claim given up) queued in the group commit ({@link RunEnds}). A fire's
+ * runs and the claims the audit won come here through the {@link ItemHandOff}.
  */
 public final class ItemRunner {
 
     private static final Logger log = LoggerFactory.getLogger(ItemRunner.class);
 
+    /**
+     * What a run uses of the ledger: the group commit its claim's writes go through, the claim of an earlier run it may
+     * wait on, and which item-fires were due.
+     */
+    public record Ledger(GroupCommit commits, LedgerReads reads, DueFires due) {}
+
+    /**
+     * What times a run: the session's last proof and the timeout the server granted (no run enters the job's code once
+     * nothing proved the session for a third of it, and a start written ahead of its run no longer starts it then), and
+     * the coordination scheduler that times items out.
+     */
+    public record Timing(SessionProof proof, Supplier<Duration> sessionTimeout, ScheduledExecutorService scheduler) {
+
+        Duration timeout() {
+            return sessionTimeout.get();
+        }
+    }
+
     private final JobView view;
 
     private final AuditDemand audits;
 
-    /**
-     * What a run uses of the ledger: the claims it writes, the claim of an earlier run it may wait on, and the proof
-     * of the session a start written ahead relies on.
-     */
-    public record Ledger(ClaimWrites claims, LedgerReads reads, SessionProof proof) {}
+    private final Timing timing;
 
-    private final Ledger ledger;
-
-    private final GroupCommit groupCommit;
-
-    private final Reservations reservedItems;
-
-    private final LastAudit lastAudit;
-
-    private final OpenClaims openClaims;
-
-    private final LocalFires localFires;
+    private final RunMemory memory;
 
     private final ItemAttempts attempts;
-
-    private final ItemEnds ends;
-
-    private final ExecutionListener listener;
-
-    private final DueFires dueFires;
-
-    private final Supplier<Duration> sessionTimeout;
 
     private final ItemPace pace = new ItemPace();
 
     private final RunStarts starting;
 
-    /**
-     * @param commitExecutor where the group commit drains and items are timed out: the coordination scheduler
-     * @param ahead the claims made ahead, which the group commit requests with the ends of a fire
-     * @param sessionTimeout the session timeout the server granted: no run enters the job's code once nothing proved
-     *     the session for a third of it, and a start written ahead of its run no longer starts it then
-     */
+    private final RunEnds runEnds;
+
     public ItemRunner(
             JobView view,
             AuditDemand audits,
             Ledger ledger,
-            ScheduledExecutorService commitExecutor,
+            Timing timing,
             RunMemory memory,
-            ClaimsAhead ahead,
             ItemEnds ends,
-            ExecutionListener listener,
-            DueFires dueFires,
-            Supplier<Duration> sessionTimeout) {
+            ExecutionListener listener) {
         this.view = view;
         this.audits = audits;
-        this.ledger = ledger;
-        this.groupCommit = new GroupCommit(ledger.claims(), commitExecutor, ahead);
-        this.reservedItems = memory.reservations();
-        this.lastAudit = memory.lastAudit();
-        this.openClaims = memory.claims();
-        this.localFires = memory.fires();
+        this.timing = timing;
         this.attempts = new ItemAttempts(
                 view,
-                commitExecutor,
+                timing.scheduler(),
                 listener,
-                () -> RunStart.proven(ledger.proof().since(), sessionTimeout.get()));
-        this.ends = ends;
-        this.listener = listener;
-        this.dueFires = dueFires;
-        this.sessionTimeout = sessionTimeout;
-        this.starting = new RunStarts(view, ledger.reads(), groupCommit, lastAudit, dueFires, pace);
+                () -> RunStart.proven(timing.proof().since(), timing.timeout()));
+        this.starting = new RunStarts(view, ledger.reads(), ledger.commits(), memory.lastAudit(), ledger.due(), pace);
+        this.runEnds = new RunEnds(view, audits, ledger.commits(), ends, listener);
+        this.memory = memory;
     }
 
     /**
@@ -126,13 +102,26 @@ public final class ItemRunner {
     }
 
     /**
-     * What the run of a claim the audit won (a make-up, a take-over, or one of this session's own) is told.
+     * A run of its fire's claim, handed on with the runs of that fire ({@code starts}, whose starts may be written ahead
+     * of them), or alone (null).
+     */
+    ItemRun runOf(
+            ShardingContext context,
+            Claim claim,
+            Reservations.Reservation reservation,
+            @Nullable FireStarts starts,
+            FireOrigin origin) {
+        return new ItemRun(memory, context, claim, reservation, starts, origin);
+    }
+
+    /**
+     * The run of a claim the audit won (a make-up, a take-over, or one of this session's own), handed on alone.
      *
      * @param origin how the claim's fire was asked for, as the audit read it: the job parameter the item runs with
      */
-    ShardingContext claimedContext(Claim claim, FireOrigin origin) {
+    ItemRun claimedRun(Claim claim, Reservations.Reservation reservation, FireOrigin origin) {
         String taskId = ShardingContext.taskId(view.jobName(), List.of(claim.item()), view.instanceId());
-        return context(view.configuration(), taskId, claim, origin);
+        return runOf(context(view.configuration(), taskId, claim, origin), claim, reservation, null, origin);
     }
 
     /**
@@ -143,147 +132,118 @@ public final class ItemRunner {
     record Run(List<ItemResult> results, CompletableFuture<Void> recorded) {}
 
     /**
-     * Runs one claimed item with its retries on the calling thread, and queues the write of how it ended: the thread is
-     * free again at once, the item once the write is answered. Whether the run may start is decided here, when it left
-     * its queue ({@link RunStart}), and the run starts only once its start is written: by itself, with the starts of
-     * the runs of its fire that leave soon after it, ahead of it by a run that left before ({@link FireStarts}), or with
-     * its claim, made ahead of its fire ({@link ClaimsAhead}).
-     *
-     * @param starts the runs of its fire handed on with it; null for a run handed on alone
-     * @param origin how its fire was asked for: whether it was due asks it ({@link RunStart})
+     * Executes a run with its retries on the calling thread, and queues the write of how it ended: the thread is free
+     * again at once, the item once the write is answered. Whether the run may start is decided here, when it left its
+     * queue ({@link RunStart}), and the run starts only once its start is written: by itself, with the starts of the
+     * runs of its fire that leave soon after it, ahead of it by a run that left before ({@link FireStarts}), or with its
+     * claim, made ahead of its fire ({@link ClaimsAhead}).
      */
-    Run run(
-            ItemExecutor job,
-            ShardingContext context,
-            Claim claim,
-            Reservations.Reservation reservation,
-            @Nullable FireStarts starts,
-            FireOrigin origin) {
-        int item = claim.item();
-        FireStarts.Leaving leaving = starts == null ? new FireStarts.Leaving(null, true) : starts.leave(item);
-        FireStarts.Ahead ahead =
-                leaving.ahead() == null ? null : leaving.ahead().join();
-        Claim writtenAhead =
-                ahead != null && ahead.began() == RunStarts.Began.STARTED ? ahead.written() : started(claim);
-        if (!reservedItems.start(item, reservation)) {
-            if (writtenAhead != null || reservation.isAbandoned()) {
-                // Released while it waited in the queue (its instance stops, or was cut off): handed on, as the rule
-                // says of an abandoned run, so that the item's owner runs it without waiting for this session to end.
-                return new Run(List.of(), handOnUnstarted(claim, writtenAhead, context));
-            }
-            nothingWritten(claim);
-            openClaims.settled(claim);
-            return new Run(List.of(), CompletableFuture.completedFuture(null));
+    Run run(ItemExecutor job, ItemRun run) {
+        ItemRun.Leaving leaving = run.leave(view.sessionId());
+        if (!run.attach()) {
+            return new Run(List.of(), runEnds.dropQueued(run, leaving.writtenAhead()));
         }
         long leftNanos = pace.left();
-        AtomicReference<Claim> held = new AtomicReference<>(claim);
         List<ItemResult> results = List.of();
         CompletableFuture<Void> recorded = null;
         try {
-            ShardingService.Versioned assignment = view.versionedAssignment();
-            RunStart.Here here = starting.here(assignment.assignment(), List.of(item), origin);
-            RunStarts.Began began;
-            if (writtenAhead == null
-                    && ahead != null
-                    && ahead.began() != RunStarts.Began.MOVED
-                    && ahead.began() != RunStarts.Began.NOT_ASKED) {
-                // Written ahead and refused (taken over meanwhile), or unanswered: as a start of its own would be.
-                began = ahead.began();
-                startNotWritten(claim, context, began);
-            } else {
-                if (writtenAhead != null) {
-                    held.set(writtenAhead);
-                }
-                RunStart.Verdict verdict = writtenAhead != null
-                        ? RunStart.decideWritten(
-                                writtenAhead,
-                                reservation.isAbandoned(),
-                                here,
-                                view.configuration().failover(),
-                                ledger.proof().since(),
-                                sessionTimeout.get())
-                        : RunStart.decide(claim, reservation.isAbandoned(), here);
-                if (verdict == RunStart.Verdict.BEGIN) {
-                    began = RunStarts.Began.STARTED;
-                    if (starts != null) {
-                        starting.refill(starts, assignment);
-                    }
-                } else {
-                    began = verdict == RunStart.Verdict.START
-                            ? starting.begin(held, reservation, leaving.last(), assignment, starts)
-                            : RunStarts.Began.NOT_ASKED;
-                    if (began == RunStarts.Began.MOVED) {
-                        began = starting.beginUnderNext(held, reservation, assignment.version(), origin);
-                    }
-                    startNotWritten(claim, context, began);
-                    boolean unbegun = writtenAhead != null || began == RunStarts.Began.ABANDONED;
-                    if (verdict != RunStart.Verdict.START
-                            || began == RunStarts.Began.MOVED
-                            || began == RunStarts.Began.ABANDONED) {
-                        recorded = refuse(held.get(), RunStart.refusedAs(held.get(), unbegun, verdict), context);
-                    }
-                }
-            }
-            if (began == RunStarts.Began.STARTED && recorded == null) {
-                ends.begins(claim);
-                reservedItems.entering(reservation);
-                results = attempts.run(
-                        job,
-                        context,
-                        claim.source(),
-                        claim.fireTime(),
-                        claim.retry(),
-                        () -> RunStart.decideRetry(
-                                        held.get(),
-                                        reservation.isAbandoned(),
-                                        starting.here(view.assignment(), List.of(), origin))
-                                == RunStart.Verdict.START,
-                        retry -> write(held, held.get().atRetry(retry), context));
+            recorded = begin(run, leaving);
+            if (run.state() == ItemRun.State.STARTED) {
+                results = execute(job, run);
                 // None when the session's proof aged past its third before the job's code: nothing of it ran, so it is
                 // handed on as any run that did not begin, and its owner runs it as the fire's own, failover or not.
                 recorded = results.isEmpty()
-                        ? refuse(held.get(), RunStart.unbegunAs(RunStart.Verdict.GIVE_UP), context)
-                        : end(claim, held.get(), results.get(results.size() - 1), reservation, context);
+                        ? runEnds.refuse(run, RunStart.unbegunAs(RunStart.Verdict.GIVE_UP))
+                        : runEnds.end(run, results.get(results.size() - 1));
             }
         } finally {
             // Pool threads are reused: an interrupt meant for this item must not reach the next one.
             Thread.interrupted();
             pace.ended(leftNanos);
-            Runnable release = () -> {
-                openClaims.settled(claim);
-                if (reservedItems.endRun(item, reservation)) {
-                    audits.soon();
-                }
-            };
-            if (recorded == null) {
-                nothingWritten(claim);
-                release.run();
-                recorded = CompletableFuture.completedFuture(null);
-            } else {
-                recorded = recorded.whenComplete((done, failure) -> release.run());
-            }
+            recorded = release(run, recorded);
         }
         return new Run(results, recorded);
     }
 
-    /** Queues the write of how the run ended, at the version held. */
-    private CompletableFuture<Void> end(
-            Claim claim, Claim held, ItemResult last, Reservations.Reservation reservation, ShardingContext context) {
-        // An item interrupted because this instance stops or lost its connection is presumed unfinished, however it
-        // returned: its claim goes to the item's next owner.
-        ClaimState end = reservation.isAbandoned()
-                ? ClaimState.RELEASED
-                : last.succeeded() ? ClaimState.DONE : ClaimState.FAILED;
-        Claim ended = held.with(end, view.now());
-        if (end == ClaimState.RELEASED) {
-            // The item's owner takes it over: this instance's audit, when it still owns the item.
-            localFires.whole().released(claim.fireTime());
-        }
-        boolean lastHere = openClaims.endingLastOfItsFire(claim);
-        return groupCommit.endLater(ended, lastHere).handle((stored, failure) -> {
-            ends.answered(ended, stored, failure, () -> claimLost(ended, context), lastHere);
+    /**
+     * Decides whether the run begins, on what holds here as it leaves its queue, and writes its start if it must: the
+     * run is {@code STARTED} when it may enter the job's code. Returns the write of its claim given up when it may not,
+     * or null when nothing of it is written (its start was taken over, or unanswered).
+     */
+    private @Nullable CompletableFuture<Void> begin(ItemRun run, ItemRun.Leaving leaving) {
+        FireStarts.Ahead ahead = leaving.ahead();
+        Claim writtenAhead = leaving.writtenAhead();
+        if (writtenAhead == null
+                && ahead != null
+                && ahead.began() != RunStarts.Began.MOVED
+                && ahead.began() != RunStarts.Began.NOT_ASKED) {
+            // Written ahead and refused (taken over meanwhile), or unanswered: as a start of its own would be.
+            runEnds.notStarted(run, ahead.began());
             return null;
-        });
+        }
+        ShardingService.Versioned assignment = view.versionedAssignment();
+        RunStart.Here here = starting.here(assignment.assignment(), List.of(run.item()), run.origin());
+        if (writtenAhead != null) {
+            run.started(writtenAhead);
+        }
+        RunStart.Verdict verdict = writtenAhead != null
+                ? RunStart.decideWritten(
+                        writtenAhead,
+                        run.isAbandoned(),
+                        here,
+                        view.configuration().failover(),
+                        timing.proof().since(),
+                        timing.timeout())
+                : RunStart.decide(run.claim(), run.isAbandoned(), here);
+        if (verdict == RunStart.Verdict.BEGIN) {
+            if (run.starts() != null) {
+                starting.refill(run.starts(), assignment);
+            }
+            return null;
+        }
+        RunStarts.Began began = verdict == RunStart.Verdict.START
+                ? starting.begin(run, leaving.last(), assignment)
+                : RunStarts.Began.NOT_ASKED;
+        if (began == RunStarts.Began.MOVED) {
+            began = starting.beginUnderNext(run, assignment.version());
+        }
+        runEnds.notStarted(run, began);
+        boolean unbegun = writtenAhead != null || began == RunStarts.Began.ABANDONED;
+        if (verdict != RunStart.Verdict.START || began == RunStarts.Began.MOVED || began == RunStarts.Began.ABANDONED) {
+            return runEnds.refuse(run, RunStart.refusedAs(run.held(), unbegun, verdict));
+        }
+        return null;
+    }
+
+    /** Runs the job's code, with its retries, on the proof of the session and the claim the run holds. */
+    private List<ItemResult> execute(ItemExecutor job, ItemRun run) {
+        run.entering();
+        return attempts.run(
+                job,
+                run.context(),
+                run.claim().source(),
+                run.claim().fireTime(),
+                run.claim().retry(),
+                () -> RunStart.decideRetry(
+                                run.held(),
+                                run.isAbandoned(),
+                                starting.here(view.assignment(), List.of(), run.origin()))
+                        == RunStart.Verdict.START,
+                retry -> runEnds.retry(run, retry));
+    }
+
+    /** Frees the run's item here once its write is answered, or at once when nothing of it was written. */
+    private CompletableFuture<Void> release(ItemRun run, @Nullable CompletableFuture<Void> recorded) {
+        Runnable release = () -> {
+            if (run.release()) {
+                audits.soon();
+            }
+        };
+        if (recorded == null) {
+            release.run();
+            return CompletableFuture.completedFuture(null);
+        }
+        return recorded.whenComplete((done, failure) -> release.run());
     }
 
     /**
@@ -292,138 +252,23 @@ public final class ItemRunner {
      * for good: no later fire here would run the item, and nobody else would take the claim over while this session
      * lives. Waits for the answer to a start written ahead of it, so never on ZooKeeper's event thread.
      */
-    Run refused(
-            ShardingContext context, Claim claim, Reservations.Reservation reservation, @Nullable FireStarts starts) {
-        int item = claim.item();
-        FireStarts.Leaving leaving = starts == null ? new FireStarts.Leaving(null, true) : starts.leave(item);
-        FireStarts.Ahead ahead =
-                leaving.ahead() == null ? null : leaving.ahead().join();
+    Run refused(ItemRun run) {
+        ItemRun.Leaving leaving = run.leave(view.sessionId());
+        FireStarts.Ahead ahead = leaving.ahead();
         CompletableFuture<Void> given;
         if (ahead != null && (ahead.began() == RunStarts.Began.LOST || ahead.began() == RunStarts.Began.UNKNOWN)) {
             // Taken over meanwhile, or its start unanswered: nothing to give up here, as after a start of its own.
-            startNotWritten(claim, context, ahead.began());
-            nothingWritten(claim);
-            openClaims.settled(claim);
+            runEnds.notStarted(run, ahead.began());
+            run.settle();
             given = CompletableFuture.completedFuture(null);
         } else {
-            Claim writtenAhead =
-                    ahead != null && ahead.began() == RunStarts.Began.STARTED ? ahead.written() : started(claim);
-            given = handOnUnstarted(claim, writtenAhead, context);
+            given = runEnds.handOnUnstarted(run, leaving.writtenAhead());
         }
         return new Run(List.of(), given.whenComplete((done, failure) -> {
-            if (reservedItems.endRun(item, reservation)) {
+            if (run.release()) {
                 audits.soon();
             }
         }));
-    }
-
-    /**
-     * Gives up a run that did not start, for the item's owner to run as the fire's own run: at the version of a start
-     * written ahead of it, if one was (nothing of it ran), or at its claim's.
-     */
-    private CompletableFuture<Void> handOnUnstarted(
-            Claim claim, @Nullable Claim writtenAhead, ShardingContext context) {
-        CompletableFuture<Void> given = writtenAhead != null
-                ? refuse(writtenAhead, RunStart.unbegunAs(RunStart.Verdict.GIVE_UP), context)
-                : refuse(claim, RunStart.givenUpAs(claim), context);
-        return given.whenComplete((done, failure) -> openClaims.settled(claim));
-    }
-
-    /**
-     * The claim itself when its start is written already: made ahead of its fire with its start ({@link
-     * io.shardingjob.core.internal.ledger.StartBatch#writesAhead}), or this session's own claim whose start was written
-     * while its answer was lost, as the audit read it. Null when its run is still to write its start.
-     */
-    private @Nullable Claim started(Claim claim) {
-        return claim.state() == ClaimState.RUNNING && claim.sessionId() == view.sessionId() ? claim : null;
-    }
-
-    /**
-     * The claim leaves this session's hands with nothing written of it here: its start was unanswered (it may be held
-     * still, {@code RESERVED} or even {@code RUNNING}), it was taken over, or its reservation was released. Its fire is
-     * no longer one this session's audit may pass over as whole: the audit reads it, and runs the claim as its own
-     * stranded one if it is still held.
-     */
-    private void nothingWritten(Claim claim) {
-        localFires.whole().released(claim.fireTime());
-    }
-
-    /** A start that was not written: taken over, or unanswered; says so, and the audit decides again on the latter. */
-    private void startNotWritten(Claim claim, ShardingContext context, RunStarts.Began began) {
-        if (began == RunStarts.Began.LOST) {
-            claimLost(claim, context);
-        } else if (began == RunStarts.Began.UNKNOWN) {
-            log.warn(
-                    "Job {}: could not record the start of item {} of the fire at {}; not starting it",
-                    view.jobName(),
-                    claim.item(),
-                    claim.fireTime());
-            ends.startUnanswered(claim);
-            audits.soon();
-        }
-    }
-
-    /**
-     * A run the rule does not let start: its claim is recorded skipped, or given up for the item's owner, at the version
-     * held (its start's, when that was written ahead of it).
-     */
-    private CompletableFuture<Void> refuse(Claim claim, ClaimState state, ShardingContext context) {
-        log.info(
-                "Job {} on {}: item {} of the fire at {} does not start here; recorded {}",
-                view.jobName(),
-                view.instanceId(),
-                claim.item(),
-                claim.fireTime(),
-                state);
-        if (state != ClaimState.SKIPPED) {
-            localFires.whole().released(claim.fireTime());
-        }
-        Claim given = claim.with(state, view.now());
-        boolean lastHere = openClaims.endingLastOfItsFire(claim);
-        return groupCommit.endLater(given, lastHere).handle((stored, failure) -> {
-            ends.answered(given, stored, failure, () -> claimLost(given, context), lastHere);
-            if (state != ClaimState.SKIPPED) {
-                // This instance may still own the item (it was only cut off a while): its audit takes the claim
-                // over.
-                audits.soon();
-            }
-            return null;
-        });
-    }
-
-    private void claimLost(Claim next, ShardingContext context) {
-        log.warn(
-                "Job {}: item {} of the fire at {} was taken over by another instance; this run's {} is not recorded",
-                view.jobName(),
-                next.item(),
-                next.fireTime(),
-                next.state());
-        tell(view.jobName(), () -> listener.claimLost(context, next.fireTime()));
-    }
-
-    /**
-     * Records a retry in the claim at the version held, and waits for the answer: a retry starts only while the claim
-     * is still this owner's. Lost: another instance owns it now, say so and touch nothing else.
-     */
-    private boolean write(AtomicReference<Claim> held, Claim next, ShardingContext context) {
-        try {
-            Optional<Claim> stored = groupCommit.write(next);
-            if (stored.isPresent()) {
-                held.set(stored.get());
-                return true;
-            }
-            claimLost(next, context);
-            return false;
-        } catch (Exception ex) {
-            log.warn(
-                    "Job {}: could not record retry {} of item {} of the fire at {}; not retrying: {}",
-                    view.jobName(),
-                    next.retry(),
-                    next.item(),
-                    next.fireTime(),
-                    ex.toString());
-            return false;
-        }
     }
 
     /** What the item is told; the job parameter is its fire's (an operator's fire's own), else the configured one. */

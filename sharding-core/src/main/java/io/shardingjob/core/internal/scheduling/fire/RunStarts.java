@@ -24,7 +24,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -131,8 +130,7 @@ final class RunStarts {
      * and gone in between) and the rule still lets it start; handed on otherwise. A reshard that leaves the item here
      * so does not move its run out of its fire.
      */
-    Began beginUnderNext(
-            AtomicReference<Claim> held, Reservations.Reservation reservation, int decided, FireOrigin origin) {
+    Began beginUnderNext(ItemRun run, int decided) {
         ShardingService.Versioned next;
         try {
             next = view.readVersionedAssignment();
@@ -142,13 +140,13 @@ final class RunStarts {
         boolean onlyOneSince = next.version() == decided + 1;
         if (!onlyOneSince
                 || RunStart.decide(
-                                held.get(),
-                                reservation.isAbandoned(),
-                                here(next.assignment(), List.of(held.get().item()), origin))
+                                run.held(),
+                                run.isAbandoned(),
+                                here(next.assignment(), List.of(run.item()), run.origin()))
                         != RunStart.Verdict.START) {
             return Began.MOVED;
         }
-        return begin(held, reservation, true, next, null);
+        return begin(run, true, next);
     }
 
     /**
@@ -162,13 +160,8 @@ final class RunStarts {
      * @param lastToLeave whether no other run of its fire is still to leave the queue: its start goes at once, whereas
      *     one that writes no other start lingers for the starts of the runs that leave with it
      */
-    Began begin(
-            AtomicReference<Claim> held,
-            Reservations.Reservation reservation,
-            boolean lastToLeave,
-            ShardingService.Versioned assignment,
-            @Nullable FireStarts starts) {
-        Claim claim = held.get();
+    Began begin(ItemRun run, boolean lastToLeave, ShardingService.Versioned assignment) {
+        FireStarts starts = run.starts();
         int others =
                 starts == null || !StartBatch.writesAhead(view.configuration().failover())
                         ? 0
@@ -182,11 +175,11 @@ final class RunStarts {
         boolean withOthers = others > 0 && writeAhead(starts, others, assignment) > 0;
         try {
             Optional<Claim> stored = groupCommit
-                    .startLater(claim.startedAt(view.now()), lastToLeave || withOthers, assignment.version())
+                    .startLater(run.held().startedAt(view.now()), lastToLeave || withOthers, assignment.version())
                     .join();
             if (stored.isPresent()) {
-                held.set(stored.get());
-                return reservation.isAbandoned() ? Began.ABANDONED : Began.STARTED;
+                run.started(stored.get());
+                return run.isAbandoned() ? Began.ABANDONED : Began.STARTED;
             }
             return Began.LOST;
         } catch (RuntimeException ex) {

@@ -1,0 +1,319 @@
+package io.shardingjob.core.internal.scheduling.fire;
+
+import io.shardingjob.core.execution.ClaimState;
+import io.shardingjob.core.execution.ExecutionSource;
+import io.shardingjob.core.internal.ledger.Claim;
+import io.shardingjob.core.internal.ledger.ClaimWrites;
+import io.shardingjob.core.internal.ledger.ClaimsAheadRule.AheadFate;
+import io.shardingjob.core.internal.ledger.FireOrigin;
+import io.shardingjob.core.internal.ledger.LedgerReads;
+import io.shardingjob.core.internal.ledger.StartBatch;
+import io.shardingjob.core.internal.scheduling.job.AuditDemand;
+import io.shardingjob.core.internal.scheduling.job.JobView;
+import io.shardingjob.core.internal.scheduling.job.LastAudit;
+import io.shardingjob.core.internal.scheduling.job.LocalFires;
+import io.shardingjob.core.internal.scheduling.job.OpenClaims;
+import io.shardingjob.core.internal.scheduling.job.Reservations;
+import io.shardingjob.core.internal.scheduling.job.RunMemory;
+import io.shardingjob.core.internal.sharding.ShardingService;
+import io.shardingjob.core.sharding.Assignment;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.IntSupplier;
+import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Which of this instance's items one fire runs, once {@link FirePlanner} let it be planned, and their claims: those
+ * made ahead for the fire, judged again now (no round trip), and the others created in one multi-operation, reserved;
+ * with failover on, those of the runs that leave the queue first are created with their starts ({@link StartBatch}).
+ * An item busy here or elsewhere is skipped with a reason, reported as overrun, and made up by the audit.
+ */
+public final class FireClaims {
+
+    private static final Logger log = LoggerFactory.getLogger(FireClaims.class);
+
+    /** What a fire's claims use of the ledger: the claims it creates, and the claim of an earlier run it may wait on. */
+    public record Ledger(ClaimWrites claims, LedgerReads reads) {}
+
+    private final JobView view;
+
+    private final AuditDemand audits;
+
+    private final Ledger ledger;
+
+    private final Reservations reservedItems;
+
+    private final LastAudit lastAudit;
+
+    private final OpenClaims openClaims;
+
+    private final LocalFires localFires;
+
+    private final ClaimsAhead ahead;
+
+    private final MisfireReports misfires;
+
+    private final IntSupplier leavingSoon;
+
+    /**
+     * @param leavingSoon how many runs of the job are expected to leave the item executor's queue within {@link
+     *     StartBatch#AHEAD} of one another ({@link ItemRunner#leavingSoon}): with failover on, the claims made at the
+     *     fire for that many of its runs carry their starts
+     */
+    public FireClaims(
+            JobView view,
+            AuditDemand audits,
+            Ledger ledger,
+            RunMemory memory,
+            ClaimsAhead ahead,
+            MisfireReports misfires,
+            IntSupplier leavingSoon) {
+        this.view = view;
+        this.audits = audits;
+        this.ledger = ledger;
+        this.reservedItems = memory.reservations();
+        this.lastAudit = memory.lastAudit();
+        this.openClaims = memory.claims();
+        this.localFires = memory.fires();
+        this.ahead = ahead;
+        this.misfires = misfires;
+        this.leavingSoon = leavingSoon;
+    }
+
+    /** Plans the fire under the assignment, audited, and claims its items: see the class comment. */
+    FirePlanner.Plan plan(
+            ExecutionSource source,
+            Instant fireTime,
+            Map<Integer, Claim> madeAhead,
+            Assignment assignment,
+            FireOrigin origin) {
+        String me = view.instanceId();
+        long session = view.sessionId();
+        Draft draft = new Draft(view.now(), Set.copyOf(view.disabledItems()));
+        takeMadeAhead(draft, madeAhead.values(), assignment);
+        // The runs that leave the queue first have their starts written with their claims, as a run leaving first would
+        // write them ahead of those behind it (StartBatch): with failover on only. Claims made ahead are among them.
+        int withStarts =
+                StartBatch.writesAhead(view.configuration().failover()) ? leavingSoon.getAsInt() - draft.won.size() : 0;
+        List<Claim> wanted = new ArrayList<>();
+        for (int item : assignment.itemsOf(me)) {
+            if (!madeAhead.containsKey(item)) {
+                Claim claim = Claim.first(
+                        item,
+                        fireTime,
+                        me,
+                        session,
+                        source,
+                        assignment.epoch(),
+                        assignment.shardingTotalCount(),
+                        draft.now);
+                Claim asked = ask(draft, claim, assignment, withStarts > 0);
+                if (asked != null) {
+                    wanted.add(asked);
+                    withStarts -= asked.state() == ClaimState.RUNNING ? 1 : 0;
+                }
+            }
+        }
+        draft.won.addAll(claim(fireTime, wanted, draft.reservations, draft.skipped, session, versionOf(assignment)));
+        draft.handedOn.forEach((fate, claims) -> ahead.handOn(claims, fate));
+        if (!draft.overran.isEmpty()) {
+            // Before the fire counts as planned: the audit that makes these items up must find them reported. An
+            // operator's fire is no fire that came due: it is remembered, not reported.
+            misfires.overran(fireTime, draft.overran, source != ExecutionSource.MANUAL);
+        }
+        localFires.planned(fireTime);
+        if (view.assignment().epoch() != assignment.epoch()) {
+            // A reshard landed while this fire was planned: an item it gave this instance may have no claim in this
+            // fire (its old owner planned with the new assignment), and this instance's audit makes it up now.
+            audits.soon();
+        } else if (draft.won.stream()
+                .map(Claim::item)
+                .collect(Collectors.toSet())
+                .containsAll(assignment.itemsOf(me))) {
+            localFires.whole().claimed(fireTime, assignment.epoch(), session);
+        }
+        draft.won.sort((left, right) -> Integer.compare(left.item(), right.item()));
+        return new FirePlanner.Plan(null, assignment.epoch(), draft.won, draft.reservations, draft.skipped, origin);
+    }
+
+    /**
+     * One fire's plan while it is made: what it runs, what it hands on, what it skips and why; with the time its claims
+     * are made at and the items disabled then, read once for all of them.
+     */
+    private static final class Draft {
+
+        private final Instant now;
+
+        private final Set<Integer> disabled;
+
+        Draft(Instant now, Set<Integer> disabled) {
+            this.now = now;
+            this.disabled = disabled;
+        }
+
+        private final Map<Integer, String> skipped = new TreeMap<>();
+
+        private final Map<Integer, Reservations.Reservation> reservations = new TreeMap<>();
+
+        private final List<Claim> won = new ArrayList<>();
+
+        private final Map<AheadFate, List<Claim>> handedOn = new EnumMap<>(AheadFate.class);
+
+        /** Items still running from an earlier fire, here or elsewhere: this fire overran into them. */
+        private final Map<Integer, String> overran = new TreeMap<>();
+    }
+
+    /** Judges each claim made ahead for the fire again, now that it came: run, skipped, or handed on. */
+    private void takeMadeAhead(Draft draft, Collection<Claim> madeAhead, Assignment assignment) {
+        ClaimsAhead.Verdicts verdicts = ahead.verdicts(assignment);
+        for (Claim claim : madeAhead) {
+            int item = claim.item();
+            Reservations.Reservation reservation =
+                    lastAudit.mayStart(item, assignment.epoch(), ledger.reads()::stillRuns)
+                            ? reservedItems.reserve(item)
+                            : null;
+            AheadFate fate = verdicts.atFire(claim, reservation != null);
+            if (fate == AheadFate.RUN) {
+                draft.reservations.put(item, reservation);
+                draft.won.add(claim);
+                continue;
+            }
+            if (reservation != null) {
+                reservedItems.finish(item, reservation);
+            } else if (fate == AheadFate.AUDIT && reservedItems.runningItems().contains(item)) {
+                reservedItems.missedWhileBusy(item);
+                draft.overran.put(item, "still running here from an earlier fire; runs for this fire when it ends");
+            }
+            draft.handedOn.computeIfAbsent(fate, any -> new ArrayList<>()).add(claim);
+            draft.skipped.put(
+                    item,
+                    switch (fate) {
+                        case SKIP -> "disabled";
+                        case RELEASE -> "no longer this instance's; released to its owner";
+                        default -> "claimed ahead but not startable now; this instance's audit runs it";
+                    });
+        }
+    }
+
+    /**
+     * The claim to create for one owned item, reserved for its run (with its start when {@code withStart}), or skipped
+     * (disabled), or null when the item does not run for this fire: busy here or elsewhere, the audit makes it up.
+     */
+    private @Nullable Claim ask(Draft draft, Claim claim, Assignment assignment, boolean withStart) {
+        int item = claim.item();
+        if (draft.disabled.contains(item)) {
+            // Recorded, so that the fire settles without waiting for an item that will not run.
+            draft.skipped.put(item, "disabled");
+            return claim.with(ClaimState.SKIPPED, draft.now);
+        }
+        if (!lastAudit.mayStart(item, assignment.epoch(), ledger.reads()::stillRuns)) {
+            // Its audit makes this fire up once the other instance's run of the item has ended.
+            draft.skipped.put(item, "running on another instance for an earlier fire; made up when it ends");
+            if (lastAudit.elsewhereItems().contains(item)) {
+                // Not when only the audit of a new assignment is still owed: then nothing overran.
+                draft.overran.put(item, draft.skipped.get(item));
+            }
+            return null;
+        }
+        Reservations.Reservation reservation = reservedItems.reserve(item);
+        if (reservation == null) {
+            reservedItems.missedWhileBusy(item);
+            draft.skipped.put(item, "still running; misfired, made up when it ends as the misfire policy says");
+            draft.overran.put(
+                    item, "still running here from an earlier fire; made up when it ends as the misfire policy says");
+            return null;
+        }
+        draft.reservations.put(item, reservation);
+        return withStart ? claim.startedAheadAt(draft.now) : claim;
+    }
+
+    /**
+     * The version of the assignment node the fire was planned under, which the claims created with their starts are
+     * checked against: known when the cache holds that very assignment. A leader's own, just written, may not be there
+     * yet: its claims are then created reserved, and each run's start write carries the check.
+     */
+    private int versionOf(Assignment planned) {
+        ShardingService.Versioned cached = view.versionedAssignment();
+        return cached.assignment().equals(planned) ? cached.version() : -1;
+    }
+
+    /**
+     * Creates the claims; the items whose claim another run holds are released here. A claim that names this very
+     * session was written by an earlier attempt of ours whose answer was lost, or made ahead in a request answered
+     * after the fire came: it is ours.
+     */
+    private List<Claim> claim(
+            Instant fireTime,
+            List<Claim> wanted,
+            Map<Integer, Reservations.Reservation> reservations,
+            Map<Integer, String> skipped,
+            long session,
+            int assignmentVersion) {
+        if (wanted.isEmpty()) {
+            return List.of();
+        }
+        ClaimWrites.Claimed claimed;
+        try {
+            claimed = ledger.claims().claim(fireTime, wanted, assignmentVersion);
+        } catch (Exception ex) {
+            log.warn(
+                    "Job {}: could not claim items {} of the fire at {}; the audit makes them up: {}",
+                    view.jobName(),
+                    wanted.stream().map(Claim::item).toList(),
+                    fireTime,
+                    ex.toString());
+            wanted.forEach(claim -> {
+                // A claim made ahead for this fire is the audit's now, as any claim of this session it does not run.
+                openClaims.settled(claim);
+                Reservations.Reservation reservation = reservations.remove(claim.item());
+                if (reservation != null) {
+                    reservedItems.finish(claim.item(), reservation);
+                    skipped.put(claim.item(), "could not be claimed");
+                }
+            });
+            audits.soon();
+            return List.of();
+        }
+        List<Claim> won = new ArrayList<>();
+        claimed.won().values().forEach(claim -> {
+            // Not those created skipped (disabled items).
+            if (claim.state().isHeld()) {
+                won.add(claim);
+            }
+        });
+        boolean openElsewhere = false;
+        for (Map.Entry<Integer, Claim> lost : claimed.lost().entrySet()) {
+            int item = lost.getKey();
+            Claim other = lost.getValue();
+            Reservations.Reservation reservation = reservations.get(item);
+            if (reservation == null) {
+                continue;
+            }
+            if (other.sessionId() == session && other.state().isHeld()) {
+                won.add(other);
+            } else {
+                reservations.remove(item);
+                openClaims.settled(other);
+                reservedItems.finish(item, reservation);
+                skipped.put(item, "claimed by " + other.instanceId() + " (" + other.state() + ")");
+                openElsewhere |= other.state().isOpen();
+            }
+        }
+        if (openElsewhere) {
+            // Its owner gave the item up, or left it (it had claimed it ahead before the item moved here, or died): the
+            // audit takes it over once it is sure.
+            audits.soon();
+        }
+        won.forEach(openClaims::claimed);
+        return won;
+    }
+}
