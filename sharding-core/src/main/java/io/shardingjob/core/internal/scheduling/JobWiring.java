@@ -144,20 +144,22 @@ final class JobWiring {
                 gracefulClose(fire),
                 assignmentWait,
                 threads);
-        JobOperations operations = new JobOperations(
-                registry,
-                new OperatorChanges(
-                        registry.client(),
-                        registry.nodes(),
-                        jobName,
-                        settings.instance().clock(),
-                        settings.history().catchUpHorizon()),
-                state,
-                manualFires,
-                new Reruns(state, ledger.reruns(), audits, fire.dueFires()));
         LedgerQueries queries =
                 new LedgerQueries(ledger.reads(), registry.cache(), registry.nodes(), jobName, state::now);
-        return new JobRuntime(settings, lifecycle, parts, state, fires, operations, queries);
+        return new JobRuntime(
+                settings, lifecycle, parts, state, fires, operations(manualFires, audits, fire.dueFires()), queries);
+    }
+
+    /** What an operator does to the job: changes of its registry, manual fires, re-runs of failed items. */
+    private JobOperations operations(ManualFires manualFires, AuditRequests audits, DueFires dueFires) {
+        OperatorChanges changes = new OperatorChanges(
+                registry.client(),
+                registry.nodes(),
+                jobName,
+                settings.instance().clock(),
+                settings.history().catchUpHorizon());
+        return new JobOperations(
+                registry, changes, state, manualFires, new Reruns(state, ledger.reruns(), audits, dueFires));
     }
 
     /** What records a fire's completion for the jobs that follow this one; nobody is told when no listener is set. */

@@ -93,8 +93,6 @@ final class AuditMakeUps {
             Map<Integer, List<AuditWork.Step>> steps,
             List<CompletableFuture<?>> writes) {
         Assignment assignment = audit.assignment();
-        long session = audit.session();
-        Instant now = audit.now();
         String me = audit.me();
         MisfirePolicy policy = policy(audit.config());
         Predicate<Instant> late = audit.late();
@@ -143,7 +141,23 @@ final class AuditMakeUps {
                     plan.skipped());
             misfires.missed(plan, policy);
         }
-        // Skipped slots are recorded now; coalesced ones only once the run they fold into is won (see AuditWork).
+        follow(plan, audit, totals, steps, writes);
+    }
+
+    /**
+     * What the plan asks for: skipped slots recorded now, coalesced ones only once the run they fold into is won (see
+     * {@link AuditWork}), and each make-up a step of its item's work.
+     */
+    private void follow(
+            MakeUpPlan plan,
+            Audit audit,
+            Map<Instant, Integer> totals,
+            Map<Integer, List<AuditWork.Step>> steps,
+            List<CompletableFuture<?>> writes) {
+        Assignment assignment = audit.assignment();
+        long session = audit.session();
+        Instant now = audit.now();
+        Function<Instant, FireOrigin> originOf = audit.originOf();
         Map<Instant, List<Claim>> skipped = new TreeMap<>();
         Stream.concat(plan.skipped().stream(), plan.notDue().stream())
                 .forEach(slot -> skipped.computeIfAbsent(slot.fireTime(), fireTime -> new ArrayList<>())

@@ -20,11 +20,9 @@ import io.shardingjob.core.sharding.Assignment;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.function.IntSupplier;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
@@ -98,7 +96,7 @@ public final class FireClaims {
             FireOrigin origin) {
         String me = view.instanceId();
         long session = view.sessionId();
-        Draft draft = new Draft(view.now(), Set.copyOf(view.disabledItems()));
+        FireDraft draft = new FireDraft(view.now(), Set.copyOf(view.disabledItems()));
         takeMadeAhead(draft, madeAhead.values(), assignment);
         // The runs that leave the queue first have their starts written with their claims, as a run leaving first would
         // write them ahead of those behind it (StartBatch): with failover on only. Claims made ahead are among them.
@@ -123,7 +121,7 @@ public final class FireClaims {
                 }
             }
         }
-        draft.won.addAll(claim(fireTime, wanted, draft.reservations, draft.skipped, session, versionOf(assignment)));
+        draft.won.addAll(claim(fireTime, wanted, draft, session, versionOf(assignment)));
         draft.handedOn.forEach((fate, claims) -> ahead.handOn(claims, fate));
         if (!draft.overran.isEmpty()) {
             // Before the fire counts as planned: the audit that makes these items up must find them reported. An
@@ -145,35 +143,8 @@ public final class FireClaims {
         return new FirePlanner.Plan(null, assignment.epoch(), draft.won, draft.reservations, draft.skipped, origin);
     }
 
-    /**
-     * One fire's plan while it is made: what it runs, what it hands on, what it skips and why; with the time its claims
-     * are made at and the items disabled then, read once for all of them.
-     */
-    private static final class Draft {
-
-        private final Instant now;
-
-        private final Set<Integer> disabled;
-
-        Draft(Instant now, Set<Integer> disabled) {
-            this.now = now;
-            this.disabled = disabled;
-        }
-
-        private final Map<Integer, String> skipped = new TreeMap<>();
-
-        private final Map<Integer, Reservations.Reservation> reservations = new TreeMap<>();
-
-        private final List<Claim> won = new ArrayList<>();
-
-        private final Map<AheadFate, List<Claim>> handedOn = new EnumMap<>(AheadFate.class);
-
-        /** Items still running from an earlier fire, here or elsewhere: this fire overran into them. */
-        private final Map<Integer, String> overran = new TreeMap<>();
-    }
-
     /** Judges each claim made ahead for the fire again, now that it came: run, skipped, or handed on. */
-    private void takeMadeAhead(Draft draft, Collection<Claim> madeAhead, Assignment assignment) {
+    private void takeMadeAhead(FireDraft draft, Collection<Claim> madeAhead, Assignment assignment) {
         ClaimsAhead.Verdicts verdicts = ahead.verdicts(assignment);
         for (Claim claim : madeAhead) {
             int item = claim.item();
@@ -208,7 +179,7 @@ public final class FireClaims {
      * The claim to create for one owned item, reserved for its run (with its start when {@code withStart}), or skipped
      * (disabled), or null when the item does not run for this fire: busy here or elsewhere, the audit makes it up.
      */
-    private @Nullable Claim ask(Draft draft, Claim claim, Assignment assignment, boolean withStart) {
+    private @Nullable Claim ask(FireDraft draft, Claim claim, Assignment assignment, boolean withStart) {
         int item = claim.item();
         if (draft.disabled.contains(item)) {
             // Recorded, so that the fire settles without waiting for an item that will not run.
@@ -246,18 +217,33 @@ public final class FireClaims {
         return cached.assignment().equals(planned) ? cached.version() : -1;
     }
 
+    /** The claim write failed: nothing of the fire runs here now, and the audit makes its items up. */
+    private void unclaimed(Instant fireTime, List<Claim> wanted, FireDraft draft, Exception failure) {
+        log.warn(
+                "Job {}: could not claim items {} of the fire at {}; the audit makes them up: {}",
+                view.jobName(),
+                wanted.stream().map(Claim::item).toList(),
+                fireTime,
+                failure.toString());
+        wanted.forEach(claim -> {
+            // A claim made ahead for this fire is the audit's now, as any claim of this session it does not run.
+            openClaims.settled(claim);
+            Reservations.Reservation reservation = draft.reservations.remove(claim.item());
+            if (reservation != null) {
+                reservedItems.finish(claim.item(), reservation);
+                draft.skipped.put(claim.item(), "could not be claimed");
+            }
+        });
+        audits.soon();
+    }
+
     /**
      * Creates the claims; the items whose claim another run holds are released here. A claim that names this very
      * session was written by an earlier attempt of ours whose answer was lost, or made ahead in a request answered
      * after the fire came: it is ours.
      */
     private List<Claim> claim(
-            Instant fireTime,
-            List<Claim> wanted,
-            Map<Integer, Reservations.Reservation> reservations,
-            Map<Integer, String> skipped,
-            long session,
-            int assignmentVersion) {
+            Instant fireTime, List<Claim> wanted, FireDraft draft, long session, int assignmentVersion) {
         if (wanted.isEmpty()) {
             return List.of();
         }
@@ -265,22 +251,7 @@ public final class FireClaims {
         try {
             claimed = ledger.claims().claim(fireTime, wanted, assignmentVersion);
         } catch (Exception ex) {
-            log.warn(
-                    "Job {}: could not claim items {} of the fire at {}; the audit makes them up: {}",
-                    view.jobName(),
-                    wanted.stream().map(Claim::item).toList(),
-                    fireTime,
-                    ex.toString());
-            wanted.forEach(claim -> {
-                // A claim made ahead for this fire is the audit's now, as any claim of this session it does not run.
-                openClaims.settled(claim);
-                Reservations.Reservation reservation = reservations.remove(claim.item());
-                if (reservation != null) {
-                    reservedItems.finish(claim.item(), reservation);
-                    skipped.put(claim.item(), "could not be claimed");
-                }
-            });
-            audits.soon();
+            unclaimed(fireTime, wanted, draft, ex);
             return List.of();
         }
         List<Claim> won = new ArrayList<>();
@@ -294,17 +265,17 @@ public final class FireClaims {
         for (Map.Entry<Integer, Claim> lost : claimed.lost().entrySet()) {
             int item = lost.getKey();
             Claim other = lost.getValue();
-            Reservations.Reservation reservation = reservations.get(item);
+            Reservations.Reservation reservation = draft.reservations.get(item);
             if (reservation == null) {
                 continue;
             }
             if (other.sessionId() == session && other.state().isHeld()) {
                 won.add(other);
             } else {
-                reservations.remove(item);
+                draft.reservations.remove(item);
                 openClaims.settled(other);
                 reservedItems.finish(item, reservation);
-                skipped.put(item, "claimed by " + other.instanceId() + " (" + other.state() + ")");
+                draft.skipped.put(item, "claimed by " + other.instanceId() + " (" + other.state() + ")");
                 openElsewhere |= other.state().isOpen();
             }
         }
