@@ -7,7 +7,10 @@ import io.shardingjob.core.internal.ledger.FireOrigin;
 import io.shardingjob.core.internal.ledger.LedgerRules.Slot;
 import io.shardingjob.core.internal.scheduling.job.Reservations;
 import io.shardingjob.core.internal.scheduling.job.RunMemory;
+import java.util.Collections;
+import java.util.EnumMap;
 import java.util.EnumSet;
+import java.util.Map;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
@@ -54,16 +57,30 @@ final class ItemRun {
 
         /** The states a run in this state may move to. */
         Set<State> next() {
-            return switch (this) {
-                case CLAIMED -> EnumSet.of(STARTED, HANDED_ON, SKIPPED, LOST, UNANSWERED, DROPPED);
-                // A start written ahead of it on a proof that aged meanwhile is written again, by itself.
-                case STARTED -> EnumSet.of(STARTED, RUNNING, HANDED_ON, SKIPPED, LOST, UNANSWERED);
-                // Its session's proof aged before the job's code: nothing of it ran, so it is handed on.
-                case RUNNING -> EnumSet.of(ENDED, HANDED_ON);
-                case ENDED -> EnumSet.of(RECORDED, LOST);
-                default -> EnumSet.noneOf(State.class);
-            };
+            return NEXT.get(this);
         }
+    }
+
+    /** The transitions, computed once: every move of every run asks them. */
+    private static final Map<State, Set<State>> NEXT = transitions();
+
+    private static Map<State, Set<State>> transitions() {
+        Map<State, Set<State>> next = new EnumMap<>(State.class);
+        for (State state : State.values()) {
+            next.put(state, EnumSet.noneOf(State.class));
+        }
+        next.put(
+                State.CLAIMED,
+                EnumSet.of(State.STARTED, State.HANDED_ON, State.SKIPPED, State.LOST, State.UNANSWERED, State.DROPPED));
+        // A start written ahead of it on a proof that aged meanwhile is written again, by itself.
+        next.put(
+                State.STARTED,
+                EnumSet.of(State.STARTED, State.RUNNING, State.HANDED_ON, State.SKIPPED, State.LOST, State.UNANSWERED));
+        // Its session's proof aged before the job's code: nothing of it ran, so it is handed on.
+        next.put(State.RUNNING, EnumSet.of(State.ENDED, State.HANDED_ON));
+        next.put(State.ENDED, EnumSet.of(State.RECORDED, State.LOST));
+        next.replaceAll((state, to) -> Collections.unmodifiableSet(to));
+        return Collections.unmodifiableMap(next);
     }
 
     private final RunMemory memory;
