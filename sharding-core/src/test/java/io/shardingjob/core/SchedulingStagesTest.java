@@ -1,5 +1,9 @@
 package io.shardingjob.core;
 
+import static com.tngtech.archunit.core.domain.JavaCall.Predicates.target;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.simpleName;
+import static com.tngtech.archunit.core.domain.properties.HasName.Predicates.nameMatching;
+import static com.tngtech.archunit.core.domain.properties.HasOwner.Predicates.With.owner;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
@@ -76,4 +80,14 @@ class SchedulingStagesTest {
             .dependOnClassesThat()
             .haveSimpleName("JobWiring")
             .because("a part gets the parts it uses from the wiring, not a way back to what built it");
+
+    @ArchTest
+    static final ArchRule onlyTheRunWritesWhatTheMemoryKeepsOfItsLife = noClasses()
+            .that()
+            .doNotHaveSimpleName("ItemRun")
+            .should()
+            .callMethodWhere(target(owner(simpleName("RunMemory")))
+                    .and(target(nameMatching(
+                            "attach|entering|endingLastOfItsFire|startUnanswered|released|notClaimedWhole"))))
+            .because("a run's transitions are the only writers of what this instance remembers of the run's life");
 }

@@ -85,7 +85,7 @@ final class JobWiring {
         this.registry = JobRegistry.of(settings, instanceId, threads.serial(), leadership);
         this.state = new JobState(instanceId, settings.instance().clock(), lifecycle, session, registry);
         this.ledger = LedgerParts.of(registry.client(), registry.nodes());
-        this.memory = RunMemory.empty();
+        this.memory = new RunMemory();
     }
 
     /** Builds the runtime of the job the settings describe. */
@@ -186,13 +186,13 @@ final class JobWiring {
                 ledger.claims(),
                 schedule,
                 state::configuration,
-                memory.fires()::seen,
+                memory::seenFires,
                 registry.configurations()::history,
                 state::disabledItems);
         ClaimsAhead ahead = new ClaimsAhead(state, ledger.claims(), memory, schedule, dueFires);
         MisfireReports misfires =
                 new MisfireReports(jobName, settings.listeners().misfires());
-        ItemEnds ends = new ItemEnds(state, ledger.claims(), memory.ends(), completionChecks);
+        ItemEnds ends = new ItemEnds(state, ledger.claims(), memory, completionChecks);
         ItemRunner items = new ItemRunner(
                 state,
                 audits,
@@ -216,7 +216,7 @@ final class JobWiring {
                 items::leavingSoon);
         FireRunner fireRunner = new FireRunner(
                 state,
-                memory.claims(),
+                memory,
                 new FirePlanner(state, audits, assignmentWait, ledger.manualFires(), memory, ahead, claims),
                 items,
                 handOff,
@@ -259,8 +259,8 @@ final class JobWiring {
                         settings.history().ledgerRetention(), settings.history().catchUpHorizon()),
                 dueFires,
                 threads.scheduler(),
-                memory.ends().recorded(),
-                memory.claims()::holdsOpenClaimOf);
+                memory.recordedEnds(),
+                memory::holdsOpenClaimOf);
     }
 
     /** The program's handler of manual fires, or by default a fire of the job given to the builder. */
@@ -282,10 +282,7 @@ final class JobWiring {
                 registry.nodes(),
                 threads.serial(),
                 new ConnectionGuard.Runs(
-                        memory.reservations(),
-                        ledger.proof(),
-                        threads.scheduler(),
-                        settings.interruptOnConnectionLoss()));
+                        memory, ledger.proof(), threads.scheduler(), settings.interruptOnConnectionLoss()));
     }
 
     private GracefulClose gracefulClose(FirePath fire) {
@@ -294,7 +291,7 @@ final class JobWiring {
                 registry.nodes(),
                 registry.registration(),
                 registry.election(),
-                memory.reservations(),
+                memory,
                 new GracefulClose.Owed(fire.ends(), fire.ahead()),
                 settings.timings().shutdownGracePeriod());
     }

@@ -14,7 +14,7 @@ import io.shardingjob.core.internal.ledger.LedgerRules.MakeUpPlan;
 import io.shardingjob.core.internal.ledger.LedgerRules.Slot;
 import io.shardingjob.core.internal.scheduling.fire.MisfireReports;
 import io.shardingjob.core.internal.scheduling.job.JobView;
-import io.shardingjob.core.internal.scheduling.job.Reservations;
+import io.shardingjob.core.internal.scheduling.job.RunMemory;
 import io.shardingjob.core.sharding.Assignment;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -49,14 +49,14 @@ final class AuditMakeUps {
 
     private final ClaimWrites claims;
 
-    private final Reservations reservedItems;
+    private final RunMemory memory;
 
     private final MisfireReports misfires;
 
-    AuditMakeUps(JobView view, ClaimWrites claims, Reservations reservedItems, MisfireReports misfires) {
+    AuditMakeUps(JobView view, ClaimWrites claims, RunMemory memory, MisfireReports misfires) {
         this.view = view;
         this.claims = claims;
-        this.reservedItems = reservedItems;
+        this.memory = memory;
         this.misfires = misfires;
     }
 
@@ -115,7 +115,7 @@ final class AuditMakeUps {
         Set<Integer> candidates = new HashSet<>(assignment.itemsOf(me));
         candidates.removeAll(elsewhere);
         Set<Integer> busyHere = new HashSet<>();
-        for (int busy : reservedItems.runningItems()) {
+        for (int busy : memory.runningItems()) {
             // An item held for this audit is busy only with the work this audit is about to give it.
             if (!audit.held().contains(busy) && candidates.remove(busy)) {
                 busyHere.add(busy);
@@ -128,7 +128,7 @@ final class AuditMakeUps {
         LedgerRules.makeUps(claimed, busyHere, policy, Instant.MAX, audit.horizon(), originOf, due)
                 .withoutMissedOf(disabledNow)
                 .run()
-                .forEach(owed -> reservedItems.missedWhileBusy(owed.item()));
+                .forEach(owed -> memory.missedWhileBusy(owed.item()));
         MakeUpPlan plan = LedgerRules.makeUps(claimed, candidates, policy, Instant.MAX, audit.horizon(), originOf, due)
                 .withoutMissedOf(disabledNow);
         if (plan.hasMissed()) {

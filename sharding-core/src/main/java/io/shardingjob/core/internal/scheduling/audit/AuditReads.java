@@ -7,8 +7,6 @@ import io.shardingjob.core.internal.ledger.LedgerRules;
 import io.shardingjob.core.internal.scheduling.fire.ClaimsAhead;
 import io.shardingjob.core.internal.scheduling.fire.MisfireReports;
 import io.shardingjob.core.internal.scheduling.job.AuditDemand;
-import io.shardingjob.core.internal.scheduling.job.LocalEnds;
-import io.shardingjob.core.internal.scheduling.job.LocalFires;
 import io.shardingjob.core.internal.scheduling.job.RunMemory;
 import java.time.Duration;
 import java.time.Instant;
@@ -31,10 +29,6 @@ final class AuditReads {
 
     private static final Duration LATENESS = LedgerRules.LATENESS;
 
-    private final LocalFires localFires;
-
-    private final LocalEnds localEnds;
-
     private final MisfireReports misfires;
 
     private final ClaimsAhead ahead;
@@ -45,6 +39,8 @@ final class AuditReads {
 
     private final Executor loop;
 
+    private final RunMemory memory;
+
     AuditReads(
             RunMemory memory,
             MisfireReports misfires,
@@ -52,8 +48,7 @@ final class AuditReads {
             DueFires dueFires,
             AuditDemand audits,
             Executor loop) {
-        this.localFires = memory.fires();
-        this.localEnds = memory.ends();
+        this.memory = memory;
         this.misfires = misfires;
         this.ahead = ahead;
         this.dueFires = dueFires;
@@ -77,8 +72,7 @@ final class AuditReads {
             long session,
             Set<Instant> whole) {
         Instant watermark = overview.watermark();
-        localFires.forgetThrough(watermark);
-        localEnds.forgetThrough(watermark);
+        memory.forgetThrough(watermark);
         misfires.forgetThrough(watermark);
         ahead.review(now);
         // Fires to come hold only claims made ahead, which nobody runs, takes over or releases before their fire.
@@ -93,7 +87,7 @@ final class AuditReads {
         // fires before the latest late one this instance fired were missed here (it fires its schedule in order),
         // such as a job's first fires before its instances started it: recorded now, not at the keeper's next pass
         // (which records the schedule's fires before a settled one), so that this instance makes its items up now.
-        Instant firedHere = localFires.seen().stream()
+        Instant firedHere = memory.seenFires().stream()
                 .filter(fireTime -> fireTime.isAfter(watermark) && isLate(fireTime, now))
                 .max(Instant::compareTo)
                 .orElse(watermark);
@@ -119,15 +113,15 @@ final class AuditReads {
         // reopened its claims since this instance's trigger won them.
         fires.stream()
                 .filter(fireTime -> !stillOpen.contains(fireTime))
-                .filter(fireTime -> localFires.whole().isWhole(fireTime, epoch, session))
+                .filter(fireTime -> memory.isWhole(fireTime, epoch, session))
                 .forEach(whole::add);
         fires.removeAll(whole);
         // A fire this instance saw that is not late yet is looked at again once it is, not at the next periodic
         // audit.
-        Stream.concat(fires.stream(), localFires.seen().stream())
+        Stream.concat(fires.stream(), memory.seenFires().stream())
                 .filter(fireTime -> fireTime.isAfter(watermark)
                         && !isLate(fireTime, now)
-                        && !localFires.whole().isWhole(fireTime, epoch, session))
+                        && !memory.isWhole(fireTime, epoch, session))
                 .min(Instant::compareTo)
                 .ifPresent(next -> audits.later(Duration.between(now, next.plus(LATENESS))));
         return fires;
@@ -138,6 +132,6 @@ final class AuditReads {
      * so that its owners had their time to claim its items.
      */
     boolean isLate(Instant fireTime, Instant now) {
-        return localFires.hasPlanned(fireTime) || fireTime.isBefore(now.minus(LATENESS));
+        return memory.hasPlanned(fireTime) || fireTime.isBefore(now.minus(LATENESS));
     }
 }

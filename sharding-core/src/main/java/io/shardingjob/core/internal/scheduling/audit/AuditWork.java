@@ -9,9 +9,7 @@ import io.shardingjob.core.internal.registry.Answers;
 import io.shardingjob.core.internal.scheduling.fire.ItemHandOff;
 import io.shardingjob.core.internal.scheduling.job.AuditDemand;
 import io.shardingjob.core.internal.scheduling.job.JobView;
-import io.shardingjob.core.internal.scheduling.job.LocalEnds;
-import io.shardingjob.core.internal.scheduling.job.OpenClaims;
-import io.shardingjob.core.internal.scheduling.job.Reservations;
+import io.shardingjob.core.internal.scheduling.job.Reservation;
 import io.shardingjob.core.internal.scheduling.job.RunMemory;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -45,15 +43,11 @@ public final class AuditWork {
 
     private final ItemHandOff handOff;
 
-    private final Reservations reservedItems;
-
-    private final OpenClaims openClaims;
-
-    private final LocalEnds localEnds;
-
     private final @Nullable ItemExecutor job;
 
     private final Executor executor;
+
+    private final RunMemory memory;
 
     public AuditWork(
             JobView view,
@@ -63,13 +57,11 @@ public final class AuditWork {
             RunMemory memory,
             @Nullable ItemExecutor job,
             Executor executor) {
+        this.memory = memory;
         this.view = view;
         this.audits = audits;
         this.ledger = ledger;
         this.handOff = handOff;
-        this.reservedItems = memory.reservations();
-        this.openClaims = memory.claims();
-        this.localEnds = memory.ends();
         this.job = job;
         this.executor = executor;
     }
@@ -80,10 +72,10 @@ public final class AuditWork {
      * @param reserved the items the audit found reserved for it (see {@link Reservations#endRun}): their work runs
      *     under that reservation, before any newer fire of the item
      */
-    void start(Map<Integer, List<Step>> work, long session, Map<Integer, Reservations.Reservation> reserved) {
+    void start(Map<Integer, List<Step>> work, long session, Map<Integer, Reservation> reserved) {
         work.forEach((item, steps) -> {
             steps.sort((left, right) -> left.fireTime().compareTo(right.fireTime()));
-            Reservations.Reservation held = reserved.get(item);
+            Reservation held = reserved.get(item);
             onHandOffThread(() -> runSteps(item, steps, 0, session, held));
         });
     }
@@ -94,8 +86,7 @@ public final class AuditWork {
      *
      * @param reservation the item's reservation this work already holds, or null to reserve it now
      */
-    private void runSteps(
-            int item, List<Step> steps, int index, long session, Reservations.@Nullable Reservation reservation) {
+    private void runSteps(int item, List<Step> steps, int index, long session, @Nullable Reservation reservation) {
         if (index >= steps.size() || !view.isAvailable() || view.sessionId() != session) {
             if (reservation != null) {
                 release(item, reservation);
@@ -103,10 +94,10 @@ public final class AuditWork {
             return;
         }
         Step step = steps.get(index);
-        Reservations.Reservation reserved = reservation != null ? reservation : reservedItems.reserveForAudit(item);
+        Reservation reserved = reservation != null ? reservation : memory.reserveForAudit(item);
         if (reserved == null) {
             // A fire runs the item here now: this audit's work waits for the next audit, which its end triggers.
-            reservedItems.missedWhileBusy(item);
+            memory.missedWhileBusy(item);
             return;
         }
         acquire(step)
@@ -125,7 +116,7 @@ public final class AuditWork {
                         return;
                     }
                     foldInto(step);
-                    openClaims.claimed(owned);
+                    memory.claimed(owned);
                     handOff.handOnClaimed(executor, job, owned, reserved, step.origin())
                             .whenComplete((ended, error) ->
                                     onHandOffThread(() -> runSteps(item, steps, index + 1, session, null)));
@@ -133,8 +124,8 @@ public final class AuditWork {
     }
 
     /** Frees a reservation no step ran under, or keeps it for the audit a fire that found it busy meanwhile owes. */
-    private void release(int item, Reservations.Reservation reservation) {
-        if (reservedItems.endRun(item, reservation)) {
+    private void release(int item, Reservation reservation) {
+        if (memory.endRun(item, reservation)) {
             audits.soon();
         }
     }
@@ -169,7 +160,7 @@ public final class AuditWork {
             return ledger.reads()
                     .readClaimAsync(claim.fireTime(), claim.item())
                     .thenApply(stored -> stored.filter(now -> now.state().isHeld() && now.sessionId() == session)
-                            .filter(now -> !localEnds.isUnwritten(new Slot(now.item(), now.fireTime())))
+                            .filter(now -> !memory.isUnwritten(new Slot(now.item(), now.fireTime())))
                             .orElse(null));
         }
         return ledger.claims()

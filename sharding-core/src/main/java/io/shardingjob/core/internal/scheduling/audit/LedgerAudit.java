@@ -18,10 +18,7 @@ import io.shardingjob.core.internal.scheduling.fire.ItemEnds;
 import io.shardingjob.core.internal.scheduling.fire.MisfireReports;
 import io.shardingjob.core.internal.scheduling.job.AuditDemand;
 import io.shardingjob.core.internal.scheduling.job.JobView;
-import io.shardingjob.core.internal.scheduling.job.LastAudit;
-import io.shardingjob.core.internal.scheduling.job.LocalEnds;
-import io.shardingjob.core.internal.scheduling.job.OpenClaims;
-import io.shardingjob.core.internal.scheduling.job.Reservations;
+import io.shardingjob.core.internal.scheduling.job.Reservation;
 import io.shardingjob.core.internal.scheduling.job.RunMemory;
 import io.shardingjob.core.sharding.Assignment;
 import java.time.Duration;
@@ -64,14 +61,6 @@ public final class LedgerAudit {
 
     private final ItemEnds ends;
 
-    private final Reservations reservedItems;
-
-    private final LastAudit lastAudit;
-
-    private final OpenClaims openClaims;
-
-    private final LocalEnds localEnds;
-
     private final @Nullable ItemExecutor job;
 
     private final AuditWork work;
@@ -85,6 +74,8 @@ public final class LedgerAudit {
     private final AuditReads reads;
 
     private final AuditMakeUps makeUps;
+
+    private final RunMemory memory;
 
     /**
      * @param loop where an audit goes on once ZooKeeper answered it: the coordination pool, never ZooKeeper's event
@@ -103,21 +94,18 @@ public final class LedgerAudit {
             Duration catchUpHorizon,
             DueFires dueFires,
             MisfireReports misfires) {
+        this.memory = memory;
         this.view = view;
         this.audits = audits;
         this.ledger = ledger;
         this.ends = ends;
-        this.reservedItems = memory.reservations();
-        this.lastAudit = memory.lastAudit();
-        this.openClaims = memory.claims();
-        this.localEnds = memory.ends();
         this.job = job;
         this.work = work;
         this.loop = loop;
         this.catchUpHorizon = catchUpHorizon;
         this.dueFires = dueFires;
         this.reads = new AuditReads(memory, misfires, ahead, dueFires, audits, loop);
-        this.makeUps = new AuditMakeUps(view, ledger.claims(), reservedItems, misfires);
+        this.makeUps = new AuditMakeUps(view, ledger.claims(), memory, misfires);
     }
 
     /**
@@ -188,7 +176,7 @@ public final class LedgerAudit {
         private final List<Claim> claims = new ArrayList<>();
 
         /** Items kept reserved for this audit when their run ended (see {@link Reservations#endRun}). */
-        private final Map<Integer, Reservations.Reservation> held = reservedItems.heldForAudit();
+        private final Map<Integer, Reservation> held = memory.heldForAudit();
 
         Pass() {
             owned.removeAll(view.disabledItems());
@@ -202,7 +190,7 @@ public final class LedgerAudit {
 
         private CompletableFuture<Void> read(Set<Instant> fires) {
             if (fires.isEmpty()) {
-                lastAudit.audited(assignment.epoch(), owned, Map.of());
+                memory.audited(assignment.epoch(), owned, Map.of());
                 return CompletableFuture.completedFuture(null);
             }
             return ledger.reads().readAsync(fires).thenComposeAsync(this::releaseEarlierSessions, loop);
@@ -223,8 +211,8 @@ public final class LedgerAudit {
                     .filter(view ->
                             !view.origin().isAwaiting() && !view.origin().isAbandoned())
                     .toList();
-            Set<Slot> known = new HashSet<>(openClaims.inFlight());
-            localEnds.unwrittenSlots().forEach(known::add);
+            Set<Slot> known = new HashSet<>(memory.inFlight());
+            memory.unwrittenSlots().forEach(known::add);
             List<CompletableFuture<?>> releases = new ArrayList<>();
             for (Claim lost : TakeOverRule.previousSessionOwn(claims, me, session, known)) {
                 // Left by an earlier session of this instance, unfinished as far as this process knows: the owner of
@@ -236,10 +224,10 @@ public final class LedgerAudit {
                         lost.item(),
                         lost.fireTime());
                 Slot slot = new Slot(lost.item(), lost.fireTime());
-                ClaimState released = RunStart.releasedAs(lost, localEnds.neverBegan(slot));
+                ClaimState released = RunStart.releasedAs(lost, memory.neverBegan(slot));
                 releases.add(ledger.claims()
                         .takeOverAsync(lost, lost.with(released, now))
-                        .thenAccept(written -> localEnds.begun(slot)));
+                        .thenAccept(written -> memory.releasedUnbegun(slot)));
             }
             boolean foreignOpenClaim = claims.stream()
                     .anyMatch(claim -> owned.contains(claim.item())
@@ -256,7 +244,7 @@ public final class LedgerAudit {
         private CompletableFuture<Void> decide(boolean foreignOpenClaim, Map<String, Long> live) {
             Map<Integer, Claim> runs = TakeOverRule.runsElsewhere(claims, Set.copyOf(live.values()), session, owned);
             Set<Integer> elsewhere = runs.keySet();
-            lastAudit.audited(assignment.epoch(), owned, runs);
+            memory.audited(assignment.epoch(), owned, runs);
             if (!elsewhere.isEmpty()) {
                 // Not watched: looked at again shortly, until the other instance's run has ended.
                 audits.later(Duration.ofSeconds(1));
@@ -266,9 +254,9 @@ public final class LedgerAudit {
             }
             Map<Integer, List<AuditWork.Step>> steps = new TreeMap<>();
             List<CompletableFuture<?>> writes = new ArrayList<>();
-            for (Claim own : TakeOverRule.strandedOwn(claims, session, openClaims.inFlight())) {
+            for (Claim own : TakeOverRule.strandedOwn(claims, session, memory.inFlight())) {
                 // One item never runs on two instances at once: a claim of its own waits for another session's run too.
-                if (!localEnds.isUnwritten(new Slot(own.item(), own.fireTime())) && !elsewhere.contains(own.item())) {
+                if (!memory.isUnwritten(new Slot(own.item(), own.fireTime())) && !elsewhere.contains(own.item())) {
                     steps.computeIfAbsent(own.item(), item -> new ArrayList<>())
                             .add(new AuditWork.Step(own, null, List.of(), originOf(own.fireTime())));
                 }
@@ -280,7 +268,7 @@ public final class LedgerAudit {
             }
             if (foreignOpenClaim) {
                 for (Claim orphan : TakeOverRule.toTakeOver(claims, live, owned, undecided.isZero())) {
-                    if (localEnds.isUnwritten(new Slot(orphan.item(), orphan.fireTime()))
+                    if (memory.isUnwritten(new Slot(orphan.item(), orphan.fireTime()))
                             || elsewhere.contains(orphan.item())) {
                         continue;
                     }
@@ -315,10 +303,10 @@ public final class LedgerAudit {
         }
 
         /** The reservations held for this audit of the items it found work for: that work runs under them. */
-        private Map<Integer, Reservations.Reservation> takeHeld(Set<Integer> items) {
-            Map<Integer, Reservations.Reservation> taken = new HashMap<>();
+        private Map<Integer, Reservation> takeHeld(Set<Integer> items) {
+            Map<Integer, Reservation> taken = new HashMap<>();
             held.forEach((item, reservation) -> {
-                if (items.contains(item) && reservedItems.takeHeld(item, reservation)) {
+                if (items.contains(item) && memory.takeHeld(item, reservation)) {
                     taken.put(item, reservation);
                 }
             });
@@ -327,7 +315,7 @@ public final class LedgerAudit {
 
         /** Frees the items held for this audit that it found no work for (or could not look at). */
         void releaseUnused() {
-            reservedItems.releaseHeld(held);
+            memory.releaseHeld(held);
         }
 
         private FireOrigin originOf(Instant fireTime) {

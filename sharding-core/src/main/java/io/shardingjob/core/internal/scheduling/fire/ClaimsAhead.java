@@ -15,10 +15,6 @@ import io.shardingjob.core.internal.ledger.FireOrigin;
 import io.shardingjob.core.internal.ledger.GroupCommit;
 import io.shardingjob.core.internal.ledger.StartBatch;
 import io.shardingjob.core.internal.scheduling.job.JobView;
-import io.shardingjob.core.internal.scheduling.job.LastAudit;
-import io.shardingjob.core.internal.scheduling.job.LocalFires;
-import io.shardingjob.core.internal.scheduling.job.OpenClaims;
-import io.shardingjob.core.internal.scheduling.job.Reservations;
 import io.shardingjob.core.internal.scheduling.job.RunMemory;
 import io.shardingjob.core.internal.sharding.ShardingService;
 import io.shardingjob.core.sharding.Assignment;
@@ -65,25 +61,16 @@ public final class ClaimsAhead implements GroupCommit.Ahead {
 
     private final ClaimWrites claims;
 
-    private final Reservations reservedItems;
-
-    private final LastAudit lastAudit;
-
-    private final OpenClaims openClaims;
-
-    private final LocalFires localFires;
-
     private final FireSchedule schedule;
 
     private final DueFires dueFires;
 
+    private final RunMemory memory;
+
     public ClaimsAhead(JobView view, ClaimWrites claims, RunMemory memory, FireSchedule schedule, DueFires dueFires) {
+        this.memory = memory;
         this.view = view;
         this.claims = claims;
-        this.reservedItems = memory.reservations();
-        this.lastAudit = memory.lastAudit();
-        this.openClaims = memory.claims();
-        this.localFires = memory.fires();
         this.schedule = schedule;
         this.dueFires = dueFires;
     }
@@ -101,7 +88,7 @@ public final class ClaimsAhead implements GroupCommit.Ahead {
         if (config.disabled()
                 || config.isOnDemand()
                 || view.disabledInstances().contains(me)
-                || lastAudit.auditedEpoch() != assignment.epoch()) {
+                || memory.auditedEpoch() != assignment.epoch()) {
             return Next.NONE;
         }
         Instant ended = lastEnds.stream()
@@ -115,15 +102,15 @@ public final class ClaimsAhead implements GroupCommit.Ahead {
         }
         Instant fireTime = FireSchedule.fireTimeOf(next);
         Set<Integer> unavailable = new HashSet<>(view.disabledItems());
-        unavailable.addAll(lastAudit.elsewhereItems());
-        unavailable.addAll(openClaims.aheadItems(fireTime));
-        Set<Integer> busy = new HashSet<>(reservedItems.runningItems());
+        unavailable.addAll(memory.elsewhereItems());
+        unavailable.addAll(memory.aheadItems(fireTime));
+        Set<Integer> busy = new HashSet<>(memory.runningItems());
         ends.forEach(end -> busy.remove(end.item()));
         unavailable.addAll(busy);
         long session = view.sessionId();
         boolean started = StartBatch.writesAhead(config.failover());
         List<Claim> claims =
-                ClaimsAheadRule.toClaimAhead(assignment.itemsOf(me), unavailable, localFires.hasSeen(fireTime)).stream()
+                ClaimsAheadRule.toClaimAhead(assignment.itemsOf(me), unavailable, memory.hasSeen(fireTime)).stream()
                         .map(item -> Claim.first(
                                 item,
                                 fireTime,
@@ -137,7 +124,7 @@ public final class ClaimsAhead implements GroupCommit.Ahead {
                         .toList();
         // The server may create them a while before the answer is handled here, past their fire: an audit reading them
         // meanwhile must see them as this session's business, not as stranded.
-        openClaims.requestingAhead(claims);
+        memory.requestingAhead(claims);
         return new Next(claims, fireNodes(config, assignment, me, fireTime), versioned.version());
     }
 
@@ -163,9 +150,9 @@ public final class ClaimsAhead implements GroupCommit.Ahead {
         if (claimed != null) {
             // When the fire came meanwhile, its trigger found these in the ledger as this session's, or left them to
             // the audit: either way they are not kept here.
-            openClaims.claimedAhead(fireTime, claimed.won().values());
+            memory.claimedAhead(fireTime, claimed.won().values());
         }
-        openClaims.answeredAhead(requested);
+        memory.answeredAhead(requested);
     }
 
     /** The rule's view of this instance now, read once for all the claims a fire or an audit looks at. */
@@ -252,13 +239,13 @@ public final class ClaimsAhead implements GroupCommit.Ahead {
     public void review(Instant now) {
         // A late trigger (fires queue up under load) still takes its claims: only one that never came leaves them here.
         Instant lateBefore = now.minus(NEVER_FIRED_AFTER);
-        List<Claim> neverFired = openClaims.takeAhead(claim -> claim.fireTime().isBefore(lateBefore));
+        List<Claim> neverFired = memory.takeAhead(claim -> claim.fireTime().isBefore(lateBefore));
         if (!neverFired.isEmpty()) {
             log.info(
                     "Job {}: no fire came for the claims made ahead {}; they run as missed",
                     view.jobName(),
                     neverFired);
-            neverFired.forEach(openClaims::settled);
+            neverFired.forEach(memory::settled);
         }
         Verdicts verdicts = verdicts(view.assignment());
         JobConfiguration config = view.configuration();
@@ -270,8 +257,7 @@ public final class ClaimsAhead implements GroupCommit.Ahead {
             return current == AheadFate.RUN && !stillAFire ? AheadFate.SKIP : current;
         };
         Map<AheadFate, List<Claim>> stale = new EnumMap<>(AheadFate.class);
-        openClaims
-                .takeAhead(claim -> fate.apply(claim) != AheadFate.RUN)
+        memory.takeAhead(claim -> fate.apply(claim) != AheadFate.RUN)
                 .forEach(claim -> stale.computeIfAbsent(fate.apply(claim), any -> new ArrayList<>())
                         .add(claim));
         stale.forEach((each, claims) -> handOn(claims, each));
@@ -279,7 +265,7 @@ public final class ClaimsAhead implements GroupCommit.Ahead {
 
     /** Gives every claim made ahead back: this instance stops. */
     public void releaseAll() {
-        handOn(openClaims.takeAhead(claim -> true), AheadFate.RELEASE);
+        handOn(memory.takeAhead(claim -> true), AheadFate.RELEASE);
     }
 
     /**
@@ -293,7 +279,7 @@ public final class ClaimsAhead implements GroupCommit.Ahead {
             return;
         }
         if (fate != AheadFate.SKIP && fate != AheadFate.RELEASE) {
-            claims.forEach(openClaims::settled);
+            claims.forEach(memory::settled);
             return;
         }
         ClaimState state = fate == AheadFate.SKIP ? ClaimState.SKIPPED : ClaimState.HANDED_ON;
@@ -316,7 +302,7 @@ public final class ClaimsAhead implements GroupCommit.Ahead {
                                 committed.written().lost(),
                                 state);
                     }
-                    claims.forEach(openClaims::settled);
+                    claims.forEach(memory::settled);
                 });
     }
 

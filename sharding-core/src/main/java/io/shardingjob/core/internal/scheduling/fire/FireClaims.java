@@ -10,10 +10,7 @@ import io.shardingjob.core.internal.ledger.LedgerReads;
 import io.shardingjob.core.internal.ledger.StartBatch;
 import io.shardingjob.core.internal.scheduling.job.AuditDemand;
 import io.shardingjob.core.internal.scheduling.job.JobView;
-import io.shardingjob.core.internal.scheduling.job.LastAudit;
-import io.shardingjob.core.internal.scheduling.job.LocalFires;
-import io.shardingjob.core.internal.scheduling.job.OpenClaims;
-import io.shardingjob.core.internal.scheduling.job.Reservations;
+import io.shardingjob.core.internal.scheduling.job.Reservation;
 import io.shardingjob.core.internal.scheduling.job.RunMemory;
 import io.shardingjob.core.internal.sharding.ShardingService;
 import io.shardingjob.core.sharding.Assignment;
@@ -48,19 +45,13 @@ public final class FireClaims {
 
     private final Ledger ledger;
 
-    private final Reservations reservedItems;
-
-    private final LastAudit lastAudit;
-
-    private final OpenClaims openClaims;
-
-    private final LocalFires localFires;
-
     private final ClaimsAhead ahead;
 
     private final MisfireReports misfires;
 
     private final IntSupplier leavingSoon;
+
+    private final RunMemory memory;
 
     /**
      * @param leavingSoon how many runs of the job are expected to leave the item executor's queue within {@link
@@ -75,13 +66,10 @@ public final class FireClaims {
             ClaimsAhead ahead,
             MisfireReports misfires,
             IntSupplier leavingSoon) {
+        this.memory = memory;
         this.view = view;
         this.audits = audits;
         this.ledger = ledger;
-        this.reservedItems = memory.reservations();
-        this.lastAudit = memory.lastAudit();
-        this.openClaims = memory.claims();
-        this.localFires = memory.fires();
         this.ahead = ahead;
         this.misfires = misfires;
         this.leavingSoon = leavingSoon;
@@ -128,7 +116,7 @@ public final class FireClaims {
             // operator's fire is no fire that came due: it is remembered, not reported.
             misfires.overran(fireTime, draft.overran, source != ExecutionSource.MANUAL);
         }
-        localFires.planned(fireTime);
+        memory.planned(fireTime);
         if (view.assignment().epoch() != assignment.epoch()) {
             // A reshard landed while this fire was planned: an item it gave this instance may have no claim in this
             // fire (its old owner planned with the new assignment), and this instance's audit makes it up now.
@@ -137,7 +125,7 @@ public final class FireClaims {
                 .map(Claim::item)
                 .collect(Collectors.toSet())
                 .containsAll(assignment.itemsOf(me))) {
-            localFires.whole().claimed(fireTime, assignment.epoch(), session);
+            memory.claimedWhole(fireTime, assignment.epoch(), session);
         }
         draft.won.sort((left, right) -> Integer.compare(left.item(), right.item()));
         return new FirePlanner.Plan(null, assignment.epoch(), draft.won, draft.reservations, draft.skipped, origin);
@@ -148,10 +136,8 @@ public final class FireClaims {
         ClaimsAhead.Verdicts verdicts = ahead.verdicts(assignment);
         for (Claim claim : madeAhead) {
             int item = claim.item();
-            Reservations.Reservation reservation =
-                    lastAudit.mayStart(item, assignment.epoch(), ledger.reads()::stillRuns)
-                            ? reservedItems.reserve(item)
-                            : null;
+            Reservation reservation =
+                    memory.mayStart(item, assignment.epoch(), ledger.reads()::stillRuns) ? memory.reserve(item) : null;
             AheadFate fate = verdicts.atFire(claim, reservation != null);
             if (fate == AheadFate.RUN) {
                 draft.reservations.put(item, reservation);
@@ -159,9 +145,9 @@ public final class FireClaims {
                 continue;
             }
             if (reservation != null) {
-                reservedItems.finish(item, reservation);
-            } else if (fate == AheadFate.AUDIT && reservedItems.runningItems().contains(item)) {
-                reservedItems.missedWhileBusy(item);
+                memory.free(item, reservation);
+            } else if (fate == AheadFate.AUDIT && memory.runningItems().contains(item)) {
+                memory.missedWhileBusy(item);
                 draft.overran.put(item, "still running here from an earlier fire; runs for this fire when it ends");
             }
             draft.handedOn.computeIfAbsent(fate, any -> new ArrayList<>()).add(claim);
@@ -186,18 +172,18 @@ public final class FireClaims {
             draft.skipped.put(item, "disabled");
             return claim.with(ClaimState.SKIPPED, draft.now);
         }
-        if (!lastAudit.mayStart(item, assignment.epoch(), ledger.reads()::stillRuns)) {
+        if (!memory.mayStart(item, assignment.epoch(), ledger.reads()::stillRuns)) {
             // Its audit makes this fire up once the other instance's run of the item has ended.
             draft.skipped.put(item, "running on another instance for an earlier fire; made up when it ends");
-            if (lastAudit.elsewhereItems().contains(item)) {
+            if (memory.elsewhereItems().contains(item)) {
                 // Not when only the audit of a new assignment is still owed: then nothing overran.
                 draft.overran.put(item, draft.skipped.get(item));
             }
             return null;
         }
-        Reservations.Reservation reservation = reservedItems.reserve(item);
+        Reservation reservation = memory.reserve(item);
         if (reservation == null) {
-            reservedItems.missedWhileBusy(item);
+            memory.missedWhileBusy(item);
             draft.skipped.put(item, "still running; misfired, made up when it ends as the misfire policy says");
             draft.overran.put(
                     item, "still running here from an earlier fire; made up when it ends as the misfire policy says");
@@ -227,10 +213,10 @@ public final class FireClaims {
                 failure.toString());
         wanted.forEach(claim -> {
             // A claim made ahead for this fire is the audit's now, as any claim of this session it does not run.
-            openClaims.settled(claim);
-            Reservations.Reservation reservation = draft.reservations.remove(claim.item());
+            memory.settled(claim);
+            Reservation reservation = draft.reservations.remove(claim.item());
             if (reservation != null) {
-                reservedItems.finish(claim.item(), reservation);
+                memory.free(claim.item(), reservation);
                 draft.skipped.put(claim.item(), "could not be claimed");
             }
         });
@@ -265,7 +251,7 @@ public final class FireClaims {
         for (Map.Entry<Integer, Claim> lost : claimed.lost().entrySet()) {
             int item = lost.getKey();
             Claim other = lost.getValue();
-            Reservations.Reservation reservation = draft.reservations.get(item);
+            Reservation reservation = draft.reservations.get(item);
             if (reservation == null) {
                 continue;
             }
@@ -273,8 +259,8 @@ public final class FireClaims {
                 won.add(other);
             } else {
                 draft.reservations.remove(item);
-                openClaims.settled(other);
-                reservedItems.finish(item, reservation);
+                memory.settled(other);
+                memory.free(item, reservation);
                 draft.skipped.put(item, "claimed by " + other.instanceId() + " (" + other.state() + ")");
                 openElsewhere |= other.state().isOpen();
             }
@@ -284,7 +270,7 @@ public final class FireClaims {
             // audit takes it over once it is sure.
             audits.soon();
         }
-        won.forEach(openClaims::claimed);
+        won.forEach(memory::claimed);
         return won;
     }
 }

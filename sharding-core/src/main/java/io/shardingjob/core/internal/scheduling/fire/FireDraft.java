@@ -2,7 +2,7 @@ package io.shardingjob.core.internal.scheduling.fire;
 
 import io.shardingjob.core.internal.ledger.Claim;
 import io.shardingjob.core.internal.ledger.ClaimsAheadRule.AheadFate;
-import io.shardingjob.core.internal.scheduling.job.Reservations;
+import io.shardingjob.core.internal.scheduling.job.Reservation;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -23,7 +23,7 @@ final class FireDraft {
 
     final Map<Integer, String> skipped = new TreeMap<>();
 
-    final Map<Integer, Reservations.Reservation> reservations = new TreeMap<>();
+    final Map<Integer, Reservation> reservations = new TreeMap<>();
 
     final List<Claim> won = new ArrayList<>();
 

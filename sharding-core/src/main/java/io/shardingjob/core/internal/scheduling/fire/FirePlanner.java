@@ -6,7 +6,7 @@ import io.shardingjob.core.internal.ledger.FireOrigin;
 import io.shardingjob.core.internal.ledger.ManualFireRecords;
 import io.shardingjob.core.internal.scheduling.job.AuditDemand;
 import io.shardingjob.core.internal.scheduling.job.JobView;
-import io.shardingjob.core.internal.scheduling.job.Reservations;
+import io.shardingjob.core.internal.scheduling.job.Reservation;
 import io.shardingjob.core.internal.scheduling.job.RunMemory;
 import io.shardingjob.core.sharding.Assignment;
 import java.time.Instant;
@@ -73,7 +73,7 @@ public final class FirePlanner {
             @Nullable String skipReason,
             long epoch,
             List<Claim> won,
-            Map<Integer, Reservations.Reservation> reservations,
+            Map<Integer, Reservation> reservations,
             Map<Integer, String> skipped,
             FireOrigin origin) {
 
@@ -94,7 +94,7 @@ public final class FirePlanner {
         if (!view.isAvailable()) {
             // Its items of this fire are made up by whoever owns them once this instance is back or gone; for this
             // instance's own audit the fire is decided (late) at once.
-            memory.fires().planned(fireTime);
+            memory.planned(fireTime);
             return nothing("not connected to ZooKeeper, or not started", madeAhead);
         }
         if (view.configuration().disabled()) {
@@ -110,7 +110,7 @@ public final class FirePlanner {
                 .thenApply(assignment -> {
                     FireOrigin origin = origin(source, fireTime);
                     if (origin == null) {
-                        memory.fires().planned(fireTime);
+                        memory.planned(fireTime);
                         audits.soon();
                         return unplanned("its record could not be read; the audit makes its items up", madeAhead);
                     }
@@ -159,11 +159,11 @@ public final class FirePlanner {
 
     /** The assignment, once an audit has looked at it: an item it moved here may still run on its old owner. */
     private CompletableFuture<Assignment> audited(Assignment assignment, Executor executor) {
-        if (memory.lastAudit().auditedEpoch() == assignment.epoch()) {
+        if (memory.auditedEpoch() == assignment.epoch()) {
             return CompletableFuture.completedFuture(assignment);
         }
         audits.soon();
-        CompletableFuture<Void> audited = memory.lastAudit().whenAudited(assignment.epoch(), assignmentWait.timeout());
+        CompletableFuture<Void> audited = memory.whenAudited(assignment.epoch(), assignmentWait.timeout());
         // Completed by the audit, on the job's coordination thread: the planning goes on elsewhere.
         return audited.isDone()
                 ? CompletableFuture.completedFuture(assignment)

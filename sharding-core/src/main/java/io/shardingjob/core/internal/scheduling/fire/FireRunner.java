@@ -10,8 +10,8 @@ import io.shardingjob.core.execution.ItemResult;
 import io.shardingjob.core.execution.ShardingContext;
 import io.shardingjob.core.internal.ledger.Claim;
 import io.shardingjob.core.internal.scheduling.job.JobView;
-import io.shardingjob.core.internal.scheduling.job.OpenClaims;
-import io.shardingjob.core.internal.scheduling.job.Reservations;
+import io.shardingjob.core.internal.scheduling.job.Reservation;
+import io.shardingjob.core.internal.scheduling.job.RunMemory;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,7 +36,7 @@ public final class FireRunner {
 
     private final FirePlanner planner;
 
-    private final OpenClaims openClaims;
+    private final RunMemory memory;
 
     private final ItemRunner items;
 
@@ -46,13 +46,13 @@ public final class FireRunner {
 
     public FireRunner(
             JobView view,
-            OpenClaims openClaims,
+            RunMemory memory,
             FirePlanner planner,
             ItemRunner items,
             ItemHandOff handOff,
             FireListener fireListener) {
         this.view = view;
-        this.openClaims = openClaims;
+        this.memory = memory;
         this.planner = planner;
         this.items = items;
         this.handOff = handOff;
@@ -79,7 +79,7 @@ public final class FireRunner {
      */
     public CompletableFuture<FireReport> fireAsync(
             ItemExecutor job, Executor executor, ExecutionSource source, Instant fireTime) {
-        return planner.plan(source, fireTime, openClaims.sawFire(fireTime), handOff.thread())
+        return planner.plan(source, fireTime, memory.sawFire(fireTime), handOff.thread())
                 .thenCompose(plan -> start(job, executor, source, fireTime, plan));
     }
 
@@ -93,7 +93,7 @@ public final class FireRunner {
             return CompletableFuture.completedFuture(skippedEntirely(plan.skipReason()));
         }
         List<Claim> won = plan.won();
-        Map<Integer, Reservations.Reservation> reservations = plan.reservations();
+        Map<Integer, Reservation> reservations = plan.reservations();
         JobConfiguration config = view.configuration();
         String me = view.instanceId();
         log.debug(

@@ -3,7 +3,7 @@ package io.shardingjob.core.internal.scheduling.fire;
 import io.shardingjob.core.internal.ledger.Claim;
 import io.shardingjob.core.internal.ledger.FireOrigin;
 import io.shardingjob.core.internal.ledger.StartBatch;
-import io.shardingjob.core.internal.scheduling.job.Reservations;
+import io.shardingjob.core.internal.scheduling.job.Reservation;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -29,7 +29,7 @@ final class FireStarts {
     /** How the fire was asked for: whether its runs were due asks it. */
     private final FireOrigin origin;
 
-    private final Map<Integer, Reservations.Reservation> reservations;
+    private final Map<Integer, Reservation> reservations;
 
     private final Map<Integer, Integer> positions = new HashMap<>();
 
@@ -45,7 +45,7 @@ final class FireStarts {
 
     private int toLeave;
 
-    FireStarts(List<Claim> order, Map<Integer, Reservations.Reservation> reservations, FireOrigin origin) {
+    FireStarts(List<Claim> order, Map<Integer, Reservation> reservations, FireOrigin origin) {
         this.order = order;
         this.origin = origin;
         this.reservations = reservations;
@@ -108,7 +108,7 @@ final class FireStarts {
     }
 
     /** The reservation a run was handed on with. */
-    Reservations.Reservation reservation(int item) {
+    Reservation reservation(int item) {
         return reservations.get(item);
     }
 }

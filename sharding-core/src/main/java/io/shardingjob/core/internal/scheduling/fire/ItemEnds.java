@@ -4,7 +4,7 @@ import io.shardingjob.core.execution.ClaimState;
 import io.shardingjob.core.internal.ledger.Claim;
 import io.shardingjob.core.internal.ledger.ClaimWrites;
 import io.shardingjob.core.internal.scheduling.job.JobView;
-import io.shardingjob.core.internal.scheduling.job.LocalEnds;
+import io.shardingjob.core.internal.scheduling.job.RunMemory;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -26,14 +26,14 @@ public final class ItemEnds {
 
     private final ClaimWrites claims;
 
-    private final LocalEnds localEnds;
+    private final RunMemory memory;
 
     private final CompletionChecks completionChecks;
 
-    public ItemEnds(JobView view, ClaimWrites claims, LocalEnds localEnds, CompletionChecks completionChecks) {
+    public ItemEnds(JobView view, ClaimWrites claims, RunMemory memory, CompletionChecks completionChecks) {
         this.view = view;
         this.claims = claims;
-        this.localEnds = localEnds;
+        this.memory = memory;
         this.completionChecks = completionChecks;
     }
 
@@ -55,7 +55,7 @@ public final class ItemEnds {
                     ended.fireTime(),
                     ended.state(),
                     failure.toString());
-            localEnds.unwritten(ended);
+            memory.unwritten(ended);
         } else if (stored.isEmpty()) {
             lost.run();
         } else if (ended.state() != ClaimState.RELEASED && ended.state() != ClaimState.HANDED_ON) {
@@ -69,7 +69,7 @@ public final class ItemEnds {
      * @return whether nothing is owed any more: until then, this session's audit must not act on these claims
      */
     public CompletableFuture<Boolean> writeOwed() {
-        List<Claim> owed = localEnds.takeUnwritten();
+        List<Claim> owed = memory.takeUnwritten();
         if (owed.isEmpty()) {
             return CompletableFuture.completedFuture(true);
         }
@@ -77,7 +77,7 @@ public final class ItemEnds {
         // may be where the group commit drains.
         return claims.commitAsync(owed, Instant.EPOCH, List.of()).handle((committed, failure) -> {
             if (failure != null) {
-                owed.forEach(localEnds::unwritten);
+                owed.forEach(memory::unwritten);
                 log.debug("Job {}: {} ends still owed: {}", view.jobName(), owed.size(), failure.toString());
                 return false;
             }
@@ -97,7 +97,7 @@ public final class ItemEnds {
 
     /** An item's end is recorded: {@code stored} is its claim as the ledger holds it now. */
     private void itemEnded(Claim stored, boolean lastOfItsFireHere) {
-        localEnds.recorded().recorded(stored);
+        memory.recordedEnds().recorded(stored);
         completionChecks.itemEnded(stored, lastOfItsFireHere);
     }
 }

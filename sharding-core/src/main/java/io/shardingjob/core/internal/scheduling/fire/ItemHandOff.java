@@ -3,7 +3,7 @@ package io.shardingjob.core.internal.scheduling.fire;
 import io.shardingjob.core.execution.ItemExecutor;
 import io.shardingjob.core.internal.ledger.Claim;
 import io.shardingjob.core.internal.ledger.FireOrigin;
-import io.shardingjob.core.internal.scheduling.job.Reservations;
+import io.shardingjob.core.internal.scheduling.job.Reservation;
 import io.shardingjob.core.internal.scheduling.job.SerialExecutor;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -84,7 +84,7 @@ public final class ItemHandOff {
      * @return completes once the run's end, or its claim given up, is recorded and the item is free here again
      */
     public CompletableFuture<Void> handOnClaimed(
-            Executor executor, ItemExecutor job, Claim claim, Reservations.Reservation reservation, FireOrigin origin) {
+            Executor executor, ItemExecutor job, Claim claim, Reservation reservation, FireOrigin origin) {
         return handOn(executor, job, items.claimedRun(claim, reservation, origin))
                 .thenCompose(ItemRunner.Run::recorded);
     }

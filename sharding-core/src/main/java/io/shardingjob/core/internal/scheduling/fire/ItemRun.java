@@ -5,7 +5,7 @@ import io.shardingjob.core.execution.ShardingContext;
 import io.shardingjob.core.internal.ledger.Claim;
 import io.shardingjob.core.internal.ledger.FireOrigin;
 import io.shardingjob.core.internal.ledger.LedgerRules.Slot;
-import io.shardingjob.core.internal.scheduling.job.Reservations;
+import io.shardingjob.core.internal.scheduling.job.Reservation;
 import io.shardingjob.core.internal.scheduling.job.RunMemory;
 import java.util.Collections;
 import java.util.EnumMap;
@@ -89,7 +89,7 @@ final class ItemRun {
 
     private final Claim claim;
 
-    private final Reservations.Reservation reservation;
+    private final Reservation reservation;
 
     private final FireOrigin origin;
 
@@ -109,7 +109,7 @@ final class ItemRun {
             RunMemory memory,
             ShardingContext context,
             Claim claim,
-            Reservations.Reservation reservation,
+            Reservation reservation,
             @Nullable FireStarts starts,
             FireOrigin origin) {
         this.memory = memory;
@@ -139,7 +139,7 @@ final class ItemRun {
         return claim.item();
     }
 
-    Reservations.Reservation reservation() {
+    Reservation reservation() {
         return reservation;
     }
 
@@ -205,7 +205,7 @@ final class ItemRun {
      * meanwhile, or abandoned before it started.
      */
     boolean attach() {
-        return memory.reservations().start(claim.item(), reservation);
+        return memory.attach(claim.item(), reservation);
     }
 
     /**
@@ -214,8 +214,7 @@ final class ItemRun {
      */
     void entering() {
         move(State.RUNNING);
-        memory.ends().begun(slot());
-        memory.reservations().entering(reservation);
+        memory.entering(slot(), reservation);
     }
 
     /** A retry of it was recorded in its claim, at this version. */
@@ -237,7 +236,7 @@ final class ItemRun {
      * @return whether no other item of its fire still runs here: its write need not wait for theirs
      */
     boolean lastOfItsFireHere() {
-        return memory.claims().endingLastOfItsFire(claim);
+        return memory.endingLastOfItsFire(claim);
     }
 
     /** Its end's write was answered (or is owed): its item is free again once this is told. */
@@ -257,7 +256,7 @@ final class ItemRun {
         if (exit == State.UNANSWERED) {
             // Its claim may say RUNNING although nothing of it ran, which only this process knows once its session is
             // gone: the next session releases it as never begun.
-            memory.ends().startUnanswered(slot());
+            memory.startUnanswered(slot());
         }
         if (exit != State.SKIPPED) {
             notClaimedWhole();
@@ -271,13 +270,12 @@ final class ItemRun {
      * @return whether an audit is owed for the item: a fire or an audit found it busy meanwhile
      */
     boolean release() {
-        settle();
-        return memory.reservations().endRun(claim.item(), reservation);
+        return memory.released(claim, reservation);
     }
 
     /** Its claim is no longer this session's open business; its item was never attached here (see {@link #attach}). */
     void settle() {
-        memory.claims().settled(claim);
+        memory.settled(claim);
     }
 
     /**
@@ -285,7 +283,7 @@ final class ItemRun {
      * audit reads it, and runs the claim as its own stranded one if it is still held.
      */
     private void notClaimedWhole() {
-        memory.fires().whole().released(claim.fireTime());
+        memory.notClaimedWhole(claim.fireTime());
     }
 
     private Slot slot() {

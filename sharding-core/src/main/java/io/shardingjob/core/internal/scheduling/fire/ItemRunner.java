@@ -15,7 +15,7 @@ import io.shardingjob.core.internal.ledger.StartBatch;
 import io.shardingjob.core.internal.requests.SessionProof;
 import io.shardingjob.core.internal.scheduling.job.AuditDemand;
 import io.shardingjob.core.internal.scheduling.job.JobView;
-import io.shardingjob.core.internal.scheduling.job.Reservations;
+import io.shardingjob.core.internal.scheduling.job.Reservation;
 import io.shardingjob.core.internal.scheduling.job.RunMemory;
 import io.shardingjob.core.internal.sharding.ShardingService;
 import java.time.Duration;
@@ -87,7 +87,7 @@ public final class ItemRunner {
                 timing.scheduler(),
                 listener,
                 () -> RunStart.proven(timing.proof().since(), timing.timeout()));
-        this.starting = new RunStarts(view, ledger.reads(), ledger.commits(), memory.lastAudit(), ledger.due(), pace);
+        this.starting = new RunStarts(view, ledger.reads(), ledger.commits(), memory, ledger.due(), pace);
         this.runEnds = new RunEnds(view, audits, ledger.commits(), ends, listener);
         this.memory = memory;
     }
@@ -108,7 +108,7 @@ public final class ItemRunner {
     ItemRun runOf(
             ShardingContext context,
             Claim claim,
-            Reservations.Reservation reservation,
+            Reservation reservation,
             @Nullable FireStarts starts,
             FireOrigin origin) {
         return new ItemRun(memory, context, claim, reservation, starts, origin);
@@ -119,7 +119,7 @@ public final class ItemRunner {
      *
      * @param origin how the claim's fire was asked for, as the audit read it: the job parameter the item runs with
      */
-    ItemRun claimedRun(Claim claim, Reservations.Reservation reservation, FireOrigin origin) {
+    ItemRun claimedRun(Claim claim, Reservation reservation, FireOrigin origin) {
         String taskId = ShardingContext.taskId(view.jobName(), List.of(claim.item()), view.instanceId());
         return runOf(context(view.configuration(), taskId, claim, origin), claim, reservation, null, origin);
     }

@@ -12,8 +12,8 @@ import io.shardingjob.core.internal.ledger.RunStart;
 import io.shardingjob.core.internal.ledger.StartBatch;
 import io.shardingjob.core.internal.registry.Answers;
 import io.shardingjob.core.internal.scheduling.job.JobView;
-import io.shardingjob.core.internal.scheduling.job.LastAudit;
-import io.shardingjob.core.internal.scheduling.job.Reservations;
+import io.shardingjob.core.internal.scheduling.job.Reservation;
+import io.shardingjob.core.internal.scheduling.job.RunMemory;
 import io.shardingjob.core.internal.sharding.ShardingService;
 import io.shardingjob.core.sharding.Assignment;
 import java.time.Instant;
@@ -39,7 +39,7 @@ final class RunStarts {
 
     private final GroupCommit groupCommit;
 
-    private final LastAudit lastAudit;
+    private final RunMemory memory;
 
     private final DueFires dueFires;
 
@@ -54,13 +54,13 @@ final class RunStarts {
             JobView view,
             LedgerReads reads,
             GroupCommit groupCommit,
-            LastAudit lastAudit,
+            RunMemory memory,
             DueFires dueFires,
             ItemPace pace) {
         this.view = view;
         this.reads = reads;
         this.groupCommit = groupCommit;
-        this.lastAudit = lastAudit;
+        this.memory = memory;
         this.dueFires = dueFires;
         this.pace = pace;
     }
@@ -97,7 +97,7 @@ final class RunStarts {
         Set<Integer> mine = ownedUnder(assignment, me);
         Set<Integer> contested = new HashSet<>();
         for (int item : items) {
-            if (mine.contains(item) && !lastAudit.mayStart(item, assignment.epoch(), reads::stillRuns)) {
+            if (mine.contains(item) && !memory.mayStart(item, assignment.epoch(), reads::stillRuns)) {
                 contested.add(item);
             }
         }
@@ -229,7 +229,7 @@ final class RunStarts {
         for (Map.Entry<Claim, CompletableFuture<FireStarts.Ahead>> entry : next.entrySet()) {
             Claim claim = entry.getKey();
             CompletableFuture<FireStarts.Ahead> answer = entry.getValue();
-            Reservations.Reservation reservation = starts.reservation(claim.item());
+            Reservation reservation = starts.reservation(claim.item());
             boolean abandoned = reservation == null || reservation.isAbandoned();
             if (RunStart.decide(claim, abandoned, here) != RunStart.Verdict.START) {
                 answer.complete(new FireStarts.Ahead(Began.NOT_ASKED, null));

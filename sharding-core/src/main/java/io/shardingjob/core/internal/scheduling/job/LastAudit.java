@@ -16,7 +16,7 @@ import java.util.function.Predicate;
  * the owned items another live session still ran. A fire starts an item only when an audit has looked at its
  * assignment (see {@link #mayStart}), and waits here for one that has not.
  */
-public final class LastAudit {
+final class LastAudit {
 
     /** Owned items another live session still runs, with its claim, as the last audit saw them. */
     private volatile Map<Integer, Claim> runningElsewhere = Map.of();
@@ -30,7 +30,7 @@ public final class LastAudit {
     private final List<AuditWaiter> auditWaiters = new ArrayList<>();
 
     /** What an audit found for the assignment of {@code epoch}; fires waiting for it go on. */
-    public void audited(long epoch, Set<Integer> owned, Map<Integer, Claim> elsewhere) {
+    void audited(long epoch, Set<Integer> owned, Map<Integer, Claim> elsewhere) {
         List<CompletableFuture<Void>> woken = new ArrayList<>();
         synchronized (this) {
             auditedEpoch = epoch;
@@ -57,7 +57,7 @@ public final class LastAudit {
      * owner this instance never saw. A run the audit saw elsewhere is checked again in the ledger ({@code stillRuns}):
      * the audit only polls, and the run may have ended since.
      */
-    public boolean mayStart(int item, long epoch, Predicate<Claim> stillRuns) {
+    boolean mayStart(int item, long epoch, Predicate<Claim> stillRuns) {
         Claim other = runningElsewhere.get(item);
         if (other != null && !stillRuns.test(other)) {
             forgetElsewhere(item, other);
@@ -70,7 +70,7 @@ public final class LastAudit {
     }
 
     /** The owned items another live session ran when the last audit looked. */
-    public Set<Integer> elsewhereItems() {
+    Set<Integer> elsewhereItems() {
         return runningElsewhere.keySet();
     }
 
@@ -86,7 +86,7 @@ public final class LastAudit {
      * Completes once an audit has looked at the assignment of {@code epoch} (or a later one), at most the timeout
      * later: a fire's wait that holds no thread.
      */
-    public synchronized CompletableFuture<Void> whenAudited(long epoch, Duration timeout) {
+    synchronized CompletableFuture<Void> whenAudited(long epoch, Duration timeout) {
         if (auditedEpoch >= epoch) {
             return CompletableFuture.completedFuture(null);
         }
@@ -97,7 +97,7 @@ public final class LastAudit {
         return audited;
     }
 
-    public synchronized long auditedEpoch() {
+    synchronized long auditedEpoch() {
         return auditedEpoch;
     }
 

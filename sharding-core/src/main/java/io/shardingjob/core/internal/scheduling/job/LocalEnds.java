@@ -14,7 +14,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * watermark passes them, the final writes that could not reach ZooKeeper yet, which the audit writes later, and the
  * runs that ended before they began: their start was sent and never answered, so it may be written.
  */
-public final class LocalEnds {
+final class LocalEnds {
 
     /** At most 16,384 ended claims: a few fires of a thousand items, many fires of a few. */
     private final RecordedEnds recorded = new RecordedEnds(16_384);
@@ -28,44 +28,44 @@ public final class LocalEnds {
     private final Set<Slot> unbegun = ConcurrentHashMap.newKeySet();
 
     /** The ends this instance recorded, by fire, for the leader's keeper. */
-    public RecordedEnds recorded() {
+    RecordedEnds recorded() {
         return recorded;
     }
 
     /** A final write of a claim (how it ended) that could not reach ZooKeeper: the audit writes it later. */
-    public void unwritten(Claim claim) {
+    void unwritten(Claim claim) {
         unwritten.put(new Slot(claim.item(), claim.fireTime()), claim);
     }
 
     /** The final writes still owed, taken: the caller writes them or hands them back with {@link #unwritten}. */
-    public List<Claim> takeUnwritten() {
+    List<Claim> takeUnwritten() {
         List<Claim> owed = List.copyOf(unwritten.values());
         owed.forEach(claim -> unwritten.remove(new Slot(claim.item(), claim.fireTime()), claim));
         return owed;
     }
 
     /** The item-fires that ended here and whose final write is owed. */
-    public Set<Slot> unwrittenSlots() {
+    Set<Slot> unwrittenSlots() {
         return Set.copyOf(unwritten.keySet());
     }
 
     /** Whether an item-fire ended here and only its final write is owed. */
-    public boolean isUnwritten(Slot slot) {
+    boolean isUnwritten(Slot slot) {
         return unwritten.containsKey(slot);
     }
 
     /** The start of a run was sent and not answered, and the run did not begin. */
-    public void startUnanswered(Slot slot) {
+    void startUnanswered(Slot slot) {
         unbegun.add(slot);
     }
 
     /** A run of the item-fire begins here, or its claim was released as never begun: no longer unbegun. */
-    public void begun(Slot slot) {
+    void begun(Slot slot) {
         unbegun.remove(slot);
     }
 
     /** Whether this process sent the item-fire's start without an answer and never began its run. */
-    public boolean neverBegan(Slot slot) {
+    boolean neverBegan(Slot slot) {
         return unbegun.contains(slot);
     }
 
@@ -74,7 +74,7 @@ public final class LocalEnds {
      * run of such a fire is forgotten too; released later, its claim would be released as a run that began, the
      * cautious reading.
      */
-    public void forgetThrough(Instant watermark) {
+    void forgetThrough(Instant watermark) {
         recorded.forgetThrough(watermark);
         unbegun.removeIf(slot -> !slot.fireTime().isAfter(watermark));
     }

@@ -9,7 +9,7 @@ import java.util.concurrent.ConcurrentSkipListSet;
  * ones it finished planning, and the ones its trigger claimed whole ({@link WholeFires}). Its audit looks at these
  * fires, and leaves alone the ones it need not read.
  */
-public final class LocalFires {
+final class LocalFires {
 
     /** Fires remembered for audits; older ones are covered by the ledger's watermark or its catch-up horizon. */
     static final int REMEMBERED_FIRES = 1024;
@@ -29,31 +29,31 @@ public final class LocalFires {
     }
 
     /** Whether the scheduler told this instance of the fire (and it is not settled yet). */
-    public boolean hasSeen(Instant fireTime) {
+    boolean hasSeen(Instant fireTime) {
         return seen.contains(fireTime);
     }
 
     /** The fires the scheduler told this instance of, oldest first, and not settled yet. */
-    public NavigableSet<Instant> seen() {
+    NavigableSet<Instant> seen() {
         return seen;
     }
 
     /** This instance finished planning a fire: its claims for it are written, or were refused. */
-    public void planned(Instant fireTime) {
+    void planned(Instant fireTime) {
         remember(planned, fireTime);
     }
 
-    public boolean hasPlanned(Instant fireTime) {
+    boolean hasPlanned(Instant fireTime) {
         return planned.contains(fireTime);
     }
 
     /** The fires whose trigger won every item this instance owned: see {@link WholeFires}. */
-    public WholeFires whole() {
+    WholeFires whole() {
         return whole;
     }
 
     /** Forgets fires at or before the ledger's watermark: every item of them is settled. */
-    public void forgetThrough(Instant watermark) {
+    void forgetThrough(Instant watermark) {
         seen.headSet(watermark, true).clear();
         planned.headSet(watermark, true).clear();
         whole.forgetThrough(watermark);

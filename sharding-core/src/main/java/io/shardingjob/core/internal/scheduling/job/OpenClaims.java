@@ -22,7 +22,7 @@ import java.util.stream.Stream;
  * fires the scheduler has not told of yet, or asked for ahead in a request not answered yet. They are this session's
  * business: no audit, its own or the leader's keeper, may take them for stranded whatever a read of the ledger says.
  */
-public final class OpenClaims {
+final class OpenClaims {
 
     private final LocalFires fires;
 
@@ -51,7 +51,7 @@ public final class OpenClaims {
     }
 
     /** This session won the claim: its run is this instance's business until its end is recorded. */
-    public void claimed(Claim claim) {
+    void claimed(Claim claim) {
         enter(slotOf(claim));
     }
 
@@ -74,7 +74,7 @@ public final class OpenClaims {
     }
 
     /** The claim's end is recorded (or owed, see {@link LocalEnds#unwritten}), or the run never started. */
-    public void settled(Claim claim) {
+    void settled(Claim claim) {
         Slot slot = slotOf(claim);
         synchronized (unended) {
             boolean was = inFlight.remove(slot);
@@ -89,7 +89,7 @@ public final class OpenClaims {
      *
      * @return whether no other item of its fire still runs here: its end need not wait for theirs
      */
-    public boolean endingLastOfItsFire(Claim claim) {
+    boolean endingLastOfItsFire(Claim claim) {
         Slot slot = slotOf(claim);
         synchronized (unended) {
             boolean nowEnding = ending.add(slot);
@@ -101,23 +101,23 @@ public final class OpenClaims {
      * The item-fires this session holds a claim for and is running or about to run, and those it is claiming ahead in a
      * request not answered yet: the audit must not take the claims such a request created for stranded.
      */
-    public Set<Slot> inFlight() {
+    Set<Slot> inFlight() {
         return Stream.concat(inFlight.stream(), requestedAhead.stream()).collect(Collectors.toSet());
     }
 
     /** Whether this session holds a claim of the fire that is in flight (see {@link #inFlight()}). */
-    public boolean holdsOpenClaimOf(Instant fireTime) {
+    boolean holdsOpenClaimOf(Instant fireTime) {
         return Stream.concat(inFlight.stream(), requestedAhead.stream())
                 .anyMatch(slot -> slot.fireTime().equals(fireTime));
     }
 
     /** Claims ahead are being requested: in flight until {@link #answeredAhead} says what came of the request. */
-    public void requestingAhead(Collection<Claim> claims) {
+    void requestingAhead(Collection<Claim> claims) {
         claims.forEach(claim -> requestedAhead.add(slotOf(claim)));
     }
 
     /** The request for these claims ahead was answered (the ones won are kept by {@link #claimedAhead}) or failed. */
-    public void answeredAhead(Collection<Claim> claims) {
+    void answeredAhead(Collection<Claim> claims) {
         claims.forEach(claim -> requestedAhead.remove(slotOf(claim)));
     }
 
@@ -126,7 +126,7 @@ public final class OpenClaims {
      *
      * @return the claims this session created ahead for the fire, by item: the fire's to run or hand on now
      */
-    public synchronized Map<Integer, Claim> sawFire(Instant fireTime) {
+    synchronized Map<Integer, Claim> sawFire(Instant fireTime) {
         fires.saw(fireTime);
         Map<Integer, Claim> claims = ahead.remove(fireTime);
         return claims == null ? Map.of() : claims;
@@ -139,7 +139,7 @@ public final class OpenClaims {
      * @return false, keeping nothing, when the fire came meanwhile: its trigger found them in the ledger as this
      *     session's, or left them to the audit
      */
-    public synchronized boolean claimedAhead(Instant fireTime, Collection<Claim> claims) {
+    synchronized boolean claimedAhead(Instant fireTime, Collection<Claim> claims) {
         if (fires.hasSeen(fireTime) || claims.isEmpty()) {
             return false;
         }
@@ -152,7 +152,7 @@ public final class OpenClaims {
     }
 
     /** The items this session holds a claim of the fire for, made ahead. */
-    public synchronized Set<Integer> aheadItems(Instant fireTime) {
+    synchronized Set<Integer> aheadItems(Instant fireTime) {
         Map<Integer, Claim> claims = ahead.get(fireTime);
         return claims == null ? Set.of() : Set.copyOf(claims.keySet());
     }
@@ -161,7 +161,7 @@ public final class OpenClaims {
      * Takes the claims made ahead that match: their caller hands them on (releases them, or leaves them to the audit
      * by calling {@link #settled}).
      */
-    public synchronized List<Claim> takeAhead(Predicate<Claim> which) {
+    synchronized List<Claim> takeAhead(Predicate<Claim> which) {
         List<Claim> taken = new ArrayList<>();
         for (Iterator<Map<Integer, Claim>> fireClaims = ahead.values().iterator(); fireClaims.hasNext(); ) {
             Map<Integer, Claim> ofFire = fireClaims.next();

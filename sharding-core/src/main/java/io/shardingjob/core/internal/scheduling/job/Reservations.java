@@ -12,7 +12,7 @@ import org.jspecify.annotations.Nullable;
  * fire or audit asks for it. The ledger decides who runs an item across the cluster; this only keeps one instance from
  * racing itself, and holds an item a fire found busy for the audit that makes that fire up.
  */
-public final class Reservations {
+final class Reservations {
 
     private final Map<Integer, Reservation> running = new ConcurrentHashMap<>();
 
@@ -29,7 +29,7 @@ public final class Reservations {
 
     /** Reserves the item for a run; null if a run of this instance already has it. */
     @Nullable
-    public Reservation reserve(int item) {
+    Reservation reserve(int item) {
         Reservation reservation = new Reservation();
         return running.putIfAbsent(item, reservation) == null ? reservation : null;
     }
@@ -38,7 +38,7 @@ public final class Reservations {
      * Attaches the calling thread to the reservation; false if it was released meanwhile, or abandoned before it
      * started (see {@link #abandonAll()}).
      */
-    public boolean start(int item, Reservation reservation) {
+    boolean start(int item, Reservation reservation) {
         synchronized (reservation) {
             if (running.get(item) != reservation || reservation.abandoned) {
                 return false;
@@ -53,7 +53,7 @@ public final class Reservations {
      * proof is a third of a session timeout old (see {@code ProofChecks}). Marked before the run checks the proof's
      * age, so that a check of the proofs that runs in between counts it.
      */
-    public void entering(Reservation reservation) {
+    void entering(Reservation reservation) {
         reservation.inJob = true;
     }
 
@@ -61,28 +61,28 @@ public final class Reservations {
      * Whether a run here entered the job's code (see {@link #entering}); the others check the session's proof before
      * they do.
      */
-    public boolean anyInJob() {
+    boolean anyInJob() {
         return running.values().stream().anyMatch(reservation -> reservation.inJob);
     }
 
     /** Ends a reservation (run or not); waiters for idleness wake up. */
-    public void finish(int item, Reservation reservation) {
+    void finish(int item, Reservation reservation) {
         running.remove(item, reservation);
         synchronized (this) {
             notifyAll();
         }
     }
 
-    public boolean isIdle() {
+    boolean isIdle() {
         return running.isEmpty();
     }
 
-    public Set<Integer> runningItems() {
+    Set<Integer> runningItems() {
         return Set.copyOf(running.keySet());
     }
 
     /** A fire (or an audit) found the item still running here: the audit must look again when it ends. */
-    public void missedWhileBusy(int item) {
+    void missedWhileBusy(int item) {
         missedWhileBusy.add(item);
     }
 
@@ -94,7 +94,7 @@ public final class Reservations {
      *
      * @return whether the item's audit is owed: the caller asks for one
      */
-    public boolean endRun(int item, Reservation reservation) {
+    boolean endRun(int item, Reservation reservation) {
         boolean owed = missedWhileBusy.remove(item);
         synchronized (this) {
             if (owed && holding && !reservation.abandoned) {
@@ -110,12 +110,12 @@ public final class Reservations {
     }
 
     /** The reservations held for the audit now (see {@link #endRun}), as an audit saw them when it began. */
-    public synchronized Map<Integer, Reservation> heldForAudit() {
+    synchronized Map<Integer, Reservation> heldForAudit() {
         return Map.copyOf(heldForAudit);
     }
 
     /** Takes the reservation held for the audit, if it still is: the audit's work for the item runs under it. */
-    public synchronized boolean takeHeld(int item, Reservation held) {
+    synchronized boolean takeHeld(int item, Reservation held) {
         return heldForAudit.remove(item, held);
     }
 
@@ -123,13 +123,13 @@ public final class Reservations {
      * Reserves the item for the audit's work: the reservation held for the audit if there is one, otherwise a new one;
      * null if a run has it.
      */
-    public synchronized @Nullable Reservation reserveForAudit(int item) {
+    synchronized @Nullable Reservation reserveForAudit(int item) {
         Reservation held = heldForAudit.remove(item);
         return held != null ? held : reserve(item);
     }
 
     /** Frees the reservations an audit saw held and did not use: it found no work for those items. */
-    public void releaseHeld(Map<Integer, Reservation> seen) {
+    void releaseHeld(Map<Integer, Reservation> seen) {
         seen.forEach((item, held) -> {
             if (takeHeld(item, held)) {
                 finish(item, held);
@@ -143,7 +143,7 @@ public final class Reservations {
      * run that ends while the close waits for idleness would keep its item held, and the close would wait its whole
      * grace period for an audit that never comes.
      */
-    public void stopHolding() {
+    void stopHolding() {
         synchronized (this) {
             holding = false;
         }
@@ -158,7 +158,7 @@ public final class Reservations {
      * should the task never run, the claim stays open for this session's audit or, once the session is gone, the item's
      * next owner.
      */
-    public void abandonAll() {
+    void abandonAll() {
         synchronized (this) {
             heldForAudit.clear();
         }
@@ -179,7 +179,7 @@ public final class Reservations {
     }
 
     /** Waits until nothing runs, at most the timeout; true if idle. */
-    public synchronized boolean awaitIdle(Duration timeout) {
+    synchronized boolean awaitIdle(Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (!running.isEmpty()) {
             long remaining = deadline - System.nanoTime();
@@ -194,22 +194,5 @@ public final class Reservations {
             }
         }
         return true;
-    }
-
-    /**
-     * One reservation of one item: the thread running it once it starts, whether it was abandoned, and whether its run
-     * entered the job's code.
-     */
-    public static final class Reservation {
-
-        private volatile @Nullable Thread thread;
-
-        private volatile boolean abandoned;
-
-        private volatile boolean inJob;
-
-        public boolean isAbandoned() {
-            return abandoned;
-        }
     }
 }

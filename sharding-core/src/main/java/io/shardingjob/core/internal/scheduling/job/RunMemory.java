@@ -1,16 +1,290 @@
 package io.shardingjob.core.internal.scheduling.job;
 
-/**
- * What this instance remembers of its runs of one job, in memory, each part with its own state and lock: the items
- * reserved or running here, the claims this session holds open, the fires it knows of, the ends of its runs (recorded
- * or owed) and what its last audit saw. The ledger is the truth about who runs what; these only keep one instance from
- * racing itself and tell its audit which fires to look at. Each stage takes the parts it uses.
- */
-public record RunMemory(
-        Reservations reservations, OpenClaims claims, LocalFires fires, LocalEnds ends, LastAudit lastAudit) {
+import io.shardingjob.core.internal.ledger.Claim;
+import io.shardingjob.core.internal.ledger.LedgerRules.Slot;
+import io.shardingjob.core.internal.ledger.RecordedEnds;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableSet;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Predicate;
+import org.jspecify.annotations.Nullable;
 
-    public static RunMemory empty() {
-        LocalFires fires = new LocalFires();
-        return new RunMemory(new Reservations(), new OpenClaims(fires), fires, new LocalEnds(), new LastAudit());
+/**
+ * What this instance remembers of its runs of one job, by item and fire, in memory: the items reserved or running
+ * here, the claims this session holds open, the fires it knows of, the ends of its runs (recorded or owed) and what its
+ * last audit saw. The ledger is the truth about who runs what; this only keeps one instance from racing itself and
+ * tells its audit which fires to look at.
+ *
+ * <p>Its parts, each with its own state and lock, are this package's; the stages see this one type. The methods are
+ * grouped by who calls them: the run's transitions ({@code ItemRun}, its only caller, which ArchUnit keeps), the
+ * planning of a fire before any run of it exists, the audit, and the close.
+ */
+public final class RunMemory {
+
+    private final Reservations reservations = new Reservations();
+
+    private final LocalFires fires = new LocalFires();
+
+    private final OpenClaims claims = new OpenClaims(fires);
+
+    private final LocalEnds ends = new LocalEnds();
+
+    private final LastAudit lastAudit = new LastAudit();
+
+    // ---- The run's transitions: ItemRun only.
+
+    /** See {@link Reservations#start}. */
+    public boolean attach(int item, Reservation reservation) {
+        return reservations.start(item, reservation);
+    }
+
+    /** The run enters the job's code: no longer one that never began, and counted by the proof's checks. */
+    public void entering(Slot slot, Reservation reservation) {
+        ends.begun(slot);
+        reservations.entering(reservation);
+    }
+
+    /** See {@link OpenClaims#endingLastOfItsFire}. */
+    public boolean endingLastOfItsFire(Claim claim) {
+        return claims.endingLastOfItsFire(claim);
+    }
+
+    /** See {@link LocalEnds#startUnanswered}. */
+    public void startUnanswered(Slot slot) {
+        ends.startUnanswered(slot);
+    }
+
+    /** The run's claim is settled and its item freed: see {@link Reservations#endRun}. */
+    public boolean released(Claim claim, Reservation reservation) {
+        claims.settled(claim);
+        return reservations.endRun(claim.item(), reservation);
+    }
+
+    /** See {@link OpenClaims#settled}. */
+    public void settled(Claim claim) {
+        claims.settled(claim);
+    }
+
+    /** See {@link WholeFires#released}. */
+    public void notClaimedWhole(Instant fireTime) {
+        fires.whole().released(fireTime);
+    }
+
+    // ---- Planning a fire, before its runs exist.
+
+    /** See {@link Reservations#reserve}. */
+    public @Nullable Reservation reserve(int item) {
+        return reservations.reserve(item);
+    }
+
+    /** Frees a reservation no run took: see {@link Reservations#finish}. */
+    public void free(int item, Reservation reservation) {
+        reservations.finish(item, reservation);
+    }
+
+    /** See {@link Reservations#missedWhileBusy}. */
+    public void missedWhileBusy(int item) {
+        reservations.missedWhileBusy(item);
+    }
+
+    public Set<Integer> runningItems() {
+        return reservations.runningItems();
+    }
+
+    /** See {@link OpenClaims#sawFire}. */
+    public Map<Integer, Claim> sawFire(Instant fireTime) {
+        return claims.sawFire(fireTime);
+    }
+
+    /** See {@link OpenClaims#claimed}. */
+    public void claimed(Claim claim) {
+        claims.claimed(claim);
+    }
+
+    /** See {@link OpenClaims#requestingAhead}. */
+    public void requestingAhead(Collection<Claim> asked) {
+        claims.requestingAhead(asked);
+    }
+
+    /** See {@link OpenClaims#answeredAhead}. */
+    public void answeredAhead(Collection<Claim> asked) {
+        claims.answeredAhead(asked);
+    }
+
+    /** See {@link OpenClaims#claimedAhead}. */
+    public boolean claimedAhead(Instant fireTime, Collection<Claim> made) {
+        return claims.claimedAhead(fireTime, made);
+    }
+
+    /** See {@link OpenClaims#aheadItems}. */
+    public Set<Integer> aheadItems(Instant fireTime) {
+        return claims.aheadItems(fireTime);
+    }
+
+    /** See {@link OpenClaims#takeAhead}. */
+    public List<Claim> takeAhead(Predicate<Claim> which) {
+        return claims.takeAhead(which);
+    }
+
+    /** See {@link LocalFires#planned}. */
+    public void planned(Instant fireTime) {
+        fires.planned(fireTime);
+    }
+
+    public boolean hasPlanned(Instant fireTime) {
+        return fires.hasPlanned(fireTime);
+    }
+
+    /** See {@link LocalFires#hasSeen}. */
+    public boolean hasSeen(Instant fireTime) {
+        return fires.hasSeen(fireTime);
+    }
+
+    /** See {@link WholeFires#claimed}. */
+    public void claimedWhole(Instant fireTime, long epoch, long session) {
+        fires.whole().claimed(fireTime, epoch, session);
+    }
+
+    /** See {@link LastAudit#mayStart}. */
+    public boolean mayStart(int item, long epoch, Predicate<Claim> stillRuns) {
+        return lastAudit.mayStart(item, epoch, stillRuns);
+    }
+
+    /** See {@link LastAudit#whenAudited}. */
+    public CompletableFuture<Void> whenAudited(long epoch, Duration timeout) {
+        return lastAudit.whenAudited(epoch, timeout);
+    }
+
+    public long auditedEpoch() {
+        return lastAudit.auditedEpoch();
+    }
+
+    /** See {@link LastAudit#elsewhereItems}. */
+    public Set<Integer> elsewhereItems() {
+        return lastAudit.elsewhereItems();
+    }
+
+    // ---- The audit.
+
+    /** See {@link LastAudit#audited}. */
+    public void audited(long epoch, Set<Integer> owned, Map<Integer, Claim> elsewhere) {
+        lastAudit.audited(epoch, owned, elsewhere);
+    }
+
+    /** See {@link Reservations#heldForAudit}. */
+    public Map<Integer, Reservation> heldForAudit() {
+        return reservations.heldForAudit();
+    }
+
+    /** See {@link Reservations#takeHeld}. */
+    public boolean takeHeld(int item, Reservation held) {
+        return reservations.takeHeld(item, held);
+    }
+
+    /** See {@link Reservations#reserveForAudit}. */
+    public @Nullable Reservation reserveForAudit(int item) {
+        return reservations.reserveForAudit(item);
+    }
+
+    /** See {@link Reservations#releaseHeld}. */
+    public void releaseHeld(Map<Integer, Reservation> seen) {
+        reservations.releaseHeld(seen);
+    }
+
+    /** The audit's own work for an item ended: see {@link Reservations#endRun}. */
+    public boolean endRun(int item, Reservation reservation) {
+        return reservations.endRun(item, reservation);
+    }
+
+    /** See {@link OpenClaims#inFlight}. */
+    public Set<Slot> inFlight() {
+        return claims.inFlight();
+    }
+
+    /** See {@link OpenClaims#holdsOpenClaimOf}. */
+    public boolean holdsOpenClaimOf(Instant fireTime) {
+        return claims.holdsOpenClaimOf(fireTime);
+    }
+
+    /** See {@link LocalFires#seen()}. */
+    public NavigableSet<Instant> seenFires() {
+        return fires.seen();
+    }
+
+    /** See {@link WholeFires#isWhole}. */
+    public boolean isWhole(Instant fireTime, long epoch, long session) {
+        return fires.whole().isWhole(fireTime, epoch, session);
+    }
+
+    /** See {@link LocalEnds#unwritten}. */
+    public void unwritten(Claim claim) {
+        ends.unwritten(claim);
+    }
+
+    /** See {@link LocalEnds#takeUnwritten}. */
+    public List<Claim> takeUnwritten() {
+        return ends.takeUnwritten();
+    }
+
+    /** See {@link LocalEnds#unwrittenSlots}. */
+    public Set<Slot> unwrittenSlots() {
+        return ends.unwrittenSlots();
+    }
+
+    /** See {@link LocalEnds#isUnwritten}. */
+    public boolean isUnwritten(Slot slot) {
+        return ends.isUnwritten(slot);
+    }
+
+    /** See {@link LocalEnds#neverBegan}. */
+    public boolean neverBegan(Slot slot) {
+        return ends.neverBegan(slot);
+    }
+
+    /** An earlier session's run of the item-fire was released: no run of it is unbegun any more. */
+    public void releasedUnbegun(Slot slot) {
+        ends.begun(slot);
+    }
+
+    /** The ends this instance recorded, by fire, for the leader's keeper. */
+    public RecordedEnds recordedEnds() {
+        return ends.recorded();
+    }
+
+    /** Forgets the fires and ends at or before the ledger's watermark: every item of them is settled. */
+    public void forgetThrough(Instant watermark) {
+        fires.forgetThrough(watermark);
+        ends.forgetThrough(watermark);
+    }
+
+    // ---- The close, and the session's guard.
+
+    /** See {@link Reservations#stopHolding}. */
+    public void stopHolding() {
+        reservations.stopHolding();
+    }
+
+    /** See {@link Reservations#abandonAll}. */
+    public void abandonAll() {
+        reservations.abandonAll();
+    }
+
+    /** See {@link Reservations#awaitIdle}. */
+    public boolean awaitIdle(Duration timeout) {
+        return reservations.awaitIdle(timeout);
+    }
+
+    public boolean isIdle() {
+        return reservations.isIdle();
+    }
+
+    /** See {@link Reservations#anyInJob}. */
+    public boolean anyInJob() {
+        return reservations.anyInJob();
     }
 }

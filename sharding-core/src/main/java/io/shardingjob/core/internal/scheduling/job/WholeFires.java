@@ -9,7 +9,7 @@ import java.util.concurrent.ConcurrentSkipListMap;
  * the assignment or the session changes, or one of their runs here gives its claim up, an audit of this instance has
  * nothing to do in them, and neither reads them nor looks at them again once they are late.
  */
-public final class WholeFires {
+final class WholeFires {
 
     private final NavigableMap<Instant, Whole> fires = new ConcurrentSkipListMap<>();
 
@@ -20,7 +20,7 @@ public final class WholeFires {
     }
 
     /** The trigger won every item this instance owns under the assignment of {@code epoch}, in {@code session}. */
-    public void claimed(Instant fireTime, long epoch, long session) {
+    void claimed(Instant fireTime, long epoch, long session) {
         fires.put(fireTime, new Whole(epoch, session));
         while (fires.size() > remembered) {
             fires.pollFirstEntry();
@@ -28,12 +28,12 @@ public final class WholeFires {
     }
 
     /** A run of the fire here gave its claim up (released to the item's next owner): its audit must look at it. */
-    public void released(Instant fireTime) {
+    void released(Instant fireTime) {
         fires.remove(fireTime);
     }
 
     /** Whether the fire was claimed whole under the assignment of {@code epoch} in {@code session}. */
-    public boolean isWhole(Instant fireTime, long epoch, long session) {
+    boolean isWhole(Instant fireTime, long epoch, long session) {
         return new Whole(epoch, session).equals(fires.get(fireTime));
     }
 

@@ -4,7 +4,7 @@ import io.shardingjob.core.internal.registry.Answers;
 import io.shardingjob.core.internal.registry.JobNodes;
 import io.shardingjob.core.internal.requests.SessionProof;
 import io.shardingjob.core.internal.scheduling.job.JobView;
-import io.shardingjob.core.internal.scheduling.job.Reservations;
+import io.shardingjob.core.internal.scheduling.job.RunMemory;
 import io.shardingjob.core.internal.scheduling.job.SerialExecutor;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
@@ -65,13 +65,13 @@ public final class ConnectionGuard {
     /**
      * The runs the guard stops in time, and how.
      *
-     * @param reservedItems the items reserved or running here
+     * @param memory the items reserved or running here
      * @param proof the session's proof through the ensemble's leader
      * @param scheduler the timer of the interrupts and the proof checks
      * @param interruptOnConnectionLoss whether running items are interrupted at all
      */
     public record Runs(
-            Reservations reservedItems,
+            RunMemory memory,
             SessionProof proof,
             ScheduledExecutorService scheduler,
             boolean interruptOnConnectionLoss) {}
@@ -96,7 +96,7 @@ public final class ConnectionGuard {
         this.serial = serial;
         this.runs = runs;
         this.proofChecks = new ProofChecks(
-                runs.reservedItems(),
+                runs.memory(),
                 runs.proof(),
                 runs.scheduler(),
                 this::negotiatedSessionTimeoutMillis,
@@ -176,10 +176,10 @@ public final class ConnectionGuard {
     }
 
     private void interruptRunningItems(String why) {
-        Reservations reservedItems = runs.reservedItems();
-        if (runs.interruptOnConnectionLoss() && !reservedItems.isIdle()) {
-            log.warn("Job {}: interrupting items {}: {}", view.jobName(), reservedItems.runningItems(), why);
-            reservedItems.abandonAll();
+        RunMemory memory = runs.memory();
+        if (runs.interruptOnConnectionLoss() && !memory.isIdle()) {
+            log.warn("Job {}: interrupting items {}: {}", view.jobName(), memory.runningItems(), why);
+            memory.abandonAll();
         }
     }
 

@@ -5,7 +5,7 @@ import io.shardingjob.core.internal.registry.InstanceRegistration;
 import io.shardingjob.core.internal.registry.JobNodes;
 import io.shardingjob.core.internal.scheduling.fire.ClaimsAhead;
 import io.shardingjob.core.internal.scheduling.fire.ItemEnds;
-import io.shardingjob.core.internal.scheduling.job.Reservations;
+import io.shardingjob.core.internal.scheduling.job.RunMemory;
 import java.time.Duration;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
@@ -47,7 +47,7 @@ public final class GracefulClose {
 
     private final LeaderElection election;
 
-    private final Reservations reservedItems;
+    private final RunMemory memory;
 
     private final Owed owed;
 
@@ -64,14 +64,14 @@ public final class GracefulClose {
             JobNodes nodes,
             InstanceRegistration registration,
             LeaderElection election,
-            Reservations reservedItems,
+            RunMemory memory,
             Owed owed,
             Duration shutdownGracePeriod) {
         this.client = client;
         this.nodes = nodes;
         this.registration = registration;
         this.election = election;
-        this.reservedItems = reservedItems;
+        this.memory = memory;
         this.owed = owed;
         this.shutdownGracePeriod = shutdownGracePeriod;
     }
@@ -86,15 +86,15 @@ public final class GracefulClose {
     public void run() {
         announceLeaving();
         // No audit comes any more to run what items are kept for: the items' next owners make it up.
-        reservedItems.stopHolding();
-        if (!reservedItems.awaitIdle(shutdownGracePeriod)) {
+        memory.stopHolding();
+        if (!memory.awaitIdle(shutdownGracePeriod)) {
             log.warn(
                     "Job {}: items {} still running after the {} ms grace period; interrupting them, and releasing"
                             + " their claims as they return",
                     jobName(),
-                    reservedItems.runningItems(),
+                    memory.runningItems(),
                     shutdownGracePeriod.toMillis());
-            reservedItems.abandonAll();
+            memory.abandonAll();
             awaitRunsReturned();
         }
         if (registration.awaitSession()) {
@@ -116,7 +116,7 @@ public final class GracefulClose {
         long interruptedAt = System.nanoTime();
         long warnedAt = interruptedAt;
         boolean interrupted = false;
-        while (!reservedItems.awaitIdle(CLIENT_CHECK)) {
+        while (!memory.awaitIdle(CLIENT_CHECK)) {
             if (Thread.interrupted()) {
                 interrupted = true;
                 continue;
@@ -126,7 +126,7 @@ public final class GracefulClose {
                         "Job {}: the ZooKeeper client was closed while items {} still ran here; their claims go with"
                                 + " its session",
                         jobName(),
-                        reservedItems.runningItems());
+                        memory.runningItems());
                 break;
             }
             long now = System.nanoTime();
@@ -136,7 +136,7 @@ public final class GracefulClose {
                         "Job {}: items {} still running {} s after they were interrupted; this instance stays"
                                 + " registered, and nobody else runs them, until they return",
                         jobName(),
-                        reservedItems.runningItems(),
+                        memory.runningItems(),
                         Duration.ofNanos(now - interruptedAt).toSeconds());
             }
         }

@@ -2,7 +2,7 @@ package io.shardingjob.core.internal.scheduling.session;
 
 import io.shardingjob.core.internal.ledger.RunStart;
 import io.shardingjob.core.internal.requests.SessionProof;
-import io.shardingjob.core.internal.scheduling.job.Reservations;
+import io.shardingjob.core.internal.scheduling.job.RunMemory;
 import java.time.Duration;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -43,7 +43,7 @@ final class ProofChecks {
         INTERRUPT
     }
 
-    private final Reservations reservedItems;
+    private final RunMemory memory;
 
     private final SessionProof proof;
 
@@ -67,13 +67,13 @@ final class ProofChecks {
      * @param interrupt interrupts the running items, saying why
      */
     ProofChecks(
-            Reservations reservedItems,
+            RunMemory memory,
             SessionProof proof,
             ScheduledExecutorService scheduler,
             LongSupplier sessionTimeoutMillis,
             BooleanSupplier suspended,
             Consumer<String> interrupt) {
-        this.reservedItems = reservedItems;
+        this.memory = memory;
         this.proof = proof;
         this.scheduler = scheduler;
         this.sessionTimeoutMillis = sessionTimeoutMillis;
@@ -126,8 +126,8 @@ final class ProofChecks {
         Duration since = proof.since();
         try {
             // An idle instance has nothing to stop, and its next start is a write; SUSPENDED has its own interrupt.
-            if (!reservedItems.isIdle() && !suspended.getAsBoolean()) {
-                act(step(since, reservedItems.anyInJob(), timeout), since);
+            if (!memory.isIdle() && !suspended.getAsBoolean()) {
+                act(step(since, memory.anyInJob(), timeout), since);
             }
         } finally {
             scheduleNext(untilNextCheck(since, timeout));

@@ -103,48 +103,48 @@ class ItemRunTest {
 
     @Test
     void anUnansweredStartIsRememberedAsNeverBegunUntilARunOfTheItemFireEntersTheJobsCode() {
-        RunMemory memory = RunMemory.empty();
+        RunMemory memory = new RunMemory();
         Slot slot = new Slot(3, FIRE);
 
         ItemRun unanswered = run(memory, claim());
         assertThat(unanswered.attach()).isTrue();
         unanswered.exit(State.UNANSWERED);
         unanswered.release();
-        assertThat(memory.ends().neverBegan(slot)).isTrue();
+        assertThat(memory.neverBegan(slot)).isTrue();
 
         ItemRun next = run(memory, claim());
         assertThat(next.attach()).isTrue();
         next.started(claim().startedAt(FIRE));
         next.entering();
-        assertThat(memory.ends().neverBegan(slot)).isFalse();
+        assertThat(memory.neverBegan(slot)).isFalse();
     }
 
     @Test
     void aRunThatGivesItsClaimUpTakesItsFireOutOfTheFiresClaimedWholeButASkipDoesNot() {
-        RunMemory memory = RunMemory.empty();
-        memory.fires().whole().claimed(FIRE, 1, SESSION);
+        RunMemory memory = new RunMemory();
+        memory.claimedWhole(FIRE, 1, SESSION);
 
         ItemRun skipped = run(memory, claim());
         skipped.exit(State.SKIPPED);
         skipped.release();
-        assertThat(memory.fires().whole().isWhole(FIRE, 1, SESSION)).isTrue();
+        assertThat(memory.isWhole(FIRE, 1, SESSION)).isTrue();
 
         run(memory, claim()).exit(State.HANDED_ON);
-        assertThat(memory.fires().whole().isWhole(FIRE, 1, SESSION)).isFalse();
+        assertThat(memory.isWhole(FIRE, 1, SESSION)).isFalse();
     }
 
     @Test
     void aReleasedRunFreesItsItemAndItsClaimIsNoLongerInFlight() {
-        RunMemory memory = RunMemory.empty();
-        memory.claims().claimed(claim());
+        RunMemory memory = new RunMemory();
+        memory.claimed(claim());
         ItemRun run = run(memory, claim());
         assertThat(run.attach()).isTrue();
 
         boolean auditOwed = run.release();
 
         assertThat(auditOwed).isFalse();
-        assertThat(memory.reservations().isIdle()).isTrue();
-        assertThat(memory.claims().inFlight()).isEmpty();
+        assertThat(memory.isIdle()).isTrue();
+        assertThat(memory.inFlight()).isEmpty();
     }
 
     /** One step a run may be asked to take. */
@@ -200,12 +200,12 @@ class ItemRunTest {
     }
 
     private static ItemRun run(Claim claim) {
-        return run(RunMemory.empty(), claim);
+        return run(new RunMemory(), claim);
     }
 
     private static ItemRun run(RunMemory memory, Claim claim) {
         ShardingContext context = new ShardingContext(
                 "settlement", "task", 4, 3, null, null, 1, "me", 1, FIRE, ExecutionSource.NORMAL, "settlement");
-        return new ItemRun(memory, context, claim, memory.reservations().reserve(3), null, FireOrigin.SCHEDULED);
+        return new ItemRun(memory, context, claim, memory.reserve(3), null, FireOrigin.SCHEDULED);
     }
 }

@@ -13,8 +13,8 @@ class ReservationsTest {
 
     @Test
     void anAbandonedReservationWhoseRunHadNotStartedIsReleasedAtOnceAndNeverStarts() {
-        Reservations.Reservation queued = reservations.reserve(1);
-        Reservations.Reservation running = reservations.reserve(2);
+        Reservation queued = reservations.reserve(1);
+        Reservation running = reservations.reserve(2);
         assertThat(reservations.start(2, running)).isTrue();
 
         reservations.abandonAll();
@@ -34,16 +34,16 @@ class ReservationsTest {
 
     @Test
     void anItemAFireFoundBusyStaysReservedForTheAuditWhenItsRunEndsSoThatNoNewerFireTakesItFirst() {
-        Reservations.Reservation run = reservations.reserve(1);
+        Reservation run = reservations.reserve(1);
         assertThat(reservations.reserve(1)).as("the next fire finds it busy").isNull();
         reservations.missedWhileBusy(1);
 
         assertThat(reservations.endRun(1, run)).as("an audit is owed").isTrue();
 
         assertThat(reservations.reserve(1)).as("a newer fire, before the audit").isNull();
-        Map<Integer, Reservations.Reservation> held = reservations.heldForAudit();
+        Map<Integer, Reservation> held = reservations.heldForAudit();
         assertThat(held).containsOnlyKeys(1);
-        Reservations.Reservation audit = reservations.reserveForAudit(1);
+        Reservation audit = reservations.reserveForAudit(1);
         assertThat(audit).as("the audit's work runs under the held reservation").isSameAs(held.get(1));
         assertThat(reservations.start(1, audit)).isTrue();
         assertThat(reservations.endRun(1, audit))
@@ -54,7 +54,7 @@ class ReservationsTest {
 
     /** A run of the item that a fire found busy, ended: the item is then held for the audit. */
     private void heldAfterAFireFoundItBusy(int item) {
-        Reservations.Reservation run = reservations.reserve(item);
+        Reservation run = reservations.reserve(item);
         reservations.missedWhileBusy(item);
         assertThat(reservations.endRun(item, run)).isTrue();
     }
@@ -62,7 +62,7 @@ class ReservationsTest {
     @Test
     void anItemHeldForAnAuditThatFoundNoWorkForItIsFreed() {
         heldAfterAFireFoundItBusy(1);
-        Map<Integer, Reservations.Reservation> seen = reservations.heldForAudit();
+        Map<Integer, Reservation> seen = reservations.heldForAudit();
 
         reservations.releaseHeld(seen);
 
@@ -73,9 +73,9 @@ class ReservationsTest {
     @Test
     void anAuditFreesOnlyTheHoldsItSawNotOnesMadeSince() {
         heldAfterAFireFoundItBusy(1);
-        Map<Integer, Reservations.Reservation> seen = reservations.heldForAudit();
+        Map<Integer, Reservation> seen = reservations.heldForAudit();
         // An earlier audit's work took the hold, ran, and found the item busy again.
-        Reservations.Reservation work = reservations.reserveForAudit(1);
+        Reservation work = reservations.reserveForAudit(1);
         reservations.missedWhileBusy(1);
         reservations.endRun(1, work);
 
@@ -89,7 +89,7 @@ class ReservationsTest {
 
     @Test
     void anAbandonedRunIsFreedAndNotHeldWhenItEnds() {
-        Reservations.Reservation run = reservations.reserve(1);
+        Reservation run = reservations.reserve(1);
         assertThat(reservations.start(1, run)).isTrue();
         reservations.missedWhileBusy(1);
         reservations.abandonAll();
@@ -114,7 +114,7 @@ class ReservationsTest {
     @Test
     void aRunThatEndsAfterTheInstanceStoppedHoldingFreesItsItemEvenWhenAFireFoundItBusy() {
         heldAfterAFireFoundItBusy(1);
-        Reservations.Reservation run = reservations.reserve(2);
+        Reservation run = reservations.reserve(2);
         reservations.missedWhileBusy(2);
 
         reservations.stopHolding();
