@@ -2,6 +2,7 @@ package io.shardingjob.core.internal.scheduling;
 
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.internal.registry.JobNodes;
+import io.shardingjob.core.internal.scheduling.job.JobSnapshot;
 import io.shardingjob.core.internal.scheduling.job.JobView;
 import io.shardingjob.core.internal.scheduling.session.SessionState;
 import io.shardingjob.core.internal.sharding.ShardingService;
@@ -12,6 +13,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One job on this instance as it stands now, read from its parts whenever asked: the {@link JobView} the stages of its
@@ -30,6 +33,11 @@ public final class JobState implements JobView {
 
     private final JobRegistry registry;
 
+    /** The items this instance owns under the assignment last snapshotted, while it is the same one: every run asks. */
+    private volatile @Nullable Owned owned;
+
+    private record Owned(Assignment assignment, Set<Integer> items) {}
+
     /** @param instanceId this instance's id, validated */
     JobState(String instanceId, Clock clock, Lifecycle lifecycle, SessionState session, JobRegistry registry) {
         this.instanceId = instanceId;
@@ -37,6 +45,32 @@ public final class JobState implements JobView {
         this.lifecycle = lifecycle;
         this.session = session;
         this.registry = registry;
+    }
+
+    @Override
+    public JobSnapshot snapshot() {
+        long current = sessionId();
+        ShardingService.Versioned versioned = versionedAssignment();
+        return new JobSnapshot(
+                instanceId,
+                current,
+                isAvailableIn(current),
+                now(),
+                configuration(),
+                versioned,
+                ownedUnder(versioned.assignment()),
+                disabledInstances().contains(instanceId),
+                Set.copyOf(disabledItems()));
+    }
+
+    private Set<Integer> ownedUnder(Assignment assignment) {
+        Owned known = owned;
+        if (known != null && known.assignment() == assignment) {
+            return known.items();
+        }
+        Set<Integer> items = Set.copyOf(assignment.itemsOf(instanceId));
+        owned = new Owned(assignment, items);
+        return items;
     }
 
     @Override
@@ -66,7 +100,10 @@ public final class JobState implements JobView {
         // Registered under the current session, too: a claim names its session, and a session without a registration
         // looks dead to every other instance's audit, which would take its claims over while it runs them. After a
         // fast restart under the same id, the old session's node is still there until it expires.
-        long current = sessionId();
+        return isAvailableIn(sessionId());
+    }
+
+    private boolean isAvailableIn(long current) {
         return isStarted()
                 && !session.isSuspended()
                 && current != 0

@@ -9,6 +9,7 @@ import io.shardingjob.core.internal.ledger.FireOrigin;
 import io.shardingjob.core.internal.ledger.LedgerReads;
 import io.shardingjob.core.internal.ledger.StartBatch;
 import io.shardingjob.core.internal.scheduling.job.AuditDemand;
+import io.shardingjob.core.internal.scheduling.job.JobSnapshot;
 import io.shardingjob.core.internal.scheduling.job.JobView;
 import io.shardingjob.core.internal.scheduling.job.Reservation;
 import io.shardingjob.core.internal.scheduling.job.RunMemory;
@@ -19,7 +20,6 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.function.IntSupplier;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
@@ -82,14 +82,15 @@ public final class FireClaims {
             Map<Integer, Claim> madeAhead,
             Assignment assignment,
             FireOrigin origin) {
-        String me = view.instanceId();
-        long session = view.sessionId();
-        FireDraft draft = new FireDraft(view.now(), Set.copyOf(view.disabledItems()));
+        FireDraft draft = new FireDraft(view.snapshot());
+        String me = draft.job.me();
+        long session = draft.job.sessionId();
         takeMadeAhead(draft, madeAhead.values(), assignment);
         // The runs that leave the queue first have their starts written with their claims, as a run leaving first would
         // write them ahead of those behind it (StartBatch): with failover on only. Claims made ahead are among them.
-        int withStarts =
-                StartBatch.writesAhead(view.configuration().failover()) ? leavingSoon.getAsInt() - draft.won.size() : 0;
+        int withStarts = StartBatch.writesAhead(draft.job.configuration().failover())
+                ? leavingSoon.getAsInt() - draft.won.size()
+                : 0;
         List<Claim> wanted = new ArrayList<>();
         for (int item : assignment.itemsOf(me)) {
             if (!madeAhead.containsKey(item)) {
@@ -109,7 +110,7 @@ public final class FireClaims {
                 }
             }
         }
-        draft.won.addAll(claim(fireTime, wanted, draft, session, versionOf(assignment)));
+        draft.won.addAll(claim(fireTime, wanted, draft, session, versionOf(assignment, draft.job)));
         draft.handedOn.forEach((fate, claims) -> ahead.handOn(claims, fate));
         if (!draft.overran.isEmpty()) {
             // Before the fire counts as planned: the audit that makes these items up must find them reported. An
@@ -195,11 +196,11 @@ public final class FireClaims {
 
     /**
      * The version of the assignment node the fire was planned under, which the claims created with their starts are
-     * checked against: known when the cache holds that very assignment. A leader's own, just written, may not be there
-     * yet: its claims are then created reserved, and each run's start write carries the check.
+     * checked against: known when the cache held that very assignment when the plan began. A leader's own, just
+     * written, may not be there yet: its claims are then created reserved, and each run's start write carries the check.
      */
-    private int versionOf(Assignment planned) {
-        ShardingService.Versioned cached = view.versionedAssignment();
+    private static int versionOf(Assignment planned, JobSnapshot job) {
+        ShardingService.Versioned cached = job.assignment();
         return cached.assignment().equals(planned) ? cached.version() : -1;
     }
 

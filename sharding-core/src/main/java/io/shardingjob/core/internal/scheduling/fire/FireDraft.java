@@ -2,6 +2,7 @@ package io.shardingjob.core.internal.scheduling.fire;
 
 import io.shardingjob.core.internal.ledger.Claim;
 import io.shardingjob.core.internal.ledger.ClaimsAheadRule.AheadFate;
+import io.shardingjob.core.internal.scheduling.job.JobSnapshot;
 import io.shardingjob.core.internal.scheduling.job.Reservation;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -12,10 +13,13 @@ import java.util.Set;
 import java.util.TreeMap;
 
 /**
- * One fire's plan while it is made: what it runs, what it hands on, what it skips and why; with the time its claims
- * are made at and the items disabled then, read once for all of them.
+ * One fire's plan while it is made: what it runs, what it hands on, what it skips and why; with the job as it stood
+ * when the plan began ({@link JobSnapshot}: the time its claims are made at, the items disabled then), read once for
+ * all of them.
  */
 final class FireDraft {
+
+    final JobSnapshot job;
 
     final Instant now;
 
@@ -32,8 +36,9 @@ final class FireDraft {
     /** Items still running from an earlier fire, here or elsewhere: this fire overran into them. */
     final Map<Integer, String> overran = new TreeMap<>();
 
-    FireDraft(Instant now, Set<Integer> disabled) {
-        this.now = now;
-        this.disabled = disabled;
+    FireDraft(JobSnapshot job) {
+        this.job = job;
+        this.now = job.now();
+        this.disabled = job.disabledItems();
     }
 }

@@ -5,6 +5,7 @@ import io.shardingjob.core.internal.ledger.Claim;
 import io.shardingjob.core.internal.ledger.FireOrigin;
 import io.shardingjob.core.internal.ledger.ManualFireRecords;
 import io.shardingjob.core.internal.scheduling.job.AuditDemand;
+import io.shardingjob.core.internal.scheduling.job.JobSnapshot;
 import io.shardingjob.core.internal.scheduling.job.JobView;
 import io.shardingjob.core.internal.scheduling.job.Reservation;
 import io.shardingjob.core.internal.scheduling.job.RunMemory;
@@ -91,16 +92,17 @@ public final class FirePlanner {
      */
     CompletableFuture<Plan> plan(
             ExecutionSource source, Instant fireTime, Map<Integer, Claim> madeAhead, Executor executor) {
-        if (!view.isAvailable()) {
+        JobSnapshot now = view.snapshot();
+        if (!now.available()) {
             // Its items of this fire are made up by whoever owns them once this instance is back or gone; for this
             // instance's own audit the fire is decided (late) at once.
             memory.planned(fireTime);
             return nothing("not connected to ZooKeeper, or not started", madeAhead);
         }
-        if (view.configuration().disabled()) {
+        if (now.configuration().disabled()) {
             return nothing("the job is disabled", madeAhead);
         }
-        if (view.disabledInstances().contains(view.instanceId())) {
+        if (now.instanceDisabled()) {
             // Also when it was the last enabled instance: with no leader left to reshard, it still owns items.
             return nothing("this instance is disabled for the job", madeAhead);
         }

@@ -14,10 +14,10 @@ import io.shardingjob.core.internal.ledger.RunStart;
 import io.shardingjob.core.internal.ledger.StartBatch;
 import io.shardingjob.core.internal.requests.SessionProof;
 import io.shardingjob.core.internal.scheduling.job.AuditDemand;
+import io.shardingjob.core.internal.scheduling.job.JobSnapshot;
 import io.shardingjob.core.internal.scheduling.job.JobView;
 import io.shardingjob.core.internal.scheduling.job.Reservation;
 import io.shardingjob.core.internal.scheduling.job.RunMemory;
-import io.shardingjob.core.internal.sharding.ShardingService;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -181,8 +181,8 @@ public final class ItemRunner {
             runEnds.notStarted(run, ahead.began());
             return null;
         }
-        ShardingService.Versioned assignment = view.versionedAssignment();
-        RunStart.Here here = starting.here(assignment.assignment(), List.of(run.item()), run.origin());
+        JobSnapshot now = view.snapshot();
+        RunStart.Here here = starting.here(now, List.of(run.item()), run.origin());
         if (writtenAhead != null) {
             run.started(writtenAhead);
         }
@@ -191,21 +191,21 @@ public final class ItemRunner {
                         writtenAhead,
                         run.isAbandoned(),
                         here,
-                        view.configuration().failover(),
+                        now.configuration().failover(),
                         timing.proof().since(),
                         timing.timeout())
                 : RunStart.decide(run.claim(), run.isAbandoned(), here);
         if (verdict == RunStart.Verdict.BEGIN) {
             if (run.starts() != null) {
-                starting.refill(run.starts(), assignment);
+                starting.refill(run.starts(), now);
             }
             return null;
         }
         RunStarts.Began began = verdict == RunStart.Verdict.START
-                ? starting.begin(run, leaving.last(), assignment)
+                ? starting.begin(run, leaving.last(), now)
                 : RunStarts.Began.NOT_ASKED;
         if (began == RunStarts.Began.MOVED) {
-            began = starting.beginUnderNext(run, assignment.version());
+            began = starting.beginUnderNext(run, now);
         }
         runEnds.notStarted(run, began);
         boolean unbegun = writtenAhead != null || began == RunStarts.Began.ABANDONED;
@@ -225,9 +225,7 @@ public final class ItemRunner {
                 run.claim().fireTime(),
                 run.claim().retry(),
                 () -> RunStart.decideRetry(
-                                run.held(),
-                                run.isAbandoned(),
-                                starting.here(view.assignment(), List.of(), run.origin()))
+                                run.held(), run.isAbandoned(), starting.here(view.snapshot(), List.of(), run.origin()))
                         == RunStart.Verdict.START,
                 retry -> runEnds.retry(run, retry));
     }

@@ -1,6 +1,5 @@
 package io.shardingjob.core.internal.scheduling.fire;
 
-import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.internal.ledger.AssignmentGuard;
 import io.shardingjob.core.internal.ledger.Claim;
 import io.shardingjob.core.internal.ledger.DueFires;
@@ -11,11 +10,11 @@ import io.shardingjob.core.internal.ledger.LedgerReads;
 import io.shardingjob.core.internal.ledger.RunStart;
 import io.shardingjob.core.internal.ledger.StartBatch;
 import io.shardingjob.core.internal.registry.Answers;
+import io.shardingjob.core.internal.scheduling.job.JobSnapshot;
 import io.shardingjob.core.internal.scheduling.job.JobView;
 import io.shardingjob.core.internal.scheduling.job.Reservation;
 import io.shardingjob.core.internal.scheduling.job.RunMemory;
 import io.shardingjob.core.internal.sharding.ShardingService;
-import io.shardingjob.core.sharding.Assignment;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.HashSet;
@@ -24,7 +23,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import org.jspecify.annotations.Nullable;
 
 /**
  * The writes that start runs, for one job on this instance: what holds here for {@link RunStart}, and a run's start
@@ -44,11 +42,6 @@ final class RunStarts {
     private final DueFires dueFires;
 
     private final ItemPace pace;
-
-    /** The items this instance owns under the assignment last asked about, kept while it is the same assignment. */
-    private volatile @Nullable Owned owned;
-
-    private record Owned(Assignment assignment, Set<Integer> items) {}
 
     RunStarts(
             JobView view,
@@ -91,37 +84,24 @@ final class RunStarts {
      *
      * @param origin how the runs' fire was asked for: a fire of the schedule is due only on its cron
      */
-    RunStart.Here here(Assignment assignment, Collection<Integer> items, FireOrigin origin) {
-        JobConfiguration config = view.configuration();
-        String me = view.instanceId();
-        Set<Integer> mine = ownedUnder(assignment, me);
+    RunStart.Here here(JobSnapshot now, Collection<Integer> items, FireOrigin origin) {
+        long epoch = now.assignment().assignment().epoch();
         Set<Integer> contested = new HashSet<>();
         for (int item : items) {
-            if (mine.contains(item) && !memory.mayStart(item, assignment.epoch(), reads::stillRuns)) {
+            if (now.owned().contains(item) && !memory.mayStart(item, epoch, reads::stillRuns)) {
                 contested.add(item);
             }
         }
         DueRule due = dueFires.rule();
         return new RunStart.Here(
-                view.sessionId(),
-                view.isAvailable(),
-                config.disabled(),
-                view.disabledInstances().contains(me),
-                mine,
+                now.sessionId(),
+                now.available(),
+                now.configuration().disabled(),
+                now.instanceDisabled(),
+                now.owned(),
                 contested,
-                Set.copyOf(view.disabledItems()),
+                now.disabledItems(),
                 slot -> due.isDue(slot, origin));
-    }
-
-    /** The items this instance owns under {@code assignment}, computed once per assignment: every run asks. */
-    private Set<Integer> ownedUnder(Assignment assignment, String me) {
-        Owned known = owned;
-        if (known != null && known.assignment() == assignment) {
-            return known.items();
-        }
-        Set<Integer> items = Set.copyOf(assignment.itemsOf(me));
-        owned = new Owned(assignment, items);
-        return items;
     }
 
     /**
@@ -130,23 +110,23 @@ final class RunStarts {
      * and gone in between) and the rule still lets it start; handed on otherwise. A reshard that leaves the item here
      * so does not move its run out of its fire.
      */
-    Began beginUnderNext(ItemRun run, int decided) {
+    Began beginUnderNext(ItemRun run, JobSnapshot decided) {
         ShardingService.Versioned next;
         try {
             next = view.readVersionedAssignment();
         } catch (RuntimeException unreadable) {
             return Began.MOVED;
         }
-        boolean onlyOneSince = next.version() == decided + 1;
+        boolean onlyOneSince = next.version() == decided.assignment().version() + 1;
         if (!onlyOneSince
                 || RunStart.decide(
                                 run.held(),
                                 run.isAbandoned(),
-                                here(next.assignment(), List.of(run.item()), run.origin()))
+                                here(decided.under(next), List.of(run.item()), run.origin()))
                         != RunStart.Verdict.START) {
             return Began.MOVED;
         }
-        return begin(run, true, next);
+        return begin(run, true, decided.under(next));
     }
 
     /**
@@ -160,10 +140,10 @@ final class RunStarts {
      * @param lastToLeave whether no other run of its fire is still to leave the queue: its start goes at once, whereas
      *     one that writes no other start lingers for the starts of the runs that leave with it
      */
-    Began begin(ItemRun run, boolean lastToLeave, ShardingService.Versioned assignment) {
+    Began begin(ItemRun run, boolean lastToLeave, JobSnapshot now) {
         FireStarts starts = run.starts();
         int others =
-                starts == null || !StartBatch.writesAhead(view.configuration().failover())
+                starts == null || !StartBatch.writesAhead(now.configuration().failover())
                         ? 0
                         : StartBatch.size(
                                         starts.untaken() + 1,
@@ -172,10 +152,13 @@ final class RunStarts {
                                         pace.itemNanos(),
                                         StartBatch.AHEAD.toNanos())
                                 - 1;
-        boolean withOthers = others > 0 && writeAhead(starts, others, assignment) > 0;
+        boolean withOthers = others > 0 && writeAhead(starts, others, now) > 0;
         try {
             Optional<Claim> stored = groupCommit
-                    .startLater(run.held().startedAt(view.now()), lastToLeave || withOthers, assignment.version())
+                    .startLater(
+                            run.held().startedAt(view.now()),
+                            lastToLeave || withOthers,
+                            now.assignment().version())
                     .join();
             if (stored.isPresent()) {
                 run.started(stored.get());
@@ -194,14 +177,14 @@ final class RunStarts {
      * Asks, for a run whose start was written ahead, for the starts of the runs behind it once fewer than half of those
      * leaving within the bound are written: they are answered while this one runs.
      */
-    void refill(FireStarts starts, ShardingService.Versioned assignment) {
+    void refill(FireStarts starts, JobSnapshot now) {
         int untaken = starts.untaken();
         int written = starts.writtenAhead();
         long bound = StartBatch.AHEAD.toNanos();
-        if (StartBatch.writesAhead(view.configuration().failover())
+        if (StartBatch.writesAhead(now.configuration().failover())
                 && StartBatch.refill(untaken, written, pace.running(), pace.itemNanos(), bound)) {
             int count = StartBatch.size(untaken, written, pace.running(), pace.itemNanos(), bound);
-            if (count > 0 && writeAhead(starts, count, assignment) > 0) {
+            if (count > 0 && writeAhead(starts, count, now) > 0) {
                 groupCommit.flush();
             }
         }
@@ -211,21 +194,18 @@ final class RunStarts {
      * Queues the starts of the next {@code count} runs of the fire that the rule lets start now, decided as each would
      * be as it leaves; the others decide when they leave. Returns how many were queued: the caller's write sends them.
      */
-    private int writeAhead(FireStarts starts, int count, ShardingService.Versioned assignment) {
+    private int writeAhead(FireStarts starts, int count, JobSnapshot now) {
         Map<Claim, CompletableFuture<FireStarts.Ahead>> next = starts.takeAhead(count);
         RunStart.Here here;
         try {
-            here = here(
-                    assignment.assignment(),
-                    next.keySet().stream().map(Claim::item).toList(),
-                    starts.origin());
+            here = here(now, next.keySet().stream().map(Claim::item).toList(), starts.origin());
         } catch (RuntimeException unknown) {
             // No run waits for a start that is not on its way: each decides as it leaves.
             next.values().forEach(answer -> answer.complete(new FireStarts.Ahead(Began.NOT_ASKED, null)));
             return 0;
         }
         int queued = 0;
-        Instant now = view.now();
+        Instant startedAt = view.now();
         for (Map.Entry<Claim, CompletableFuture<FireStarts.Ahead>> entry : next.entrySet()) {
             Claim claim = entry.getKey();
             CompletableFuture<FireStarts.Ahead> answer = entry.getValue();
@@ -236,7 +216,10 @@ final class RunStarts {
                 continue;
             }
             groupCommit
-                    .startLater(claim.startedAheadAt(now), false, assignment.version())
+                    .startLater(
+                            claim.startedAheadAt(startedAt),
+                            false,
+                            now.assignment().version())
                     .whenComplete((stored, failure) -> {
                         Began began = failure != null
                                 ? Answers.cause(failure) instanceof AssignmentGuard.Moved ? Began.MOVED : Began.UNKNOWN

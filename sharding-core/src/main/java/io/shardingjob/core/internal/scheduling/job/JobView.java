@@ -14,6 +14,9 @@ import java.util.List;
  */
 public interface JobView {
 
+    /** What holds for the job now, read once: the input of one decision. */
+    JobSnapshot snapshot();
+
     String jobName();
 
     String instanceId();
