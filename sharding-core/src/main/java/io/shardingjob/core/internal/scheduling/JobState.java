@@ -52,10 +52,8 @@ public final class JobState implements JobView {
         long current = sessionId();
         ShardingService.Versioned versioned = versionedAssignment();
         return new JobSnapshot(
-                instanceId,
                 current,
                 isAvailableIn(current),
-                now(),
                 configuration(),
                 versioned,
                 ownedUnder(versioned.assignment()),

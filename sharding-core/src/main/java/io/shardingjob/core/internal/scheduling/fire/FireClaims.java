@@ -82,8 +82,8 @@ public final class FireClaims {
             Map<Integer, Claim> madeAhead,
             Assignment assignment,
             FireOrigin origin) {
-        FireDraft draft = new FireDraft(view.snapshot());
-        String me = draft.job.me();
+        FireDraft draft = new FireDraft(view.snapshot(), view.now());
+        String me = view.instanceId();
         long session = draft.job.sessionId();
         takeMadeAhead(draft, madeAhead.values(), assignment);
         // The runs that leave the queue first have their starts written with their claims, as a run leaving first would

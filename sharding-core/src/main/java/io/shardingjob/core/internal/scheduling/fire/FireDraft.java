@@ -14,8 +14,8 @@ import java.util.TreeMap;
 
 /**
  * One fire's plan while it is made: what it runs, what it hands on, what it skips and why; with the job as it stood
- * when the plan began ({@link JobSnapshot}: the time its claims are made at, the items disabled then), read once for
- * all of them.
+ * when the plan began ({@link JobSnapshot}, with the items disabled then) and the time its claims are made at, read once
+ * for all of them.
  */
 final class FireDraft {
 
@@ -36,9 +36,9 @@ final class FireDraft {
     /** Items still running from an earlier fire, here or elsewhere: this fire overran into them. */
     final Map<Integer, String> overran = new TreeMap<>();
 
-    FireDraft(JobSnapshot job) {
+    FireDraft(JobSnapshot job, Instant now) {
         this.job = job;
-        this.now = job.now();
+        this.now = now;
         this.disabled = job.disabledItems();
     }
 }

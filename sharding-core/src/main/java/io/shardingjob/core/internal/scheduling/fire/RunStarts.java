@@ -122,11 +122,11 @@ final class RunStarts {
                 || RunStart.decide(
                                 run.held(),
                                 run.isAbandoned(),
-                                here(decided.under(next), List.of(run.item()), run.origin()))
+                                here(decided.under(next, view.instanceId()), List.of(run.item()), run.origin()))
                         != RunStart.Verdict.START) {
             return Began.MOVED;
         }
-        return begin(run, true, decided.under(next));
+        return begin(run, true, decided.under(next, view.instanceId()));
     }
 
     /**

@@ -2,41 +2,39 @@ package io.shardingjob.core.internal.scheduling.job;
 
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.internal.sharding.ShardingService;
-import java.time.Instant;
 import java.util.Set;
 
 /**
  * What holds for one job on this instance at one moment, taken once for one decision ({@link JobView#snapshot()}):
- * whether a run may start, which items a fire claims, what becomes of claims made ahead. Every rule of the decision
+ * whether a run may start, which items a fire claims, what becomes of claims made ahead. Not the time: each decision reads
+ * the job's clock once for what it writes. Every rule of the decision
  * reads the same moment; a stage that reads {@link JobView}'s getters one by one may mix two.
  *
- * @param me this instance's id
  * @param sessionId the client's session, the one claims name; 0 when there is none
  * @param available started, not stopping, connected and registered in {@code sessionId}
- * @param now the job's clock when it was taken
  * @param assignment the assignment in force, from the cache, with its node's version
  * @param owned the items this instance owns under {@code assignment}, whether or not it is disabled
  * @param instanceDisabled whether an operator disabled this instance
  * @param disabledItems the items an operator disabled
  */
 public record JobSnapshot(
-        String me,
         long sessionId,
         boolean available,
-        Instant now,
         JobConfiguration configuration,
         ShardingService.Versioned assignment,
         Set<Integer> owned,
         boolean instanceDisabled,
         Set<Integer> disabledItems) {
 
-    /** The same moment under another assignment: one read from ZooKeeper after a start was refused. */
-    public JobSnapshot under(ShardingService.Versioned other) {
+    /**
+     * The same moment under another assignment: one read from ZooKeeper after a start was refused.
+     *
+     * @param me this instance's id
+     */
+    public JobSnapshot under(ShardingService.Versioned other, String me) {
         return new JobSnapshot(
-                me,
                 sessionId,
                 available,
-                now,
                 configuration,
                 other,
                 Set.copyOf(other.assignment().itemsOf(me)),
