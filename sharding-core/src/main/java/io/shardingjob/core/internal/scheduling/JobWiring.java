@@ -221,8 +221,9 @@ final class JobWiring {
                 items,
                 handOff,
                 settings.listeners().fires());
-        audits.auditWith(audit(audits, new FirePath(fireRunner, handOff, ends, ahead, dueFires), misfires));
-        return new FirePath(fireRunner, handOff, ends, ahead, dueFires);
+        FirePath path = new FirePath(fireRunner, handOff, ends, ahead, dueFires);
+        audits.auditWith(audit(audits, path, misfires));
+        return path;
     }
 
     /** The audit of the ledger: take-overs of claims whose session is gone, and make-ups of fires nobody claimed. */
@@ -232,10 +233,13 @@ final class JobWiring {
                 state,
                 audits,
                 audited,
-                fire.ends(),
+                new LedgerAudit.Fires(
+                        fire.ends(),
+                        fire.ahead(),
+                        fire.dueFires(),
+                        settings.history().catchUpHorizon(),
+                        misfires),
                 memory,
-                fire.ahead(),
-                settings.code().job(),
                 new AuditWork(
                         state,
                         audits,
@@ -244,10 +248,7 @@ final class JobWiring {
                         memory,
                         settings.code().job(),
                         settings.code().itemExecutor()),
-                threads.scheduler(),
-                settings.history().catchUpHorizon(),
-                fire.dueFires(),
-                misfires);
+                threads.scheduler());
     }
 
     /** The leader's upkeep of the ledger: watermark, completions, retirement. */
