@@ -29,6 +29,7 @@ import io.shardingjob.core.internal.scheduling.fire.ItemHandOff;
 import io.shardingjob.core.internal.scheduling.fire.ItemRunner;
 import io.shardingjob.core.internal.scheduling.fire.ManualFires;
 import io.shardingjob.core.internal.scheduling.fire.MisfireReports;
+import io.shardingjob.core.internal.scheduling.fire.NextFireClaims;
 import io.shardingjob.core.internal.scheduling.job.RunMemory;
 import io.shardingjob.core.internal.scheduling.session.ConnectionGuard;
 import io.shardingjob.core.internal.scheduling.session.FollowUps;
@@ -180,8 +181,6 @@ final class JobWiring {
         FireSchedule schedule = settings.history().schedule();
         CompletionChecks completionChecks = new CompletionChecks(
                 completions, ledger.reads(), ledger.itemWise(), threads.serial(), state::sessionId, jobName);
-        // Claim writes drain on the coordination scheduler, on which nothing waits for a claim write (fires and items
-        // run elsewhere), so a drain never waits behind a thread that waits for it.
         DueFires dueFires = new DueFires(
                 ledger.claims(),
                 schedule,
@@ -193,11 +192,14 @@ final class JobWiring {
         MisfireReports misfires =
                 new MisfireReports(jobName, settings.listeners().misfires());
         ItemEnds ends = new ItemEnds(state, ledger.claims(), memory.ends(), completionChecks);
+        // Claim writes drain on the coordination scheduler, on which nothing waits for a claim write (fires and items
+        // run elsewhere), so a drain never waits behind a thread that waits for it.
+        GroupCommit commits =
+                new GroupCommit(ledger.claims(), threads.scheduler(), new NextFireClaims(state, memory, schedule));
         ItemRunner items = new ItemRunner(
                 state,
                 audits,
-                new ItemRunner.Ledger(
-                        new GroupCommit(ledger.claims(), threads.scheduler(), ahead), ledger.reads(), dueFires),
+                new ItemRunner.Ledger(commits, ledger.reads(), dueFires),
                 new ItemRunner.Timing(
                         ledger.proof(),
                         () -> Duration.ofMillis(ConnectionGuard.negotiatedSessionTimeoutMillis(client)),
