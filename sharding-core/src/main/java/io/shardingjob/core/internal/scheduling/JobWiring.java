@@ -1,8 +1,6 @@
 package io.shardingjob.core.internal.scheduling;
 
 import io.shardingjob.core.config.FireSchedule;
-import io.shardingjob.core.execution.ExecutionSource;
-import io.shardingjob.core.execution.ManualFireHandler;
 import io.shardingjob.core.instance.InstanceId;
 import io.shardingjob.core.internal.config.OperatorChanges;
 import io.shardingjob.core.internal.ledger.DueFires;
@@ -119,8 +117,8 @@ final class JobWiring {
                 threads.serial());
         FollowUps followUps = new FollowUps(assignmentWait, reconciler, audits);
         JobFires fires = new JobFires(state, settings.code(), fire.runner());
-        ManualFires manualFires =
-                new ManualFires(ledger.manualFires(), manualFireHandler(fire.handOff(), fires), state::now, jobName);
+        ManualFires manualFires = new ManualFires(
+                ledger.manualFires(), fires.manualFireHandler(fire.handOff().thread()), state::now, jobName);
         RegistryReactions reactions = new RegistryReactions(
                 state,
                 followUps,
@@ -264,16 +262,6 @@ final class JobWiring {
                 threads.scheduler(),
                 memory.ends().recorded(),
                 memory.claims()::holdsOpenClaimOf);
-    }
-
-    /** The program's handler of manual fires, or by default a fire of the job given to the builder. */
-    private ManualFireHandler manualFireHandler(ItemHandOff handOff, JobFires fires) {
-        ManualFireHandler given = settings.code().manualFireHandler();
-        if (given != null) {
-            return given;
-        }
-        return ManualFires.firingOn(
-                handOff.thread(), fireTime -> fires.fireAsync(ExecutionSource.MANUAL, fireTime), jobName);
     }
 
     private ConnectionGuard connectionGuard(FollowUps followUps) {
