@@ -4,8 +4,10 @@ import io.shardingjob.core.config.FireSchedule;
 import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.execution.FireReport;
 import io.shardingjob.core.execution.ItemExecutor;
+import io.shardingjob.core.execution.ManualFireHandler;
 import io.shardingjob.core.internal.scheduling.fire.CallingThread;
 import io.shardingjob.core.internal.scheduling.fire.FireRunner;
+import io.shardingjob.core.internal.scheduling.fire.ManualFires;
 import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -62,6 +64,19 @@ public final class JobFires {
             return caller.runUntil(fireRunner.fireAsync(job, caller, source, fireTime));
         }
         return fireRunner.fire(job, itemExecutor, source, fireTime);
+    }
+
+    /**
+     * The program's handler of manual fires, or by default a fire of the job given to the builder, started on the job's
+     * hand-off thread ({@code handOffThread}).
+     */
+    ManualFireHandler manualFireHandler(Executor handOffThread) {
+        ManualFireHandler given = code.manualFireHandler();
+        if (given != null) {
+            return given;
+        }
+        return ManualFires.firingOn(
+                handOffThread, fireTime -> fireAsync(ExecutionSource.MANUAL, fireTime), state.jobName());
     }
 
     private ItemExecutor builtJob() {

@@ -1,8 +1,6 @@
 package io.shardingjob.core.internal.scheduling;
 
 import io.shardingjob.core.config.FireSchedule;
-import io.shardingjob.core.execution.ExecutionSource;
-import io.shardingjob.core.execution.ManualFireHandler;
 import io.shardingjob.core.instance.InstanceId;
 import io.shardingjob.core.internal.config.OperatorChanges;
 import io.shardingjob.core.internal.ledger.DueFires;
@@ -29,6 +27,7 @@ import io.shardingjob.core.internal.scheduling.fire.ItemHandOff;
 import io.shardingjob.core.internal.scheduling.fire.ItemRunner;
 import io.shardingjob.core.internal.scheduling.fire.ManualFires;
 import io.shardingjob.core.internal.scheduling.fire.MisfireReports;
+import io.shardingjob.core.internal.scheduling.fire.NextFireClaims;
 import io.shardingjob.core.internal.scheduling.job.RunMemory;
 import io.shardingjob.core.internal.scheduling.session.ConnectionGuard;
 import io.shardingjob.core.internal.scheduling.session.FollowUps;
@@ -118,8 +117,8 @@ final class JobWiring {
                 threads.serial());
         FollowUps followUps = new FollowUps(assignmentWait, reconciler, audits);
         JobFires fires = new JobFires(state, settings.code(), fire.runner());
-        ManualFires manualFires =
-                new ManualFires(ledger.manualFires(), manualFireHandler(fire.handOff(), fires), state::now, jobName);
+        ManualFires manualFires = new ManualFires(
+                ledger.manualFires(), fires.manualFireHandler(fire.handOff().thread()), state::now, jobName);
         RegistryReactions reactions = new RegistryReactions(
                 state,
                 followUps,
@@ -180,8 +179,6 @@ final class JobWiring {
         FireSchedule schedule = settings.history().schedule();
         CompletionChecks completionChecks = new CompletionChecks(
                 completions, ledger.reads(), ledger.itemWise(), threads.serial(), state::sessionId, jobName);
-        // Claim writes drain on the coordination scheduler, on which nothing waits for a claim write (fires and items
-        // run elsewhere), so a drain never waits behind a thread that waits for it.
         DueFires dueFires = new DueFires(
                 ledger.claims(),
                 schedule,
@@ -193,11 +190,14 @@ final class JobWiring {
         MisfireReports misfires =
                 new MisfireReports(jobName, settings.listeners().misfires());
         ItemEnds ends = new ItemEnds(state, ledger.claims(), memory, completionChecks);
+        // Claim writes drain on the coordination scheduler, on which nothing waits for a claim write (fires and items
+        // run elsewhere), so a drain never waits behind a thread that waits for it.
+        GroupCommit commits =
+                new GroupCommit(ledger.claims(), threads.scheduler(), new NextFireClaims(state, memory, schedule));
         ItemRunner items = new ItemRunner(
                 state,
                 audits,
-                new ItemRunner.Ledger(
-                        new GroupCommit(ledger.claims(), threads.scheduler(), ahead), ledger.reads(), dueFires),
+                new ItemRunner.Ledger(commits, ledger.reads(), dueFires),
                 new ItemRunner.Timing(
                         ledger.proof(),
                         () -> Duration.ofMillis(ConnectionGuard.negotiatedSessionTimeoutMillis(client)),
@@ -221,8 +221,9 @@ final class JobWiring {
                 items,
                 handOff,
                 settings.listeners().fires());
-        audits.auditWith(audit(audits, new FirePath(fireRunner, handOff, ends, ahead, dueFires), misfires));
-        return new FirePath(fireRunner, handOff, ends, ahead, dueFires);
+        FirePath path = new FirePath(fireRunner, handOff, ends, ahead, dueFires);
+        audits.auditWith(audit(audits, path, misfires));
+        return path;
     }
 
     /** The audit of the ledger: take-overs of claims whose session is gone, and make-ups of fires nobody claimed. */
@@ -232,10 +233,13 @@ final class JobWiring {
                 state,
                 audits,
                 audited,
-                fire.ends(),
+                new LedgerAudit.Fires(
+                        fire.ends(),
+                        fire.ahead(),
+                        fire.dueFires(),
+                        settings.history().catchUpHorizon(),
+                        misfires),
                 memory,
-                fire.ahead(),
-                settings.code().job(),
                 new AuditWork(
                         state,
                         audits,
@@ -244,10 +248,7 @@ final class JobWiring {
                         memory,
                         settings.code().job(),
                         settings.code().itemExecutor()),
-                threads.scheduler(),
-                settings.history().catchUpHorizon(),
-                fire.dueFires(),
-                misfires);
+                threads.scheduler());
     }
 
     /** The leader's upkeep of the ledger: watermark, completions, retirement. */
@@ -261,16 +262,6 @@ final class JobWiring {
                 threads.scheduler(),
                 memory.recordedEnds(),
                 memory::holdsOpenClaimOf);
-    }
-
-    /** The program's handler of manual fires, or by default a fire of the job given to the builder. */
-    private ManualFireHandler manualFireHandler(ItemHandOff handOff, JobFires fires) {
-        ManualFireHandler given = settings.code().manualFireHandler();
-        if (given != null) {
-            return given;
-        }
-        return ManualFires.firingOn(
-                handOff.thread(), fireTime -> fires.fireAsync(ExecutionSource.MANUAL, fireTime), jobName);
     }
 
     private ConnectionGuard connectionGuard(FollowUps followUps) {

@@ -66,6 +66,11 @@ public final class AuditWork {
         this.executor = executor;
     }
 
+    /** Whether there is a job to run work on: without one, this instance runs nothing the audit finds. */
+    boolean hasJob() {
+        return job != null;
+    }
+
     /**
      * Starts the work of each item, oldest fire first, under the session the audit saw.
      *

@@ -1,8 +1,6 @@
 package io.shardingjob.core.internal.scheduling.audit;
 
 import io.shardingjob.core.config.JobConfiguration;
-import io.shardingjob.core.execution.ClaimState;
-import io.shardingjob.core.execution.ItemExecutor;
 import io.shardingjob.core.internal.ledger.Claim;
 import io.shardingjob.core.internal.ledger.DueFires;
 import io.shardingjob.core.internal.ledger.DueRule;
@@ -10,8 +8,6 @@ import io.shardingjob.core.internal.ledger.FireOrigin;
 import io.shardingjob.core.internal.ledger.LedgerOverview;
 import io.shardingjob.core.internal.ledger.LedgerRules;
 import io.shardingjob.core.internal.ledger.LedgerRules.FireView;
-import io.shardingjob.core.internal.ledger.LedgerRules.Slot;
-import io.shardingjob.core.internal.ledger.RunStart;
 import io.shardingjob.core.internal.ledger.TakeOverRule;
 import io.shardingjob.core.internal.scheduling.fire.ClaimsAhead;
 import io.shardingjob.core.internal.scheduling.fire.ItemEnds;
@@ -33,23 +29,20 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * One instance's audit of the ledger for the items it owns now: it runs this session's own claims it lost track of,
  * takes over the orphans of its items (open claims whose session is gone), and makes up the fires of its items that
  * nobody claimed, as the misfire policy says. It reads only the fires after the ledger's watermark (a few in steady
  * state) and runs when something may have left work behind: a new assignment, a reconnect, an item that ended after a
- * fire found it busy, and periodically.
+ * fire found it busy, and periodically. Its steps are classes of their own: which fires it reads ({@link AuditReads}),
+ * the claims it judges by their sessions ({@link AuditTakeOvers}) and the fires nobody claimed ({@link AuditMakeUps}).
  *
  * <p>An audit runs on the job's coordination loop and holds no thread while ZooKeeper answers: each read or write is
  * sent, and the audit goes on on the coordination pool once it is answered. The work it finds runs as {@link AuditWork},
  * on the item executor, where every action is decided again by ZooKeeper.
  */
 public final class LedgerAudit {
-
-    private static final Logger log = LoggerFactory.getLogger(LedgerAudit.class);
 
     private static final Duration LATENESS = LedgerRules.LATENESS;
 
@@ -61,8 +54,6 @@ public final class LedgerAudit {
 
     private final ItemEnds ends;
 
-    private final @Nullable ItemExecutor job;
-
     private final AuditWork work;
 
     private final Executor loop;
@@ -73,7 +64,16 @@ public final class LedgerAudit {
 
     private final AuditReads reads;
 
+    private final AuditTakeOvers takeOvers;
+
     private final AuditMakeUps makeUps;
+
+    /**
+     * What the audit uses of the fire path: the ends of runs it writes first, the claims made ahead it reviews, which
+     * fires were due and how far back a missed one is made up, and the reports of missed fires.
+     */
+    public record Fires(
+            ItemEnds ends, ClaimsAhead ahead, DueFires dueFires, Duration catchUpHorizon, MisfireReports misfires) {}
 
     private final RunMemory memory;
 
@@ -85,27 +85,22 @@ public final class LedgerAudit {
             JobView view,
             AuditDemand audits,
             AuditLedger ledger,
-            ItemEnds ends,
+            Fires fires,
             RunMemory memory,
-            ClaimsAhead ahead,
-            @Nullable ItemExecutor job,
             AuditWork work,
-            Executor loop,
-            Duration catchUpHorizon,
-            DueFires dueFires,
-            MisfireReports misfires) {
+            Executor loop) {
         this.memory = memory;
         this.view = view;
         this.audits = audits;
         this.ledger = ledger;
-        this.ends = ends;
-        this.job = job;
+        this.ends = fires.ends();
         this.work = work;
         this.loop = loop;
-        this.catchUpHorizon = catchUpHorizon;
-        this.dueFires = dueFires;
-        this.reads = new AuditReads(memory, misfires, ahead, dueFires, audits, loop);
-        this.makeUps = new AuditMakeUps(view, ledger.claims(), memory, misfires);
+        this.catchUpHorizon = fires.catchUpHorizon();
+        this.dueFires = fires.dueFires();
+        this.reads = new AuditReads(memory, fires.misfires(), fires.ahead(), dueFires, audits, loop);
+        this.takeOvers = new AuditTakeOvers(view, audits, ledger, memory);
+        this.makeUps = new AuditMakeUps(view, ledger.claims(), memory, fires.misfires());
     }
 
     /**
@@ -150,7 +145,7 @@ public final class LedgerAudit {
 
         /** Without a job (or disabled) this instance runs nothing, but it still releases what earlier sessions left. */
         private final boolean runsItems =
-                job != null && !config.disabled() && !view.disabledInstances().contains(me);
+                work.hasJob() && !config.disabled() && !view.disabledInstances().contains(me);
 
         private final long session = view.sessionId();
 
@@ -211,37 +206,20 @@ public final class LedgerAudit {
                     .filter(view ->
                             !view.origin().isAwaiting() && !view.origin().isAbandoned())
                     .toList();
-            Set<Slot> known = new HashSet<>(memory.inFlight());
-            memory.unwrittenSlots().forEach(known::add);
-            List<CompletableFuture<?>> releases = new ArrayList<>();
-            for (Claim lost : TakeOverRule.previousSessionOwn(claims, me, session, known)) {
-                // Left by an earlier session of this instance, unfinished as far as this process knows: the owner of
-                // the item takes it over once it is released. Nobody else does while this instance is registered.
-                log.info(
-                        "Job {} on {}: releasing item {} of the fire at {}, left by an earlier session",
-                        view.jobName(),
-                        me,
-                        lost.item(),
-                        lost.fireTime());
-                Slot slot = new Slot(lost.item(), lost.fireTime());
-                ClaimState released = RunStart.releasedAs(lost, memory.neverBegan(slot));
-                releases.add(ledger.claims()
-                        .takeOverAsync(lost, lost.with(released, now))
-                        .thenAccept(written -> memory.releasedUnbegun(slot)));
-            }
-            boolean foreignOpenClaim = claims.stream()
-                    .anyMatch(claim -> owned.contains(claim.item())
-                            && claim.state().isOpen()
-                            && (claim.sessionId() != session || TakeOverRule.isGivenUp(claim)));
-            return CompletableFuture.allOf(releases.toArray(CompletableFuture[]::new))
+            AuditTakeOvers.Read claimsRead =
+                    new AuditTakeOvers.Read(claims, me, session, now, owned, config.failover());
+            boolean foreignOpenClaim = claimsRead.anyForeignOpen();
+            return takeOvers
+                    .releaseEarlierSessions(claimsRead)
                     .thenCompose(released -> foreignOpenClaim
                             ? ledger.sessions().liveInstancesAsync()
                             : CompletableFuture.completedFuture(Map.<String, Long>of()))
-                    .thenComposeAsync(live -> decide(foreignOpenClaim, live), loop);
+                    .thenComposeAsync(live -> decide(claimsRead, foreignOpenClaim, live), loop);
         }
 
         /** What to run, take over, make up and skip, from the claims and the live instances. */
-        private CompletableFuture<Void> decide(boolean foreignOpenClaim, Map<String, Long> live) {
+        private CompletableFuture<Void> decide(
+                AuditTakeOvers.Read claimsRead, boolean foreignOpenClaim, Map<String, Long> live) {
             Map<Integer, Claim> runs = TakeOverRule.runsElsewhere(claims, Set.copyOf(live.values()), session, owned);
             Set<Integer> elsewhere = runs.keySet();
             memory.audited(assignment.epoch(), owned, runs);
@@ -254,33 +232,7 @@ public final class LedgerAudit {
             }
             Map<Integer, List<AuditWork.Step>> steps = new TreeMap<>();
             List<CompletableFuture<?>> writes = new ArrayList<>();
-            for (Claim own : TakeOverRule.strandedOwn(claims, session, memory.inFlight())) {
-                // One item never runs on two instances at once: a claim of its own waits for another session's run too.
-                if (!memory.isUnwritten(new Slot(own.item(), own.fireTime())) && !elsewhere.contains(own.item())) {
-                    steps.computeIfAbsent(own.item(), item -> new ArrayList<>())
-                            .add(new AuditWork.Step(own, null, List.of(), originOf(own.fireTime())));
-                }
-            }
-            Duration undecided = view.absentOwnersUndecidedFor(now);
-            if (!undecided.isZero()) {
-                // Looked at again once owners that are still reconnecting had their time to register again.
-                audits.later(undecided);
-            }
-            if (foreignOpenClaim) {
-                for (Claim orphan : TakeOverRule.toTakeOver(claims, live, owned, undecided.isZero())) {
-                    if (memory.isUnwritten(new Slot(orphan.item(), orphan.fireTime()))
-                            || elsewhere.contains(orphan.item())) {
-                        continue;
-                    }
-                    if (TakeOverRule.runsOrphan(orphan, config.failover())) {
-                        steps.computeIfAbsent(orphan.item(), item -> new ArrayList<>())
-                                .add(new AuditWork.Step(null, orphan, List.of(), originOf(orphan.fireTime())));
-                    } else {
-                        // Without failover, a dead owner's run that started is not repeated: recorded as failed.
-                        writes.add(ledger.claims().takeOverAsync(orphan, orphan.with(ClaimState.FAILED, now)));
-                    }
-                }
-            }
+            takeOvers.plan(claimsRead, foreignOpenClaim ? live : null, elsewhere, this::originOf, steps, writes);
             makeUps.plan(
                     new AuditMakeUps.Audit(
                             config,

@@ -3,51 +3,38 @@ package io.shardingjob.core.internal.scheduling.fire;
 import io.shardingjob.core.config.FireSchedule;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.execution.ClaimState;
-import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.internal.ledger.Claim;
 import io.shardingjob.core.internal.ledger.ClaimWrites;
 import io.shardingjob.core.internal.ledger.ClaimsAheadRule;
 import io.shardingjob.core.internal.ledger.ClaimsAheadRule.AheadFate;
 import io.shardingjob.core.internal.ledger.DueFires;
 import io.shardingjob.core.internal.ledger.DueRule;
-import io.shardingjob.core.internal.ledger.FireNodes;
 import io.shardingjob.core.internal.ledger.FireOrigin;
-import io.shardingjob.core.internal.ledger.GroupCommit;
-import io.shardingjob.core.internal.ledger.StartBatch;
 import io.shardingjob.core.internal.scheduling.job.JobView;
 import io.shardingjob.core.internal.scheduling.job.RunMemory;
-import io.shardingjob.core.internal.sharding.ShardingService;
 import io.shardingjob.core.sharding.Assignment;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Collections;
-import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Claims of the schedule's next fire, created in the request that records the last ends of a fire on this instance, so
- * that at the next fire instant no ZooKeeper round trip stands between the trigger and its items. With {@code failover}
- * on they are made with their starts written ({@link StartBatch#writesAhead}), only under the assignment they were
- * decided under ({@link io.shardingjob.core.internal.ledger.AssignmentGuard}), and their runs begin at the fire with
- * no write at all while the session was proven lately ({@link io.shardingjob.core.internal.ledger.RunStart#decideWritten});
- * without, each run writes its start at the fire. They are ordinary claims of this session (running, as far as every
- * other instance can tell, once their fire is due), held here until their fire's trigger takes them. What changed meanwhile is judged by one rule, {@link ClaimsAheadRule#atFire}, both at
- * the fire instant and at each audit before it: an item that moved away is released to its new owner, a disabled one
- * skipped, and a claim whose fire never came (a changed schedule) is left to the audit, which runs it late as this
- * session's own.
+ * The claims this session made ahead of their fire ({@link NextFireClaims}), from the answer that created them until
+ * their fire's trigger takes them. They are ordinary claims of this session (running, as far as every other instance
+ * can tell, once their fire is due). What changed meanwhile is judged by one rule, {@link ClaimsAheadRule#atFire},
+ * both at the fire instant and at each audit before it: an item that moved away is released to its new owner, a
+ * disabled one skipped, and a claim whose fire never came (a changed schedule) is left to the audit, which runs it late
+ * as this session's own.
  */
-public final class ClaimsAhead implements GroupCommit.Ahead {
+public final class ClaimsAhead {
 
     private static final Logger log = LoggerFactory.getLogger(ClaimsAhead.class);
 
@@ -73,86 +60,6 @@ public final class ClaimsAhead implements GroupCommit.Ahead {
         this.claims = claims;
         this.schedule = schedule;
         this.dueFires = dueFires;
-    }
-
-    @Override
-    public Next claimsAfter(List<Claim> lastEnds, List<Claim> ends) {
-        if (schedule == FireSchedule.NONE || !view.isAvailable()) {
-            return Next.NONE;
-        }
-        JobConfiguration config = view.configuration();
-        String me = view.instanceId();
-        ShardingService.Versioned versioned = view.versionedAssignment();
-        Assignment assignment = versioned.assignment();
-        // A job on demand has no next fire to claim ahead: its fires come when triggered.
-        if (config.disabled()
-                || config.isOnDemand()
-                || view.disabledInstances().contains(me)
-                || memory.auditedEpoch() != assignment.epoch()) {
-            return Next.NONE;
-        }
-        Instant ended = lastEnds.stream()
-                .map(Claim::fireTime)
-                .max(Comparator.naturalOrder())
-                .orElseThrow();
-        Instant next = schedule.nextFireAfter(config, ended);
-        // A next fire already past is the trigger's (it may wait in the queue of fires), or the audit's if missed.
-        if (next == null || !next.isAfter(view.now())) {
-            return Next.NONE;
-        }
-        Instant fireTime = FireSchedule.fireTimeOf(next);
-        Set<Integer> unavailable = new HashSet<>(view.disabledItems());
-        unavailable.addAll(memory.elsewhereItems());
-        unavailable.addAll(memory.aheadItems(fireTime));
-        Set<Integer> busy = new HashSet<>(memory.runningItems());
-        ends.forEach(end -> busy.remove(end.item()));
-        unavailable.addAll(busy);
-        long session = view.sessionId();
-        boolean started = StartBatch.writesAhead(config.failover());
-        List<Claim> claims =
-                ClaimsAheadRule.toClaimAhead(assignment.itemsOf(me), unavailable, memory.hasSeen(fireTime)).stream()
-                        .map(item -> Claim.first(
-                                item,
-                                fireTime,
-                                me,
-                                session,
-                                ExecutionSource.NORMAL,
-                                assignment.epoch(),
-                                assignment.shardingTotalCount(),
-                                fireTime))
-                        .map(claim -> started ? claim.startedAheadAt(fireTime) : claim)
-                        .toList();
-        // The server may create them a while before the answer is handled here, past their fire: an audit reading them
-        // meanwhile must see them as this session's business, not as stranded.
-        memory.requestingAhead(claims);
-        return new Next(claims, fireNodes(config, assignment, me, fireTime), versioned.version());
-    }
-
-    /**
-     * The owner of the job's lowest item creates the node of the fire after the next one, a period ahead of the claims
-     * that go in it; the others take the next fire's node to exist (see {@link FireNodes}).
-     */
-    private FireNodes fireNodes(JobConfiguration config, Assignment assignment, String me, Instant next) {
-        boolean creator = assignment.itemsByInstance().entrySet().stream()
-                .filter(owner -> !owner.getValue().isEmpty())
-                .min(Comparator.comparing(owner -> Collections.min(owner.getValue())))
-                .map(owner -> owner.getKey().equals(me))
-                .orElse(false);
-        if (!creator) {
-            return new FireNodes(true, null);
-        }
-        Instant after = schedule.nextFireAfter(config, next);
-        return new FireNodes(false, after == null ? null : FireSchedule.fireTimeOf(after));
-    }
-
-    @Override
-    public void claimed(Instant fireTime, List<Claim> requested, ClaimWrites.@Nullable Claimed claimed) {
-        if (claimed != null) {
-            // When the fire came meanwhile, its trigger found these in the ledger as this session's, or left them to
-            // the audit: either way they are not kept here.
-            memory.claimedAhead(fireTime, claimed.won().values());
-        }
-        memory.answeredAhead(requested);
     }
 
     /** The rule's view of this instance now, read once for all the claims a fire or an audit looks at. */

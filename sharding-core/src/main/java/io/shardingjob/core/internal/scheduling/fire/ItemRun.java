@@ -162,26 +162,16 @@ final class ItemRun {
     }
 
     /**
-     * What a run finds as it leaves its queue.
-     *
-     * @param ahead what came of its start written ahead of it by a run of its fire that left before; null when none was
-     * @param writtenAhead its claim as started before it left the queue, if it was: by that start, or made so
-     * @param last whether no other run of its fire is still to leave the queue
-     */
-    record Leaving(
-            FireStarts.@Nullable Ahead ahead, @Nullable Claim writtenAhead, boolean last) {}
-
-    /**
      * It leaves its queue, on the thread that runs it (or the hand-off thread, refused by its executor), and takes
      * what came of its start written ahead, waiting for that answer if it is on its way.
      */
-    Leaving leave(long sessionId) {
+    LeavingQueue leave(long sessionId) {
         FireStarts.Leaving leaving = starts == null ? new FireStarts.Leaving(null, true) : starts.leave(claim.item());
         FireStarts.Ahead ahead =
                 leaving.ahead() == null ? null : leaving.ahead().join();
         Claim writtenAhead =
                 ahead != null && ahead.began() == RunStarts.Began.STARTED ? ahead.written() : startedBefore(sessionId);
-        return new Leaving(ahead, writtenAhead, leaving.last());
+        return new LeavingQueue(ahead, writtenAhead, leaving.last());
     }
 
     /**

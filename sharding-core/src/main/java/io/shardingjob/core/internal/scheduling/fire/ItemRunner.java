@@ -139,7 +139,7 @@ public final class ItemRunner {
      * claim, made ahead of its fire ({@link ClaimsAhead}).
      */
     Run run(ItemExecutor job, ItemRun run) {
-        ItemRun.Leaving leaving = run.leave(view.sessionId());
+        LeavingQueue leaving = run.leave(view.sessionId());
         if (!run.attach()) {
             return new Run(List.of(), runEnds.dropQueued(run, leaving.writtenAhead()));
         }
@@ -170,7 +170,7 @@ public final class ItemRunner {
      * run is {@code STARTED} when it may enter the job's code. Returns the write of its claim given up when it may not,
      * or null when nothing of it is written (its start was taken over, or unanswered).
      */
-    private @Nullable CompletableFuture<Void> begin(ItemRun run, ItemRun.Leaving leaving) {
+    private @Nullable CompletableFuture<Void> begin(ItemRun run, LeavingQueue leaving) {
         FireStarts.Ahead ahead = leaving.ahead();
         Claim writtenAhead = leaving.writtenAhead();
         if (writtenAhead == null
@@ -251,7 +251,7 @@ public final class ItemRunner {
      * lives. Waits for the answer to a start written ahead of it, so never on ZooKeeper's event thread.
      */
     Run refused(ItemRun run) {
-        ItemRun.Leaving leaving = run.leave(view.sessionId());
+        LeavingQueue leaving = run.leave(view.sessionId());
         FireStarts.Ahead ahead = leaving.ahead();
         CompletableFuture<Void> given;
         if (ahead != null && (ahead.began() == RunStarts.Began.LOST || ahead.began() == RunStarts.Began.UNKNOWN)) {
