@@ -59,7 +59,7 @@ public final class ShardedJobsAutoConfiguration {
     ShardedJobExecutors shardedJobExecutors(ShardingProperties properties, Environment environment) {
         int schedulerThreads = properties.getScheduler().getPoolSize();
         int coordinationThreads = properties.getCoordination().getPoolSize();
-        ShardingProperties.Execution execution = properties.getExecution();
+        ExecutionProperties execution = properties.getExecution();
         return Threading.VIRTUAL.isActive(environment)
                 ? ShardedJobExecutors.virtual(
                         schedulerThreads,

@@ -69,7 +69,7 @@ public final class ShardingAlertsAutoConfiguration {
                 ShardingProperties properties,
                 ObjectProvider<RestClient.Builder> builders,
                 ObjectProvider<Clock> clock) {
-            ShardingProperties.Webhook webhook = properties.getAlerts().getWebhook();
+            AlertsProperties.Webhook webhook = properties.getAlerts().getWebhook();
             URI url = webhook.getUrl();
             if (url == null) {
                 throw new InvalidShardingPropertyException(

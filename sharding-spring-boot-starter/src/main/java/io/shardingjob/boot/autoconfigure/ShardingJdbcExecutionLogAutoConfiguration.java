@@ -25,7 +25,7 @@ public final class ShardingJdbcExecutionLogAutoConfiguration {
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     JdbcExecutionLog shardedJobJdbcExecutionLog(DataSource dataSource, ShardingProperties properties) {
-        ShardingProperties.JdbcLog settings = properties.getExecution().getJdbcLog();
+        ExecutionProperties.JdbcLog settings = properties.getExecution().getJdbcLog();
         JdbcExecutionLog log = new JdbcExecutionLog(
                 dataSource, settings.isInitializeSchema(), settings.getQueueCapacity(), settings.getBatchSize());
         log.start();

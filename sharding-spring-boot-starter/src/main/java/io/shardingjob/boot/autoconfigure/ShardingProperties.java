@@ -1,6 +1,5 @@
 package io.shardingjob.boot.autoconfigure;
 
-import java.net.URI;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Locale;
@@ -13,6 +12,10 @@ import org.springframework.boot.context.properties.NestedConfigurationProperty;
 /**
  * Configuration of sharded jobs: the registry, the threads, and per-job overrides of {@code @ShardedJob}. Unknown keys
  * fail start-up, so that a misspelt {@code sharding.jobs.orderSync.crn} is not silently ignored.
+ *
+ * <p>A group that a feature of its own reads (the registry, the running of fires and items with its log, the console,
+ * the alerts) is a class of its own, marked {@link NestedConfigurationProperty} so that the metadata still lists its
+ * properties; the small groups that only tune the threads and timings every job shares stay nested here.
  */
 @ConfigurationProperties(prefix = "sharding", ignoreUnknownFields = false)
 public class ShardingProperties {
@@ -28,7 +31,8 @@ public class ShardingProperties {
 
     private final Scheduler scheduler = new Scheduler();
 
-    private final Execution execution = new Execution();
+    @NestedConfigurationProperty
+    private final ExecutionProperties execution = new ExecutionProperties();
 
     private final Coordination coordination = new Coordination();
 
@@ -37,7 +41,8 @@ public class ShardingProperties {
     @NestedConfigurationProperty
     private final ConsoleProperties console = new ConsoleProperties();
 
-    private final Alerts alerts = new Alerts();
+    @NestedConfigurationProperty
+    private final AlertsProperties alerts = new AlertsProperties();
 
     /** Per-job settings by job name; each overrides the attribute of the same name on the job's @ShardedJob. */
     private Map<String, ShardedJobProperties> jobs = new LinkedHashMap<>();
@@ -66,7 +71,7 @@ public class ShardingProperties {
         return scheduler;
     }
 
-    public Execution getExecution() {
+    public ExecutionProperties getExecution() {
         return execution;
     }
 
@@ -82,7 +87,7 @@ public class ShardingProperties {
         return console;
     }
 
-    public Alerts getAlerts() {
+    public AlertsProperties getAlerts() {
         return alerts;
     }
 
@@ -123,98 +128,6 @@ public class ShardingProperties {
 
         public void setPoolSize(int poolSize) {
             this.poolSize = poolSize;
-        }
-    }
-
-    /** The threads that run fires and items, shared by every job. */
-    public static class Execution {
-
-        /** Items that may run at the same time, for all jobs together. */
-        private int poolSize = 16;
-
-        /** Fires planned (their items claimed and handed on) at the same time, for all jobs together; more wait in line. */
-        private int maxConcurrentFires = 8;
-
-        /** Item executions kept in memory per job for the sharding endpoint. */
-        private int historySize = 200;
-
-        /** The execution log in a relational database. */
-        private final JdbcLog jdbcLog = new JdbcLog();
-
-        public JdbcLog getJdbcLog() {
-            return jdbcLog;
-        }
-
-        public int getPoolSize() {
-            return poolSize;
-        }
-
-        public void setPoolSize(int poolSize) {
-            this.poolSize = poolSize;
-        }
-
-        public int getMaxConcurrentFires() {
-            return maxConcurrentFires;
-        }
-
-        public void setMaxConcurrentFires(int maxConcurrentFires) {
-            this.maxConcurrentFires = maxConcurrentFires;
-        }
-
-        public int getHistorySize() {
-            return historySize;
-        }
-
-        public void setHistorySize(int historySize) {
-            this.historySize = historySize;
-        }
-    }
-
-    /** The execution log written to the application's {@code DataSource}. */
-    public static class JdbcLog {
-
-        /** Whether to write every item execution to the sharding_job_execution table of the DataSource. */
-        private boolean enabled;
-
-        /** Whether to create the table and its index when missing; turn off when Flyway or Liquibase creates them. */
-        private boolean initializeSchema = true;
-
-        /** Executions that may wait to be written; beyond it new ones are dropped and counted, never waited for. */
-        private int queueCapacity = 10_000;
-
-        /** Executions written in one batch. */
-        private int batchSize = 100;
-
-        public boolean isEnabled() {
-            return enabled;
-        }
-
-        public void setEnabled(boolean enabled) {
-            this.enabled = enabled;
-        }
-
-        public boolean isInitializeSchema() {
-            return initializeSchema;
-        }
-
-        public void setInitializeSchema(boolean initializeSchema) {
-            this.initializeSchema = initializeSchema;
-        }
-
-        public int getQueueCapacity() {
-            return queueCapacity;
-        }
-
-        public void setQueueCapacity(int queueCapacity) {
-            this.queueCapacity = queueCapacity;
-        }
-
-        public int getBatchSize() {
-            return batchSize;
-        }
-
-        public void setBatchSize(int batchSize) {
-            this.batchSize = batchSize;
         }
     }
 
@@ -282,91 +195,6 @@ public class ShardingProperties {
 
         public void setGracePeriod(Duration gracePeriod) {
             this.gracePeriod = gracePeriod;
-        }
-    }
-
-    /**
-     * Alerts of failed items and fires, missed fires and fires that overran into the next, to every
-     * {@code ShardedJobAlertListener} bean and, when enabled, to a webhook. Detecting failed fires tracks every fire's
-     * completion across the cluster, which costs two ZooKeeper reads per fire and instance (and a write per item).
-     */
-    public static class Alerts {
-
-        /** Whether to raise alerts; failed-fire detection costs two ZooKeeper reads per fire and instance. */
-        private boolean enabled;
-
-        /** Alerts kept in memory on this instance for operators, newest first. */
-        private int historySize = 100;
-
-        /** The webhook that receives every alert as JSON. */
-        private final Webhook webhook = new Webhook();
-
-        public boolean isEnabled() {
-            return enabled;
-        }
-
-        public void setEnabled(boolean enabled) {
-            this.enabled = enabled;
-        }
-
-        public int getHistorySize() {
-            return historySize;
-        }
-
-        public void setHistorySize(int historySize) {
-            this.historySize = historySize;
-        }
-
-        public Webhook getWebhook() {
-            return webhook;
-        }
-    }
-
-    /** An HTTP endpoint that receives alerts as JSON, at most one request per job within the throttle. */
-    public static class Webhook {
-
-        /** Whether to POST every alert as JSON to the url; needs spring-web on the class path. */
-        private boolean enabled;
-
-        /** The address the alerts are posted to; required when the webhook is enabled. */
-        private @Nullable URI url;
-
-        /** The shortest time between two requests for one job; alerts in between are counted and reported with the next. */
-        private Duration throttle = Duration.ofMinutes(5);
-
-        /** How long connecting to the receiver, and then its answer, may take. */
-        private Duration timeout = Duration.ofSeconds(5);
-
-        public boolean isEnabled() {
-            return enabled;
-        }
-
-        public void setEnabled(boolean enabled) {
-            this.enabled = enabled;
-        }
-
-        public @Nullable URI getUrl() {
-            return url;
-        }
-
-        public void setUrl(@Nullable URI url) {
-            this.url = url;
-        }
-
-        public Duration getThrottle() {
-            return throttle;
-        }
-
-        public void setThrottle(Duration throttle) {
-            this.throttle = throttle;
-        }
-
-        public Duration getTimeout() {
-            return timeout;
-        }
-
-        public void setTimeout(Duration timeout) {
-            this.timeout = timeout;
         }
     }
 }

@@ -13,11 +13,11 @@ import java.util.TreeMap;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Every scheduled entry's next time, sorted by time: the pure part of {@link FireTimer}, with no clock and no thread.
- * An entry is at one time at most: putting it again moves it, so a cron change needs no removal first. The entries due
- * at one instant are kept in the order they were put there and are taken together.
+ * Every scheduled entry's next time, sorted by time: the pure part of {@link FireTimer}'s {@link TimerAlarm}, with no
+ * clock and no thread. An entry is at one time at most: putting it again moves it, so a cron change needs no removal
+ * first. The entries due at one instant are kept in the order they were put there and are taken together.
  *
- * <p>Not thread-safe: {@link FireTimer} guards it with its lock.
+ * <p>Not thread-safe: {@link TimerAlarm} guards it with its lock.
  *
  * @param <E> an entry, compared by identity or its own {@code equals}
  */
