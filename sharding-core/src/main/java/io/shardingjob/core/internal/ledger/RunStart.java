@@ -45,8 +45,7 @@ public final class RunStart {
      * @param sessionId the session this instance runs under now
      * @param available whether it can start items: started, registered, connected, not stopping
      * @param jobDisabled whether the job is disabled
-     * @param instanceDisabled whether this instance is disabled for the job
-     * @param owned the items this instance owns now
+     * @param runnable the items this instance owns now and may run: none while it is disabled for the job
      * @param contested owned items another session may still run as far as this instance's audits know: one an audit
      *     saw running there, or one no audit cleared since it came here (only the item asked about need be listed)
      * @param disabledItems the items disabled now
@@ -57,8 +56,7 @@ public final class RunStart {
             long sessionId,
             boolean available,
             boolean jobDisabled,
-            boolean instanceDisabled,
-            Set<Integer> owned,
+            Set<Integer> runnable,
             Set<Integer> contested,
             Set<Integer> disabledItems,
             Predicate<LedgerRules.Slot> due) {}
@@ -80,7 +78,7 @@ public final class RunStart {
             // Due, and disabled since it was queued: not now, but by its owner once enabled, as a fire missed then.
             return Verdict.GIVE_UP;
         }
-        if (here.instanceDisabled() || !here.owned().contains(claim.item())) {
+        if (!here.runnable().contains(claim.item())) {
             // The item moved while the run waited: its owner now runs it, never two instances at once.
             return Verdict.GIVE_UP;
         }

@@ -39,7 +39,7 @@ class RunStartTest {
             Set<Integer> contested,
             Set<Integer> off,
             Predicate<LedgerRules.Slot> due) {
-        return new Here(SESSION, available, jobDisabled, instanceDisabled, owned, contested, off, due);
+        return new Here(SESSION, available, jobDisabled, instanceDisabled ? Set.of() : owned, contested, off, due);
     }
 
     /** Of a due item-fire: one whose job or item was disabled after it was queued waits for its owner, once enabled. */

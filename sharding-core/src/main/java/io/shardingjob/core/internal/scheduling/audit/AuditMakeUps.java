@@ -13,6 +13,7 @@ import io.shardingjob.core.internal.ledger.LedgerRules.FireView;
 import io.shardingjob.core.internal.ledger.LedgerRules.MakeUpPlan;
 import io.shardingjob.core.internal.ledger.LedgerRules.Slot;
 import io.shardingjob.core.internal.scheduling.fire.MisfireReports;
+import io.shardingjob.core.internal.scheduling.job.JobSnapshot;
 import io.shardingjob.core.internal.scheduling.job.JobView;
 import io.shardingjob.core.internal.scheduling.job.RunMemory;
 import io.shardingjob.core.sharding.Assignment;
@@ -61,30 +62,31 @@ final class AuditMakeUps {
     }
 
     /**
-     * What one audit plans its make-ups on: the moment it began at, taken once so that every step of it decides alike,
-     * and what it read.
+     * What one audit plans its make-ups on: the job and the moment it began at, taken once so that every step of it
+     * decides alike, and what it read.
+     *
+     * @param held items kept reserved for this audit when their run ended (see {@link RunMemory#endRun})
+     * @param late whether a fire is late: planned here, or past the lateness
+     */
+    record Audit(
+            JobSnapshot job,
+            Instant now,
+            Instant horizon,
+            DueRule due,
+            Read read,
+            Set<Integer> held,
+            Predicate<Instant> late) {}
+
+    /**
+     * What one audit read.
      *
      * @param views the fires read in which something may be missing: none that waits for an upstream or that its
      *     upstream abandoned
      * @param whole fires whose trigger here won every item this instance owns under this assignment and session: not
      *     read
-     * @param held items kept reserved for this audit when their run ended (see {@link Reservations#endRun})
      * @param originOf how each fire read was asked for: every run of its items gets its job parameter
-     * @param late whether a fire is late: planned here, or past the lateness
      */
-    record Audit(
-            JobConfiguration config,
-            String me,
-            long session,
-            Instant now,
-            Instant horizon,
-            Assignment assignment,
-            DueRule due,
-            List<FireView> views,
-            Set<Instant> whole,
-            Set<Integer> held,
-            Function<Instant, FireOrigin> originOf,
-            Predicate<Instant> late) {}
+    record Read(List<FireView> views, Set<Instant> whole, Function<Instant, FireOrigin> originOf) {}
 
     /** Adds the make-ups the misfire policy asks for to the steps, and the writes of the fires it skips. */
     void plan(
@@ -92,14 +94,14 @@ final class AuditMakeUps {
             Set<Integer> elsewhere,
             Map<Integer, List<AuditWork.Step>> steps,
             List<CompletableFuture<?>> writes) {
-        Assignment assignment = audit.assignment();
-        String me = audit.me();
-        MisfirePolicy policy = policy(audit.config());
+        Assignment assignment = audit.job().assignment().assignment();
+        String me = view.instanceId();
+        MisfirePolicy policy = policy(audit.job().configuration());
         Predicate<Instant> late = audit.late();
-        Function<Instant, FireOrigin> originOf = audit.originOf();
+        Function<Instant, FireOrigin> originOf = audit.read().originOf();
         SortedMap<Instant, Set<Integer>> claimed = new TreeMap<>();
         Map<Instant, Integer> totals = new TreeMap<>();
-        for (FireView view : audit.views()) {
+        for (FireView view : audit.read().views()) {
             if (late.test(view.fireTime())) {
                 claimed.put(view.fireTime(), view.claims().keySet());
                 totals.put(view.fireTime(), view.total() > 0 ? view.total() : assignment.shardingTotalCount());
@@ -108,10 +110,10 @@ final class AuditMakeUps {
         // Not read, but claimed: a missed fire on either side of one is a run of its own, not coalesced across it.
         // Whole: every item of this instance's, disabled ones included (its trigger recorded those skipped).
         Set<Integer> mine = Set.copyOf(assignment.itemsOf(me));
-        audit.whole().stream().filter(late).forEach(fireTime -> claimed.put(fireTime, mine));
+        audit.read().whole().stream().filter(late).forEach(fireTime -> claimed.put(fireTime, mine));
         // Disabled items too: their fires while they were disabled were never due, and are recorded so (their
         // fire settles); what they missed while enabled waits until they are enabled again.
-        Set<Integer> disabledNow = new HashSet<>(view.disabledItems());
+        Set<Integer> disabledNow = new HashSet<>(audit.job().disabledItems());
         Set<Integer> candidates = new HashSet<>(assignment.itemsOf(me));
         candidates.removeAll(elsewhere);
         Set<Integer> busyHere = new HashSet<>();
@@ -122,7 +124,7 @@ final class AuditMakeUps {
             }
         }
         // A busy item with fires to make up is looked at again when its run here ends (and kept for that audit,
-        // see Reservations#endRun); one with none is left free for its next fire.
+        // see RunMemory#endRun); one with none is left free for its next fire.
         // A fire of the schedule is due only on its cron: a stale trigger's fire of the old one is not made up.
         Predicate<Slot> due = slot -> audit.due().isDue(slot, originOf.apply(slot.fireTime()));
         LedgerRules.makeUps(claimed, busyHere, policy, Instant.MAX, audit.horizon(), originOf, due)
@@ -154,10 +156,10 @@ final class AuditMakeUps {
             Map<Instant, Integer> totals,
             Map<Integer, List<AuditWork.Step>> steps,
             List<CompletableFuture<?>> writes) {
-        Assignment assignment = audit.assignment();
-        long session = audit.session();
+        Assignment assignment = audit.job().assignment().assignment();
+        long session = audit.job().sessionId();
         Instant now = audit.now();
-        Function<Instant, FireOrigin> originOf = audit.originOf();
+        Function<Instant, FireOrigin> originOf = audit.read().originOf();
         Map<Instant, List<Claim>> skipped = new TreeMap<>();
         Stream.concat(plan.skipped().stream(), plan.notDue().stream())
                 .forEach(slot -> skipped.computeIfAbsent(slot.fireTime(), fireTime -> new ArrayList<>())

@@ -74,7 +74,7 @@ public final class AuditWork {
     /**
      * Starts the work of each item, oldest fire first, under the session the audit saw.
      *
-     * @param reserved the items the audit found reserved for it (see {@link Reservations#endRun}): their work runs
+     * @param reserved the items the audit found reserved for it (see {@link RunMemory#endRun}): their work runs
      *     under that reservation, before any newer fire of the item
      */
     void start(Map<Integer, List<Step>> work, long session, Map<Integer, Reservation> reserved) {

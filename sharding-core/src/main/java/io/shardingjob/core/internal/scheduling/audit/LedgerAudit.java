@@ -13,6 +13,7 @@ import io.shardingjob.core.internal.scheduling.fire.ClaimsAhead;
 import io.shardingjob.core.internal.scheduling.fire.ItemEnds;
 import io.shardingjob.core.internal.scheduling.fire.MisfireReports;
 import io.shardingjob.core.internal.scheduling.job.AuditDemand;
+import io.shardingjob.core.internal.scheduling.job.JobSnapshot;
 import io.shardingjob.core.internal.scheduling.job.JobView;
 import io.shardingjob.core.internal.scheduling.job.Reservation;
 import io.shardingjob.core.internal.scheduling.job.RunMemory;
@@ -123,10 +124,11 @@ public final class LedgerAudit {
                                 audits.later(LATENESS);
                                 return CompletableFuture.completedFuture(null);
                             }
-                            if (!view.isAvailable()) {
+                            JobSnapshot job = view.snapshot();
+                            if (!job.available()) {
                                 return CompletableFuture.completedFuture(null);
                             }
-                            Pass pass = new Pass();
+                            Pass pass = new Pass(job);
                             return (read != null
                                             ? CompletableFuture.completedFuture(read)
                                             : ledger.reads().overviewAsync())
@@ -136,26 +138,31 @@ public final class LedgerAudit {
                         loop);
     }
 
-    /** One audit's state, from its first read to the work it starts; its steps run one after the other. */
+    /**
+     * One audit's state, from its first read to the work it starts; its steps run one after the other, all on the job
+     * as it stood when the audit began.
+     */
     private final class Pass {
 
-        private final JobConfiguration config = view.configuration();
+        private final JobSnapshot job;
+
+        private final JobConfiguration config;
 
         private final String me = view.instanceId();
 
         /** Without a job (or disabled) this instance runs nothing, but it still releases what earlier sessions left. */
-        private final boolean runsItems =
-                work.hasJob() && !config.disabled() && !view.disabledInstances().contains(me);
+        private final boolean runsItems;
 
-        private final long session = view.sessionId();
+        private final long session;
 
         private final Instant now = view.now();
 
         private final Instant horizon = now.minus(catchUpHorizon);
 
-        private final Assignment assignment = view.assignment();
+        private final Assignment assignment;
 
-        private final Set<Integer> owned = new HashSet<>(assignment.itemsOf(me));
+        /** The items this instance owns and may run, but the disabled ones. */
+        private final Set<Integer> owned;
 
         /** Which fires and items were due, from the job's schedule history. */
         private final DueRule due = dueFires.rule();
@@ -170,11 +177,17 @@ public final class LedgerAudit {
 
         private final List<Claim> claims = new ArrayList<>();
 
-        /** Items kept reserved for this audit when their run ended (see {@link Reservations#endRun}). */
+        /** Items kept reserved for this audit when their run ended (see {@link RunMemory#endRun}). */
         private final Map<Integer, Reservation> held = memory.heldForAudit();
 
-        Pass() {
-            owned.removeAll(view.disabledItems());
+        Pass(JobSnapshot job) {
+            this.job = job;
+            config = job.configuration();
+            runsItems = work.hasJob() && !config.disabled() && !job.instanceDisabled();
+            session = job.sessionId();
+            assignment = job.assignment().assignment();
+            owned = new HashSet<>(job.owned());
+            owned.removeAll(job.disabledItems());
         }
 
         /** Records the due fires nobody claimed, then reads the fires after the watermark that may hold work. */
@@ -235,17 +248,12 @@ public final class LedgerAudit {
             takeOvers.plan(claimsRead, foreignOpenClaim ? live : null, elsewhere, this::originOf, steps, writes);
             makeUps.plan(
                     new AuditMakeUps.Audit(
-                            config,
-                            me,
-                            session,
+                            job,
                             now,
                             horizon,
-                            assignment,
                             due,
-                            views,
-                            whole,
+                            new AuditMakeUps.Read(views, whole, this::originOf),
                             held.keySet(),
-                            this::originOf,
                             fireTime -> reads.isLate(fireTime, now)),
                     elsewhere,
                     steps,

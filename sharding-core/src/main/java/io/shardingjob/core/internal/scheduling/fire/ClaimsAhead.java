@@ -10,6 +10,7 @@ import io.shardingjob.core.internal.ledger.ClaimsAheadRule.AheadFate;
 import io.shardingjob.core.internal.ledger.DueFires;
 import io.shardingjob.core.internal.ledger.DueRule;
 import io.shardingjob.core.internal.ledger.FireOrigin;
+import io.shardingjob.core.internal.scheduling.job.JobSnapshot;
 import io.shardingjob.core.internal.scheduling.job.JobView;
 import io.shardingjob.core.internal.scheduling.job.RunMemory;
 import io.shardingjob.core.sharding.Assignment;
@@ -62,49 +63,40 @@ public final class ClaimsAhead {
         this.dueFires = dueFires;
     }
 
-    /** The rule's view of this instance now, read once for all the claims a fire or an audit looks at. */
-    Verdicts verdicts(Assignment assignment) {
-        String me = view.instanceId();
-        return new Verdicts(
-                view.sessionId(),
-                view.isAvailable(),
-                view.configuration().disabled(),
-                view.disabledInstances().contains(me) ? Set.of() : Set.copyOf(assignment.itemsOf(me)),
-                Set.copyOf(view.disabledItems()),
-                dueFires.rule(),
-                view.now());
+    /** The rule's view of this instance now, under the assignment in force. */
+    Verdicts verdicts() {
+        JobSnapshot job = view.snapshot();
+        return verdicts(job, job.assignment().assignment());
+    }
+
+    /**
+     * The rule's view of this instance, read once for all the claims a fire or an audit looks at.
+     *
+     * @param assignment the assignment the claims are judged under: a fire's, which it waited for, may be newer than
+     *     the snapshot's
+     */
+    Verdicts verdicts(JobSnapshot job, Assignment assignment) {
+        Set<Integer> owned = job.assignment().assignment() == assignment
+                ? job.runnable()
+                : job.instanceDisabled() ? Set.of() : Set.copyOf(assignment.itemsOf(view.instanceId()));
+        return new Verdicts(job, owned, dueFires.rule(), view.now());
     }
 
     /** What becomes of claims made ahead, by {@link ClaimsAheadRule#atFire}, the rule every look at them uses. */
     final class Verdicts {
 
-        private final long sessionId;
+        private final JobSnapshot job;
 
-        private final boolean connected;
-
-        private final boolean jobDisabled;
-
+        /** The items this instance may run under the assignment judged by. */
         private final Set<Integer> owned;
-
-        private final Set<Integer> disabledItems;
 
         private final DueRule due;
 
         private final Instant now;
 
-        private Verdicts(
-                long sessionId,
-                boolean connected,
-                boolean jobDisabled,
-                Set<Integer> owned,
-                Set<Integer> disabledItems,
-                DueRule due,
-                Instant now) {
-            this.sessionId = sessionId;
-            this.connected = connected;
-            this.jobDisabled = jobDisabled;
+        private Verdicts(JobSnapshot job, Set<Integer> owned, DueRule due, Instant now) {
+            this.job = job;
             this.owned = owned;
-            this.disabledItems = disabledItems;
             this.due = due;
             this.now = now;
         }
@@ -116,7 +108,14 @@ public final class ClaimsAhead {
          */
         AheadFate atFire(Claim claim, boolean startable) {
             return ClaimsAheadRule.atFire(
-                    claim, sessionId, connected, jobDisabled, owned, disabledItems, startable, isDue(claim));
+                    claim,
+                    job.sessionId(),
+                    job.available(),
+                    job.configuration().disabled(),
+                    owned,
+                    job.disabledItems(),
+                    startable,
+                    isDue(claim));
         }
 
         /**
@@ -127,7 +126,9 @@ public final class ClaimsAhead {
             boolean toCome = claim.fireTime().isAfter(now);
             // Made ahead of the schedule's fires only.
             return due.isDue(claim.fireTime(), claim.item(), FireOrigin.SCHEDULED)
-                    && !(toCome && (jobDisabled || disabledItems.contains(claim.item())));
+                    && !(toCome
+                            && (job.configuration().disabled()
+                                    || job.disabledItems().contains(claim.item())));
         }
 
         /** Hands on claims made ahead for a fire that runs nothing here, as the rule says for items it cannot start. */
@@ -154,8 +155,8 @@ public final class ClaimsAhead {
                     neverFired);
             neverFired.forEach(memory::settled);
         }
-        Verdicts verdicts = verdicts(view.assignment());
-        JobConfiguration config = view.configuration();
+        Verdicts verdicts = verdicts();
+        JobConfiguration config = verdicts.job.configuration();
         Map<Instant, Boolean> scheduled = new HashMap<>();
         Function<Claim, AheadFate> fate = claim -> {
             // Before the fire, only what changed since the claim was made counts: the session is proven at the fire.

@@ -134,7 +134,7 @@ public final class FireClaims {
 
     /** Judges each claim made ahead for the fire again, now that it came: run, skipped, or handed on. */
     private void takeMadeAhead(FireDraft draft, Collection<Claim> madeAhead, Assignment assignment) {
-        ClaimsAhead.Verdicts verdicts = ahead.verdicts(assignment);
+        ClaimsAhead.Verdicts verdicts = ahead.verdicts(draft.job, assignment);
         for (Claim claim : madeAhead) {
             int item = claim.item();
             Reservation reservation =

@@ -133,7 +133,7 @@ public final class FirePlanner {
     }
 
     private Plan unplanned(String reason, Map<Integer, Claim> madeAhead) {
-        ahead.verdicts(view.assignment()).handOnUnstarted(madeAhead.values());
+        ahead.verdicts().handOnUnstarted(madeAhead.values());
         return Plan.nothing(reason);
     }
 

@@ -9,6 +9,7 @@ import io.shardingjob.core.internal.ledger.ClaimsAheadRule;
 import io.shardingjob.core.internal.ledger.FireNodes;
 import io.shardingjob.core.internal.ledger.GroupCommit;
 import io.shardingjob.core.internal.ledger.StartBatch;
+import io.shardingjob.core.internal.scheduling.job.JobSnapshot;
 import io.shardingjob.core.internal.scheduling.job.JobView;
 import io.shardingjob.core.internal.scheduling.job.RunMemory;
 import io.shardingjob.core.internal.sharding.ShardingService;
@@ -46,17 +47,21 @@ public final class NextFireClaims implements GroupCommit.Ahead {
 
     @Override
     public Next claimsAfter(List<Claim> lastEnds, List<Claim> ends) {
-        if (schedule == FireSchedule.NONE || !view.isAvailable()) {
+        if (schedule == FireSchedule.NONE) {
             return Next.NONE;
         }
-        JobConfiguration config = view.configuration();
+        JobSnapshot job = view.snapshot();
+        if (!job.available()) {
+            return Next.NONE;
+        }
+        JobConfiguration config = job.configuration();
         String me = view.instanceId();
-        ShardingService.Versioned versioned = view.versionedAssignment();
+        ShardingService.Versioned versioned = job.assignment();
         Assignment assignment = versioned.assignment();
         // A job on demand has no next fire to claim ahead: its fires come when triggered.
         if (config.disabled()
                 || config.isOnDemand()
-                || view.disabledInstances().contains(me)
+                || job.instanceDisabled()
                 || memory.auditedEpoch() != assignment.epoch()) {
             return Next.NONE;
         }
@@ -70,13 +75,13 @@ public final class NextFireClaims implements GroupCommit.Ahead {
             return Next.NONE;
         }
         Instant fireTime = FireSchedule.fireTimeOf(next);
-        Set<Integer> unavailable = new HashSet<>(view.disabledItems());
+        Set<Integer> unavailable = new HashSet<>(job.disabledItems());
         unavailable.addAll(memory.elsewhereItems());
         unavailable.addAll(memory.aheadItems(fireTime));
         Set<Integer> busy = new HashSet<>(memory.runningItems());
         ends.forEach(end -> busy.remove(end.item()));
         unavailable.addAll(busy);
-        long session = view.sessionId();
+        long session = job.sessionId();
         boolean started = StartBatch.writesAhead(config.failover());
         List<Claim> claims =
                 ClaimsAheadRule.toClaimAhead(assignment.itemsOf(me), unavailable, memory.hasSeen(fireTime)).stream()

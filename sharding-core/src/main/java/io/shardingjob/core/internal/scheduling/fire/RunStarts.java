@@ -79,7 +79,7 @@ final class RunStarts {
 
     /**
      * What holds for this instance now under {@code assignment}, for {@link RunStart}, with whether the audits cleared
-     * each of {@code items} ({@link LastAudit#mayStart}, the same rule a fire plans with); a retry asks of no item: it
+     * each of {@code items} ({@link RunMemory#mayStart}, the same rule a fire plans with); a retry asks of no item: it
      * continues a run that started.
      *
      * @param origin how the runs' fire was asked for: a fire of the schedule is due only on its cron
@@ -97,8 +97,7 @@ final class RunStarts {
                 now.sessionId(),
                 now.available(),
                 now.configuration().disabled(),
-                now.instanceDisabled(),
-                now.owned(),
+                now.runnable(),
                 contested,
                 now.disabledItems(),
                 slot -> due.isDue(slot, origin));

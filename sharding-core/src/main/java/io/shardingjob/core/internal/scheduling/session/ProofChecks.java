@@ -21,7 +21,7 @@ import org.jspecify.annotations.Nullable;
  * well before another instance can take them over. A follower cut off from its leader goes on answering this client's
  * pings, so Curator never reports SUSPENDED: only what the leader answers proves the session.
  *
- * <p>Only runs in the job's code are held to the deadline ({@link Reservations#anyInJob}): a run still on its way to
+ * <p>Only runs in the job's code are held to the deadline ({@link RunMemory#anyInJob}): a run still on its way to
  * its code (queued, or waiting for its start's answer, which is itself a proof) checks the proof's age right before its
  * code ({@link RunStart#proven}), so an instance idle for a while, whose proof is old, does not interrupt the runs of
  * its next fire. Every run in the job's code entered on a proof no older than a third, so once the last proof is older,
