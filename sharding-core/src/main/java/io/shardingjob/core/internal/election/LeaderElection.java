@@ -10,6 +10,7 @@ import java.util.function.Consumer;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
+import org.apache.curator.x.async.AsyncCuratorFramework;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
 import org.jspecify.annotations.Nullable;
@@ -44,8 +45,12 @@ import org.slf4j.LoggerFactory;
  *   <li>Between leadership being decided and the id node being written, readers still see the previous leader (or
  *       none): the id node is advisory, decisions use {@link #isLeader()}.
  *   <li>A leave deletes its node without waiting: while the delete is on its way the next candidate does not lead
- *       yet. A delete lost with the connection is not sent again: the node stands until its session ends, and while it
- *       is first nobody leads.
+ *       yet. A delete lost with the connection is sent again once it is back (Curator's guaranteed delete): while the
+ *       connection is down the node still stands first and nobody leads; on the same session it goes at the next
+ *       answer, on a new session it went with the old one.
+ *   <li>A leader's id node whose removal was lost with the connection names it until the next leader publishes (which
+ *       removes it at the version read) or its session ends: advisory, as above. That removal is not a guaranteed
+ *       delete: Curator sends a guaranteed delete again without its version, and could remove the next leader's node.
  * </ul>
  */
 public final class LeaderElection implements AutoCloseable {
@@ -85,7 +90,7 @@ public final class LeaderElection implements AutoCloseable {
         this.requests = new ClientRequests(client, "Election");
         this.nodes = nodes;
         this.cache = cache;
-        this.candidate = new CandidateNode(requests, nodes, instanceId);
+        this.candidate = new CandidateNode(requests, AsyncCuratorFramework.wrap(client), nodes, instanceId);
         this.leadership = new Leadership(client, requests, nodes, instanceId, executor, onLeadershipChange);
     }
 

@@ -124,6 +124,36 @@ class LeaderElectionTest extends ZooKeeperTestSupport {
     }
 
     @Test
+    void aLeaveWhoseDeleteIsLostInABlipHandsOverOnceTheConnectionIsBackOnTheSameSession() throws Exception {
+        // Ticks of 500 ms let sessions of 10 s live through the blip, as a client shared by other jobs keeps its own.
+        try (TestingServer patient = new TestingServer(new InstanceSpec(null, -1, -1, -1, true, -1, 500, -1), true);
+                TcpProxy proxy = new TcpProxy(patient.getPort())) {
+            Candidate first = candidate("a", newClient(proxy.connectString(), Duration.ofSeconds(10)));
+            awaitOneLeader(List.of(first));
+            Candidate second = candidate("b", newClient(patient.getConnectString(), Duration.ofSeconds(10)));
+            await().untilAsserted(
+                            () -> assertThat(latchChildren(second.client())).hasSize(2));
+            String firstNode = Candidates.leader(latchChildren(second.client())).orElseThrow();
+            long session = sessionOf(first);
+
+            proxy.passPingsOnly();
+            first.election().leave();
+            await().until(() -> proxy.holdsPacketNaming(firstNode));
+            // The delete is lost with the connection; the session lives on.
+            proxy.cut();
+            await().until(() -> !first.client().getZookeeperClient().isConnected());
+            proxy.passAll();
+            proxy.restore();
+            await().until(() -> first.client().getZookeeperClient().isConnected());
+            assertThat(sessionOf(first)).as("the blip kept the session").isEqualTo(session);
+
+            await().atMost(Duration.ofSeconds(10)).until(() -> second.election().isLeader());
+            assertThat(latchChildren(second.client())).hasSize(1).doesNotContain(firstNode);
+            assertThat(first.election().isLeader()).isFalse();
+        }
+    }
+
+    @Test
     void aCandidateThatLeavesAndJoinsAgainStandsLast() throws Exception {
         Candidate first = candidate("a");
         awaitOneLeader(List.of(first));
@@ -164,6 +194,10 @@ class LeaderElectionTest extends ZooKeeperTestSupport {
                 .filter(each -> each.election().isLeader())
                 .findFirst()
                 .orElseThrow();
+    }
+
+    private static long sessionOf(Candidate candidate) throws Exception {
+        return candidate.client().getZookeeperClient().getZooKeeper().getSessionId();
     }
 
     private List<String> latchChildren(CuratorFramework client) throws Exception {
