@@ -110,7 +110,7 @@ final class RunStarts {
                 mine,
                 contested,
                 Set.copyOf(view.disabledItems()),
-                slot -> due.isDue(slot, origin));
+                slot -> due.judge(slot, origin));
     }
 
     /** The items this instance owns under {@code assignment}, computed once per assignment: every run asks. */
