@@ -73,6 +73,14 @@ final class CandidateNode {
         return standing != null || attempt != null;
     }
 
+    /**
+     * Whether attempts given up before their outcome was known may have left a node that no listing has found yet: a
+     * listing is owed even once this instance left, or that node would stand, maybe first, until the session ends.
+     */
+    boolean seeksStrays() {
+        return !strays.isEmpty();
+    }
+
     /** Whether a create is on its way or its outcome is unknown: its answer, or the listing once connected, decides. */
     boolean attempting() {
         return attempt != null;

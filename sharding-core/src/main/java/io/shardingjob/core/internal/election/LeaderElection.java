@@ -41,7 +41,8 @@ import org.slf4j.LoggerFactory;
  *       the others.
  *   <li>A create whose answer was lost with the connection may or may not have made a node: a listing once the
  *       connection is back looks for it by its guid. A node of an attempt given up before its answer came (left, or
- *       its session lost) is deleted wherever a listing finds it.
+ *       its session lost) is deleted wherever a listing finds it; such listings go on after a leave, once the
+ *       connection is back and whenever a candidate comes or goes, until none of those attempts can have a node.
  *   <li>Between leadership being decided and the id node being written, readers still see the previous leader (or
  *       none): the id node is advisory, decisions use {@link #isLeader()}.
  *   <li>A leave deletes its node without waiting: while the delete is on its way the next candidate does not lead
@@ -181,13 +182,13 @@ public final class LeaderElection implements AutoCloseable {
         }
     }
 
-    /** The job's cache saw a candidate come or go. */
+    /** The job's cache saw a candidate come or go: a listing decides, or finds the nodes of attempts given up. */
     private void registryChanged(@Nullable String path) {
         if (path == null || !path.startsWith(nodes.leaderLatch() + "/")) {
             return;
         }
         synchronized (this) {
-            if (joined && !candidate.attempting()) {
+            if ((joined || candidate.seeksStrays()) && !candidate.attempting()) {
                 list();
             }
         }
@@ -201,7 +202,7 @@ public final class LeaderElection implements AutoCloseable {
                 leadership.set(false);
             }
             case CONNECTED, RECONNECTED -> {
-                if (joined) {
+                if (joined || candidate.seeksStrays()) {
                     list();
                 }
             }

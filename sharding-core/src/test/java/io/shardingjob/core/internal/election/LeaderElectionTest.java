@@ -154,6 +154,38 @@ class LeaderElectionTest extends ZooKeeperTestSupport {
     }
 
     @Test
+    void aNodeWhoseCreateAnswerWasLostWhenItsCandidateLeftIsFoundAndDeletedOnceTheConnectionIsBack() throws Exception {
+        try (TestingServer patient = new TestingServer(new InstanceSpec(null, -1, -1, -1, true, -1, 500, -1), true);
+                TcpProxy proxy = new TcpProxy(patient.getPort())) {
+            CuratorFramework direct = newClient(patient.getConnectString(), Duration.ofSeconds(10));
+            // The create reaches the server; its answer, and all that follows but pings, is held.
+            proxy.observe((toServer, packet) -> {
+                if (toServer && new String(packet, StandardCharsets.ISO_8859_1).contains("-latch-")) {
+                    proxy.passPingsOnly();
+                }
+            });
+            Candidate first = candidate("a", newClient(proxy.connectString(), Duration.ofSeconds(10)));
+            await().untilAsserted(() -> assertThat(latchChildren(direct)).hasSize(1));
+            long session = sessionOf(first);
+            Candidate second = candidate("b", direct);
+            await().untilAsserted(() -> assertThat(latchChildren(direct)).hasSize(2));
+
+            first.election().leave();
+            proxy.cut();
+            await().until(() -> !first.client().getZookeeperClient().isConnected());
+            proxy.observe((toServer, packet) -> {});
+            proxy.passAll();
+            proxy.restore();
+            await().until(() -> first.client().getZookeeperClient().isConnected());
+            assertThat(sessionOf(first)).as("the blip kept the session").isEqualTo(session);
+
+            await().atMost(Duration.ofSeconds(10)).until(() -> second.election().isLeader());
+            assertThat(latchChildren(direct)).hasSize(1);
+            assertThat(first.election().isLeader()).isFalse();
+        }
+    }
+
+    @Test
     void aCandidateThatLeavesAndJoinsAgainStandsLast() throws Exception {
         Candidate first = candidate("a");
         awaitOneLeader(List.of(first));
