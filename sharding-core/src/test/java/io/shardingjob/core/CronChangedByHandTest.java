@@ -30,8 +30,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A cron written by hand in ZooKeeper, which writes no entry in the job's schedule history: an instance that sees it
- * records the entry, from the time of the hand-made write, and the fires of the new cron are due. The clock is the
- * system's, as the ensemble's time of the write is the entry's.
+ * records the entry, from the time of the hand-made write, and the fires of the new cron are due, also one an instance
+ * judged before the entry reached it. The clock is the system's, as the ensemble's time of the write is the entry's.
  */
 class CronChangedByHandTest extends JobInstanceTestSupport {
 
@@ -102,7 +102,7 @@ class CronChangedByHandTest extends JobInstanceTestSupport {
         Instant written = writeCronByHand("held", EVERY_SECOND_CRON);
         await().atMost(WITHIN)
                 .until(() -> first.coordinator().configuration().cron().equals(EVERY_SECOND_CRON));
-        Instant fireTime = nextWholeSecondAfter(written);
+        Instant fireTime = nextFireOfTheNewCronOnlyAfter(written);
         await().atMost(WITHIN).until(() -> Instant.now().isAfter(fireTime));
         // Decided on the history without the new cron's entry: nothing of the fire runs yet.
         first.coordinator().fire(ExecutionSource.NORMAL, fireTime);
@@ -181,6 +181,12 @@ class CronChangedByHandTest extends JobInstanceTestSupport {
 
     private static Instant nextWholeSecondAfter(Instant time) {
         return Instant.ofEpochSecond(time.getEpochSecond() + 1);
+    }
+
+    /** A fire of the new cron, every second, that the old one, hourly, does not have. */
+    private static Instant nextFireOfTheNewCronOnlyAfter(Instant time) {
+        Instant next = nextWholeSecondAfter(time);
+        return next.getEpochSecond() % 3600 == 0 ? next.plusSeconds(1) : next;
     }
 
     private static void waitUntil(Instant time) throws InterruptedException {
