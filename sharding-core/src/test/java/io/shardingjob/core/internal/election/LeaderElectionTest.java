@@ -172,7 +172,9 @@ class LeaderElectionTest extends ZooKeeperTestSupport {
 
             first.election().leave();
             proxy.cut();
-            await().until(() -> !first.client().getZookeeperClient().isConnected());
+            // Two reconnections refused: what the client sent since the cut (a listing, say) failed with them.
+            long refused = proxy.refusedConnections();
+            await().until(() -> proxy.refusedConnections() >= refused + 2);
             proxy.observe((toServer, packet) -> {});
             proxy.passAll();
             proxy.restore();
