@@ -30,7 +30,8 @@ import org.slf4j.LoggerFactory;
  * connection loss until it is answered: a delete lost in a blip that the session outlives would otherwise leave the node
  * first in line, and nobody would lead until the session ended (a client shared by other jobs may never end it). The
  * delete is of the node's name, at any version: each name is made once, by one attempt of this session, so a delete sent
- * again late can only find that node or nothing, never another candidate's.
+ * again late can only find that node or nothing, never another candidate's. It goes as a request of its own, not in the
+ * multis the client's jobs share: Curator sends again only its own operations.
  */
 final class CandidateNode {
 
