@@ -5,22 +5,33 @@ import static org.awaitility.Awaitility.await;
 
 import io.shardingjob.core.config.FireSchedule;
 import io.shardingjob.core.config.JobConfiguration;
+import io.shardingjob.core.execution.ClaimState;
 import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.execution.ItemResult;
 import io.shardingjob.core.internal.config.ScheduleHistory;
 import io.shardingjob.core.internal.config.ScheduleHistoryWrites;
+import io.shardingjob.core.internal.ledger.Claim;
+import io.shardingjob.core.internal.ledger.LedgerParts;
 import io.shardingjob.core.internal.registry.JobConfigurationCodec;
 import io.shardingjob.core.internal.registry.JobNodes;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.data.ACL;
+import org.apache.zookeeper.data.Id;
 import org.apache.zookeeper.data.Stat;
+import org.apache.zookeeper.server.auth.DigestAuthenticationProvider;
 import org.junit.jupiter.api.Test;
 
 /**
  * A cron written by hand in ZooKeeper, which writes no entry in the job's schedule history: an instance that sees it
- * records the entry, from the time of the hand-made write, and the fires of the new cron are due. The clock is the
- * system's, as the ensemble's time of the write is the entry's.
+ * records the entry, from the time of the hand-made write, and the fires of the new cron are due, also one an instance
+ * judged before the entry reached it. The clock is the system's, as the ensemble's time of the write is the entry's.
  */
 class CronChangedByHandTest extends JobInstanceTestSupport {
 
@@ -29,6 +40,8 @@ class CronChangedByHandTest extends JobInstanceTestSupport {
     private static final String HOURLY = "*/3600 * * * * *";
 
     private static final String EVERY_SECOND_CRON = "* * * * * *";
+
+    private static final String OPERATOR = "operator:secret";
 
     /** The crons {@code * * * * * *} and {@code *}{@code /k * * * * *} as the starter reads them. */
     private static final FireSchedule CRON = (configuration, after) -> {
@@ -78,6 +91,41 @@ class CronChangedByHandTest extends JobInstanceTestSupport {
                                 .hasSize(2));
     }
 
+    @Test
+    void aFireOfACronWrittenByHandJudgedBeforeItsHistoryEntryLandsRunsOnceTheEntryLands() throws Exception {
+        Instance first = startWithCron("first", "held");
+        // The history's writes are held back: every instance may read it, only the operator write it.
+        CuratorFramework operator = operatorClient();
+        String history = new JobNodes("held").history();
+        operator.setACL().withACL(historyReadOnlyButForTheOperator()).forPath(history);
+
+        Instant written = writeCronByHand("held", EVERY_SECOND_CRON);
+        await().atMost(WITHIN)
+                .until(() -> first.coordinator().configuration().cron().equals(EVERY_SECOND_CRON));
+        Instant fireTime = nextFireOfTheNewCronOnlyAfter(written);
+        await().atMost(WITHIN).until(() -> Instant.now().isAfter(fireTime));
+        // Decided on the history without the new cron's entry: nothing of the fire runs yet.
+        first.coordinator().fire(ExecutionSource.NORMAL, fireTime);
+        assertThat(results(result -> result.fireTime().equals(fireTime))).isEmpty();
+        assertThat(latestEntry(first.client(), "held").cron()).isEqualTo(HOURLY);
+
+        // Another instance's catch-up writes the entry, dated from the write by hand.
+        operator.setACL().withACL(ZooDefs.Ids.OPEN_ACL_UNSAFE).forPath(history);
+        Instance second = startWithCron("second", "held");
+        assertThat(latestEntry(second.client(), "held").from()).isEqualTo(written);
+
+        LedgerParts ledger = LedgerParts.of(first.client(), new JobNodes("held"));
+        await().atMost(WITHIN)
+                .untilAsserted(() -> assertThat(ledger.reads()
+                                .read(List.of(fireTime))
+                                .get(0)
+                                .claims()
+                                .values())
+                        .extracting(Claim::state)
+                        .containsExactly(ClaimState.DONE, ClaimState.DONE));
+        assertThat(results(result -> result.fireTime().equals(fireTime))).hasSize(2);
+    }
+
     /** An instance of the job, declared with an hourly cron, once it holds its items. */
     private Instance startWithCron(String id, String jobName) throws InterruptedException {
         JobConfiguration job = JobConfiguration.builder(jobName)
@@ -89,6 +137,26 @@ class CronChangedByHandTest extends JobInstanceTestSupport {
                 .until(() ->
                         instance.coordinator().assignment().itemsByInstance().containsKey(id));
         return instance;
+    }
+
+    /** A client of an operator who authenticates, so that it can write what others may only read. */
+    private CuratorFramework operatorClient() throws Exception {
+        CuratorFramework operator = CuratorFrameworkFactory.builder()
+                .connectString(server.getConnectString())
+                .namespace(NAMESPACE)
+                .authorization("digest", OPERATOR.getBytes(StandardCharsets.UTF_8))
+                .retryPolicy(new ExponentialBackoffRetry(100, 10, 500))
+                .build();
+        operator.start();
+        closeAfterTest(operator);
+        operator.blockUntilConnected();
+        return operator;
+    }
+
+    private static List<ACL> historyReadOnlyButForTheOperator() throws Exception {
+        return List.of(
+                new ACL(ZooDefs.Perms.READ, ZooDefs.Ids.ANYONE_ID_UNSAFE),
+                new ACL(ZooDefs.Perms.ALL, new Id("digest", DigestAuthenticationProvider.generateDigest(OPERATOR))));
     }
 
     /** Writes the stored configuration with another cron, as an operator with a ZooKeeper client does. */
@@ -113,6 +181,12 @@ class CronChangedByHandTest extends JobInstanceTestSupport {
 
     private static Instant nextWholeSecondAfter(Instant time) {
         return Instant.ofEpochSecond(time.getEpochSecond() + 1);
+    }
+
+    /** A fire of the new cron, every second, that the old one, hourly, does not have. */
+    private static Instant nextFireOfTheNewCronOnlyAfter(Instant time) {
+        Instant next = nextWholeSecondAfter(time);
+        return next.getEpochSecond() % 3600 == 0 ? next.plusSeconds(1) : next;
     }
 
     private static void waitUntil(Instant time) throws InterruptedException {

@@ -37,6 +37,9 @@ public final class TcpProxy implements AutoCloseable {
 
     private volatile boolean cut;
 
+    /** Connections refused while cut: each is a reconnection attempt that failed, and failed what waited for it. */
+    private final AtomicLong refused = new AtomicLong();
+
     private final Object thawed = new Object();
 
     private boolean frozen;
@@ -147,6 +150,11 @@ public final class TcpProxy implements AutoCloseable {
         this.observer = observer;
     }
 
+    /** How many connections it refused while cut, since it was made. */
+    public long refusedConnections() {
+        return refused.get();
+    }
+
     /** Bytes that arrived since the last {@link #freeze()} and wait for the thaw. */
     public long heldBytes() {
         return heldBytes.get();
@@ -163,6 +171,7 @@ public final class TcpProxy implements AutoCloseable {
             try {
                 Socket inbound = server.accept();
                 if (cut) {
+                    refused.incrementAndGet();
                     closeQuietly(inbound);
                     continue;
                 }

@@ -104,6 +104,15 @@ public record ScheduleHistory(List<Entry> entries) {
         return entries.isEmpty();
     }
 
+    /**
+     * Whether its latest entry says what {@code seen} says of which fires are due (its time and whether it defines the
+     * job aside): the history records the job's state as seen, and lacks no entry.
+     */
+    public boolean records(Entry seen) {
+        Entry latest = latest();
+        return latest != null && latest.sameState(seen);
+    }
+
     /** The latest entry, if any. */
     public @Nullable Entry latest() {
         return entries.isEmpty() ? null : entries.get(entries.size() - 1);

@@ -50,9 +50,9 @@ import org.slf4j.LoggerFactory;
  *   <li>no history at all: the state now is taken to have held all along, as far back as anything is asked.
  * </ul>
  *
- * <p>What remains: an instance that decides whether to start an item of a fire of the new cron between seeing the
- * configuration and seeing the entry (a write and a read, a few milliseconds after the change) still decides on the
- * history without it.
+ * <p>Until the entry lands, an instance whose cache shows the change but not the entry judges by a history that does not
+ * record what it sees: {@code DueRule} then says of a fire it would call not due that it is not known yet, and the run
+ * is decided again once the entry is in the history, so that a fire of the new cron is not recorded as not due.
  */
 public final class ScheduleHistoryCatchUp {
 
@@ -110,6 +110,9 @@ public final class ScheduleHistoryCatchUp {
      */
     static @Nullable ScheduleHistory caughtUp(Seen seen, Instant now, Instant horizon) {
         ScheduleHistory history = seen.history().history();
+        if (history.records(Entry.of(now, false, seen.config(), seen.disabledItems()))) {
+            return null;
+        }
         Entry latest = history.latest();
         if (latest == null) {
             Entry always = Entry.of(Instant.EPOCH, false, seen.config(), seen.disabledItems());
@@ -117,8 +120,7 @@ public final class ScheduleHistoryCatchUp {
         }
         Entry configured = Entry.of(latest.from(), false, seen.config(), latest.disabledItems());
         Instant from = latest.sameState(configured) ? now : seen.configChanged();
-        ScheduleHistory next = history.with(Entry.of(from, false, seen.config(), seen.disabledItems()), horizon);
-        return next.equals(history) ? null : next;
+        return history.with(Entry.of(from, false, seen.config(), seen.disabledItems()), horizon);
     }
 
     /**

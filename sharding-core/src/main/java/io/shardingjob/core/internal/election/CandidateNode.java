@@ -4,12 +4,15 @@ import io.shardingjob.core.internal.registry.JobNodes;
 import io.shardingjob.core.internal.requests.ClientRequests;
 import io.shardingjob.core.internal.requests.MultiAnswer;
 import java.nio.charset.StandardCharsets;
+import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import org.apache.curator.x.async.AsyncCuratorFramework;
+import org.apache.curator.x.async.api.DeleteOption;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
@@ -22,6 +25,13 @@ import org.slf4j.LoggerFactory;
  * guid so that an attempt whose answer was lost with the connection can find its node; the node that attempt made,
  * valid for the session that made it; and the attempts given up before their outcome was known, whose nodes are
  * deleted wherever a listing finds them. Not thread-safe: {@link LeaderElection} calls it under its lock.
+ *
+ * <p>A node it no longer stands with is deleted with Curator's guaranteed delete, which sends the delete again after a
+ * connection loss until it is answered: a delete lost in a blip that the session outlives would otherwise leave the node
+ * first in line, and nobody would lead until the session ended (a client shared by other jobs may never end it). The
+ * delete is of the node's name, at any version: each name is made once, by one attempt of this session, so a delete sent
+ * again late can only find that node or nothing, never another candidate's. It goes as a request of its own, not in the
+ * multis the client's jobs share: Curator sends again only its own operations.
  */
 final class CandidateNode {
 
@@ -29,6 +39,8 @@ final class CandidateNode {
     private static final Logger log = LoggerFactory.getLogger(LeaderElection.class);
 
     private final ClientRequests requests;
+
+    private final AsyncCuratorFramework async;
 
     private final JobNodes nodes;
 
@@ -50,8 +62,9 @@ final class CandidateNode {
     /** Attempts given up before their outcome was known: a node of theirs is deleted wherever a listing finds it. */
     private final Set<String> strays = new HashSet<>();
 
-    CandidateNode(ClientRequests requests, JobNodes nodes, String instanceId) {
+    CandidateNode(ClientRequests requests, AsyncCuratorFramework async, JobNodes nodes, String instanceId) {
         this.requests = requests;
+        this.async = async;
         this.nodes = nodes;
         this.instanceId = instanceId;
     }
@@ -59,6 +72,14 @@ final class CandidateNode {
     /** Whether it has a node, or a create is on its way. */
     boolean stands() {
         return standing != null || attempt != null;
+    }
+
+    /**
+     * Whether attempts given up before their outcome was known may have left a node that no listing has found yet: a
+     * listing is owed even once this instance left, or that node would stand, maybe first, until the session ends.
+     */
+    boolean seeksStrays() {
+        return !strays.isEmpty();
     }
 
     /** Whether a create is on its way or its outcome is unknown: its answer, or the listing once connected, decides. */
@@ -107,7 +128,8 @@ final class CandidateNode {
     }
 
     /**
-     * Stops standing: its node is deleted (not waited for) and an attempt on its way given up.
+     * Stops standing: its node is deleted (not waited for, sent again until answered) and an attempt on its way given
+     * up.
      *
      * @return whether an attempt was given up, so that a listing is to find a node it made
      */
@@ -174,8 +196,9 @@ final class CandidateNode {
         }
     }
 
+    /** Deletes a node of this session's, without waiting: sent again after a connection loss until answered. */
     private void deleteAsync(String name) {
-        requests.multiAsync("Leave", List.of(Op.delete(requests.full(latch(name)), -1)));
+        async.delete().withOptions(EnumSet.of(DeleteOption.guaranteed)).forPath(latch(name));
     }
 
     private String latch(String name) {

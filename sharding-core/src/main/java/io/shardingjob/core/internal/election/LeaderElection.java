@@ -10,6 +10,7 @@ import java.util.function.Consumer;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
+import org.apache.curator.x.async.AsyncCuratorFramework;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
 import org.jspecify.annotations.Nullable;
@@ -40,12 +41,17 @@ import org.slf4j.LoggerFactory;
  *       the others.
  *   <li>A create whose answer was lost with the connection may or may not have made a node: a listing once the
  *       connection is back looks for it by its guid. A node of an attempt given up before its answer came (left, or
- *       its session lost) is deleted wherever a listing finds it.
+ *       its session lost) is deleted wherever a listing finds it; such listings go on after a leave, once the
+ *       connection is back and whenever a candidate comes or goes, until none of those attempts can have a node.
  *   <li>Between leadership being decided and the id node being written, readers still see the previous leader (or
  *       none): the id node is advisory, decisions use {@link #isLeader()}.
  *   <li>A leave deletes its node without waiting: while the delete is on its way the next candidate does not lead
- *       yet. A delete lost with the connection is not sent again: the node stands until its session ends, and while it
- *       is first nobody leads.
+ *       yet. A delete lost with the connection is sent again once it is back (Curator's guaranteed delete): while the
+ *       connection is down the node still stands first and nobody leads; on the same session it goes at the next
+ *       answer, on a new session it went with the old one.
+ *   <li>A leader's id node whose removal was lost with the connection names it until the next leader publishes (which
+ *       removes it at the version read) or its session ends: advisory, as above. That removal is not a guaranteed
+ *       delete: Curator sends a guaranteed delete again without its version, and could remove the next leader's node.
  * </ul>
  */
 public final class LeaderElection implements AutoCloseable {
@@ -85,7 +91,7 @@ public final class LeaderElection implements AutoCloseable {
         this.requests = new ClientRequests(client, "Election");
         this.nodes = nodes;
         this.cache = cache;
-        this.candidate = new CandidateNode(requests, nodes, instanceId);
+        this.candidate = new CandidateNode(requests, AsyncCuratorFramework.wrap(client), nodes, instanceId);
         this.leadership = new Leadership(client, requests, nodes, instanceId, executor, onLeadershipChange);
     }
 
@@ -176,13 +182,13 @@ public final class LeaderElection implements AutoCloseable {
         }
     }
 
-    /** The job's cache saw a candidate come or go. */
+    /** The job's cache saw a candidate come or go: a listing decides, or finds the nodes of attempts given up. */
     private void registryChanged(@Nullable String path) {
         if (path == null || !path.startsWith(nodes.leaderLatch() + "/")) {
             return;
         }
         synchronized (this) {
-            if (joined && !candidate.attempting()) {
+            if ((joined || candidate.seeksStrays()) && !candidate.attempting()) {
                 list();
             }
         }
@@ -196,7 +202,7 @@ public final class LeaderElection implements AutoCloseable {
                 leadership.set(false);
             }
             case CONNECTED, RECONNECTED -> {
-                if (joined) {
+                if (joined || candidate.seeksStrays()) {
                     list();
                 }
             }

@@ -150,7 +150,11 @@ final class Leadership {
                 });
     }
 
-    /** Deletes the leader's id node if it is still this instance's, without waiting for ZooKeeper on a thread. */
+    /**
+     * Deletes the leader's id node if it is still this instance's, without waiting for ZooKeeper on a thread. Not a
+     * guaranteed delete: Curator sends one again without its version once its retries are spent, which could remove the
+     * next leader's node; a removal lost with the connection leaves the node to the next leader's publication.
+     */
     private CompletableFuture<Void> remove() {
         Stat stat = new Stat();
         String path = nodes.leaderInstance();

@@ -51,8 +51,9 @@ public final class ClaimsAheadRule {
         RELEASE,
         /**
          * Leaves it to this instance's audit, as any claim of its own it is not running: the item is busy here or run by
-         * another session (the audit runs it once that run ended), this instance is cut off from ZooKeeper, or the claim
-         * names an earlier session (the audit releases it).
+         * another session (the audit runs it once that run ended), this instance is cut off from ZooKeeper, the claim
+         * names an earlier session (the audit releases it), or whether its item-fire is due is not known yet (the audit
+         * decides again).
          */
         AUDIT
     }
@@ -65,7 +66,7 @@ public final class ClaimsAheadRule {
      * @param owned the items this instance owns now, none when it is disabled
      * @param disabledItems the items disabled now
      * @param startable whether the item is neither busy here nor run by another live session
-     * @param due whether the claim's item-fire is due by the schedule history ({@link DueRule#isDue(LedgerRules.Slot, FireOrigin)})
+     * @param due whether the claim's item-fire is due by the schedule history ({@link DueRule#judge})
      */
     public static AheadFate atFire(
             Claim ahead,
@@ -75,11 +76,11 @@ public final class ClaimsAheadRule {
             Set<Integer> owned,
             Set<Integer> disabledItems,
             boolean startable,
-            boolean due) {
-        if (!connected || ahead.sessionId() != sessionId) {
+            DueRule.Due due) {
+        if (!connected || ahead.sessionId() != sessionId || due == DueRule.Due.NOT_KNOWN_YET) {
             return AheadFate.AUDIT;
         }
-        if (!due) {
+        if (due == DueRule.Due.NO) {
             return AheadFate.SKIP;
         }
         if (jobDisabled || disabledItems.contains(ahead.item()) || !owned.contains(ahead.item())) {

@@ -52,8 +52,9 @@ public final class DueFires {
 
     /**
      * @param history the job's schedule history, as cached: which fires were due
-     * @param disabledItems the items disabled now, for a job whose history was never written (stored before there were
-     *     histories): its state now is taken to have held all along
+     * @param disabledItems the items disabled now: with the configuration, the state the history must record for a "not
+     *     due" to be final; for a job whose history was never written (stored before there were histories), the state
+     *     now is taken to have held all along
      */
     public DueFires(
             ClaimWrites claims,
@@ -70,22 +71,27 @@ public final class DueFires {
         this.disabledItems = disabledItems;
     }
 
-    /** Which fires and items were due, from the job's schedule history as it stands now. */
+    /**
+     * Which fires and items were due, from the job's schedule history as it stands now, judged against the job's state
+     * as this instance sees it: a "not due" is final only when the history records it ({@link DueRule#judge}).
+     */
     public DueRule rule() {
         JobConfiguration job = configuration.get();
+        Entry seen = Entry.of(Instant.EPOCH, false, job, disabledItems.get());
         ScheduleHistory held = history.get();
         if (held.isEmpty()) {
-            held = new ScheduleHistory(List.of(Entry.of(Instant.EPOCH, false, job, disabledItems.get())));
+            held = new ScheduleHistory(List.of(seen));
         }
         if (schedule == FireSchedule.NONE) {
             // Told no schedule: the fires it is told of are all it knows, whatever their time.
-            return new DueRule(held, null);
+            return new DueRule(held, null, seen);
         }
         Map<Entry, JobConfiguration> schedules = new HashMap<>();
         return new DueRule(
                 held,
                 (entry, after) ->
-                        schedule.nextFireAfter(schedules.computeIfAbsent(entry, any -> scheduleOf(entry, job)), after));
+                        schedule.nextFireAfter(schedules.computeIfAbsent(entry, any -> scheduleOf(entry, job)), after),
+                seen);
     }
 
     /** The job's configuration with the entry's cron, or as it is when that cron does not validate any more. */

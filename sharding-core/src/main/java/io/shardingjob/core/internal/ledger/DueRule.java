@@ -25,6 +25,11 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>A time before the oldest entry is decided by that entry (what held then is not known, what held after is the best
  * guess), unless that entry is the job's definition: nothing before it was due.
+ *
+ * <p>"Not due" is final only when the history records the job's state as the instance that asks sees it ({@link
+ * #judge}). A change written without its entry (by hand in ZooKeeper) reaches an instance's cache before the entry its
+ * catch-up writes, and a history without it would call the new cron's fires not due: until the history records what
+ * the instance sees, such an item-fire is not known yet, and is decided again later.
  */
 public final class DueRule {
 
@@ -37,7 +42,23 @@ public final class DueRule {
         Instant nextFireAfter(Entry entry, Instant after);
     }
 
+    /** Whether an item of a fire was due, as far as the history an instance reads tells: see {@link #judge}. */
+    public enum Due {
+        /** Due: it runs. */
+        YES,
+        /** Not due, for good: the history records the job's state as the instance sees it. */
+        NO,
+        /**
+         * Not due by a history that does not record the job's state as the instance sees it yet (a change whose entry
+         * was not written or has not reached it): the run is left to be decided again once it does.
+         */
+        NOT_KNOWN_YET
+    }
+
     private final List<Entry> entries;
+
+    /** Whether the history's latest entry says what the instance sees: its "not due" is final. */
+    private final boolean recordsWhatIsSeen;
 
     /** Null when no schedule is known ({@code FireSchedule.NONE}): no fire is scheduled, and none is judged by cron. */
     private final @Nullable Cron cron;
@@ -48,11 +69,24 @@ public final class DueRule {
      *     known, and an item of any of them is due whatever its time
      */
     public DueRule(ScheduleHistory history, @Nullable Cron cron) {
+        this(history, cron, true);
+    }
+
+    /**
+     * @param seen the job's state as the instance that asks sees it (its configuration and disabled items; the entry's
+     *     time is not asked): a "not due" is final only when the history's latest entry says the same
+     */
+    public DueRule(ScheduleHistory history, @Nullable Cron cron, Entry seen) {
+        this(history, cron, history.records(seen));
+    }
+
+    private DueRule(ScheduleHistory history, @Nullable Cron cron, boolean recordsWhatIsSeen) {
         if (history.isEmpty()) {
             throw new IllegalArgumentException("a due rule needs a history");
         }
         this.entries = history.entries();
         this.cron = cron;
+        this.recordsWhatIsSeen = recordsWhatIsSeen;
     }
 
     /** The time before which nothing was due: the job's (re)definition, or the beginning of time. */
@@ -116,6 +150,23 @@ public final class DueRule {
     /** {@link #isDue(Instant, int, FireOrigin)} of a slot. */
     public boolean isDue(LedgerRules.Slot slot, FireOrigin origin) {
         return isDue(slot.fireTime(), slot.item(), origin);
+    }
+
+    /**
+     * What a run of an item-fire is to make of {@link #isDue(Instant, int, FireOrigin)}: due, not due for good, or not
+     * known yet when the history does not record the job's state as the asking instance sees it (see the class
+     * comment). Every decision that records an item-fire as not run because it was not due asks this.
+     */
+    public Due judge(Instant fireTime, int item, FireOrigin origin) {
+        if (isDue(fireTime, item, origin)) {
+            return Due.YES;
+        }
+        return recordsWhatIsSeen ? Due.NO : Due.NOT_KNOWN_YET;
+    }
+
+    /** {@link #judge(Instant, int, FireOrigin)} of a slot. */
+    public Due judge(LedgerRules.Slot slot, FireOrigin origin) {
+        return judge(slot.fireTime(), slot.item(), origin);
     }
 
     /** Whether the schedule in force at this time fires then, while the job was enabled: see the class comment. */

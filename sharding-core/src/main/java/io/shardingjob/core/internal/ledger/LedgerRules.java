@@ -104,18 +104,18 @@ public final class LedgerRules {
             Set<Instant> manual) {
         java.util.function.Function<Instant, FireOrigin> originOf =
                 fireTime -> manual.contains(fireTime) ? FireOrigin.manual(null) : FireOrigin.SCHEDULED;
-        return makeUps(claimed, items, policy, lateBefore, horizon, originOf, slot -> true);
+        return makeUps(claimed, items, policy, lateBefore, horizon, originOf, slot -> DueRule.Due.YES);
     }
 
     /**
-     * {@link #makeUps(SortedMap, Collection, MisfirePolicy, Instant, Instant, Set)}, for only the slots that were due
-     * ({@link DueRule#isDue(Slot, FireOrigin)}). A slot that was not due is never made up, coalesced or skipped as missed: it is
-     * {@linkplain MakeUpPlan#notDue recorded} so that its fire settles, and it neither joins nor ends a run of missed
-     * fires, so that under {@link MisfirePolicy#ONCE} the missed due fires on either side of a disabled window are one
-     * run. A claim of a slot that was not due (a fire's skip of a disabled item) does not end a run either.
+     * {@link #makeUps(SortedMap, Collection, MisfirePolicy, Instant, Instant, Set)}, for the slots due ({@link
+     * DueRule#judge}; one not known yet is left to a later audit). A slot not due is never made up, coalesced or skipped
+     * as missed: it is {@linkplain MakeUpPlan#notDue recorded} so that its fire settles, and it neither joins nor ends a
+     * run of missed fires, so that under {@link MisfirePolicy#ONCE} the missed due fires on either side of a disabled
+     * window are one run. A claim of a slot not due (a fire's skip of a disabled item) does not end a run either.
      *
      * @param originOf how each fire was asked for
-     * @param due whether a slot was due
+     * @param due whether a slot was due, or is not known yet
      */
     public static MakeUpPlan makeUps(
             SortedMap<Instant, Set<Integer>> claimed,
@@ -124,7 +124,7 @@ public final class LedgerRules {
             Instant lateBefore,
             Instant horizon,
             java.util.function.Function<Instant, FireOrigin> originOf,
-            java.util.function.Predicate<Slot> due) {
+            java.util.function.Function<Slot, DueRule.Due> due) {
         List<Slot> run = new ArrayList<>();
         Map<Slot, Slot> coalesced = new LinkedHashMap<>();
         List<Slot> skipped = new ArrayList<>();
@@ -137,14 +137,14 @@ public final class LedgerRules {
                     break;
                 }
                 Slot slot = new Slot(item, fireTime);
-                boolean wasDue = due.test(slot);
-                if (fire.getValue().contains(item)) {
-                    if (wasDue) {
+                DueRule.Due judged = due.apply(slot);
+                if (fire.getValue().contains(item) || judged == DueRule.Due.NOT_KNOWN_YET) {
+                    if (judged == DueRule.Due.YES) {
                         closeGroup(group, policy, run, coalesced, skipped);
                     }
                     continue;
                 }
-                if (!wasDue) {
+                if (judged == DueRule.Due.NO) {
                     notDue.add(slot);
                 } else if (fireTime.isBefore(horizon)
                         && originOf.apply(fireTime).agesOut()) {

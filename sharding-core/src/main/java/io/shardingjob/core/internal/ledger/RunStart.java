@@ -3,7 +3,7 @@ package io.shardingjob.core.internal.ledger;
 import io.shardingjob.core.execution.ClaimState;
 import java.time.Duration;
 import java.util.Set;
-import java.util.function.Predicate;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -16,9 +16,10 @@ import org.jspecify.annotations.Nullable;
  * the leader's side vouched for a moment ago. A start written before the run left its queue counts only while such a
  * write proved the session lately ({@link #decideWritten}). A run the rule refuses never starts: its claim is given up for the item's
  * owner ({@code HANDED_ON}, the fire's own run whoever runs it), or recorded {@code SKIPPED} when its item-fire was not
- * due ({@link DueRule}: an operator took it out of the schedule before its fire). An operator's change after the fire
- * does not undo it: a run of a due fire that waited while its job or item was disabled is handed on, and its owner runs
- * it once enabled again, as any fire its item missed while enabled.
+ * due ({@link DueRule}: an operator took it out of the schedule before its fire); handed on, too, when whether it was
+ * due is not known yet (the history lags a change the instance sees), so that it is decided again once it is. An
+ * operator's change after the fire does not undo it: a run of a due fire that waited while its job or item was disabled
+ * is handed on, and its owner runs it once enabled again, as any fire its item missed while enabled.
  */
 public final class RunStart {
 
@@ -49,8 +50,8 @@ public final class RunStart {
      * @param contested owned items another session may still run as far as this instance's audits know: one an audit
      *     saw running there, or one no audit cleared since it came here (only the item asked about need be listed)
      * @param disabledItems the items disabled now
-     * @param due whether an item-fire was due, by the job's schedule history ({@link DueRule#isDue(LedgerRules.Slot,
-     *     FireOrigin)}), the fire's origin given
+     * @param due whether an item-fire was due, by the job's schedule history ({@link DueRule#judge}), the fire's origin
+     *     given: not known yet while the history does not record the job's state as this instance sees it
      */
     public record Here(
             long sessionId,
@@ -59,7 +60,7 @@ public final class RunStart {
             Set<Integer> runnable,
             Set<Integer> contested,
             Set<Integer> disabledItems,
-            Predicate<LedgerRules.Slot> due) {}
+            Function<LedgerRules.Slot, DueRule.Due> due) {}
 
     /**
      * The verdict for a queued run of {@code claim}.
@@ -70,9 +71,18 @@ public final class RunStart {
         if (abandoned || !here.available() || claim.sessionId() != here.sessionId()) {
             return Verdict.GIVE_UP;
         }
-        if (!here.due().test(new LedgerRules.Slot(claim.item(), claim.fireTime()))) {
-            // Disabled at its fire, or beyond a count lowered since: no owner is to run it, now or later.
-            return Verdict.SKIP;
+        switch (here.due().apply(new LedgerRules.Slot(claim.item(), claim.fireTime()))) {
+            case NO -> {
+                // Disabled at its fire, or beyond a count lowered since: no owner is to run it, now or later.
+                return Verdict.SKIP;
+            }
+            case NOT_KNOWN_YET -> {
+                // Not due by a history that lags the configuration seen: its owner decides again once it caught up.
+                return Verdict.GIVE_UP;
+            }
+            case YES -> {
+                // Due: what holds now decides.
+            }
         }
         if (here.jobDisabled() || here.disabledItems().contains(claim.item())) {
             // Due, and disabled since it was queued: not now, but by its owner once enabled, as a fire missed then.

@@ -124,6 +124,70 @@ class LeaderElectionTest extends ZooKeeperTestSupport {
     }
 
     @Test
+    void aLeaveWhoseDeleteIsLostInABlipHandsOverOnceTheConnectionIsBackOnTheSameSession() throws Exception {
+        // Ticks of 500 ms let sessions of 10 s live through the blip, as a client shared by other jobs keeps its own.
+        try (TestingServer patient = new TestingServer(new InstanceSpec(null, -1, -1, -1, true, -1, 500, -1), true);
+                TcpProxy proxy = new TcpProxy(patient.getPort())) {
+            Candidate first = candidate("a", newClient(proxy.connectString(), Duration.ofSeconds(10)));
+            awaitOneLeader(List.of(first));
+            Candidate second = candidate("b", newClient(patient.getConnectString(), Duration.ofSeconds(10)));
+            await().untilAsserted(
+                            () -> assertThat(latchChildren(second.client())).hasSize(2));
+            String firstNode = Candidates.leader(latchChildren(second.client())).orElseThrow();
+            long session = sessionOf(first);
+
+            proxy.passPingsOnly();
+            first.election().leave();
+            await().until(() -> proxy.holdsPacketNaming(firstNode));
+            // The delete is lost with the connection; the session lives on.
+            proxy.cut();
+            await().until(() -> !first.client().getZookeeperClient().isConnected());
+            proxy.passAll();
+            proxy.restore();
+            await().until(() -> first.client().getZookeeperClient().isConnected());
+            assertThat(sessionOf(first)).as("the blip kept the session").isEqualTo(session);
+
+            await().atMost(Duration.ofSeconds(10)).until(() -> second.election().isLeader());
+            assertThat(latchChildren(second.client())).hasSize(1).doesNotContain(firstNode);
+            assertThat(first.election().isLeader()).isFalse();
+        }
+    }
+
+    @Test
+    void aNodeWhoseCreateAnswerWasLostWhenItsCandidateLeftIsFoundAndDeletedOnceTheConnectionIsBack() throws Exception {
+        try (TestingServer patient = new TestingServer(new InstanceSpec(null, -1, -1, -1, true, -1, 500, -1), true);
+                TcpProxy proxy = new TcpProxy(patient.getPort())) {
+            CuratorFramework direct = newClient(patient.getConnectString(), Duration.ofSeconds(10));
+            // The create reaches the server; its answer, and all that follows but pings, is held.
+            proxy.observe((toServer, packet) -> {
+                if (toServer && new String(packet, StandardCharsets.ISO_8859_1).contains("-latch-")) {
+                    proxy.passPingsOnly();
+                }
+            });
+            Candidate first = candidate("a", newClient(proxy.connectString(), Duration.ofSeconds(10)));
+            await().untilAsserted(() -> assertThat(latchChildren(direct)).hasSize(1));
+            long session = sessionOf(first);
+            Candidate second = candidate("b", direct);
+            await().untilAsserted(() -> assertThat(latchChildren(direct)).hasSize(2));
+
+            first.election().leave();
+            proxy.cut();
+            // Two reconnections refused: what the client sent since the cut (a listing, say) failed with them.
+            long refused = proxy.refusedConnections();
+            await().until(() -> proxy.refusedConnections() >= refused + 2);
+            proxy.observe((toServer, packet) -> {});
+            proxy.passAll();
+            proxy.restore();
+            await().until(() -> first.client().getZookeeperClient().isConnected());
+            assertThat(sessionOf(first)).as("the blip kept the session").isEqualTo(session);
+
+            await().atMost(Duration.ofSeconds(10)).until(() -> second.election().isLeader());
+            assertThat(latchChildren(direct)).hasSize(1);
+            assertThat(first.election().isLeader()).isFalse();
+        }
+    }
+
+    @Test
     void aCandidateThatLeavesAndJoinsAgainStandsLast() throws Exception {
         Candidate first = candidate("a");
         awaitOneLeader(List.of(first));
@@ -164,6 +228,10 @@ class LeaderElectionTest extends ZooKeeperTestSupport {
                 .filter(each -> each.election().isLeader())
                 .findFirst()
                 .orElseThrow();
+    }
+
+    private static long sessionOf(Candidate candidate) throws Exception {
+        return candidate.client().getZookeeperClient().getZooKeeper().getSessionId();
     }
 
     private List<String> latchChildren(CuratorFramework client) throws Exception {

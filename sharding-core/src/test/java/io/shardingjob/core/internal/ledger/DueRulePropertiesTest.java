@@ -23,6 +23,7 @@ import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
+import net.jqwik.api.constraints.IntRange;
 
 /**
  * The due rule over random schedule histories: crons of "every k seconds", the job disabled and enabled, items disabled
@@ -173,7 +174,7 @@ class DueRulePropertiesTest {
                 Instant.MAX,
                 Instant.MIN,
                 fire -> FireOrigin.SCHEDULED,
-                slot -> rule.isDue(slot, FireOrigin.SCHEDULED));
+                slot -> rule.judge(slot, FireOrigin.SCHEDULED));
 
         for (int item : mine) {
             // The runs of missed due fires: split by the claimed due fires only.
@@ -213,6 +214,27 @@ class DueRulePropertiesTest {
         assertThat(plan.skipped()).isEmpty();
         assertThat(plan.run()).allMatch(slot -> rule.isDue(slot, FireOrigin.SCHEDULED));
         assertThat(plan.coalesced().keySet()).allMatch(slot -> rule.isDue(slot, FireOrigin.SCHEDULED));
+    }
+
+    @Property(tries = 1000)
+    void notDueIsFinalOnlyWhenTheHistoryRecordsTheStateSeenAndDueIsDueEitherWay(
+            @ForAll("histories") ScheduleHistory history,
+            @ForAll("histories") ScheduleHistory another,
+            @ForAll boolean seesWhatIsRecorded,
+            @ForAll @IntRange(min = 0, max = SPAN) int second,
+            @ForAll @IntRange(min = 0, max = 8) int item) {
+        Entry seen = seesWhatIsRecorded ? history.latest() : another.latest();
+        Slot slot = new Slot(item, T0.plusSeconds(second));
+
+        DueRule.Due judged = new DueRule(history, EVERY_K_SECONDS, seen).judge(slot, FireOrigin.SCHEDULED);
+
+        boolean due = new DueRule(history, EVERY_K_SECONDS).isDue(slot, FireOrigin.SCHEDULED);
+        assertThat(judged == DueRule.Due.YES).isEqualTo(due);
+        if (history.records(seen)) {
+            assertThat(judged).isNotEqualTo(DueRule.Due.NOT_KNOWN_YET);
+        } else {
+            assertThat(judged).isNotEqualTo(DueRule.Due.NO);
+        }
     }
 
     @Property(tries = 500)

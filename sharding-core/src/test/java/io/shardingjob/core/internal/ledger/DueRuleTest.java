@@ -15,6 +15,8 @@ import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /** The due rule on the histories of the issue: a job disabled for a while, a faster cron, a lower count. */
 class DueRuleTest {
@@ -36,6 +38,62 @@ class DueRuleTest {
         assertThat(rule.isScheduled(t(15))).isFalse();
         assertThat(rule.isDue(t(15), 0, SCHEDULED)).isFalse();
         assertThat(rule.isDue(t(10), 0, SCHEDULED)).isTrue();
+    }
+
+    /**
+     * Recorded: every five seconds, four items, all enabled. Seen: what the instance's configuration and disabled items
+     * say now. A "not due" is final only when the history records what is seen; a due fire is due either way.
+     */
+    @ParameterizedTest(name = "seen every {0}s enabled={1} count={2} off={3}: item {5} at {4}s -> {6}")
+    @CsvSource({
+        "5, true,  4, -1, 13, 0, NO",
+        "5, true,  4, -1, 10, 0, YES",
+        "5, true,  4, -1, 10, 5, NO",
+        "1, true,  4, -1, 13, 0, NOT_KNOWN_YET",
+        "1, true,  4, -1, 10, 0, YES",
+        "5, false, 4, -1, 13, 0, NOT_KNOWN_YET",
+        "5, true,  8, -1, 10, 5, NOT_KNOWN_YET",
+        "5, true,  4,  2, 13, 0, NOT_KNOWN_YET",
+        "5, true,  4,  2, 10, 2, YES",
+    })
+    void notDueIsFinalOnlyWhenTheHistoryRecordsTheStateTheInstanceSees(
+            int seenPeriod,
+            boolean seenEnabled,
+            int seenCount,
+            int seenOff,
+            int second,
+            int item,
+            DueRule.Due expected) {
+        ScheduleHistory recorded = new ScheduleHistory(List.of(entry(0, false, true, 5, 4, Set.of())));
+        Entry seen = entry(0, false, seenEnabled, seenPeriod, seenCount, seenOff < 0 ? Set.of() : Set.of(seenOff));
+        DueRule rule = new DueRule(recorded, DueRulePropertiesTest.EVERY_K_SECONDS, seen);
+
+        assertThat(rule.judge(new Slot(item, t(second)), SCHEDULED)).isEqualTo(expected);
+    }
+
+    @Test
+    void aSlotNotKnownYetToBeDueIsLeftOutOfTheMakeUpPlanForALaterAuditToDecide() {
+        ScheduleHistory recorded = new ScheduleHistory(List.of(entry(0, false, true, 5, 1, Set.of())));
+        DueRule rule =
+                new DueRule(recorded, DueRulePropertiesTest.EVERY_K_SECONDS, entry(0, false, true, 1, 1, Set.of()));
+        SortedMap<Instant, Set<Integer>> claimed = new TreeMap<>();
+        claimed.put(t(5), Set.of());
+        claimed.put(t(6), Set.of());
+        claimed.put(t(10), Set.of());
+
+        MakeUpPlan plan = LedgerRules.makeUps(
+                claimed,
+                List.of(0),
+                MisfirePolicy.ONCE,
+                t(11),
+                T0,
+                fire -> SCHEDULED,
+                slot -> rule.judge(slot, SCHEDULED));
+
+        assertThat(plan.run()).containsExactly(new Slot(0, t(10)));
+        assertThat(plan.coalesced()).containsOnlyKeys(new Slot(0, t(5)));
+        assertThat(plan.notDue()).isEmpty();
+        assertThat(plan.skipped()).isEmpty();
     }
 
     @Test
@@ -103,7 +161,7 @@ class DueRuleTest {
                 t(8),
                 T0,
                 fire -> SCHEDULED,
-                slot -> rule.isDue(slot, SCHEDULED));
+                slot -> rule.judge(slot, SCHEDULED));
 
         assertThat(plan.run()).containsExactly(new Slot(0, t(7)));
         assertThat(plan.coalesced()).containsOnlyKeys(new Slot(0, t(2)), new Slot(0, t(6)));
@@ -191,7 +249,7 @@ class DueRuleTest {
                 t(22),
                 T0,
                 fire -> SCHEDULED,
-                slot -> rule.isDue(slot, SCHEDULED));
+                slot -> rule.judge(slot, SCHEDULED));
 
         assertThat(plan.run()).isEmpty();
         assertThat(plan.notDue()).containsExactly(new Slot(1, t(20)), new Slot(2, t(20)), new Slot(3, t(20)));

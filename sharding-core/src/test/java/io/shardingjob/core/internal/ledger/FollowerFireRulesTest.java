@@ -43,7 +43,8 @@ class FollowerFireRulesTest {
     }
 
     private static MakeUpPlan makeUps(Collection<Integer> items, MisfirePolicy policy, FireOrigin origin) {
-        return LedgerRules.makeUps(unclaimed(), items, policy, Instant.MAX, HORIZON, fire -> origin, slot -> true);
+        return LedgerRules.makeUps(
+                unclaimed(), items, policy, Instant.MAX, HORIZON, fire -> origin, slot -> DueRule.Due.YES);
     }
 
     @Test

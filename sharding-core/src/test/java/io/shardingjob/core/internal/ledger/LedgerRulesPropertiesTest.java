@@ -252,7 +252,7 @@ class LedgerRulesPropertiesTest {
                     Claim claim = worker.ahead.remove(slot);
                     boolean startable = worker.running.stream().noneMatch(other -> other.item() == slot.item());
                     switch (ClaimsAheadRule.atFire(
-                            claim, worker.session, worker.alive, false, owned, Set.of(), startable, true)) {
+                            claim, worker.session, worker.alive, false, owned, Set.of(), startable, DueRule.Due.YES)) {
                         case RUN -> {
                             // The start is written at the version made ahead: refused once the claim was taken over.
                             // Made with its start, the run begins with no write: only the end of this worker's session

@@ -242,7 +242,15 @@ class LedgerRulesTest {
             boolean startable,
             boolean due) {
         Claim ahead = claim(2, 9, claimSession, ClaimState.RESERVED);
-        return ClaimsAheadRule.atFire(ahead, 5, connected, jobDisabled, owned, disabledItems, startable, due);
+        return ClaimsAheadRule.atFire(
+                ahead,
+                5,
+                connected,
+                jobDisabled,
+                owned,
+                disabledItems,
+                startable,
+                due ? DueRule.Due.YES : DueRule.Due.NO);
     }
 
     @Test
@@ -254,6 +262,16 @@ class LedgerRulesTest {
     void aClaimMadeAheadForAnItemThatMovedAwayIsReleasedToItsNewOwner() {
         assertThat(atFire(5, true, false, Set.of(0, 1), Set.of(), true, true))
                 .isEqualTo(ClaimsAheadRule.AheadFate.RELEASE);
+    }
+
+    @Test
+    void aClaimMadeAheadWhoseFireIsNotKnownYetToBeDueIsLeftToTheAuditWhateverElseHolds() {
+        Claim ahead = claim(2, 9, 5, ClaimState.RESERVED);
+
+        assertThat(ClaimsAheadRule.atFire(ahead, 5, true, false, Set.of(2), Set.of(), true, DueRule.Due.NOT_KNOWN_YET))
+                .isEqualTo(ClaimsAheadRule.AheadFate.AUDIT);
+        assertThat(ClaimsAheadRule.atFire(ahead, 5, true, true, Set.of(), Set.of(2), false, DueRule.Due.NOT_KNOWN_YET))
+                .isEqualTo(ClaimsAheadRule.AheadFate.AUDIT);
     }
 
     @Test

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.shardingjob.core.execution.ClaimState;
 import io.shardingjob.core.execution.ExecutionSource;
+import io.shardingjob.core.internal.ledger.DueRule.Due;
 import io.shardingjob.core.internal.ledger.RunStart.Here;
 import io.shardingjob.core.internal.ledger.RunStart.Verdict;
 import java.time.Instant;
@@ -39,7 +40,14 @@ class RunStartTest {
             Set<Integer> contested,
             Set<Integer> off,
             Predicate<LedgerRules.Slot> due) {
-        return new Here(SESSION, available, jobDisabled, instanceDisabled ? Set.of() : owned, contested, off, due);
+        return new Here(
+                SESSION,
+                available,
+                jobDisabled,
+                instanceDisabled ? Set.of() : owned,
+                contested,
+                off,
+                slot -> due.test(slot) ? Due.YES : Due.NO);
     }
 
     /** Of a due item-fire: one whose job or item was disabled after it was queued waits for its owner, once enabled. */
@@ -88,6 +96,18 @@ class RunStartTest {
                         reserved(2, SESSION), true, here(true, false, false, Set.of(2), Set.of(), Set.of(), notDue)))
                 .as("abandoned: its session may not write it")
                 .isEqualTo(Verdict.GIVE_UP);
+    }
+
+    @Test
+    void aRunWhoseItemFireIsNotKnownYetToBeDueIsHandedOnToBeDecidedAgainNotSkipped() {
+        Here lagging = new Here(SESSION, true, false, Set.of(2), Set.of(), Set.of(), slot -> Due.NOT_KNOWN_YET);
+        Claim queued = reserved(2, SESSION);
+
+        Verdict verdict = RunStart.decide(queued, false, lagging);
+
+        assertThat(verdict).isEqualTo(Verdict.GIVE_UP);
+        assertThat(RunStart.refusedAs(queued, false, verdict)).isEqualTo(ClaimState.HANDED_ON);
+        assertThat(RunStart.refusedAs(queued, true, verdict)).isEqualTo(ClaimState.HANDED_ON);
     }
 
     @Test

@@ -126,7 +126,7 @@ final class AuditMakeUps {
         // A busy item with fires to make up is looked at again when its run here ends (and kept for that audit,
         // see RunMemory#endRun); one with none is left free for its next fire.
         // A fire of the schedule is due only on its cron: a stale trigger's fire of the old one is not made up.
-        Predicate<Slot> due = slot -> audit.due().isDue(slot, originOf.apply(slot.fireTime()));
+        Function<Slot, DueRule.Due> due = slot -> audit.due().judge(slot, originOf.apply(slot.fireTime()));
         LedgerRules.makeUps(claimed, busyHere, policy, Instant.MAX, audit.horizon(), originOf, due)
                 .withoutMissedOf(disabledNow)
                 .run()

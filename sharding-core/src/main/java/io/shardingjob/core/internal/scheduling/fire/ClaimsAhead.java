@@ -115,20 +115,18 @@ public final class ClaimsAhead {
                     owned,
                     job.disabledItems(),
                     startable,
-                    isDue(claim));
+                    dueOf(claim));
         }
 
         /**
-         * Whether the claim's item-fire is due: by the schedule history, and for a fire still to come by the job's
-         * state now too, which a change reaches a moment before its entry in the history does.
+         * Whether the claim's item-fire is due ({@link DueRule#judge}): by the schedule history, and for a fire to come
+         * by the job's state now too, which a change reaches a moment before its entry in the history does.
          */
-        private boolean isDue(Claim claim) {
-            boolean toCome = claim.fireTime().isAfter(now);
+        private DueRule.Due dueOf(Claim claim) {
+            boolean offBeforeItsFire = claim.fireTime().isAfter(now)
+                    && (job.configuration().disabled() || job.disabledItems().contains(claim.item()));
             // Made ahead of the schedule's fires only.
-            return due.isDue(claim.fireTime(), claim.item(), FireOrigin.SCHEDULED)
-                    && !(toCome
-                            && (job.configuration().disabled()
-                                    || job.disabledItems().contains(claim.item())));
+            return offBeforeItsFire ? DueRule.Due.NO : due.judge(claim.fireTime(), claim.item(), FireOrigin.SCHEDULED);
         }
 
         /** Hands on claims made ahead for a fire that runs nothing here, as the rule says for items it cannot start. */

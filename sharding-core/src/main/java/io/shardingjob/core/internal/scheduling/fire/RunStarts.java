@@ -100,7 +100,7 @@ final class RunStarts {
                 now.runnable(),
                 contested,
                 now.disabledItems(),
-                slot -> due.isDue(slot, origin));
+                slot -> due.judge(slot, origin));
     }
 
     /**
