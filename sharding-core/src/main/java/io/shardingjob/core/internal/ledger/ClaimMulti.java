@@ -47,18 +47,18 @@ final class ClaimMulti {
     }
 
     /**
-     * Sends the writes and the new claims in one request, again without each operation the server refuses, without
-     * waiting: every answer is handled on ZooKeeper's event thread, and nothing here blocks.
+     * The writes and the new claims as one request, sent by its {@link Request#round()}: again without each operation
+     * the server refuses, without waiting; every answer is handled on ZooKeeper's event thread, and nothing here
+     * blocks.
      *
      * @param writes owner writes, each at the version its claim holds, at most one per claim
      * @param fireTime the fire of the new claims; ignored when there are none
      * @param creates new claims ({@link Claim#first}) of that fire
      * @param fireNodes whether the fire's node is taken to exist, and a later fire's node to create ahead
      * @param guard the assignment the starts among them, written or created, were decided under
-     * @return the outcome given, filled in; completes exceptionally when the server did not answer (whether the writes
-     *     happened is then unknown)
+     * @param outcome what the request adds its results to
      */
-    CompletableFuture<Outcome> send(
+    Request request(
             List<Claim> writes,
             Instant fireTime,
             List<Claim> creates,
@@ -70,11 +70,11 @@ final class ClaimMulti {
             // No version to check: a claim created started could begin under an assignment that moved its item.
             news.replaceAll(AssignmentGuard::unstarted);
         }
-        return new Request(new ArrayList<>(writes), fireTime, news, fireNodes, guard, outcome).round();
+        return new Request(new ArrayList<>(writes), fireTime, news, fireNodes, guard, outcome);
     }
 
     /** One call's writes and new claims, as its rounds leave them: each refused operation settled and taken out. */
-    private final class Request {
+    final class Request {
         private final List<Claim> sets;
         private final Instant fireTime;
         private final List<Claim> news;
@@ -87,7 +87,7 @@ final class ClaimMulti {
         private boolean withFire;
         private @Nullable Instant ahead;
 
-        Request(
+        private Request(
                 List<Claim> sets,
                 Instant fireTime,
                 List<Claim> news,
@@ -102,6 +102,12 @@ final class ClaimMulti {
             this.outcome = outcome;
         }
 
+        /**
+         * Sends what is left of the request, and settles its answer.
+         *
+         * @return the outcome given, filled in; completes exceptionally when the server did not answer (whether the
+         *     writes happened is then unknown)
+         */
         CompletableFuture<Outcome> round() {
             Instant later = fireNodes.createAhead();
             ahead = later != null && !knownFires.contains(later) ? later : null;

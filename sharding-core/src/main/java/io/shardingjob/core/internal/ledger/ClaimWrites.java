@@ -68,18 +68,6 @@ public final class ClaimWrites {
         return ClientRequests.await(claimAsync(fireTime, claims));
     }
 
-    /**
-     * {@link #claim(Instant, List)}, with those created with their starts made so only under the assignment they were
-     * decided under ({@link AssignmentGuard}): once a newer one was written, they are created reserved.
-     *
-     * @param assignmentVersion the version of the assignment node the claims were decided under; -1 when unknown
-     */
-    public Claimed claim(Instant fireTime, List<Claim> claims, int assignmentVersion) throws Exception {
-        return ClientRequests.await(commitAsync(
-                        List.of(), fireTime, claims, FireNodes.AS_NEEDED, AssignmentGuard.ofCreates(assignmentVersion))
-                .thenApply(Committed::claimed));
-    }
-
     /** {@link #claim}, without waiting: completes on ZooKeeper's event thread. */
     public CompletableFuture<Claimed> claimAsync(Instant fireTime, List<Claim> claims) {
         return commitAsync(List.of(), fireTime, claims).thenApply(Committed::claimed);
@@ -108,9 +96,9 @@ public final class ClaimWrites {
      * Owner writes and new claims of one fire together, in one multi-operation when their size allows (else in as few
      * as it does): how the ends of a fire and the claims of the next one cost one request. The middle of the ledger's
      * three write layers: {@link GroupCommit} queues writes and decides when to send them, this splits what is sent
-     * into requests ({@link ByteBatches}), and {@link ClaimMulti} sends one and settles its refusals. Does not wait: the answers
-     * are handled on ZooKeeper's event thread, so what the caller chains on the result must not block, or must move to
-     * an executor of its own.
+     * into requests ({@link ByteBatches}), and {@link ClaimMulti} makes one, sends it and settles its refusals. Does
+     * not wait: the answers are handled on ZooKeeper's event thread, so what the caller chains on the result must not
+     * block, or must move to an executor of its own.
      *
      * @param writes owner writes, each at the version its claim holds
      * @param fireTime the fire of the new claims
@@ -148,8 +136,14 @@ public final class ClaimWrites {
             List<Pending> batch = requests.get(request);
             // The fire nodes go with the last request, after every claim written before them.
             FireNodes nodesOfBatch = request == requests.size() - 1 ? fireNodes : fireNodes.without();
-            sent = sent.thenCompose(sofar -> multi.send(
-                    Pending.claims(batch, false), fireTime, Pending.claims(batch, true), nodesOfBatch, guard, sofar));
+            sent = sent.thenCompose(sofar -> multi.request(
+                            Pending.claims(batch, false),
+                            fireTime,
+                            Pending.claims(batch, true),
+                            nodesOfBatch,
+                            guard,
+                            sofar)
+                    .round());
         }
         return sent.thenApply(done -> new Committed(
                 new Written(done.written(), done.lost(), done.moved()), new Claimed(done.won(), done.taken())));

@@ -27,7 +27,12 @@ final class AnswerSizes {
      * @param dataBytes what the data of a small node may answer at most (a few names or numbers)
      * @param sized what reading each node that grows with a job's items answers, by its full path
      */
-    record Bounds(long unknownListingBytes, long dataBytes, Map<String, Long> sized) {}
+    record Bounds(long unknownListingBytes, long dataBytes, Map<String, Long> sized) {
+
+        Bounds {
+            sized = Map.copyOf(sized);
+        }
+    }
 
     /** Listings remembered at most; beyond, forgotten and learnt again. */
     private static final int LISTINGS_REMEMBERED = 100_000;

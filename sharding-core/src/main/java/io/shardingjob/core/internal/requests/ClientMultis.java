@@ -48,6 +48,10 @@ final class ClientMultis {
     /** A listing of the ledger not read yet: a fire of ten thousand items lists about 80 kB. */
     static final long UNKNOWN_LISTING_BYTES = 128 * 1024;
 
+    /** What the ledger's reads may answer, and any reads whose caller does not say. */
+    static final AnswerSizes.Bounds LEDGER_READS =
+            new AnswerSizes.Bounds(UNKNOWN_LISTING_BYTES, ClientRequests.READ_DATA_BYTES, Map.of());
+
     /** Merged reads on their way at most. */
     static final int READS_ON_THEIR_WAY = 4;
 
@@ -80,45 +84,14 @@ final class ClientMultis {
     }
 
     /**
-     * Queues the multi and sends it with whatever else this client's jobs asked for meanwhile.
+     * Queues the multi in its lane and sends it with whatever else this client's jobs asked for meanwhile.
      *
-     * @param through how to send it (any part's sender serves the merged request: they share the client)
      * @return completes as {@link ClientRequests#multiAsync} does, with this multi's own answer
      */
-    CompletableFuture<MultiAnswer> send(Sender through, String name, List<Op> ops) {
-        return send(through, name, ops, UNKNOWN_LISTING_BYTES, ClientRequests.READ_DATA_BYTES);
-    }
-
-    /**
-     * {@link #send(Sender, String, List)} for a caller that knows what its reads may answer.
-     *
-     * @param unknownListingBytes what a listing of these reads may answer at most, until it was read once
-     * @param dataBytes what a node's data read here may answer at most
-     */
-    CompletableFuture<MultiAnswer> send(
-            Sender through, String name, List<Op> ops, long unknownListingBytes, long dataBytes) {
-        return send(through, name, ops, unknownListingBytes, dataBytes, Map.of());
-    }
-
-    /**
-     * {@link #send(Sender, String, List, long, long)} with reads of nodes whose size the caller knows.
-     *
-     * @param sized what reading each of those nodes answers, by its full path ({@link SizeRecord#answerBytes})
-     */
-    CompletableFuture<MultiAnswer> send(
-            Sender through,
-            String name,
-            List<Op> ops,
-            long unknownListingBytes,
-            long dataBytes,
-            Map<String, Long> sized) {
-        Part part = new Part(
-                through,
-                name,
-                List.copyOf(ops),
-                new AnswerSizes.Bounds(unknownListingBytes, dataBytes, Map.copyOf(sized)),
-                new CompletableFuture<>());
-        (isRead(ops) ? reads : writes).enqueue(part);
+    CompletableFuture<MultiAnswer> send(Part part) {
+        Lane lane = isRead(part.ops) ? reads : writes;
+        lane.queue.add(part);
+        lane.sendNext();
         return part.answer;
     }
 
@@ -126,13 +99,24 @@ final class ClientMultis {
         return !ops.isEmpty() && ops.stream().allMatch(op -> op.getKind() == Op.OpKind.READ);
     }
 
-    /** One job's multi, waiting to be sent. */
+    /**
+     * One job's multi, waiting to be sent.
+     *
+     * @param sender how to send it (any part's sender serves the merged request: they share the client)
+     * @param bounds what its reads may answer; a multi of writes never uses them
+     */
     record Part(
             Sender sender,
             String name,
             List<Op> ops,
             AnswerSizes.Bounds bounds,
-            CompletableFuture<MultiAnswer> answer) {}
+            CompletableFuture<MultiAnswer> answer) {
+
+        /** A multi to queue, its answer still to come. */
+        Part(Sender sender, String name, List<Op> ops, AnswerSizes.Bounds bounds) {
+            this(sender, name, List.copyOf(ops), bounds, new CompletableFuture<>());
+        }
+    }
 
     /**
      * A queue of parts. A lane of writes has at most one merged request on its way: a refused one sends parts again,
@@ -158,11 +142,6 @@ final class ClientMultis {
         Lane(boolean atomic) {
             this.atomic = atomic;
             this.mostOnTheirWay = atomic ? 1 : READS_ON_THEIR_WAY;
-        }
-
-        void enqueue(Part part) {
-            queue.add(part);
-            sendNext();
         }
 
         /**

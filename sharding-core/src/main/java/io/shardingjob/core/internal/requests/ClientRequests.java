@@ -73,11 +73,12 @@ public final class ClientRequests {
 
     /**
      * One multi-operation sent without waiting for it, together with those the client's other jobs ask for meanwhile
-     * ({@link ClientMultis}): the answer completes on ZooKeeper's event thread, so what follows it must not block.
-     * Completes exceptionally when the server did not answer it (connection loss, session expiry).
+     * ({@link ClientMultis}, in the lane of writes or of reads its operations go in; reads bounded as the ledger's
+     * are): the answer completes on ZooKeeper's event thread, so what follows it must not block. Completes
+     * exceptionally when the server did not answer it (connection loss, session expiry).
      */
     public CompletableFuture<MultiAnswer> multiAsync(String name, List<Op> ops) {
-        return multis.send(this::sendMulti, name, ops);
+        return multis.send(new ClientMultis.Part(this::sendMulti, name, ops, ClientMultis.LEDGER_READS));
     }
 
     /**
@@ -98,7 +99,8 @@ public final class ClientRequests {
      */
     public CompletableFuture<MultiAnswer> readAsync(
             String name, List<Op> reads, long unknownListingBytes, long dataBytes, Map<String, Long> sized) {
-        return multis.send(this::sendMulti, name, reads, unknownListingBytes, dataBytes, sized);
+        return multis.send(new ClientMultis.Part(
+                this::sendMulti, name, reads, new AnswerSizes.Bounds(unknownListingBytes, dataBytes, sized)));
     }
 
     /**

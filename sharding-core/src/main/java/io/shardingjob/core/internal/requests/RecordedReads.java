@@ -29,8 +29,9 @@ final class RecordedReads {
             long unknownListingBytes,
             long dataBytes,
             Map<String, String> recordOf) {
+        AnswerSizes.Bounds unsized = new AnswerSizes.Bounds(unknownListingBytes, dataBytes, Map.of());
         if (recordOf.isEmpty()) {
-            return multis.send(through, name, reads, unknownListingBytes, dataBytes, Map.of());
+            return multis.send(new ClientMultis.Part(through, name, reads, unsized));
         }
         List<String> nodes = new ArrayList<>(recordOf.keySet());
         List<Op> records = new ArrayList<>();
@@ -39,7 +40,7 @@ final class RecordedReads {
             // Whether the node is there at all, for a few bytes: a missing one (a job's first start) answers nothing.
             records.add(Op.getChildren(node));
         }
-        return multis.send(through, name, records, unknownListingBytes, dataBytes, Map.of())
+        return multis.send(new ClientMultis.Part(through, name, records, unsized))
                 .thenCompose(answer -> {
                     Map<String, Long> sized = new HashMap<>();
                     for (int i = 0; i < nodes.size(); i++) {
@@ -50,7 +51,8 @@ final class RecordedReads {
                                         : SizeRecord.answerBytes(
                                                 answer.results().get(2 * i)));
                     }
-                    return multis.send(through, name, reads, unknownListingBytes, dataBytes, sized);
+                    return multis.send(new ClientMultis.Part(
+                            through, name, reads, new AnswerSizes.Bounds(unknownListingBytes, dataBytes, sized)));
                 });
     }
 }

@@ -60,12 +60,10 @@ class GuardedCreatesTest extends ZooKeeperTestSupport {
         // A reshard writes a new assignment: version 1.
         client.setData().forPath(NODES.assignment(), "epoch=2".getBytes());
 
-        Claim outdated =
-                ledger.claims().claim(fire, List.of(started(0, fire)), 0).won().get(0);
+        Claim outdated = claimedUnder(0, started(0, fire)).won().get(0);
         Claim unknown =
                 ledger.claims().claim(fire, List.of(started(1, fire))).won().get(1);
-        Claim current =
-                ledger.claims().claim(fire, List.of(started(2, fire)), 1).won().get(2);
+        Claim current = claimedUnder(1, started(2, fire)).won().get(2);
 
         assertThat(List.of(outdated, unknown, current))
                 .extracting(Claim::state)
@@ -162,5 +160,13 @@ class GuardedCreatesTest extends ZooKeeperTestSupport {
                 claimed.won().values().forEach(claim -> won.put(fireTime, claim));
             }
         }
+    }
+
+    /** Claims as a fire does: created with its start only under the assignment at {@code version}. */
+    private ClaimWrites.Claimed claimedUnder(int version, Claim claim) {
+        return ledger.claims()
+                .commitAsync(List.of(), fire, List.of(claim), FireNodes.AS_NEEDED, AssignmentGuard.ofCreates(version))
+                .join()
+                .claimed();
     }
 }

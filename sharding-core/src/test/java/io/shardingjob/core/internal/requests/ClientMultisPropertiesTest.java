@@ -95,7 +95,8 @@ class ClientMultisPropertiesTest {
         ClientMultis coalescer = new ClientMultis();
         List<CompletableFuture<MultiAnswer>> answers = new ArrayList<>();
         for (List<Step> multi : multis) {
-            answers.add(coalescer.send(held, "Multi", ops(multi, merged)));
+            answers.add(coalescer.send(
+                    new ClientMultis.Part(held, "Multi", ops(multi, merged), ClientMultis.LEDGER_READS)));
         }
         gate.complete(null);
         List<List<String>> mergedAnswers = new ArrayList<>();

@@ -63,7 +63,7 @@ class ClientMultisTest extends ZooKeeperTestSupport {
     void multisAskedForWhileOneIsOnItsWayGoInOneRequestAndEachGetsItsOwnAnswer() throws Exception {
         List<CompletableFuture<MultiAnswer>> answers = new ArrayList<>();
         for (int i = 0; i < 20; i++) {
-            answers.add(multis.send(held, "Create", List.of(create("/m/n" + i), create("/m/n" + i + "-x"))));
+            answers.add(queue(held, "Create", List.of(create("/m/n" + i), create("/m/n" + i + "-x"))));
         }
         long before = counter.counts().ledger().total();
         gate.complete(null);
@@ -81,13 +81,13 @@ class ClientMultisTest extends ZooKeeperTestSupport {
     @Test
     void aRefusedPartGetsItsOwnRefusalWhileThePartsAroundItAreWrittenAllTheSame() throws Exception {
         client.create().forPath("/m/versioned", bytes("v0"));
-        CompletableFuture<MultiAnswer> held = multis.send(this.held, "Create", List.of(create("/m/held")));
-        CompletableFuture<MultiAnswer> before = multis.send(this.held, "Create", List.of(create("/m/before")));
-        CompletableFuture<MultiAnswer> refused = multis.send(
+        CompletableFuture<MultiAnswer> held = queue(this.held, "Create", List.of(create("/m/held")));
+        CompletableFuture<MultiAnswer> before = queue(this.held, "Create", List.of(create("/m/before")));
+        CompletableFuture<MultiAnswer> refused = queue(
                 this.held,
                 "SetData",
                 List.of(create("/m/refused-create"), Op.setData(requests.full("/m/versioned"), bytes("v9"), 7)));
-        CompletableFuture<MultiAnswer> after = multis.send(this.held, "Create", List.of(create("/m/after")));
+        CompletableFuture<MultiAnswer> after = queue(this.held, "Create", List.of(create("/m/after")));
         gate.complete(null);
 
         assertThat(held.join().ok()).isTrue();
@@ -106,11 +106,11 @@ class ClientMultisTest extends ZooKeeperTestSupport {
     void readsGoTogetherAndEachReadAnswersForItself() throws Exception {
         client.create().forPath("/m/a", bytes("A"));
         client.create().forPath("/m/a/child");
-        CompletableFuture<MultiAnswer> held = multis.send(this.held, "Multi", List.of(read("/m/a")));
+        CompletableFuture<MultiAnswer> held = queue(this.held, "Multi", List.of(read("/m/a")));
         CompletableFuture<MultiAnswer> listing =
-                multis.send(this.held, "Multi", List.of(Op.getChildren(requests.full("/m/a"))));
-        CompletableFuture<MultiAnswer> missing = multis.send(this.held, "Multi", List.of(read("/m/none")));
-        CompletableFuture<MultiAnswer> data = multis.send(this.held, "Multi", List.of(read("/m/a")));
+                queue(this.held, "Multi", List.of(Op.getChildren(requests.full("/m/a"))));
+        CompletableFuture<MultiAnswer> missing = queue(this.held, "Multi", List.of(read("/m/none")));
+        CompletableFuture<MultiAnswer> data = queue(this.held, "Multi", List.of(read("/m/a")));
         gate.complete(null);
 
         assertThat(((OpResult.GetDataResult) held.join().results().get(0)).getData())
@@ -171,7 +171,7 @@ class ClientMultisTest extends ZooKeeperTestSupport {
     private List<CompletableFuture<MultiAnswer>> listBigOnes(ClientMultis.Sender sender, ClientRequests through) {
         List<CompletableFuture<MultiAnswer>> listings = new ArrayList<>();
         for (int listing = 0; listing < 4; listing++) {
-            listings.add(multis.send(sender, "Multi", List.of(Op.getChildren(through.full("/m/big" + listing)))));
+            listings.add(queue(sender, "Multi", List.of(Op.getChildren(through.full("/m/big" + listing)))));
         }
         return listings;
     }
@@ -215,7 +215,7 @@ class ClientMultisTest extends ZooKeeperTestSupport {
         Gated gated = new Gated(requests);
         List<CompletableFuture<MultiAnswer>> answers = new ArrayList<>(gated.occupyReads());
         for (int i = from; i < to; i++) {
-            answers.add(multis.send(gated, "Multi", List.of(Op.getChildren(requests.full(prefix + i)))));
+            answers.add(queue(gated, "Multi", List.of(Op.getChildren(requests.full(prefix + i)))));
         }
         gated.open();
         answers.forEach(CompletableFuture::join);
@@ -240,7 +240,7 @@ class ClientMultisTest extends ZooKeeperTestSupport {
     void configurationsNearTheLimitAreNeverMergedPastWhatOneAnswerCarries() throws Exception {
         // Most jobs' configurations are a few lines: one of those read first tells nothing of the large ones.
         client.create().forPath("/small", bytes("cron=0 * * * * ?"));
-        multis.send(
+        queue(
                         requests::sendMulti,
                         "Multi",
                         List.of(read("/small")),
@@ -302,10 +302,10 @@ class ClientMultisTest extends ZooKeeperTestSupport {
         Gated holding = new Gated(requests);
         List<CompletableFuture<MultiAnswer>> held = new ArrayList<>();
         for (int i = 0; i < ClientMultis.READS_ON_THEIR_WAY - 1; i++) {
-            held.add(multis.send(holding, "Multi", List.of(read("/m"))));
+            held.add(queue(holding, "Multi", List.of(read("/m"))));
         }
         CompletableFuture<Void> release = new CompletableFuture<>();
-        held.add(multis.send(
+        held.add(queue(
                 (name, ops) -> release.thenCompose(open -> requests.sendMulti(name, ops)),
                 "Multi",
                 List.of(read("/m"))));
@@ -345,7 +345,7 @@ class ClientMultisTest extends ZooKeeperTestSupport {
         Gated gated = new Gated(requests);
         List<CompletableFuture<MultiAnswer>> answers = new ArrayList<>(gated.occupyReads());
         for (int i = from; i < to; i++) {
-            answers.add(multis.send(gated, "Multi", List.of(read(prefix + i + "/config")), 1024, 200 * 1024));
+            answers.add(queue(gated, "Multi", List.of(read(prefix + i + "/config")), 1024, 200 * 1024));
         }
         gated.open();
         answers.forEach(CompletableFuture::join);
@@ -357,7 +357,7 @@ class ClientMultisTest extends ZooKeeperTestSupport {
         Gated gated = new Gated(requests);
         List<CompletableFuture<MultiAnswer>> answers = new ArrayList<>();
         for (int i = 0; i < ClientMultis.READS_ON_THEIR_WAY + 20; i++) {
-            answers.add(multis.send(gated, "Read", List.of(read("/m/r" + i))));
+            answers.add(queue(gated, "Read", List.of(read("/m/r" + i))));
         }
 
         assertThat(gated.sent)
@@ -397,7 +397,7 @@ class ClientMultisTest extends ZooKeeperTestSupport {
         List<CompletableFuture<MultiAnswer>> occupyReads() {
             List<CompletableFuture<MultiAnswer>> held = new ArrayList<>();
             for (int i = 0; i < ClientMultis.READS_ON_THEIR_WAY; i++) {
-                held.add(multis.send(this, "Multi", List.of(Op.getData(through.full("/m")))));
+                held.add(queue(this, "Multi", List.of(Op.getData(through.full("/m")))));
             }
             return held;
         }
@@ -422,8 +422,8 @@ class ClientMultisTest extends ZooKeeperTestSupport {
 
     @Test
     void aLostConnectionFailsEveryPartOfTheRequest() throws Exception {
-        CompletableFuture<MultiAnswer> held = multis.send(this.held, "Create", List.of(create("/m/held")));
-        CompletableFuture<MultiAnswer> queued = multis.send(this.held, "Create", List.of(create("/m/queued")));
+        CompletableFuture<MultiAnswer> held = queue(this.held, "Create", List.of(create("/m/held")));
+        CompletableFuture<MultiAnswer> queued = queue(this.held, "Create", List.of(create("/m/queued")));
         server.stop();
         gate.complete(null);
 
@@ -441,5 +441,17 @@ class ClientMultisTest extends ZooKeeperTestSupport {
 
     private static byte[] bytes(String text) {
         return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** Queues a multi as {@link ClientRequests#multiAsync} does, through the given sender. */
+    private CompletableFuture<MultiAnswer> queue(ClientMultis.Sender through, String name, List<Op> ops) {
+        return multis.send(new ClientMultis.Part(through, name, ops, ClientMultis.LEDGER_READS));
+    }
+
+    /** Queues reads as {@link ClientRequests#readAsync(String, List, long, long)} does, through the given sender. */
+    private CompletableFuture<MultiAnswer> queue(
+            ClientMultis.Sender through, String name, List<Op> reads, long unknownListingBytes, long dataBytes) {
+        return multis.send(new ClientMultis.Part(
+                through, name, reads, new AnswerSizes.Bounds(unknownListingBytes, dataBytes, Map.of())));
     }
 }

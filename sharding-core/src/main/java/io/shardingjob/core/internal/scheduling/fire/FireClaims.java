@@ -2,12 +2,15 @@ package io.shardingjob.core.internal.scheduling.fire;
 
 import io.shardingjob.core.execution.ClaimState;
 import io.shardingjob.core.execution.ExecutionSource;
+import io.shardingjob.core.internal.ledger.AssignmentGuard;
 import io.shardingjob.core.internal.ledger.Claim;
 import io.shardingjob.core.internal.ledger.ClaimWrites;
 import io.shardingjob.core.internal.ledger.ClaimsAheadRule.AheadFate;
+import io.shardingjob.core.internal.ledger.FireNodes;
 import io.shardingjob.core.internal.ledger.FireOrigin;
 import io.shardingjob.core.internal.ledger.LedgerReads;
 import io.shardingjob.core.internal.ledger.StartBatch;
+import io.shardingjob.core.internal.requests.ClientRequests;
 import io.shardingjob.core.internal.scheduling.job.AuditDemand;
 import io.shardingjob.core.internal.scheduling.job.JobSnapshot;
 import io.shardingjob.core.internal.scheduling.job.JobView;
@@ -236,7 +239,11 @@ public final class FireClaims {
         }
         ClaimWrites.Claimed claimed;
         try {
-            claimed = ledger.claims().claim(fireTime, wanted, assignmentVersion);
+            // Created with their starts only under the assignment they were decided under; else reserved.
+            AssignmentGuard guard = AssignmentGuard.ofCreates(assignmentVersion);
+            claimed = ClientRequests.await(
+                            ledger.claims().commitAsync(List.of(), fireTime, wanted, FireNodes.AS_NEEDED, guard))
+                    .claimed();
         } catch (Exception ex) {
             unclaimed(fireTime, wanted, draft, ex);
             return List.of();

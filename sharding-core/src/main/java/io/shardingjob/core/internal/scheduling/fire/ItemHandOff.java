@@ -12,7 +12,6 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Supplier;
 
 /**
  * Where one job's runs are handed to an item executor, the user's pool: a fire's runs, and the make-ups and take-overs
@@ -91,23 +90,17 @@ public final class ItemHandOff {
 
     /**
      * Hands one run to the executor from the calling thread, which is a fire's caller or the hand-off thread; refused,
-     * the run is given up on the hand-off thread, where it may wait for the answer to a start written ahead of it.
+     * the run is given up on the hand-off thread, where it may wait for the answer to a start written ahead of it. A
+     * run that throws completes the result exceptionally, wrapped as {@link CompletableFuture#completeAsync} does.
      */
     CompletableFuture<ItemRunner.Run> handOn(Executor executor, ItemExecutor job, ItemRun run) {
         CompletableFuture<ItemRunner.Run> done = new CompletableFuture<>();
         try {
-            executor.execute(() -> complete(done, () -> items.run(job, run)));
+            // completeAsync hands the task to the executor as given (supplyAsync may swap the common pool for threads
+            // of its own), and lets a refusal through.
+            return done.completeAsync(() -> items.run(job, run), executor);
         } catch (RejectedExecutionException full) {
-            thread.execute(() -> complete(done, () -> items.refused(run)));
-        }
-        return done;
-    }
-
-    private static void complete(CompletableFuture<ItemRunner.Run> run, Supplier<ItemRunner.Run> work) {
-        try {
-            run.complete(work.get());
-        } catch (Throwable failed) {
-            run.completeExceptionally(failed);
+            return done.completeAsync(() -> items.refused(run), thread);
         }
     }
 }
