@@ -126,6 +126,35 @@ class CronChangedByHandTest extends JobInstanceTestSupport {
         assertThat(results(result -> result.fireTime().equals(fireTime))).hasSize(2);
     }
 
+    @Test
+    void aCatchUpWriteThatFailedIsTriedAgainByTheJobsPeriodicCheckWithoutAnotherChangeOrInstance() throws Exception {
+        Instance only = startWithCron("only", "refused");
+        CuratorFramework operator = operatorClient();
+        String history = new JobNodes("refused").history();
+        operator.setACL().withACL(historyReadOnlyButForTheOperator()).forPath(history);
+
+        Instant written = writeCronByHand("refused", EVERY_SECOND_CRON);
+        await().atMost(WITHIN)
+                .until(() -> only.coordinator().configuration().cron().equals(EVERY_SECOND_CRON));
+        Instant fireTime = nextFireOfTheNewCronOnlyAfter(written);
+        await().atMost(WITHIN).until(() -> Instant.now().isAfter(fireTime));
+        only.coordinator().fire(ExecutionSource.NORMAL, fireTime);
+        // The catch-up was refused: the history still ends with the old cron, and the fire waits.
+        assertThat(latestEntry(only.client(), "refused").cron()).isEqualTo(HOURLY);
+        assertThat(results(result -> result.fireTime().equals(fireTime))).isEmpty();
+
+        // Writes allowed again, and nothing else changes: the periodic check writes the entry owed.
+        operator.setACL().withACL(ZooDefs.Ids.OPEN_ACL_UNSAFE).forPath(history);
+        await().atMost(WITHIN)
+                .untilAsserted(() ->
+                        assertThat(latestEntry(only.client(), "refused").cron()).isEqualTo(EVERY_SECOND_CRON));
+        assertThat(latestEntry(only.client(), "refused").from()).isEqualTo(written);
+        await().atMost(WITHIN)
+                .untilAsserted(
+                        () -> assertThat(results(result -> result.fireTime().equals(fireTime)))
+                                .hasSize(2));
+    }
+
     /** An instance of the job, declared with an hourly cron, once it holds its items. */
     private Instance startWithCron(String id, String jobName) throws InterruptedException {
         JobConfiguration job = JobConfiguration.builder(jobName)

@@ -70,6 +70,9 @@ public final class ScheduleHistoryCatchUp {
 
     private final Duration horizon;
 
+    /** Whether a catch-up write failed: owed until one succeeds or finds nothing missing (see {@link #retryOwed}). */
+    private volatile boolean owed;
+
     /**
      * @param clock the writer's time: an entry of a change of the disabled items alone starts at it
      * @param horizon how far back the history must reach: the catch-up horizon
@@ -177,6 +180,16 @@ public final class ScheduleHistoryCatchUp {
                         seen -> recordAsync(seen).whenComplete((written, failure) -> logged(seen, written, failure)));
     }
 
+    /**
+     * Tries again a catch-up write that failed, from what the cache shows now: the job's periodic check asks, since the
+     * next change of the schedule may be long in coming, and until the entry lands a fire of the new schedule waits.
+     */
+    public void retryOwed() {
+        if (owed) {
+            registryChanged(null);
+        }
+    }
+
     /** What the cache shows of the job's schedule; empty while no valid configuration is stored. */
     private Optional<Seen> seenInCache() {
         Optional<ChildData> config = cache.node(nodes.config());
@@ -205,10 +218,11 @@ public final class ScheduleHistoryCatchUp {
     }
 
     private void logged(Seen seen, @Nullable Boolean written, @Nullable Throwable failure) {
+        owed = failure != null;
         if (failure != null) {
             log.warn(
-                    "Job {}: could not record the schedule's change in its history; the next change of the"
-                            + " configuration or a restart records it: {}",
+                    "Job {}: could not record the schedule's change in its history; the job's next periodic check"
+                            + " tries again: {}",
                     jobName,
                     Answers.cause(failure).toString());
         } else if (Boolean.TRUE.equals(written)) {

@@ -139,7 +139,8 @@ final class JobWiring {
                         followUps,
                         threads.serial(),
                         threads.scheduler(),
-                        settings.timings().reconcileInterval()),
+                        settings.timings().reconcileInterval(),
+                        registry.configurations().historyCatchUp()::retryOwed),
                 gracefulClose(fire),
                 assignmentWait,
                 threads);

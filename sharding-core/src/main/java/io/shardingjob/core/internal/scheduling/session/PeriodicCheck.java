@@ -10,8 +10,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The job's periodic pass on its loop, every reconcile interval while it is started: a resume that failed is retried,
- * the leader reconciles and keeps the ledger, and the ledger is audited. Every job of this instance passes at the same
+ * The job's periodic pass on its loop, every reconcile interval while it is started: a resume and a write owed from a
+ * change (the schedule history's catch-up) that failed are retried, the leader reconciles and keeps the ledger, and the
+ * ledger is audited. Every job of this instance passes at the same
  * instants ({@link ReconcilePhase}), so that their requests go together.
  */
 public final class PeriodicCheck {
@@ -26,6 +27,8 @@ public final class PeriodicCheck {
 
     private final Duration interval;
 
+    private final Runnable owedWrites;
+
     /**
      * Whether a periodic check waits on the job's loop: while ZooKeeper is slow to answer the one running, the timer
      * adds no more behind it.
@@ -39,12 +42,14 @@ public final class PeriodicCheck {
             FollowUps followUps,
             SerialExecutor serial,
             ScheduledExecutorService scheduler,
-            Duration interval) {
+            Duration interval,
+            Runnable owedWrites) {
         this.connection = connection;
         this.followUps = followUps;
         this.serial = serial;
         this.scheduler = scheduler;
         this.interval = interval;
+        this.owedWrites = owedWrites;
     }
 
     /** Starts the passes, at the next instant of this instance's phase after {@code nowMillis}. */
@@ -72,6 +77,7 @@ public final class PeriodicCheck {
     }
 
     private CompletableFuture<Void> pass() {
+        owedWrites.run();
         Reconciler reconciler = followUps.reconciler();
         return connection
                 .retryResume()
