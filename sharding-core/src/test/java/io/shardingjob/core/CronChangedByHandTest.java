@@ -94,23 +94,12 @@ class CronChangedByHandTest extends JobInstanceTestSupport {
     @Test
     void aFireOfACronWrittenByHandJudgedBeforeItsHistoryEntryLandsRunsOnceTheEntryLands() throws Exception {
         Instance first = startWithCron("first", "held");
-        // The history's writes are held back: every instance may read it, only the operator write it.
-        CuratorFramework operator = operatorClient();
-        String history = new JobNodes("held").history();
-        operator.setACL().withACL(historyReadOnlyButForTheOperator()).forPath(history);
-
-        Instant written = writeCronByHand("held", EVERY_SECOND_CRON);
-        await().atMost(WITHIN)
-                .until(() -> first.coordinator().configuration().cron().equals(EVERY_SECOND_CRON));
-        Instant fireTime = nextFireOfTheNewCronOnlyAfter(written);
-        await().atMost(WITHIN).until(() -> Instant.now().isAfter(fireTime));
-        // Decided on the history without the new cron's entry: nothing of the fire runs yet.
-        first.coordinator().fire(ExecutionSource.NORMAL, fireTime);
-        assertThat(results(result -> result.fireTime().equals(fireTime))).isEmpty();
-        assertThat(latestEntry(first.client(), "held").cron()).isEqualTo(HOURLY);
+        HeldBack held = fireWithTheCatchUpRefused(first, "held");
+        Instant written = held.written();
+        Instant fireTime = held.fireTime();
 
         // Another instance's catch-up writes the entry, dated from the write by hand.
-        operator.setACL().withACL(ZooDefs.Ids.OPEN_ACL_UNSAFE).forPath(history);
+        held.allowWrites();
         Instance second = startWithCron("second", "held");
         assertThat(latestEntry(second.client(), "held").from()).isEqualTo(written);
 
@@ -129,22 +118,12 @@ class CronChangedByHandTest extends JobInstanceTestSupport {
     @Test
     void aCatchUpWriteThatFailedIsTriedAgainByTheJobsPeriodicCheckWithoutAnotherChangeOrInstance() throws Exception {
         Instance only = startWithCron("only", "refused");
-        CuratorFramework operator = operatorClient();
-        String history = new JobNodes("refused").history();
-        operator.setACL().withACL(historyReadOnlyButForTheOperator()).forPath(history);
-
-        Instant written = writeCronByHand("refused", EVERY_SECOND_CRON);
-        await().atMost(WITHIN)
-                .until(() -> only.coordinator().configuration().cron().equals(EVERY_SECOND_CRON));
-        Instant fireTime = nextFireOfTheNewCronOnlyAfter(written);
-        await().atMost(WITHIN).until(() -> Instant.now().isAfter(fireTime));
-        only.coordinator().fire(ExecutionSource.NORMAL, fireTime);
-        // The catch-up was refused: the history still ends with the old cron, and the fire waits.
-        assertThat(latestEntry(only.client(), "refused").cron()).isEqualTo(HOURLY);
-        assertThat(results(result -> result.fireTime().equals(fireTime))).isEmpty();
+        HeldBack held = fireWithTheCatchUpRefused(only, "refused");
+        Instant written = held.written();
+        Instant fireTime = held.fireTime();
 
         // Writes allowed again, and nothing else changes: the periodic check writes the entry owed.
-        operator.setACL().withACL(ZooDefs.Ids.OPEN_ACL_UNSAFE).forPath(history);
+        held.allowWrites();
         await().atMost(WITHIN)
                 .untilAsserted(() ->
                         assertThat(latestEntry(only.client(), "refused").cron()).isEqualTo(EVERY_SECOND_CRON));
@@ -153,6 +132,35 @@ class CronChangedByHandTest extends JobInstanceTestSupport {
                 .untilAsserted(
                         () -> assertThat(results(result -> result.fireTime().equals(fireTime)))
                                 .hasSize(2));
+    }
+
+    /**
+     * Writes the cron by hand while the history's writes are refused (every instance may read it, only the operator
+     * write it), and fires the instance on a fire only the new cron has: decided on the history without the new cron's
+     * entry, nothing of it runs yet.
+     */
+    private HeldBack fireWithTheCatchUpRefused(Instance instance, String jobName) throws Exception {
+        CuratorFramework operator = operatorClient();
+        String history = new JobNodes(jobName).history();
+        operator.setACL().withACL(historyReadOnlyButForTheOperator()).forPath(history);
+
+        Instant written = writeCronByHand(jobName, EVERY_SECOND_CRON);
+        await().atMost(WITHIN)
+                .until(() -> instance.coordinator().configuration().cron().equals(EVERY_SECOND_CRON));
+        Instant fireTime = nextFireOfTheNewCronOnlyAfter(written);
+        await().atMost(WITHIN).until(() -> Instant.now().isAfter(fireTime));
+        instance.coordinator().fire(ExecutionSource.NORMAL, fireTime);
+        assertThat(results(result -> result.fireTime().equals(fireTime))).isEmpty();
+        assertThat(latestEntry(instance.client(), jobName).cron()).isEqualTo(HOURLY);
+        return new HeldBack(written, fireTime, operator, history);
+    }
+
+    /** A fire of a cron written by hand whose history entry is held back, and how to let it land. */
+    private record HeldBack(Instant written, Instant fireTime, CuratorFramework operator, String history) {
+
+        void allowWrites() throws Exception {
+            operator.setACL().withACL(ZooDefs.Ids.OPEN_ACL_UNSAFE).forPath(history);
+        }
     }
 
     /** An instance of the job, declared with an hourly cron, once it holds its items. */
