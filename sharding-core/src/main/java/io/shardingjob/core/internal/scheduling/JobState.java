@@ -25,6 +25,8 @@ public final class JobState implements JobView {
 
     private final String instanceId;
 
+    private final String jobName;
+
     private final Clock clock;
 
     private final Lifecycle lifecycle;
@@ -45,6 +47,7 @@ public final class JobState implements JobView {
         this.lifecycle = lifecycle;
         this.session = session;
         this.registry = registry;
+        this.jobName = JobNodes.name(registry.nodes().root());
     }
 
     @Override
@@ -78,7 +81,7 @@ public final class JobState implements JobView {
 
     @Override
     public String jobName() {
-        return JobNodes.name(registry.nodes().root());
+        return jobName;
     }
 
     /** The configuration every instance agrees on: the stored one. */
