@@ -139,7 +139,6 @@ public final class JobState implements JobView {
     }
 
     /** The assignment in force, from the cache, with its node's version. */
-    @Override
     public ShardingService.Versioned versionedAssignment() {
         return registry.sharding().currentVersioned();
     }
@@ -175,12 +174,10 @@ public final class JobState implements JobView {
         return registry.cache().children(registry.nodes().instances());
     }
 
-    @Override
     public List<String> disabledInstances() {
         return registry.cache().children(registry.nodes().disabledInstances());
     }
 
-    @Override
     public List<Integer> disabledItems() {
         return registry.cache().children(registry.nodes().disabledItems()).stream()
                 .map(Integer::valueOf)

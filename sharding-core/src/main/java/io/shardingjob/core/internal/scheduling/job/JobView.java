@@ -5,7 +5,6 @@ import io.shardingjob.core.internal.sharding.ShardingService;
 import io.shardingjob.core.sharding.Assignment;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.List;
 
 /**
  * One job on this instance as the stages of its fires read it: who it is, what it is configured and assigned to do,
@@ -33,15 +32,8 @@ public interface JobView {
     /** The assignment in force, from the cache. */
     Assignment assignment();
 
-    /** The assignment in force, from the cache, with its node's version. */
-    ShardingService.Versioned versionedAssignment();
-
     /** The assignment in force and its node's version, read from ZooKeeper. */
     ShardingService.Versioned readVersionedAssignment();
-
-    List<Integer> disabledItems();
-
-    List<String> disabledInstances();
 
     /** Started and not stopping: the job asks for work. */
     boolean isStarted();
