@@ -107,10 +107,15 @@ class ConsoleInBrowserIT {
                         .isEmpty());
         Path overview = browser.screenshot("overview");
 
-        browser.driver()
-                .findElement(
-                        By.cssSelector("#jobs tr[data-job='" + SETTLEMENT + "'] a[href$='/jobs/" + SETTLEMENT + "']"))
-                .click();
+        // Found and clicked in one go, again if htmx re-rendered the table in between (the link found is then gone).
+        browser.waitAtMost(GENEROUS)
+                .ignoring(StaleElementReferenceException.class)
+                .until(driver -> {
+                    driver.findElement(By.cssSelector(
+                                    "#jobs tr[data-job='" + SETTLEMENT + "'] a[href$='/jobs/" + SETTLEMENT + "']"))
+                            .click();
+                    return true;
+                });
         browser.waitAtMost(GENEROUS).until(driver -> gridOwners().equals(owners.get()));
         assertThat(attributes("#grid th[data-instance]", "data-instance"))
                 .containsExactlyInAnyOrder("app-1", "app-2", "app-3");
