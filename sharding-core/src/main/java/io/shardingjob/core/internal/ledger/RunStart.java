@@ -105,10 +105,11 @@ public final class RunStart {
      * StartBatch}), or with its claim, made ahead of its fire (both with {@code failover: true} only, see {@link
      * StartBatch#writesAhead}). It checks what any queued run checks, since it may have waited while the assignment, the
      * instance or an operator changed things. It begins without another write only when the session was proven through
-     * the ensemble's leader (a write or a {@code sync} answered) no longer ago than a third of the session timeout, the
-     * age at which this instance interrupts its running items anyway: the claim is then still this session's, as only
-     * a session's expiry lets another instance take it over. Proven longer ago, the run writes its start again, at the
-     * version written, as any run does ({@code START}): the write fails if the claim was taken over meanwhile. It writes
+     * the ensemble's leader (a write or a {@code sync} answered) no longer ago than a ninth of the session timeout
+     * ({@link #fresh}): the claim is then still this session's, as only a session's expiry lets another instance take
+     * it over, and the proof is renewed long before its deadline, a third of the timeout, at which this instance
+     * interrupts its running items. Proven longer ago, the run writes its start again, at the version written, as any
+     * run does ({@code START}), and its answer is a proof: the write fails if the claim was taken over meanwhile. It writes
      * its start again, too, when an operator switched failover off since it was written ahead: a claim whose start was
      * written ahead is run again when orphaned ({@link TakeOverRule#runsOrphan}), so a run begins on one only where
      * repeating it is allowed, and under failover off every run that begins has its own start written.
@@ -127,7 +128,20 @@ public final class RunStart {
         if (verdict != Verdict.START) {
             return verdict;
         }
-        return proven(sinceProven, sessionTimeout) && StartBatch.writesAhead(failover) ? Verdict.BEGIN : Verdict.START;
+        return fresh(sinceProven, sessionTimeout) && StartBatch.writesAhead(failover) ? Verdict.BEGIN : Verdict.START;
+    }
+
+    /**
+     * Whether the session's last proof is young enough that nothing need renew it yet: sent no longer ago than a ninth
+     * of the session timeout. A run begins with no write only on such a proof ({@link #decideWritten}): one that began
+     * on an older proof, after the instance was idle and no check renewed it, would be interrupted a moment later at
+     * the proof's deadline ({@link #proven}), before the checks that start once runs are here could renew it. While
+     * runs are here, those checks ask for a proof once it is older ({@code ProofChecks}).
+     *
+     * @param sinceProven how long ago the request that last proved the session was sent; null when none did
+     */
+    public static boolean fresh(@Nullable Duration sinceProven, Duration sessionTimeout) {
+        return sinceProven != null && sinceProven.multipliedBy(9).compareTo(sessionTimeout) <= 0;
     }
 
     /**

@@ -87,7 +87,7 @@ final class ProofChecks {
      * move that deadline, since the leader counts the session's life from the last request it answered.
      */
     static Step step(@Nullable Duration sinceProven, boolean runsInJob, Duration sessionTimeout) {
-        if (sinceProven != null && sinceProven.multipliedBy(9).compareTo(sessionTimeout) <= 0) {
+        if (RunStart.fresh(sinceProven, sessionTimeout)) {
             return Step.NONE;
         }
         return runsInJob && !RunStart.proven(sinceProven, sessionTimeout) ? Step.INTERRUPT : Step.ASK;
@@ -125,7 +125,8 @@ final class ProofChecks {
         Duration timeout = Duration.ofMillis(sessionTimeoutMillis.getAsLong());
         Duration since = proof.since();
         try {
-            // An idle instance has nothing to stop, and its next start is a write; SUSPENDED has its own interrupt.
+            // An idle instance has nothing to stop, and its next run begins with no write only on a fresh proof
+            // (RunStart.fresh), otherwise its start is a write; SUSPENDED has its own interrupt.
             if (!memory.isIdle() && !suspended.getAsBoolean()) {
                 act(step(since, memory.anyInJob(), timeout), since);
             }
