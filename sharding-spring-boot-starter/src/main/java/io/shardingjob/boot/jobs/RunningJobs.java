@@ -3,12 +3,9 @@ package io.shardingjob.boot.jobs;
 import io.shardingjob.boot.ExecutionRecord;
 import io.shardingjob.boot.ShardedJobListener;
 import io.shardingjob.core.JobCoordinator;
-import io.shardingjob.core.JobCoordinatorBuilder;
 import io.shardingjob.core.ShardedJobs;
 import io.shardingjob.core.config.JobConfiguration;
-import io.shardingjob.core.execution.FireCompletionListener;
 import io.shardingjob.core.execution.ItemExecutor;
-import io.shardingjob.core.execution.MisfireListener;
 import io.shardingjob.core.registry.RegistryCenter;
 import io.shardingjob.core.sharding.strategy.ShardingStrategies;
 import java.time.Duration;
@@ -37,11 +34,7 @@ public final class RunningJobs implements ScheduledTaskHolder {
 
     private static final Logger log = LoggerFactory.getLogger(RunningJobs.class);
 
-    private final Timings timings;
-
-    private final ShardingStrategies strategies;
-
-    private final ShardedJobExecutors executors;
+    private final JobAssembly assembly;
 
     private volatile Map<String, ScheduledShardedJob> jobs = Map.of();
 
@@ -50,15 +43,6 @@ public final class RunningJobs implements ScheduledTaskHolder {
     private volatile String instanceId = "";
 
     private volatile List<ShardedJobListener> listeners = List.of();
-
-    private final JobListeners jobListeners;
-
-    private final Supplier<List<ItemExecutorDecorator>> decorators;
-
-    /** The crons of every job, read once for the triggers and the ledger's schedules. */
-    private final JobCrons crons = new JobCrons();
-
-    private final CronFireSchedule fireSchedule = new CronFireSchedule(crons);
 
     /**
      * How long the jobs' coordination waits for what, the same for every job of the application.
@@ -80,11 +64,7 @@ public final class RunningJobs implements ScheduledTaskHolder {
             ShardedJobExecutors executors,
             JobListeners jobListeners,
             Supplier<List<ItemExecutorDecorator>> decorators) {
-        this.timings = timings;
-        this.strategies = strategies;
-        this.executors = executors;
-        this.jobListeners = jobListeners;
-        this.decorators = decorators;
+        this.assembly = new JobAssembly(timings, strategies, executors, jobListeners, decorators);
     }
 
     /** What every job started from now on shares: the registry, this instance's id and the listeners. */
@@ -191,28 +171,7 @@ public final class RunningJobs implements ScheduledTaskHolder {
             throw new IllegalStateException("Job '" + configuration.name() + "' of " + describedAs
                     + " cannot start: a job of that name runs here, from " + running.describe());
         }
-        JobCoordinatorBuilder builder = JobCoordinator.builder(connected.client(), configuration)
-                .instanceId(instanceId)
-                .strategies(strategies)
-                .scheduler(executors.coordination())
-                .startTimeout(timings.startTimeout())
-                .reconcileInterval(timings.reconcileInterval())
-                .shardingWaitTimeout(timings.shardingWaitTimeout())
-                .shutdownGracePeriod(timings.shutdownGracePeriod())
-                .schedule(fireSchedule)
-                // The core runs items outside fires too (failover), so it gets the job and the pool itself.
-                .job(invocation(configuration.name(), code), executors.items())
-                .listener(result -> executed(ExecutionRecord.of(result)))
-                .fireListener(jobListeners.fireListenerFor(configuration.name()));
-        FireCompletionListener completion = jobListeners.completionListenerFor(configuration.name());
-        if (completion != null) {
-            builder.completionListener(completion);
-        }
-        MisfireListener misfires = jobListeners.misfireListenerFor(configuration.name());
-        if (misfires != null) {
-            builder.misfireListener(misfires);
-        }
-        return new ScheduledShardedJob(method, describedAs, builder, executors, crons);
+        return assembly.assemble(method, code, describedAs, configuration, connected, instanceId, this::executed);
     }
 
     /** Makes a job whose coordinator started known, and schedules it. */
@@ -233,16 +192,6 @@ public final class RunningJobs implements ScheduledTaskHolder {
                 effective.shardingTotalCount(),
                 effective.strategy(),
                 job.describe());
-    }
-
-    /** The job's code, wrapped by the decorators in order: the first one's wrapper is the outermost. */
-    private ItemExecutor invocation(String job, ItemExecutor code) {
-        List<ItemExecutorDecorator> inOrder = decorators.get();
-        ItemExecutor invocation = code;
-        for (int i = inOrder.size() - 1; i >= 0; i--) {
-            invocation = inOrder.get(i).decorate(job, invocation);
-        }
-        return invocation;
     }
 
     /** Stops and closes the job, if it is the one the given bean declared. */
@@ -316,6 +265,6 @@ public final class RunningJobs implements ScheduledTaskHolder {
 
     /** The fire times of the jobs' crons, as their triggers read them. */
     CronFireSchedule fireSchedule() {
-        return fireSchedule;
+        return assembly.fireSchedule();
     }
 }
