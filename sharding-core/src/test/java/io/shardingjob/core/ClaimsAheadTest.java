@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
@@ -354,16 +355,22 @@ class ClaimsAheadTest extends JobInstanceTestSupport {
         only.coordinator().fire(ExecutionSource.NORMAL, next);
 
         assertRanOn(madeAhead, next);
-        // Created with its start, its start written again, then ended.
+        // Created with its start, its start written again, then ended: 2. The runs leave the queue together, and their
+        // starts go in one request; on a busy machine they may split, and a run that leaves after that request was
+        // answered begins on its fresh proof with no write of its own: 1. The first to leave has no such proof.
         JobNodes nodes = new JobNodes(JOB);
+        Map<Integer, Integer> versions = new TreeMap<>();
         for (int item : madeAhead.keySet()) {
-            assertThat(only.client()
-                            .checkExists()
-                            .forPath(nodes.claim(next, item))
-                            .getVersion())
-                    .as("version of the claim of item %d", item)
-                    .isEqualTo(2);
+            versions.put(
+                    item,
+                    only.client().checkExists().forPath(nodes.claim(next, item)).getVersion());
         }
+        assertThat(versions.values())
+                .as("versions of the claims by item: %s", versions)
+                .contains(2);
+        assertThat(versions.values())
+                .as("versions of the claims by item: %s", versions)
+                .allMatch(v -> v == 1 || v == 2);
     }
 
     @Test

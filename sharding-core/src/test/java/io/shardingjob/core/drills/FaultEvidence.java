@@ -24,8 +24,9 @@ final class FaultEvidence {
     enum Bite {
         /**
          * The victim printed {@code connection LOST} after the hit; with {@code failover} on, every run it had going at
-         * the hit was taken over: another process ran its item-fire after the hit (as {@code FAILOVER}, or with the
-         * source of the run it took over: a make-up's is {@code MISFIRE}).
+         * the hit was taken over: another process ran its item-fire after the hit, or the victim after its {@code
+         * connection LOST} line, under its next session (as {@code FAILOVER}, or with the source of the run it took
+         * over: a make-up's is {@code MISFIRE}).
          */
         SESSION_LOST,
         /**
@@ -77,10 +78,7 @@ final class FaultEvidence {
         String when = " after " + Instant.ofEpochMilli(hit.at());
         return Optional.ofNullable(
                 switch (hit.bite()) {
-                    case SESSION_LOST ->
-                        victim.lostSince(hit.at()).isEmpty()
-                                ? victim.name() + " printed no 'connection LOST'" + when
-                                : failover ? notTakenOver(victim, runs, hit.at()) : null;
+                    case SESSION_LOST -> sessionLost(victim, runs, hit.at(), failover);
                     case KILLED_RUNNING -> killedRunning(victim, runs, failover);
                     case RESTARTED ->
                         restarted(victim, processes, hit.at())
@@ -97,14 +95,27 @@ final class FaultEvidence {
                 });
     }
 
-    private static String notTakenOver(Process victim, List<Run> runs, long at) {
+    private static String sessionLost(Process victim, List<Run> runs, long at, boolean failover) {
+        Optional<Long> lost = victim.lostSince(at);
+        if (lost.isEmpty()) {
+            return victim.name() + " printed no 'connection LOST' after " + Instant.ofEpochMilli(at);
+        }
+        return failover ? notTakenOver(victim, runs, at, lost.get()) : null;
+    }
+
+    /**
+     * The runs the victim had going at the hit that nobody ran again under another session: another process after the
+     * hit, or the victim itself once it learned its session was lost ({@code lost}). The victim takes its own old
+     * session's claims over when it is back before their item's new owner got to them (busy with a later fire of the
+     * item, say, until the victim came back and was given the item again).
+     */
+    private static String notTakenOver(Process victim, List<Run> runs, long at, long lost) {
         List<Slot> left = runs.stream()
                 .filter(run -> run.process().equals(victim.name()) && run.start() <= at && run.end() > at)
                 .map(FaultEvidence::slot)
                 .filter(slot -> runs.stream()
-                        .noneMatch(other -> !other.process().equals(victim.name())
-                                && other.start() > at
-                                && slot.equals(slot(other))))
+                        .noneMatch(other -> slot.equals(slot(other))
+                                && (other.process().equals(victim.name()) ? other.start() > lost : other.start() > at)))
                 .toList();
         return left.isEmpty()
                 ? null

@@ -51,6 +51,27 @@ class FaultEvidenceTest {
     }
 
     @Test
+    void seesALostSessionsRunsTakenOverByTheVictimItselfOnlyOnceItLearnedItsSessionWasLost() {
+        List<String> againAfterItsLoss = List.of("start 0 11000 19500 MISFIRE", "end 0 11000 19500 19800 MISFIRE ok");
+        List<String> againBeforeItsLoss = List.of("start 0 11000 19100 MISFIRE", "end 0 11000 19100 19400 MISFIRE ok");
+        Process idle = new Process("b#0", List.of(), ALIVE, List.of());
+        Process tookItsOwnOver = new Process(
+                "a#0",
+                lines(RUNNING_AT_THE_HIT, List.of("connection LOST 19200"), againAfterItsLoss),
+                ALIVE,
+                List.of());
+        Process ranItAgainUnderTheLostSession = new Process(
+                "a#0",
+                lines(RUNNING_AT_THE_HIT, againBeforeItsLoss, List.of("connection LOST 19450")),
+                ALIVE,
+                List.of());
+
+        assertThat(missing(Bite.SESSION_LOST, true, tookItsOwnOver, idle)).isEmpty();
+        assertThat(missing(Bite.SESSION_LOST, true, ranItAgainUnderTheLostSession, idle))
+                .hasValueSatisfying(why -> assertThat(why).contains("not taken over"));
+    }
+
+    @Test
     void seesAKillInARunItCutAndWithFailoverThatRunsItemFireRunAgain() {
         Process killed = new Process("a#0", List.of("start 0 11000 11010 NORMAL"), HIT, List.of());
         Process killedIdle = new Process("a#0", List.of(), HIT, List.of());
