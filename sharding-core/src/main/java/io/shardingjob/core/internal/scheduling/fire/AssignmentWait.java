@@ -11,6 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A fire's wait for the assignment it runs under: a future completed by registry events, connection changes and the
@@ -59,8 +60,9 @@ public final class AssignmentWait {
      * @param executor where what follows a wait runs: it may read the assignment from ZooKeeper
      */
     CompletableFuture<Assignment> whenReady(Executor executor) {
-        if (!mustWait()) {
-            return CompletableFuture.completedFuture(settled(false));
+        Assignment now = readyNow();
+        if (now != null) {
+            return CompletableFuture.completedFuture(now);
         }
         CompletableFuture<Void> ready = new CompletableFuture<Void>()
                 .completeOnTimeout(null, shardingWaitTimeout.toMillis(), TimeUnit.MILLISECONDS);
@@ -73,6 +75,12 @@ public final class AssignmentWait {
             ready.complete(null);
         }
         return ready.thenApplyAsync(done -> settled(true), executor);
+    }
+
+    /** The assignment a fire runs under when no reshard is pending, as {@link #whenReady}; null when it must wait. */
+    @Nullable
+    Assignment readyNow() {
+        return mustWait() ? null : settled(false);
     }
 
     private boolean mustWait() {

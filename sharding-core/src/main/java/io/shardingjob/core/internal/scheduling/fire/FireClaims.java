@@ -78,14 +78,19 @@ public final class FireClaims {
         this.leavingSoon = leavingSoon;
     }
 
-    /** Plans the fire under the assignment, audited, and claims its items: see the class comment. */
+    /**
+     * Plans the fire under the assignment, audited, and claims its items: see the class comment.
+     *
+     * @param job the job as the fire was let through on ({@link FirePlanner}): what it decides is decided on that
+     */
     FirePlanner.Plan plan(
             ExecutionSource source,
             Instant fireTime,
             Map<Integer, Claim> madeAhead,
             Assignment assignment,
-            FireOrigin origin) {
-        FireDraft draft = new FireDraft(view.snapshot(), view.now());
+            FireOrigin origin,
+            JobSnapshot job) {
+        FireDraft draft = new FireDraft(job, view.now());
         String me = view.instanceId();
         long session = draft.job.sessionId();
         takeMadeAhead(draft, madeAhead.values(), assignment);
@@ -132,7 +137,8 @@ public final class FireClaims {
             memory.claimedWhole(fireTime, assignment.epoch(), session);
         }
         draft.won.sort((left, right) -> Integer.compare(left.item(), right.item()));
-        return new FirePlanner.Plan(null, assignment.epoch(), draft.won, draft.reservations, draft.skipped, origin);
+        return new FirePlanner.Plan(
+                null, assignment.epoch(), draft.won, draft.reservations, draft.skipped, origin, draft.job);
     }
 
     /** Judges each claim made ahead for the fire again, now that it came: run, skipped, or handed on. */

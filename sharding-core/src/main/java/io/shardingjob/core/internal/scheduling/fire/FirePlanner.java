@@ -21,10 +21,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Whether and when one fire is planned here: not while this instance is unavailable, or the job or the instance is
- * disabled; once the assignment it runs under is known (no reshard pending) and audited (an item that moved here may
- * still run on its old owner); with its origin read for an operator's fire (its job parameter). {@link FireClaims}
- * then decides which items it runs and claims them. Neither wait holds a thread. Each run starts later, when it leaves
- * the item executor's queue, once its start is written (see {@link ItemRunner}).
+ * disabled; with its origin read for an operator's fire (its job parameter, or the upstreams it still waits for); once
+ * the assignment it runs under is known (no reshard pending) and audited (an item that moved here may still run on its
+ * old owner). {@link FireClaims} then decides which items it runs and claims them. Neither wait holds a thread. Each
+ * run starts later, when it leaves the item executor's queue, once its start is written (see {@link ItemRunner}).
  */
 public final class FirePlanner {
 
@@ -69,6 +69,7 @@ public final class FirePlanner {
      * @param reservations the item reservations of those claims
      * @param skipped the items it does not run, each with the reason
      * @param origin how the fire was asked for: the job parameter its items run with
+     * @param job the job as the fire was planned on: its runs are handed on with its configuration
      */
     record Plan(
             @Nullable String skipReason,
@@ -76,16 +77,19 @@ public final class FirePlanner {
             List<Claim> won,
             Map<Integer, Reservation> reservations,
             Map<Integer, String> skipped,
-            FireOrigin origin) {
+            FireOrigin origin,
+            JobSnapshot job) {
 
-        static Plan nothing(String reason) {
-            return new Plan(reason, -1, List.of(), Map.of(), Map.of(), FireOrigin.SCHEDULED);
+        static Plan nothing(String reason, JobSnapshot job) {
+            return new Plan(reason, -1, List.of(), Map.of(), Map.of(), FireOrigin.SCHEDULED, job);
         }
     }
 
     /**
      * Plans the fire and claims its items, once the assignment it runs under is known and audited. Neither wait holds
      * a thread: a job being resharded must not keep the few fire threads every job shares from the other jobs' fires.
+     * In the steady case there is nothing to wait for, and the fire is planned at once on the snapshot of the job that
+     * let it through; after a wait, on the job as it stands then.
      *
      * @param madeAhead the claims this session created ahead for the fire, by item
      * @param executor where the planning goes on after a wait: it sends requests, so never ZooKeeper's thread
@@ -97,44 +101,45 @@ public final class FirePlanner {
             // Its items of this fire are made up by whoever owns them once this instance is back or gone; for this
             // instance's own audit the fire is decided (late) at once.
             memory.planned(fireTime);
-            return nothing("not connected to ZooKeeper, or not started", madeAhead);
+            return nothing("not connected to ZooKeeper, or not started", madeAhead, now);
         }
         if (now.configuration().disabled()) {
-            return nothing("the job is disabled", madeAhead);
+            return nothing("the job is disabled", madeAhead, now);
         }
         if (now.instanceDisabled()) {
             // Also when it was the last enabled instance: with no leader left to reshard, it still owns items.
-            return nothing("this instance is disabled for the job", madeAhead);
+            return nothing("this instance is disabled for the job", madeAhead, now);
         }
-        return assignmentWait
-                .whenReady(executor)
-                .thenCompose(assignment -> audited(assignment, executor))
-                .thenApply(assignment -> {
-                    FireOrigin origin = origin(source, fireTime);
-                    if (origin == null) {
-                        memory.planned(fireTime);
-                        audits.soon();
-                        return unplanned("its record could not be read; the audit makes its items up", madeAhead);
-                    }
-                    if (origin.isAwaiting() || origin.isAbandoned()) {
-                        return unplanned(
-                                origin.isAbandoned()
-                                        ? "its upstream " + origin.abandonedBy() + " did not complete as it follows it"
-                                        : "it waits for its upstreams " + origin.awaiting(),
-                                madeAhead);
-                    }
-                    return claims.plan(origin.sourceOr(source), fireTime, madeAhead, assignment, origin);
-                });
+        FireOrigin origin = origin(source, fireTime);
+        if (origin == null) {
+            memory.planned(fireTime);
+            audits.soon();
+            return nothing("its record could not be read; the audit makes its items up", madeAhead, now);
+        }
+        if (origin.isAwaiting() || origin.isAbandoned()) {
+            return nothing(
+                    origin.isAbandoned()
+                            ? "its upstream " + origin.abandonedBy() + " did not complete as it follows it"
+                            : "it waits for its upstreams " + origin.awaiting(),
+                    madeAhead,
+                    now);
+        }
+        ExecutionSource runAs = origin.sourceOr(source);
+        Assignment ready = assignmentWait.readyNow();
+        if (ready != null && memory.auditedEpoch() == ready.epoch()) {
+            return CompletableFuture.completedFuture(claims.plan(runAs, fireTime, madeAhead, ready, origin, now));
+        }
+        // Not asked again when known: a leader's look at a pending reshard writes it.
+        CompletableFuture<Assignment> assigned =
+                ready != null ? CompletableFuture.completedFuture(ready) : assignmentWait.whenReady(executor);
+        return assigned.thenCompose(assignment -> audited(assignment, executor))
+                .thenApply(assignment -> claims.plan(runAs, fireTime, madeAhead, assignment, origin, view.snapshot()));
     }
 
     /** A fire that runs nothing here: the claims made ahead for it go to whoever runs their items now. */
-    private CompletableFuture<Plan> nothing(String reason, Map<Integer, Claim> madeAhead) {
-        return CompletableFuture.completedFuture(unplanned(reason, madeAhead));
-    }
-
-    private Plan unplanned(String reason, Map<Integer, Claim> madeAhead) {
+    private CompletableFuture<Plan> nothing(String reason, Map<Integer, Claim> madeAhead, JobSnapshot job) {
         ahead.verdicts().handOnUnstarted(madeAhead.values());
-        return Plan.nothing(reason);
+        return CompletableFuture.completedFuture(Plan.nothing(reason, job));
     }
 
     /**

@@ -32,7 +32,10 @@ public final class FireRunner {
 
     private static final Logger log = LoggerFactory.getLogger(FireRunner.class);
 
-    private final JobView view;
+    private final String jobName;
+
+    /** This instance's id. */
+    private final String me;
 
     private final FirePlanner planner;
 
@@ -51,7 +54,8 @@ public final class FireRunner {
             ItemRunner items,
             ItemHandOff handOff,
             FireListener fireListener) {
-        this.view = view;
+        this.jobName = view.jobName();
+        this.me = view.instanceId();
         this.memory = memory;
         this.planner = planner;
         this.items = items;
@@ -86,7 +90,6 @@ public final class FireRunner {
     /** Hands the planned items to the executor, from the fire's caller or the hand-off thread. */
     private CompletableFuture<FireReport> start(
             ItemExecutor job, Executor executor, ExecutionSource asked, Instant fireTime, FirePlanner.Plan plan) {
-        String jobName = view.jobName();
         // Told of as an operator's fire, a fire the jobs this one follows recorded runs as theirs.
         ExecutionSource source = plan.origin().sourceOr(asked);
         if (plan.skipReason() != null) {
@@ -94,8 +97,7 @@ public final class FireRunner {
         }
         List<Claim> won = plan.won();
         Map<Integer, Reservation> reservations = plan.reservations();
-        JobConfiguration config = view.configuration();
-        String me = view.instanceId();
+        JobConfiguration config = plan.job().configuration();
         log.debug(
                 "Job {} on {}: {} fire at {} under epoch {}: running {}, skipped {}",
                 jobName,
@@ -141,7 +143,6 @@ public final class FireRunner {
             ExecutionSource source,
             Instant fireTime,
             boolean told) {
-        String jobName = view.jobName();
         return CompletableFuture.allOf(running.toArray(CompletableFuture<?>[]::new))
                 .thenCompose(itemsEnded -> CompletableFuture.allOf(
                         running.stream().map(item -> item.join().recorded()).toArray(CompletableFuture<?>[]::new)))
@@ -161,7 +162,7 @@ public final class FireRunner {
     }
 
     private FireReport skippedEntirely(String reason) {
-        log.debug("Job {} on {}: fire skipped: {}", view.jobName(), view.instanceId(), reason);
-        return FireReport.skippedEntirely(view.jobName(), reason);
+        log.debug("Job {} on {}: fire skipped: {}", jobName, me, reason);
+        return FireReport.skippedEntirely(jobName, reason);
     }
 }
