@@ -182,11 +182,11 @@ class FaultDrillTest {
          * How late the runs of a fire can come: a take-over or a make-up up to a session timeout late. An item that
          * outlasts a session overruns most fires, and the make-up of the fires it overran (whose {@code COALESCED}
          * claims are written when it starts) waits behind the runs of its item before it. After a worker's session is
-         * lost, those are the run in progress when the item came back to it, the take-over of the run the fault cut,
-         * and one make-up for each stretch of missed fires that a run of another owner's ended (the misfire policy
-         * coalesces within a stretch, not across a run): four items in sequence (seen in {@code
-         * blackhole-8s-items-stubborn}: fires recorded coalesced 31 s after they came, where three items' 25 s were
-         * allowed).
+         * lost and the item came back to it, a fire missed during the worker's first run of it waits behind that run,
+         * the take-over of the run the fault cut, and the make-ups of the two stretches of missed fires before its own
+         * (before the new owner's run and during it: the misfire policy coalesces the fires between two runs of the
+         * item, never across one): four items (seen in {@code blackhole-8s-items-stubborn}: fires recorded coalesced
+         * 31 s after they came, where three items' 25 s were allowed).
          */
         Duration lateRunsWithin() {
             return outlastsASession() ? item.multipliedBy(4).plus(PERIOD) : SESSION;
