@@ -395,6 +395,11 @@ class ClaimsAheadTest extends JobInstanceTestSupport {
         Instant fire = Instant.now().truncatedTo(ChronoUnit.SECONDS);
         only.coordinator().fire(ExecutionSource.NORMAL, fire);
         assertRanOnce(fire, 4);
+        // The runs' ends (with the next fire's claims) are written after the runs told they ended: counted from here,
+        // they would be taken for the audit's requests.
+        LedgerParts ledger = LedgerParts.of(only.client(), new JobNodes(JOB));
+        await().until(() -> ledger.reads().read(List.of(fire)).get(0).claims().values().stream()
+                .noneMatch(claim -> claim.state().isOpen()));
 
         RequestCounter counter = RequestCounter.attachTo(only.client());
         // Once late, a fire this instance did not claim whole is audited (read) again; this one holds nothing to do.
