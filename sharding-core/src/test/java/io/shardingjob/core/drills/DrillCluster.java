@@ -37,6 +37,7 @@ import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.recipes.cache.CuratorCache;
 import org.apache.curator.framework.recipes.cache.CuratorCacheListener;
 import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.zookeeper.KeeperException;
 
 /**
  * The processes of one drill: its ZooKeeper server or ensemble, its {@link DrillWorker}s (each process of an instance
@@ -301,8 +302,18 @@ final class DrillCluster implements AutoCloseable {
         return states;
     }
 
-    /** The state of every claim of the job's fire ledger as ZooKeeper holds it now. */
+    /**
+     * The state of every claim of the job's fire ledger as ZooKeeper holds it now. Read again while the test's own
+     * client is still reconnecting after a fault of ZooKeeper (seen after a frozen server: its connection lost past the
+     * client's retries).
+     */
     Map<DrillRecords.Slot, String> ledger(String job) {
+        return await().atMost(Duration.ofSeconds(30))
+                .ignoreExceptionsMatching(ex -> ex.getCause() instanceof KeeperException.ConnectionLossException)
+                .until(() -> readLedger(job), states -> true);
+    }
+
+    private Map<DrillRecords.Slot, String> readLedger(String job) {
         Map<DrillRecords.Slot, String> states = new HashMap<>();
         String ledger = new JobNodes(job).ledger();
         try {
