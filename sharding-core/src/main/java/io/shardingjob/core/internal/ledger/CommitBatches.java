@@ -11,76 +11,72 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.Executor;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The requests of a {@link GroupCommit}, one batch of queued writes each: under which assignment check the batch goes,
- * which claims of the next fire go with it ({@link GroupCommit.Ahead}), and what its answer does to each waiting writer.
+ * What one request of a {@link GroupCommit} holds, one batch of queued writes: under which assignment check the batch
+ * goes and which claims of the next fire go with it ({@link GroupCommit.Ahead}); and what its answer tells each
+ * waiting writer.
  */
 final class CommitBatches {
 
     /** The guard of a write that needs none. */
     static final int UNGUARDED = -1;
 
-    private final ClaimWrites claims;
-
     private final GroupCommit.Ahead ahead;
 
-    /** Where the answers are handed to the writers: never ZooKeeper's thread. */
-    private final Executor answers;
-
-    CommitBatches(ClaimWrites claims, GroupCommit.Ahead ahead, Executor answers) {
-        this.claims = claims;
+    CommitBatches(GroupCommit.Ahead ahead) {
         this.ahead = ahead;
-        this.answers = answers;
     }
 
-    /**
-     * One queued write.
-     *
-     * @param guard the assignment version a start was decided under, or {@link #UNGUARDED}
-     */
-    record Pending(Claim claim, boolean lastOfFire, int guard, CompletableFuture<Optional<Claim>> result) {
+    /** One queued write, and its writer's answer. */
+    record Pending(GroupCommit.Write write, CompletableFuture<Optional<Claim>> result) {
 
-        Pending(Claim claim, boolean lastOfFire, int guard) {
-            this(claim, lastOfFire, guard, new CompletableFuture<>());
+        Pending(GroupCommit.Write write) {
+            this(write, new CompletableFuture<>());
+        }
+
+        Claim claim() {
+            return write.claim();
+        }
+
+        int guard() {
+            return write.guard();
         }
     }
 
-    /** Sends one batch; completes once every writer in it has its answer. */
-    CompletableFuture<Void> send(List<Pending> queued) {
+    /** One request: the writes of a batch, with the claims of the next fire that go with them. */
+    record Request(
+            List<Pending> batch, Instant nextFire, List<Claim> next, FireNodes fireNodes, AssignmentGuard guard) {
+
+        List<Claim> writes() {
+            return batch.stream().map(Pending::claim).toList();
+        }
+    }
+
+    /** The request for a batch; null when nothing of it is left to send (its starts refused at once). */
+    @Nullable
+    Request request(List<Pending> queued) {
         GroupCommit.Ahead.Next following = claimsAhead(queued);
         int newest = newestDecision(queued, following);
         Set<Slot> guarded = new HashSet<>();
         List<Pending> batch = decidedUnder(newest, queued, guarded);
         if (batch.isEmpty()) {
-            return CompletableFuture.completedFuture(null);
+            return null;
         }
         AssignmentGuard guard = newest == UNGUARDED ? AssignmentGuard.NONE : new AssignmentGuard(newest, guarded);
         List<Claim> next = following.claims().stream()
                 .map(claim -> following.assignmentVersion() == newest ? claim : AssignmentGuard.unstarted(claim))
                 .toList();
         Instant nextFire = next.isEmpty() ? Instant.EPOCH : next.get(0).fireTime();
-        CompletableFuture<Void> answered = new CompletableFuture<>();
-        claims.commitAsync(batch.stream().map(Pending::claim).toList(), nextFire, next, following.fireNodes(), guard)
-                .whenComplete((committed, failure) -> answers.execute(() -> {
-                    try {
-                        answer(batch, nextFire, next, committed, failure);
-                    } finally {
-                        answered.complete(null);
-                    }
-                }));
-        return answered;
+        return new Request(batch, nextFire, next, following.fireNodes(), guard);
     }
 
     /** Hands each writer of the batch what came of its write, once the claims made ahead are kept. */
-    private void answer(
-            List<Pending> batch,
-            Instant nextFire,
-            List<Claim> next,
-            ClaimWrites.@Nullable Committed committed,
-            @Nullable Throwable failure) {
+    void answer(Request request, ClaimWrites.@Nullable Committed committed, @Nullable Throwable failure) {
+        List<Pending> batch = request.batch();
+        List<Claim> next = request.next();
+        Instant nextFire = request.nextFire();
         if (!next.isEmpty()) {
             // Kept before the ends are answered: a fire waiting for its ends is over once the next is ready.
             ahead.claimed(nextFire, next, failure == null ? committed.claimed() : null);
@@ -91,7 +87,7 @@ final class CommitBatches {
             return;
         }
         Map<Slot, Pending> bySlot = new HashMap<>();
-        batch.forEach(pending -> bySlot.put(slot(pending.claim), pending));
+        batch.forEach(pending -> bySlot.put(slot(pending.claim()), pending));
         ClaimWrites.Written written = committed.written();
         written.written().forEach(stored -> bySlot.remove(slot(stored)).result.complete(Optional.of(stored)));
         written.moved()
@@ -119,21 +115,23 @@ final class CommitBatches {
     private static List<Pending> decidedUnder(int newest, List<Pending> queued, Set<Slot> guarded) {
         List<Pending> batch = new ArrayList<>(queued.size());
         for (Pending pending : queued) {
-            if (pending.guard == UNGUARDED) {
+            if (pending.guard() == UNGUARDED) {
                 batch.add(pending);
-            } else if (pending.guard == newest) {
+            } else if (pending.guard() == newest) {
                 batch.add(pending);
-                guarded.add(slot(pending.claim));
+                guarded.add(slot(pending.claim()));
             } else {
-                pending.result.completeExceptionally(new AssignmentGuard.Moved(pending.claim));
+                pending.result.completeExceptionally(new AssignmentGuard.Moved(pending.claim()));
             }
         }
         return batch;
     }
 
     private GroupCommit.Ahead.Next claimsAhead(List<Pending> batch) {
-        List<Claim> lastEnds =
-                batch.stream().filter(Pending::lastOfFire).map(Pending::claim).toList();
+        List<Claim> lastEnds = batch.stream()
+                .filter(pending -> pending.write().lastOfFire())
+                .map(Pending::claim)
+                .toList();
         if (lastEnds.isEmpty()) {
             return GroupCommit.Ahead.Next.NONE;
         }

@@ -56,6 +56,8 @@ public final class GroupCommit {
 
     private final AtomicBoolean draining = new AtomicBoolean();
 
+    private final ClaimWrites claims;
+
     private final CommitBatches batches;
 
     /** Which claims of a next fire go with the last ends of a fire, and what becomes of them. */
@@ -100,54 +102,56 @@ public final class GroupCommit {
         void claimed(Instant fireTime, List<Claim> requested, ClaimWrites.@Nullable Claimed claimed);
     }
 
+    /**
+     * One write to queue: a claim at the version it holds, and how it goes.
+     *
+     * @param lastOfFire whether it is the last end of its fire here: the claims of the next fire go with it
+     * @param guard the version of the assignment a start was decided under, or {@code -1}: the write fails with
+     *     {@link AssignmentGuard.Moved} once a newer one was written
+     * @param sendNow whether it goes at once; otherwise it lingers for others to join it
+     */
+    public record Write(Claim claim, boolean lastOfFire, int guard, boolean sendNow) {
+
+        /** A write sent at once: a retry, which must not start unless the claim is still ours. */
+        public static Write now(Claim claim) {
+            return new Write(claim, false, UNGUARDED, true);
+        }
+
+        /** The end of an item's run: unless it is the last end of its fire here, it lingers for more ends. */
+        public static Write end(Claim ended, boolean lastOfItsFire) {
+            return new Write(ended, lastOfItsFire, UNGUARDED, lastOfItsFire);
+        }
+
+        /**
+         * The start of a run: the starts of the runs that leave their queue together go in one request, so unless it is
+         * the last of them it lingers for the others as an end does.
+         */
+        public static Write start(Claim started, boolean lastOfTogether, int assignmentVersion) {
+            return new Write(started, false, assignmentVersion, lastOfTogether);
+        }
+    }
+
     public GroupCommit(ClaimWrites claims, ScheduledExecutorService drainer) {
         this(claims, drainer, Ahead.NONE);
     }
 
     public GroupCommit(ClaimWrites claims, ScheduledExecutorService drainer, Ahead ahead) {
+        this.claims = claims;
         this.drainer = drainer;
-        this.batches = new CommitBatches(claims, ahead, this::onDrainer);
+        this.batches = new CommitBatches(ahead);
     }
 
     /**
-     * Queues a write of the claim at the version it holds.
+     * Queues a write.
      *
      * @return completes with the claim as stored now, or empty when the claim is no longer this owner's (taken over,
      *     or retired); completes exceptionally when ZooKeeper could not be reached: whether the write happened is then
      *     unknown
      */
-    public CompletableFuture<Optional<Claim>> writeLater(Claim claim) {
-        return enqueue(new Pending(claim, false, UNGUARDED), true);
-    }
-
-    /**
-     * Queues the end of an item's run, like {@link #writeLater(Claim)}. Unless it is the last end of its fire here, it
-     * lingers for more ends to join it; the last one drains at once, with the claims of the next fire.
-     */
-    public CompletableFuture<Optional<Claim>> endLater(Claim claim, boolean lastOfItsFire) {
-        return enqueue(new Pending(claim, lastOfItsFire, UNGUARDED), lastOfItsFire);
-    }
-
-    /**
-     * Queues the write of a run's start, like {@link #writeLater(Claim)}: the starts of the items that leave their queue
-     * together go in one request. Unless it is the last of them, it lingers for the others as an end does.
-     *
-     * @param lastOfTogether whether no other run handed on with it is still to leave its queue
-     * @param assignmentVersion the version of the assignment the start was decided under: the write fails, with
-     *     {@link AssignmentGuard.Moved}, once a newer one was written
-     */
-    public CompletableFuture<Optional<Claim>> startLater(Claim started, boolean lastOfTogether, int assignmentVersion) {
-        return enqueue(new Pending(started, false, assignmentVersion), lastOfTogether);
-    }
-
-    /** Sends what is queued now, without waiting for it to linger: starts written ahead of their runs. */
-    public void flush() {
-        scheduleDrain();
-    }
-
-    private CompletableFuture<Optional<Claim>> enqueue(Pending pending, boolean drainNow) {
+    public CompletableFuture<Optional<Claim>> queue(Write write) {
+        Pending pending = new Pending(write);
         queue.add(pending);
-        if (drainNow) {
+        if (write.sendNow()) {
             scheduleDrain();
         } else {
             long now = System.nanoTime();
@@ -158,6 +162,11 @@ public final class GroupCommit {
             }
         }
         return pending.result();
+    }
+
+    /** Sends what is queued now, without waiting for it to linger: starts written ahead of their runs. */
+    public void flush() {
+        scheduleDrain();
     }
 
     /** Drains once the ends stopped coming for a linger, or the first of them waited the longest it may. */
@@ -182,10 +191,10 @@ public final class GroupCommit {
         }
     }
 
-    /** Writes the claim and waits for the answer: for a retry, which must not start unless the claim is still ours. */
+    /** Writes the claim at once and waits for the answer. */
     public Optional<Claim> write(Claim claim) throws Exception {
         try {
-            return writeLater(claim).join();
+            return queue(Write.now(claim)).join();
         } catch (CompletionException failed) {
             throw failed.getCause() instanceof Exception cause ? cause : failed;
         }
@@ -200,6 +209,7 @@ public final class GroupCommit {
     /**
      * Sends everything queued in one commit, without waiting for it; once it is answered, sends what queued meanwhile.
      * One commit of this job is in flight at a time, so ends that come while one is on its way go together in the next.
+     * Its answers are handed to the writers on the drainer, never on ZooKeeper's thread.
      */
     private void sendNext() {
         List<Pending> batch = new ArrayList<>();
@@ -214,7 +224,19 @@ public final class GroupCommit {
             }
             return;
         }
-        batches.send(batch).whenComplete((done, failure) -> onDrainer(this::sendNext));
+        CommitBatches.Request request = batches.request(batch);
+        if (request == null) {
+            onDrainer(this::sendNext);
+            return;
+        }
+        claims.commitAsync(request.writes(), request.nextFire(), request.next(), request.fireNodes(), request.guard())
+                .whenComplete((committed, failure) -> onDrainer(() -> {
+                    try {
+                        batches.answer(request, committed, failure);
+                    } finally {
+                        sendNext();
+                    }
+                }));
     }
 
     /** On the drainer; on the calling thread once it shuts down, rather than lose the writes. */

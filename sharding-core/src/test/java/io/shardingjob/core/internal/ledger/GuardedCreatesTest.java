@@ -103,7 +103,7 @@ class GuardedCreatesTest extends ZooKeeperTestSupport {
         // Decided under version 0, while the node is at 1: the end is written, the next fire's claim made reserved.
         Instant next = fire.plusSeconds(1);
         ahead.next = new GroupCommit.Ahead.Next(List.of(started(0, next)), FireNodes.AS_NEEDED, 0);
-        Claim ended = commit.endLater(running.with(ClaimState.DONE, fire), true)
+        Claim ended = commit.queue(GroupCommit.Write.end(running.with(ClaimState.DONE, fire), true))
                 .join()
                 .orElseThrow();
 
@@ -124,8 +124,9 @@ class GuardedCreatesTest extends ZooKeeperTestSupport {
                 .claim(next, List.of(Claim.first(1, next, "a", session, ExecutionSource.NORMAL, 1, 2, next)))
                 .won()
                 .get(1);
-        var outdatedStart = commit.startLater(other.startedAt(next), false, 0);
-        assertThat(commit.endLater(reserved.with(ClaimState.DONE, next), true).join())
+        var outdatedStart = commit.queue(GroupCommit.Write.start(other.startedAt(next), false, 0));
+        assertThat(commit.queue(GroupCommit.Write.end(reserved.with(ClaimState.DONE, next), true))
+                        .join())
                 .isPresent();
 
         assertThat(ahead.won.get(after).state()).isEqualTo(ClaimState.RUNNING);

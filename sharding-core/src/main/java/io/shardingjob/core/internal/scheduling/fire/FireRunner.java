@@ -128,7 +128,7 @@ public final class FireRunner {
             Claim claim = won.get(i);
             ShardingContext context = contexts.get(i);
             ItemRun run = items.runOf(context, claim, reservations.get(claim.item()), starts, plan.origin());
-            running.add(handOff.handOn(executor, job, run));
+            running.add(items.handOn(executor, handOff.thread(), job, run));
         }
         return reported(running, plan, source, fireTime, !contexts.isEmpty());
     }

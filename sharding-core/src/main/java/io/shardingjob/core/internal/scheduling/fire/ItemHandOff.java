@@ -8,7 +8,6 @@ import io.shardingjob.core.internal.scheduling.job.SerialExecutor;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -30,7 +29,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * as one ends. A fire planned at once on its caller's thread hands its runs on from there.
  *
  * <p>A run the executor refuses ({@link RejectedExecutionException}: its queue bounded and full, or it was shut down)
- * is given up as a run released while it waited in the queue is ({@link ItemRunner#refused}): its claim is handed on
+ * is given up as a run released while it waited in the queue is ({@link ItemRunner#handOn}): its claim is handed on
  * for the item's owner to run as the fire's own run (this instance's audit takes it over while it owns the item), and
  * its item is freed here. Kept, both would wait for a run that never comes.
  */
@@ -84,23 +83,7 @@ public final class ItemHandOff {
      */
     public CompletableFuture<Void> handOnClaimed(
             Executor executor, ItemExecutor job, Claim claim, Reservation reservation, FireOrigin origin) {
-        return handOn(executor, job, items.claimedRun(claim, reservation, origin))
+        return items.handOn(executor, thread, job, items.claimedRun(claim, reservation, origin))
                 .thenCompose(ItemRunner.Run::recorded);
-    }
-
-    /**
-     * Hands one run to the executor from the calling thread, which is a fire's caller or the hand-off thread; refused,
-     * the run is given up on the hand-off thread, where it may wait for the answer to a start written ahead of it. A
-     * run that throws completes the result exceptionally, wrapped as {@link CompletableFuture#completeAsync} does.
-     */
-    CompletableFuture<ItemRunner.Run> handOn(Executor executor, ItemExecutor job, ItemRun run) {
-        CompletableFuture<ItemRunner.Run> done = new CompletableFuture<>();
-        try {
-            // completeAsync hands the task to the executor as given (supplyAsync may swap the common pool for threads
-            // of its own), and lets a refusal through.
-            return done.completeAsync(() -> items.run(job, run), executor);
-        } catch (RejectedExecutionException full) {
-            return done.completeAsync(() -> items.refused(run), thread);
-        }
     }
 }

@@ -21,6 +21,8 @@ import io.shardingjob.core.internal.scheduling.job.RunMemory;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
@@ -71,6 +73,8 @@ public final class ItemRunner {
 
     private final RunEnds runEnds;
 
+    private final GroupCommit commits;
+
     public ItemRunner(
             JobView view,
             AuditDemand audits,
@@ -90,6 +94,7 @@ public final class ItemRunner {
         this.starting = new RunStarts(view, ledger.reads(), ledger.commits(), memory, ledger.due(), pace);
         this.runEnds = new RunEnds(view, audits, ledger.commits(), ends, listener);
         this.memory = memory;
+        this.commits = ledger.commits();
     }
 
     /**
@@ -132,6 +137,23 @@ public final class ItemRunner {
     record Run(List<ItemResult> results, CompletableFuture<Void> recorded) {}
 
     /**
+     * Hands one run to the executor from the calling thread, which is a fire's caller or the hand-off thread; refused,
+     * the run is given up on the hand-off thread ({@code refusals}), where it may wait for the answer to a start written
+     * ahead of it. A run that throws completes the result exceptionally, wrapped as
+     * {@link CompletableFuture#completeAsync} does.
+     */
+    CompletableFuture<Run> handOn(Executor executor, Executor refusals, ItemExecutor job, ItemRun run) {
+        CompletableFuture<Run> done = new CompletableFuture<>();
+        try {
+            // completeAsync hands the task to the executor as given (supplyAsync may swap the common pool for threads
+            // of its own), and lets a refusal through.
+            return done.completeAsync(() -> run(job, run), executor);
+        } catch (RejectedExecutionException full) {
+            return done.completeAsync(() -> refused(run), refusals);
+        }
+    }
+
+    /**
      * Executes a run with its retries on the calling thread, and queues the write of how it ended: the thread is free
      * again at once, the item once the write is answered. Whether the run may start is decided here, when it left its
      * queue ({@link RunStart}), and the run starts only once its start is written: by itself, with the starts of the
@@ -152,9 +174,12 @@ public final class ItemRunner {
                 results = execute(job, run);
                 // None when the session's proof aged past its third before the job's code: nothing of it ran, so it is
                 // handed on as any run that did not begin, and its owner runs it as the fire's own, failover or not.
-                recorded = results.isEmpty()
-                        ? runEnds.refuse(run, RunStart.unbegunAs(RunStart.Verdict.GIVE_UP))
-                        : runEnds.end(run, results.get(results.size() - 1));
+                if (results.isEmpty()) {
+                    recorded = runEnds.refuse(run, RunStart.unbegunAs(RunStart.Verdict.GIVE_UP));
+                } else {
+                    GroupCommit.Write end = runEnds.endOf(run, results.get(results.size() - 1));
+                    recorded = runEnds.recorded(run, end, commits.queue(end));
+                }
             }
         } finally {
             // Pool threads are reused: an interrupt meant for this item must not reach the next one.
@@ -201,9 +226,11 @@ public final class ItemRunner {
             }
             return null;
         }
-        RunStarts.Began began = verdict == RunStart.Verdict.START
-                ? starting.begin(run, leaving.last(), now)
-                : RunStarts.Began.NOT_ASKED;
+        RunStarts.Began began = RunStarts.Began.NOT_ASKED;
+        if (verdict == RunStart.Verdict.START) {
+            GroupCommit.Write start = starting.startOf(run, leaving.last(), now);
+            began = starting.began(run, commits.queue(start));
+        }
         if (began == RunStarts.Began.MOVED) {
             began = starting.beginUnderNext(run, now);
         }
@@ -250,7 +277,7 @@ public final class ItemRunner {
      * for good: no later fire here would run the item, and nobody else would take the claim over while this session
      * lives. Waits for the answer to a start written ahead of it, so never on ZooKeeper's event thread.
      */
-    Run refused(ItemRun run) {
+    private Run refused(ItemRun run) {
         LeavingQueue leaving = run.leave(view.sessionId());
         FireStarts.Ahead ahead = leaving.ahead();
         CompletableFuture<Void> given;

@@ -42,15 +42,16 @@ final class RunEnds {
     }
 
     /**
-     * Queues the write of how the run ended, at the version it holds. A run interrupted because this instance stops or
-     * lost its connection is presumed unfinished, however it returned: its claim goes to the item's next owner.
+     * The write of how the run ended, at the version it holds, for its runner to queue. A run interrupted because this
+     * instance stops or lost its connection is presumed unfinished, however it returned: its claim goes to the item's
+     * next owner.
      */
-    CompletableFuture<Void> end(ItemRun run, ItemResult last) {
+    GroupCommit.Write endOf(ItemRun run, ItemResult last) {
         ClaimState end =
                 run.isAbandoned() ? ClaimState.RELEASED : last.succeeded() ? ClaimState.DONE : ClaimState.FAILED;
         // Released, the item's owner takes it over: this instance's audit, when it still owns the item.
         run.ended(end == ClaimState.RELEASED);
-        return write(run, run.held().with(end, view.now()));
+        return GroupCommit.Write.end(run.held().with(end, view.now()), run.lastOfItsFireHere());
     }
 
     /**
@@ -103,10 +104,16 @@ final class RunEnds {
         return CompletableFuture.completedFuture(null);
     }
 
-    /** The end (or the claim given up) queued with the next writes; its answer told to {@link ItemEnds}. */
+    /** The end (or the claim given up) queued with the next writes. */
     private CompletableFuture<Void> write(ItemRun run, Claim written) {
-        boolean lastHere = run.lastOfItsFireHere();
-        return commits.endLater(written, lastHere).handle((stored, failure) -> {
+        GroupCommit.Write write = GroupCommit.Write.end(written, run.lastOfItsFireHere());
+        return recorded(run, write, commits.queue(write));
+    }
+
+    /** What the answer to the run's end (or its claim given up) does: the run recorded or lost, and {@link ItemEnds}. */
+    CompletableFuture<Void> recorded(ItemRun run, GroupCommit.Write write, CompletableFuture<Optional<Claim>> answer) {
+        Claim written = write.claim();
+        return answer.handle((stored, failure) -> {
             boolean lost = failure == null && stored.isEmpty();
             if (run.state() == ItemRun.State.ENDED) {
                 if (lost) {
@@ -115,7 +122,7 @@ final class RunEnds {
                     run.recorded();
                 }
             }
-            ends.answered(written, stored, failure, () -> claimLost(run, written), lastHere);
+            ends.answered(written, stored, failure, () -> claimLost(run, written), write.lastOfFire());
             return null;
         });
     }

@@ -125,21 +125,17 @@ final class RunStarts {
                         != RunStart.Verdict.START) {
             return Began.MOVED;
         }
-        return begin(run, true, decided.under(next, view.instanceId()));
+        return began(run, groupCommit.queue(startOf(run, true, decided.under(next, view.instanceId()))));
     }
 
     /**
-     * Writes the claim started, at the version held, with the starts of the runs of its fire expected to leave the
-     * queue soon after it ({@link StartBatch}), and waits for the answer on the item's own thread, which runs the item
-     * next. Not started when the claim was taken over ({@code LOST}), or the write could not be made ({@code UNKNOWN}:
-     * this session's audit then finds the claim as its own and decides again), or the run was abandoned before the
-     * answer came ({@code ABANDONED}): a run starts only once its start is confirmed, and one abandoned before never
-     * enters the job's code, where it would find its thread interrupted and end released, as a run that was cut.
+     * The write of the run's start at the version held, for its runner to queue; the starts of the runs of its fire
+     * expected to leave the queue soon after it ({@link StartBatch}) are queued ahead of it first, to go with it.
      *
      * @param lastToLeave whether no other run of its fire is still to leave the queue: its start goes at once, whereas
      *     one that writes no other start lingers for the starts of the runs that leave with it
      */
-    Began begin(ItemRun run, boolean lastToLeave, JobSnapshot now) {
+    GroupCommit.Write startOf(ItemRun run, boolean lastToLeave, JobSnapshot now) {
         FireStarts starts = run.starts();
         int others =
                 starts == null || !StartBatch.writesAhead(now.configuration().failover())
@@ -152,13 +148,22 @@ final class RunStarts {
                                         StartBatch.AHEAD.toNanos())
                                 - 1;
         boolean withOthers = others > 0 && writeAhead(starts, others, now) > 0;
+        return GroupCommit.Write.start(
+                run.held().startedAt(view.now()),
+                lastToLeave || withOthers,
+                now.assignment().version());
+    }
+
+    /**
+     * Waits on the item's own thread, which runs the item next, for the answer to the run's start. Not started when the
+     * claim was taken over ({@code LOST}), or the write could not be made ({@code UNKNOWN}: this session's audit then
+     * finds the claim as its own and decides again), or the run was abandoned before the answer came
+     * ({@code ABANDONED}): a run starts only once its start is confirmed, and one abandoned before never enters the
+     * job's code, where it would find its thread interrupted and end released, as a run that was cut.
+     */
+    Began began(ItemRun run, CompletableFuture<Optional<Claim>> answer) {
         try {
-            Optional<Claim> stored = groupCommit
-                    .startLater(
-                            run.held().startedAt(view.now()),
-                            lastToLeave || withOthers,
-                            now.assignment().version())
-                    .join();
+            Optional<Claim> stored = answer.join();
             if (stored.isPresent()) {
                 run.started(stored.get());
                 return run.isAbandoned() ? Began.ABANDONED : Began.STARTED;
@@ -215,10 +220,10 @@ final class RunStarts {
                 continue;
             }
             groupCommit
-                    .startLater(
+                    .queue(GroupCommit.Write.start(
                             claim.startedAheadAt(startedAt),
                             false,
-                            now.assignment().version())
+                            now.assignment().version()))
                     .whenComplete((stored, failure) -> {
                         Began began = failure != null
                                 ? Answers.cause(failure) instanceof AssignmentGuard.Moved ? Began.MOVED : Began.UNKNOWN
