@@ -12,6 +12,7 @@ import io.shardingjob.core.execution.MisfireListener;
 import io.shardingjob.core.instance.InstanceId;
 import io.shardingjob.core.internal.scheduling.JobRuntime;
 import io.shardingjob.core.internal.scheduling.JobSettings;
+import io.shardingjob.core.internal.scheduling.fire.FireRunner;
 import io.shardingjob.core.sharding.strategy.ShardingStrategies;
 import java.time.Clock;
 import java.time.Duration;
@@ -227,7 +228,7 @@ public final class JobCoordinatorBuilder {
                 new JobSettings.Instance(client, instanceId, strategies, scheduler, clock),
                 new JobSettings.Timings(startTimeout, reconcileInterval, shardingWaitTimeout, shutdownGracePeriod),
                 new JobSettings.FireHistory(schedule, catchUpHorizon, ledgerRetention),
-                new JobSettings.JobCode(job, itemExecutor, manualFireHandler),
+                new FireRunner.JobCode(job, itemExecutor, manualFireHandler),
                 new JobSettings.Listeners(listener, fireListener, completionListener, misfireListener),
                 interruptOnConnectionLoss);
     }

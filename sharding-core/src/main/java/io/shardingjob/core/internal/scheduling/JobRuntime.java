@@ -4,6 +4,7 @@ import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.config.JobConfigurationException;
 import io.shardingjob.core.internal.scheduling.audit.LedgerAudit;
 import io.shardingjob.core.internal.scheduling.fire.CallingThread;
+import io.shardingjob.core.internal.scheduling.fire.FireRunner;
 import io.shardingjob.core.internal.scheduling.session.ConnectionGuard;
 import io.shardingjob.core.registry.RegistryUnavailableException;
 import io.shardingjob.core.sharding.strategy.ShardingStrategies;
@@ -22,7 +23,7 @@ import org.slf4j.LoggerFactory;
  * up fires nobody claimed, as the misfire policy says.
  *
  * <p>This class keeps the lifecycle; the handle reaches the rest through it: the job as it stands ({@link JobState}),
- * its fires ({@link JobFires}), what an operator changes ({@link JobOperations}) and reads of the ledger ({@link
+ * its fires ({@link FireRunner}), what an operator changes ({@link JobOperations}) and reads of the ledger ({@link
  * LedgerQueries}). Connection state is handled by the job's {@link ConnectionGuard} and only there. {@link JobWiring}
  * builds the parts, which never call back into this class; {@link JobParts} starts and closes them in order.
  */
@@ -38,7 +39,7 @@ public final class JobRuntime implements AutoCloseable {
 
     private final JobState state;
 
-    private final JobFires fires;
+    private final FireRunner fires;
 
     private final JobOperations operations;
 
@@ -49,7 +50,7 @@ public final class JobRuntime implements AutoCloseable {
             Lifecycle lifecycle,
             JobParts parts,
             JobState state,
-            JobFires fires,
+            FireRunner fires,
             JobOperations operations,
             LedgerQueries ledgerQueries) {
         this.settings = settings;
@@ -99,7 +100,7 @@ public final class JobRuntime implements AutoCloseable {
                     "strategy",
                     "unknown sharding strategy '" + local.strategy() + "'; known strategies: " + strategies.names());
         }
-        JobSettings.JobCode code = settings.code();
+        FireRunner.JobCode code = settings.code();
         if (code.job() != null && CallingThread.runsTasksOnTheCallingThread(code.itemExecutor())) {
             throw new IllegalArgumentException("Job '" + local.name() + "': the itemExecutor given to the builder"
                     + " (job(code, itemExecutor)) runs tasks on the calling thread, as Runnable::run does. Make-ups,"
@@ -167,7 +168,7 @@ public final class JobRuntime implements AutoCloseable {
     }
 
     /** Where the job's fires, manual fires and re-runs enter. */
-    public JobFires fires() {
+    public FireRunner fires() {
         return fires;
     }
 

@@ -5,13 +5,11 @@ import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.execution.ExecutionListener;
 import io.shardingjob.core.execution.FireCompletionListener;
 import io.shardingjob.core.execution.FireListener;
-import io.shardingjob.core.execution.ItemExecutor;
-import io.shardingjob.core.execution.ManualFireHandler;
 import io.shardingjob.core.execution.MisfireListener;
+import io.shardingjob.core.internal.scheduling.fire.FireRunner;
 import io.shardingjob.core.sharding.strategy.ShardingStrategies;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import org.apache.curator.framework.CuratorFramework;
 import org.jspecify.annotations.Nullable;
@@ -28,7 +26,7 @@ public record JobSettings(
         Instance instance,
         Timings timings,
         FireHistory history,
-        JobCode code,
+        FireRunner.JobCode code,
         Listeners listeners,
         boolean interruptOnConnectionLoss) {
 
@@ -57,18 +55,6 @@ public record JobSettings(
      * @param schedule the job's fire times, for the fires that came due while nobody could claim them
      */
     public record FireHistory(FireSchedule schedule, Duration catchUpHorizon, Duration ledgerRetention) {}
-
-    /**
-     * What runs the job's items outside the caller's fires.
-     *
-     * @param job the job's code for make-ups and take-overs, or null when the caller passes it to each fire
-     * @param manualFireHandler starts this instance's items of a manual fire, or null to start them with the job and
-     *     the item executor
-     */
-    public record JobCode(
-            @Nullable ItemExecutor job,
-            Executor itemExecutor,
-            @Nullable ManualFireHandler manualFireHandler) {}
 
     /**
      * What the program is told of the job's runs and fires.

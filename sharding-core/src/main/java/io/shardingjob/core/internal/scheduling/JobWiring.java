@@ -116,9 +116,8 @@ final class JobWiring {
                 ledger.reads(),
                 threads.serial());
         FollowUps followUps = new FollowUps(assignmentWait, reconciler, audits);
-        JobFires fires = new JobFires(state, settings.code(), fire.runner());
-        ManualFires manualFires = new ManualFires(
-                ledger.manualFires(), fires.manualFireHandler(fire.handOff().thread()), state::now, jobName);
+        FireRunner fires = fire.runner();
+        ManualFires manualFires = new ManualFires(ledger.manualFires(), fires.manualFireHandler(), state::now, jobName);
         RegistryReactions reactions = new RegistryReactions(
                 state,
                 followUps,
@@ -217,11 +216,12 @@ final class JobWiring {
                 items::leavingSoon);
         FireRunner fireRunner = new FireRunner(
                 state,
-                memory,
-                new FirePlanner(state, audits, assignmentWait, ledger.manualFires(), memory, ahead, claims),
+                new FirePlanner(state, audits, assignmentWait, ledger.manualFires(), memory, ahead),
+                claims,
                 items,
                 handOff,
-                settings.listeners().fires());
+                settings.listeners().fires(),
+                settings.code());
         FirePath path = new FirePath(fireRunner, handOff, ends, ahead, dueFires);
         audits.auditWith(audit(audits, path, misfires));
         return path;

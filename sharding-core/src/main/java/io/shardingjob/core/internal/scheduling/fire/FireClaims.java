@@ -79,18 +79,18 @@ public final class FireClaims {
     }
 
     /**
-     * Plans the fire under the assignment, audited, and claims its items: see the class comment.
-     *
-     * @param job the job as the fire was let through on ({@link FirePlanner}): what it decides is decided on that
+     * Plans the fire under the assignment its gate let it through on, audited, and claims its items: see the class
+     * comment. What it decides is decided on the job as the gate saw it.
      */
-    FirePlanner.Plan plan(
-            ExecutionSource source,
-            Instant fireTime,
-            Map<Integer, Claim> madeAhead,
-            Assignment assignment,
-            FireOrigin origin,
-            JobSnapshot job) {
-        FireDraft draft = new FireDraft(job, view.now());
+    FirePlanner.Plan plan(FirePlanner.Gate gate, Instant fireTime) {
+        Assignment assignment = gate.assignment();
+        if (assignment == null) {
+            return FirePlanner.Plan.nothing(gate.skipReason(), gate.job());
+        }
+        ExecutionSource source = gate.runAs();
+        Map<Integer, Claim> madeAhead = gate.madeAhead();
+        FireOrigin origin = gate.origin();
+        FireDraft draft = new FireDraft(gate.job(), view.now());
         String me = view.instanceId();
         long session = draft.job.sessionId();
         takeMadeAhead(draft, madeAhead.values(), assignment);

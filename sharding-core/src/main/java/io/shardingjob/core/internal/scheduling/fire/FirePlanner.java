@@ -42,23 +42,19 @@ public final class FirePlanner {
 
     private final ClaimsAhead ahead;
 
-    private final FireClaims claims;
-
     public FirePlanner(
             JobView view,
             AuditDemand audits,
             AssignmentWait assignmentWait,
             ManualFireRecords manualFires,
             RunMemory memory,
-            ClaimsAhead ahead,
-            FireClaims claims) {
+            ClaimsAhead ahead) {
         this.view = view;
         this.audits = audits;
         this.assignmentWait = assignmentWait;
         this.manualFires = manualFires;
         this.memory = memory;
         this.ahead = ahead;
-        this.claims = claims;
     }
 
     /**
@@ -86,38 +82,57 @@ public final class FirePlanner {
     }
 
     /**
-     * Plans the fire and claims its items, once the assignment it runs under is known and audited. Neither wait holds
-     * a thread: a job being resharded must not keep the few fire threads every job shares from the other jobs' fires.
-     * In the steady case there is nothing to wait for, and the fire is planned at once on the snapshot of the job that
-     * let it through; after a wait, on the job as it stands then.
+     * What a fire is planned on once it may be: the assignment it runs under, audited, and the job as it stood then; or
+     * why it runs nothing here ({@code assignment} null).
      *
+     * @param runAs how its runs are told of: an operator's fire, for one its upstreams recorded as theirs
      * @param madeAhead the claims this session created ahead for the fire, by item
-     * @param executor where the planning goes on after a wait: it sends requests, so never ZooKeeper's thread
      */
-    CompletableFuture<Plan> plan(
-            ExecutionSource source, Instant fireTime, Map<Integer, Claim> madeAhead, Executor executor) {
+    record Gate(
+            @Nullable String skipReason,
+            ExecutionSource runAs,
+            Map<Integer, Claim> madeAhead,
+            @Nullable Assignment assignment,
+            FireOrigin origin,
+            JobSnapshot job) {
+
+        static Gate closed(String reason, JobSnapshot job) {
+            return new Gate(reason, ExecutionSource.NORMAL, Map.of(), null, FireOrigin.SCHEDULED, job);
+        }
+    }
+
+    /**
+     * Lets the fire through once the assignment it runs under is known and audited; {@link FireClaims} then plans it.
+     * Neither wait holds a thread: a job being resharded must not keep the few fire threads every job shares from the
+     * other jobs' fires. In the steady case there is nothing to wait for, and the fire goes on at once on the snapshot
+     * of the job that let it through; after a wait, on the job as it stands then.
+     *
+     * @param executor where the fire goes on after a wait: it sends requests, so never ZooKeeper's thread
+     */
+    CompletableFuture<Gate> gate(ExecutionSource source, Instant fireTime, Executor executor) {
+        Map<Integer, Claim> madeAhead = memory.sawFire(fireTime);
         JobSnapshot now = view.snapshot();
         if (!now.available()) {
             // Its items of this fire are made up by whoever owns them once this instance is back or gone; for this
             // instance's own audit the fire is decided (late) at once.
             memory.planned(fireTime);
-            return nothing("not connected to ZooKeeper, or not started", madeAhead, now);
+            return closed("not connected to ZooKeeper, or not started", madeAhead, now);
         }
         if (now.configuration().disabled()) {
-            return nothing("the job is disabled", madeAhead, now);
+            return closed("the job is disabled", madeAhead, now);
         }
         if (now.instanceDisabled()) {
             // Also when it was the last enabled instance: with no leader left to reshard, it still owns items.
-            return nothing("this instance is disabled for the job", madeAhead, now);
+            return closed("this instance is disabled for the job", madeAhead, now);
         }
         FireOrigin origin = origin(source, fireTime);
         if (origin == null) {
             memory.planned(fireTime);
             audits.soon();
-            return nothing("its record could not be read; the audit makes its items up", madeAhead, now);
+            return closed("its record could not be read; the audit makes its items up", madeAhead, now);
         }
         if (origin.isAwaiting() || origin.isAbandoned()) {
-            return nothing(
+            return closed(
                     origin.isAbandoned()
                             ? "its upstream " + origin.abandonedBy() + " did not complete as it follows it"
                             : "it waits for its upstreams " + origin.awaiting(),
@@ -127,19 +142,19 @@ public final class FirePlanner {
         ExecutionSource runAs = origin.sourceOr(source);
         Assignment ready = assignmentWait.readyNow();
         if (ready != null && memory.auditedEpoch() == ready.epoch()) {
-            return CompletableFuture.completedFuture(claims.plan(runAs, fireTime, madeAhead, ready, origin, now));
+            return CompletableFuture.completedFuture(new Gate(null, runAs, madeAhead, ready, origin, now));
         }
         // Not asked again when known: a leader's look at a pending reshard writes it.
         CompletableFuture<Assignment> assigned =
                 ready != null ? CompletableFuture.completedFuture(ready) : assignmentWait.whenReady(executor);
         return assigned.thenCompose(assignment -> audited(assignment, executor))
-                .thenApply(assignment -> claims.plan(runAs, fireTime, madeAhead, assignment, origin, view.snapshot()));
+                .thenApply(assignment -> new Gate(null, runAs, madeAhead, assignment, origin, view.snapshot()));
     }
 
     /** A fire that runs nothing here: the claims made ahead for it go to whoever runs their items now. */
-    private CompletableFuture<Plan> nothing(String reason, Map<Integer, Claim> madeAhead, JobSnapshot job) {
+    private CompletableFuture<Gate> closed(String reason, Map<Integer, Claim> madeAhead, JobSnapshot job) {
         ahead.verdicts().handOnUnstarted(madeAhead.values());
-        return CompletableFuture.completedFuture(Plan.nothing(reason, job));
+        return CompletableFuture.completedFuture(Gate.closed(reason, job));
     }
 
     /**
