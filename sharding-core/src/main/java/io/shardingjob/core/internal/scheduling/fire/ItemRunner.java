@@ -30,19 +30,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Executes the {@link ItemRun runs} of one job on this instance, each on the item executor's thread that took it: as it
- * leaves the queue, whether it may start ({@link RunStart}) and its start written ({@link RunStarts}), its attempts run
- * ({@link ItemAttempts}), and its end (or its claim given up) queued in the group commit ({@link RunEnds}). A fire's
- * runs and the claims the audit won come here through the {@link ItemHandOff}.
+ * Hands the {@link ItemRun runs} of one job on this instance to the item executor and executes each on the thread that
+ * took it: as it leaves the queue, whether it may start ({@link RunStart}), its start queued in the group commit, its
+ * attempts ({@link ItemAttempts}), and its end (or its claim given up) queued. What to write, and what the answers
+ * mean, is {@link RunStarts}' and {@link RunEnds}'.
  */
 public final class ItemRunner {
 
     private static final Logger log = LoggerFactory.getLogger(ItemRunner.class);
 
-    /**
-     * What a run uses of the ledger: the group commit its claim's writes go through, the claim of an earlier run it may
-     * wait on, and which item-fires were due.
-     */
+    /** What a run uses of the ledger: its writes' group commit, earlier runs' claims, and which item-fires were due. */
     public record Ledger(GroupCommit commits, LedgerReads reads, DueFires due) {}
 
     /**
@@ -97,19 +94,13 @@ public final class ItemRunner {
         this.commits = ledger.commits();
     }
 
-    /**
-     * How many runs of the job are expected to leave the item executor's queue within {@link StartBatch#AHEAD} of one
-     * another, at the pace this instance measured ({@link StartBatch#expected}): one when it is unknown.
-     */
+    /** How many runs are expected to leave the queue within {@link StartBatch#AHEAD} of one another; one if unknown. */
     public int leavingSoon() {
         return (int) Math.min(
                 Integer.MAX_VALUE, StartBatch.expected(pace.running(), pace.itemNanos(), StartBatch.AHEAD.toNanos()));
     }
 
-    /**
-     * A run of its fire's claim, handed on with the runs of that fire ({@code starts}, whose starts may be written ahead
-     * of them), or alone (null).
-     */
+    /** A run of its fire's claim, handed on with the runs of that fire ({@code starts}), or alone (null). */
     ItemRun runOf(
             ShardingContext context,
             Claim claim,
@@ -119,28 +110,18 @@ public final class ItemRunner {
         return new ItemRun(memory, context, claim, reservation, starts, origin);
     }
 
-    /**
-     * The run of a claim the audit won (a make-up, a take-over, or one of this session's own), handed on alone.
-     *
-     * @param origin how the claim's fire was asked for, as the audit read it: the job parameter the item runs with
-     */
+    /** The run of a claim the audit won (a make-up, a take-over, one of this session's own), handed on alone. */
     ItemRun claimedRun(Claim claim, Reservation reservation, FireOrigin origin) {
         String taskId = ShardingContext.taskId(view.jobName(), List.of(claim.item()), view.instanceId());
         return runOf(context(view.configuration(), taskId, claim, origin), claim, reservation, null, origin);
     }
 
-    /**
-     * One item's run: its results, and when its end was recorded in the ledger and the item released here.
-     *
-     * @param recorded completes once the claim's final write was answered (or is owed) and the item is free again
-     */
+    /** @param recorded completes once the claim's final write was answered (or is owed) and the item is free again */
     record Run(List<ItemResult> results, CompletableFuture<Void> recorded) {}
 
     /**
-     * Hands one run to the executor from the calling thread, which is a fire's caller or the hand-off thread; refused,
-     * the run is given up on the hand-off thread ({@code refusals}), where it may wait for the answer to a start written
-     * ahead of it. A run that throws completes the result exceptionally, wrapped as
-     * {@link CompletableFuture#completeAsync} does.
+     * Hands one run to the executor from a fire's caller or the hand-off thread. Refused, the run is given up on the
+     * hand-off thread ({@code refusals}), where it may wait for the answer to a start written ahead of it.
      */
     CompletableFuture<Run> handOn(Executor executor, Executor refusals, ItemExecutor job, ItemRun run) {
         CompletableFuture<Run> done = new CompletableFuture<>();
@@ -154,11 +135,10 @@ public final class ItemRunner {
     }
 
     /**
-     * Executes a run with its retries on the calling thread, and queues the write of how it ended: the thread is free
-     * again at once, the item once the write is answered. Whether the run may start is decided here, when it left its
-     * queue ({@link RunStart}), and the run starts only once its start is written: by itself, with the starts of the
-     * runs of its fire that leave soon after it, ahead of it by a run that left before ({@link FireStarts}), or with its
-     * claim, made ahead of its fire ({@link ClaimsAhead}).
+     * Executes a run with its retries, and queues the write of how it ended: the thread is free again at once, the item
+     * once the write is answered. The run starts only once its start is written: by itself, with the starts of the runs
+     * that leave soon after it, ahead of it by a run that left before ({@link FireStarts}), or with its claim, made
+     * ahead of its fire ({@link ClaimsAhead}).
      */
     Run run(ItemExecutor job, ItemRun run) {
         LeavingQueue leaving = run.leave(view.sessionId());
@@ -272,28 +252,22 @@ public final class ItemRunner {
     }
 
     /**
-     * A run its executor refused to take ({@link ItemHandOff}): given up as a run released while it waited in the queue
-     * is, and its item freed here once that is recorded. A run its item executor never takes would otherwise hold both
-     * for good: no later fire here would run the item, and nobody else would take the claim over while this session
-     * lives. Waits for the answer to a start written ahead of it, so never on ZooKeeper's event thread.
+     * A run its executor refused to take: given up as a run released while it waited in the queue is, and its item
+     * freed once that is recorded; kept, both would wait for a run that never comes while this session lives.
      */
     private Run refused(ItemRun run) {
         LeavingQueue leaving = run.leave(view.sessionId());
         FireStarts.Ahead ahead = leaving.ahead();
-        CompletableFuture<Void> given;
+        @Nullable CompletableFuture<Void> given;
         if (ahead != null && (ahead.began() == RunStarts.Began.LOST || ahead.began() == RunStarts.Began.UNKNOWN)) {
             // Taken over meanwhile, or its start unanswered: nothing to give up here, as after a start of its own.
             runEnds.notStarted(run, ahead.began());
             run.settle();
-            given = CompletableFuture.completedFuture(null);
+            given = null;
         } else {
             given = runEnds.handOnUnstarted(run, leaving.writtenAhead());
         }
-        return new Run(List.of(), given.whenComplete((done, failure) -> {
-            if (run.release()) {
-                audits.soon();
-            }
-        }));
+        return new Run(List.of(), release(run, given));
     }
 
     /** What the item is told; the job parameter is its fire's (an operator's fire's own), else the configured one. */
