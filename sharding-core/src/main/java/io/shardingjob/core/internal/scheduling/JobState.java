@@ -61,7 +61,8 @@ public final class JobState implements JobView {
                 versioned,
                 ownedUnder(versioned.assignment()),
                 disabledInstances().contains(instanceId),
-                Set.copyOf(disabledItems()));
+                Set.copyOf(disabledItems()),
+                now());
     }
 
     private Set<Integer> ownedUnder(Assignment assignment) {

@@ -201,7 +201,8 @@ final class JobWiring {
                 new ItemRunner.Timing(
                         ledger.proof(),
                         () -> Duration.ofMillis(ConnectionGuard.negotiatedSessionTimeoutMillis(client)),
-                        threads.scheduler()),
+                        threads.scheduler(),
+                        settings.instance().clock()),
                 memory,
                 ends,
                 settings.listeners().items());

@@ -44,6 +44,9 @@ public final class FireClaims {
 
     private final JobView view;
 
+    /** This instance's id. */
+    private final String me;
+
     private final AuditDemand audits;
 
     private final Ledger ledger;
@@ -71,6 +74,7 @@ public final class FireClaims {
             IntSupplier leavingSoon) {
         this.memory = memory;
         this.view = view;
+        this.me = view.instanceId();
         this.audits = audits;
         this.ledger = ledger;
         this.ahead = ahead;
@@ -90,8 +94,7 @@ public final class FireClaims {
         ExecutionSource source = gate.runAs();
         Map<Integer, Claim> madeAhead = gate.madeAhead();
         FireOrigin origin = gate.origin();
-        FireDraft draft = new FireDraft(gate.job(), view.now());
-        String me = view.instanceId();
+        FireDraft draft = new FireDraft(gate.job(), gate.job().at());
         long session = draft.job.sessionId();
         takeMadeAhead(draft, madeAhead.values(), assignment);
         // The runs that leave the queue first have their starts written with their claims, as a run leaving first would

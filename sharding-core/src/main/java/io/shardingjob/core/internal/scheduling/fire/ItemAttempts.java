@@ -7,7 +7,6 @@ import io.shardingjob.core.execution.ItemExecutor;
 import io.shardingjob.core.execution.ItemResult;
 import io.shardingjob.core.execution.ItemTimeoutException;
 import io.shardingjob.core.execution.ShardingContext;
-import io.shardingjob.core.internal.scheduling.job.JobView;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -33,8 +32,6 @@ final class ItemAttempts {
 
     private static final Logger log = LoggerFactory.getLogger(ItemAttempts.class);
 
-    private final JobView view;
-
     private final ScheduledExecutorService scheduler;
 
     private final ExecutionListener listener;
@@ -45,12 +42,7 @@ final class ItemAttempts {
      * @param sessionProven whether the session's last proof still vouches for a run ({@link
      *     io.shardingjob.core.internal.ledger.RunStart#proven}), asked right before the job's code
      */
-    ItemAttempts(
-            JobView view,
-            ScheduledExecutorService scheduler,
-            ExecutionListener listener,
-            BooleanSupplier sessionProven) {
-        this.view = view;
+    ItemAttempts(ScheduledExecutorService scheduler, ExecutionListener listener, BooleanSupplier sessionProven) {
         this.scheduler = scheduler;
         this.listener = listener;
         this.sessionProven = sessionProven;
@@ -60,6 +52,8 @@ final class ItemAttempts {
      * Runs the item and its retries; none when the session's proof aged past a third of its timeout before the job's
      * code (nothing of the run began then), and no more retries once it did before a retry's.
      *
+     * @param config the job as the run left its queue: its timeout and retries
+     * @param context what the item is told, with its fire and why it runs
      * @param retry the retry the first run counts as: 0, or the retry a take-over continues
      * @param mayStart whether a run may start now ({@link io.shardingjob.core.internal.ledger.RunStart}): asked
      *     before every retry, as before the first run
@@ -67,19 +61,17 @@ final class ItemAttempts {
      */
     List<ItemResult> run(
             ItemExecutor job,
+            JobConfiguration config,
             ShardingContext context,
-            ExecutionSource source,
-            Instant fireTime,
             int retry,
             BooleanSupplier mayStart,
             IntPredicate beforeRetry) {
         List<ItemResult> results = new ArrayList<>(1);
-        ItemResult result = runOnce(job, context, source, fireTime, retry);
+        ItemResult result = runOnce(job, config, context, context.source(), retry);
         if (result == null) {
             return results;
         }
         results.add(result);
-        JobConfiguration config = view.configuration();
         while (!result.succeeded() && retry < config.retries() && mayRetry(mayStart)) {
             retry++;
             // The retry is recorded before the back-off, so that a take-over meanwhile continues the count; the rule is
@@ -87,7 +79,7 @@ final class ItemAttempts {
             if (!beforeRetry.test(retry) || !backOff(config.retryBackoff()) || !mayRetry(mayStart)) {
                 break;
             }
-            ItemResult next = runOnce(job, context, ExecutionSource.RETRY, fireTime, retry);
+            ItemResult next = runOnce(job, config, context, ExecutionSource.RETRY, retry);
             if (next == null) {
                 break;
             }
@@ -117,8 +109,7 @@ final class ItemAttempts {
 
     /** One run of the item; null when the session's proof aged too much for it to enter the job's code. */
     private @Nullable ItemResult runOnce(
-            ItemExecutor job, ShardingContext context, ExecutionSource source, Instant fireTime, int retry) {
-        JobConfiguration config = view.configuration();
+            ItemExecutor job, JobConfiguration config, ShardingContext context, ExecutionSource source, int retry) {
         Instant start = Instant.now();
         Throwable failure = null;
         ItemDeadline deadline = null;
@@ -141,7 +132,7 @@ final class ItemAttempts {
         if (failure != null) {
             log.warn("Job {}: item {} failed: {}", context.jobName(), context.item(), failure.toString());
         }
-        ItemResult result = new ItemResult(context, start, Instant.now(), failure, source, fireTime, retry);
+        ItemResult result = new ItemResult(context, start, Instant.now(), failure, source, context.fireTime(), retry);
         try {
             listener.itemFinished(result);
         } catch (RuntimeException ex) {

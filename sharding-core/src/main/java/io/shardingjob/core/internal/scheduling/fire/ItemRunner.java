@@ -18,6 +18,7 @@ import io.shardingjob.core.internal.scheduling.job.JobSnapshot;
 import io.shardingjob.core.internal.scheduling.job.JobView;
 import io.shardingjob.core.internal.scheduling.job.Reservation;
 import io.shardingjob.core.internal.scheduling.job.RunMemory;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -47,7 +48,8 @@ public final class ItemRunner {
      * nothing proved the session for a third of it, and a start written ahead of its run no longer starts it then), and
      * the coordination scheduler that times items out.
      */
-    public record Timing(SessionProof proof, Supplier<Duration> sessionTimeout, ScheduledExecutorService scheduler) {
+    public record Timing(
+            SessionProof proof, Supplier<Duration> sessionTimeout, ScheduledExecutorService scheduler, Clock clock) {
 
         Duration timeout() {
             return sessionTimeout.get();
@@ -84,12 +86,11 @@ public final class ItemRunner {
         this.audits = audits;
         this.timing = timing;
         this.attempts = new ItemAttempts(
-                view,
                 timing.scheduler(),
                 listener,
                 () -> RunStart.proven(timing.proof().since(), timing.timeout()));
         this.starting = new RunStarts(view, ledger.reads(), ledger.commits(), memory, ledger.due(), pace);
-        this.runEnds = new RunEnds(view, audits, ledger.commits(), ends, listener);
+        this.runEnds = new RunEnds(view, audits, ledger.commits(), ends, listener, timing.clock());
         this.memory = memory;
         this.commits = ledger.commits();
     }
@@ -141,7 +142,8 @@ public final class ItemRunner {
      * ahead of its fire ({@link ClaimsAhead}).
      */
     Run run(ItemExecutor job, ItemRun run) {
-        LeavingQueue leaving = run.leave(view.sessionId());
+        JobSnapshot now = view.snapshot();
+        LeavingQueue leaving = run.leave(now.sessionId());
         if (!run.attach()) {
             return new Run(List.of(), runEnds.dropQueued(run, leaving.writtenAhead()));
         }
@@ -149,9 +151,9 @@ public final class ItemRunner {
         List<ItemResult> results = List.of();
         CompletableFuture<Void> recorded = null;
         try {
-            recorded = begin(run, leaving);
+            recorded = begin(run, leaving, now);
             if (run.state() == ItemRun.State.STARTED) {
-                results = execute(job, run);
+                results = execute(job, run, now.configuration());
                 // None when the session's proof aged past its third before the job's code: nothing of it ran, so it is
                 // handed on as any run that did not begin, and its owner runs it as the fire's own, failover or not.
                 if (results.isEmpty()) {
@@ -175,7 +177,7 @@ public final class ItemRunner {
      * run is {@code STARTED} when it may enter the job's code. Returns the write of its claim given up when it may not,
      * or null when nothing of it is written (its start was taken over, or unanswered).
      */
-    private @Nullable CompletableFuture<Void> begin(ItemRun run, LeavingQueue leaving) {
+    private @Nullable CompletableFuture<Void> begin(ItemRun run, LeavingQueue leaving, JobSnapshot now) {
         FireStarts.Ahead ahead = leaving.ahead();
         Claim writtenAhead = leaving.writtenAhead();
         if (writtenAhead == null
@@ -186,7 +188,6 @@ public final class ItemRunner {
             runEnds.notStarted(run, ahead.began());
             return null;
         }
-        JobSnapshot now = view.snapshot();
         RunStart.Here here = starting.here(now, List.of(run.item()), run.origin());
         if (writtenAhead != null) {
             run.started(writtenAhead);
@@ -223,13 +224,12 @@ public final class ItemRunner {
     }
 
     /** Runs the job's code, with its retries, on the proof of the session and the claim the run holds. */
-    private List<ItemResult> execute(ItemExecutor job, ItemRun run) {
+    private List<ItemResult> execute(ItemExecutor job, ItemRun run, JobConfiguration config) {
         run.entering();
         return attempts.run(
                 job,
+                config,
                 run.context(),
-                run.claim().source(),
-                run.claim().fireTime(),
                 run.claim().retry(),
                 () -> RunStart.decideRetry(
                                 run.held(), run.isAbandoned(), starting.here(view.snapshot(), List.of(), run.origin()))

@@ -8,6 +8,7 @@ import io.shardingjob.core.internal.ledger.GroupCommit;
 import io.shardingjob.core.internal.ledger.RunStart;
 import io.shardingjob.core.internal.scheduling.job.AuditDemand;
 import io.shardingjob.core.internal.scheduling.job.JobView;
+import java.time.Clock;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;
@@ -33,12 +34,21 @@ final class RunEnds {
 
     private final ExecutionListener listener;
 
-    RunEnds(JobView view, AuditDemand audits, GroupCommit commits, ItemEnds ends, ExecutionListener listener) {
+    private final Clock clock;
+
+    RunEnds(
+            JobView view,
+            AuditDemand audits,
+            GroupCommit commits,
+            ItemEnds ends,
+            ExecutionListener listener,
+            Clock clock) {
         this.view = view;
         this.audits = audits;
         this.commits = commits;
         this.ends = ends;
         this.listener = listener;
+        this.clock = clock;
     }
 
     /**
@@ -51,7 +61,7 @@ final class RunEnds {
                 run.isAbandoned() ? ClaimState.RELEASED : last.succeeded() ? ClaimState.DONE : ClaimState.FAILED;
         // Released, the item's owner takes it over: this instance's audit, when it still owns the item.
         run.ended(end == ClaimState.RELEASED);
-        return GroupCommit.Write.end(run.held().with(end, view.now()), run.lastOfItsFireHere());
+        return GroupCommit.Write.end(run.held().with(end, clock.instant()), run.lastOfItsFireHere());
     }
 
     /**
@@ -69,10 +79,10 @@ final class RunEnds {
                 state);
         run.exit(state == ClaimState.SKIPPED ? ItemRun.State.SKIPPED : ItemRun.State.HANDED_ON);
         if (state == ClaimState.SKIPPED) {
-            return write(run, claim.with(state, view.now()));
+            return write(run, claim.with(state, clock.instant()));
         }
         // This instance may still own the item (it was only cut off a while): its audit takes the claim over.
-        return write(run, claim.with(state, view.now())).whenComplete((done, failure) -> audits.soon());
+        return write(run, claim.with(state, clock.instant())).whenComplete((done, failure) -> audits.soon());
     }
 
     /**

@@ -149,7 +149,7 @@ final class RunStarts {
                                 - 1;
         boolean withOthers = others > 0 && writeAhead(starts, others, now) > 0;
         return GroupCommit.Write.start(
-                run.held().startedAt(view.now()),
+                run.held().startedAt(now.at()),
                 lastToLeave || withOthers,
                 now.assignment().version());
     }
@@ -209,7 +209,7 @@ final class RunStarts {
             return 0;
         }
         int queued = 0;
-        Instant startedAt = view.now();
+        Instant startedAt = now.at();
         for (Map.Entry<Claim, CompletableFuture<FireStarts.Ahead>> entry : next.entrySet()) {
             Claim claim = entry.getKey();
             CompletableFuture<FireStarts.Ahead> answer = entry.getValue();

@@ -2,13 +2,13 @@ package io.shardingjob.core.internal.scheduling.job;
 
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.internal.sharding.ShardingService;
+import java.time.Instant;
 import java.util.Set;
 
 /**
  * What holds for one job on this instance at one moment, taken once for one decision ({@link JobView#snapshot()}):
- * whether a run may start, which items a fire claims, what becomes of claims made ahead. Not the time: each decision reads
- * the job's clock once for what it writes. Every rule of the decision
- * reads the same moment; a stage that reads {@link JobView}'s getters one by one may mix two.
+ * whether a run may start, which items a fire claims, what becomes of claims made ahead. Every rule of the decision reads
+ * the same moment; a stage that reads {@link JobView}'s getters one by one may mix two.
  *
  * @param sessionId the client's session, the one claims name; 0 when there is none
  * @param available started, not stopping, connected and registered in {@code sessionId}
@@ -16,6 +16,7 @@ import java.util.Set;
  * @param owned the items this instance owns under {@code assignment}, whether or not it is disabled
  * @param instanceDisabled whether an operator disabled this instance
  * @param disabledItems the items an operator disabled
+ * @param at when it was taken, on the job's clock: the time what is decided on it writes
  */
 public record JobSnapshot(
         long sessionId,
@@ -24,7 +25,8 @@ public record JobSnapshot(
         ShardingService.Versioned assignment,
         Set<Integer> owned,
         boolean instanceDisabled,
-        Set<Integer> disabledItems) {
+        Set<Integer> disabledItems,
+        Instant at) {
 
     /**
      * The same moment under another assignment: one read from ZooKeeper after a start was refused.
@@ -39,7 +41,8 @@ public record JobSnapshot(
                 other,
                 Set.copyOf(other.assignment().itemsOf(me)),
                 instanceDisabled,
-                disabledItems);
+                disabledItems,
+                at);
     }
 
     /** The items this instance may run under the assignment: none while it is disabled. */

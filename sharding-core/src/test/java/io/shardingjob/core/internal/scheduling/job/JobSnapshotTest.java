@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.internal.sharding.ShardingService;
 import io.shardingjob.core.sharding.Assignment;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -22,7 +23,7 @@ class JobSnapshotTest {
             new ShardingService.Versioned(new Assignment(2, 4, Map.of("a", List.of(0, 1, 2, 3))), 6);
 
     private static JobSnapshot of(boolean instanceDisabled) {
-        return new JobSnapshot(7, true, CONFIG, FIRST, Set.of(0, 1), instanceDisabled, Set.of(3));
+        return new JobSnapshot(7, true, CONFIG, FIRST, Set.of(0, 1), instanceDisabled, Set.of(3), Instant.EPOCH);
     }
 
     @Test
