@@ -53,7 +53,7 @@ public final class JobState implements JobView {
     @Override
     public JobSnapshot snapshot() {
         long current = sessionId();
-        ShardingService.Versioned versioned = versionedAssignment();
+        ShardingService.Versioned versioned = registry.sharding().currentVersioned();
         return new JobSnapshot(
                 current,
                 isAvailableIn(current),
@@ -136,11 +136,6 @@ public final class JobState implements JobView {
     @Override
     public Assignment assignment() {
         return registry.sharding().currentAssignment();
-    }
-
-    /** The assignment in force, from the cache, with its node's version. */
-    public ShardingService.Versioned versionedAssignment() {
-        return registry.sharding().currentVersioned();
     }
 
     /** The assignment in force and its node's version, read from ZooKeeper. */

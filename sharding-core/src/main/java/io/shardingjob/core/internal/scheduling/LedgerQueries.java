@@ -3,21 +3,21 @@ package io.shardingjob.core.internal.scheduling;
 import io.shardingjob.core.execution.ClaimState;
 import io.shardingjob.core.execution.LedgerFire;
 import io.shardingjob.core.internal.ledger.Claim;
-import io.shardingjob.core.internal.ledger.LedgerOverview;
 import io.shardingjob.core.internal.ledger.LedgerReads;
 import io.shardingjob.core.internal.ledger.LedgerRules.FireView;
 import io.shardingjob.core.internal.ledger.TakeOverRule;
 import io.shardingjob.core.internal.registry.JobCache;
 import io.shardingjob.core.internal.registry.JobNodes;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -54,16 +54,11 @@ public final class LedgerQueries {
      */
     public List<Claim> openClaims() {
         try {
-            LedgerOverview overview = ledger.overview();
-            Instant now = clock.get();
             // Claims of fires to come were made ahead: nothing runs for them yet.
-            List<Claim> open = new ArrayList<>();
-            for (FireView view : ledger.read(overview.toRead(now))) {
-                view.claims().values().stream()
-                        .filter(claim -> claim.state().isOpen())
-                        .forEach(open::add);
-            }
-            return open;
+            return ledger.read(ledger.overview().toRead(clock.get())).stream()
+                    .flatMap(view -> view.claims().values().stream())
+                    .filter(claim -> claim.state().isOpen())
+                    .toList();
         } catch (Exception ex) {
             log.debug("Job {}: could not read the ledger: {}", jobName, ex.toString());
             return List.of();
@@ -133,13 +128,7 @@ public final class LedgerQueries {
 
     /** Items running now for a fire whose owner took them over from another instance, with the instance running each. */
     public Map<Integer, String> failoverOwners() {
-        Set<Long> live = cachedLiveSessions();
-        Map<Integer, String> owners = new TreeMap<>();
-        openClaims().stream()
-                .filter(claim -> claim.state() == ClaimState.RUNNING && claim.attempt() > 1)
-                .filter(claim -> live.contains(claim.sessionId()))
-                .forEach(claim -> owners.put(claim.item(), claim.instanceId()));
-        return owners;
+        return runningOwners(claim -> claim.attempt() > 1);
     }
 
     /** Items with an orphaned claim (its owner gone or gone away) that no instance has taken over yet. */
@@ -160,11 +149,14 @@ public final class LedgerQueries {
 
     /** Item to the instance whose live claim says it runs the item, read from the ledger. */
     public Map<Integer, String> runningOwners() {
+        return runningOwners(claim -> true);
+    }
+
+    private Map<Integer, String> runningOwners(Predicate<Claim> which) {
         Set<Long> live = cachedLiveSessions();
-        Map<Integer, String> owners = new TreeMap<>();
-        openClaims().stream()
+        return openClaims().stream()
                 .filter(claim -> claim.state() == ClaimState.RUNNING && live.contains(claim.sessionId()))
-                .forEach(claim -> owners.put(claim.item(), claim.instanceId()));
-        return owners;
+                .filter(which)
+                .collect(Collectors.toMap(Claim::item, Claim::instanceId, (earlier, later) -> later, TreeMap::new));
     }
 }

@@ -99,7 +99,7 @@ public final class ConnectionGuard {
                 runs.memory(),
                 runs.proof(),
                 runs.scheduler(),
-                this::negotiatedSessionTimeoutMillis,
+                () -> negotiatedSessionTimeoutMillis(client),
                 session::isSuspended,
                 this::interruptRunningItems);
     }
@@ -165,7 +165,7 @@ public final class ConnectionGuard {
         if (!runs.interruptOnConnectionLoss()) {
             return;
         }
-        long sessionTimeout = negotiatedSessionTimeoutMillis();
+        long sessionTimeout = negotiatedSessionTimeoutMillis(client);
         long delay = Math.max(0, sessionTimeout / 3 - Math.min(100, sessionTimeout / 10));
         cancelPendingInterrupt();
         pendingInterrupt = runs.scheduler()
@@ -188,10 +188,6 @@ public final class ConnectionGuard {
         if (pending != null) {
             pending.cancel(false);
         }
-    }
-
-    private long negotiatedSessionTimeoutMillis() {
-        return negotiatedSessionTimeoutMillis(client);
     }
 
     /** The session timeout the server granted the client; the timeout it asked for until it is connected. */
