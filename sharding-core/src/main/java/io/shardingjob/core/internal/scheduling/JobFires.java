@@ -20,9 +20,7 @@ import java.util.concurrent.Executor;
 public final class JobFires {
 
     private final JobState state;
-
     private final JobSettings.JobCode code;
-
     private final FireRunner fireRunner;
 
     JobFires(JobState state, JobSettings.JobCode code, FireRunner fireRunner) {

@@ -21,13 +21,9 @@ import org.jspecify.annotations.Nullable;
 public final class JobOperations {
 
     private final JobRegistry registry;
-
     private final OperatorChanges changes;
-
     private final JobState state;
-
     private final ManualFires manualFires;
-
     private final Reruns reruns;
 
     JobOperations(

@@ -29,19 +29,12 @@ import org.slf4j.LoggerFactory;
 public final class JobRuntime implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(JobRuntime.class);
-
     private final JobSettings settings;
-
     private final Lifecycle lifecycle;
-
     private final JobParts parts;
-
     private final JobState state;
-
     private final JobFires fires;
-
     private final JobOperations operations;
-
     private final LedgerQueries ledgerQueries;
 
     JobRuntime(

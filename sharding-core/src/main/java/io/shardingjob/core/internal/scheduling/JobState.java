@@ -24,15 +24,10 @@ import org.jspecify.annotations.Nullable;
 public final class JobState implements JobView {
 
     private final String instanceId;
-
     private final String jobName;
-
     private final Clock clock;
-
     private final Lifecycle lifecycle;
-
     private final SessionState session;
-
     private final JobRegistry registry;
 
     /** The items this instance owns under the assignment last snapshotted, while it is the same one: every run asks. */

@@ -50,9 +50,7 @@ import org.apache.curator.framework.CuratorFramework;
 final class JobWiring {
 
     private final JobSettings settings;
-
     private final String jobName;
-
     private final CoordinationThreads threads;
 
     /** The election's word of a change of leadership, for the reactions built after it (they need the election). */
@@ -62,13 +60,9 @@ final class JobWiring {
     private final SessionState session;
 
     private final Lifecycle lifecycle = new Lifecycle();
-
     private final JobRegistry registry;
-
     private final JobState state;
-
     private final LedgerParts ledger;
-
     private final RunMemory memory;
 
     /** The parts of the fire path the reactions and the close use. */

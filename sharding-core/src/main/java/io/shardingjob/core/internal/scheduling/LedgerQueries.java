@@ -29,15 +29,10 @@ import org.slf4j.LoggerFactory;
 public final class LedgerQueries {
 
     private static final Logger log = LoggerFactory.getLogger(LedgerQueries.class);
-
     private final LedgerReads ledger;
-
     private final JobCache cache;
-
     private final JobNodes nodes;
-
     private final String jobName;
-
     private final Supplier<Instant> clock;
 
     LedgerQueries(LedgerReads ledger, JobCache cache, JobNodes nodes, String jobName, Supplier<Instant> clock) {

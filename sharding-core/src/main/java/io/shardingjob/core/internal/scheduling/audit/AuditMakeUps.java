@@ -47,11 +47,8 @@ final class AuditMakeUps {
     private static final Logger log = LoggerFactory.getLogger(LedgerAudit.class);
 
     private final JobView view;
-
     private final ClaimWrites claims;
-
     private final RunMemory memory;
-
     private final MisfireReports misfires;
 
     AuditMakeUps(JobView view, ClaimWrites claims, RunMemory memory, MisfireReports misfires) {

@@ -28,17 +28,11 @@ import java.util.stream.Stream;
 final class AuditReads {
 
     private static final Duration LATENESS = LedgerRules.LATENESS;
-
     private final MisfireReports misfires;
-
     private final ClaimsAhead ahead;
-
     private final DueFires dueFires;
-
     private final AuditDemand audits;
-
     private final Executor loop;
-
     private final RunMemory memory;
 
     AuditReads(

@@ -31,14 +31,12 @@ public final class AuditRequests implements AuditDemand {
     private @Nullable LedgerAudit audit;
 
     private final ScheduledExecutorService scheduler;
-
     private final SerialExecutor serial;
 
     /** Whether the job is started: a job not started yet, or stopping, asks for nothing. */
     private final BooleanSupplier started;
 
     private final Supplier<Assignment> assignment;
-
     private final String jobName;
 
     /** Whether a delayed audit is already scheduled. */

@@ -35,11 +35,8 @@ final class AuditTakeOvers {
     private static final Logger log = LoggerFactory.getLogger(LedgerAudit.class);
 
     private final JobView view;
-
     private final AuditDemand audits;
-
     private final AuditLedger ledger;
-
     private final RunMemory memory;
 
     AuditTakeOvers(JobView view, AuditDemand audits, AuditLedger ledger, RunMemory memory) {

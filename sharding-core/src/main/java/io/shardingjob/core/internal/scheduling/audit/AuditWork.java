@@ -34,19 +34,12 @@ import org.slf4j.LoggerFactory;
 public final class AuditWork {
 
     private static final Logger log = LoggerFactory.getLogger(AuditWork.class);
-
     private final JobView view;
-
     private final AuditDemand audits;
-
     private final AuditLedger ledger;
-
     private final ItemHandOff handOff;
-
     private final @Nullable ItemExecutor job;
-
     private final Executor executor;
-
     private final RunMemory memory;
 
     public AuditWork(

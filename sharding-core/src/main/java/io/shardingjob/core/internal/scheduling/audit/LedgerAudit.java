@@ -46,27 +46,16 @@ import org.jspecify.annotations.Nullable;
 public final class LedgerAudit {
 
     private static final Duration LATENESS = LedgerRules.LATENESS;
-
     private final JobView view;
-
     private final AuditDemand audits;
-
     private final AuditLedger ledger;
-
     private final ItemEnds ends;
-
     private final AuditWork work;
-
     private final Executor loop;
-
     private final Duration catchUpHorizon;
-
     private final DueFires dueFires;
-
     private final AuditReads reads;
-
     private final AuditTakeOvers takeOvers;
-
     private final AuditMakeUps makeUps;
 
     /**
@@ -145,20 +134,15 @@ public final class LedgerAudit {
     private final class Pass {
 
         private final JobSnapshot job;
-
         private final JobConfiguration config;
-
         private final String me = view.instanceId();
 
         /** Without a job (or disabled) this instance runs nothing, but it still releases what earlier sessions left. */
         private final boolean runsItems;
 
         private final long session;
-
         private final Instant now = view.now();
-
         private final Instant horizon = now.minus(catchUpHorizon);
-
         private final Assignment assignment;
 
         /** The items this instance owns and may run, but the disabled ones. */

@@ -22,13 +22,9 @@ import org.slf4j.LoggerFactory;
 public final class Reruns {
 
     private static final Logger log = LoggerFactory.getLogger(Reruns.class);
-
     private final JobView view;
-
     private final FireReruns ledger;
-
     private final AuditDemand audits;
-
     private final DueFires dueFires;
 
     public Reruns(JobView view, FireReruns ledger, AuditDemand audits, DueFires dueFires) {

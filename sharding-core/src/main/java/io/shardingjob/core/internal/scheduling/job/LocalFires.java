@@ -15,9 +15,7 @@ final class LocalFires {
     static final int REMEMBERED_FIRES = 1024;
 
     private final NavigableSet<Instant> seen = new ConcurrentSkipListSet<>();
-
     private final NavigableSet<Instant> planned = new ConcurrentSkipListSet<>();
-
     private final WholeFires whole = new WholeFires(REMEMBERED_FIRES);
 
     /**

@@ -27,13 +27,9 @@ import org.jspecify.annotations.Nullable;
 public final class RunMemory {
 
     private final Reservations reservations = new Reservations();
-
     private final LocalFires fires = new LocalFires();
-
     private final OpenClaims claims = new OpenClaims(fires);
-
     private final LocalEnds ends = new LocalEnds();
-
     private final LastAudit lastAudit = new LastAudit();
 
     // ---- The run's transitions: ItemRun only.

@@ -21,9 +21,7 @@ import org.jspecify.annotations.Nullable;
 public final class SerialExecutor implements Executor {
 
     private final Queue<Supplier<? extends CompletionStage<?>>> tasks = new ArrayDeque<>();
-
     private final Executor pool;
-
     private boolean active;
 
     public SerialExecutor(Executor pool) {

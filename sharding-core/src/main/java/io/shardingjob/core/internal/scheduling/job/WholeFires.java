@@ -12,7 +12,6 @@ import java.util.concurrent.ConcurrentSkipListMap;
 final class WholeFires {
 
     private final NavigableMap<Instant, Whole> fires = new ConcurrentSkipListMap<>();
-
     private final int remembered;
 
     WholeFires(int remembered) {

@@ -41,25 +41,15 @@ import org.slf4j.LoggerFactory;
 public final class ConnectionGuard {
 
     private static final Logger log = LoggerFactory.getLogger(ConnectionGuard.class);
-
     private final JobView view;
-
     private final SessionState session;
-
     private final FollowUps followUps;
-
     private final CuratorFramework client;
-
     private final JobNodes nodes;
-
     private final SerialExecutor serial;
-
     private final Runs runs;
-
     private final ConnectionStateListener connectionListener = this::connectionStateChanged;
-
     private final ProofChecks proofChecks;
-
     private volatile @Nullable ScheduledFuture<?> pendingInterrupt;
 
     /**

@@ -40,17 +40,11 @@ public final class GracefulClose {
     private static final Duration CLIENT_CHECK = Duration.ofSeconds(1);
 
     private final CuratorFramework client;
-
     private final JobNodes nodes;
-
     private final InstanceRegistration registration;
-
     private final LeaderElection election;
-
     private final RunMemory memory;
-
     private final Owed owed;
-
     private final Duration shutdownGracePeriod;
 
     /**

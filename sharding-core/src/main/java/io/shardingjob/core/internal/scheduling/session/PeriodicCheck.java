@@ -18,15 +18,10 @@ import org.jspecify.annotations.Nullable;
 public final class PeriodicCheck {
 
     private final ConnectionGuard connection;
-
     private final FollowUps followUps;
-
     private final SerialExecutor serial;
-
     private final ScheduledExecutorService scheduler;
-
     private final Duration interval;
-
     private final Runnable owedWrites;
 
     /**

@@ -44,19 +44,12 @@ final class ProofChecks {
     }
 
     private final RunMemory memory;
-
     private final SessionProof proof;
-
     private final ScheduledExecutorService scheduler;
-
     private final LongSupplier sessionTimeoutMillis;
-
     private final BooleanSupplier suspended;
-
     private final Consumer<String> interrupt;
-
     private volatile @Nullable ScheduledFuture<?> next;
-
     private volatile boolean closed;
 
     /** Whether the runs here were interrupted because nothing proved the session, since it was last proven. */

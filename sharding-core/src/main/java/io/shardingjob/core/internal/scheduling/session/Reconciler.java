@@ -22,17 +22,11 @@ import org.slf4j.LoggerFactory;
 public final class Reconciler {
 
     private static final Logger log = LoggerFactory.getLogger(Reconciler.class);
-
     private final JobView view;
-
     private final LeaderElection election;
-
     private final ShardingService sharding;
-
     private final LedgerKeeper keeper;
-
     private final LedgerReads reads;
-
     private final SerialExecutor serial;
 
     /** Whether a reconcile is already waiting on the serial executor. */
