@@ -29,17 +29,14 @@ public final class JobFires {
         this.fireRunner = fireRunner;
     }
 
-    /** Runs one fire with the given job on the given executor, at the current time. */
     public FireReport fire(ItemExecutor job, Executor itemExecutor) {
         return fire(job, itemExecutor, ExecutionSource.NORMAL, state.now());
     }
 
-    /** Runs one fire with the job and executor the runtime was built with. */
     public FireReport fire(ExecutionSource source, Instant fireTime) {
         return fire(builtJob(), code.itemExecutor(), source, fireTime);
     }
 
-    /** Starts one fire with the job and executor the runtime was built with; see {@link FireRunner#fireAsync}. */
     public CompletableFuture<FireReport> fireAsync(ExecutionSource source, Instant fireTime) {
         return fireRunner.fireAsync(builtJob(), code.itemExecutor(), source, FireSchedule.fireTimeOf(fireTime));
     }
@@ -49,11 +46,6 @@ public final class JobFires {
      * executor that runs tasks on the calling thread ({@code Runnable::run}), the items run on the calling thread, one
      * after another, while it waits: never on the thread that happened to complete the fire's claims (see {@link
      * CallingThread}).
-     *
-     * @param source {@link ExecutionSource#NORMAL} for a scheduled fire, {@link ExecutionSource#MANUAL} for one an
-     *     operator asked for
-     * @param scheduled the scheduled time of the fire; to the millisecond, the ledger's key for it, recorded with every
-     *     item
      */
     public FireReport fire(ItemExecutor job, Executor itemExecutor, ExecutionSource source, Instant scheduled) {
         Instant fireTime = FireSchedule.fireTimeOf(scheduled);
@@ -64,10 +56,7 @@ public final class JobFires {
         return fireRunner.fire(job, itemExecutor, source, fireTime);
     }
 
-    /**
-     * The program's handler of manual fires, or by default a fire of the job given to the builder, started on the job's
-     * hand-off thread ({@code handOffThread}).
-     */
+    /** The program's handler of manual fires, or by default a fire of the job given to the builder. */
     ManualFireHandler manualFireHandler(Executor handOffThread) {
         ManualFireHandler given = code.manualFireHandler();
         if (given != null) {

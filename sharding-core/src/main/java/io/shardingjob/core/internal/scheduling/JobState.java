@@ -35,7 +35,6 @@ public final class JobState implements JobView {
 
     private record Owned(Assignment assignment, Set<Integer> items) {}
 
-    /** @param instanceId this instance's id, validated */
     JobState(String instanceId, Clock clock, Lifecycle lifecycle, SessionState session, JobRegistry registry) {
         this.instanceId = instanceId;
         this.clock = clock;
@@ -79,7 +78,6 @@ public final class JobState implements JobView {
         return jobName;
     }
 
-    /** The configuration every instance agrees on: the stored one. */
     @Override
     public JobConfiguration configuration() {
         return registry.configurations().effective();
@@ -90,7 +88,6 @@ public final class JobState implements JobView {
         return lifecycle.isStarted();
     }
 
-    /** Whether this instance can start items: started, not stopping, connected, and registered in its session. */
     @Override
     public boolean isAvailable() {
         // Registered under the current session, too: a claim names its session, and a session without a registration
@@ -106,7 +103,6 @@ public final class JobState implements JobView {
                 && registry.registration().sessionId() == current;
     }
 
-    /** The current ZooKeeper session of this instance's client: the session its claims name. */
     @Override
     public long sessionId() {
         try {
@@ -116,13 +112,11 @@ public final class JobState implements JobView {
         }
     }
 
-    /** The time of fires started without a fire time, and of claims. */
     @Override
     public Instant now() {
         return clock.instant();
     }
 
-    /** See {@link SessionState#absentOwnersUndecidedFor(Instant)}. */
     @Override
     public Duration absentOwnersUndecidedFor(Instant now) {
         return session.absentOwnersUndecidedFor(now);
@@ -133,13 +127,11 @@ public final class JobState implements JobView {
         return registry.sharding().currentAssignment();
     }
 
-    /** The assignment in force and its node's version, read from ZooKeeper. */
     @Override
     public ShardingService.Versioned readVersionedAssignment() {
         return registry.sharding().readVersioned();
     }
 
-    /** This instance's items under the current assignment. */
     public List<Integer> localItems() {
         return assignment().itemsOf(instanceId);
     }

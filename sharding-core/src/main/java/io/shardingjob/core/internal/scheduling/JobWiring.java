@@ -81,7 +81,6 @@ final class JobWiring {
         this.memory = new RunMemory();
     }
 
-    /** Builds the runtime of the job the settings describe. */
     static JobRuntime wire(JobSettings settings) {
         return new JobWiring(settings).runtime();
     }
@@ -144,7 +143,6 @@ final class JobWiring {
                 settings, lifecycle, parts, state, fires, operations(manualFires, audits, fire.dueFires()), queries);
     }
 
-    /** What an operator does to the job: changes of its registry, manual fires, re-runs of failed items. */
     private JobOperations operations(ManualFires manualFires, AuditRequests audits, DueFires dueFires) {
         OperatorChanges changes = new OperatorChanges(
                 registry.client(),
@@ -221,7 +219,6 @@ final class JobWiring {
         return path;
     }
 
-    /** The audit of the ledger: take-overs of claims whose session is gone, and make-ups of fires nobody claimed. */
     private LedgerAudit audit(AuditRequests audits, FirePath fire, MisfireReports misfires) {
         AuditLedger audited = new AuditLedger(ledger.claims(), ledger.reads(), ledger.sessions());
         return new LedgerAudit(
@@ -246,7 +243,6 @@ final class JobWiring {
                 threads.scheduler());
     }
 
-    /** The leader's upkeep of the ledger: watermark, completions, retirement. */
     private LedgerKeeper keeper(LedgerCompletions completions, DueFires dueFires) {
         return new LedgerKeeper(
                 new LedgerKeeper.Ledger(ledger.reads(), ledger.sessions(), ledger.keeper(), ledger.awaited()),

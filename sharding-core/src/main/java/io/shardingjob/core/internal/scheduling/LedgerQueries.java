@@ -43,10 +43,7 @@ public final class LedgerQueries {
         this.clock = clock;
     }
 
-    /**
-     * What the ledger holds for the fires that are not settled yet: claims running, orphaned or taken over. Read from
-     * ZooKeeper (a few requests), for operators; fires never read it.
-     */
+    /** What the ledger holds for the fires that are not settled yet: claims running, orphaned or taken over. */
     public List<Claim> openClaims() {
         try {
             // Claims of fires to come were made ahead: nothing runs for them yet.
@@ -111,7 +108,6 @@ public final class LedgerQueries {
                 view.origin().abandonedBy());
     }
 
-    /** The sessions of the live instances, from the cache: good enough for display, never for a take-over. */
     private Set<Long> cachedLiveSessions() {
         Set<Long> live = new HashSet<>();
         for (String instance : cache.children(nodes.instances())) {
@@ -137,12 +133,10 @@ public final class LedgerQueries {
                 .toList();
     }
 
-    /** Items whose claim for some unsettled fire is held by a live instance's session, read from the ledger. */
     public List<Integer> runningItems() {
         return List.copyOf(runningOwners().keySet());
     }
 
-    /** Item to the instance whose live claim says it runs the item, read from the ledger. */
     public Map<Integer, String> runningOwners() {
         return runningOwners(claim -> true);
     }

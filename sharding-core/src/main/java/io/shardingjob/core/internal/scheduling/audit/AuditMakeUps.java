@@ -75,8 +75,6 @@ final class AuditMakeUps {
             Predicate<Instant> late) {}
 
     /**
-     * What one audit read.
-     *
      * @param views the fires read in which something may be missing: none that waits for an upstream or that its
      *     upstream abandoned
      * @param whole fires whose trigger here won every item this instance owns under this assignment and session: not

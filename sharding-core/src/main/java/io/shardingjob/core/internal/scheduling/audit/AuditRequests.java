@@ -33,13 +33,12 @@ public final class AuditRequests implements AuditDemand {
     private final ScheduledExecutorService scheduler;
     private final SerialExecutor serial;
 
-    /** Whether the job is started: a job not started yet, or stopping, asks for nothing. */
+    /** A job not started yet, or stopping, asks for nothing. */
     private final BooleanSupplier started;
 
     private final Supplier<Assignment> assignment;
     private final String jobName;
 
-    /** Whether a delayed audit is already scheduled. */
     private final AtomicBoolean laterScheduled = new AtomicBoolean();
 
     /** Whether an audit is already waiting on the serial executor. */
@@ -61,7 +60,6 @@ public final class AuditRequests implements AuditDemand {
         this.jobName = jobName;
     }
 
-    /** The audit these requests run; given once, while the job's parts are wired. */
     public void auditWith(LedgerAudit audit) {
         this.audit = audit;
     }
@@ -116,7 +114,6 @@ public final class AuditRequests implements AuditDemand {
         });
     }
 
-    /** Whether the last audit saw the assignment of this epoch. */
     public boolean hasAudited(long epoch) {
         return auditedEpoch == epoch;
     }

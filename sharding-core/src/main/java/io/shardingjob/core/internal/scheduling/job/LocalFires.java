@@ -45,12 +45,10 @@ final class LocalFires {
         return planned.contains(fireTime);
     }
 
-    /** The fires whose trigger won every item this instance owned: see {@link WholeFires}. */
     WholeFires whole() {
         return whole;
     }
 
-    /** Forgets fires at or before the ledger's watermark: every item of them is settled. */
     void forgetThrough(Instant watermark) {
         seen.headSet(watermark, true).clear();
         planned.headSet(watermark, true).clear();

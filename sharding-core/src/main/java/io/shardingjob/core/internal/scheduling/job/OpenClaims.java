@@ -150,7 +150,6 @@ final class OpenClaims {
         return true;
     }
 
-    /** The items this session holds a claim of the fire for, made ahead. */
     synchronized Set<Integer> aheadItems(Instant fireTime) {
         Map<Integer, Claim> claims = ahead.get(fireTime);
         return claims == null ? Set.of() : Set.copyOf(claims.keySet());

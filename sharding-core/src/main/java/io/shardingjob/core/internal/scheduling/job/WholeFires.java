@@ -31,12 +31,10 @@ final class WholeFires {
         fires.remove(fireTime);
     }
 
-    /** Whether the fire was claimed whole under the assignment of {@code epoch} in {@code session}. */
     boolean isWhole(Instant fireTime, long epoch, long session) {
         return new Whole(epoch, session).equals(fires.get(fireTime));
     }
 
-    /** Forgets fires at or before the ledger's watermark: every item of them is settled. */
     void forgetThrough(Instant watermark) {
         fires.headMap(watermark, true).clear();
     }

@@ -55,8 +55,6 @@ public final class ConnectionGuard {
     /**
      * The runs the guard stops in time, and how.
      *
-     * @param memory the items reserved or running here
-     * @param proof the session's proof through the ensemble's leader
      * @param scheduler the timer of the interrupts and the proof checks
      * @param interruptOnConnectionLoss whether running items are interrupted at all
      */
@@ -66,10 +64,7 @@ public final class ConnectionGuard {
             ScheduledExecutorService scheduler,
             boolean interruptOnConnectionLoss) {}
 
-    /**
-     * @param session written here, and only here
-     * @param nodes the job's paths, re-read after a reconnect
-     */
+    /** @param session written here, and only here */
     public ConnectionGuard(
             JobView view,
             SessionState session,
@@ -94,7 +89,6 @@ public final class ConnectionGuard {
                 this::interruptRunningItems);
     }
 
-    /** Starts listening to the client's connection state, and checking the session's proof while items run. */
     public void start() {
         client.getConnectionStateListenable().addListener(connectionListener);
         if (runs.interruptOnConnectionLoss()) {
@@ -102,7 +96,6 @@ public final class ConnectionGuard {
         }
     }
 
-    /** Cancels a pending interrupt and the proof checks, and stops listening. */
     public void close() {
         cancelPendingInterrupt();
         proofChecks.close();

@@ -33,7 +33,6 @@ import org.jspecify.annotations.Nullable;
  */
 final class ProofChecks {
 
-    /** What a check does about the session's proof. */
     enum Step {
         /** The last proof is younger than a ninth of the session timeout: nothing. */
         NONE,

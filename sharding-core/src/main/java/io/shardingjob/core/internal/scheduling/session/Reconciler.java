@@ -57,10 +57,7 @@ public final class Reconciler {
         }
     }
 
-    /**
-     * Whether the keeper's last pass left fires to read or retire for the next one ({@link LedgerKeeper#isBehind()}):
-     * the caller of a periodic pass that kept the ledger passes again at once rather than one interval later.
-     */
+    /** A periodic pass that kept the ledger and left it behind is followed at once, not one interval later. */
     public boolean keeperIsBehind() {
         return keeper.isBehind();
     }
@@ -75,9 +72,6 @@ public final class Reconciler {
     }
 
     /**
-     * On the leader: raises the flag if the assignment no longer matches, reshards while it is up, and keeps the
-     * ledger (watermark, completions, retention).
-     *
      * @param periodic whether this is a periodic pass (look for the flag in ZooKeeper even when the cache shows none,
      *     and keep the ledger) rather than a reaction to a registry event
      */
