@@ -40,8 +40,6 @@ public final class AuditRequests implements AuditDemand {
     private final String jobName;
 
     private final AtomicBoolean laterScheduled = new AtomicBoolean();
-
-    /** Whether an audit is already waiting on the serial executor. */
     private final AtomicBoolean queued = new AtomicBoolean();
 
     /** The epoch of the assignment the last audit saw: a new one may have given this instance items to look after. */
@@ -83,11 +81,8 @@ public final class AuditRequests implements AuditDemand {
 
     @Override
     public void soon() {
-        if (started.getAsBoolean() && queued.compareAndSet(false, true)) {
-            serial.submit(() -> {
-                queued.set(false);
-                return run(null);
-            });
+        if (started.getAsBoolean()) {
+            serial.submitOnce(queued, () -> run(null));
         }
     }
 

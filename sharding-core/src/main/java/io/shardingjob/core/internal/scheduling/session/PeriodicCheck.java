@@ -63,12 +63,7 @@ public final class PeriodicCheck {
     }
 
     private void queue() {
-        if (queued.compareAndSet(false, true)) {
-            serial.submit(() -> {
-                queued.set(false);
-                return pass();
-            });
-        }
+        serial.submitOnce(queued, this::pass);
     }
 
     private CompletableFuture<Void> pass() {

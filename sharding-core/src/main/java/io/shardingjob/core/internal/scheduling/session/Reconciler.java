@@ -29,7 +29,6 @@ public final class Reconciler {
     private final LedgerReads reads;
     private final SerialExecutor serial;
 
-    /** Whether a reconcile is already waiting on the serial executor. */
     private final AtomicBoolean reconcileQueued = new AtomicBoolean();
 
     public Reconciler(
@@ -49,11 +48,8 @@ public final class Reconciler {
 
     /** On the leader, a reaction to a registry event: one pass soon, however many events arrive meanwhile. */
     void reconcileSoon() {
-        if (election.isLeader() && reconcileQueued.compareAndSet(false, true)) {
-            serial.submit(() -> {
-                reconcileQueued.set(false);
-                return reconcile(false);
-            });
+        if (election.isLeader()) {
+            serial.submitOnce(reconcileQueued, () -> reconcile(false));
         }
     }
 
