@@ -10,7 +10,6 @@ import io.shardingjob.core.internal.registry.JobCache;
 import io.shardingjob.core.internal.registry.JobNodes;
 import java.time.Instant;
 import java.util.Comparator;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -109,12 +108,10 @@ public final class LedgerQueries {
     }
 
     private Set<Long> cachedLiveSessions() {
-        Set<Long> live = new HashSet<>();
-        for (String instance : cache.children(nodes.instances())) {
-            cache.node(nodes.instance(instance))
-                    .ifPresent(node -> live.add(node.getStat().getEphemeralOwner()));
-        }
-        return live;
+        return cache.children(nodes.instances()).stream()
+                .flatMap(instance -> cache.node(nodes.instance(instance)).stream())
+                .map(node -> node.getStat().getEphemeralOwner())
+                .collect(Collectors.toSet());
     }
 
     /** Items running now for a fire whose owner took them over from another instance, with the instance running each. */
