@@ -13,7 +13,6 @@ import org.jspecify.annotations.Nullable;
  */
 record CoordinationThreads(ScheduledExecutorService scheduler, boolean owned, SerialExecutor serial) {
 
-    /** On the given shared pool, or on a daemon thread of the job's own when there is none. */
     static CoordinationThreads of(@Nullable ScheduledExecutorService shared, String jobName) {
         ScheduledExecutorService scheduler = shared != null
                 ? shared

@@ -21,13 +21,9 @@ import org.jspecify.annotations.Nullable;
 public final class JobOperations {
 
     private final JobRegistry registry;
-
     private final OperatorChanges changes;
-
     private final JobState state;
-
     private final ManualFires manualFires;
-
     private final Reruns reruns;
 
     JobOperations(
@@ -39,12 +35,10 @@ public final class JobOperations {
         this.reruns = reruns;
     }
 
-    /** Asks the leader for a new assignment now. */
     public void requestReshard() {
         registry.sharding().requestReshard("requested on " + state.instanceId());
     }
 
-    /** Disables an instance for this job: it leaves the election and gets no items. */
     public void disableInstance(String id) {
         createQuietly(registry.nodes().disabledInstance(OperatorInputs.instanceId(state.jobName(), id)));
     }
@@ -65,7 +59,6 @@ public final class JobOperations {
         changes.updateDisabledItem(checkItem(item), false);
     }
 
-    /** Stores a new count; every instance sees it and the leader reshards to it. */
     public JobConfiguration updateShardingTotalCount(int shardingTotalCount) {
         OperatorInputs.shardingTotalCount(state.jobName(), shardingTotalCount);
         try {
@@ -78,16 +71,10 @@ public final class JobOperations {
         }
     }
 
-    /** See {@link OperatorChanges#updateDisabled(boolean)}. */
     public boolean updateDisabled(boolean disabled) {
         return changes.updateDisabled(disabled);
     }
 
-    /**
-     * Fires the job now on every instance (see {@link ManualFires#trigger}); refused with an {@link
-     * io.shardingjob.core.operation.InvalidOperationException} when the parameter is too large for the ledger, an
-     * {@link IllegalStateException} when not started here, or disabled.
-     */
     public Instant trigger(@Nullable String jobParameter) {
         OperatorInputs.jobParameter(state.jobName(), jobParameter);
         if (!state.isStarted()) {
@@ -99,10 +86,6 @@ public final class JobOperations {
         return manualFires.trigger(jobParameter);
     }
 
-    /**
-     * See {@link Reruns#rerunFailed}: the failed items of a past fire reopened, for their owners to run again as that
-     * fire's runs.
-     */
     public List<Integer> rerunFailed(Instant fireTime) {
         return reruns.rerunFailed(FireSchedule.fireTimeOf(fireTime));
     }
@@ -119,7 +102,7 @@ public final class JobOperations {
         try {
             registry.client().create().creatingParentsIfNeeded().forPath(path);
         } catch (KeeperException.NodeExistsException exists) {
-            // Already there: nothing to do.
+            // Already disabled.
         } catch (Exception ex) {
             throw new RegistryUnavailableException("Job '" + state.jobName() + "': could not create " + path, ex);
         }

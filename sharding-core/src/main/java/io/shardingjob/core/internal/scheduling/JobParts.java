@@ -68,10 +68,7 @@ record JobParts(
         periodicCheck.start(clock.millis(), instanceId);
     }
 
-    /**
-     * Stops starting items and lets the runs here end, while the job is still registered (see {@link
-     * GracefulClose#run()}).
-     */
+    /** Stops starting items and lets the runs here end, while the job is still registered. */
     void stopRunning() {
         assignmentWait.signal();
         gracefulClose.run();

@@ -26,10 +26,7 @@ record JobRegistry(
         ShardingService sharding,
         InstanceRegistration registration) {
 
-    /**
-     * @param instanceId this instance's id, validated
-     * @param leadership told when this instance becomes or stops being the leader
-     */
+    /** @param leadership told when this instance becomes or stops being the leader */
     static JobRegistry of(
             JobSettings settings, String instanceId, SerialExecutor serial, Consumer<Boolean> leadership) {
         CuratorFramework client = settings.instance().client();

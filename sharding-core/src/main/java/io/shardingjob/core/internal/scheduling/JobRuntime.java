@@ -13,36 +13,26 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Everything one job does on one instance, behind the public {@code JobCoordinator}: registration, election,
- * resharding and fires through the fire ledger, with an explicit {@code start()/close()} lifecycle
- * ({@code LATENT -> STARTED -> STOPPING -> CLOSED}).
+ * Everything one job does on one instance, behind the public {@code JobCoordinator}, with an explicit
+ * {@code start()/close()} lifecycle ({@code LATENT -> STARTED -> STOPPING -> CLOSED}).
  *
  * <p>Who runs an item of a fire is decided by the ledger alone: a fire claims this instance's items (one create per
  * item, in one multi-operation), and an item whose claim another run holds is not run here. What was left undone is
  * found by the {@link LedgerAudit} of the item's current owner, which takes over claims whose session is gone and makes
  * up fires nobody claimed, as the misfire policy says.
  *
- * <p>This class keeps the lifecycle; the handle reaches the rest through it: the job as it stands ({@link JobState}),
- * its fires ({@link FireRunner}), what an operator changes ({@link JobOperations}) and reads of the ledger ({@link
- * LedgerQueries}). Connection state is handled by the job's {@link ConnectionGuard} and only there. {@link JobWiring}
- * builds the parts, which never call back into this class; {@link JobParts} starts and closes them in order.
+ * <p>This class keeps the lifecycle; the handle reaches the rest through it. Connection state is handled by the job's
+ * {@link ConnectionGuard} and only there. The parts {@link JobWiring} builds never call back into this class.
  */
 public final class JobRuntime implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(JobRuntime.class);
-
     private final JobSettings settings;
-
     private final Lifecycle lifecycle;
-
     private final JobParts parts;
-
     private final JobState state;
-
     private final FireRunner fires;
-
     private final JobOperations operations;
-
     private final LedgerQueries ledgerQueries;
 
     JobRuntime(
@@ -62,17 +52,11 @@ public final class JobRuntime implements AutoCloseable {
         this.ledgerQueries = ledgerQueries;
     }
 
-    /** The runtime of one job, its parts built and connected; nothing talks to ZooKeeper before {@link #start()}. */
+    /** Nothing talks to ZooKeeper before {@link #start()}. */
     public static JobRuntime of(JobSettings settings) {
         return JobWiring.wire(settings);
     }
 
-    /**
-     * Stores or reads the shared configuration, registers this instance, joins the election and asks for a reshard.
-     *
-     * @throws JobConfigurationException when the job's strategy is unknown
-     * @throws RegistryUnavailableException when ZooKeeper does not answer within the start timeout
-     */
     public void start() {
         JobConfiguration local = settings.configuration();
         refuseWhatCannotRun(local);
@@ -120,15 +104,7 @@ public final class JobRuntime implements AutoCloseable {
     }
 
     /**
-     * Leaves cleanly: stops starting items and announces it (so the next assignment leaves it out and its items of
-     * later fires run elsewhere), lets running items finish within the shutdown grace period, interrupts the ones still
-     * running then and waits until they returned (each one's claim is released to its next owner as it returns), and
-     * then deletes this instance's registration, and after it the leaving mark. Work that completed is recorded in the
-     * ledger before the registration goes, so it is never run again; a run that is still alive keeps the registration,
-     * so nobody else starts it. Without a connection by then, the close waits for it as long as the session lasts
-     * (other jobs of the client keep it): a registration left to a session that lives on would stay for good.
-     *
-     * <p>A close called while another thread closes the job returns only once that close is done: whoever closes the
+     * A close called while another thread closes the job returns only once that close is done: whoever closes the
      * client after it must not end the session under runs the first close still waits for.
      */
     @Override
@@ -157,32 +133,26 @@ public final class JobRuntime implements AutoCloseable {
         }
     }
 
-    /** Started and not stopping: the job asks for work. */
     public boolean isStarted() {
         return lifecycle.isStarted();
     }
 
-    /** The job as it stands now on this instance. */
     public JobState state() {
         return state;
     }
 
-    /** Where the job's fires, manual fires and re-runs enter. */
     public FireRunner fires() {
         return fires;
     }
 
-    /** What an operator changes in the job's registry. */
     public JobOperations operations() {
         return operations;
     }
 
-    /** The read-only views of the ledger for operators. */
     public LedgerQueries ledgerQueries() {
         return ledgerQueries;
     }
 
-    /** The client the job coordinates through. */
     public CuratorFramework client() {
         return settings.instance().client();
     }

@@ -24,15 +24,10 @@ import org.jspecify.annotations.Nullable;
 public final class JobState implements JobView {
 
     private final String instanceId;
-
     private final String jobName;
-
     private final Clock clock;
-
     private final Lifecycle lifecycle;
-
     private final SessionState session;
-
     private final JobRegistry registry;
 
     /** The items this instance owns under the assignment last snapshotted, while it is the same one: every run asks. */
@@ -40,7 +35,6 @@ public final class JobState implements JobView {
 
     private record Owned(Assignment assignment, Set<Integer> items) {}
 
-    /** @param instanceId this instance's id, validated */
     JobState(String instanceId, Clock clock, Lifecycle lifecycle, SessionState session, JobRegistry registry) {
         this.instanceId = instanceId;
         this.clock = clock;
@@ -53,7 +47,7 @@ public final class JobState implements JobView {
     @Override
     public JobSnapshot snapshot() {
         long current = sessionId();
-        ShardingService.Versioned versioned = versionedAssignment();
+        ShardingService.Versioned versioned = registry.sharding().currentVersioned();
         return new JobSnapshot(
                 current,
                 isAvailableIn(current),
@@ -85,7 +79,6 @@ public final class JobState implements JobView {
         return jobName;
     }
 
-    /** The configuration every instance agrees on: the stored one. */
     @Override
     public JobConfiguration configuration() {
         return registry.configurations().effective();
@@ -96,7 +89,6 @@ public final class JobState implements JobView {
         return lifecycle.isStarted();
     }
 
-    /** Whether this instance can start items: started, not stopping, connected, and registered in its session. */
     @Override
     public boolean isAvailable() {
         // Registered under the current session, too: a claim names its session, and a session without a registration
@@ -112,7 +104,6 @@ public final class JobState implements JobView {
                 && registry.registration().sessionId() == current;
     }
 
-    /** The current ZooKeeper session of this instance's client: the session its claims name. */
     @Override
     public long sessionId() {
         try {
@@ -122,13 +113,11 @@ public final class JobState implements JobView {
         }
     }
 
-    /** The time of fires started without a fire time, and of claims. */
     @Override
     public Instant now() {
         return clock.instant();
     }
 
-    /** See {@link SessionState#absentOwnersUndecidedFor(Instant)}. */
     @Override
     public Duration absentOwnersUndecidedFor(Instant now) {
         return session.absentOwnersUndecidedFor(now);
@@ -139,18 +128,11 @@ public final class JobState implements JobView {
         return registry.sharding().currentAssignment();
     }
 
-    /** The assignment in force, from the cache, with its node's version. */
-    public ShardingService.Versioned versionedAssignment() {
-        return registry.sharding().currentVersioned();
-    }
-
-    /** The assignment in force and its node's version, read from ZooKeeper. */
     @Override
     public ShardingService.Versioned readVersionedAssignment() {
         return registry.sharding().readVersioned();
     }
 
-    /** This instance's items under the current assignment. */
     public List<Integer> localItems() {
         return assignment().itemsOf(instanceId);
     }

@@ -50,9 +50,7 @@ import org.apache.curator.framework.CuratorFramework;
 final class JobWiring {
 
     private final JobSettings settings;
-
     private final String jobName;
-
     private final CoordinationThreads threads;
 
     /** The election's word of a change of leadership, for the reactions built after it (they need the election). */
@@ -62,13 +60,9 @@ final class JobWiring {
     private final SessionState session;
 
     private final Lifecycle lifecycle = new Lifecycle();
-
     private final JobRegistry registry;
-
     private final JobState state;
-
     private final LedgerParts ledger;
-
     private final RunMemory memory;
 
     /** The parts of the fire path the reactions and the close use. */
@@ -87,7 +81,6 @@ final class JobWiring {
         this.memory = new RunMemory();
     }
 
-    /** Builds the runtime of the job the settings describe. */
     static JobRuntime wire(JobSettings settings) {
         return new JobWiring(settings).runtime();
     }
@@ -149,7 +142,6 @@ final class JobWiring {
                 settings, lifecycle, parts, state, fires, operations(manualFires, audits, fire.dueFires()), queries);
     }
 
-    /** What an operator does to the job: changes of its registry, manual fires, re-runs of failed items. */
     private JobOperations operations(ManualFires manualFires, AuditRequests audits, DueFires dueFires) {
         OperatorChanges changes = new OperatorChanges(
                 registry.client(),
@@ -228,7 +220,6 @@ final class JobWiring {
         return path;
     }
 
-    /** The audit of the ledger: take-overs of claims whose session is gone, and make-ups of fires nobody claimed. */
     private LedgerAudit audit(AuditRequests audits, FirePath fire, MisfireReports misfires) {
         AuditLedger audited = new AuditLedger(ledger.claims(), ledger.reads(), ledger.sessions());
         return new LedgerAudit(
@@ -253,7 +244,6 @@ final class JobWiring {
                 threads.scheduler());
     }
 
-    /** The leader's upkeep of the ledger: watermark, completions, retirement. */
     private LedgerKeeper keeper(LedgerCompletions completions, DueFires dueFires) {
         return new LedgerKeeper(
                 new LedgerKeeper.Ledger(ledger.reads(), ledger.sessions(), ledger.keeper(), ledger.awaited()),

@@ -3,21 +3,20 @@ package io.shardingjob.core.internal.scheduling;
 import io.shardingjob.core.execution.ClaimState;
 import io.shardingjob.core.execution.LedgerFire;
 import io.shardingjob.core.internal.ledger.Claim;
-import io.shardingjob.core.internal.ledger.LedgerOverview;
 import io.shardingjob.core.internal.ledger.LedgerReads;
 import io.shardingjob.core.internal.ledger.LedgerRules.FireView;
 import io.shardingjob.core.internal.ledger.TakeOverRule;
 import io.shardingjob.core.internal.registry.JobCache;
 import io.shardingjob.core.internal.registry.JobNodes;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,15 +28,10 @@ import org.slf4j.LoggerFactory;
 public final class LedgerQueries {
 
     private static final Logger log = LoggerFactory.getLogger(LedgerQueries.class);
-
     private final LedgerReads ledger;
-
     private final JobCache cache;
-
     private final JobNodes nodes;
-
     private final String jobName;
-
     private final Supplier<Instant> clock;
 
     LedgerQueries(LedgerReads ledger, JobCache cache, JobNodes nodes, String jobName, Supplier<Instant> clock) {
@@ -48,22 +42,14 @@ public final class LedgerQueries {
         this.clock = clock;
     }
 
-    /**
-     * What the ledger holds for the fires that are not settled yet: claims running, orphaned or taken over. Read from
-     * ZooKeeper (a few requests), for operators; fires never read it.
-     */
+    /** What the ledger holds for the fires that are not settled yet: claims running, orphaned or taken over. */
     public List<Claim> openClaims() {
         try {
-            LedgerOverview overview = ledger.overview();
-            Instant now = clock.get();
             // Claims of fires to come were made ahead: nothing runs for them yet.
-            List<Claim> open = new ArrayList<>();
-            for (FireView view : ledger.read(overview.toRead(now))) {
-                view.claims().values().stream()
-                        .filter(claim -> claim.state().isOpen())
-                        .forEach(open::add);
-            }
-            return open;
+            return ledger.read(ledger.overview().toRead(clock.get())).stream()
+                    .flatMap(view -> view.claims().values().stream())
+                    .filter(claim -> claim.state().isOpen())
+                    .toList();
         } catch (Exception ex) {
             log.debug("Job {}: could not read the ledger: {}", jobName, ex.toString());
             return List.of();
@@ -121,25 +107,16 @@ public final class LedgerQueries {
                 view.origin().abandonedBy());
     }
 
-    /** The sessions of the live instances, from the cache: good enough for display, never for a take-over. */
     private Set<Long> cachedLiveSessions() {
-        Set<Long> live = new HashSet<>();
-        for (String instance : cache.children(nodes.instances())) {
-            cache.node(nodes.instance(instance))
-                    .ifPresent(node -> live.add(node.getStat().getEphemeralOwner()));
-        }
-        return live;
+        return cache.children(nodes.instances()).stream()
+                .flatMap(instance -> cache.node(nodes.instance(instance)).stream())
+                .map(node -> node.getStat().getEphemeralOwner())
+                .collect(Collectors.toSet());
     }
 
     /** Items running now for a fire whose owner took them over from another instance, with the instance running each. */
     public Map<Integer, String> failoverOwners() {
-        Set<Long> live = cachedLiveSessions();
-        Map<Integer, String> owners = new TreeMap<>();
-        openClaims().stream()
-                .filter(claim -> claim.state() == ClaimState.RUNNING && claim.attempt() > 1)
-                .filter(claim -> live.contains(claim.sessionId()))
-                .forEach(claim -> owners.put(claim.item(), claim.instanceId()));
-        return owners;
+        return runningOwners(claim -> claim.attempt() > 1);
     }
 
     /** Items with an orphaned claim (its owner gone or gone away) that no instance has taken over yet. */
@@ -153,18 +130,19 @@ public final class LedgerQueries {
                 .toList();
     }
 
-    /** Items whose claim for some unsettled fire is held by a live instance's session, read from the ledger. */
     public List<Integer> runningItems() {
         return List.copyOf(runningOwners().keySet());
     }
 
-    /** Item to the instance whose live claim says it runs the item, read from the ledger. */
     public Map<Integer, String> runningOwners() {
+        return runningOwners(claim -> true);
+    }
+
+    private Map<Integer, String> runningOwners(Predicate<Claim> which) {
         Set<Long> live = cachedLiveSessions();
-        Map<Integer, String> owners = new TreeMap<>();
-        openClaims().stream()
+        return openClaims().stream()
                 .filter(claim -> claim.state() == ClaimState.RUNNING && live.contains(claim.sessionId()))
-                .forEach(claim -> owners.put(claim.item(), claim.instanceId()));
-        return owners;
+                .filter(which)
+                .collect(Collectors.toMap(Claim::item, Claim::instanceId, (earlier, later) -> later, TreeMap::new));
     }
 }

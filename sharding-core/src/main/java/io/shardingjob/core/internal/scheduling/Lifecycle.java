@@ -19,7 +19,6 @@ final class Lifecycle {
 
     private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
 
-    /** Open until the first close is done. */
     private final CountDownLatch closed = new CountDownLatch(1);
 
     /** Started and not stopping: the job asks for work. */
@@ -27,7 +26,6 @@ final class Lifecycle {
         return state.get() == State.STARTED;
     }
 
-    /** Whether this call started the job: false when it was started or closed before. */
     boolean start() {
         return state.compareAndSet(State.LATENT, State.STARTED);
     }
@@ -47,7 +45,6 @@ final class Lifecycle {
         state.set(State.CLOSED);
     }
 
-    /** The first close is done: every later one returns at once. */
     void closeDone() {
         closed.countDown();
     }

@@ -47,11 +47,8 @@ final class AuditMakeUps {
     private static final Logger log = LoggerFactory.getLogger(LedgerAudit.class);
 
     private final JobView view;
-
     private final ClaimWrites claims;
-
     private final RunMemory memory;
-
     private final MisfireReports misfires;
 
     AuditMakeUps(JobView view, ClaimWrites claims, RunMemory memory, MisfireReports misfires) {
@@ -78,8 +75,6 @@ final class AuditMakeUps {
             Predicate<Instant> late) {}
 
     /**
-     * What one audit read.
-     *
      * @param views the fires read in which something may be missing: none that waits for an upstream or that its
      *     upstream abandoned
      * @param whole fires whose trigger here won every item this instance owns under this assignment and session: not
@@ -156,28 +151,23 @@ final class AuditMakeUps {
             Map<Instant, Integer> totals,
             Map<Integer, List<AuditWork.Step>> steps,
             List<CompletableFuture<?>> writes) {
-        Assignment assignment = audit.job().assignment().assignment();
-        long session = audit.job().sessionId();
         Instant now = audit.now();
-        Function<Instant, FireOrigin> originOf = audit.read().originOf();
         Map<Instant, List<Claim>> skipped = new TreeMap<>();
         Stream.concat(plan.skipped().stream(), plan.notDue().stream())
                 .forEach(slot -> skipped.computeIfAbsent(slot.fireTime(), fireTime -> new ArrayList<>())
-                        .add(first(slot, totals, assignment, session, now, originOf.apply(slot.fireTime()))
-                                .with(ClaimState.SKIPPED, now)));
+                        .add(first(slot, audit, totals).with(ClaimState.SKIPPED, now)));
         skipped.forEach((fireTime, skips) -> writes.add(claims.claimAsync(fireTime, skips)));
         Map<Slot, List<Claim>> folded = new HashMap<>();
         plan.coalesced()
                 .forEach((slot, into) -> folded.computeIfAbsent(into, target -> new ArrayList<>())
-                        .add(first(slot, totals, assignment, session, now, originOf.apply(slot.fireTime()))
-                                .with(ClaimState.COALESCED, now)));
+                        .add(first(slot, audit, totals).with(ClaimState.COALESCED, now)));
         for (Slot slot : plan.run()) {
             steps.computeIfAbsent(slot.item(), item -> new ArrayList<>())
                     .add(new AuditWork.Step(
-                            first(slot, totals, assignment, session, now, originOf.apply(slot.fireTime())),
+                            first(slot, audit, totals),
                             null,
                             folded.getOrDefault(slot, List.of()),
-                            originOf.apply(slot.fireTime())));
+                            audit.read().originOf().apply(slot.fireTime())));
         }
     }
 
@@ -186,24 +176,20 @@ final class AuditMakeUps {
      * item was asked for and runs as that fire's own run, however late; {@code UPSTREAM} in one its upstream jobs
      * recorded; {@code MISFIRE} in a scheduled one.
      */
-    private Claim first(
-            Slot slot,
-            Map<Instant, Integer> totals,
-            Assignment assignment,
-            long session,
-            Instant now,
-            FireOrigin origin) {
+    private Claim first(Slot slot, Audit audit, Map<Instant, Integer> totals) {
+        Assignment assignment = audit.job().assignment().assignment();
+        FireOrigin origin = audit.read().originOf().apply(slot.fireTime());
         return Claim.first(
                 slot.item(),
                 slot.fireTime(),
                 view.instanceId(),
-                session,
+                audit.job().sessionId(),
                 origin.manual()
                         ? ExecutionSource.MANUAL
                         : origin.followsUpstream() ? ExecutionSource.UPSTREAM : ExecutionSource.MISFIRE,
                 assignment.epoch(),
                 totals.getOrDefault(slot.fireTime(), assignment.shardingTotalCount()),
-                now);
+                audit.now());
     }
 
     /** The policy in force: the boolean {@code misfire} off means skip, whatever the policy says. */

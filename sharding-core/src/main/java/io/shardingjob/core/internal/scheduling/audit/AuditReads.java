@@ -28,17 +28,11 @@ import java.util.stream.Stream;
 final class AuditReads {
 
     private static final Duration LATENESS = LedgerRules.LATENESS;
-
     private final MisfireReports misfires;
-
     private final ClaimsAhead ahead;
-
     private final DueFires dueFires;
-
     private final AuditDemand audits;
-
     private final Executor loop;
-
     private final RunMemory memory;
 
     AuditReads(
@@ -59,9 +53,8 @@ final class AuditReads {
     /**
      * Records the due fires nobody claimed, then finds the fires after the watermark that may hold work.
      *
-     * @param whole gets the fires whose trigger here won every item this instance owns under this assignment and
-     *     session: not read
-     * @return the fires to read, once the due fires are recorded, on the coordination loop
+     * @param whole gets the fires claimed whole here (see {@link RunMemory#isWhole}): not read
+     * @return the fires to read, on the coordination loop
      */
     CompletableFuture<Set<Instant>> toRead(
             LedgerOverview overview,

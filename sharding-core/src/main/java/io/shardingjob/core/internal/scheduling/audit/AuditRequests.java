@@ -31,20 +31,15 @@ public final class AuditRequests implements AuditDemand {
     private @Nullable LedgerAudit audit;
 
     private final ScheduledExecutorService scheduler;
-
     private final SerialExecutor serial;
 
-    /** Whether the job is started: a job not started yet, or stopping, asks for nothing. */
+    /** A job not started yet, or stopping, asks for nothing. */
     private final BooleanSupplier started;
 
     private final Supplier<Assignment> assignment;
-
     private final String jobName;
 
-    /** Whether a delayed audit is already scheduled. */
     private final AtomicBoolean laterScheduled = new AtomicBoolean();
-
-    /** Whether an audit is already waiting on the serial executor. */
     private final AtomicBoolean queued = new AtomicBoolean();
 
     /** The epoch of the assignment the last audit saw: a new one may have given this instance items to look after. */
@@ -63,7 +58,6 @@ public final class AuditRequests implements AuditDemand {
         this.jobName = jobName;
     }
 
-    /** The audit these requests run; given once, while the job's parts are wired. */
     public void auditWith(LedgerAudit audit) {
         this.audit = audit;
     }
@@ -87,11 +81,8 @@ public final class AuditRequests implements AuditDemand {
 
     @Override
     public void soon() {
-        if (started.getAsBoolean() && queued.compareAndSet(false, true)) {
-            serial.submit(() -> {
-                queued.set(false);
-                return run(null);
-            });
+        if (started.getAsBoolean()) {
+            serial.submitOnce(queued, () -> run(null));
         }
     }
 
@@ -118,7 +109,6 @@ public final class AuditRequests implements AuditDemand {
         });
     }
 
-    /** Whether the last audit saw the assignment of this epoch. */
     public boolean hasAudited(long epoch) {
         return auditedEpoch == epoch;
     }

@@ -35,11 +35,8 @@ final class AuditTakeOvers {
     private static final Logger log = LoggerFactory.getLogger(LedgerAudit.class);
 
     private final JobView view;
-
     private final AuditDemand audits;
-
     private final AuditLedger ledger;
-
     private final RunMemory memory;
 
     AuditTakeOvers(JobView view, AuditDemand audits, AuditLedger ledger, RunMemory memory) {
@@ -68,11 +65,7 @@ final class AuditTakeOvers {
         }
     }
 
-    /**
-     * Releases the claims an earlier session of this instance left, unfinished as far as this process knows.
-     *
-     * @return done once every release was answered
-     */
+    /** Releases the claims an earlier session of this instance left, unfinished as far as this process knows. */
     CompletableFuture<Void> releaseEarlierSessions(Read read) {
         String me = read.me();
         Set<Slot> known = new HashSet<>(memory.inFlight());
@@ -103,7 +96,6 @@ final class AuditTakeOvers {
      * @param live the sessions of the live instances, read when {@link Read#anyForeignOpen}; null when not, and then
      *     there is no orphan to look for
      * @param elsewhere the items another session runs now
-     * @param originOf how each fire read was asked for: every run of its items gets its job parameter
      */
     void plan(
             Read read,

@@ -34,19 +34,12 @@ import org.slf4j.LoggerFactory;
 public final class AuditWork {
 
     private static final Logger log = LoggerFactory.getLogger(AuditWork.class);
-
     private final JobView view;
-
     private final AuditDemand audits;
-
     private final AuditLedger ledger;
-
     private final ItemHandOff handOff;
-
     private final @Nullable ItemExecutor job;
-
     private final Executor executor;
-
     private final RunMemory memory;
 
     public AuditWork(
@@ -66,16 +59,13 @@ public final class AuditWork {
         this.executor = executor;
     }
 
-    /** Whether there is a job to run work on: without one, this instance runs nothing the audit finds. */
     boolean hasJob() {
         return job != null;
     }
 
     /**
-     * Starts the work of each item, oldest fire first, under the session the audit saw.
-     *
-     * @param reserved the items the audit found reserved for it (see {@link RunMemory#endRun}): their work runs
-     *     under that reservation, before any newer fire of the item
+     * @param reserved the items the audit found reserved for it (see {@link RunMemory#endRun}): their work runs under
+     *     that reservation, before any newer fire of the item
      */
     void start(Map<Integer, List<Step>> work, long session, Map<Integer, Reservation> reserved) {
         work.forEach((item, steps) -> {
@@ -85,12 +75,7 @@ public final class AuditWork {
         });
     }
 
-    /**
-     * Runs the work of one item from step {@code index}, oldest fire first, on the hand-off thread: each step once the
-     * previous one's end is recorded, and its claim once ZooKeeper answered, without a thread waiting in between.
-     *
-     * @param reservation the item's reservation this work already holds, or null to reserve it now
-     */
+    /** @param reservation the item's reservation this work already holds, or null to reserve it now */
     private void runSteps(int item, List<Step> steps, int index, long session, @Nullable Reservation reservation) {
         if (index >= steps.size() || !view.isAvailable() || view.sessionId() != session) {
             if (reservation != null) {

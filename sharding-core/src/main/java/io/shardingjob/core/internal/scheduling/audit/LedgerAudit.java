@@ -46,27 +46,16 @@ import org.jspecify.annotations.Nullable;
 public final class LedgerAudit {
 
     private static final Duration LATENESS = LedgerRules.LATENESS;
-
     private final JobView view;
-
     private final AuditDemand audits;
-
     private final AuditLedger ledger;
-
     private final ItemEnds ends;
-
     private final AuditWork work;
-
     private final Executor loop;
-
     private final Duration catchUpHorizon;
-
     private final DueFires dueFires;
-
     private final AuditReads reads;
-
     private final AuditTakeOvers takeOvers;
-
     private final AuditMakeUps makeUps;
 
     /**
@@ -78,10 +67,6 @@ public final class LedgerAudit {
 
     private final RunMemory memory;
 
-    /**
-     * @param loop where an audit goes on once ZooKeeper answered it: the coordination pool, never ZooKeeper's event
-     *     thread
-     */
     public LedgerAudit(
             JobView view,
             AuditDemand audits,
@@ -105,8 +90,6 @@ public final class LedgerAudit {
     }
 
     /**
-     * One audit, on the job's coordination loop.
-     *
      * @param read the ledger's overview as read a moment ago on this loop (by the keeper), or null to read it now
      * @return done when the audit decided everything and started the work it found
      */
@@ -145,26 +128,20 @@ public final class LedgerAudit {
     private final class Pass {
 
         private final JobSnapshot job;
-
         private final JobConfiguration config;
-
         private final String me = view.instanceId();
 
         /** Without a job (or disabled) this instance runs nothing, but it still releases what earlier sessions left. */
         private final boolean runsItems;
 
         private final long session;
-
         private final Instant now = view.now();
-
         private final Instant horizon = now.minus(catchUpHorizon);
-
         private final Assignment assignment;
 
         /** The items this instance owns and may run, but the disabled ones. */
         private final Set<Integer> owned;
 
-        /** Which fires and items were due, from the job's schedule history. */
         private final DueRule due = dueFires.rule();
 
         /** Fires whose trigger here won every item this instance owns under this assignment and session. */
@@ -172,7 +149,6 @@ public final class LedgerAudit {
 
         private List<FireView> views = List.of();
 
-        /** How each fire read was asked for: every run of its items gets its job parameter. */
         private final Map<Instant, FireOrigin> origins = new HashMap<>();
 
         private final List<Claim> claims = new ArrayList<>();
@@ -190,7 +166,6 @@ public final class LedgerAudit {
             owned.removeAll(job.disabledItems());
         }
 
-        /** Records the due fires nobody claimed, then reads the fires after the watermark that may hold work. */
         CompletableFuture<Void> recordDue(LedgerOverview overview) {
             return reads.toRead(overview, now, horizon, due, assignment.epoch(), session, whole)
                     .thenCompose(this::read);
@@ -230,7 +205,6 @@ public final class LedgerAudit {
                     .thenComposeAsync(live -> decide(claimsRead, foreignOpenClaim, live), loop);
         }
 
-        /** What to run, take over, make up and skip, from the claims and the live instances. */
         private CompletableFuture<Void> decide(
                 AuditTakeOvers.Read claimsRead, boolean foreignOpenClaim, Map<String, Long> live) {
             Map<Integer, Claim> runs = TakeOverRule.runsElsewhere(claims, Set.copyOf(live.values()), session, owned);
@@ -273,7 +247,6 @@ public final class LedgerAudit {
             return taken;
         }
 
-        /** Frees the items held for this audit that it found no work for (or could not look at). */
         void releaseUnused() {
             memory.releaseHeld(held);
         }

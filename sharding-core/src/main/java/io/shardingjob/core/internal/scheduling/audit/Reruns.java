@@ -22,13 +22,9 @@ import org.slf4j.LoggerFactory;
 public final class Reruns {
 
     private static final Logger log = LoggerFactory.getLogger(Reruns.class);
-
     private final JobView view;
-
     private final FireReruns ledger;
-
     private final AuditDemand audits;
-
     private final DueFires dueFires;
 
     public Reruns(JobView view, FireReruns ledger, AuditDemand audits, DueFires dueFires) {
@@ -38,16 +34,7 @@ public final class Reruns {
         this.dueFires = dueFires;
     }
 
-    /**
-     * Reopens the failed items of the fire at {@code fireTime}, on an operator's thread.
-     *
-     * @return the items reopened, each to run once more as the fire's run
-     * @throws InvalidOperationException when the fire is still to come, not in the ledger (retired after the ledger's
-     *     retention, an earlier job's, or never fired), or has no failed item
-     * @throws IllegalStateException when the job is not started here or is disabled, or when no item failed and some
-     *     still run or wait to run (a re-run under way)
-     * @throws RegistryUnavailableException when ZooKeeper did not answer
-     */
+    /** On an operator's thread; refused as {@code JobCoordinator#rerunFailed} says. */
     public List<Integer> rerunFailed(Instant fireTime) {
         String job = view.jobName();
         if (!view.isStarted()) {

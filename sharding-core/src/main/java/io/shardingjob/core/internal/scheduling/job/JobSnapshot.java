@@ -6,16 +6,13 @@ import java.time.Instant;
 import java.util.Set;
 
 /**
- * What holds for one job on this instance at one moment, taken once for one decision ({@link JobView#snapshot()}):
- * whether a run may start, which items a fire claims, what becomes of claims made ahead. Every rule of the decision reads
- * the same moment; a stage that reads {@link JobView}'s getters one by one may mix two.
+ * What holds for one job on this instance at one moment, taken once for one decision: every rule of the decision reads
+ * the same moment, where a stage that reads {@link JobView}'s getters one by one may mix two.
  *
  * @param sessionId the client's session, the one claims name; 0 when there is none
  * @param available started, not stopping, connected and registered in {@code sessionId}
  * @param assignment the assignment in force, from the cache, with its node's version
  * @param owned the items this instance owns under {@code assignment}, whether or not it is disabled
- * @param instanceDisabled whether an operator disabled this instance
- * @param disabledItems the items an operator disabled
  * @param at when it was taken, on the job's clock: the time what is decided on it writes
  */
 public record JobSnapshot(
@@ -28,11 +25,7 @@ public record JobSnapshot(
         Set<Integer> disabledItems,
         Instant at) {
 
-    /**
-     * The same moment under another assignment: one read from ZooKeeper after a start was refused.
-     *
-     * @param me this instance's id
-     */
+    /** The same moment under another assignment: one read from ZooKeeper after a start was refused. */
     public JobSnapshot under(ShardingService.Versioned other, String me) {
         return new JobSnapshot(
                 sessionId,

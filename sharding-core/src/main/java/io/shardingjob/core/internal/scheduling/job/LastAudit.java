@@ -69,7 +69,6 @@ final class LastAudit {
         }
     }
 
-    /** The owned items another live session ran when the last audit looked. */
     Set<Integer> elsewhereItems() {
         return runningElsewhere.keySet();
     }
@@ -101,6 +100,5 @@ final class LastAudit {
         return auditedEpoch;
     }
 
-    /** A fire waiting for the audit of an assignment. */
     private record AuditWaiter(long epoch, CompletableFuture<Void> audited) {}
 }

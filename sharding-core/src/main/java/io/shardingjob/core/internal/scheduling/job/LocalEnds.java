@@ -27,7 +27,6 @@ final class LocalEnds {
      */
     private final Set<Slot> unbegun = ConcurrentHashMap.newKeySet();
 
-    /** The ends this instance recorded, by fire, for the leader's keeper. */
     RecordedEnds recorded() {
         return recorded;
     }
@@ -44,7 +43,6 @@ final class LocalEnds {
         return owed;
     }
 
-    /** The item-fires that ended here and whose final write is owed. */
     Set<Slot> unwrittenSlots() {
         return Set.copyOf(unwritten.keySet());
     }
@@ -64,7 +62,6 @@ final class LocalEnds {
         unbegun.remove(slot);
     }
 
-    /** Whether this process sent the item-fire's start without an answer and never began its run. */
     boolean neverBegan(Slot slot) {
         return unbegun.contains(slot);
     }

@@ -15,9 +15,7 @@ final class LocalFires {
     static final int REMEMBERED_FIRES = 1024;
 
     private final NavigableSet<Instant> seen = new ConcurrentSkipListSet<>();
-
     private final NavigableSet<Instant> planned = new ConcurrentSkipListSet<>();
-
     private final WholeFires whole = new WholeFires(REMEMBERED_FIRES);
 
     /**
@@ -47,12 +45,10 @@ final class LocalFires {
         return planned.contains(fireTime);
     }
 
-    /** The fires whose trigger won every item this instance owned: see {@link WholeFires}. */
     WholeFires whole() {
         return whole;
     }
 
-    /** Forgets fires at or before the ledger's watermark: every item of them is settled. */
     void forgetThrough(Instant watermark) {
         seen.headSet(watermark, true).clear();
         planned.headSet(watermark, true).clear();

@@ -6,7 +6,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
@@ -151,7 +150,6 @@ final class OpenClaims {
         return true;
     }
 
-    /** The items this session holds a claim of the fire for, made ahead. */
     synchronized Set<Integer> aheadItems(Instant fireTime) {
         Map<Integer, Claim> claims = ahead.get(fireTime);
         return claims == null ? Set.of() : Set.copyOf(claims.keySet());
@@ -163,19 +161,10 @@ final class OpenClaims {
      */
     synchronized List<Claim> takeAhead(Predicate<Claim> which) {
         List<Claim> taken = new ArrayList<>();
-        for (Iterator<Map<Integer, Claim>> fireClaims = ahead.values().iterator(); fireClaims.hasNext(); ) {
-            Map<Integer, Claim> ofFire = fireClaims.next();
-            for (Iterator<Claim> claims = ofFire.values().iterator(); claims.hasNext(); ) {
-                Claim claim = claims.next();
-                if (which.test(claim)) {
-                    taken.add(claim);
-                    claims.remove();
-                }
-            }
-            if (ofFire.isEmpty()) {
-                fireClaims.remove();
-            }
-        }
+        ahead.values().removeIf(ofFire -> {
+            ofFire.values().removeIf(claim -> which.test(claim) && taken.add(claim));
+            return ofFire.isEmpty();
+        });
         return taken;
     }
 

@@ -9,9 +9,7 @@ import org.jspecify.annotations.Nullable;
 public final class Reservation {
 
     volatile @Nullable Thread thread;
-
     volatile boolean abandoned;
-
     volatile boolean inJob;
 
     public boolean isAbandoned() {

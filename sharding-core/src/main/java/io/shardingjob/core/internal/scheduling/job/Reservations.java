@@ -15,7 +15,6 @@ import org.jspecify.annotations.Nullable;
 final class Reservations {
 
     private final Map<Integer, Reservation> running = new ConcurrentHashMap<>();
-
     private final Set<Integer> missedWhileBusy = ConcurrentHashMap.newKeySet();
 
     /**

@@ -27,18 +27,13 @@ import org.jspecify.annotations.Nullable;
 public final class RunMemory {
 
     private final Reservations reservations = new Reservations();
-
     private final LocalFires fires = new LocalFires();
-
     private final OpenClaims claims = new OpenClaims(fires);
-
     private final LocalEnds ends = new LocalEnds();
-
     private final LastAudit lastAudit = new LastAudit();
 
     // ---- The run's transitions: ItemRun only.
 
-    /** See {@link Reservations#start}. */
     public boolean attach(int item, Reservation reservation) {
         return reservations.start(item, reservation);
     }
@@ -49,12 +44,10 @@ public final class RunMemory {
         reservations.entering(reservation);
     }
 
-    /** See {@link OpenClaims#endingLastOfItsFire}. */
     public boolean endingLastOfItsFire(Claim claim) {
         return claims.endingLastOfItsFire(claim);
     }
 
-    /** See {@link LocalEnds#startUnanswered}. */
     public void startUnanswered(Slot slot) {
         ends.startUnanswered(slot);
     }
@@ -65,19 +58,16 @@ public final class RunMemory {
         return reservations.endRun(claim.item(), reservation);
     }
 
-    /** See {@link OpenClaims#settled}. */
     public void settled(Claim claim) {
         claims.settled(claim);
     }
 
-    /** See {@link WholeFires#released}. */
     public void notClaimedWhole(Instant fireTime) {
         fires.whole().released(fireTime);
     }
 
     // ---- Planning a fire, before its runs exist.
 
-    /** See {@link Reservations#reserve}. */
     public @Nullable Reservation reserve(int item) {
         return reservations.reserve(item);
     }
@@ -87,7 +77,6 @@ public final class RunMemory {
         reservations.finish(item, reservation);
     }
 
-    /** See {@link Reservations#missedWhileBusy}. */
     public void missedWhileBusy(int item) {
         reservations.missedWhileBusy(item);
     }
@@ -96,42 +85,34 @@ public final class RunMemory {
         return reservations.runningItems();
     }
 
-    /** See {@link OpenClaims#sawFire}. */
     public Map<Integer, Claim> sawFire(Instant fireTime) {
         return claims.sawFire(fireTime);
     }
 
-    /** See {@link OpenClaims#claimed}. */
     public void claimed(Claim claim) {
         claims.claimed(claim);
     }
 
-    /** See {@link OpenClaims#requestingAhead}. */
     public void requestingAhead(Collection<Claim> asked) {
         claims.requestingAhead(asked);
     }
 
-    /** See {@link OpenClaims#answeredAhead}. */
     public void answeredAhead(Collection<Claim> asked) {
         claims.answeredAhead(asked);
     }
 
-    /** See {@link OpenClaims#claimedAhead}. */
     public boolean claimedAhead(Instant fireTime, Collection<Claim> made) {
         return claims.claimedAhead(fireTime, made);
     }
 
-    /** See {@link OpenClaims#aheadItems}. */
     public Set<Integer> aheadItems(Instant fireTime) {
         return claims.aheadItems(fireTime);
     }
 
-    /** See {@link OpenClaims#takeAhead}. */
     public List<Claim> takeAhead(Predicate<Claim> which) {
         return claims.takeAhead(which);
     }
 
-    /** See {@link LocalFires#planned}. */
     public void planned(Instant fireTime) {
         fires.planned(fireTime);
     }
@@ -140,22 +121,18 @@ public final class RunMemory {
         return fires.hasPlanned(fireTime);
     }
 
-    /** See {@link LocalFires#hasSeen}. */
     public boolean hasSeen(Instant fireTime) {
         return fires.hasSeen(fireTime);
     }
 
-    /** See {@link WholeFires#claimed}. */
     public void claimedWhole(Instant fireTime, long epoch, long session) {
         fires.whole().claimed(fireTime, epoch, session);
     }
 
-    /** See {@link LastAudit#mayStart}. */
     public boolean mayStart(int item, long epoch, Predicate<Claim> stillRuns) {
         return lastAudit.mayStart(item, epoch, stillRuns);
     }
 
-    /** See {@link LastAudit#whenAudited}. */
     public CompletableFuture<Void> whenAudited(long epoch, Duration timeout) {
         return lastAudit.whenAudited(epoch, timeout);
     }
@@ -164,34 +141,28 @@ public final class RunMemory {
         return lastAudit.auditedEpoch();
     }
 
-    /** See {@link LastAudit#elsewhereItems}. */
     public Set<Integer> elsewhereItems() {
         return lastAudit.elsewhereItems();
     }
 
     // ---- The audit.
 
-    /** See {@link LastAudit#audited}. */
     public void audited(long epoch, Set<Integer> owned, Map<Integer, Claim> elsewhere) {
         lastAudit.audited(epoch, owned, elsewhere);
     }
 
-    /** See {@link Reservations#heldForAudit}. */
     public Map<Integer, Reservation> heldForAudit() {
         return reservations.heldForAudit();
     }
 
-    /** See {@link Reservations#takeHeld}. */
     public boolean takeHeld(int item, Reservation held) {
         return reservations.takeHeld(item, held);
     }
 
-    /** See {@link Reservations#reserveForAudit}. */
     public @Nullable Reservation reserveForAudit(int item) {
         return reservations.reserveForAudit(item);
     }
 
-    /** See {@link Reservations#releaseHeld}. */
     public void releaseHeld(Map<Integer, Reservation> seen) {
         reservations.releaseHeld(seen);
     }
@@ -201,47 +172,38 @@ public final class RunMemory {
         return reservations.endRun(item, reservation);
     }
 
-    /** See {@link OpenClaims#inFlight}. */
     public Set<Slot> inFlight() {
         return claims.inFlight();
     }
 
-    /** See {@link OpenClaims#holdsOpenClaimOf}. */
     public boolean holdsOpenClaimOf(Instant fireTime) {
         return claims.holdsOpenClaimOf(fireTime);
     }
 
-    /** See {@link LocalFires#seen()}. */
     public NavigableSet<Instant> seenFires() {
         return fires.seen();
     }
 
-    /** See {@link WholeFires#isWhole}. */
     public boolean isWhole(Instant fireTime, long epoch, long session) {
         return fires.whole().isWhole(fireTime, epoch, session);
     }
 
-    /** See {@link LocalEnds#unwritten}. */
     public void unwritten(Claim claim) {
         ends.unwritten(claim);
     }
 
-    /** See {@link LocalEnds#takeUnwritten}. */
     public List<Claim> takeUnwritten() {
         return ends.takeUnwritten();
     }
 
-    /** See {@link LocalEnds#unwrittenSlots}. */
     public Set<Slot> unwrittenSlots() {
         return ends.unwrittenSlots();
     }
 
-    /** See {@link LocalEnds#isUnwritten}. */
     public boolean isUnwritten(Slot slot) {
         return ends.isUnwritten(slot);
     }
 
-    /** See {@link LocalEnds#neverBegan}. */
     public boolean neverBegan(Slot slot) {
         return ends.neverBegan(slot);
     }
@@ -251,7 +213,6 @@ public final class RunMemory {
         ends.begun(slot);
     }
 
-    /** The ends this instance recorded, by fire, for the leader's keeper. */
     public RecordedEnds recordedEnds() {
         return ends.recorded();
     }
@@ -264,17 +225,14 @@ public final class RunMemory {
 
     // ---- The close, and the session's guard.
 
-    /** See {@link Reservations#stopHolding}. */
     public void stopHolding() {
         reservations.stopHolding();
     }
 
-    /** See {@link Reservations#abandonAll}. */
     public void abandonAll() {
         reservations.abandonAll();
     }
 
-    /** See {@link Reservations#awaitIdle}. */
     public boolean awaitIdle(Duration timeout) {
         return reservations.awaitIdle(timeout);
     }
@@ -283,7 +241,6 @@ public final class RunMemory {
         return reservations.isIdle();
     }
 
-    /** See {@link Reservations#anyInJob}. */
     public boolean anyInJob() {
         return reservations.anyInJob();
     }

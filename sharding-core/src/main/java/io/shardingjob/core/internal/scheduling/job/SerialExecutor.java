@@ -6,6 +6,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -21,9 +22,7 @@ import org.jspecify.annotations.Nullable;
 public final class SerialExecutor implements Executor {
 
     private final Queue<Supplier<? extends CompletionStage<?>>> tasks = new ArrayDeque<>();
-
     private final Executor pool;
-
     private boolean active;
 
     public SerialExecutor(Executor pool) {
@@ -47,6 +46,19 @@ public final class SerialExecutor implements Executor {
         tasks.add(task);
         if (!active) {
             scheduleNext();
+        }
+    }
+
+    /**
+     * Submits the task unless it already waits here ({@code queued}): however often it is asked meanwhile, it runs
+     * once, and a request made while it runs queues one more run.
+     */
+    public void submitOnce(AtomicBoolean queued, Supplier<? extends CompletionStage<?>> task) {
+        if (queued.compareAndSet(false, true)) {
+            submit(() -> {
+                queued.set(false);
+                return task.get();
+            });
         }
     }
 

@@ -12,7 +12,6 @@ import java.util.concurrent.ConcurrentSkipListMap;
 final class WholeFires {
 
     private final NavigableMap<Instant, Whole> fires = new ConcurrentSkipListMap<>();
-
     private final int remembered;
 
     WholeFires(int remembered) {
@@ -32,12 +31,10 @@ final class WholeFires {
         fires.remove(fireTime);
     }
 
-    /** Whether the fire was claimed whole under the assignment of {@code epoch} in {@code session}. */
     boolean isWhole(Instant fireTime, long epoch, long session) {
         return new Whole(epoch, session).equals(fires.get(fireTime));
     }
 
-    /** Forgets fires at or before the ledger's watermark: every item of them is settled. */
     void forgetThrough(Instant watermark) {
         fires.headMap(watermark, true).clear();
     }

@@ -41,32 +41,20 @@ import org.slf4j.LoggerFactory;
 public final class ConnectionGuard {
 
     private static final Logger log = LoggerFactory.getLogger(ConnectionGuard.class);
-
     private final JobView view;
-
     private final SessionState session;
-
     private final FollowUps followUps;
-
     private final CuratorFramework client;
-
     private final JobNodes nodes;
-
     private final SerialExecutor serial;
-
     private final Runs runs;
-
     private final ConnectionStateListener connectionListener = this::connectionStateChanged;
-
     private final ProofChecks proofChecks;
-
     private volatile @Nullable ScheduledFuture<?> pendingInterrupt;
 
     /**
      * The runs the guard stops in time, and how.
      *
-     * @param memory the items reserved or running here
-     * @param proof the session's proof through the ensemble's leader
      * @param scheduler the timer of the interrupts and the proof checks
      * @param interruptOnConnectionLoss whether running items are interrupted at all
      */
@@ -76,10 +64,7 @@ public final class ConnectionGuard {
             ScheduledExecutorService scheduler,
             boolean interruptOnConnectionLoss) {}
 
-    /**
-     * @param session written here, and only here
-     * @param nodes the job's paths, re-read after a reconnect
-     */
+    /** @param session written here, and only here */
     public ConnectionGuard(
             JobView view,
             SessionState session,
@@ -99,12 +84,11 @@ public final class ConnectionGuard {
                 runs.memory(),
                 runs.proof(),
                 runs.scheduler(),
-                this::negotiatedSessionTimeoutMillis,
+                () -> negotiatedSessionTimeoutMillis(client),
                 session::isSuspended,
                 this::interruptRunningItems);
     }
 
-    /** Starts listening to the client's connection state, and checking the session's proof while items run. */
     public void start() {
         client.getConnectionStateListenable().addListener(connectionListener);
         if (runs.interruptOnConnectionLoss()) {
@@ -112,7 +96,6 @@ public final class ConnectionGuard {
         }
     }
 
-    /** Cancels a pending interrupt and the proof checks, and stops listening. */
     public void close() {
         cancelPendingInterrupt();
         proofChecks.close();
@@ -165,7 +148,7 @@ public final class ConnectionGuard {
         if (!runs.interruptOnConnectionLoss()) {
             return;
         }
-        long sessionTimeout = negotiatedSessionTimeoutMillis();
+        long sessionTimeout = negotiatedSessionTimeoutMillis(client);
         long delay = Math.max(0, sessionTimeout / 3 - Math.min(100, sessionTimeout / 10));
         cancelPendingInterrupt();
         pendingInterrupt = runs.scheduler()
@@ -188,10 +171,6 @@ public final class ConnectionGuard {
         if (pending != null) {
             pending.cancel(false);
         }
-    }
-
-    private long negotiatedSessionTimeoutMillis() {
-        return negotiatedSessionTimeoutMillis(client);
     }
 
     /** The session timeout the server granted the client; the timeout it asked for until it is connected. */

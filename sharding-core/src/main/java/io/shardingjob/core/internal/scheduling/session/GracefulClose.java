@@ -40,17 +40,11 @@ public final class GracefulClose {
     private static final Duration CLIENT_CHECK = Duration.ofSeconds(1);
 
     private final CuratorFramework client;
-
     private final JobNodes nodes;
-
     private final InstanceRegistration registration;
-
     private final LeaderElection election;
-
     private final RunMemory memory;
-
     private final Owed owed;
-
     private final Duration shutdownGracePeriod;
 
     /**
@@ -77,11 +71,8 @@ public final class GracefulClose {
     }
 
     /**
-     * Announces leaving, lets running items finish within the grace period, interrupts the ones still running then and
-     * waits until they returned (their claims are released to their next owner as each returns), and writes the ends
-     * still owed once connected under the registration's session, waiting for that as long as the session lasts. If
-     * that write fails again, or the session is gone, the claims are the next owners' to take over, as a crashed
-     * instance's are, once the registration goes.
+     * If the write of the ends still owed fails again, or the session is gone, the claims are the next owners' to take
+     * over, as a crashed instance's are, once the registration goes.
      */
     public void run() {
         announceLeaving();

@@ -18,15 +18,10 @@ import org.jspecify.annotations.Nullable;
 public final class PeriodicCheck {
 
     private final ConnectionGuard connection;
-
     private final FollowUps followUps;
-
     private final SerialExecutor serial;
-
     private final ScheduledExecutorService scheduler;
-
     private final Duration interval;
-
     private final Runnable owedWrites;
 
     /**
@@ -68,12 +63,7 @@ public final class PeriodicCheck {
     }
 
     private void queue() {
-        if (queued.compareAndSet(false, true)) {
-            serial.submit(() -> {
-                queued.set(false);
-                return pass();
-            });
-        }
+        serial.submitOnce(queued, this::pass);
     }
 
     private CompletableFuture<Void> pass() {

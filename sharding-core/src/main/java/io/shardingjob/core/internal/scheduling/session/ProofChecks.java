@@ -33,7 +33,6 @@ import org.jspecify.annotations.Nullable;
  */
 final class ProofChecks {
 
-    /** What a check does about the session's proof. */
     enum Step {
         /** The last proof is younger than a ninth of the session timeout: nothing. */
         NONE,
@@ -44,19 +43,12 @@ final class ProofChecks {
     }
 
     private final RunMemory memory;
-
     private final SessionProof proof;
-
     private final ScheduledExecutorService scheduler;
-
     private final LongSupplier sessionTimeoutMillis;
-
     private final BooleanSupplier suspended;
-
     private final Consumer<String> interrupt;
-
     private volatile @Nullable ScheduledFuture<?> next;
-
     private volatile boolean closed;
 
     /** Whether the runs here were interrupted because nothing proved the session, since it was last proven. */

@@ -22,20 +22,13 @@ import org.slf4j.LoggerFactory;
 public final class Reconciler {
 
     private static final Logger log = LoggerFactory.getLogger(Reconciler.class);
-
     private final JobView view;
-
     private final LeaderElection election;
-
     private final ShardingService sharding;
-
     private final LedgerKeeper keeper;
-
     private final LedgerReads reads;
-
     private final SerialExecutor serial;
 
-    /** Whether a reconcile is already waiting on the serial executor. */
     private final AtomicBoolean reconcileQueued = new AtomicBoolean();
 
     public Reconciler(
@@ -55,18 +48,12 @@ public final class Reconciler {
 
     /** On the leader, a reaction to a registry event: one pass soon, however many events arrive meanwhile. */
     void reconcileSoon() {
-        if (election.isLeader() && reconcileQueued.compareAndSet(false, true)) {
-            serial.submit(() -> {
-                reconcileQueued.set(false);
-                return reconcile(false);
-            });
+        if (election.isLeader()) {
+            serial.submitOnce(reconcileQueued, () -> reconcile(false));
         }
     }
 
-    /**
-     * Whether the keeper's last pass left fires to read or retire for the next one ({@link LedgerKeeper#isBehind()}):
-     * the caller of a periodic pass that kept the ledger passes again at once rather than one interval later.
-     */
+    /** A periodic pass that kept the ledger and left it behind is followed at once, not one interval later. */
     public boolean keeperIsBehind() {
         return keeper.isBehind();
     }
@@ -81,9 +68,6 @@ public final class Reconciler {
     }
 
     /**
-     * On the leader: raises the flag if the assignment no longer matches, reshards while it is up, and keeps the
-     * ledger (watermark, completions, retention).
-     *
      * @param periodic whether this is a periodic pass (look for the flag in ZooKeeper even when the cache shows none,
      *     and keep the ledger) rather than a reaction to a registry event
      */

@@ -24,19 +24,12 @@ import org.slf4j.LoggerFactory;
 public final class RegistryReactions {
 
     private static final Logger log = LoggerFactory.getLogger(RegistryReactions.class);
-
     private final JobView view;
-
     private final FollowUps followUps;
-
     private final JobNodes nodes;
-
     private final JobCache cache;
-
     private final LeaderElection election;
-
     private final ManualFires manualFires;
-
     private final SerialExecutor serial;
 
     public RegistryReactions(

@@ -13,7 +13,6 @@ import org.jspecify.annotations.Nullable;
 public final class SessionState {
 
     private final CuratorFramework client;
-
     private volatile boolean suspended;
 
     /** Whether the session was lost since the last resume: the next one starts a new session. */
