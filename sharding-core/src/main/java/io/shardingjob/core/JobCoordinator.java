@@ -76,11 +76,6 @@ public final class JobCoordinator implements AutoCloseable {
         runtime.close();
     }
 
-    /** The client the job coordinates through: {@link ShardedJobs} prepares it for closing many jobs at once. */
-    CuratorFramework client() {
-        return runtime.client();
-    }
-
     /** Runs one fire with the given job on the given executor, at the current time. */
     public FireReport fire(ItemExecutor job, Executor itemExecutor) {
         return runtime.fires().fire(job, itemExecutor);

@@ -106,10 +106,7 @@ public final class RegistryCenter implements AutoCloseable {
 
     /** As {@link #using(CuratorFramework, String)}, tolerating a clock skew of {@code maxClockSkew}. */
     public static RegistryCenter using(CuratorFramework client, String namespace, Duration maxClockSkew) {
-        if (maxClockSkew == null || maxClockSkew.isNegative() || maxClockSkew.isZero()) {
-            throw new InvalidRegistrySettingException(
-                    "maxClockSkew", "maxClockSkew must be positive, was " + maxClockSkew);
-        }
+        RegistryConfiguration.positive(maxClockSkew, "maxClockSkew");
         return new RegistryCenter(client, namespace, maxClockSkew);
     }
 
