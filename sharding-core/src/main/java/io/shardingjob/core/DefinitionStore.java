@@ -35,9 +35,7 @@ final class DefinitionStore {
     private static final int GRAPH_ATTEMPTS = 5;
 
     private final CuratorFramework client;
-
     private final FireSchedule schedule;
-
     private final Clock clock;
 
     DefinitionStore(CuratorFramework client, FireSchedule schedule, Clock clock) {

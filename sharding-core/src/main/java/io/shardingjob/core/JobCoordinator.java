@@ -40,7 +40,6 @@ import org.jspecify.annotations.Nullable;
 public final class JobCoordinator implements AutoCloseable {
 
     private final JobRuntime runtime;
-
     private final LedgerView ledger;
 
     JobCoordinator(JobRuntime runtime) {

@@ -97,9 +97,7 @@ public final class JobDefinitions implements AutoCloseable {
     }
 
     private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
-
     private final CuratorFramework client;
-
     private final CuratorCache cache;
 
     /** Closes the cache and what its start left on the client; set once started. */

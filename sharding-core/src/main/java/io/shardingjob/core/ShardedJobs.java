@@ -31,7 +31,6 @@ public final class ShardedJobs implements AutoCloseable {
     static final int PARALLEL_CLOSES = 16;
 
     private static final Logger log = LoggerFactory.getLogger(ShardedJobs.class);
-
     private final Map<String, JobCoordinator> jobs = new LinkedHashMap<>();
 
     /**

@@ -12,7 +12,6 @@ import java.util.stream.Collectors;
 public final class ItemParameters {
 
     private static final ItemParameters NONE = new ItemParameters(Map.of());
-
     private final Map<Integer, String> byItem;
 
     private ItemParameters(Map<Integer, String> byItem) {

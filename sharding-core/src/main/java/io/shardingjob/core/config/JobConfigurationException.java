@@ -10,9 +10,7 @@ import java.util.Optional;
 public final class JobConfigurationException extends IllegalArgumentException {
 
     private final String jobName;
-
     private final String property;
-
     private final String conflictingProperty;
 
     public JobConfigurationException(String jobName, String property, String problem) {

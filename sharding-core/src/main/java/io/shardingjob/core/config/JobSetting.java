@@ -195,11 +195,8 @@ public enum JobSetting {
     }
 
     private final Scope scope;
-
     private final String key;
-
     private final Supplier<Object> defaultValue;
-
     private final String description;
 
     JobSetting(Scope scope, String key, Supplier<Object> defaultValue, String description) {

@@ -11,9 +11,7 @@ package io.shardingjob.core.operation;
 public final class InvalidOperationException extends IllegalArgumentException {
 
     private final String jobName;
-
     private final String input;
-
     private final String problem;
 
     /**

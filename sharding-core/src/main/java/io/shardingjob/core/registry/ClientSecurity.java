@@ -27,12 +27,10 @@ final class ClientSecurity implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(RegistryCenter.class);
 
     private static final String PLAINTEXT_HINT = "sharding.zookeeper.connect-string / connection-timeout";
-
     private static final String TLS_HINT = PLAINTEXT_HINT
             + " / ssl.bundle: over TLS, the address must be a secureClientPort, the bundle's trust store must trust"
             + " the server's certificate (which must name the host unless host name verification is off), and the"
             + " bundle must hold a key if the server asks for a client certificate";
-
     private final @Nullable RegistryTls tls;
 
     /** The stores of a TLS connection, written for ZooKeeper's client to read; deleted once the client is closed. */

@@ -29,15 +29,10 @@ final class ConnectString {
 
     static final String EXAMPLE = "e.g. 'zk1:2181,zk2:2181,zk3:2181', '10.0.0.5:2181' or '[::1]:2181', optionally"
             + " followed by a chroot path as in 'zk1:2181,zk2:2181/apps'";
-
     private static final Pattern LABEL = Pattern.compile("[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?");
-
     private static final Pattern NUMERIC = Pattern.compile("[0-9]+");
-
     private static final Pattern IPV4 = Pattern.compile("([0-9]{1,3})\\.([0-9]{1,3})\\.([0-9]{1,3})\\.([0-9]{1,3})");
-
     private static final Pattern IPV6 = Pattern.compile("[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*");
-
     private static final Pattern PORT = Pattern.compile("[0-9]{1,5}");
 
     private ConnectString() {}

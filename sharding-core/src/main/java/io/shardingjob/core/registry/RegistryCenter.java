@@ -47,11 +47,8 @@ public final class RegistryCenter implements AutoCloseable {
     private final @Nullable String fallbackNamespace;
 
     private final boolean ownsClient;
-
     private final Duration connectionTimeout;
-
     private final Duration maxClockSkew;
-
     private final ClientSecurity security;
 
     /** Set once started. */
