@@ -16,6 +16,7 @@ import java.util.NoSuchElementException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.api.transaction.TransactionOp;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
@@ -68,26 +69,21 @@ final class DefinitionStore {
             Stat definitions = new Stat();
             client.getData().storingStatIn(definitions).forPath(JobNodes.definitions());
             StoredJobs.refuseProblemsJoining(client, configuration);
+            TransactionOp op = client.transactionOp();
             try {
                 client.transaction()
                         .forOperations(
-                                client.transactionOp()
-                                        .setData()
+                                op.setData()
                                         .withVersion(definitions.getVersion())
                                         .forPath(JobNodes.definitions(), new byte[0]),
-                                client.transactionOp().create().forPath(nodes.root()),
+                                op.create().forPath(nodes.root()),
                                 // Each with its size record: merged reads of them are sized from it.
-                                client.transactionOp().create().forPath(nodes.sizes()),
-                                client.transactionOp()
-                                        .create()
-                                        .forPath(nodes.size(nodes.config()), SizeRecord.of(encoded)),
-                                client.transactionOp()
-                                        .create()
-                                        .forPath(nodes.size(nodes.history()), SizeRecord.of(history)),
-                                client.transactionOp().create().forPath(nodes.config(), encoded),
-                                client.transactionOp().create().forPath(nodes.history(), history),
-                                client.transactionOp()
-                                        .create()
+                                op.create().forPath(nodes.sizes()),
+                                op.create().forPath(nodes.size(nodes.config()), SizeRecord.of(encoded)),
+                                op.create().forPath(nodes.size(nodes.history()), SizeRecord.of(history)),
+                                op.create().forPath(nodes.config(), encoded),
+                                op.create().forPath(nodes.history(), history),
+                                op.create()
                                         .forPath(
                                                 JobNodes.definition(job),
                                                 new Definition(job, handler, false).encode()));

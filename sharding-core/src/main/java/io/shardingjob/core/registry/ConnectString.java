@@ -2,7 +2,9 @@ package io.shardingjob.core.registry;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.util.Arrays;
 import java.util.regex.Pattern;
+import java.util.stream.IntStream;
 import org.apache.zookeeper.common.PathUtils;
 
 /**
@@ -112,25 +114,12 @@ final class ConnectString {
             // RFC 1123 2.1: a name never ends in a numeric label, so this is meant as an IPv4 address.
             return isIpv4(host);
         }
-        for (String label : labels) {
-            if (!LABEL.matcher(label).matches()) {
-                return false;
-            }
-        }
-        return true;
+        return Arrays.stream(labels).allMatch(label -> LABEL.matcher(label).matches());
     }
 
     private static boolean isIpv4(String host) {
         var octets = IPV4.matcher(host);
-        if (!octets.matches()) {
-            return false;
-        }
-        for (int i = 1; i <= 4; i++) {
-            if (Integer.parseInt(octets.group(i)) > 255) {
-                return false;
-            }
-        }
-        return true;
+        return octets.matches() && IntStream.rangeClosed(1, 4).allMatch(i -> Integer.parseInt(octets.group(i)) <= 255);
     }
 
     private static boolean isIpv6(String address) {
