@@ -45,7 +45,6 @@ final class DefinitionStore {
         this.clock = clock;
     }
 
-    /** See {@link JobDefinitions#define}. */
     void define(JobConfiguration configuration, String handler) throws Exception {
         String job = configuration.name();
         byte[] encoded = OperatorInputs.definition(configuration, handler, schedule);
@@ -100,7 +99,6 @@ final class DefinitionStore {
         log.info("Job {}: defined at run time, handler '{}': {}", job, handler, configuration);
     }
 
-    /** See {@link JobDefinitions#remove}. */
     CompletableFuture<Void> remove(String jobName, Duration wait, Executor executor) throws Exception {
         String path = JobNodes.definition(jobName);
         byte[] data;

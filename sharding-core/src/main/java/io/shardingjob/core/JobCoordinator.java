@@ -80,10 +80,7 @@ public final class JobCoordinator implements AutoCloseable {
         return runtime.fires().fire(job, itemExecutor);
     }
 
-    /**
-     * Runs one fire with every item on the calling thread, one after another, while it waits (never on a thread of the
-     * coordination).
-     */
+    /** Runs one fire with every item on the calling thread, one after another. */
     public FireReport fire(ItemExecutor job) {
         return fire(job, Runnable::run);
     }

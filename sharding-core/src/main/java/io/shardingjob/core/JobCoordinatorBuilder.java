@@ -137,8 +137,7 @@ public final class JobCoordinatorBuilder {
 
     /**
      * Told when items of a fire did not run at their fire time on this instance: missed (nobody claimed them in
-     * time) or overran (they still ran from an earlier fire). An alerting hook: its calls come from the decisions
-     * the ledger audit and the fires take anyway, and cost nothing when none is set.
+     * time) or overran (they still ran from an earlier fire).
      */
     public JobCoordinatorBuilder misfireListener(MisfireListener misfireListener) {
         this.misfireListener = Objects.requireNonNull(misfireListener, "misfireListener");

@@ -56,7 +56,6 @@ public final class JobDefinitions implements AutoCloseable {
     /**
      * A job defined at run time.
      *
-     * @param jobName the job
      * @param handler the name of the code that runs its items
      * @param removing whether a removal of the job has started
      */
@@ -109,8 +108,6 @@ public final class JobDefinitions implements AutoCloseable {
     private final FireSchedule schedule;
 
     private final Clock clock;
-
-    /** Stores and removes definitions. */
     private final DefinitionStore store;
 
     /**

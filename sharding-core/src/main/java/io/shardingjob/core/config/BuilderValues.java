@@ -149,7 +149,6 @@ abstract sealed class BuilderValues permits JobConfiguration.Builder {
         return self();
     }
 
-    /** The jobs this job follows, by name. */
     public JobConfiguration.Builder after(String... after) {
         return after(List.of(after));
     }

@@ -7,8 +7,6 @@ import java.util.Objects;
 /**
  * The stored properties in which two job configurations differ, for the start-up log that tells an operator how the
  * configuration in ZooKeeper, which wins unless {@code overwrite} is set, differs from the one this instance was given.
- * It lists every stored property once, as the codec does, and lives apart from {@link JobConfiguration} so that the
- * record reads as its values and their rules.
  */
 final class JobConfigurationDifferences {
 

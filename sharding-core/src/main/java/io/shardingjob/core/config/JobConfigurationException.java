@@ -28,7 +28,6 @@ public final class JobConfigurationException extends IllegalArgumentException {
         this.conflictingProperty = conflictingProperty;
     }
 
-    /** The job whose configuration is invalid. */
     public String jobName() {
         return jobName;
     }

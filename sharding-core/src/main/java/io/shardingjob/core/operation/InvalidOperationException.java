@@ -34,7 +34,6 @@ public final class InvalidOperationException extends IllegalArgumentException {
         return text.length() <= 64 ? text : text.substring(0, 48) + "... (" + text.length() + " characters)";
     }
 
-    /** The job the operation was asked of. */
     public String jobName() {
         return jobName;
     }

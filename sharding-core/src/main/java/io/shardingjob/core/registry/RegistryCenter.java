@@ -21,9 +21,7 @@ import org.slf4j.LoggerFactory;
  * built), and closes it on {@link #close()}; or it uses a client the application built and owns ({@link #using}), which
  * it starts when nobody has yet and never closes.
  *
- * <p>It also measures how far this instance's wall clock is from ZooKeeper's ({@link #clockSkew()}): on every
- * connection, and again when asked more than a minute after the last measurement, by writing the node {@code /.clock}
- * under the namespace (see {@code ClockProbe}).
+ * <p>It also measures how far this instance's wall clock is from ZooKeeper's ({@link #clockSkew()}).
  */
 public final class RegistryCenter implements AutoCloseable {
 
