@@ -206,18 +206,10 @@ public enum JobSetting {
         public static final boolean DISABLED = false;
         public static final boolean OVERWRITE = false;
         public static final int RETRIES = 0;
-
-        /** No pause. */
         public static final Duration RETRY_BACKOFF = Duration.ZERO;
-
-        /** No limit. */
         public static final Duration TIMEOUT = Duration.ZERO;
-
         public static final boolean DYNAMIC_SHARDING = false;
-
-        /** Follows no job. */
         public static final List<String> AFTER = List.of();
-
         public static final FollowOn ON = FollowOn.SUCCESS;
         public static final boolean ITEM_WISE = false;
         public static final Duration START_TIMEOUT = Duration.ofSeconds(15);

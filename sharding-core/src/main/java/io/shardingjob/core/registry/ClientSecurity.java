@@ -42,7 +42,6 @@ final class ClientSecurity implements AutoCloseable {
     /** The setting of this application's identity (a digest, a SASL login), or null when it has none of its own. */
     private final @Nullable String identitySetting;
 
-    /** What to check when no connection was made in time. */
     private final String connectionHint;
 
     private ClientSecurity(
@@ -110,7 +109,6 @@ final class ClientSecurity implements AutoCloseable {
                     + " (SASLAuthenticationProvider) and, for DIGEST-MD5, its zookeeper.fips-mode=false");
         }
         if (!connected) {
-            // Over TLS, a handshake of its own says which of the usual causes it is.
             String found = tls == null
                     ? ""
                     : TlsDiagnosis.of(tls, where, connectionTimeout)
@@ -148,7 +146,6 @@ final class ClientSecurity implements AutoCloseable {
         }
     }
 
-    /** With digest or SASL authentication, only the creating identity may read or change our nodes. */
     private static final class CreatorOnlyAclProvider implements ACLProvider {
 
         @Override
