@@ -33,9 +33,6 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Race window: an item that ignores interrupts keeps running after its session expired while another instance runs
  * it again; its claim's fencing token, lower than the new owner's, lets a store refuse its writes.
- *
- * <p>This class is the public handle only: each method delegates to the job's runtime in
- * {@code io.shardingjob.core.internal.scheduling}, which is not API.
  */
 public final class JobCoordinator implements AutoCloseable {
 

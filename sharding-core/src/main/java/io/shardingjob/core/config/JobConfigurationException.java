@@ -17,10 +17,6 @@ public final class JobConfigurationException extends IllegalArgumentException {
         this(jobName, property, problem, null);
     }
 
-    /**
-     * @param conflictingProperty the property whose value makes this one invalid, or {@code null} when the value is
-     *     invalid on its own
-     */
     public JobConfigurationException(String jobName, String property, String problem, String conflictingProperty) {
         super("Job '" + jobName + "': invalid " + property + ": " + problem);
         this.jobName = jobName;
