@@ -11,6 +11,7 @@ import io.shardingjob.core.operation.InvalidOperationException;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
@@ -67,21 +68,16 @@ public final class JobDefinitions implements AutoCloseable {
         }
 
         static Definition decode(String jobName, byte[] data) {
-            String handler = "";
-            boolean removing = false;
+            Map<String, String> fields = new HashMap<>();
             for (String line : new String(data, StandardCharsets.UTF_8).split("\n")) {
                 int equals = line.indexOf('=');
                 if (equals > 0) {
-                    String key = line.substring(0, equals).trim();
-                    String value = line.substring(equals + 1).trim();
-                    if (key.equals("handler")) {
-                        handler = value;
-                    } else if (key.equals("state")) {
-                        removing = value.equals("removing");
-                    }
+                    fields.put(
+                            line.substring(0, equals).trim(),
+                            line.substring(equals + 1).trim());
                 }
             }
-            return new Definition(jobName, handler, removing);
+            return new Definition(jobName, fields.getOrDefault("handler", ""), "removing".equals(fields.get("state")));
         }
     }
 
