@@ -16,6 +16,7 @@ import java.util.NoSuchElementException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.api.transaction.TransactionOp;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
@@ -35,9 +36,7 @@ final class DefinitionStore {
     private static final int GRAPH_ATTEMPTS = 5;
 
     private final CuratorFramework client;
-
     private final FireSchedule schedule;
-
     private final Clock clock;
 
     DefinitionStore(CuratorFramework client, FireSchedule schedule, Clock clock) {
@@ -46,7 +45,6 @@ final class DefinitionStore {
         this.clock = clock;
     }
 
-    /** See {@link JobDefinitions#define}. */
     void define(JobConfiguration configuration, String handler) throws Exception {
         String job = configuration.name();
         byte[] encoded = OperatorInputs.definition(configuration, handler, schedule);
@@ -70,26 +68,21 @@ final class DefinitionStore {
             Stat definitions = new Stat();
             client.getData().storingStatIn(definitions).forPath(JobNodes.definitions());
             StoredJobs.refuseProblemsJoining(client, configuration);
+            TransactionOp op = client.transactionOp();
             try {
                 client.transaction()
                         .forOperations(
-                                client.transactionOp()
-                                        .setData()
+                                op.setData()
                                         .withVersion(definitions.getVersion())
                                         .forPath(JobNodes.definitions(), new byte[0]),
-                                client.transactionOp().create().forPath(nodes.root()),
+                                op.create().forPath(nodes.root()),
                                 // Each with its size record: merged reads of them are sized from it.
-                                client.transactionOp().create().forPath(nodes.sizes()),
-                                client.transactionOp()
-                                        .create()
-                                        .forPath(nodes.size(nodes.config()), SizeRecord.of(encoded)),
-                                client.transactionOp()
-                                        .create()
-                                        .forPath(nodes.size(nodes.history()), SizeRecord.of(history)),
-                                client.transactionOp().create().forPath(nodes.config(), encoded),
-                                client.transactionOp().create().forPath(nodes.history(), history),
-                                client.transactionOp()
-                                        .create()
+                                op.create().forPath(nodes.sizes()),
+                                op.create().forPath(nodes.size(nodes.config()), SizeRecord.of(encoded)),
+                                op.create().forPath(nodes.size(nodes.history()), SizeRecord.of(history)),
+                                op.create().forPath(nodes.config(), encoded),
+                                op.create().forPath(nodes.history(), history),
+                                op.create()
                                         .forPath(
                                                 JobNodes.definition(job),
                                                 new Definition(job, handler, false).encode()));
@@ -106,7 +99,6 @@ final class DefinitionStore {
         log.info("Job {}: defined at run time, handler '{}': {}", job, handler, configuration);
     }
 
-    /** See {@link JobDefinitions#remove}. */
     CompletableFuture<Void> remove(String jobName, Duration wait, Executor executor) throws Exception {
         String path = JobNodes.definition(jobName);
         byte[] data;

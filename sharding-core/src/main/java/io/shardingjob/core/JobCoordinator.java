@@ -33,14 +33,10 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Race window: an item that ignores interrupts keeps running after its session expired while another instance runs
  * it again; its claim's fencing token, lower than the new owner's, lets a store refuse its writes.
- *
- * <p>This class is the public handle only: each method delegates to the job's runtime in
- * {@code io.shardingjob.core.internal.scheduling}, which is not API.
  */
 public final class JobCoordinator implements AutoCloseable {
 
     private final JobRuntime runtime;
-
     private final LedgerView ledger;
 
     JobCoordinator(JobRuntime runtime) {
@@ -76,20 +72,12 @@ public final class JobCoordinator implements AutoCloseable {
         runtime.close();
     }
 
-    /** The client the job coordinates through: {@link ShardedJobs} prepares it for closing many jobs at once. */
-    CuratorFramework client() {
-        return runtime.client();
-    }
-
     /** Runs one fire with the given job on the given executor, at the current time. */
     public FireReport fire(ItemExecutor job, Executor itemExecutor) {
         return runtime.fires().fire(job, itemExecutor);
     }
 
-    /**
-     * Runs one fire with every item on the calling thread, one after another, while it waits (never on a thread of the
-     * coordination).
-     */
+    /** Runs one fire with every item on the calling thread, one after another. */
     public FireReport fire(ItemExecutor job) {
         return fire(job, Runnable::run);
     }

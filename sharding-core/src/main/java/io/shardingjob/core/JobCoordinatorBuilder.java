@@ -30,45 +30,25 @@ import org.jspecify.annotations.Nullable;
 public final class JobCoordinatorBuilder {
 
     private final CuratorFramework client;
-
     private final JobConfiguration configuration;
-
     private String instanceId = InstanceId.ofThisProcess();
-
     private ShardingStrategies strategies = ShardingStrategies.defaults();
-
     private @Nullable ScheduledExecutorService scheduler;
-
     private Duration startTimeout = JobSetting.Defaults.START_TIMEOUT;
-
     private Duration reconcileInterval = JobSetting.Defaults.RECONCILE_INTERVAL;
-
     private Duration shardingWaitTimeout = JobSetting.Defaults.SHARDING_WAIT_TIMEOUT;
-
     private @Nullable ItemExecutor job;
-
     private Executor itemExecutor = Runnable::run;
-
     private ExecutionListener listener = result -> {};
-
     private FireListener fireListener = new FireListener() {};
-
     private @Nullable FireCompletionListener completionListener;
-
     private @Nullable ManualFireHandler manualFireHandler;
-
     private Duration shutdownGracePeriod = JobSetting.Defaults.SHUTDOWN_GRACE_PERIOD;
-
     private boolean interruptOnConnectionLoss = JobSetting.Defaults.INTERRUPT_ON_CONNECTION_LOSS;
-
     private Duration catchUpHorizon = JobSetting.Defaults.CATCH_UP_HORIZON;
-
     private Duration ledgerRetention = JobSetting.Defaults.LEDGER_RETENTION;
-
     private Clock clock = Clock.systemUTC();
-
     private FireSchedule schedule = FireSchedule.NONE;
-
     private MisfireListener misfireListener = new MisfireListener() {};
 
     JobCoordinatorBuilder(CuratorFramework client, JobConfiguration configuration) {
@@ -158,8 +138,7 @@ public final class JobCoordinatorBuilder {
 
     /**
      * Told when items of a fire did not run at their fire time on this instance: missed (nobody claimed them in
-     * time) or overran (they still ran from an earlier fire). An alerting hook: its calls come from the decisions
-     * the ledger audit and the fires take anyway, and cost nothing when none is set.
+     * time) or overran (they still ran from an earlier fire).
      */
     public JobCoordinatorBuilder misfireListener(MisfireListener misfireListener) {
         this.misfireListener = Objects.requireNonNull(misfireListener, "misfireListener");

@@ -11,6 +11,7 @@ import io.shardingjob.core.operation.InvalidOperationException;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
@@ -56,7 +57,6 @@ public final class JobDefinitions implements AutoCloseable {
     /**
      * A job defined at run time.
      *
-     * @param jobName the job
      * @param handler the name of the code that runs its items
      * @param removing whether a removal of the job has started
      */
@@ -68,21 +68,16 @@ public final class JobDefinitions implements AutoCloseable {
         }
 
         static Definition decode(String jobName, byte[] data) {
-            String handler = "";
-            boolean removing = false;
+            Map<String, String> fields = new HashMap<>();
             for (String line : new String(data, StandardCharsets.UTF_8).split("\n")) {
                 int equals = line.indexOf('=');
                 if (equals > 0) {
-                    String key = line.substring(0, equals).trim();
-                    String value = line.substring(equals + 1).trim();
-                    if (key.equals("handler")) {
-                        handler = value;
-                    } else if (key.equals("state")) {
-                        removing = value.equals("removing");
-                    }
+                    fields.put(
+                            line.substring(0, equals).trim(),
+                            line.substring(equals + 1).trim());
                 }
             }
-            return new Definition(jobName, handler, removing);
+            return new Definition(jobName, fields.getOrDefault("handler", ""), "removing".equals(fields.get("state")));
         }
     }
 
@@ -97,9 +92,7 @@ public final class JobDefinitions implements AutoCloseable {
     }
 
     private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
-
     private final CuratorFramework client;
-
     private final CuratorCache cache;
 
     /** Closes the cache and what its start left on the client; set once started. */
@@ -111,8 +104,6 @@ public final class JobDefinitions implements AutoCloseable {
     private final FireSchedule schedule;
 
     private final Clock clock;
-
-    /** Stores and removes definitions. */
     private final DefinitionStore store;
 
     /**

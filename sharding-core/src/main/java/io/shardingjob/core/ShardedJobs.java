@@ -12,6 +12,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,7 +32,6 @@ public final class ShardedJobs implements AutoCloseable {
     static final int PARALLEL_CLOSES = 16;
 
     private static final Logger log = LoggerFactory.getLogger(ShardedJobs.class);
-
     private final Map<String, JobCoordinator> jobs = new LinkedHashMap<>();
 
     /**
@@ -64,33 +64,19 @@ public final class ShardedJobs implements AutoCloseable {
      * already started are closed again; the first failure is thrown.
      */
     public void startAll() {
-        List<JobCoordinator> jobs = new ArrayList<>(all());
-        if (jobs.isEmpty()) {
-            return;
-        }
         List<JobCoordinator> started = Collections.synchronizedList(new ArrayList<>());
         AtomicReference<RuntimeException> failure = new AtomicReference<>();
-        ExecutorService starting = daemonPool(Math.min(jobs.size(), PARALLEL_STARTS), "sharding-start");
-        try {
-            List<CompletableFuture<Void>> starts = jobs.stream()
-                    .map(job -> CompletableFuture.runAsync(
-                            () -> {
-                                if (failure.get() != null) {
-                                    return;
-                                }
-                                try {
-                                    job.start();
-                                    started.add(job);
-                                } catch (RuntimeException ex) {
-                                    failure.compareAndSet(null, ex);
-                                }
-                            },
-                            starting))
-                    .toList();
-            CompletableFuture.allOf(starts.toArray(CompletableFuture[]::new)).join();
-        } finally {
-            starting.shutdownNow();
-        }
+        inParallel(PARALLEL_STARTS, "sharding-start", job -> {
+            if (failure.get() != null) {
+                return;
+            }
+            try {
+                job.start();
+                started.add(job);
+            } catch (RuntimeException ex) {
+                failure.compareAndSet(null, ex);
+            }
+        });
         RuntimeException first = failure.get();
         if (first != null) {
             new ArrayList<>(started).forEach(JobCoordinator::close);
@@ -105,35 +91,36 @@ public final class ShardedJobs implements AutoCloseable {
      */
     @Override
     public void close() {
-        List<JobCoordinator> closing = new ArrayList<>(all());
-        if (closing.isEmpty()) {
-            return;
-        }
-        ExecutorService closer = daemonPool(Math.min(closing.size(), PARALLEL_CLOSES), "sharding-close");
-        try {
-            CompletableFuture.allOf(closing.stream()
-                            .map(job -> CompletableFuture.runAsync(
-                                    () -> {
-                                        try {
-                                            job.close();
-                                        } catch (RuntimeException ex) {
-                                            log.warn("Job {}: closing failed", job.jobName(), ex);
-                                        }
-                                    },
-                                    closer))
-                            .toArray(CompletableFuture<?>[]::new))
-                    .join();
-        } finally {
-            closer.shutdown();
-        }
+        inParallel(PARALLEL_CLOSES, "sharding-close", job -> {
+            try {
+                job.close();
+            } catch (RuntimeException ex) {
+                log.warn("Job {}: closing failed", job.jobName(), ex);
+            }
+        });
     }
 
-    /** Threads that live only for one {@link #startAll()} or {@link #close()}, and never keep the JVM up. */
-    private static ExecutorService daemonPool(int threads, String name) {
-        return Executors.newFixedThreadPool(threads, runnable -> {
-            Thread thread = new Thread(runnable, name);
+    /**
+     * Runs {@code action} on every job, {@code parallel} at most at once, and returns when it ended for all: on daemon
+     * threads that live only for this call, and never keep the JVM up.
+     */
+    private void inParallel(int parallel, String threadName, Consumer<JobCoordinator> action) {
+        List<JobCoordinator> jobs = new ArrayList<>(all());
+        if (jobs.isEmpty()) {
+            return;
+        }
+        ExecutorService pool = Executors.newFixedThreadPool(Math.min(jobs.size(), parallel), runnable -> {
+            Thread thread = new Thread(runnable, threadName);
             thread.setDaemon(true);
             return thread;
         });
+        try {
+            CompletableFuture.allOf(jobs.stream()
+                            .map(job -> CompletableFuture.runAsync(() -> action.accept(job), pool))
+                            .toArray(CompletableFuture<?>[]::new))
+                    .join();
+        } finally {
+            pool.shutdown();
+        }
     }
 }

@@ -5,7 +5,6 @@ import io.shardingjob.core.config.JobConfigurationException;
 import io.shardingjob.core.internal.config.JobGraph;
 import io.shardingjob.core.internal.registry.JobConfigurationCodec;
 import io.shardingjob.core.internal.registry.JobNodes;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -144,8 +143,6 @@ public final class StoredJobs {
     }
 
     private static List<JobGraph.Node> nodes(Collection<JobConfiguration> configurations) {
-        List<JobGraph.Node> nodes = new ArrayList<>();
-        configurations.forEach(configuration -> nodes.add(JobGraph.Node.of(configuration)));
-        return nodes;
+        return configurations.stream().map(JobGraph.Node::of).toList();
     }
 }

@@ -13,47 +13,26 @@ import java.util.List;
 abstract sealed class BuilderValues permits JobConfiguration.Builder {
 
     final String name;
-
     String cron = JobSetting.Defaults.CRON;
-
     ZoneId timeZone = ZoneId.systemDefault();
-
     String timeZoneText;
-
     int shardingTotalCount = JobSetting.Defaults.SHARDING_TOTAL_COUNT;
-
     String shardingItemParameters = JobSetting.Defaults.SHARDING_ITEM_PARAMETERS;
-
     String jobParameter = JobSetting.Defaults.JOB_PARAMETER;
-
     boolean failover = JobSetting.Defaults.FAILOVER;
-
     boolean misfire = JobSetting.Defaults.MISFIRE;
-
     MisfirePolicy misfirePolicy = JobSetting.Defaults.MISFIRE_POLICY;
-
     boolean monitorExecution = JobSetting.Defaults.MONITOR_EXECUTION;
-
     String strategy = JobSetting.Defaults.STRATEGY;
-
     String description = JobSetting.Defaults.DESCRIPTION;
-
     boolean disabled = JobSetting.Defaults.DISABLED;
-
     boolean overwrite = JobSetting.Defaults.OVERWRITE;
-
     int retries = JobSetting.Defaults.RETRIES;
-
     Duration retryBackoff = JobSetting.Defaults.RETRY_BACKOFF;
-
     Duration timeout = JobSetting.Defaults.TIMEOUT;
-
     boolean dynamicSharding = JobSetting.Defaults.DYNAMIC_SHARDING;
-
     List<String> after = List.of();
-
     FollowOn on = JobSetting.Defaults.ON;
-
     boolean itemWise = JobSetting.Defaults.ITEM_WISE;
 
     BuilderValues(String name) {
@@ -170,7 +149,6 @@ abstract sealed class BuilderValues permits JobConfiguration.Builder {
         return self();
     }
 
-    /** The jobs this job follows, by name. */
     public JobConfiguration.Builder after(String... after) {
         return after(List.of(after));
     }

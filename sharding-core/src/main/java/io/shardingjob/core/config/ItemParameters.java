@@ -3,6 +3,7 @@ package io.shardingjob.core.config;
 import java.util.Collections;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.stream.Collectors;
 
 /**
  * The per-item parameters of a job, written {@code 0=Beijing,1=Shanghai,2=Guangzhou}. Items without a parameter get
@@ -11,7 +12,6 @@ import java.util.TreeMap;
 public final class ItemParameters {
 
     private static final ItemParameters NONE = new ItemParameters(Map.of());
-
     private final Map<Integer, String> byItem;
 
     private ItemParameters(Map<Integer, String> byItem) {
@@ -78,14 +78,9 @@ public final class ItemParameters {
     /** The seed format, items ascending; parsing it gives an equal value. */
     @Override
     public String toString() {
-        StringBuilder text = new StringBuilder();
-        byItem.forEach((item, parameter) -> {
-            if (!text.isEmpty()) {
-                text.append(',');
-            }
-            text.append(item).append('=').append(parameter);
-        });
-        return text.toString();
+        return byItem.entrySet().stream()
+                .map(entry -> entry.getKey() + "=" + entry.getValue())
+                .collect(Collectors.joining(","));
     }
 
     @Override

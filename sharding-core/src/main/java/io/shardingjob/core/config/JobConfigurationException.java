@@ -10,19 +10,13 @@ import java.util.Optional;
 public final class JobConfigurationException extends IllegalArgumentException {
 
     private final String jobName;
-
     private final String property;
-
     private final String conflictingProperty;
 
     public JobConfigurationException(String jobName, String property, String problem) {
         this(jobName, property, problem, null);
     }
 
-    /**
-     * @param conflictingProperty the property whose value makes this one invalid, or {@code null} when the value is
-     *     invalid on its own
-     */
     public JobConfigurationException(String jobName, String property, String problem, String conflictingProperty) {
         super("Job '" + jobName + "': invalid " + property + ": " + problem);
         this.jobName = jobName;
@@ -30,7 +24,6 @@ public final class JobConfigurationException extends IllegalArgumentException {
         this.conflictingProperty = conflictingProperty;
     }
 
-    /** The job whose configuration is invalid. */
     public String jobName() {
         return jobName;
     }

@@ -1,5 +1,6 @@
 package io.shardingjob.core.config;
 
+import io.shardingjob.core.sharding.strategy.ShardingStrategies;
 import java.time.Duration;
 import java.time.ZoneId;
 import java.util.Arrays;
@@ -186,20 +187,45 @@ public enum JobSetting {
     /**
      * The default values, as constants so that annotation attributes can default to them. A default that cannot be a
      * compile-time constant (a {@link Duration}, an enum) is a plain constant, and the starter's test checks that the
-     * annotation's default means the same value. The constants are declared apart, in the package's own class this one
-     * extends, and are this class's members as any field is.
+     * annotation's default means the same value.
      */
-    public static final class Defaults extends DefaultValues {
+    public static final class Defaults {
+
+        /** No schedule: the job fires only when triggered (Spring's {@code Scheduled.CRON_DISABLED}). */
+        public static final String CRON = "-";
+
+        public static final int SHARDING_TOTAL_COUNT = 1;
+        public static final String SHARDING_ITEM_PARAMETERS = "";
+        public static final String JOB_PARAMETER = "";
+        public static final boolean FAILOVER = false;
+        public static final boolean MISFIRE = true;
+        public static final MisfirePolicy MISFIRE_POLICY = MisfirePolicy.ONCE;
+        public static final boolean MONITOR_EXECUTION = true;
+        public static final String STRATEGY = ShardingStrategies.DEFAULT;
+        public static final String DESCRIPTION = "";
+        public static final boolean DISABLED = false;
+        public static final boolean OVERWRITE = false;
+        public static final int RETRIES = 0;
+        public static final Duration RETRY_BACKOFF = Duration.ZERO;
+        public static final Duration TIMEOUT = Duration.ZERO;
+        public static final boolean DYNAMIC_SHARDING = false;
+        public static final List<String> AFTER = List.of();
+        public static final FollowOn ON = FollowOn.SUCCESS;
+        public static final boolean ITEM_WISE = false;
+        public static final Duration START_TIMEOUT = Duration.ofSeconds(15);
+        public static final Duration RECONCILE_INTERVAL = Duration.ofSeconds(10);
+        public static final Duration SHARDING_WAIT_TIMEOUT = Duration.ofSeconds(10);
+        public static final Duration SHUTDOWN_GRACE_PERIOD = Duration.ofSeconds(20);
+        public static final boolean INTERRUPT_ON_CONNECTION_LOSS = true;
+        public static final Duration CATCH_UP_HORIZON = Duration.ofMinutes(10);
+        public static final Duration LEDGER_RETENTION = Duration.ofMinutes(1);
 
         private Defaults() {}
     }
 
     private final Scope scope;
-
     private final String key;
-
     private final Supplier<Object> defaultValue;
-
     private final String description;
 
     JobSetting(Scope scope, String key, Supplier<Object> defaultValue, String description) {

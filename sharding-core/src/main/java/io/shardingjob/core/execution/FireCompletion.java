@@ -6,9 +6,6 @@ import java.util.Map;
 /**
  * A fire all of whose items ended, across the cluster.
  *
- * @param jobName the job
- * @param fireTime the fire
- * @param shardingTotalCount the fire's total
  * @param items how each item ended, by item
  */
 public record FireCompletion(String jobName, Instant fireTime, int shardingTotalCount, Map<Integer, ItemEnd> items) {
@@ -36,9 +33,6 @@ public record FireCompletion(String jobName, Instant fireTime, int shardingTotal
         }
     }
 
-    /**
-     * @param instanceId the instance the item ended on
-     * @param outcome how
-     */
+    /** @param instanceId the instance the item ended on */
     public record ItemEnd(String instanceId, Outcome outcome) {}
 }

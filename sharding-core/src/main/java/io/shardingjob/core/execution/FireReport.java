@@ -7,7 +7,6 @@ import java.util.Map;
 /**
  * What one fire did on one instance.
  *
- * @param jobName the job
  * @param epoch the assignment epoch the fire ran under (0 when it ran nothing because the job was never sharded)
  * @param results the items that ran, in item order
  * @param skipped items this instance owns but did not run, each with the reason (disabled, still running, moved)

@@ -6,10 +6,7 @@ import java.time.Instant;
  * How one run of one item ended.
  *
  * @param context what the item was told
- * @param start when it started
- * @param end when it ended
  * @param failure the exception it threw, or {@code null} when it succeeded
- * @param source why it ran
  * @param fireTime the scheduled time of the fire it belongs to
  * @param retry 0 for the first run of the item in its fire, {@code n} for its n-th retry
  */

@@ -5,9 +5,8 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One fire as the fire ledger holds it now, for operators: every item's claim, across the cluster. The ledger keeps a
- * fire until it is settled and then for the job's ledger retention, so this is recent history, not an archive; the
- * execution log keeps the rest.
+ * One fire as the fire ledger holds it now, for operators: every item's claim, across the cluster (recent history:
+ * see {@code LedgerView.recentFires}).
  *
  * @param fireTime the scheduled time of the fire, the ledger's key for it
  * @param settled whether every item of the fire has a settled claim (none is still open)
@@ -47,8 +46,6 @@ public record LedgerFire(
     /**
      * The claim of one item of the fire.
      *
-     * @param item the item
-     * @param state where the claim stands
      * @param instanceId the instance holding the claim (for a settled claim: the one that settled it)
      * @param live whether the session that holds the claim is alive: an open claim of a dead session is an orphan
      * @param source why it ran, or runs

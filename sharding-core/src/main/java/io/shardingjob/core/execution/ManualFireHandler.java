@@ -19,10 +19,6 @@ import java.time.Instant;
 @FunctionalInterface
 public interface ManualFireHandler {
 
-    /**
-     * Starts this instance's items of the manual fire at {@code fireTime}.
-     *
-     * @param fireTime the fire's time, the ledger's key for it: pass it on unchanged
-     */
+    /** @param fireTime the fire's time, the ledger's key for it: pass it on unchanged */
     void fire(Instant fireTime);
 }

@@ -7,7 +7,6 @@ import java.util.stream.Collectors;
 /**
  * What one item of one fire is told about itself.
  *
- * @param jobName the job
  * @param taskId {@code job@-@items@-@READY@-@instance}, naming the fire's items on this instance
  * @param shardingTotalCount the number of items of the fire
  * @param item this item, {@code 0..shardingTotalCount-1}
@@ -23,9 +22,7 @@ import java.util.stream.Collectors;
  * @param fireTime the scheduled time of the fire this run belongs to, the same on every instance and in every run of
  *     the item for that fire (a make-up, a take-over, a retry): with the job and the item, a key that makes a job's
  *     writes idempotent
- * @param source why the item runs: its fire ({@code NORMAL}), a make-up of a missed fire ({@code MISFIRE}), a take-over
- *     from a dead owner ({@code FAILOVER}), an operator's trigger ({@code MANUAL}), a retry ({@code RETRY}), the
- *     completion of the same fire of a job this one follows ({@code UPSTREAM})
+ * @param source why the item runs
  * @param chain the job whose fire began the chain of jobs this run belongs to: this job, unless its fire was recorded
  *     by the jobs it follows; with {@code fireTime}, the identity every job of a workflow shares for one root fire
  */

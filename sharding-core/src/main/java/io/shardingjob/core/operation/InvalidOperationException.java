@@ -11,9 +11,7 @@ package io.shardingjob.core.operation;
 public final class InvalidOperationException extends IllegalArgumentException {
 
     private final String jobName;
-
     private final String input;
-
     private final String problem;
 
     /**
@@ -36,7 +34,6 @@ public final class InvalidOperationException extends IllegalArgumentException {
         return text.length() <= 64 ? text : text.substring(0, 48) + "... (" + text.length() + " characters)";
     }
 
-    /** The job the operation was asked of. */
     public String jobName() {
         return jobName;
     }

@@ -27,12 +27,10 @@ final class ClientSecurity implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(RegistryCenter.class);
 
     private static final String PLAINTEXT_HINT = "sharding.zookeeper.connect-string / connection-timeout";
-
     private static final String TLS_HINT = PLAINTEXT_HINT
             + " / ssl.bundle: over TLS, the address must be a secureClientPort, the bundle's trust store must trust"
             + " the server's certificate (which must name the host unless host name verification is off), and the"
             + " bundle must hold a key if the server asks for a client certificate";
-
     private final @Nullable RegistryTls tls;
 
     /** The stores of a TLS connection, written for ZooKeeper's client to read; deleted once the client is closed. */
@@ -44,7 +42,6 @@ final class ClientSecurity implements AutoCloseable {
     /** The setting of this application's identity (a digest, a SASL login), or null when it has none of its own. */
     private final @Nullable String identitySetting;
 
-    /** What to check when no connection was made in time. */
     private final String connectionHint;
 
     private ClientSecurity(
@@ -112,7 +109,6 @@ final class ClientSecurity implements AutoCloseable {
                     + " (SASLAuthenticationProvider) and, for DIGEST-MD5, its zookeeper.fips-mode=false");
         }
         if (!connected) {
-            // Over TLS, a handshake of its own says which of the usual causes it is.
             String found = tls == null
                     ? ""
                     : TlsDiagnosis.of(tls, where, connectionTimeout)
@@ -150,7 +146,6 @@ final class ClientSecurity implements AutoCloseable {
         }
     }
 
-    /** With digest or SASL authentication, only the creating identity may read or change our nodes. */
     private static final class CreatorOnlyAclProvider implements ACLProvider {
 
         @Override

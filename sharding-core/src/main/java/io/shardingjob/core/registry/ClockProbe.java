@@ -35,7 +35,6 @@ final class ClockProbe implements ConnectionStateListener {
     private final CuratorFramework client;
 
     private final Duration maxClockSkew;
-
     private final AtomicReference<ClockSkew> last = new AtomicReference<>();
 
     /** {@link System#nanoTime()} when the last measurement was sent. */

@@ -2,7 +2,9 @@ package io.shardingjob.core.registry;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.util.Arrays;
 import java.util.regex.Pattern;
+import java.util.stream.IntStream;
 import org.apache.zookeeper.common.PathUtils;
 
 /**
@@ -29,15 +31,10 @@ final class ConnectString {
 
     static final String EXAMPLE = "e.g. 'zk1:2181,zk2:2181,zk3:2181', '10.0.0.5:2181' or '[::1]:2181', optionally"
             + " followed by a chroot path as in 'zk1:2181,zk2:2181/apps'";
-
     private static final Pattern LABEL = Pattern.compile("[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?");
-
     private static final Pattern NUMERIC = Pattern.compile("[0-9]+");
-
     private static final Pattern IPV4 = Pattern.compile("([0-9]{1,3})\\.([0-9]{1,3})\\.([0-9]{1,3})\\.([0-9]{1,3})");
-
     private static final Pattern IPV6 = Pattern.compile("[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*");
-
     private static final Pattern PORT = Pattern.compile("[0-9]{1,5}");
 
     private ConnectString() {}
@@ -117,25 +114,12 @@ final class ConnectString {
             // RFC 1123 2.1: a name never ends in a numeric label, so this is meant as an IPv4 address.
             return isIpv4(host);
         }
-        for (String label : labels) {
-            if (!LABEL.matcher(label).matches()) {
-                return false;
-            }
-        }
-        return true;
+        return Arrays.stream(labels).allMatch(label -> LABEL.matcher(label).matches());
     }
 
     private static boolean isIpv4(String host) {
         var octets = IPV4.matcher(host);
-        if (!octets.matches()) {
-            return false;
-        }
-        for (int i = 1; i <= 4; i++) {
-            if (Integer.parseInt(octets.group(i)) > 255) {
-                return false;
-            }
-        }
-        return true;
+        return octets.matches() && IntStream.rangeClosed(1, 4).allMatch(i -> Integer.parseInt(octets.group(i)) <= 255);
     }
 
     private static boolean isIpv6(String address) {

@@ -21,9 +21,7 @@ import org.slf4j.LoggerFactory;
  * built), and closes it on {@link #close()}; or it uses a client the application built and owns ({@link #using}), which
  * it starts when nobody has yet and never closes.
  *
- * <p>It also measures how far this instance's wall clock is from ZooKeeper's ({@link #clockSkew()}): on every
- * connection, and again when asked more than a minute after the last measurement, by writing the node {@code /.clock}
- * under the namespace (see {@code ClockProbe}).
+ * <p>It also measures how far this instance's wall clock is from ZooKeeper's ({@link #clockSkew()}).
  */
 public final class RegistryCenter implements AutoCloseable {
 
@@ -47,11 +45,8 @@ public final class RegistryCenter implements AutoCloseable {
     private final @Nullable String fallbackNamespace;
 
     private final boolean ownsClient;
-
     private final Duration connectionTimeout;
-
     private final Duration maxClockSkew;
-
     private final ClientSecurity security;
 
     /** Set once started. */
@@ -106,10 +101,7 @@ public final class RegistryCenter implements AutoCloseable {
 
     /** As {@link #using(CuratorFramework, String)}, tolerating a clock skew of {@code maxClockSkew}. */
     public static RegistryCenter using(CuratorFramework client, String namespace, Duration maxClockSkew) {
-        if (maxClockSkew == null || maxClockSkew.isNegative() || maxClockSkew.isZero()) {
-            throw new InvalidRegistrySettingException(
-                    "maxClockSkew", "maxClockSkew must be positive, was " + maxClockSkew);
-        }
+        RegistryConfiguration.positive(maxClockSkew, "maxClockSkew");
         return new RegistryCenter(client, namespace, maxClockSkew);
     }
 

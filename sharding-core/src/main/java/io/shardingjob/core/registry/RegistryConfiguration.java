@@ -152,7 +152,7 @@ public record RegistryConfiguration(
         }
     }
 
-    private static void positive(Duration duration, String name) {
+    static void positive(Duration duration, String name) {
         if (duration == null || duration.isNegative() || duration.isZero()) {
             throw new InvalidRegistrySettingException(name, name + " must be positive, was " + duration);
         }

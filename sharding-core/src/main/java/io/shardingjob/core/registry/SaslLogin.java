@@ -24,16 +24,13 @@ import org.slf4j.LoggerFactory;
 final class SaslLogin implements CuratorListener, AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(SaslLogin.class);
-
     private final RegistrySasl sasl;
 
     /** The JAAS section made for a DIGEST-MD5 login; null for a section of the application's own. */
     private final @Nullable String section;
 
     private final CountDownLatch answered = new CountDownLatch(1);
-
     private volatile boolean authenticated;
-
     private volatile boolean refused;
 
     private SaslLogin(RegistrySasl sasl, @Nullable String section) {

@@ -18,9 +18,7 @@ import org.jspecify.annotations.Nullable;
 final class SaslLogins {
 
     private static final String DIGEST_LOGIN_MODULE = "org.apache.zookeeper.server.auth.DigestLoginModule";
-
     private static final Map<String, AppConfigurationEntry[]> SECTIONS = new ConcurrentHashMap<>();
-
     private static boolean installed;
 
     private SaslLogins() {}

@@ -11,7 +11,9 @@ import java.security.KeyStore;
 import java.security.cert.CertPathValidatorException;
 import java.security.cert.CertificateException;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.stream.Stream;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLException;
@@ -154,11 +156,6 @@ final class TlsDiagnosis {
     }
 
     private static boolean causedBy(Throwable failure, Class<? extends Throwable> type) {
-        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-            if (type.isInstance(cause)) {
-                return true;
-            }
-        }
-        return false;
+        return Stream.iterate(failure, Objects::nonNull, Throwable::getCause).anyMatch(type::isInstance);
     }
 }

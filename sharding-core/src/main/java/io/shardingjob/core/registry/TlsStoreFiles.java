@@ -33,11 +33,8 @@ import org.jspecify.annotations.Nullable;
 public final class TlsStoreFiles implements AutoCloseable {
 
     private static final String TYPE = "PKCS12";
-
     private final Path directory;
-
     private final Map<String, String> properties;
-
     private final AtomicBoolean closed = new AtomicBoolean();
 
     private TlsStoreFiles(Path directory, Map<String, String> properties) {

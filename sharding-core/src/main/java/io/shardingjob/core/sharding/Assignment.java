@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.stream.IntStream;
 
 /**
  * Who runs which item, under which epoch. The epoch grows by one with every assignment the leader writes; it is the
@@ -116,15 +117,10 @@ public record Assignment(long epoch, int shardingTotalCount, Map<String, List<In
             return items;
         }
         for (String range : text.split(",")) {
-            int dash = range.indexOf('-');
-            int start = Integer.parseInt(
-                    range.substring(0, dash < 0 ? range.length() : dash).trim());
-            int end = dash < 0
-                    ? start
-                    : Integer.parseInt(range.substring(dash + 1).trim());
-            for (int item = start; item <= end; item++) {
-                items.add(item);
-            }
+            String[] bounds = range.split("-", 2);
+            int start = Integer.parseInt(bounds[0].trim());
+            int end = bounds.length == 1 ? start : Integer.parseInt(bounds[1].trim());
+            IntStream.rangeClosed(start, end).forEach(items::add);
         }
         return items;
     }

@@ -7,7 +7,6 @@ import java.util.Objects;
 /**
  * What a strategy needs to decide an assignment.
  *
- * @param jobName the job being sharded
  * @param shardingTotalCount the number of items, at least 1
  * @param instances the live, enabled instance ids, sorted ascending, without duplicates
  * @param previousAssignment the assignment in force before this reshard (instance id to items); empty on the first

@@ -1,8 +1,6 @@
 package io.shardingjob.core.sharding.strategy;
 
-import java.util.ArrayList;
 import java.util.Collections;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -42,9 +40,10 @@ public final class ShardingStrategies {
         if (loader == null) {
             loader = ShardingStrategies.class.getClassLoader();
         }
-        List<ShardingStrategy> discovered = new ArrayList<>();
-        ServiceLoader.load(ShardingStrategy.class, loader).forEach(discovered::add);
-        return builtIns().with(discovered.toArray(new ShardingStrategy[0]));
+        return builtIns()
+                .with(ServiceLoader.load(ShardingStrategy.class, loader).stream()
+                        .map(ServiceLoader.Provider::get)
+                        .toArray(ShardingStrategy[]::new));
     }
 
     /**
