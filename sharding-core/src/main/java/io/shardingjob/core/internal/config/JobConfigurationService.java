@@ -60,9 +60,9 @@ public final class JobConfigurationService {
 
     private final Duration horizon;
 
-    private volatile Effective effective;
+    private volatile Decoded<JobConfiguration> effective;
 
-    private volatile Cached history = new Cached(-1, ScheduleHistory.EMPTY);
+    private volatile Decoded<ScheduleHistory> history = new Decoded<>(-1, ScheduleHistory.EMPTY);
 
     private final ScheduleHistoryCatchUp catchUp;
 
@@ -84,7 +84,7 @@ public final class JobConfigurationService {
         this.local = local;
         this.clock = clock;
         this.horizon = horizon;
-        this.effective = new Effective(-1, local);
+        this.effective = new Decoded<>(-1, local);
         this.catchUp = new ScheduleHistoryCatchUp(requests, nodes, cache, local.name(), clock, horizon);
     }
 
@@ -144,8 +144,9 @@ public final class JobConfigurationService {
             List<String> differences =
                     decoded.map(local::differencesTo).orElse(List.of("(stored configuration is invalid)"));
             if (differences.isEmpty()) {
-                // A job stored before there were histories, or changed by hand while no instance ran, gets its entry.
-                catchUp.record(ScheduleHistoryCatchUp.Seen.of(decoded.get(), stored));
+                // A job stored before there were histories, or changed by hand while no instance ran, gets its entry;
+                // waited for, so that a start goes on once the history says what is stored.
+                ClientRequests.await(catchUp.recordAsync(ScheduleHistoryCatchUp.Seen.of(decoded.get(), stored)));
                 return decoded.get();
             }
             if (local.overwrite() || decoded.isEmpty()) {
@@ -158,7 +159,7 @@ public final class JobConfigurationService {
                         differences);
                 return local;
             }
-            catchUp.record(ScheduleHistoryCatchUp.Seen.of(decoded.get(), stored));
+            ClientRequests.await(catchUp.recordAsync(ScheduleHistoryCatchUp.Seen.of(decoded.get(), stored)));
             log.warn(
                     "Job {}: the configuration stored in ZooKeeper wins over the local one (overwrite=false);"
                             + " local -> stored values: {}. Set overwrite=true to make the local configuration win.",
@@ -246,26 +247,25 @@ public final class JobConfigurationService {
         if (node.isEmpty()) {
             return ScheduleHistory.EMPTY;
         }
-        Cached current = history;
+        Decoded<ScheduleHistory> current = history;
         long mzxid = node.get().getStat().getMzxid();
         if (mzxid != current.mzxid) {
-            current = new Cached(mzxid, ScheduleHistory.decode(node.get().getData()));
+            current = new Decoded<>(mzxid, ScheduleHistory.decode(node.get().getData()));
             history = current;
         }
-        return current.history;
+        return current.value;
     }
 
     /** The configuration in force: the stored one, from the cache, or the last valid one. */
     public JobConfiguration effective() {
         Optional<ChildData> node = cache.node(nodes.config());
-        Effective current = effective;
+        Decoded<JobConfiguration> current = effective;
         if (node.isPresent() && node.get().getStat().getMzxid() != current.mzxid) {
             long mzxid = node.get().getStat().getMzxid();
-            JobConfiguration next = decode(node.get().getData()).orElse(current.configuration);
-            current = new Effective(mzxid, next);
+            current = new Decoded<>(mzxid, decode(node.get().getData()).orElse(current.value));
             effective = current;
         }
-        return current.configuration;
+        return current.value;
     }
 
     /** The local configuration's stored form, within the size of one node; a start-up failure naming it otherwise. */
@@ -289,7 +289,6 @@ public final class JobConfigurationService {
         }
     }
 
-    private record Effective(long mzxid, JobConfiguration configuration) {}
-
-    private record Cached(long mzxid, ScheduleHistory history) {}
+    /** A node's decoded data, as of its last write seen: decoded again only when written since. */
+    private record Decoded<T>(long mzxid, T value) {}
 }

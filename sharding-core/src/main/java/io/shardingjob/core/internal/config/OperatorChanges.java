@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.UnaryOperator;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.zookeeper.KeeperException;
@@ -54,15 +55,9 @@ public final class OperatorChanges {
      * @throws JobConfigurationException when the count is invalid for the stored item parameters
      */
     public JobConfiguration updateShardingTotalCount(int shardingTotalCount) throws Exception {
-        JobConfiguration stored = StoredConfiguration.update(
-                        client,
-                        jobName,
-                        current -> current.toBuilder()
-                                .shardingTotalCount(shardingTotalCount)
-                                .build(),
-                        FireSchedule.NONE,
-                        clock,
-                        horizon)
+        JobConfiguration stored = update(current -> current.toBuilder()
+                        .shardingTotalCount(shardingTotalCount)
+                        .build())
                 .configuration();
         log.info("Job {}: shardingTotalCount set to {}", jobName, shardingTotalCount);
         return stored;
@@ -78,19 +73,17 @@ public final class OperatorChanges {
      */
     public boolean updateDisabled(boolean disabled) {
         try {
-            return StoredConfiguration.update(
-                            client,
-                            jobName,
-                            current -> current.toBuilder().disabled(disabled).build(),
-                            FireSchedule.NONE,
-                            clock,
-                            horizon)
+            return update(current -> current.toBuilder().disabled(disabled).build())
                     .changed();
         } catch (IllegalStateException ex) {
             throw ex;
         } catch (Exception ex) {
             throw new RegistryUnavailableException("Job '" + jobName + "': could not store disabled=" + disabled, ex);
         }
+    }
+
+    private StoredConfiguration.Update update(UnaryOperator<JobConfiguration> change) throws Exception {
+        return StoredConfiguration.update(client, jobName, change, FireSchedule.NONE, clock, horizon);
     }
 
     /**

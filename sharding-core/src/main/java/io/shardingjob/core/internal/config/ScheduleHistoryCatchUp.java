@@ -158,11 +158,6 @@ public final class ScheduleHistoryCatchUp {
         });
     }
 
-    /** {@link #recordAsync}, waiting for the answer: a start goes on once the history says what is stored. */
-    boolean record(Seen seen) throws Exception {
-        return ClientRequests.await(recordAsync(seen));
-    }
-
     /**
      * A node of the job's registry changed (null: the cache's first load ended): when it was the configuration, the
      * history or a disabled item, records in the history a change of schedule made without it, as the cache shows

@@ -48,15 +48,6 @@ public final class StoredConfiguration {
     }
 
     /**
-     * A change that leaves the cron as it is, recorded on the system clock: see {@link #update(CuratorFramework,
-     * String, UnaryOperator, FireSchedule, Clock, Duration)}.
-     */
-    public static Update update(CuratorFramework client, String jobName, UnaryOperator<JobConfiguration> change)
-            throws Exception {
-        return update(client, jobName, change, FireSchedule.NONE, Clock.systemUTC(), null);
-    }
-
-    /**
      * @param change the new configuration from the stored one; it is validated as it is built
      * @param schedule reads a changed cron as the program's trigger will
      * @param clock the time the change is recorded in the schedule history at

@@ -142,11 +142,6 @@ final class CandidateNode {
         return gaveUp;
     }
 
-    /** The session is gone, and its node with it; an attempt on its way is given up. */
-    void sessionLost() {
-        giveUp();
-    }
-
     /**
      * Brings what it knows in line with a listing read under {@code session}: finds the node of an attempt whose answer
      * was lost, deletes the nodes of attempts given up, and drops its node if its session ended or it was deleted.
@@ -174,7 +169,8 @@ final class CandidateNode {
         return standing == null ? null : standing.name();
     }
 
-    private boolean giveUp() {
+    /** Forgets its node and gives up an attempt on its way: whether there was one. */
+    boolean giveUp() {
         standing = null;
         if (attempt == null) {
             return false;

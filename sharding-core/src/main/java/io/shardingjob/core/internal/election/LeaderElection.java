@@ -198,7 +198,8 @@ public final class LeaderElection implements AutoCloseable {
         switch (state) {
             case SUSPENDED -> leadership.set(false);
             case LOST -> {
-                candidate.sessionLost();
+                // The session is gone, and the node with it.
+                candidate.giveUp();
                 leadership.set(false);
             }
             case CONNECTED, RECONNECTED -> {

@@ -74,7 +74,7 @@ final class Leadership {
         leader = leads;
         long now = ++term;
         if (leads) {
-            tell(() -> publish(() -> leadsIn(now)).whenComplete((published, failure) -> onChange.accept(true)));
+            tell(() -> publish(() -> leadsIn(now), 1).whenComplete((published, failure) -> onChange.accept(true)));
         } else {
             tell(() -> remove().whenComplete((removed, failure) -> onChange.accept(false)));
         }
@@ -97,10 +97,6 @@ final class Leadership {
      * Writes the leader's id node, without waiting for ZooKeeper on a thread: a node left by a previous leader whose
      * session has not expired yet is removed first, at the version read, and the create tried again.
      */
-    private CompletableFuture<Void> publish(BooleanSupplier stillLeads) {
-        return publish(stillLeads, 1);
-    }
-
     private CompletableFuture<Void> publish(BooleanSupplier stillLeads, int attempt) {
         if (attempt > 5 || !stillLeads.getAsBoolean()) {
             return CompletableFuture.completedFuture(null);

@@ -32,14 +32,9 @@ public final class FollowerEdges {
     /**
      * Registers the job with every upstream its configuration names, and unregisters it from the ones it named before,
      * on a thread that may wait (the job's start). Idempotent: every instance of the job writes the same.
-     */
-    public static void register(CuratorFramework client, JobConfiguration configuration) throws Exception {
-        register(client, configuration, null);
-    }
-
-    /**
-     * {@link #register(CuratorFramework, JobConfiguration)} with the upstreams registered before as a read sent earlier
-     * found them ({@link #registeredUpstreamsAsync}), or as read now when it is null.
+     *
+     * @param readEarlier the upstreams registered before, as a read sent earlier found them
+     *     ({@link #registeredUpstreamsAsync}); null to read them now
      */
     public static void register(
             CuratorFramework client, JobConfiguration configuration, @Nullable List<String> readEarlier)

@@ -156,11 +156,7 @@ public final class JobConfigurationCodec {
     }
 
     private static void line(StringBuilder text, JobSetting setting, Object value) {
-        line(text, setting.key(), value);
-    }
-
-    private static void line(StringBuilder text, String key, Object value) {
-        appendLine(text, key, value);
+        appendLine(text, setting.key(), value);
     }
 
     /**

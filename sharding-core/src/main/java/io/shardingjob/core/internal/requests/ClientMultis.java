@@ -64,10 +64,6 @@ final class ClientMultis {
 
     private final Lane reads = new Lane(false);
 
-    ClientMultis() {
-        this(null);
-    }
-
     ClientMultis(@Nullable String namespace) {
         this.sizes = new AnswerSizes(namespace);
     }

@@ -42,8 +42,6 @@ public final class ShardingService {
 
     private static final int MAX_ATTEMPTS = 5;
 
-    private final CuratorFramework client;
-
     private final AsyncCuratorFramework async;
 
     /** How the flag's writes, the reshard's reads and its commit reach ZooKeeper: in the client's merged multis. */
@@ -72,7 +70,6 @@ public final class ShardingService {
             Supplier<JobConfiguration> configuration,
             Function<String, ShardingStrategy> strategies,
             BooleanSupplier leader) {
-        this.client = client;
         this.async = AsyncCuratorFramework.wrap(client);
         this.requests = new ClientRequests(client, "Sharding");
         this.nodes = nodes;
@@ -86,11 +83,7 @@ public final class ShardingService {
 
     /** Raises the flag, or bumps its version if it is already up, so that a leader mid-reshard starts over. */
     public void requestReshard(String reason) {
-        try {
-            requestReshardAsync(reason).join();
-        } catch (CompletionException failed) {
-            throw failed.getCause() instanceof RuntimeException cause ? cause : failed;
-        }
+        joined(requestReshardAsync(reason));
     }
 
     /** {@link #requestReshard}, without waiting: completes on Curator's event thread. */
@@ -231,8 +224,13 @@ public final class ShardingService {
      * @return the new assignment, or empty when nothing was written
      */
     public Optional<Assignment> reshardIfNecessary() {
+        return joined(reshardIfNecessaryAsync());
+    }
+
+    /** The answer, waited for; a failure as the {@link RuntimeException} it completed with. */
+    private static <T> T joined(CompletableFuture<T> answer) {
         try {
-            return reshardIfNecessaryAsync().join();
+            return answer.join();
         } catch (CompletionException failed) {
             throw failed.getCause() instanceof RuntimeException cause ? cause : failed;
         }
