@@ -45,25 +45,15 @@ import org.slf4j.LoggerFactory;
 public final class JobConfigurationService {
 
     private static final Logger log = LoggerFactory.getLogger(JobConfigurationService.class);
-
     private final CuratorFramework client;
-
     private final ClientRequests requests;
-
     private final JobNodes nodes;
-
     private final JobCache cache;
-
     private final JobConfiguration local;
-
     private final Clock clock;
-
     private final Duration horizon;
-
     private volatile Decoded<JobConfiguration> effective;
-
     private volatile Decoded<ScheduleHistory> history = new Decoded<>(-1, ScheduleHistory.EMPTY);
-
     private final ScheduleHistoryCatchUp catchUp;
 
     /**

@@ -250,9 +250,7 @@ public final class JobGraph {
     private static final class Frame {
 
         private final String job;
-
         private final List<String> edges;
-
         private int next;
 
         private Frame(String job, List<String> edges) {

@@ -26,15 +26,10 @@ import org.slf4j.LoggerFactory;
 public final class OperatorChanges {
 
     private static final Logger log = LoggerFactory.getLogger(OperatorChanges.class);
-
     private final CuratorFramework client;
-
     private final JobNodes nodes;
-
     private final String jobName;
-
     private final Clock clock;
-
     private final Duration horizon;
 
     /**

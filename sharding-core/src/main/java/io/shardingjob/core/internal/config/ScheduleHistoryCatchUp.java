@@ -57,17 +57,11 @@ import org.slf4j.LoggerFactory;
 public final class ScheduleHistoryCatchUp {
 
     private static final Logger log = LoggerFactory.getLogger(ScheduleHistoryCatchUp.class);
-
     private final ClientRequests requests;
-
     private final JobNodes nodes;
-
     private final JobCache cache;
-
     private final String jobName;
-
     private final Clock clock;
-
     private final Duration horizon;
 
     /** Whether a catch-up write failed: owed until one succeeds or finds nothing missing (see {@link #retryOwed}). */

@@ -39,11 +39,8 @@ final class CandidateNode {
     private static final Logger log = LoggerFactory.getLogger(LeaderElection.class);
 
     private final ClientRequests requests;
-
     private final AsyncCuratorFramework async;
-
     private final JobNodes nodes;
-
     private final String instanceId;
 
     /** This instance's node in the election, and the session that created it. */
@@ -56,7 +53,6 @@ final class CandidateNode {
     record Stood(String guid, long sessionId, @Nullable MultiAnswer answer) {}
 
     private @Nullable Standing standing;
-
     private @Nullable Attempt attempt;
 
     /** Attempts given up before their outcome was known: a node of theirs is deleted wherever a listing finds it. */

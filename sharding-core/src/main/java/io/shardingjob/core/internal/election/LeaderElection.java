@@ -57,24 +57,16 @@ import org.slf4j.LoggerFactory;
 public final class LeaderElection implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(LeaderElection.class);
-
     private final CuratorFramework client;
-
     private final ClientRequests requests;
-
     private final JobNodes nodes;
-
     private final JobCache cache;
-
     private final Leadership leadership;
-
     private final ConnectionStateListener connectionListener = this::connectionChanged;
 
     // Guarded by this.
     private final CandidateNode candidate;
-
     private boolean joined;
-
     private boolean listening;
 
     /** Numbers the listings asked for: only the latest one's answer counts. */

@@ -29,19 +29,12 @@ import org.slf4j.LoggerFactory;
 final class Leadership {
 
     private static final Logger log = LoggerFactory.getLogger(Leadership.class);
-
     private final AsyncCuratorFramework async;
-
     private final ClientRequests requests;
-
     private final JobNodes nodes;
-
     private final String instanceId;
-
     private final Executor executor;
-
     private final Consumer<Boolean> onChange;
-
     private volatile boolean leader;
 
     /** Numbers the terms of leadership here. Guarded by this. */

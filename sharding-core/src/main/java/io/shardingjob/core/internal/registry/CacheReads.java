@@ -25,11 +25,8 @@ import org.slf4j.LoggerFactory;
 final class CacheReads {
 
     private static final Logger log = LoggerFactory.getLogger(JobCache.class);
-
     private final ClientRequests requests;
-
     private final CachedNodes nodes;
-
     private final RecordedSizes sizes;
 
     /** Told each answered read of a load, under this lock: the cache ends the load with its last one. */

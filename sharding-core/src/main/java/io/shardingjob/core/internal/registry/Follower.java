@@ -23,9 +23,7 @@ import org.jspecify.annotations.Nullable;
 public record Follower(String job, FollowOn on, List<String> upstreams, boolean itemWise) {
 
     private static final String ON = "on";
-
     private static final String UPSTREAMS = "upstreams";
-
     private static final String ITEM_WISE = "itemWise";
 
     public Follower {

@@ -33,11 +33,8 @@ final class InstanceNode {
     private final ClientRequests requests;
 
     private final RegistrationSession session;
-
     private final String path;
-
     private final String instanceId;
-
     private final String jobName;
 
     InstanceNode(

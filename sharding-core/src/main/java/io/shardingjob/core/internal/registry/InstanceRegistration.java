@@ -76,25 +76,15 @@ public final class InstanceRegistration implements AutoCloseable {
     }
 
     private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
-
     private final WatcherRemoveCuratorFramework client;
-
     private final RegistrationSession clientSession;
-
     private final InstanceNode node;
-
     private final NodeOwnership ownership;
-
     private final String path;
-
     private final String instanceId;
-
     private final String jobName;
-
     private final ConnectionStateListener connectionListener = this::connectionStateChanged;
-
     private final Watcher watcher = this::nodeChanged;
-
     private final BackgroundCallback checked = this::checked;
 
     public InstanceRegistration(CuratorFramework client, JobNodes nodes, String instanceId, Runnable onRegistered) {

@@ -47,9 +47,7 @@ import org.slf4j.LoggerFactory;
 public final class JobCache implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(JobCache.class);
-
     private final CuratorFramework client;
-
     private final ClientRequests requests;
 
     /** Watched with its descendants: the job's root. */
@@ -70,13 +68,9 @@ public final class JobCache implements AutoCloseable {
     private @Nullable CacheLoad load;
 
     private final CountDownLatch initialized = new CountDownLatch(1);
-
     private final Watcher watcher = this::changed;
-
     private final ConnectionStateListener connectionListener = this::connectionChanged;
-
     private volatile boolean started;
-
     private volatile boolean closed;
 
     public JobCache(CuratorFramework client, JobNodes nodes, Executor listenerExecutor) {

@@ -51,7 +51,6 @@ package io.shardingjob.core.internal.registry;
 public final class JobNodes {
 
     private final String root;
-
     private final String ledger;
 
     public JobNodes(String jobName) {

@@ -22,13 +22,9 @@ final class NodeOwnership {
     private static final Logger log = LoggerFactory.getLogger(InstanceRegistration.class);
 
     private final RegistrationSession session;
-
     private final String path;
-
     private final String instanceId;
-
     private final String jobName;
-
     private final Runnable onRegistered;
 
     /** The session that owns our node, as this client last learnt; 0 while not registered. */

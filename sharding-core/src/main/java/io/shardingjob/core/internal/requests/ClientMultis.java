@@ -61,7 +61,6 @@ final class ClientMultis {
     }
 
     private final Lane writes = new Lane(true);
-
     private final Lane reads = new Lane(false);
 
     ClientMultis(@Nullable String namespace) {
@@ -124,9 +123,7 @@ final class ClientMultis {
     private final class Lane {
 
         private final boolean atomic;
-
         private final int mostOnTheirWay;
-
         private final Queue<Part> queue = new ConcurrentLinkedQueue<>();
 
         /** Groups to send again as they are, ahead of the queue: what a refused merge left to be answered. */

@@ -175,11 +175,8 @@ public final class ClientRequests {
     private static final class Pending<T> {
 
         private final CompletableFuture<T> result = new CompletableFuture<>();
-
         private final OperationTrace trace;
-
         private final long session;
-
         private final long sentNanos;
 
         /** Whether only the leader answers it: then the answer proves the session. */

@@ -25,7 +25,6 @@ public final class SessionProof {
     private static final Map<Long, CompletableFuture<Void>> PROVING = new ConcurrentHashMap<>();
 
     private final ClientRequests requests;
-
     private final String root;
 
     /** @param root the job's root path, which the {@code sync} that proves the session names */

@@ -28,13 +28,9 @@ final class AssignmentCommit {
     private static final Logger log = LoggerFactory.getLogger(ShardingService.class);
 
     private final ClientRequests requests;
-
     private final JobNodes nodes;
-
     private final String jobName;
-
     private final Function<String, ShardingStrategy> strategies;
-
     private volatile long lastWrittenEpoch;
 
     AssignmentCommit(

@@ -28,9 +28,7 @@ final class ReshardStateReader {
     private final ClientRequests requests;
 
     private final JobNodes nodes;
-
     private final String jobName;
-
     private final Supplier<JobConfiguration> configuration;
 
     ReshardStateReader(

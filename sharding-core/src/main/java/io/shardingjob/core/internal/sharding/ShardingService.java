@@ -39,28 +39,19 @@ import org.slf4j.LoggerFactory;
 public final class ShardingService {
 
     private static final Logger log = LoggerFactory.getLogger(ShardingService.class);
-
     private static final int MAX_ATTEMPTS = 5;
-
     private final AsyncCuratorFramework async;
 
     /** How the flag's writes, the reshard's reads and its commit reach ZooKeeper: in the client's merged multis. */
     private final ClientRequests requests;
 
     private final JobNodes nodes;
-
     private final JobCache cache;
-
     private final String jobName;
-
     private final Supplier<JobConfiguration> configuration;
-
     private final BooleanSupplier leader;
-
     private final ReshardStateReader stateReader;
-
     private final AssignmentCommit assignmentCommit;
-
     private volatile CachedAssignment cached = new CachedAssignment(-1, -1, Assignment.NONE);
 
     public ShardingService(
