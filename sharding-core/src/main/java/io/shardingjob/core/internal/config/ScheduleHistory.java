@@ -78,6 +78,11 @@ public record ScheduleHistory(List<Entry> entries) {
                     new TreeSet<>(disabledItems));
         }
 
+        /** This entry from another time. */
+        Entry at(Instant from, boolean defined) {
+            return new Entry(from, defined, enabled, cron, zone, count, disabledItems);
+        }
+
         /** Whether the two say the same about which fires are due, whenever they start. */
         boolean sameState(Entry other) {
             return enabled == other.enabled
@@ -133,14 +138,7 @@ public record ScheduleHistory(List<Entry> entries) {
         for (Entry entry : entries) {
             // A change written with a clock behind the last one's still comes after it.
             if (!entry.from().isBefore(next.from())) {
-                next = new Entry(
-                        entry.from().plusMillis(1),
-                        next.defined(),
-                        next.enabled(),
-                        next.cron(),
-                        next.zone(),
-                        next.count(),
-                        next.disabledItems());
+                next = next.at(entry.from().plusMillis(1), next.defined());
             }
             kept.add(entry);
         }

@@ -46,14 +46,7 @@ public final class ScheduleHistoryWrites {
         public ScheduleHistory next(Entry before, Entry now, Instant horizon) {
             ScheduleHistory base = history;
             if (base.isEmpty()) {
-                base = new ScheduleHistory(List.of(new Entry(
-                        Instant.EPOCH,
-                        false,
-                        before.enabled(),
-                        before.cron(),
-                        before.zone(),
-                        before.count(),
-                        before.disabledItems())));
+                base = new ScheduleHistory(List.of(before.at(Instant.EPOCH, false)));
             }
             return base.with(now, horizon);
         }
