@@ -32,10 +32,7 @@ public final class OperatorChanges {
     private final Clock clock;
     private final Duration horizon;
 
-    /**
-     * @param clock the time changes are recorded in the schedule history at
-     * @param horizon how far back the schedule history must reach: the catch-up horizon
-     */
+    /** @param horizon how far back the schedule history must reach: the catch-up horizon */
     public OperatorChanges(CuratorFramework client, JobNodes nodes, String jobName, Clock clock, Duration horizon) {
         this.client = client;
         this.nodes = nodes;
@@ -59,10 +56,8 @@ public final class OperatorChanges {
     }
 
     /**
-     * Stores the configuration with the job's {@code disabled} flag set, at the version read, so that a concurrent
-     * change of another property is not lost. Every instance sees it through its cache.
+     * Sets the stored configuration's {@code disabled} flag: whether it changed.
      *
-     * @return whether the stored flag changed; false when it already had that value
      * @throws RegistryUnavailableException when ZooKeeper could not be read or written
      * @throws IllegalStateException when the stored configuration kept changing
      */
@@ -82,11 +77,10 @@ public final class OperatorChanges {
     }
 
     /**
-     * Disables or enables an item: creates or deletes {@code /{job}/disabled/items/{item}} and records the job's
-     * disabled items from now on in its schedule history, in one multi-operation, so that the item's fires while it
-     * was disabled are never made up.
+     * Disables or enables an item (whether anything changed): creates or deletes {@code /{job}/disabled/items/{item}}
+     * and records the job's disabled items from now on in its schedule history, in one multi-operation, so that the
+     * item's fires while it was disabled are never made up.
      *
-     * @return whether anything changed; false when the item already was so
      * @throws RegistryUnavailableException when ZooKeeper could not be read or written
      */
     public boolean updateDisabledItem(int item, boolean disabled) {

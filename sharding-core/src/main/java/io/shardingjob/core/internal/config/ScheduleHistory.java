@@ -48,7 +48,6 @@ public record ScheduleHistory(List<Entry> entries) {
      *
      * @param defined whether the job was (re)defined at {@code from}: nothing before it belongs to this job
      * @param count the item count, or {@link #UNBOUNDED} under dynamic sharding (the count follows the cluster)
-     * @param disabledItems the items an operator disabled
      */
     public record Entry(
             Instant from,
@@ -118,16 +117,13 @@ public record ScheduleHistory(List<Entry> entries) {
         return latest != null && latest.sameState(seen);
     }
 
-    /** The latest entry, if any. */
     public @Nullable Entry latest() {
         return entries.isEmpty() ? null : entries.get(entries.size() - 1);
     }
 
     /**
      * This history with {@code next} appended, when it changes what held (or defines the job), and without the entries
-     * superseded before {@code horizon}.
-     *
-     * @return this history unchanged when {@code next} says nothing new
+     * superseded before {@code horizon}; this history when {@code next} says nothing new.
      */
     public ScheduleHistory with(Entry next, Instant horizon) {
         Entry latest = latest();

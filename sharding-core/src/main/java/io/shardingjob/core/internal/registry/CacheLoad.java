@@ -62,7 +62,6 @@ final class CacheLoad {
         return reads;
     }
 
-    /** A read of this load was sent. */
     void sent() {
         onTheirWay++;
     }

@@ -53,7 +53,6 @@ final class CacheReads {
         nodes.remove(path);
     }
 
-    /** Sends a read of the node, merged with the client's others. */
     synchronized void read(String path) {
         read(List.of(new CacheLoad.Asked(path, false)), null);
     }
@@ -82,7 +81,6 @@ final class CacheReads {
                 .whenComplete((answer, failure) -> answered(batch, sent, partOf, answer, failure));
     }
 
-    /** Hands each node of a batch its share of the answer. */
     private synchronized void answered(
             List<CacheLoad.Asked> batch,
             long[] sent,

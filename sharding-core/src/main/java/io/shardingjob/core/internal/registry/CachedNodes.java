@@ -97,7 +97,6 @@ final class CachedNodes {
         }
     }
 
-    /** Nothing is told any more. */
     void close() {
         closed = true;
     }

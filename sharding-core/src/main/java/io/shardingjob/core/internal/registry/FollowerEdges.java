@@ -70,7 +70,7 @@ public final class FollowerEdges {
         }
     }
 
-    /** Unregisters a job from every upstream it registered with: the job is being removed. */
+    /** Unregisters a job being removed from every upstream it registered with. */
     public static void unregister(CuratorFramework client, String jobName) throws Exception {
         for (String upstream : registeredUpstreams(client, new JobNodes(jobName))) {
             client.delete().quietly().forPath(new JobNodes(upstream).follower(jobName));

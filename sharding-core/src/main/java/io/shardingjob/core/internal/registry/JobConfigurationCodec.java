@@ -50,8 +50,8 @@ public final class JobConfigurationCodec {
     }
 
     /**
-     * Reads a stored configuration. A missing key takes the default of its {@link JobSetting}: the builder's, which is
-     * what leaving a setting unset means everywhere else.
+     * A missing key takes the default of its {@link JobSetting}: the builder's, what leaving a setting unset means
+     * everywhere else.
      *
      * @throws JobConfigurationException when a stored value is invalid, naming the job and the property
      */

@@ -32,11 +32,11 @@ public final class JobStructure {
     private JobStructure() {}
 
     /**
-     * Creates what is missing of the jobs' persistent nodes, waiting for ZooKeeper, writing {@code along} in the same
-     * request as the first creates when any are missing (a job's first start stores its configuration so, one round trip fewer); asked for once the
-     * structure's read is answered. Refused as a whole when they are, they are left to their caller.
+     * Creates what is missing of the jobs' persistent nodes, waiting for ZooKeeper. When any are missing, {@code along}
+     * (asked for once the structure's read is answered) goes in the same request as the first creates, as a job's first
+     * start stores its configuration, one round trip fewer; refused as a whole with them, it is left to its caller.
+     * Whether it was written.
      *
-     * @return whether {@code along} was written
      * @throws RegistryUnavailableException when ZooKeeper did not answer, or the nodes kept being created by others
      */
     public static boolean ensure(CuratorFramework client, List<JobNodes> jobs, Supplier<List<Op>> along) {
@@ -100,7 +100,6 @@ public final class JobStructure {
                         .results());
     }
 
-    /** What came of the creates. */
     private enum Created {
         /** Another instance created one of the nodes meanwhile, or refused what went along: nothing was created. */
         RACED,

@@ -95,7 +95,7 @@ final class RecordedSizes {
         }
     }
 
-    /** Nothing waits any more: a load reads everything again. */
+    /** A load reads everything again: nothing waits any more. */
     void reload() {
         awaiting.clear();
     }
