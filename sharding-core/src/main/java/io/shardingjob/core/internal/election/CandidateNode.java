@@ -43,7 +43,6 @@ final class CandidateNode {
     private final JobNodes nodes;
     private final String instanceId;
 
-    /** This instance's node in the election, and the session that created it. */
     private record Standing(String name, long sessionId) {}
 
     /** A create on its way, or whose answer was lost with the connection ({@code unknown}). */
@@ -65,7 +64,6 @@ final class CandidateNode {
         this.instanceId = instanceId;
     }
 
-    /** Whether it has a node, or a create is on its way. */
     boolean stands() {
         return standing != null || attempt != null;
     }
@@ -124,10 +122,8 @@ final class CandidateNode {
     }
 
     /**
-     * Stops standing: its node is deleted (not waited for, sent again until answered) and an attempt on its way given
-     * up.
-     *
-     * @return whether an attempt was given up, so that a listing is to find a node it made
+     * Stops standing: its node is deleted (not waited for) and an attempt on its way given up; whether there was one,
+     * so that a listing is to find a node it made.
      */
     boolean withdraw() {
         Standing left = standing;
@@ -140,9 +136,8 @@ final class CandidateNode {
 
     /**
      * Brings what it knows in line with a listing read under {@code session}: finds the node of an attempt whose answer
-     * was lost, deletes the nodes of attempts given up, and drops its node if its session ended or it was deleted.
-     *
-     * @return the name of its node among {@code names}, or null when it is to stand (again)
+     * was lost, deletes the nodes of attempts given up, and drops its node if its session ended or it was deleted. Its
+     * node's name, or null when it is to stand (again).
      */
     @Nullable
     String listed(List<String> names, long session) {
@@ -188,7 +183,7 @@ final class CandidateNode {
         }
     }
 
-    /** Deletes a node of this session's, without waiting: sent again after a connection loss until answered. */
+    /** Sent again after a connection loss until answered. */
     private void deleteAsync(String name) {
         async.delete().withOptions(EnumSet.of(DeleteOption.guaranteed)).forPath(latch(name));
     }

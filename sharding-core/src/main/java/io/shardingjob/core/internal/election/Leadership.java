@@ -37,7 +37,7 @@ final class Leadership {
     private final Consumer<Boolean> onChange;
     private volatile boolean leader;
 
-    /** Numbers the terms of leadership here. Guarded by this. */
+    /** Guarded by this. */
     private long term;
 
     Leadership(
@@ -59,7 +59,7 @@ final class Leadership {
         return leader;
     }
 
-    /** Changes whether this instance leads, and tells it on the executor once the id node is written or removed. */
+    /** Tells the change on the executor once the id node is written or removed. */
     synchronized void set(boolean leads) {
         if (leader == leads) {
             return;

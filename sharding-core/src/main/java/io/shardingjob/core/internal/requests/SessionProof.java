@@ -75,7 +75,6 @@ public final class SessionProof {
         return mine;
     }
 
-    /** The id of the session this instance's claims name. */
     public long sessionId() throws Exception {
         return requests.zooKeeper().getSessionId();
     }

@@ -42,7 +42,6 @@ public final class ShardingService {
     private static final int MAX_ATTEMPTS = 5;
     private final AsyncCuratorFramework async;
 
-    /** How the flag's writes, the reshard's reads and its commit reach ZooKeeper: in the client's merged multis. */
     private final ClientRequests requests;
 
     private final JobNodes nodes;
@@ -77,7 +76,7 @@ public final class ShardingService {
         joined(requestReshardAsync(reason));
     }
 
-    /** {@link #requestReshard}, without waiting: completes on Curator's event thread. */
+    /** Completes on Curator's event thread. */
     public CompletableFuture<Void> requestReshardAsync(String reason) {
         return requestReshardAsync(reason, 1);
     }
@@ -120,14 +119,13 @@ public final class ShardingService {
         return cache.exists(nodes.reshardNecessary());
     }
 
-    /** The assignment in force, from the local cache. */
     public Assignment currentAssignment() {
         return currentVersioned().assignment();
     }
 
     /**
-     * The assignment in force, from the local cache, with the version of its node as cached: a write that carries a
-     * {@code check} of that version is refused once a newer assignment was written.
+     * The assignment in force, from the local cache, with its node's version: a write that carries a {@code check} of
+     * it is refused once a newer assignment was written.
      */
     public Versioned currentVersioned() {
         Optional<ChildData> node = cache.node(nodes.assignment());
@@ -146,10 +144,7 @@ public final class ShardingService {
         return new Versioned(current.assignment, current.version);
     }
 
-    /**
-     * The assignment in force and its node's version, read from ZooKeeper (one round trip, waited for: an item's
-     * thread asks, when a start was refused for an outdated assignment).
-     */
+    /** Read from ZooKeeper, waited for: an item's thread asks, when a start was refused for an outdated assignment. */
     public Versioned readVersioned() {
         Stat stat = new Stat();
         Assignment read = readAssignment(stat).join();
@@ -159,10 +154,7 @@ public final class ShardingService {
     /** An assignment and the version of the node it was read from; -1 when there is none. */
     public record Versioned(Assignment assignment, int version) {}
 
-    /**
-     * The assignment in force, read from ZooKeeper (one round trip, waited for: a fire's thread asks); the cached one if
-     * ZooKeeper cannot answer.
-     */
+    /** Read from ZooKeeper, waited for (a fire's thread asks); the cached one if newer or ZooKeeper cannot answer. */
     public Assignment readCurrentAssignment() {
         try {
             Assignment read = readAssignment(new Stat()).join();
@@ -173,7 +165,7 @@ public final class ShardingService {
         }
     }
 
-    /** The live instances that are not disabled, from the cache, sorted. */
+    /** The live instances that are neither disabled nor leaving, from the cache, sorted. */
     public List<String> shardingInstances() {
         Set<String> disabled = new HashSet<>(cache.children(nodes.disabledInstances()));
         disabled.addAll(cache.children(nodes.leavingInstances()));
@@ -209,10 +201,8 @@ public final class ShardingService {
     }
 
     /**
-     * On the leader, writes a new assignment if the flag is up; elsewhere does nothing. Waits for the answers: for a fire
-     * that found the flag up on the leader, on its own thread.
-     *
-     * @return the new assignment, or empty when nothing was written
+     * On the leader, writes a new assignment if the flag is up, waiting for the answers (a fire that found the flag up
+     * asks, on its own thread); empty when nothing was written.
      */
     public Optional<Assignment> reshardIfNecessary() {
         return joined(reshardIfNecessaryAsync());
