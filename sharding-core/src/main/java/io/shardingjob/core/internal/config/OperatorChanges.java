@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.function.UnaryOperator;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.transaction.CuratorOp;
@@ -62,14 +63,10 @@ public final class OperatorChanges {
      * @throws IllegalStateException when the stored configuration kept changing
      */
     public boolean updateDisabled(boolean disabled) {
-        try {
-            return update(current -> current.toBuilder().disabled(disabled).build())
-                    .changed();
-        } catch (IllegalStateException ex) {
-            throw ex;
-        } catch (Exception ex) {
-            throw new RegistryUnavailableException("Job '" + jobName + "': could not store disabled=" + disabled, ex);
-        }
+        return unlessUnavailable(
+                "disabled=" + disabled,
+                () -> update(current -> current.toBuilder().disabled(disabled).build())
+                        .changed());
     }
 
     private StoredConfiguration.Update update(UnaryOperator<JobConfiguration> change) throws Exception {
@@ -84,7 +81,7 @@ public final class OperatorChanges {
      * @throws RegistryUnavailableException when ZooKeeper could not be read or written
      */
     public boolean updateDisabledItem(int item, boolean disabled) {
-        try {
+        return unlessUnavailable("item " + item + " disabled=" + disabled, () -> {
             for (int attempt = 0; attempt < 5; attempt++) {
                 List<Integer> before = ScheduleHistoryWrites.disabledItems(client, nodes);
                 if (before.contains(item) == disabled) {
@@ -123,11 +120,17 @@ public final class OperatorChanges {
                 }
             }
             throw new IllegalStateException("Job '" + jobName + "': the disabled items kept changing");
+        });
+    }
+
+    /** The change's answer; a failure of ZooKeeper as a {@link RegistryUnavailableException} naming what was stored. */
+    private <T> T unlessUnavailable(String stored, Callable<T> change) {
+        try {
+            return change.call();
         } catch (IllegalStateException ex) {
             throw ex;
         } catch (Exception ex) {
-            throw new RegistryUnavailableException(
-                    "Job '" + jobName + "': could not store item " + item + " disabled=" + disabled, ex);
+            throw new RegistryUnavailableException("Job '" + jobName + "': could not store " + stored, ex);
         }
     }
 }

@@ -162,35 +162,26 @@ public record ScheduleHistory(List<Entry> entries) {
 
     /** One entry a line: {@code fromMillis, defined|changed, enabled|disabled, count, disabled items, zone, cron}. */
     public byte[] encode() {
-        StringBuilder text = new StringBuilder();
-        for (Entry entry : entries) {
-            text.append(line(entry));
-        }
-        return text.toString().getBytes(StandardCharsets.UTF_8);
+        return entries.stream()
+                .map(ScheduleHistory::line)
+                .collect(Collectors.joining())
+                .getBytes(StandardCharsets.UTF_8);
     }
 
     private static String line(Entry entry) {
-        StringBuilder text = new StringBuilder();
-        text.append(entry.from().toEpochMilli())
-                .append('\t')
-                .append(entry.defined() ? "defined" : "changed")
-                .append('\t')
-                .append(entry.enabled() ? "enabled" : "disabled")
-                .append('\t')
-                .append(entry.count() == Entry.UNBOUNDED ? "dynamic" : Integer.toString(entry.count()))
-                .append('\t')
-                .append(
-                        entry.disabledItems().isEmpty()
-                                ? "-"
-                                : entry.disabledItems().stream()
-                                        .map(String::valueOf)
-                                        .collect(Collectors.joining(",")))
-                .append('\t')
-                .append(entry.zone().getId())
-                .append('\t')
-                .append(entry.cron())
-                .append('\n');
-        return text.toString();
+        String disabled = entry.disabledItems().isEmpty()
+                ? "-"
+                : entry.disabledItems().stream().map(String::valueOf).collect(Collectors.joining(","));
+        return String.join(
+                        "\t",
+                        Long.toString(entry.from().toEpochMilli()),
+                        entry.defined() ? "defined" : "changed",
+                        entry.enabled() ? "enabled" : "disabled",
+                        entry.count() == Entry.UNBOUNDED ? "dynamic" : Integer.toString(entry.count()),
+                        disabled,
+                        entry.zone().getId(),
+                        entry.cron())
+                + "\n";
     }
 
     /**

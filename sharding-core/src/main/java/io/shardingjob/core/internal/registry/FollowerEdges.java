@@ -4,9 +4,7 @@ import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.internal.requests.ClientRequests;
 import io.shardingjob.core.internal.requests.MultiAnswer;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.KeeperException;
@@ -43,12 +41,7 @@ public final class FollowerEdges {
         List<String> before = readEarlier != null ? readEarlier : registeredUpstreams(client, own);
         byte[] edge = Follower.of(configuration).encode();
         for (String upstream : configuration.after()) {
-            String path = new JobNodes(upstream).follower(configuration.name());
-            try {
-                client.create().creatingParentsIfNeeded().forPath(path, edge);
-            } catch (KeeperException.NodeExistsException exists) {
-                client.setData().forPath(path, edge);
-            }
+            put(client, new JobNodes(upstream).follower(configuration.name()), edge);
         }
         for (String former : before) {
             if (!configuration.after().contains(former)) {
@@ -61,12 +54,15 @@ public final class FollowerEdges {
             }
         }
         if (!before.equals(configuration.after())) {
-            byte[] names = String.join(",", configuration.after()).getBytes(StandardCharsets.UTF_8);
-            try {
-                client.create().creatingParentsIfNeeded().forPath(own.upstreams(), names);
-            } catch (KeeperException.NodeExistsException exists) {
-                client.setData().forPath(own.upstreams(), names);
-            }
+            put(client, own.upstreams(), String.join(",", configuration.after()).getBytes(StandardCharsets.UTF_8));
+        }
+    }
+
+    private static void put(CuratorFramework client, String path, byte[] data) throws Exception {
+        try {
+            client.create().creatingParentsIfNeeded().forPath(path, data);
+        } catch (KeeperException.NodeExistsException exists) {
+            client.setData().forPath(path, data);
         }
     }
 
@@ -108,12 +104,9 @@ public final class FollowerEdges {
 
     /** The jobs that follow this one, as the job's cache has them now. */
     public static List<Follower> followers(JobCache cache, JobNodes nodes) {
-        List<Follower> followers = new ArrayList<>();
-        for (String job : cache.children(nodes.followers())) {
-            Optional<Follower> follower =
-                    Follower.decode(job, cache.data(nodes.follower(job)).orElse(null));
-            follower.ifPresent(followers::add);
-        }
-        return followers;
+        return cache.children(nodes.followers()).stream()
+                .flatMap(job ->
+                        Follower.decode(job, cache.data(nodes.follower(job)).orElse(null)).stream())
+                .toList();
     }
 }
