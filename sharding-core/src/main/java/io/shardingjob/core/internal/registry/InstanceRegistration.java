@@ -131,7 +131,7 @@ public final class InstanceRegistration implements AutoCloseable {
         return instanceId;
     }
 
-    /** 0 when not registered. */
+    /** The session that owns our node now; 0 when not registered. */
     public long sessionId() {
         return ownership.owner();
     }

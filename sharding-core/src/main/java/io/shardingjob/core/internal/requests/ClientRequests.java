@@ -83,7 +83,7 @@ public final class ClientRequests {
     }
 
     /**
-     * With reads of nodes that grow with a job's items, each reckoned at what the caller knows it answers
+     * Reads that include nodes growing with a job's items, each reckoned at what the caller knows it answers
      * ({@code sized}, by full path; {@link SizeRecord#answerBytes}), never by an estimate.
      */
     public CompletableFuture<MultiAnswer> readAsync(

@@ -52,7 +52,7 @@ public final class SizeRecord {
         }
     }
 
-    /** Missing or refused, unrecorded. */
+    /** Of a record read in a multi: missing or refused, unrecorded. */
     static long answerBytes(OpResult read) {
         return answerBytes(read instanceof OpResult.GetDataResult found ? found.getData() : null);
     }
