@@ -45,15 +45,12 @@ public final class JobCache implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(JobCache.class);
     private final CuratorFramework client;
     private final ClientRequests requests;
-
-    /** Watched with its descendants: the job's root. */
     private final String watched;
 
     /** Whose nodes a load reads first ({@link CacheLoad#firstReads}). */
     private final JobNodes job;
 
     private final CachedNodes nodes;
-
     private final RecordedSizes sizes;
 
     /** Sends the reads and hands their answers to the nodes; its lock orders the cache's events and answers. */

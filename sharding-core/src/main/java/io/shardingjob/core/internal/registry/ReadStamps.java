@@ -12,7 +12,6 @@ import java.util.Map;
 final class ReadStamps {
 
     private long stamps;
-
     private final Map<String, Reading> reading = new HashMap<>();
 
     /** The reads of one node on their way: how many, and the stamp of the latest, the only one whose answer counts. */

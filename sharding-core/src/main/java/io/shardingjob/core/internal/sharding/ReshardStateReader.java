@@ -23,7 +23,6 @@ import org.jspecify.annotations.Nullable;
 final class ReshardStateReader {
 
     private final ClientRequests requests;
-
     private final JobNodes nodes;
     private final String jobName;
     private final Supplier<JobConfiguration> configuration;

@@ -41,9 +41,7 @@ public final class ShardingService {
     private static final Logger log = LoggerFactory.getLogger(ShardingService.class);
     private static final int MAX_ATTEMPTS = 5;
     private final AsyncCuratorFramework async;
-
     private final ClientRequests requests;
-
     private final JobNodes nodes;
     private final JobCache cache;
     private final String jobName;
