@@ -27,49 +27,28 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Keeps the job configuration every instance agrees on in {@code /{job}/config}.
- *
- * <p>The rule at start-up, logged every time it matters:
- *
- * <ul>
- *   <li>nothing stored yet: the local configuration is stored;
- *   <li>{@code overwrite=true}: the local configuration replaces the stored one, and each changed property is logged;
- *   <li>{@code overwrite=false} (the default): the stored configuration wins, and each local value it overrides is
- *       logged as a warning with the hint to set {@code overwrite=true}, so that an edit is never silently ignored.
- * </ul>
- *
- * <p>After start-up the stored configuration is the effective one: an operator's edit in ZooKeeper (a new count, say)
- * reaches every instance through its cache. A stored configuration that does not validate is refused with an error
- * log, and the last valid one stays in force.
+ * Keeps the job configuration every instance agrees on in {@code /{job}/config}. At start-up, with nothing stored the
+ * local configuration is stored; with {@code overwrite=true} it replaces the stored one, each changed property logged;
+ * otherwise the stored one wins, each local value it overrides logged as a warning with the hint to set
+ * {@code overwrite=true}, so that an edit is never silently ignored. After start-up the stored configuration is the
+ * effective one, an operator's edit reaching every instance through its cache; one that does not validate is refused
+ * with an error log, and the last valid one stays in force.
  */
 public final class JobConfigurationService {
 
     private static final Logger log = LoggerFactory.getLogger(JobConfigurationService.class);
-
     private final CuratorFramework client;
-
     private final ClientRequests requests;
-
     private final JobNodes nodes;
-
     private final JobCache cache;
-
     private final JobConfiguration local;
-
     private final Clock clock;
-
     private final Duration horizon;
-
-    private volatile Effective effective;
-
-    private volatile Cached history = new Cached(-1, ScheduleHistory.EMPTY);
-
+    private volatile Decoded<JobConfiguration> effective;
+    private volatile Decoded<ScheduleHistory> history = new Decoded<>(-1, ScheduleHistory.EMPTY);
     private final ScheduleHistoryCatchUp catchUp;
 
-    /**
-     * @param clock the time changes are recorded in the schedule history at
-     * @param horizon how far back the schedule history must reach: the catch-up horizon
-     */
+    /** @param horizon how far back the schedule history must reach: the catch-up horizon */
     public JobConfigurationService(
             CuratorFramework client,
             JobNodes nodes,
@@ -84,15 +63,15 @@ public final class JobConfigurationService {
         this.local = local;
         this.clock = clock;
         this.horizon = horizon;
-        this.effective = new Effective(-1, local);
+        this.effective = new Decoded<>(-1, local);
         this.catchUp = new ScheduleHistoryCatchUp(requests, nodes, cache, local.name(), clock, horizon);
     }
 
     /**
-     * What stores the local configuration and its schedule history when {@code stored} holds no configuration, the
-     * job's first start; nothing otherwise. Its state now is taken to have held as far back as anything is asked (a job
-     * declared in code has no ledger of an earlier job of its name; a job defined at run time has its history, marked
-     * as its definition, written with its definition).
+     * What stores the local configuration and its schedule history on the job's first start ({@code stored} holds no
+     * configuration); nothing otherwise. Its state now is taken to have held as far back as anything is asked: a job
+     * declared in code has no ledger of an earlier job of its name, and a job defined at run time has its history
+     * written with its definition.
      *
      * @throws JobConfigurationException when the local configuration is larger than one node of it may be
      */
@@ -116,12 +95,9 @@ public final class JobConfigurationService {
     /**
      * Applies the start-up rule and returns the configuration in force.
      *
-     * @param readEarlier a read of what is stored sent earlier, decided on first when it was answered; then, as on any
-     *     change met meanwhile, reads of its own
-     * @param firstStoreWritten whether {@link #firstStore} of that read was written with the job's structure: the local
-     *     configuration is then the one stored
-     * @throws JobConfigurationException when the local configuration would be stored and is larger than one node of it
-     *     may be ({@link OperatorInputs#MAX_CONFIGURATION_BYTES})
+     * @param readEarlier a read of what is stored sent earlier, decided on first; a change met meanwhile is read again
+     * @param firstStoreWritten whether {@link #firstStore} of that read was written with the job's structure
+     * @throws JobConfigurationException when the local configuration would be stored and is larger than one node may be
      */
     public JobConfiguration publish(ScheduleHistoryWrites.@Nullable Stored readEarlier, boolean firstStoreWritten)
             throws Exception {
@@ -144,8 +120,9 @@ public final class JobConfigurationService {
             List<String> differences =
                     decoded.map(local::differencesTo).orElse(List.of("(stored configuration is invalid)"));
             if (differences.isEmpty()) {
-                // A job stored before there were histories, or changed by hand while no instance ran, gets its entry.
-                catchUp.record(ScheduleHistoryCatchUp.Seen.of(decoded.get(), stored));
+                // A job stored before there were histories, or changed by hand while no instance ran, gets its entry;
+                // waited for, so that a start goes on once the history says what is stored.
+                ClientRequests.await(catchUp.recordAsync(ScheduleHistoryCatchUp.Seen.of(decoded.get(), stored)));
                 return decoded.get();
             }
             if (local.overwrite() || decoded.isEmpty()) {
@@ -158,7 +135,7 @@ public final class JobConfigurationService {
                         differences);
                 return local;
             }
-            catchUp.record(ScheduleHistoryCatchUp.Seen.of(decoded.get(), stored));
+            ClientRequests.await(catchUp.recordAsync(ScheduleHistoryCatchUp.Seen.of(decoded.get(), stored)));
             log.warn(
                     "Job {}: the configuration stored in ZooKeeper wins over the local one (overwrite=false);"
                             + " local -> stored values: {}. Set overwrite=true to make the local configuration win.",
@@ -170,10 +147,9 @@ public final class JobConfigurationService {
     }
 
     /**
-     * Stores the local configuration and its history where none is stored, in the client's merged multis: thousands of
-     * jobs starting for the first time store theirs in a few requests.
-     *
-     * @return false when another instance stored one meanwhile, or another change was recorded: read again
+     * Stores the local configuration and its history where none is stored, in the client's merged multis (thousands of
+     * jobs starting for the first time store theirs in a few requests); false when another instance stored one
+     * meanwhile, or another change was recorded: read again.
      */
     private boolean storedFirst(ScheduleHistoryWrites.Stored stored) throws Exception {
         List<Op> ops = firstStore(stored);
@@ -190,11 +166,8 @@ public final class JobConfigurationService {
     }
 
     /**
-     * Replaces the stored configuration with the local one, at the version read, with the history's entry of the
-     * change.
-     *
-     * @param decoded the stored configuration, empty when it is invalid
-     * @return false when another change landed since the read: read again
+     * Replaces the stored configuration (empty when invalid) with the local one, at the version read, with the
+     * history's entry of the change; false when another change landed since the read: read again.
      */
     private boolean overwrote(ScheduleHistoryWrites.Stored stored, Optional<JobConfiguration> decoded)
             throws Exception {
@@ -237,35 +210,31 @@ public final class JobConfigurationService {
         return clock.instant().minus(horizon);
     }
 
-    /**
-     * The job's schedule history, from the cache: which crons, enabled states, counts and disabled items held since
-     * when. Empty before it was ever written (read as: what holds now held before).
-     */
+    /** The job's schedule history, from the cache; empty before it was ever written (what holds now held before). */
     public ScheduleHistory history() {
         Optional<ChildData> node = cache.node(nodes.history());
         if (node.isEmpty()) {
             return ScheduleHistory.EMPTY;
         }
-        Cached current = history;
+        Decoded<ScheduleHistory> current = history;
         long mzxid = node.get().getStat().getMzxid();
         if (mzxid != current.mzxid) {
-            current = new Cached(mzxid, ScheduleHistory.decode(node.get().getData()));
+            current = new Decoded<>(mzxid, ScheduleHistory.decode(node.get().getData()));
             history = current;
         }
-        return current.history;
+        return current.value;
     }
 
     /** The configuration in force: the stored one, from the cache, or the last valid one. */
     public JobConfiguration effective() {
         Optional<ChildData> node = cache.node(nodes.config());
-        Effective current = effective;
+        Decoded<JobConfiguration> current = effective;
         if (node.isPresent() && node.get().getStat().getMzxid() != current.mzxid) {
             long mzxid = node.get().getStat().getMzxid();
-            JobConfiguration next = decode(node.get().getData()).orElse(current.configuration);
-            current = new Effective(mzxid, next);
+            current = new Decoded<>(mzxid, decode(node.get().getData()).orElse(current.value));
             effective = current;
         }
-        return current.configuration;
+        return current.value;
     }
 
     /** The local configuration's stored form, within the size of one node; a start-up failure naming it otherwise. */
@@ -289,7 +258,5 @@ public final class JobConfigurationService {
         }
     }
 
-    private record Effective(long mzxid, JobConfiguration configuration) {}
-
-    private record Cached(long mzxid, ScheduleHistory history) {}
+    private record Decoded<T>(long mzxid, T value) {}
 }

@@ -15,22 +15,15 @@ import java.util.Set;
 import java.util.TreeMap;
 
 /**
- * The jobs that follow other jobs, as one graph: which job fires after which. It is checked as a whole, since no single
- * job's settings show a cycle. A job that follows an unknown job or itself, a cycle of jobs, and an item-wise job whose
- * item count differs from an upstream's are refused, each {@link Problem} naming the job and the setting to change.
- * A pure value: the starter checks the graph of an application's jobs at start-up, and a job defined while the program
- * runs against the graph it would join, both through {@code StoredJobs}, its public face (the problems as
- * {@code StoredJobs.GraphProblem}, the followers of each job), so that the rule stays internal.
+ * The jobs that follow other jobs, as one graph, checked as a whole since no single job's settings show a cycle. A job
+ * that follows an unknown job or itself, a cycle of jobs, and an item-wise job whose item count differs from an
+ * upstream's are refused, each {@link Problem} naming the job and the setting to change. The starter checks an
+ * application's jobs at start-up, and a job defined at run time is checked against the graph it would join, both
+ * through {@code StoredJobs}, its public face, so that the rule stays internal.
  */
 public final class JobGraph {
 
-    /**
-     * One job as the graph sees it.
-     *
-     * @param after the jobs it follows, in the order given
-     * @param itemWise whether its item i runs as soon as item i of the upstream fire succeeded
-     * @param itemCount its number of items
-     */
+    /** One job as the graph sees it; item-wise, its item i runs as soon as item i of the upstream fire succeeded. */
     public record Node(String name, List<String> after, boolean itemWise, int itemCount) {
 
         public Node {
@@ -38,7 +31,6 @@ public final class JobGraph {
             after = List.copyOf(after);
         }
 
-        /** A job as its configuration places it in the graph. */
         public static Node of(JobConfiguration configuration) {
             return new Node(
                     configuration.name(),
@@ -48,13 +40,7 @@ public final class JobGraph {
         }
     }
 
-    /**
-     * What is wrong with one job's place in the graph.
-     *
-     * @param job the job whose setting must change
-     * @param setting the setting: {@code after} or {@code itemWise}
-     * @param message what is wrong, naming the other jobs involved
-     */
+    /** What is wrong with one job's place in the graph, and which setting of it to change: after or itemWise. */
     public record Problem(String job, String setting, String message) {}
 
     private final Map<String, Node> nodes;
@@ -71,13 +57,11 @@ public final class JobGraph {
     }
 
     /**
-     * The problems that jobs joining a graph bring to it: those of the graph with them that the graph without them does
-     * not have already. A joining job replaces a job of its name. A job stored long ago that follows a job nobody
-     * declares any more is its own service's problem, not a reason to refuse a job that has nothing to do with it; a
-     * cycle the joining jobs close, or an item count that no longer matches, is theirs.
-     *
-     * @param others the jobs there are, such as those stored in the namespace
-     * @param joining the jobs that join them: an application's jobs at start-up, or one job defined or changed
+     * The problems that jobs joining a graph (an application's at start-up, or one defined or changed) bring to it:
+     * those of the graph with them that the graph without them does not have already. A joining job replaces a job of
+     * its name. A job stored long ago that follows a job nobody declares any more is its own service's problem, not a
+     * reason to refuse a job that has nothing to do with it; a cycle the joining jobs close, or an item count that no
+     * longer matches, is theirs.
      */
     public static List<Problem> problemsJoining(Collection<Node> others, Collection<Node> joining) {
         Set<String> joiningNames = new HashSet<>();
@@ -236,7 +220,6 @@ public final class JobGraph {
         throw new IllegalStateException("a strongly connected group without a cycle: " + group);
     }
 
-    /** The known jobs this job follows, sorted, each once. */
     private List<String> upstreams(String job) {
         return nodes.get(job).after().stream()
                 .filter(nodes::containsKey)
@@ -250,9 +233,7 @@ public final class JobGraph {
     private static final class Frame {
 
         private final String job;
-
         private final List<String> edges;
-
         private int next;
 
         private Frame(String job, List<String> edges) {

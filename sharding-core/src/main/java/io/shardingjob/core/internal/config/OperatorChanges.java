@@ -11,6 +11,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.function.UnaryOperator;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.zookeeper.KeeperException;
@@ -25,21 +27,13 @@ import org.slf4j.LoggerFactory;
 public final class OperatorChanges {
 
     private static final Logger log = LoggerFactory.getLogger(OperatorChanges.class);
-
     private final CuratorFramework client;
-
     private final JobNodes nodes;
-
     private final String jobName;
-
     private final Clock clock;
-
     private final Duration horizon;
 
-    /**
-     * @param clock the time changes are recorded in the schedule history at
-     * @param horizon how far back the schedule history must reach: the catch-up horizon
-     */
+    /** @param horizon how far back the schedule history must reach: the catch-up horizon */
     public OperatorChanges(CuratorFramework client, JobNodes nodes, String jobName, Clock clock, Duration horizon) {
         this.client = client;
         this.nodes = nodes;
@@ -54,55 +48,40 @@ public final class OperatorChanges {
      * @throws JobConfigurationException when the count is invalid for the stored item parameters
      */
     public JobConfiguration updateShardingTotalCount(int shardingTotalCount) throws Exception {
-        JobConfiguration stored = StoredConfiguration.update(
-                        client,
-                        jobName,
-                        current -> current.toBuilder()
-                                .shardingTotalCount(shardingTotalCount)
-                                .build(),
-                        FireSchedule.NONE,
-                        clock,
-                        horizon)
+        JobConfiguration stored = update(current -> current.toBuilder()
+                        .shardingTotalCount(shardingTotalCount)
+                        .build())
                 .configuration();
         log.info("Job {}: shardingTotalCount set to {}", jobName, shardingTotalCount);
         return stored;
     }
 
     /**
-     * Stores the configuration with the job's {@code disabled} flag set, at the version read, so that a concurrent
-     * change of another property is not lost. Every instance sees it through its cache.
+     * Sets the stored configuration's {@code disabled} flag: whether it changed.
      *
-     * @return whether the stored flag changed; false when it already had that value
      * @throws RegistryUnavailableException when ZooKeeper could not be read or written
      * @throws IllegalStateException when the stored configuration kept changing
      */
     public boolean updateDisabled(boolean disabled) {
-        try {
-            return StoredConfiguration.update(
-                            client,
-                            jobName,
-                            current -> current.toBuilder().disabled(disabled).build(),
-                            FireSchedule.NONE,
-                            clock,
-                            horizon)
-                    .changed();
-        } catch (IllegalStateException ex) {
-            throw ex;
-        } catch (Exception ex) {
-            throw new RegistryUnavailableException("Job '" + jobName + "': could not store disabled=" + disabled, ex);
-        }
+        return unlessUnavailable(
+                "disabled=" + disabled,
+                () -> update(current -> current.toBuilder().disabled(disabled).build())
+                        .changed());
+    }
+
+    private StoredConfiguration.Update update(UnaryOperator<JobConfiguration> change) throws Exception {
+        return StoredConfiguration.update(client, jobName, change, FireSchedule.NONE, clock, horizon);
     }
 
     /**
-     * Disables or enables an item: creates or deletes {@code /{job}/disabled/items/{item}} and records the job's
-     * disabled items from now on in its schedule history, in one multi-operation, so that the item's fires while it
-     * was disabled are never made up.
+     * Disables or enables an item (whether anything changed): creates or deletes {@code /{job}/disabled/items/{item}}
+     * and records the job's disabled items from now on in its schedule history, in one multi-operation, so that the
+     * item's fires while it was disabled are never made up.
      *
-     * @return whether anything changed; false when the item already was so
      * @throws RegistryUnavailableException when ZooKeeper could not be read or written
      */
     public boolean updateDisabledItem(int item, boolean disabled) {
-        try {
+        return unlessUnavailable("item " + item + " disabled=" + disabled, () -> {
             for (int attempt = 0; attempt < 5; attempt++) {
                 List<Integer> before = ScheduleHistoryWrites.disabledItems(client, nodes);
                 if (before.contains(item) == disabled) {
@@ -141,11 +120,17 @@ public final class OperatorChanges {
                 }
             }
             throw new IllegalStateException("Job '" + jobName + "': the disabled items kept changing");
+        });
+    }
+
+    /** The change's answer; a failure of ZooKeeper as a {@link RegistryUnavailableException} naming what was stored. */
+    private <T> T unlessUnavailable(String stored, Callable<T> change) {
+        try {
+            return change.call();
         } catch (IllegalStateException ex) {
             throw ex;
         } catch (Exception ex) {
-            throw new RegistryUnavailableException(
-                    "Job '" + jobName + "': could not store item " + item + " disabled=" + disabled, ex);
+            throw new RegistryUnavailableException("Job '" + jobName + "': could not store " + stored, ex);
         }
     }
 }

@@ -11,41 +11,30 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The one place where an operator's inputs are checked, before anything is written to ZooKeeper: every operation of
- * {@code JobCoordinator} and {@code JobDefinitions} (and so of the starter's {@code ShardingOperations}, endpoint and
- * console) calls it first, and a refused input is an {@link InvalidOperationException} naming the job, the input and
- * the limit. Nothing here reads or writes ZooKeeper: the caller hands in what the check needs (the job's item count
- * in force, the schedule that reads crons).
- *
- * <p>Whether the job exists is not checked here: only the registry knows, and the operations say it with
- * {@link java.util.NoSuchElementException} (the endpoint's {@code 404}).
+ * {@code JobCoordinator} and {@code JobDefinitions} (and so of the starter's operations, endpoint and console) calls it
+ * first, and a refused input is an {@link InvalidOperationException} naming the job, the input and the limit. It reads
+ * nothing from ZooKeeper: the caller hands in what a check needs, and whether the job exists is the operations' to say
+ * ({@link java.util.NoSuchElementException}, the endpoint's {@code 404}).
  *
  * <p><b>Why sizes are bounded.</b> ZooKeeper refuses a request or an answer larger than {@code jute.maxbuffer}
- * (1,048,575 bytes by default, the same on every server and client) by dropping the client's connection, which
- * suspends every job of the application, not just the one asked of. So each input is bounded by what it is stored in
- * and by how that is read:
+ * (1,048,575 bytes by default) by dropping the client's connection, which suspends every job of the application:
  *
  * <ul>
  *   <li>a trigger's job parameter is stored in its fire's ledger node, escaped as {@link JobConfigurationCodec} escapes
- *       (at most two bytes per byte: a backslash or line break becomes two), and the ledger's audits read the data of
- *       eight fire nodes with their lists of claims in one read-only multi-operation. With the most items a job may
- *       have ({@link JobConfiguration#MAX_SHARDING_TOTAL_COUNT}, whose names list in about 79 kB), eight fires of
+ *       (at most two bytes per byte), and the ledger's audits read eight fire nodes with their lists of claims in one
+ *       multi. With the most items a job may have (whose names list in about 79 kB), eight fires of
  *       {@link JobConfiguration#MAX_JOB_PARAMETER_BYTES} take at most 8 × (32 KiB + 79 kB) ≈ 0.9 MB: under the limit,
- *       where twice that parameter would not be. The limit is public, on {@link JobConfiguration}, as the operations
- *       that take a job parameter show it to their users;
- *   <li>a job's shared configuration is one node that every instance's cache reads whenever it changes: at most
+ *       where twice that parameter would not be;
+ *   <li>a job's shared configuration, which every instance's cache reads whenever it changes, takes at most
  *       {@link #MAX_CONFIGURATION_BYTES} encoded, half a packet, the headroom the ledger's own writes keep;
- *   <li>names (instance ids, handlers, the names of jobs defined at run time) become node names and lines of the
- *       assignment: at most {@link #MAX_NAME_LENGTH} characters.
+ *   <li>names (instance ids, handlers, jobs defined at run time) become node names and lines of the assignment.
  * </ul>
  *
  * Sizes are counted in UTF-8 bytes, as ZooKeeper stores them, not in characters.
  */
 public final class OperatorInputs {
 
-    /**
-     * The largest {@code shardingItemParameters} an operator may store, in UTF-8 bytes: 10,000 items with some 25 bytes
-     * of parameter each.
-     */
+    /** The largest {@code shardingItemParameters} an operator may store: 10,000 items with some 25 bytes each. */
     public static final int MAX_ITEM_PARAMETERS_BYTES = 256 * 1024;
 
     /** The largest encoded job configuration stored, in bytes: half of ZooKeeper's default {@code jute.maxbuffer}. */
@@ -59,11 +48,7 @@ public final class OperatorInputs {
 
     private OperatorInputs() {}
 
-    /**
-     * An item of the job: within {@code 0..shardingTotalCount-1}.
-     *
-     * @param shardingTotalCount the count in force (with dynamic sharding, the assignment's)
-     */
+    /** An item of the job, within the count in force (with dynamic sharding, the assignment's). */
     public static int item(String jobName, int item, int shardingTotalCount) {
         if (item < 0 || item >= shardingTotalCount) {
             throw new InvalidOperationException(
@@ -96,7 +81,7 @@ public final class OperatorInputs {
         }
     }
 
-    /** A trigger's job parameter: null (the configured one) or at most {@link JobConfiguration#MAX_JOB_PARAMETER_BYTES} in UTF-8. */
+    /** A trigger's job parameter, null for the configured one. */
     public static @Nullable String jobParameter(String jobName, @Nullable String jobParameter) {
         if (jobParameter != null) {
             checkBytes(jobName, "jobParameter", jobParameter, JobConfiguration.MAX_JOB_PARAMETER_BYTES);
@@ -104,7 +89,6 @@ public final class OperatorInputs {
         return jobParameter;
     }
 
-    /** A count of items: at least 1 and at most {@link JobConfiguration#MAX_SHARDING_TOTAL_COUNT}. */
     public static int shardingTotalCount(String jobName, int shardingTotalCount) {
         if (shardingTotalCount < 1 || shardingTotalCount > JobConfiguration.MAX_SHARDING_TOTAL_COUNT) {
             throw new InvalidOperationException(
@@ -116,10 +100,8 @@ public final class OperatorInputs {
     }
 
     /**
-     * A job defined at run time: its name and handler, then its configuration as {@link #configurationChange} checks
-     * a new one.
-     *
-     * @return the configuration's stored form
+     * A job defined at run time: its name and handler, then its configuration as {@link #configurationChange} checks a
+     * new one; its stored form.
      */
     public static byte[] definition(JobConfiguration configuration, @Nullable String handler, FireSchedule schedule) {
         String jobName = configuration.name();
@@ -142,7 +124,6 @@ public final class OperatorInputs {
      *
      * @param current the configuration stored now, null for a new job
      * @param schedule reads crons as the program's trigger does ({@link FireSchedule#check})
-     * @return the new configuration's stored form
      */
     public static byte[] configurationChange(
             @Nullable JobConfiguration current, JobConfiguration next, FireSchedule schedule) {

@@ -48,7 +48,6 @@ public record ScheduleHistory(List<Entry> entries) {
      *
      * @param defined whether the job was (re)defined at {@code from}: nothing before it belongs to this job
      * @param count the item count, or {@link #UNBOUNDED} under dynamic sharding (the count follows the cluster)
-     * @param disabledItems the items an operator disabled
      */
     public record Entry(
             Instant from,
@@ -76,6 +75,11 @@ public record ScheduleHistory(List<Entry> entries) {
                     job.timeZone(),
                     job.dynamicSharding() ? UNBOUNDED : job.shardingTotalCount(),
                     new TreeSet<>(disabledItems));
+        }
+
+        /** This entry from another time. */
+        Entry at(Instant from, boolean defined) {
+            return new Entry(from, defined, enabled, cron, zone, count, disabledItems);
         }
 
         /** Whether the two say the same about which fires are due, whenever they start. */
@@ -113,16 +117,13 @@ public record ScheduleHistory(List<Entry> entries) {
         return latest != null && latest.sameState(seen);
     }
 
-    /** The latest entry, if any. */
     public @Nullable Entry latest() {
         return entries.isEmpty() ? null : entries.get(entries.size() - 1);
     }
 
     /**
      * This history with {@code next} appended, when it changes what held (or defines the job), and without the entries
-     * superseded before {@code horizon}.
-     *
-     * @return this history unchanged when {@code next} says nothing new
+     * superseded before {@code horizon}; this history when {@code next} says nothing new.
      */
     public ScheduleHistory with(Entry next, Instant horizon) {
         Entry latest = latest();
@@ -133,14 +134,7 @@ public record ScheduleHistory(List<Entry> entries) {
         for (Entry entry : entries) {
             // A change written with a clock behind the last one's still comes after it.
             if (!entry.from().isBefore(next.from())) {
-                next = new Entry(
-                        entry.from().plusMillis(1),
-                        next.defined(),
-                        next.enabled(),
-                        next.cron(),
-                        next.zone(),
-                        next.count(),
-                        next.disabledItems());
+                next = next.at(entry.from().plusMillis(1), next.defined());
             }
             kept.add(entry);
         }
@@ -168,35 +162,26 @@ public record ScheduleHistory(List<Entry> entries) {
 
     /** One entry a line: {@code fromMillis, defined|changed, enabled|disabled, count, disabled items, zone, cron}. */
     public byte[] encode() {
-        StringBuilder text = new StringBuilder();
-        for (Entry entry : entries) {
-            text.append(line(entry));
-        }
-        return text.toString().getBytes(StandardCharsets.UTF_8);
+        return entries.stream()
+                .map(ScheduleHistory::line)
+                .collect(Collectors.joining())
+                .getBytes(StandardCharsets.UTF_8);
     }
 
     private static String line(Entry entry) {
-        StringBuilder text = new StringBuilder();
-        text.append(entry.from().toEpochMilli())
-                .append('\t')
-                .append(entry.defined() ? "defined" : "changed")
-                .append('\t')
-                .append(entry.enabled() ? "enabled" : "disabled")
-                .append('\t')
-                .append(entry.count() == Entry.UNBOUNDED ? "dynamic" : Integer.toString(entry.count()))
-                .append('\t')
-                .append(
-                        entry.disabledItems().isEmpty()
-                                ? "-"
-                                : entry.disabledItems().stream()
-                                        .map(String::valueOf)
-                                        .collect(Collectors.joining(",")))
-                .append('\t')
-                .append(entry.zone().getId())
-                .append('\t')
-                .append(entry.cron())
-                .append('\n');
-        return text.toString();
+        String disabled = entry.disabledItems().isEmpty()
+                ? "-"
+                : entry.disabledItems().stream().map(String::valueOf).collect(Collectors.joining(","));
+        return String.join(
+                        "\t",
+                        Long.toString(entry.from().toEpochMilli()),
+                        entry.defined() ? "defined" : "changed",
+                        entry.enabled() ? "enabled" : "disabled",
+                        entry.count() == Entry.UNBOUNDED ? "dynamic" : Integer.toString(entry.count()),
+                        disabled,
+                        entry.zone().getId(),
+                        entry.cron())
+                + "\n";
     }
 
     /**

@@ -41,42 +41,32 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li>a change of the configuration (cron, time zone, enabled, count): the configuration node's {@code mtime}, the
- *       ensemble's time of the write. No instance's trigger can fire on the new cron before that write exists, so every
- *       fire of it that came (on a trigger that followed the change before the entry was written, or while no instance
- *       could claim it, which the audits then make up) comes after it; the writer's own clock, later by the time the
- *       change took to reach it and its write, would leave the fires in between to the old cron, which then declares
- *       them not due. A stale trigger's fire of the old cron after the write is not due, as after any change;
+ *       ensemble's time of the write. No trigger can fire on the new cron before that write exists, so every fire of it
+ *       comes after it; the writer's own clock, later by the time the change took to reach it, would leave the fires in
+ *       between to the old cron, which declares them not due. A stale trigger's fire of the old cron after the write is
+ *       not due, as after any change;
  *   <li>a change of the disabled items alone: the writer's clock, as a deleted item node leaves no time behind;
  *   <li>no history at all: the state now is taken to have held all along, as far back as anything is asked.
  * </ul>
  *
- * <p>Until the entry lands, an instance whose cache shows the change but not the entry judges by a history that does not
- * record what it sees: {@code DueRule} then says of a fire it would call not due that it is not known yet, and the run
- * is decided again once the entry is in the history, so that a fire of the new cron is not recorded as not due.
+ * <p>Until the entry lands, an instance whose cache shows the change but not the entry judges by a history that does
+ * not record what it sees: {@code DueRule} then says of a fire it would call not due that it is not known yet, and the
+ * run is decided again once the entry is in the history, so that a fire of the new cron is not recorded as not due.
  */
 public final class ScheduleHistoryCatchUp {
 
     private static final Logger log = LoggerFactory.getLogger(ScheduleHistoryCatchUp.class);
-
     private final ClientRequests requests;
-
     private final JobNodes nodes;
-
     private final JobCache cache;
-
     private final String jobName;
-
     private final Clock clock;
-
     private final Duration horizon;
 
     /** Whether a catch-up write failed: owed until one succeeds or finds nothing missing (see {@link #retryOwed}). */
     private volatile boolean owed;
 
-    /**
-     * @param clock the writer's time: an entry of a change of the disabled items alone starts at it
-     * @param horizon how far back the history must reach: the catch-up horizon
-     */
+    /** @param horizon how far back the history must reach: the catch-up horizon */
     ScheduleHistoryCatchUp(
             ClientRequests requests, JobNodes nodes, JobCache cache, String jobName, Clock clock, Duration horizon) {
         this.requests = requests;
@@ -88,11 +78,8 @@ public final class ScheduleHistoryCatchUp {
     }
 
     /**
-     * What the registry holds of a job's schedule, as one instance sees it.
-     *
-     * @param configVersion the configuration node's data version
-     * @param configChanged the configuration node's {@code mtime}: when it was last written, on the ensemble's clock
-     * @param history the history as seen, with its version (-1 without a node)
+     * What the registry holds of a job's schedule, as one instance sees it; {@code configChanged} is the configuration
+     * node's {@code mtime}, on the ensemble's clock.
      */
     record Seen(
             JobConfiguration config,
@@ -127,10 +114,9 @@ public final class ScheduleHistoryCatchUp {
     }
 
     /**
-     * Records the entry the history lacks, if it lacks one.
-     *
-     * @return whether this instance wrote it: false when nothing was missing, or another instance or change came first;
-     *     completes exceptionally when the server did not answer or refused the write for another reason
+     * Records the entry the history lacks, if it lacks one: whether this instance wrote it, false when nothing was
+     * missing or another instance or change came first; exceptionally when the server did not answer or refused the
+     * write for another reason.
      */
     CompletableFuture<Boolean> recordAsync(Seen seen) {
         Instant now = clock.instant();
@@ -156,11 +142,6 @@ public final class ScheduleHistoryCatchUp {
             }
             throw ClientRequests.refused(code, answer.refusedPath(ops, requests.full(nodes.history())));
         });
-    }
-
-    /** {@link #recordAsync}, waiting for the answer: a start goes on once the history says what is stored. */
-    boolean record(Seen seen) throws Exception {
-        return ClientRequests.await(recordAsync(seen));
     }
 
     /**

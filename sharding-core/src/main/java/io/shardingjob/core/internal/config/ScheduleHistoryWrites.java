@@ -30,36 +30,22 @@ public final class ScheduleHistoryWrites {
 
     private ScheduleHistoryWrites() {}
 
-    /**
-     * The history as read, with the version to write it at.
-     *
-     * @param version the node's data version, or -1 when there is no node yet (it is created)
-     */
+    /** The history as read, with the version to write it at: -1 when there is no node yet (it is created). */
     public record Read(ScheduleHistory history, int version) {
 
         /**
          * The history with what holds from {@code now} on. A job that had no history yet (stored before histories were)
-         * gets one that starts with what held before: the state before the change, as far back as anything is asked.
-         *
-         * @param before what held until now, for a job without a history
+         * gets one that starts with {@code before}, the state before the change, as far back as anything is asked.
          */
         public ScheduleHistory next(Entry before, Entry now, Instant horizon) {
             ScheduleHistory base = history;
             if (base.isEmpty()) {
-                base = new ScheduleHistory(List.of(new Entry(
-                        Instant.EPOCH,
-                        false,
-                        before.enabled(),
-                        before.cron(),
-                        before.zone(),
-                        before.count(),
-                        before.disabledItems())));
+                base = new ScheduleHistory(List.of(before.at(Instant.EPOCH, false)));
             }
             return base.with(now, horizon);
         }
     }
 
-    /** The job's history as stored now. */
     public static Read read(CuratorFramework client, JobNodes nodes) throws Exception {
         Stat stat = new Stat();
         try {
@@ -71,12 +57,8 @@ public final class ScheduleHistoryWrites {
     }
 
     /**
-     * The job's stored configuration, history and disabled items, as one read at start-up finds them.
-     *
-     * @param config the stored configuration's bytes, or null when none is stored yet
-     * @param configVersion the configuration node's data version, or -1 when there is none
-     * @param configChanged when the configuration was last written, on the ensemble's clock ({@link Instant#EPOCH}
-     *     when there is none)
+     * The job's stored configuration (null, version -1 and changed at {@link Instant#EPOCH} when there is none),
+     * history and disabled items, as one read at start-up finds them; {@code configChanged} is on the ensemble's clock.
      */
     public record Stored(
             byte @Nullable [] config,
@@ -140,7 +122,6 @@ public final class ScheduleHistoryWrites {
         return new Stored(config, configVersion, configChanged, history, disabledItems);
     }
 
-    /** The items disabled now, as stored. */
     public static List<Integer> disabledItems(CuratorFramework client, JobNodes nodes) throws Exception {
         try {
             return items(client.getChildren().forPath(nodes.disabledItems()));
@@ -163,7 +144,6 @@ public final class ScheduleHistoryWrites {
         return List.copyOf(items);
     }
 
-    /** The entry for the job's state: its configuration and the items disabled. */
     public static Entry entry(Instant from, JobConfiguration job, Collection<Integer> disabledItems) {
         return Entry.of(from, false, job, disabledItems);
     }

@@ -30,30 +30,12 @@ public final class StoredConfiguration {
 
     private StoredConfiguration() {}
 
-    /**
-     * What a change came to.
-     *
-     * @param configuration the configuration stored now
-     * @param changed whether the change stored anything; false when it left the configuration as it was
-     */
+    /** What a change came to: the configuration stored now, and whether the change stored anything. */
     public record Update(JobConfiguration configuration, boolean changed) {}
 
-    /**
-     * The job's configuration as stored now.
-     *
-     * @throws KeeperException.NoNodeException when the job has no stored configuration
-     */
+    /** The job's configuration as stored now; {@link KeeperException.NoNodeException} when it has none. */
     public static JobConfiguration read(CuratorFramework client, String jobName) throws Exception {
         return JobConfigurationCodec.decode(jobName, client.getData().forPath(new JobNodes(jobName).config()));
-    }
-
-    /**
-     * A change that leaves the cron as it is, recorded on the system clock: see {@link #update(CuratorFramework,
-     * String, UnaryOperator, FireSchedule, Clock, Duration)}.
-     */
-    public static Update update(CuratorFramework client, String jobName, UnaryOperator<JobConfiguration> change)
-            throws Exception {
-        return update(client, jobName, change, FireSchedule.NONE, Clock.systemUTC(), null);
     }
 
     /**

@@ -39,14 +39,10 @@ final class CandidateNode {
     private static final Logger log = LoggerFactory.getLogger(LeaderElection.class);
 
     private final ClientRequests requests;
-
     private final AsyncCuratorFramework async;
-
     private final JobNodes nodes;
-
     private final String instanceId;
 
-    /** This instance's node in the election, and the session that created it. */
     private record Standing(String name, long sessionId) {}
 
     /** A create on its way, or whose answer was lost with the connection ({@code unknown}). */
@@ -56,7 +52,6 @@ final class CandidateNode {
     record Stood(String guid, long sessionId, @Nullable MultiAnswer answer) {}
 
     private @Nullable Standing standing;
-
     private @Nullable Attempt attempt;
 
     /** Attempts given up before their outcome was known: a node of theirs is deleted wherever a listing finds it. */
@@ -69,7 +64,6 @@ final class CandidateNode {
         this.instanceId = instanceId;
     }
 
-    /** Whether it has a node, or a create is on its way. */
     boolean stands() {
         return standing != null || attempt != null;
     }
@@ -128,10 +122,8 @@ final class CandidateNode {
     }
 
     /**
-     * Stops standing: its node is deleted (not waited for, sent again until answered) and an attempt on its way given
-     * up.
-     *
-     * @return whether an attempt was given up, so that a listing is to find a node it made
+     * Stops standing: its node is deleted (not waited for) and an attempt on its way given up; whether there was one,
+     * so that a listing is to find a node it made.
      */
     boolean withdraw() {
         Standing left = standing;
@@ -142,16 +134,10 @@ final class CandidateNode {
         return gaveUp;
     }
 
-    /** The session is gone, and its node with it; an attempt on its way is given up. */
-    void sessionLost() {
-        giveUp();
-    }
-
     /**
      * Brings what it knows in line with a listing read under {@code session}: finds the node of an attempt whose answer
-     * was lost, deletes the nodes of attempts given up, and drops its node if its session ended or it was deleted.
-     *
-     * @return the name of its node among {@code names}, or null when it is to stand (again)
+     * was lost, deletes the nodes of attempts given up, and drops its node if its session ended or it was deleted. Its
+     * node's name, or null when it is to stand (again).
      */
     @Nullable
     String listed(List<String> names, long session) {
@@ -174,7 +160,8 @@ final class CandidateNode {
         return standing == null ? null : standing.name();
     }
 
-    private boolean giveUp() {
+    /** Forgets its node and gives up an attempt on its way: whether there was one. */
+    boolean giveUp() {
         standing = null;
         if (attempt == null) {
             return false;
@@ -196,7 +183,7 @@ final class CandidateNode {
         }
     }
 
-    /** Deletes a node of this session's, without waiting: sent again after a connection loss until answered. */
+    /** Sent again after a connection loss until answered. */
     private void deleteAsync(String name) {
         async.delete().withOptions(EnumSet.of(DeleteOption.guaranteed)).forPath(latch(name));
     }

@@ -18,7 +18,7 @@ final class Candidates {
 
     private Candidates() {}
 
-    /** The name a candidate's node is created under: ZooKeeper appends the sequence. */
+    /** ZooKeeper appends the sequence. */
     public static String prefix(String guid) {
         return "_c_" + guid + "-latch-";
     }

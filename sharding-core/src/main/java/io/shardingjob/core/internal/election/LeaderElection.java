@@ -20,17 +20,15 @@ import org.slf4j.LoggerFactory;
 /**
  * Elects one leader per job: each candidate creates an ephemeral sequential node under the job's latch ({@link
  * CandidateNode}), and the one ZooKeeper numbered first leads ({@link Candidates}). The leader publishes its instance
- * id in an ephemeral node ({@link Leadership}) that every instance reads from its cache; nobody polls to learn who
- * leads. An instance joins when it starts and leaves when it is disabled or closes, so that only live, enabled instances
- * lead.
+ * id ({@link Leadership}) for every instance's cache. An instance joins when it starts and leaves when it is disabled
+ * or closes, so that only live, enabled instances lead.
  *
- * <p>Why not Curator's {@code LeaderLatch}: each latch starts a thread when it starts, and sends its create, its
- * listing and a read of its predecessor on its own, so thousands of jobs starting together cost thousands of threads
- * started and requests. Here a candidate's create and its listings go in the multis every job of the client shares
- * ({@link ClientRequests}), and the job's cache, which watches the latch with the rest of the job's state, tells when
- * a candidate comes or goes. Leadership is decided from a listing read after this candidate's node was created, never
- * from the cache, whose loads may read a later candidate before an earlier one; only the latest listing asked for
- * decides.
+ * <p>Why not Curator's {@code LeaderLatch}: each latch starts a thread, and sends its create, its listing and a read of
+ * its predecessor on its own, so thousands of jobs starting together cost thousands of threads and requests. Here a
+ * candidate's create and its listings go in the multis every job of the client shares ({@link ClientRequests}), and
+ * the job's cache tells when a candidate comes or goes. Leadership is decided from a listing read after this
+ * candidate's node was created, never from the cache, whose loads may read a later candidate before an earlier one;
+ * only the latest listing asked for decides.
  *
  * <p>Race windows:
  *
@@ -50,31 +48,22 @@ import org.slf4j.LoggerFactory;
  *       connection is down the node still stands first and nobody leads; on the same session it goes at the next
  *       answer, on a new session it went with the old one.
  *   <li>A leader's id node whose removal was lost with the connection names it until the next leader publishes (which
- *       removes it at the version read) or its session ends: advisory, as above. That removal is not a guaranteed
- *       delete: Curator sends a guaranteed delete again without its version, and could remove the next leader's node.
+ *       removes it at the version read) or its session ends: advisory, as above.
  * </ul>
  */
 public final class LeaderElection implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(LeaderElection.class);
-
     private final CuratorFramework client;
-
     private final ClientRequests requests;
-
     private final JobNodes nodes;
-
     private final JobCache cache;
-
     private final Leadership leadership;
-
     private final ConnectionStateListener connectionListener = this::connectionChanged;
 
     // Guarded by this.
     private final CandidateNode candidate;
-
     private boolean joined;
-
     private boolean listening;
 
     /** Numbers the listings asked for: only the latest one's answer counts. */
@@ -148,7 +137,7 @@ public final class LeaderElection implements AutoCloseable {
         }
     }
 
-    /** Reads the candidates, merged with the client's other reads; the answer decides who leads. */
+    /** Reads the candidates: the answer decides who leads. */
     private void list() {
         long stamp = ++listings;
         requests.readAsync(
@@ -198,7 +187,8 @@ public final class LeaderElection implements AutoCloseable {
         switch (state) {
             case SUSPENDED -> leadership.set(false);
             case LOST -> {
-                candidate.sessionLost();
+                // The session is gone, and the node with it.
+                candidate.giveUp();
                 leadership.set(false);
             }
             case CONNECTED, RECONNECTED -> {

@@ -29,22 +29,15 @@ import org.slf4j.LoggerFactory;
 final class Leadership {
 
     private static final Logger log = LoggerFactory.getLogger(Leadership.class);
-
     private final AsyncCuratorFramework async;
-
     private final ClientRequests requests;
-
     private final JobNodes nodes;
-
     private final String instanceId;
-
     private final Executor executor;
-
     private final Consumer<Boolean> onChange;
-
     private volatile boolean leader;
 
-    /** Numbers the terms of leadership here. Guarded by this. */
+    /** Guarded by this. */
     private long term;
 
     Leadership(
@@ -66,7 +59,7 @@ final class Leadership {
         return leader;
     }
 
-    /** Changes whether this instance leads, and tells it on the executor once the id node is written or removed. */
+    /** Tells the change on the executor once the id node is written or removed. */
     synchronized void set(boolean leads) {
         if (leader == leads) {
             return;
@@ -74,7 +67,7 @@ final class Leadership {
         leader = leads;
         long now = ++term;
         if (leads) {
-            tell(() -> publish(() -> leadsIn(now)).whenComplete((published, failure) -> onChange.accept(true)));
+            tell(() -> publish(() -> leadsIn(now), 1).whenComplete((published, failure) -> onChange.accept(true)));
         } else {
             tell(() -> remove().whenComplete((removed, failure) -> onChange.accept(false)));
         }
@@ -97,10 +90,6 @@ final class Leadership {
      * Writes the leader's id node, without waiting for ZooKeeper on a thread: a node left by a previous leader whose
      * session has not expired yet is removed first, at the version read, and the create tried again.
      */
-    private CompletableFuture<Void> publish(BooleanSupplier stillLeads) {
-        return publish(stillLeads, 1);
-    }
-
     private CompletableFuture<Void> publish(BooleanSupplier stillLeads, int attempt) {
         if (attempt > 5 || !stillLeads.getAsBoolean()) {
             return CompletableFuture.completedFuture(null);

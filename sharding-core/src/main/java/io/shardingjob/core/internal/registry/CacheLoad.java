@@ -17,9 +17,7 @@ final class CacheLoad {
     record Asked(String path, boolean withChildren) {}
 
     private final long startedAt;
-
     private final Set<String> asked = new HashSet<>();
-
     private final Set<String> found = new HashSet<>();
 
     /** Its reads on their way, and one for the load itself until its first reads are all counted. */
@@ -64,7 +62,6 @@ final class CacheLoad {
         return reads;
     }
 
-    /** A read of this load was sent. */
     void sent() {
         onTheirWay++;
     }

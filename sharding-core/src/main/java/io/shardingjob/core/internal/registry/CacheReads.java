@@ -25,11 +25,8 @@ import org.slf4j.LoggerFactory;
 final class CacheReads {
 
     private static final Logger log = LoggerFactory.getLogger(JobCache.class);
-
     private final ClientRequests requests;
-
     private final CachedNodes nodes;
-
     private final RecordedSizes sizes;
 
     /** Told each answered read of a load, under this lock: the cache ends the load with its last one. */
@@ -56,7 +53,6 @@ final class CacheReads {
         nodes.remove(path);
     }
 
-    /** Sends a read of the node, merged with the client's others. */
     synchronized void read(String path) {
         read(List.of(new CacheLoad.Asked(path, false)), null);
     }
@@ -85,7 +81,6 @@ final class CacheReads {
                 .whenComplete((answer, failure) -> answered(batch, sent, partOf, answer, failure));
     }
 
-    /** Hands each node of a batch its share of the answer. */
     private synchronized void answered(
             List<CacheLoad.Asked> batch,
             long[] sent,

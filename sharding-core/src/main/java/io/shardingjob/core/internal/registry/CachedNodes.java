@@ -26,9 +26,7 @@ final class CachedNodes {
     private final NavigableMap<String, Entry> nodes = new ConcurrentSkipListMap<>();
 
     private final List<Consumer<@Nullable String>> listeners = new CopyOnWriteArrayList<>();
-
     private final Executor listenerExecutor;
-
     private volatile boolean closed;
 
     CachedNodes(Executor listenerExecutor) {
@@ -99,7 +97,6 @@ final class CachedNodes {
         }
     }
 
-    /** Nothing is told any more. */
     void close() {
         closed = true;
     }

@@ -41,11 +41,7 @@ public final class CuratorCaches {
 
     private CuratorCaches() {}
 
-    /**
-     * Starts the caches.
-     *
-     * @return closes the caches and removes what their starts left on the client
-     */
+    /** Starts the caches; what it returns closes them and removes what their starts left on the client. */
     public static Runnable start(CuratorFramework client, List<CuratorCache> caches) {
         Listenable<CuratorListener> listenable = listenable(client);
         if (!(listenable instanceof ListenerManager<?, ?> manager)) {

@@ -15,24 +15,18 @@ import org.jspecify.annotations.Nullable;
  * ({@link JobNodes#follower}): what they need to record the follower's fire when one of their fires completes, without
  * reading the follower's configuration.
  *
- * @param job the follower's name
- * @param on which upstream fires it follows
  * @param upstreams every job it follows, this one included: the others are awaited (fan-in)
- * @param itemWise whether its item i follows item i of the upstream fire
  */
 public record Follower(String job, FollowOn on, List<String> upstreams, boolean itemWise) {
 
     private static final String ON = "on";
-
     private static final String UPSTREAMS = "upstreams";
-
     private static final String ITEM_WISE = "itemWise";
 
     public Follower {
         upstreams = List.copyOf(upstreams);
     }
 
-    /** The follower a configuration makes of its job. */
     public static Follower of(JobConfiguration configuration) {
         return new Follower(configuration.name(), configuration.on(), configuration.after(), configuration.itemWise());
     }

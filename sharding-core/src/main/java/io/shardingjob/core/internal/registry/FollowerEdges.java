@@ -4,9 +4,7 @@ import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.internal.requests.ClientRequests;
 import io.shardingjob.core.internal.requests.MultiAnswer;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.KeeperException;
@@ -32,14 +30,9 @@ public final class FollowerEdges {
     /**
      * Registers the job with every upstream its configuration names, and unregisters it from the ones it named before,
      * on a thread that may wait (the job's start). Idempotent: every instance of the job writes the same.
-     */
-    public static void register(CuratorFramework client, JobConfiguration configuration) throws Exception {
-        register(client, configuration, null);
-    }
-
-    /**
-     * {@link #register(CuratorFramework, JobConfiguration)} with the upstreams registered before as a read sent earlier
-     * found them ({@link #registeredUpstreamsAsync}), or as read now when it is null.
+     *
+     * @param readEarlier the upstreams registered before, as a read sent earlier found them
+     *     ({@link #registeredUpstreamsAsync}); null to read them now
      */
     public static void register(
             CuratorFramework client, JobConfiguration configuration, @Nullable List<String> readEarlier)
@@ -48,12 +41,7 @@ public final class FollowerEdges {
         List<String> before = readEarlier != null ? readEarlier : registeredUpstreams(client, own);
         byte[] edge = Follower.of(configuration).encode();
         for (String upstream : configuration.after()) {
-            String path = new JobNodes(upstream).follower(configuration.name());
-            try {
-                client.create().creatingParentsIfNeeded().forPath(path, edge);
-            } catch (KeeperException.NodeExistsException exists) {
-                client.setData().forPath(path, edge);
-            }
+            put(client, new JobNodes(upstream).follower(configuration.name()), edge);
         }
         for (String former : before) {
             if (!configuration.after().contains(former)) {
@@ -66,16 +54,19 @@ public final class FollowerEdges {
             }
         }
         if (!before.equals(configuration.after())) {
-            byte[] names = String.join(",", configuration.after()).getBytes(StandardCharsets.UTF_8);
-            try {
-                client.create().creatingParentsIfNeeded().forPath(own.upstreams(), names);
-            } catch (KeeperException.NodeExistsException exists) {
-                client.setData().forPath(own.upstreams(), names);
-            }
+            put(client, own.upstreams(), String.join(",", configuration.after()).getBytes(StandardCharsets.UTF_8));
         }
     }
 
-    /** Unregisters a job from every upstream it registered with: the job is being removed. */
+    private static void put(CuratorFramework client, String path, byte[] data) throws Exception {
+        try {
+            client.create().creatingParentsIfNeeded().forPath(path, data);
+        } catch (KeeperException.NodeExistsException exists) {
+            client.setData().forPath(path, data);
+        }
+    }
+
+    /** Unregisters a job being removed from every upstream it registered with. */
     public static void unregister(CuratorFramework client, String jobName) throws Exception {
         for (String upstream : registeredUpstreams(client, new JobNodes(jobName))) {
             client.delete().quietly().forPath(new JobNodes(upstream).follower(jobName));
@@ -113,12 +104,9 @@ public final class FollowerEdges {
 
     /** The jobs that follow this one, as the job's cache has them now. */
     public static List<Follower> followers(JobCache cache, JobNodes nodes) {
-        List<Follower> followers = new ArrayList<>();
-        for (String job : cache.children(nodes.followers())) {
-            Optional<Follower> follower =
-                    Follower.decode(job, cache.data(nodes.follower(job)).orElse(null));
-            follower.ifPresent(followers::add);
-        }
-        return followers;
+        return cache.children(nodes.followers()).stream()
+                .flatMap(job ->
+                        Follower.decode(job, cache.data(nodes.follower(job)).orElse(null)).stream())
+                .toList();
     }
 }

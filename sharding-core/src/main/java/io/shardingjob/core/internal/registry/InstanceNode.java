@@ -16,11 +16,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The requests on this instance's ephemeral node {@code /{job}/instances/{instanceId}}: its creates, the read of its
- * owner that leaves a watch, and the deletes of a node of ours that must not stay. It only sends and reports answers;
- * whether to send, and what an answer means, is {@link InstanceRegistration}'s, which keeps the registration's state
- * and its reactions in one place. The watches are set through the registration's {@link
- * WatcherRemoveCuratorFramework}, so that its close removes them all.
+ * The requests on this instance's ephemeral node {@code /{job}/instances/{instanceId}}: it only sends and reports
+ * answers; whether to send, and what an answer means, is {@link InstanceRegistration}'s. The watches are set through
+ * the registration's {@link WatcherRemoveCuratorFramework}, so that its close removes them all.
  */
 final class InstanceNode {
 
@@ -33,11 +31,8 @@ final class InstanceNode {
     private final ClientRequests requests;
 
     private final RegistrationSession session;
-
     private final String path;
-
     private final String instanceId;
-
     private final String jobName;
 
     InstanceNode(
@@ -55,10 +50,7 @@ final class InstanceNode {
         this.jobName = jobName;
     }
 
-    /**
-     * The create, in the client's merged multis; {@code answered} is told the code, connection loss when the request
-     * failed without one.
-     */
+    /** The create; {@code answered} is told the code, connection loss when the request failed without one. */
     void create(Consumer<KeeperException.Code> answered) {
         requests.multiAsync("Register", List.of(requests.create(path, describeThisProcess(), CreateMode.EPHEMERAL)))
                 .whenComplete((answer, failure) ->
@@ -88,7 +80,6 @@ final class InstanceNode {
         }
     }
 
-    /** What a delete of our node found. */
     private enum Deletion {
         /** No node of ours is left: deleted, or not there. */
         GONE,
@@ -129,11 +120,9 @@ final class InstanceNode {
     }
 
     /**
-     * Deletes our node for a close, waiting for the answers: a delete cut off by a blip is sent again once connected
-     * under {@code owner}, the session that owned the node, until that session is gone; with no owner (a start that
-     * failed, a session lost and not yet replaced), only if connected now.
-     *
-     * @return whether no node of ours is left
+     * Deletes our node for a close, waiting for the answers: whether no node of ours is left. A delete cut off by a
+     * blip is sent again once connected under {@code owner}, the session that owned the node, until that session is
+     * gone; with no owner (a start that failed, a session lost and not yet replaced), only if connected now.
      */
     boolean deleteOnClose(long owner) {
         if (owner == 0) {

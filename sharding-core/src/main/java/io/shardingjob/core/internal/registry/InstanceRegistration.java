@@ -27,40 +27,35 @@ import org.slf4j.LoggerFactory;
  * registered while the node still belonged to the dead session, which the server then deleted, leaving a gap. Here a
  * create that fails with NodeExists is followed by a read of the node's owner: our session's node is ours; any other
  * session's is left untouched and watched, and ours is created once it is deleted. The node is also created again
- * after our session expired (LOST, then CONNECTED or RECONNECTED under a new session) and after it was deleted while
- * our session lived. Every creation is reported to {@code onRegistered}, so the caller can ask for a reshard.
- *
- * <p>Every ZooKeeper call made from a watcher or a connection-state callback is asynchronous, and {@code onRegistered}
- * is called on ZooKeeper's event thread: it must hand its work off rather than block.
+ * after our session expired and after it was deleted while our session lived. Every creation is reported to
+ * {@code onRegistered}, on ZooKeeper's event thread (every call from a watcher or a connection-state callback is
+ * asynchronous): it must hand its work off rather than block, for example a reshard.
  *
  * <p>Race windows:
  *
  * <ul>
  *   <li>A process restarted under the same id while the previous one's session is still alive on the server (a kill
  *       -9 less than a session timeout ago) is not registered until the server expires that session, at most one
- *       session timeout later; its {@link #start} waits that long, whatever its own timeout. Meanwhile the others still see the old node, so they keep the id's items where they
- *       were; the old session's claims are resolved by the new session as soon as it registers (its audit releases them).
- *   <li>Between losing the session and creating the node under the new one the instance is not registered: the
- *       server deletes the node of the expired session, the others reshard without the instance, then again with it.
- *       If the client gave the session up while the server still holds it (a partition, or a frozen server, which
- *       expires every session only a session timeout after it resumes), the node of our own old session is never
- *       adopted: it is deleted at the version read and created again under the new session. The session is this
- *       client's own, closed by it, so nobody else can be using the node; waiting for the server to expire it would
- *       leave the instance unregistered, claiming nothing, for a session timeout after every outage.
+ *       session timeout later; its {@link #start} waits that long, whatever its own timeout. Meanwhile the others keep
+ *       the id's items where they were; the new session's audit releases the old session's claims once it registers.
+ *   <li>Between losing the session and creating the node under the new one the instance is not registered: the others
+ *       reshard without it, then again with it. If the client gave the session up while the server still holds it (a
+ *       partition, or a frozen server, which expires every session only a session timeout after it resumes), the node
+ *       of our own old session is deleted at the version read and created again under the new session: nobody else
+ *       can be using it, and waiting for the server to expire it would leave the instance claiming nothing for a
+ *       session timeout after every outage.
  *   <li>Two live processes with the same id: whoever created the node keeps it; the other one's {@link #start} fails
- *       once the node outlived what a dead session could (one and a half session timeouts), or after its timeout if
- *       longer. The session timeout is this client's: a predecessor that had a longer one can hold the node longer. A registration already started waits, and takes the node only once the other one's goes.
+ *       once the node outlived what a dead session could (one and a half of this client's session timeouts), or after
+ *       its timeout if longer. A registration already started waits, and takes the node only once the other one's goes.
  *   <li>{@link #isRegistered()} is what this client last learnt: while the connection is SUSPENDED it stays true
  *       although the server may already be expiring the session; LOST clears it.
- *   <li>{@link #leave()} reads the node and deletes it at the version read only if its owner is our current session.
- *       ZooKeeper has no delete conditional on the owner: if, between the read and the delete, someone else deleted
- *       our node and another session created one at the same version (0), close would delete that one. This takes an
- *       outside delete and a second process with the same id within one round trip.
+ *   <li>{@link #leave()} deletes the node at the version read only if its owner is our current session. ZooKeeper has
+ *       no delete conditional on the owner: if, between the read and the delete, someone else deleted our node and
+ *       another session created one at the same version (0), close would delete that one.
  *   <li>A close without a connection waits for it under the session that owns our node, as long as Curator keeps that
- *       session: the session outlives the job when other jobs share the client, and a node left to it would stay
- *       registered and, its leaving mark withdrawn, be given items it never runs. Curator gives the session up after a
- *       session timeout without the server; a client built with {@code simulatedSessionExpirationPercent(0)} keeps
- *       it until the server answers, and the close waits until then.
+ *       session (a session timeout without the server; with {@code simulatedSessionExpirationPercent(0)}, until the
+ *       server answers): the session outlives the job when other jobs share the client, and a node left to it would
+ *       stay registered and, its leaving mark withdrawn, be given items it never runs.
  * </ul>
  */
 public final class InstanceRegistration implements AutoCloseable {
@@ -76,25 +71,15 @@ public final class InstanceRegistration implements AutoCloseable {
     }
 
     private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
-
     private final WatcherRemoveCuratorFramework client;
-
     private final RegistrationSession clientSession;
-
     private final InstanceNode node;
-
     private final NodeOwnership ownership;
-
     private final String path;
-
     private final String instanceId;
-
     private final String jobName;
-
     private final ConnectionStateListener connectionListener = this::connectionStateChanged;
-
     private final Watcher watcher = this::nodeChanged;
-
     private final BackgroundCallback checked = this::checked;
 
     public InstanceRegistration(CuratorFramework client, JobNodes nodes, String instanceId, Runnable onRegistered) {
@@ -109,11 +94,9 @@ public final class InstanceRegistration implements AutoCloseable {
     }
 
     /**
-     * Registers and waits until the node exists under this client's session. A start that fails leaves nothing
-     * behind: no node of ours and no watch.
-     *
-     * <p>When another session holds the node, the wait is as long as that session can outlive a dead process ({@link
-     * RegistrationSession#deadSessionPatience}) if that is longer than {@code timeout}: see the race windows above.
+     * Registers and waits until the node exists under this client's session; while another session holds it, as long as
+     * that session can outlive a dead process if that is longer than {@code timeout}. A start that fails leaves no node
+     * of ours and no watch.
      *
      * @throws IllegalStateException when the node did not become ours within that time, naming the instance id and,
      *     if another session holds it, saying so; or when already started or closed
@@ -144,40 +127,32 @@ public final class InstanceRegistration implements AutoCloseable {
         return state.get() == State.STARTED && ownership.owner() != 0;
     }
 
-    /** The id this instance registers under. */
     public String instanceId() {
         return instanceId;
     }
 
-    /** The session that owns our node now, or 0 when not registered. */
+    /** The session that owns our node now; 0 when not registered. */
     public long sessionId() {
         return ownership.owner();
     }
 
     /**
-     * Waits until this client is connected under the session that owns our node, as {@link
-     * RegistrationSession#awaitConnectedUnder} does: what a close must write under that session before the node goes.
-     *
-     * @return whether it is; false when not registered, or once that session is gone
+     * Waits until this client is connected under the session that owns our node, for what a close must write under that
+     * session before the node goes; false when not registered, or once that session is gone.
      */
     public boolean awaitSession() {
         return clientSession.awaitConnectedUnder(ownership.owner());
     }
 
-    /** See {@link #leave()}. */
     @Override
     public void close() {
         leave();
     }
 
     /**
-     * Leaves the registry at once rather than when the session times out, deleting the node only if our current
-     * session owns it: a node of another session is never touched. Without a connection it waits for one under the
-     * session that owns our node (see {@link #awaitSession()}): the session may outlive the job, so the node cannot be
-     * left to it. Once that session is gone the node goes with it.
-     *
-     * @return whether our node is gone while our session lives on: deleted by this close, or found gone; false when it
-     *     goes with its session, or another session holds the path
+     * Leaves the registry at once rather than when the session times out, deleting the node only if our current session
+     * owns it; without a connection, once connected under that session (see the race windows). Whether our node is gone
+     * while our session lives on; false when it goes with its session, or another session holds the path.
      */
     public boolean leave() {
         if (!state.compareAndSet(State.STARTED, State.CLOSING)) {
@@ -208,7 +183,6 @@ public final class InstanceRegistration implements AutoCloseable {
         }
     }
 
-    /** Reads the node's owner and leaves a watch on it, whoever owns it. */
     private void check() {
         if (started()) {
             node.check(watcher, checked);
@@ -221,7 +195,6 @@ public final class InstanceRegistration implements AutoCloseable {
         create();
     }
 
-    /** The create's answer: whether the node was made, found, or could not be made yet. */
     private void created(KeeperException.Code code) {
         if (code == KeeperException.Code.OK) {
             if (!started()) {

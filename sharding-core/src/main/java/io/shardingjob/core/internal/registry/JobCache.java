@@ -23,44 +23,34 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A local, watch-maintained copy of the small state of one job: its configuration, instances, leader, assignment and
- * disabled or leaving instances and items: everything under the job's root ({@link JobNodes#cached()}), watched with
- * one recursive watch. Steady-state reads come from here, never from a ZooKeeper round trip. The fire ledger is
- * deliberately not cached, and kept outside the root ({@link JobNodes#ledger()}): it grows with fires and items, and
- * a watch over it would tell every instance of every claim, start and end. Listeners run on the executor given at
- * construction, never on ZooKeeper's event thread, so they may block briefly without stalling other watches.
+ * A local, watch-maintained copy of the small state of one job, everything under its root ({@link JobNodes#cached()}),
+ * watched with one recursive watch: steady-state reads come from here, never from a round trip. The fire ledger is
+ * kept outside the root ({@link JobNodes#ledger()}) and not cached: it grows with fires and items, and a watch over it
+ * would tell every instance of every claim, start and end. Listeners run on the executor given, never on ZooKeeper's
+ * event thread, so they may block briefly without stalling other watches.
  *
- * <p>Why not Curator's {@code CuratorCache}: it reads every node with two requests of its own (its data, its
- * children), so a job's start cost about 47 reads; thousands of jobs starting sent hundreds of thousands of requests,
- * and the server and the client spent their cores on them; and ten caches a job set ten watches. Here one recursive
- * watch is set, and every read (the loads' and the changes') goes in the multis of reads that every job of the client
- * shares ({@link ClientRequests}): a thousand jobs' loads take a few requests. The nodes that grow with the job's items
- * are sized in those from their size records, which a load reads first ({@link RecordedSizes}): a configuration may
- * take half of what one answer carries.
+ * <p>Why not Curator's {@code CuratorCache}: it reads every node with two requests of its own, so a job's start cost
+ * about 47 reads, thousands of jobs starting sent hundreds of thousands of requests, and ten caches a job set ten
+ * watches. Here every read goes in the multis of reads every job of the client shares ({@link ClientRequests}), the
+ * nodes that grow with the job's items sized from their size records, read first ({@link RecordedSizes}).
  *
  * <p>How it stays true: the watch is set before the load's reads are sent, so a change after a read is told by an
- * event, and every event of a node is answered by a fresh read of it (a deletion, at once). Of the reads of one node
- * on their way, only the latest one's answer is kept: one sent before an event of that node may have read what that
- * event changed. After a reconnection the watch is set again and everything is read again (a persistent watch does
- * not tell what changed while the connection was down), and what that load no longer finds is removed.
+ * event, and every event of a node is answered by a fresh read of it (a deletion, at once); of the reads of one node on
+ * their way, only the latest one's answer is kept ({@link ReadStamps}). After a reconnection the watch is set and
+ * everything read again (a persistent watch does not tell what changed while the connection was down), and what that
+ * load no longer finds is removed.
  */
 public final class JobCache implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(JobCache.class);
-
     private final CuratorFramework client;
-
     private final ClientRequests requests;
-
-    /** Watched with its descendants: the job's root. */
     private final String watched;
 
     /** Whose nodes a load reads first ({@link CacheLoad#firstReads}). */
     private final JobNodes job;
 
     private final CachedNodes nodes;
-
-    /** What reading each node that grows with the job's items answers, from its size record. */
     private final RecordedSizes sizes;
 
     /** Sends the reads and hands their answers to the nodes; its lock orders the cache's events and answers. */
@@ -70,13 +60,9 @@ public final class JobCache implements AutoCloseable {
     private @Nullable CacheLoad load;
 
     private final CountDownLatch initialized = new CountDownLatch(1);
-
     private final Watcher watcher = this::changed;
-
     private final ConnectionStateListener connectionListener = this::connectionChanged;
-
     private volatile boolean started;
-
     private volatile boolean closed;
 
     public JobCache(CuratorFramework client, JobNodes nodes, Executor listenerExecutor) {
@@ -89,10 +75,7 @@ public final class JobCache implements AutoCloseable {
         this.reads = new CacheReads(requests, this.nodes, sizes, this::loadRead);
     }
 
-    /**
-     * Adds a listener told the path of every created, changed or deleted node, and {@code null} once the initial load
-     * is complete.
-     */
+    /** Tells {@code onChange} the path of every created, changed or deleted node, and null once the first load is. */
     public void addListener(Consumer<@Nullable String> onChange) {
         nodes.addListener(onChange);
     }

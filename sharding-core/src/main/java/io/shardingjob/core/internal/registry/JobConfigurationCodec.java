@@ -50,8 +50,8 @@ public final class JobConfigurationCodec {
     }
 
     /**
-     * Reads a stored configuration. A missing key takes the default of its {@link JobSetting}: the builder's, which is
-     * what leaving a setting unset means everywhere else.
+     * A missing key takes the default of its {@link JobSetting}: the builder's, what leaving a setting unset means
+     * everywhere else.
      *
      * @throws JobConfigurationException when a stored value is invalid, naming the job and the property
      */
@@ -156,11 +156,7 @@ public final class JobConfigurationCodec {
     }
 
     private static void line(StringBuilder text, JobSetting setting, Object value) {
-        line(text, setting.key(), value);
-    }
-
-    private static void line(StringBuilder text, String key, Object value) {
-        appendLine(text, key, value);
+        appendLine(text, setting.key(), value);
     }
 
     /**

@@ -51,7 +51,6 @@ package io.shardingjob.core.internal.registry;
 public final class JobNodes {
 
     private final String root;
-
     private final String ledger;
 
     public JobNodes(String jobName) {
@@ -67,31 +66,21 @@ public final class JobNodes {
         return root + "/config";
     }
 
-    /**
-     * The job's schedule history: from when each of its crons, enabled states, counts and sets of disabled items held.
-     * Written with every change of them, in the same multi-operation; small and bounded, so cached.
-     */
+    /** Written with every change of what it records, in the same multi-operation; small and bounded, so cached. */
     public String history() {
         return root + "/history";
     }
 
-    /** The size records of the job's nodes that grow with its items: {@link #size(String)}. */
     public String sizes() {
         return root + "/sizes";
     }
 
-    /**
-     * The record of how large one of {@link #sized()} is, written in the same multi-operation as it, so that merged
-     * reads of it are sized from it and never by an estimate (see {@code SizeRecord}).
-     */
+    /** The record of how large one of {@link #sized()} is ({@code SizeRecord}), written in the same multi as it. */
     public String size(String sizedNode) {
         return sizes() + "/" + name(sizedNode);
     }
 
-    /**
-     * The nodes whose data grow with the job's items, each with a size record: its configuration (item parameters, a
-     * description), its schedule history and its assignment (every item's owner).
-     */
+    /** The nodes whose data grow with the job's items, each with a size record. */
     public java.util.List<String> sized() {
         return java.util.List.of(config(), history(), assignment());
     }
@@ -145,8 +134,8 @@ public final class JobNodes {
     }
 
     /**
-     * The small state every instance caches, with all its descendants: the job's root, under which nothing grows with
-     * fires or items (the ledger is apart, {@link #ledger()}), so that one recursive watch covers it.
+     * The small state every instance caches with one recursive watch: the job's root, under which nothing grows with
+     * fires or items.
      */
     public String cached() {
         return root;
@@ -186,7 +175,6 @@ public final class JobNodes {
         return root + "/followers";
     }
 
-    /** One job following this one. */
     public String follower(String followerJob) {
         return followers() + "/" + followerJob;
     }
@@ -198,27 +186,25 @@ public final class JobNodes {
 
     /**
      * Names the latest fire an operator asked to re-run, so that every instance hears of it through its cache and
-     * audits at once: the owners of its reopened items take them over. One node, overwritten: what is reopened lives in
-     * the fire's claims.
+     * audits at once. One node, overwritten: what is reopened lives in the fire's claims.
      */
     public String rerun() {
         return root + "/rerun";
     }
 
     /**
-     * Names the latest fire an operator asked for, so that every instance hears of it through its cache and fires its
-     * items of it at once. One node, overwritten: what the fire is lives in its ledger node.
+     * Names the latest fire an operator asked for, so that every instance hears of it through its cache at once. One
+     * node, overwritten: what the fire is lives in its ledger node.
      */
     public String manualFire() {
         return root + "/manual-fire";
     }
 
-    /** The job's fire ledger: apart from its root, which every instance watches, since it changes with every item. */
+    /** Apart from the job's root, which every instance watches, since it changes with every item. */
     public String ledger() {
         return ledger;
     }
 
-    /** The parent of every job's ledger: the application's, not one job's. */
     public static String ledgers() {
         return "/.ledger";
     }
@@ -233,12 +219,10 @@ public final class JobNodes {
         return ledgerFire(fireTime) + "/" + item;
     }
 
-    /** The jobs defined at run time, one child each: the application's, not one job's. */
     public static String definitions() {
         return "/.definitions";
     }
 
-    /** The definition of a job defined at run time. */
     public static String definition(String jobName) {
         return definitions() + "/" + jobName;
     }

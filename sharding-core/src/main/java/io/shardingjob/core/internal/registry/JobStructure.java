@@ -27,28 +27,16 @@ import org.apache.zookeeper.OpResult;
  */
 public final class JobStructure {
 
-    /** Operations per multi: a read answers a few dozen bytes, a create sends its path, far under jute.maxbuffer. */
-    static final int MAX_OPS_PER_MULTI = ClientRequests.MAX_OPS_PER_MULTI;
-
     private static final int ATTEMPTS = 5;
 
     private JobStructure() {}
 
     /**
-     * Creates what is missing of the jobs' persistent nodes, waiting for ZooKeeper.
+     * Creates what is missing of the jobs' persistent nodes, waiting for ZooKeeper. When any are missing, {@code along}
+     * (asked for once the structure's read is answered) goes in the same request as the first creates, as a job's first
+     * start stores its configuration, one round trip fewer; refused as a whole with them, it is left to its caller.
+     * Whether it was written.
      *
-     * @throws RegistryUnavailableException when ZooKeeper did not answer, or the nodes kept being created by others
-     */
-    public static void ensure(CuratorFramework client, List<JobNodes> jobs) {
-        ensure(client, jobs, () -> List.of());
-    }
-
-    /**
-     * {@link #ensure(CuratorFramework, List)}, writing {@code along} in the same request as the first creates when
-     * any are missing (a job's first start stores its configuration so, one round trip fewer); asked for once the
-     * structure's read is answered. Refused as a whole when they are, they are left to their caller.
-     *
-     * @return whether {@code along} was written
      * @throws RegistryUnavailableException when ZooKeeper did not answer, or the nodes kept being created by others
      */
     public static boolean ensure(CuratorFramework client, List<JobNodes> jobs, Supplier<List<Op>> along) {
@@ -80,8 +68,7 @@ public final class JobStructure {
     /** The paths that do not exist, in their order: read in multis of reads, each answered op by op. */
     private static List<String> missing(CuratorFramework client, List<String> paths) throws Exception {
         List<String> missing = new ArrayList<>();
-        for (int from = 0; from < paths.size(); from += MAX_OPS_PER_MULTI) {
-            List<String> chunk = paths.subList(from, Math.min(paths.size(), from + MAX_OPS_PER_MULTI));
+        for (List<String> chunk : ClientRequests.batches(paths, ClientRequests.MAX_OPS_PER_MULTI)) {
             List<Op> reads = chunk.stream()
                     .map(path -> (Op) Op.getData(ZKPaths.fixForNamespace(client.getNamespace(), path)))
                     .toList();
@@ -113,7 +100,6 @@ public final class JobStructure {
                         .results());
     }
 
-    /** What came of the creates. */
     private enum Created {
         /** Another instance created one of the nodes meanwhile, or refused what went along: nothing was created. */
         RACED,
@@ -130,7 +116,7 @@ public final class JobStructure {
      */
     private static Created created(CuratorFramework client, List<String> missing, List<Op> along) throws Exception {
         ClientRequests requests = new ClientRequests(client, "Structure");
-        List<List<String>> chunks = ClientRequests.batches(missing, MAX_OPS_PER_MULTI);
+        List<List<String>> chunks = ClientRequests.batches(missing, ClientRequests.MAX_OPS_PER_MULTI);
         boolean alongWritten = false;
         for (int i = 0; i < chunks.size(); i++) {
             List<String> chunk = chunks.get(i);

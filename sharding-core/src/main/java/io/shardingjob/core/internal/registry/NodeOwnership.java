@@ -22,13 +22,9 @@ final class NodeOwnership {
     private static final Logger log = LoggerFactory.getLogger(InstanceRegistration.class);
 
     private final RegistrationSession session;
-
     private final String path;
-
     private final String instanceId;
-
     private final String jobName;
-
     private final Runnable onRegistered;
 
     /** The session that owns our node, as this client last learnt; 0 while not registered. */
@@ -50,7 +46,6 @@ final class NodeOwnership {
         this.onRegistered = onRegistered;
     }
 
-    /** The session that owns our node, or 0 when not registered. */
     long owner() {
         return owner.get();
     }
@@ -60,7 +55,6 @@ final class NodeOwnership {
         return owner.getAndSet(0);
     }
 
-    /** Whether {@code session} is one this client gave up: a node it owns is a leftover of ours. */
     boolean gaveUp(long session) {
         return givenUp.contains(session);
     }
@@ -113,9 +107,8 @@ final class NodeOwnership {
 
     /**
      * Waits for the first registration, from {@code started} ({@link System#nanoTime()}): {@code timeout}, or while
-     * another session holds the node, as long as a dead process's session can hold it if that is longer.
-     *
-     * @return why it did not come, naming the instance id; empty once registered
+     * another session holds the node, as long as a dead process's session can hold it if that is longer. Why it did not
+     * come, naming the instance id; empty once registered.
      */
     Optional<String> awaitFirst(Duration timeout, long started) throws InterruptedException {
         if (firstRegistration.await(timeout.toMillis(), TimeUnit.MILLISECONDS)) {

@@ -6,16 +6,12 @@ import java.util.Map;
 /**
  * The order of a {@link JobCache}'s reads and events, which decides whose answer counts: of the reads of one node on
  * their way, only the latest one's answer is kept, since one sent before an event of that node may have read what that
- * event changed, and a deletion makes every read sent before it stale. It is kept apart so that this rule reads on its
- * own, without the requests that carry the reads. Not thread-safe: the cache calls it under its own lock, the one that
- * orders its events and answers.
+ * event changed, and a deletion makes every read sent before it stale. Not thread-safe: the cache calls it under the
+ * lock that orders its events and answers.
  */
 final class ReadStamps {
 
-    /** Numbers every read and event in the order they happen. */
     private long stamps;
-
-    /** The reads of each node on their way, and which of them is the latest. */
     private final Map<String, Reading> reading = new HashMap<>();
 
     /** The reads of one node on their way: how many, and the stamp of the latest, the only one whose answer counts. */

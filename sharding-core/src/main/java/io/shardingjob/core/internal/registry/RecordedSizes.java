@@ -27,10 +27,7 @@ import org.jspecify.annotations.Nullable;
 final class RecordedSizes {
 
     private final CachedNodes nodes;
-
-    /** Each sized node's record, and each record's node. */
     private final Map<String, String> recordOf = new HashMap<>();
-
     private final Map<String, String> nodeOf = new HashMap<>();
 
     /** The zxid of each sized node's last write seen, by an event or a read: its record must be of it. */
@@ -95,7 +92,7 @@ final class RecordedSizes {
         }
     }
 
-    /** Nothing waits any more: a load reads everything again. */
+    /** A load reads everything again: nothing waits any more. */
     void reload() {
         awaiting.clear();
     }

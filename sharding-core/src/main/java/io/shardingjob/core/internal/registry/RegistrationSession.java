@@ -7,9 +7,7 @@ import org.apache.curator.framework.imps.CuratorFrameworkState;
 
 /**
  * This client's ZooKeeper session as the instance's registration judges it: the session a node must be owned by to be
- * ours, the timeout the server granted it, and from that timeout how long a dead process's session can still hold our
- * node. A class of its own so that {@link InstanceRegistration} and {@link InstanceNode} ask one place, and the
- * patience rule sits next to the timeout it is derived from.
+ * ours, its timeout, and from that how long a dead process's session can still hold our node.
  */
 final class RegistrationSession {
 

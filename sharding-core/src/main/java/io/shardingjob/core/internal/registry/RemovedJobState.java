@@ -22,9 +22,8 @@ public final class RemovedJobState {
     private RemovedJobState() {}
 
     /**
-     * Deletes the job's state, on a thread that may wait (watches, not polling, tell when the instances let go).
-     *
-     * @param wait how long to wait for the instances to stop the job before its state is deleted all the same
+     * Deletes the job's state, on a thread that may wait up to {@code wait} for the instances to stop the job (watches
+     * tell when they let go); deleted all the same after it.
      */
     public static void delete(CuratorFramework client, String jobName, Duration wait) throws Exception {
         awaitNoInstances(client, jobName, wait);
@@ -56,7 +55,7 @@ public final class RemovedJobState {
         }
     }
 
-    /** @return whether the node had no children (or was gone) before the deadline */
+    /** Whether the node had no children (or was gone) before the deadline. */
     private static boolean awaitNoChildren(CuratorFramework client, String path, long deadline) throws Exception {
         while (true) {
             CountDownLatch changed = new CountDownLatch(1);

@@ -24,7 +24,6 @@ final class AnswerSizes {
      * What a part's reads may answer, as its caller knows it.
      *
      * @param unknownListingBytes what a listing may answer at most, until it was read once
-     * @param dataBytes what the data of a small node may answer at most (a few names or numbers)
      * @param sized what reading each node that grows with a job's items answers, by its full path
      */
     record Bounds(long unknownListingBytes, long dataBytes, Map<String, Long> sized) {

@@ -20,15 +20,15 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Group commit across jobs: the multi-operations that every job of one Curator client asks for while one of theirs is
- * on its way are sent together, as one multi, once it is answered (the database's group commit, one level above each
- * job's own {@link GroupCommit}). The claims, starts and ends of a thousand jobs firing at one instant then cost the
- * ensemble a few requests rather than thousands; a lone request is sent at once, as before.
+ * on its way are sent together, as one multi, once it is answered (one level above each job's own
+ * {@link GroupCommit}). The claims, starts and ends of a thousand jobs firing at one instant then cost the ensemble a
+ * few requests rather than thousands; a lone request is sent at once.
  *
- * <p>Writes and reads go in separate lanes, since ZooKeeper does not mix them in one multi; how a merged answer is
- * shared among its parts, and what a refused multi of writes sends again, is {@link MergedAnswers}'. A connection loss or an expired session fails every part of the request, as it would have failed each. An
- * answer larger than the client takes in one (its {@code jute.maxbuffer}) drops the connection as a lost one does, and
- * merged reads may come to that where each alone does not: the reads of a merged request that lost the connection
- * are each reckoned at a whole request's worth until one of them is answered, so that asked again they go alone.
+ * <p>Writes and reads go in separate lanes, since ZooKeeper does not mix them in one multi ({@link MergedAnswers}
+ * shares a merged answer). A connection loss or an expired session fails every part of the request, as it would have
+ * failed each. An answer larger than the client takes in one (its {@code jute.maxbuffer}) drops the connection, and
+ * merged reads may come to that where each alone does not: the reads of a merged request that lost the connection are
+ * each reckoned at a whole request's worth until one of them is answered, so that asked again they go alone.
  *
  * <p>Parts keep their order within a lane, and a part is never split: a job's request still reaches the server whole
  * and after the ones it asked for before.
@@ -52,7 +52,6 @@ final class ClientMultis {
     static final AnswerSizes.Bounds LEDGER_READS =
             new AnswerSizes.Bounds(UNKNOWN_LISTING_BYTES, ClientRequests.READ_DATA_BYTES, Map.of());
 
-    /** Merged reads on their way at most. */
     static final int READS_ON_THEIR_WAY = 4;
 
     /** Sends one multi on the session and answers it; {@link ClientRequests#multiAsync} without the merging. */
@@ -61,18 +60,12 @@ final class ClientMultis {
     }
 
     private final Lane writes = new Lane(true);
-
     private final Lane reads = new Lane(false);
-
-    ClientMultis() {
-        this(null);
-    }
 
     ClientMultis(@Nullable String namespace) {
         this.sizes = new AnswerSizes(namespace);
     }
 
-    /** What merged reads may answer, as this client's reads taught it. */
     private final AnswerSizes sizes;
 
     /**
@@ -83,11 +76,7 @@ final class ClientMultis {
         return BY_CLIENT.computeIfAbsent(client, each -> new ClientMultis(each.getNamespace()));
     }
 
-    /**
-     * Queues the multi in its lane and sends it with whatever else this client's jobs asked for meanwhile.
-     *
-     * @return completes as {@link ClientRequests#multiAsync} does, with this multi's own answer
-     */
+    /** Queues the multi in its lane: its own answer, as {@link ClientRequests#multiAsync} completes it. */
     CompletableFuture<MultiAnswer> send(Part part) {
         Lane lane = isRead(part.ops) ? reads : writes;
         lane.queue.add(part);
@@ -99,12 +88,7 @@ final class ClientMultis {
         return !ops.isEmpty() && ops.stream().allMatch(op -> op.getKind() == Op.OpKind.READ);
     }
 
-    /**
-     * One job's multi, waiting to be sent.
-     *
-     * @param sender how to send it (any part's sender serves the merged request: they share the client)
-     * @param bounds what its reads may answer; a multi of writes never uses them
-     */
+    /** One job's multi, waiting to be sent; any part's sender serves the merged request (they share the client). */
     record Part(
             Sender sender,
             String name,
@@ -112,7 +96,6 @@ final class ClientMultis {
             AnswerSizes.Bounds bounds,
             CompletableFuture<MultiAnswer> answer) {
 
-        /** A multi to queue, its answer still to come. */
         Part(Sender sender, String name, List<Op> ops, AnswerSizes.Bounds bounds) {
             this(sender, name, List.copyOf(ops), bounds, new CompletableFuture<>());
         }
@@ -128,9 +111,7 @@ final class ClientMultis {
     private final class Lane {
 
         private final boolean atomic;
-
         private final int mostOnTheirWay;
-
         private final Queue<Part> queue = new ConcurrentLinkedQueue<>();
 
         /** Groups to send again as they are, ahead of the queue: what a refused merge left to be answered. */

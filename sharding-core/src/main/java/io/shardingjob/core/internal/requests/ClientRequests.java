@@ -20,11 +20,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * How the fire ledger's and the registry cache's requests reach ZooKeeper: on the session's own {@link ZooKeeper}
- * handle, without Curator's retries (the ledger decides itself what a lost answer means), each request still reported
- * to Curator's tracer as Curator's own operations are, and every multi merged with those the client's other jobs ask
- * for meanwhile ({@link ClientMultis}); with the rules every multi-operation shares: how many operations one may hold,
- * and which operation of a failed one failed. Kept apart so that the ledger and the cache say what they ask, not how a
- * request is sent.
+ * handle, without Curator's retries (the ledger decides itself what a lost answer means), each still reported to
+ * Curator's tracer, and every multi merged with those the client's other jobs ask for meanwhile ({@link ClientMultis}).
  */
 public final class ClientRequests {
 
@@ -40,15 +37,12 @@ public final class ClientRequests {
      */
     public static final int MAX_WRITE_BYTES = 512 * 1024;
 
-    /**
-     * A node's data as the ledger writes them, for {@link #readAsync}: a claim or a fire's origin answers a few hundred
-     * bytes.
-     */
+    /** A node's data as the ledger writes them: a claim or a fire's origin answers a few hundred bytes. */
     public static final long READ_DATA_BYTES = 1024;
 
     /**
-     * A listing of a job's small state not read yet, for {@link #readAsync}: its instances, leaving or disabled ones, a
-     * leader's latch, an operator's disabled items; none grows with fires, and a few hundred names fit.
+     * A listing of a job's small state not read yet (its instances, a leader's latch, disabled items): none grows with
+     * fires, and a few hundred names fit.
      */
     public static final long SMALL_LISTING_BYTES = 8 * 1024;
 
@@ -57,10 +51,9 @@ public final class ClientRequests {
     /** What the names of this user's requests start with in Curator's tracer: {@code Ledger}, {@code Cache}. */
     private final String traceNamePrefix;
 
-    /** The client's namespace as a path ({@code /ns}), or empty without one. */
+    /** {@code /ns}, or empty without a namespace. */
     private final String namespacePrefix;
 
-    /** The multis of every job of this client, sent together while one is on its way. */
     private final ClientMultis multis;
 
     public ClientRequests(CuratorFramework client, String traceNamePrefix) {
@@ -72,19 +65,17 @@ public final class ClientRequests {
     }
 
     /**
-     * One multi-operation sent without waiting for it, together with those the client's other jobs ask for meanwhile
-     * ({@link ClientMultis}, in the lane of writes or of reads its operations go in; reads bounded as the ledger's
-     * are): the answer completes on ZooKeeper's event thread, so what follows it must not block. Completes
-     * exceptionally when the server did not answer it (connection loss, session expiry).
+     * One multi-operation sent without waiting, merged with those the client's other jobs ask for meanwhile (reads
+     * bounded as the ledger's are). The answer completes on ZooKeeper's event thread, so what follows it must not
+     * block; exceptionally when the server did not answer it (connection loss, session expiry).
      */
     public CompletableFuture<MultiAnswer> multiAsync(String name, List<Op> ops) {
         return multis.send(new ClientMultis.Part(this::sendMulti, name, ops, ClientMultis.LEDGER_READS));
     }
 
     /**
-     * {@link #multiAsync(String, List)} of reads whose answers are not the ledger's: the merged request must stay
-     * under what the client takes in one answer, so the caller says what a listing not read yet and a node's data may
-     * come to (see {@link #SMALL_LISTING_BYTES}).
+     * {@link #multiAsync(String, List)} of reads whose answers are not the ledger's: the merged answer must stay under
+     * what the client takes in one, so the caller says what a listing not read yet and a node's data may come to.
      */
     public CompletableFuture<MultiAnswer> readAsync(
             String name, List<Op> reads, long unknownListingBytes, long dataBytes) {
@@ -92,10 +83,8 @@ public final class ClientRequests {
     }
 
     /**
-     * {@link #readAsync(String, List, long, long)} with reads of nodes that grow with a job's items, each reckoned at
-     * what the caller knows it comes to ({@link SizeRecord#answerBytes}), never by an estimate.
-     *
-     * @param sized what reading each of those answers, by its full path
+     * Reads that include nodes growing with a job's items, each reckoned at what the caller knows it answers
+     * ({@code sized}, by full path; {@link SizeRecord#answerBytes}), never by an estimate.
      */
     public CompletableFuture<MultiAnswer> readAsync(
             String name, List<Op> reads, long unknownListingBytes, long dataBytes, Map<String, Long> sized) {
@@ -104,10 +93,8 @@ public final class ClientRequests {
     }
 
     /**
-     * {@link #readAsync(String, List, long, long, Map)} sized from the records of the nodes that grow with a job's
-     * items ({@link SizeRecord}), read first in a request of their own, merged with the client's other reads.
-     *
-     * @param recordOf the full path of each such node read, to the full path of its record
+     * Sized from the records of the nodes that grow with a job's items ({@code recordOf}: full path to full path), read
+     * first in a request of their own, merged with the client's other reads.
      */
     public CompletableFuture<MultiAnswer> readRecordedAsync(
             String name, List<Op> reads, long unknownListingBytes, long dataBytes, Map<String, String> recordOf) {
@@ -135,10 +122,7 @@ public final class ClientRequests {
                         null));
     }
 
-    /**
-     * Asks the server this session talks to to catch up with the leader on the path, without waiting: completes on
-     * ZooKeeper's event thread.
-     */
+    /** Asks the server this session talks to to catch up with the leader, completing on ZooKeeper's event thread. */
     public CompletableFuture<Void> syncAsync(String fullPath) {
         return sendAsync(
                 traceNamePrefix + "Sync",
@@ -175,11 +159,8 @@ public final class ClientRequests {
     private static final class Pending<T> {
 
         private final CompletableFuture<T> result = new CompletableFuture<>();
-
         private final OperationTrace trace;
-
         private final long session;
-
         private final long sentNanos;
 
         /** Whether only the leader answers it: then the answer proves the session. */
@@ -231,9 +212,9 @@ public final class ClientRequests {
     }
 
     /**
-     * The path with the client's namespace: the raw handle does not add it. The paths given are built by
-     * {@link io.shardingjob.core.internal.registry.JobNodes}, absolute and valid, and the server checks them again as
-     * it does any: a fire's claims name a thousand paths, so this is a concatenation, not Curator's validating rebuild.
+     * The path with the client's namespace, which the raw handle does not add: a concatenation, not Curator's
+     * validating rebuild, as a fire's claims name a thousand paths, all built by {@code JobNodes} and checked again by
+     * the server.
      */
     public String full(String path) {
         return namespacePrefix + path;
@@ -244,8 +225,6 @@ public final class ClientRequests {
      * provider: with digest authentication, only this identity may read or change it. A raw {@link Op} with an ACL of
      * its own would bypass the provider and leave the node open to anyone. The data is written as given: Curator's own
      * operations would compress it when the client compresses by default, and the ledger reads its nodes raw.
-     *
-     * @param path relative to the namespace
      */
     public Op createPersistent(String path, byte[] data) {
         return create(path, data, CreateMode.PERSISTENT);

@@ -15,11 +15,7 @@ final class MergedAnswers {
 
     private MergedAnswers() {}
 
-    /**
-     * Completes the parts the answer tells their own answer.
-     *
-     * @return the groups to send again, in order, ahead of what was queued meanwhile
-     */
+    /** Completes the parts the answer tells their own answer: the groups to send again, ahead of what was queued. */
     static List<List<ClientMultis.Part>> share(List<ClientMultis.Part> group, MultiAnswer answer, boolean atomic) {
         int failedAt = answer.ok() || !atomic ? -1 : answer.failedAt();
         if (failedAt < 0 && !answer.ok() && atomic) {

@@ -10,8 +10,8 @@ import org.apache.zookeeper.Op;
 /**
  * Reads of nodes that grow with a job's items, sized from their records ({@link SizeRecord}): the records first, with
  * whether each node is there, a few dozen bytes each and merged with the client's other reads, then the reads, each of
- * those nodes reckoned at what its record says (a node not there, at nothing). A read that starts a job or a reshard knows nothing of the nodes yet; the registry cache, which holds the
- * records, sizes its reads itself.
+ * those nodes reckoned at what its record says (a node not there, at nothing): for the reads that start a job or a
+ * reshard, which know nothing of the nodes yet; the registry cache, which holds the records, sizes its reads itself.
  *
  * <p>Race window: a node written again between its record's read and its own, larger, answers more than its record
  * said. Merged with others near a whole answer, that answer may drop the connection; its reads are then sent again

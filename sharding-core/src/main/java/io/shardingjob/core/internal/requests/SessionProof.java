@@ -25,7 +25,6 @@ public final class SessionProof {
     private static final Map<Long, CompletableFuture<Void>> PROVING = new ConcurrentHashMap<>();
 
     private final ClientRequests requests;
-
     private final String root;
 
     /** @param root the job's root path, which the {@code sync} that proves the session names */
@@ -76,7 +75,6 @@ public final class SessionProof {
         return mine;
     }
 
-    /** The id of the session this instance's claims name. */
     public long sessionId() throws Exception {
         return requests.zooKeeper().getSessionId();
     }

@@ -23,7 +23,6 @@ public final class SizeRecord {
 
     private SizeRecord() {}
 
-    /** The record of a node holding {@code data}. */
     public static byte[] of(byte[] data) {
         return Integer.toString(data.length).getBytes(StandardCharsets.US_ASCII);
     }
@@ -53,7 +52,7 @@ public final class SizeRecord {
         }
     }
 
-    /** {@link #answerBytes(byte[])} of a record read in a multi: missing or refused, unrecorded. */
+    /** Of a record read in a multi: missing or refused, unrecorded. */
     static long answerBytes(OpResult read) {
         return answerBytes(read instanceof OpResult.GetDataResult found ? found.getData() : null);
     }

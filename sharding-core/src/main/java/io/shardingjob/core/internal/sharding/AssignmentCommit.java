@@ -19,8 +19,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The last step of a reshard: the new assignment, the flag's clearing at the version read and the removal of disabled
  * items beyond the count, in one multi, so that no reader ever sees a half-written assignment and a trigger or another
- * leader that changed the flag or the assignment since the read makes the whole write fail. It is a class of its own
- * because it is the one writer of the assignment node, and so the one that knows the epoch this leader last wrote.
+ * leader that changed the flag or the assignment since the read makes the whole write fail. The one writer of the
+ * assignment node, so the one that knows the epoch this leader last wrote.
  */
 final class AssignmentCommit {
 
@@ -28,13 +28,9 @@ final class AssignmentCommit {
     private static final Logger log = LoggerFactory.getLogger(ShardingService.class);
 
     private final ClientRequests requests;
-
     private final JobNodes nodes;
-
     private final String jobName;
-
     private final Function<String, ShardingStrategy> strategies;
-
     private volatile long lastWrittenEpoch;
 
     AssignmentCommit(

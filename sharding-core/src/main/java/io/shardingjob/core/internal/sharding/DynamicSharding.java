@@ -29,11 +29,7 @@ final class DynamicSharding {
         return Math.max(1, Math.min(instances, JobConfiguration.MAX_SHARDING_TOTAL_COUNT));
     }
 
-    /**
-     * @param instances the live, enabled instances, sorted
-     * @param previous the assignment in force, by instance
-     * @return one item per instance (none for the instances beyond the limit), in the order of {@code instances}
-     */
+    /** One item per instance (none beyond the limit), in the order of {@code instances}: the live, enabled ones. */
     public static Map<String, List<Integer>> assign(List<String> instances, Map<String, List<Integer>> previous) {
         int total = Math.min(instances.size(), JobConfiguration.MAX_SHARDING_TOTAL_COUNT);
         Map<String, Integer> kept = new LinkedHashMap<>();

@@ -7,10 +7,9 @@ import org.apache.zookeeper.data.Stat;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What a reshard is computed from, read from ZooKeeper rather than the cache; the flag null when it is down. It is a
- * value of its own because one read ({@link ReshardStateReader}) produces it and one write ({@link AssignmentCommit})
- * consumes it: the versions it carries (the flag's, the assignment's) are what the write checks, so that a trigger or
- * another leader that changed either meanwhile makes the write fail and the reshard start over.
+ * What a reshard is computed from, read from ZooKeeper rather than the cache; the flag null when it is down. The
+ * versions it carries (the flag's, the assignment's) are what the write checks, so that a trigger or another leader
+ * that changed either meanwhile makes the write fail and the reshard start over.
  */
 record ReshardState(
         @Nullable Stat flag,

@@ -18,19 +18,13 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The first step of a reshard: the flag and everything the assignment is computed from, read from ZooKeeper in one
- * request. It is a class of its own because it is the one place that knows which nodes a reshard depends on and how
- * their answers become a {@link ReshardState}; {@link ShardingService} decides whether to go on and {@link
- * AssignmentCommit} writes.
+ * request; the one place that knows which nodes a reshard depends on.
  */
 final class ReshardStateReader {
 
-    /** How the reshard's reads reach ZooKeeper: one multi, merged with the client's other reads. */
     private final ClientRequests requests;
-
     private final JobNodes nodes;
-
     private final String jobName;
-
     private final Supplier<JobConfiguration> configuration;
 
     ReshardStateReader(
@@ -42,9 +36,8 @@ final class ReshardStateReader {
     }
 
     /**
-     * Reads the state in one multi of reads, merged with the reads the client's other jobs send meanwhile ({@link
-     * ClientRequests}): thousands of jobs electing leaders at start-up each read it once. Before, a reshard sent eight
-     * requests: the flag's, a processing node's write, then the state's six reads.
+     * One multi of reads, merged with the reads the client's other jobs send meanwhile: thousands of jobs electing
+     * leaders at start-up each read it once.
      */
     CompletableFuture<ReshardState> read() {
         List<Op> reads = List.of(

@@ -21,8 +21,9 @@ final class ShardingResultVerifier {
     private ShardingResultVerifier() {}
 
     /**
-     * @return the result in the request's instance order, with sorted items and an empty list for every instance the
-     *     strategy left out; unmodifiable
+     * The result in the request's instance order, with sorted items and an empty list for every instance the strategy
+     * left out; unmodifiable.
+     *
      * @throws IllegalStateException if an item is missing, duplicated or out of range, or an instance is unknown
      */
     public static Map<String, List<Integer>> verified(

@@ -39,30 +39,16 @@ import org.slf4j.LoggerFactory;
 public final class ShardingService {
 
     private static final Logger log = LoggerFactory.getLogger(ShardingService.class);
-
     private static final int MAX_ATTEMPTS = 5;
-
-    private final CuratorFramework client;
-
     private final AsyncCuratorFramework async;
-
-    /** How the flag's writes, the reshard's reads and its commit reach ZooKeeper: in the client's merged multis. */
     private final ClientRequests requests;
-
     private final JobNodes nodes;
-
     private final JobCache cache;
-
     private final String jobName;
-
     private final Supplier<JobConfiguration> configuration;
-
     private final BooleanSupplier leader;
-
     private final ReshardStateReader stateReader;
-
     private final AssignmentCommit assignmentCommit;
-
     private volatile CachedAssignment cached = new CachedAssignment(-1, -1, Assignment.NONE);
 
     public ShardingService(
@@ -72,7 +58,6 @@ public final class ShardingService {
             Supplier<JobConfiguration> configuration,
             Function<String, ShardingStrategy> strategies,
             BooleanSupplier leader) {
-        this.client = client;
         this.async = AsyncCuratorFramework.wrap(client);
         this.requests = new ClientRequests(client, "Sharding");
         this.nodes = nodes;
@@ -86,14 +71,10 @@ public final class ShardingService {
 
     /** Raises the flag, or bumps its version if it is already up, so that a leader mid-reshard starts over. */
     public void requestReshard(String reason) {
-        try {
-            requestReshardAsync(reason).join();
-        } catch (CompletionException failed) {
-            throw failed.getCause() instanceof RuntimeException cause ? cause : failed;
-        }
+        joined(requestReshardAsync(reason));
     }
 
-    /** {@link #requestReshard}, without waiting: completes on Curator's event thread. */
+    /** Completes on Curator's event thread. */
     public CompletableFuture<Void> requestReshardAsync(String reason) {
         return requestReshardAsync(reason, 1);
     }
@@ -136,14 +117,13 @@ public final class ShardingService {
         return cache.exists(nodes.reshardNecessary());
     }
 
-    /** The assignment in force, from the local cache. */
     public Assignment currentAssignment() {
         return currentVersioned().assignment();
     }
 
     /**
-     * The assignment in force, from the local cache, with the version of its node as cached: a write that carries a
-     * {@code check} of that version is refused once a newer assignment was written.
+     * The assignment in force, from the local cache, with its node's version: a write that carries a {@code check} of
+     * it is refused once a newer assignment was written.
      */
     public Versioned currentVersioned() {
         Optional<ChildData> node = cache.node(nodes.assignment());
@@ -162,10 +142,7 @@ public final class ShardingService {
         return new Versioned(current.assignment, current.version);
     }
 
-    /**
-     * The assignment in force and its node's version, read from ZooKeeper (one round trip, waited for: an item's
-     * thread asks, when a start was refused for an outdated assignment).
-     */
+    /** Read from ZooKeeper, waited for: an item's thread asks, when a start was refused for an outdated assignment. */
     public Versioned readVersioned() {
         Stat stat = new Stat();
         Assignment read = readAssignment(stat).join();
@@ -175,10 +152,7 @@ public final class ShardingService {
     /** An assignment and the version of the node it was read from; -1 when there is none. */
     public record Versioned(Assignment assignment, int version) {}
 
-    /**
-     * The assignment in force, read from ZooKeeper (one round trip, waited for: a fire's thread asks); the cached one if
-     * ZooKeeper cannot answer.
-     */
+    /** Read from ZooKeeper, waited for (a fire's thread asks); the cached one if newer or ZooKeeper cannot answer. */
     public Assignment readCurrentAssignment() {
         try {
             Assignment read = readAssignment(new Stat()).join();
@@ -189,7 +163,7 @@ public final class ShardingService {
         }
     }
 
-    /** The live instances that are not disabled, from the cache, sorted. */
+    /** The live instances that are neither disabled nor leaving, from the cache, sorted. */
     public List<String> shardingInstances() {
         Set<String> disabled = new HashSet<>(cache.children(nodes.disabledInstances()));
         disabled.addAll(cache.children(nodes.leavingInstances()));
@@ -225,14 +199,17 @@ public final class ShardingService {
     }
 
     /**
-     * On the leader, writes a new assignment if the flag is up; elsewhere does nothing. Waits for the answers: for a fire
-     * that found the flag up on the leader, on its own thread.
-     *
-     * @return the new assignment, or empty when nothing was written
+     * On the leader, writes a new assignment if the flag is up, waiting for the answers (a fire that found the flag up
+     * asks, on its own thread); empty when nothing was written.
      */
     public Optional<Assignment> reshardIfNecessary() {
+        return joined(reshardIfNecessaryAsync());
+    }
+
+    /** The answer, waited for; a failure as the {@link RuntimeException} it completed with. */
+    private static <T> T joined(CompletableFuture<T> answer) {
         try {
-            return reshardIfNecessaryAsync().join();
+            return answer.join();
         } catch (CompletionException failed) {
             throw failed.getCause() instanceof RuntimeException cause ? cause : failed;
         }

@@ -209,7 +209,7 @@ class LeaderElectionTest extends ZooKeeperTestSupport {
     private Candidate candidate(String id, CuratorFramework client) {
         ExecutorService executor = Executors.newSingleThreadExecutor();
         executors.add(executor);
-        JobStructure.ensure(client, List.of(job));
+        JobStructure.ensure(client, List.of(job), List::of);
         JobCache cache = closeAfterTest(new JobCache(client, job, executor));
         cache.start(Duration.ofSeconds(10));
         List<Boolean> told = new CopyOnWriteArrayList<>();

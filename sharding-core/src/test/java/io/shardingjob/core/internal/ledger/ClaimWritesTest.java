@@ -30,7 +30,7 @@ class ClaimWritesTest extends ZooKeeperTestSupport {
 
     @BeforeEach
     void createTheJobsNodes() throws Exception {
-        JobStructure.ensure(newClient(), List.of(NODES));
+        JobStructure.ensure(newClient(), List.of(NODES), List::of);
     }
 
     @Test

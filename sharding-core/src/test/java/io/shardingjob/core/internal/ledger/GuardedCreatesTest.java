@@ -44,7 +44,7 @@ class GuardedCreatesTest extends ZooKeeperTestSupport {
     @BeforeEach
     void createTheJobsNodesAndItsFirstAssignment() throws Exception {
         client = newClient();
-        JobStructure.ensure(client, List.of(NODES));
+        JobStructure.ensure(client, List.of(NODES), List::of);
         client.create().creatingParentsIfNeeded().forPath(NODES.assignment(), "epoch=1".getBytes());
         ledger = LedgerParts.of(client, NODES);
         session = ledger.proof().sessionId();

@@ -83,7 +83,7 @@ class JobCacheTest extends ZooKeeperTestSupport {
     @Test
     void loadsTheNodesEveryJobHasInOneRequestAndWhatLiesBelowThemNext() throws Exception {
         CuratorFramework client = newClient();
-        JobStructure.ensure(client, List.of(job));
+        JobStructure.ensure(client, List.of(job), List::of);
         byte[] config = bytes("cron=0 0 * * * *");
         client.transaction()
                 .forOperations(
@@ -205,7 +205,7 @@ class JobCacheTest extends ZooKeeperTestSupport {
     void configurationsNearTheLimitOfJobsLoadingTogetherAreNeverMergedPastWhatOneAnswerCarries() throws Exception {
         List<JobNodes> jobs = jobs(6);
         CuratorFramework writer = newClient();
-        JobStructure.ensure(writer, jobs);
+        JobStructure.ensure(writer, jobs, List::of);
         byte[] large = new byte[OperatorInputs.MAX_CONFIGURATION_BYTES - 1024];
         for (JobNodes each : jobs) {
             // As every writer writes one: with its size record, in one transaction.
@@ -233,7 +233,7 @@ class JobCacheTest extends ZooKeeperTestSupport {
     void configurationsRewrittenByHandWithoutTheirSizeRecordsAreNeverMergedPastWhatOneAnswerCarries() throws Exception {
         List<JobNodes> jobs = jobs(8);
         CuratorFramework writer = newClient();
-        JobStructure.ensure(writer, jobs);
+        JobStructure.ensure(writer, jobs, List::of);
         byte[] small = bytes("cron=0 0 * * * *");
         for (JobNodes each : jobs) {
             writer.transaction()

@@ -22,7 +22,7 @@ class JobStructureTest extends ZooKeeperTestSupport {
         RequestCounter requests = RequestCounter.attachTo(client);
         List<JobNodes> jobs = jobs("order", 3);
 
-        JobStructure.ensure(client, jobs);
+        JobStructure.ensure(client, jobs, List::of);
 
         assertThat(requests.counts().byOperation())
                 .containsEntry("StructureMultiRead/foreground", 1L)
@@ -75,10 +75,10 @@ class JobStructureTest extends ZooKeeperTestSupport {
     void readsOnceAndWritesNothingWhenEveryNodeExists() throws Exception {
         CuratorFramework client = newClient();
         List<JobNodes> jobs = jobs("order", 3);
-        JobStructure.ensure(client, jobs);
+        JobStructure.ensure(client, jobs, List::of);
         RequestCounter requests = RequestCounter.attachTo(client);
 
-        JobStructure.ensure(client, jobs);
+        JobStructure.ensure(client, jobs, List::of);
 
         Counts counts = requests.counts();
         assertThat(counts.byOperation()).containsOnlyKeys("StructureMultiRead/foreground");
@@ -94,7 +94,7 @@ class JobStructureTest extends ZooKeeperTestSupport {
                 .forPath(job.manualFire(), "1700000000000".getBytes(StandardCharsets.UTF_8));
         client.create().creatingParentsIfNeeded().forPath(job.disabledItem(3));
 
-        JobStructure.ensure(client, List.of(job));
+        JobStructure.ensure(client, List.of(job), List::of);
 
         assertEveryNodeExists(client, List.of(job));
         assertThat(new String(client.getData().forPath(job.manualFire()), StandardCharsets.UTF_8))
@@ -108,7 +108,7 @@ class JobStructureTest extends ZooKeeperTestSupport {
         List<CuratorFramework> clients = List.of(newClient(), newClient(), newClient(), newClient());
 
         CompletableFuture.allOf(clients.stream()
-                        .map(client -> CompletableFuture.runAsync(() -> JobStructure.ensure(client, jobs)))
+                        .map(client -> CompletableFuture.runAsync(() -> JobStructure.ensure(client, jobs, List::of)))
                         .toArray(CompletableFuture[]::new))
                 .join();
 
@@ -121,10 +121,10 @@ class JobStructureTest extends ZooKeeperTestSupport {
         List<JobNodes> jobs = jobs("tenant", 100);
         RequestCounter requests = RequestCounter.attachTo(client);
 
-        JobStructure.ensure(client, jobs);
+        JobStructure.ensure(client, jobs, List::of);
 
         int nodes = jobs.size() * jobs.get(0).structure().size();
-        long multis = (nodes + JobStructure.MAX_OPS_PER_MULTI - 1) / JobStructure.MAX_OPS_PER_MULTI;
+        long multis = (nodes + ClientRequests.MAX_OPS_PER_MULTI - 1) / ClientRequests.MAX_OPS_PER_MULTI;
         assertThat(requests.counts().byOperation())
                 .containsEntry("StructureMultiRead/foreground", multis)
                 .containsEntry("StructureCreate/foreground", multis);

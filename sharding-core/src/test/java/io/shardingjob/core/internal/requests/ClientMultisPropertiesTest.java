@@ -92,7 +92,7 @@ class ClientMultisPropertiesTest {
         ClientMultis.Sender held = (name, ops) -> first.getAndSet(false)
                 ? gate.thenCompose(open -> requests.sendMulti(name, ops))
                 : requests.sendMulti(name, ops);
-        ClientMultis coalescer = new ClientMultis();
+        ClientMultis coalescer = new ClientMultis(null);
         List<CompletableFuture<MultiAnswer>> answers = new ArrayList<>();
         for (List<Step> multi : multis) {
             answers.add(coalescer.send(
