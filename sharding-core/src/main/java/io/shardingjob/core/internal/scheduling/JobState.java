@@ -55,8 +55,7 @@ public final class JobState implements JobView {
                 versioned,
                 ownedUnder(versioned.assignment()),
                 disabledInstances().contains(instanceId),
-                Set.copyOf(disabledItems()),
-                now());
+                Set.copyOf(disabledItems()));
     }
 
     private Set<Integer> ownedUnder(Assignment assignment) {

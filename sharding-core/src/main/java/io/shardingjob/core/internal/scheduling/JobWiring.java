@@ -209,7 +209,14 @@ final class JobWiring {
                 items::leavingSoon);
         FireRunner fireRunner = new FireRunner(
                 state,
-                new FirePlanner(state, audits, assignmentWait, ledger.manualFires(), memory, ahead),
+                new FirePlanner(
+                        state,
+                        audits,
+                        assignmentWait,
+                        ledger.manualFires(),
+                        memory,
+                        ahead,
+                        settings.instance().clock()),
                 claims,
                 items,
                 handOff,

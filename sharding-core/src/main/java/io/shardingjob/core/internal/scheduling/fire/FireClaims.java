@@ -94,7 +94,7 @@ public final class FireClaims {
         ExecutionSource source = gate.runAs();
         Map<Integer, Claim> madeAhead = gate.madeAhead();
         FireOrigin origin = gate.origin();
-        FireDraft draft = new FireDraft(gate.job(), gate.job().at());
+        FireDraft draft = new FireDraft(gate.job(), gate.at());
         long session = draft.job.sessionId();
         takeMadeAhead(draft, madeAhead.values(), assignment);
         // The runs that leave the queue first have their starts written with their claims, as a run leaving first would

@@ -10,6 +10,7 @@ import io.shardingjob.core.internal.scheduling.job.JobView;
 import io.shardingjob.core.internal.scheduling.job.Reservation;
 import io.shardingjob.core.internal.scheduling.job.RunMemory;
 import io.shardingjob.core.sharding.Assignment;
+import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -42,19 +43,23 @@ public final class FirePlanner {
 
     private final ClaimsAhead ahead;
 
+    private final Clock clock;
+
     public FirePlanner(
             JobView view,
             AuditDemand audits,
             AssignmentWait assignmentWait,
             ManualFireRecords manualFires,
             RunMemory memory,
-            ClaimsAhead ahead) {
+            ClaimsAhead ahead,
+            Clock clock) {
         this.view = view;
         this.audits = audits;
         this.assignmentWait = assignmentWait;
         this.manualFires = manualFires;
         this.memory = memory;
         this.ahead = ahead;
+        this.clock = clock;
     }
 
     /**
@@ -87,6 +92,7 @@ public final class FirePlanner {
      *
      * @param runAs how its runs are told of: an operator's fire, for one its upstreams recorded as theirs
      * @param madeAhead the claims this session created ahead for the fire, by item
+     * @param at when it was let through, on the job's clock: the time its claims are written with
      */
     record Gate(
             @Nullable String skipReason,
@@ -94,10 +100,11 @@ public final class FirePlanner {
             Map<Integer, Claim> madeAhead,
             @Nullable Assignment assignment,
             FireOrigin origin,
-            JobSnapshot job) {
+            JobSnapshot job,
+            Instant at) {
 
         static Gate closed(String reason, JobSnapshot job) {
-            return new Gate(reason, ExecutionSource.NORMAL, Map.of(), null, FireOrigin.SCHEDULED, job);
+            return new Gate(reason, ExecutionSource.NORMAL, Map.of(), null, FireOrigin.SCHEDULED, job, Instant.EPOCH);
         }
     }
 
@@ -142,13 +149,15 @@ public final class FirePlanner {
         ExecutionSource runAs = origin.sourceOr(source);
         Assignment ready = assignmentWait.readyNow();
         if (ready != null && memory.auditedEpoch() == ready.epoch()) {
-            return CompletableFuture.completedFuture(new Gate(null, runAs, madeAhead, ready, origin, now));
+            return CompletableFuture.completedFuture(
+                    new Gate(null, runAs, madeAhead, ready, origin, now, clock.instant()));
         }
         // Not asked again when known: a leader's look at a pending reshard writes it.
         CompletableFuture<Assignment> assigned =
                 ready != null ? CompletableFuture.completedFuture(ready) : assignmentWait.whenReady(executor);
         return assigned.thenCompose(assignment -> audited(assignment, executor))
-                .thenApply(assignment -> new Gate(null, runAs, madeAhead, assignment, origin, view.snapshot()));
+                .thenApply(assignment ->
+                        new Gate(null, runAs, madeAhead, assignment, origin, view.snapshot(), clock.instant()));
     }
 
     /** A fire that runs nothing here: the claims made ahead for it go to whoever runs their items now. */

@@ -89,7 +89,8 @@ public final class ItemRunner {
                 timing.scheduler(),
                 listener,
                 () -> RunStart.proven(timing.proof().since(), timing.timeout()));
-        this.starting = new RunStarts(view, ledger.reads(), ledger.commits(), memory, ledger.due(), pace);
+        this.starting =
+                new RunStarts(view, ledger.reads(), ledger.commits(), memory, ledger.due(), pace, timing.clock());
         this.runEnds = new RunEnds(view, audits, ledger.commits(), ends, listener, timing.clock());
         this.memory = memory;
         this.commits = ledger.commits();

@@ -15,6 +15,7 @@ import io.shardingjob.core.internal.scheduling.job.JobView;
 import io.shardingjob.core.internal.scheduling.job.Reservation;
 import io.shardingjob.core.internal.scheduling.job.RunMemory;
 import io.shardingjob.core.internal.sharding.ShardingService;
+import java.time.Clock;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.HashSet;
@@ -43,19 +44,23 @@ final class RunStarts {
 
     private final ItemPace pace;
 
+    private final Clock clock;
+
     RunStarts(
             JobView view,
             LedgerReads reads,
             GroupCommit groupCommit,
             RunMemory memory,
             DueFires dueFires,
-            ItemPace pace) {
+            ItemPace pace,
+            Clock clock) {
         this.view = view;
         this.reads = reads;
         this.groupCommit = groupCommit;
         this.memory = memory;
         this.dueFires = dueFires;
         this.pace = pace;
+        this.clock = clock;
     }
 
     /** What came of a start write. */
@@ -149,7 +154,7 @@ final class RunStarts {
                                 - 1;
         boolean withOthers = others > 0 && writeAhead(starts, others, now) > 0;
         return GroupCommit.Write.start(
-                run.held().startedAt(now.at()),
+                run.held().startedAt(clock.instant()),
                 lastToLeave || withOthers,
                 now.assignment().version());
     }
@@ -209,7 +214,7 @@ final class RunStarts {
             return 0;
         }
         int queued = 0;
-        Instant startedAt = now.at();
+        Instant startedAt = clock.instant();
         for (Map.Entry<Claim, CompletableFuture<FireStarts.Ahead>> entry : next.entrySet()) {
             Claim claim = entry.getKey();
             CompletableFuture<FireStarts.Ahead> answer = entry.getValue();

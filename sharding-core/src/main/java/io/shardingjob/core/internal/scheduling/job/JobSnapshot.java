@@ -2,18 +2,17 @@ package io.shardingjob.core.internal.scheduling.job;
 
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.internal.sharding.ShardingService;
-import java.time.Instant;
 import java.util.Set;
 
 /**
  * What holds for one job on this instance at one moment, taken once for one decision: every rule of the decision reads
- * the same moment, where a stage that reads {@link JobView}'s getters one by one may mix two.
+ * the same moment, where a stage that reads {@link JobView}'s getters one by one may mix two. Not the time: each
+ * decision reads the job's clock once for what it writes.
  *
  * @param sessionId the client's session, the one claims name; 0 when there is none
  * @param available started, not stopping, connected and registered in {@code sessionId}
  * @param assignment the assignment in force, from the cache, with its node's version
  * @param owned the items this instance owns under {@code assignment}, whether or not it is disabled
- * @param at when it was taken, on the job's clock: the time what is decided on it writes
  */
 public record JobSnapshot(
         long sessionId,
@@ -22,8 +21,7 @@ public record JobSnapshot(
         ShardingService.Versioned assignment,
         Set<Integer> owned,
         boolean instanceDisabled,
-        Set<Integer> disabledItems,
-        Instant at) {
+        Set<Integer> disabledItems) {
 
     /** The same moment under another assignment: one read from ZooKeeper after a start was refused. */
     public JobSnapshot under(ShardingService.Versioned other, String me) {
@@ -34,8 +32,7 @@ public record JobSnapshot(
                 other,
                 Set.copyOf(other.assignment().itemsOf(me)),
                 instanceDisabled,
-                disabledItems,
-                at);
+                disabledItems);
     }
 
     /** The items this instance may run under the assignment: none while it is disabled. */

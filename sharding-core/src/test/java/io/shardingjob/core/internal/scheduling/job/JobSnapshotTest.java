@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.internal.sharding.ShardingService;
 import io.shardingjob.core.sharding.Assignment;
-import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -23,7 +22,7 @@ class JobSnapshotTest {
             new ShardingService.Versioned(new Assignment(2, 4, Map.of("a", List.of(0, 1, 2, 3))), 6);
 
     private static JobSnapshot of(boolean instanceDisabled) {
-        return new JobSnapshot(7, true, CONFIG, FIRST, Set.of(0, 1), instanceDisabled, Set.of(3), Instant.EPOCH);
+        return new JobSnapshot(7, true, CONFIG, FIRST, Set.of(0, 1), instanceDisabled, Set.of(3));
     }
 
     @Test
