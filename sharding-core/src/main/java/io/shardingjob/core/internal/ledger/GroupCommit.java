@@ -37,9 +37,7 @@ public final class GroupCommit {
      * has its item run again elsewhere.
      */
     static final long MAX_LINGER_MILLIS = 50;
-
     private static final long LINGER_NANOS = TimeUnit.MILLISECONDS.toNanos(LINGER_MILLIS);
-
     private static final long MAX_LINGER_NANOS = TimeUnit.MILLISECONDS.toNanos(MAX_LINGER_MILLIS);
 
     /** Whether a look at the lingering ends is scheduled. */
@@ -47,17 +45,11 @@ public final class GroupCommit {
 
     /** When the latest end that lingers came, and when the first of them did. */
     private volatile long lastEndNanos;
-
     private volatile long lingerSinceNanos;
-
     private final ScheduledExecutorService drainer;
-
     private final Queue<Pending> queue = new ConcurrentLinkedQueue<>();
-
     private final AtomicBoolean draining = new AtomicBoolean();
-
     private final ClaimWrites claims;
-
     private final CommitBatches batches;
 
     /** Which claims of a next fire go with the last ends of a fire, and what becomes of them. */

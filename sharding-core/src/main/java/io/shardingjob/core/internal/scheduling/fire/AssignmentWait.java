@@ -20,11 +20,8 @@ import org.jspecify.annotations.Nullable;
 public final class AssignmentWait {
 
     private final ShardingService sharding;
-
     private final LeaderElection election;
-
     private final String instanceId;
-
     private final Duration shardingWaitTimeout;
 
     /** Whether this instance can start items: a wait ends as soon as it cannot. */

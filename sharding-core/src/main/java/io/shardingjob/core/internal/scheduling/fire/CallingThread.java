@@ -20,7 +20,6 @@ import java.util.concurrent.atomic.AtomicReference;
 public final class CallingThread implements Executor {
 
     private static final Runnable WAKE_UP = () -> {};
-
     private final BlockingQueue<Runnable> tasks = new LinkedBlockingQueue<>();
 
     /** Guarded by this. */

@@ -44,15 +44,10 @@ public final class ClaimsAhead {
      * a trigger that never comes (the schedule's own changes are judged at once, see {@link #review}).
      */
     static final Duration NEVER_FIRED_AFTER = Duration.ofMinutes(1);
-
     private final JobView view;
-
     private final ClaimWrites claims;
-
     private final FireSchedule schedule;
-
     private final DueFires dueFires;
-
     private final RunMemory memory;
 
     public ClaimsAhead(JobView view, ClaimWrites claims, RunMemory memory, FireSchedule schedule, DueFires dueFires) {

@@ -46,17 +46,11 @@ public final class FireClaims {
 
     /** This instance's id. */
     private final String me;
-
     private final AuditDemand audits;
-
     private final Ledger ledger;
-
     private final ClaimsAhead ahead;
-
     private final MisfireReports misfires;
-
     private final IntSupplier leavingSoon;
-
     private final RunMemory memory;
 
     /**

@@ -20,17 +20,11 @@ import java.util.TreeMap;
 final class FireDraft {
 
     final JobSnapshot job;
-
     final Instant now;
-
     final Set<Integer> disabled;
-
     final Map<Integer, String> skipped = new TreeMap<>();
-
     final Map<Integer, Reservation> reservations = new TreeMap<>();
-
     final List<Claim> won = new ArrayList<>();
-
     final Map<AheadFate, List<Claim>> handedOn = new EnumMap<>(AheadFate.class);
 
     /** Items still running from an earlier fire, here or elsewhere: this fire overran into them. */

@@ -30,19 +30,12 @@ import org.slf4j.LoggerFactory;
 public final class FirePlanner {
 
     private static final Logger log = LoggerFactory.getLogger(FirePlanner.class);
-
     private final JobView view;
-
     private final AuditDemand audits;
-
     private final AssignmentWait assignmentWait;
-
     private final ManualFireRecords manualFires;
-
     private final RunMemory memory;
-
     private final ClaimsAhead ahead;
-
     private final Clock clock;
 
     public FirePlanner(

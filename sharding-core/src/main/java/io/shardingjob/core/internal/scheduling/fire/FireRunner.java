@@ -49,22 +49,15 @@ public final class FireRunner {
             @Nullable ManualFireHandler manualFireHandler) {}
 
     private final JobView view;
-
     private final String jobName;
 
     /** This instance's id. */
     private final String me;
-
     private final FirePlanner planner;
-
     private final FireClaims claims;
-
     private final ItemRunner items;
-
     private final ItemHandOff handOff;
-
     private final FireListener fireListener;
-
     private final JobCode code;
 
     public FireRunner(

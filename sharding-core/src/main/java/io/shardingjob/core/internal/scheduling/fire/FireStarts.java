@@ -28,9 +28,7 @@ final class FireStarts {
 
     /** How the fire was asked for: whether its runs were due asks it. */
     private final FireOrigin origin;
-
     private final Map<Integer, Reservation> reservations;
-
     private final Map<Integer, Integer> positions = new HashMap<>();
 
     /** Whether each run's start was written or asked for, or the run left; guarded by this. */
@@ -38,11 +36,8 @@ final class FireStarts {
 
     /** The starts written (or being written) ahead of runs that did not leave yet; guarded by this. */
     private final Map<Integer, CompletableFuture<Ahead>> ahead = new HashMap<>();
-
     private int firstUntaken;
-
     private int untaken;
-
     private int toLeave;
 
     FireStarts(List<Claim> order, Map<Integer, Reservation> reservations, FireOrigin origin) {

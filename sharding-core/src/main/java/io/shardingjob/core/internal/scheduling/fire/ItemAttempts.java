@@ -31,11 +31,8 @@ import org.slf4j.LoggerFactory;
 final class ItemAttempts {
 
     private static final Logger log = LoggerFactory.getLogger(ItemAttempts.class);
-
     private final ScheduledExecutorService scheduler;
-
     private final ExecutionListener listener;
-
     private final BooleanSupplier sessionProven;
 
     /**

@@ -17,13 +17,9 @@ import org.jspecify.annotations.Nullable;
 final class ItemDeadline {
 
     private static final int RUNNING = 0;
-
     private static final int FINISHED = 1;
-
     private static final int EXPIRED = 2;
-
     private final AtomicInteger state = new AtomicInteger(RUNNING);
-
     private final @Nullable ScheduledFuture<?> timer;
 
     private ItemDeadline(Duration timeout, ScheduledExecutorService scheduler) {

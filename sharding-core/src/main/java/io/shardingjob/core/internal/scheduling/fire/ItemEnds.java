@@ -21,13 +21,9 @@ import org.slf4j.LoggerFactory;
 public final class ItemEnds {
 
     private static final Logger log = LoggerFactory.getLogger(ItemEnds.class);
-
     private final JobView view;
-
     private final ClaimWrites claims;
-
     private final RunMemory memory;
-
     private final CompletionChecks completionChecks;
 
     public ItemEnds(JobView view, ClaimWrites claims, RunMemory memory, CompletionChecks completionChecks) {

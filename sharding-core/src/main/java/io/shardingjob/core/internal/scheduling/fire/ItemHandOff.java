@@ -59,7 +59,6 @@ public final class ItemHandOff {
     }
 
     private final ItemRunner items;
-
     private final SerialExecutor thread = new SerialExecutor(SHARED);
 
     public ItemHandOff(ItemRunner items) {

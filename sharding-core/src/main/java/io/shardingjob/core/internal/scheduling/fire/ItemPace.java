@@ -13,7 +13,6 @@ import java.util.concurrent.atomic.AtomicLong;
 final class ItemPace {
 
     private final AtomicInteger running = new AtomicInteger();
-
     private final AtomicLong itemNanos = new AtomicLong(StartBatch.UNKNOWN);
 
     /** A run took an item thread; returns when, for {@link #ended}. */

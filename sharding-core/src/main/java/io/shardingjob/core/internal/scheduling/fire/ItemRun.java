@@ -84,19 +84,12 @@ final class ItemRun {
     }
 
     private final RunMemory memory;
-
     private final ShardingContext context;
-
     private final Claim claim;
-
     private final Reservation reservation;
-
     private final FireOrigin origin;
-
     private final @Nullable FireStarts starts;
-
     private volatile Claim held;
-
     private volatile State state = State.CLAIMED;
 
     /**

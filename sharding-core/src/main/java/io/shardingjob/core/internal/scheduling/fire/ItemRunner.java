@@ -57,21 +57,13 @@ public final class ItemRunner {
     }
 
     private final JobView view;
-
     private final AuditDemand audits;
-
     private final Timing timing;
-
     private final RunMemory memory;
-
     private final ItemAttempts attempts;
-
     private final ItemPace pace = new ItemPace();
-
     private final RunStarts starting;
-
     private final RunEnds runEnds;
-
     private final GroupCommit commits;
 
     public ItemRunner(

@@ -43,13 +43,9 @@ public final class ManualFires {
 
     /** Fires remembered as handed on: far more than operators trigger within a cache's delay. */
     private static final int REMEMBERED = 256;
-
     private final ManualFireRecords records;
-
     private final ManualFireHandler handler;
-
     private final Supplier<Instant> clock;
-
     private final String jobName;
 
     /** The fires handed on here (or announced before the cache's first load), oldest first; guarded by this. */

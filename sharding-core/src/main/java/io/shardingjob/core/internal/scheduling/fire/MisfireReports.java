@@ -30,11 +30,8 @@ public final class MisfireReports {
 
     /** Slots remembered at most: a long outage's backlog of a large job must not grow without bound. */
     private static final int REMEMBERED = 100_000;
-
     private final String jobName;
-
     private final MisfireListener listener;
-
     private final NavigableSet<Slot> reported = new ConcurrentSkipListSet<>();
 
     /** The watermark the reported slots were last forgotten through: every fire at or before it is settled. */

@@ -34,9 +34,7 @@ import org.jspecify.annotations.Nullable;
 public final class NextFireClaims implements GroupCommit.Ahead {
 
     private final JobView view;
-
     private final FireSchedule schedule;
-
     private final RunMemory memory;
 
     public NextFireClaims(JobView view, RunMemory memory, FireSchedule schedule) {

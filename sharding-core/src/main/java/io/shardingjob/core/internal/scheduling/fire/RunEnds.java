@@ -23,17 +23,11 @@ import org.slf4j.LoggerFactory;
 final class RunEnds {
 
     private static final Logger log = LoggerFactory.getLogger(RunEnds.class);
-
     private final JobView view;
-
     private final AuditDemand audits;
-
     private final GroupCommit commits;
-
     private final ItemEnds ends;
-
     private final ExecutionListener listener;
-
     private final Clock clock;
 
     RunEnds(

@@ -33,17 +33,11 @@ import java.util.concurrent.CompletableFuture;
 final class RunStarts {
 
     private final JobView view;
-
     private final LedgerReads reads;
-
     private final GroupCommit groupCommit;
-
     private final RunMemory memory;
-
     private final DueFires dueFires;
-
     private final ItemPace pace;
-
     private final Clock clock;
 
     RunStarts(
