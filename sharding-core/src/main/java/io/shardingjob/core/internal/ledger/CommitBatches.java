@@ -22,6 +22,7 @@ final class CommitBatches {
 
     /** The guard of a write that needs none. */
     static final int UNGUARDED = -1;
+
     private final GroupCommit.Ahead ahead;
 
     CommitBatches(GroupCommit.Ahead ahead) {

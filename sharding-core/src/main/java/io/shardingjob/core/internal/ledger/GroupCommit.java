@@ -37,6 +37,7 @@ public final class GroupCommit {
      * has its item run again elsewhere.
      */
     static final long MAX_LINGER_MILLIS = 50;
+
     private static final long LINGER_NANOS = TimeUnit.MILLISECONDS.toNanos(LINGER_MILLIS);
     private static final long MAX_LINGER_NANOS = TimeUnit.MILLISECONDS.toNanos(MAX_LINGER_MILLIS);
 
@@ -45,6 +46,7 @@ public final class GroupCommit {
 
     /** When the latest end that lingers came, and when the first of them did. */
     private volatile long lastEndNanos;
+
     private volatile long lingerSinceNanos;
     private final ScheduledExecutorService drainer;
     private final Queue<Pending> queue = new ConcurrentLinkedQueue<>();

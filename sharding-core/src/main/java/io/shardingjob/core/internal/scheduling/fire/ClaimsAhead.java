@@ -44,6 +44,7 @@ public final class ClaimsAhead {
      * a trigger that never comes (the schedule's own changes are judged at once, see {@link #review}).
      */
     static final Duration NEVER_FIRED_AFTER = Duration.ofMinutes(1);
+
     private final JobView view;
     private final ClaimWrites claims;
     private final FireSchedule schedule;

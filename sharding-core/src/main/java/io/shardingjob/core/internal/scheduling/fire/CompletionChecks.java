@@ -31,12 +31,14 @@ public final class CompletionChecks {
 
     /** Completes nothing unless a listener was given or a job follows this one: completing a fire costs reads. */
     private final @Nullable LedgerCompletions completions;
+
     private final LedgerReads reads;
     private final ItemWiseRecords itemWiseRecords;
     private final SerialExecutor serial;
 
     /** The current session: the completing note names it, so that a completer that died is taken over. */
     private final LongSupplier sessionId;
+
     private final String jobName;
 
     /** Fires whose completion check is waiting on the serial executor. */

@@ -46,6 +46,7 @@ public final class FireClaims {
 
     /** This instance's id. */
     private final String me;
+
     private final AuditDemand audits;
     private final Ledger ledger;
     private final ClaimsAhead ahead;

@@ -53,6 +53,7 @@ public final class FireRunner {
 
     /** This instance's id. */
     private final String me;
+
     private final FirePlanner planner;
     private final FireClaims claims;
     private final ItemRunner items;

@@ -43,6 +43,7 @@ public final class ManualFires {
 
     /** Fires remembered as handed on: far more than operators trigger within a cache's delay. */
     private static final int REMEMBERED = 256;
+
     private final ManualFireRecords records;
     private final ManualFireHandler handler;
     private final Supplier<Instant> clock;

@@ -30,6 +30,7 @@ public final class MisfireReports {
 
     /** Slots remembered at most: a long outage's backlog of a large job must not grow without bound. */
     private static final int REMEMBERED = 100_000;
+
     private final String jobName;
     private final MisfireListener listener;
     private final NavigableSet<Slot> reported = new ConcurrentSkipListSet<>();
