@@ -60,15 +60,9 @@ public final class ClaimWrites {
     public record Claimed(Map<Integer, Claim> won, Map<Integer, Claim> lost) {}
 
     /**
-     * Creates the claims of one fire, in as few multi-operations as their size allows.
-     *
-     * @param claims new claims ({@link Claim#first}) of one fire
+     * Creates the claims of one fire ({@link Claim#first}), in as few multi-operations as their size allows, without
+     * waiting: completes on ZooKeeper's event thread.
      */
-    public Claimed claim(Instant fireTime, List<Claim> claims) throws Exception {
-        return ClientRequests.await(claimAsync(fireTime, claims));
-    }
-
-    /** {@link #claim}, without waiting: completes on ZooKeeper's event thread. */
     public CompletableFuture<Claimed> claimAsync(Instant fireTime, List<Claim> claims) {
         return commitAsync(List.of(), fireTime, claims).thenApply(Committed::claimed);
     }
@@ -80,12 +74,6 @@ public final class ClaimWrites {
      * @param lost the claims whose write was refused because they are no longer this writer's (taken over, retired)
      */
     public record Written(List<Claim> written, List<Claim> lost, List<Claim> moved) {}
-
-    /** Writes each claim as given at the version it holds, in one multi-operation per batch: a group commit. */
-    public Written update(List<Claim> claims) throws Exception {
-        return ClientRequests.await(commitAsync(claims, Instant.EPOCH, List.of()))
-                .written();
-    }
 
     /**
      * What a commit came to: its owner writes, and its new claims.
@@ -105,17 +93,11 @@ public final class ClaimWrites {
      * @param creates new claims ({@link Claim#first}) of that fire
      */
     public CompletableFuture<Committed> commitAsync(List<Claim> writes, Instant fireTime, List<Claim> creates) {
-        return commitAsync(writes, fireTime, creates, FireNodes.AS_NEEDED);
-    }
-
-    /** {@link #commitAsync(List, Instant, List)}, with the fire nodes treated as {@code fireNodes} says. */
-    public CompletableFuture<Committed> commitAsync(
-            List<Claim> writes, Instant fireTime, List<Claim> creates, FireNodes fireNodes) {
-        return commitAsync(writes, fireTime, creates, fireNodes, AssignmentGuard.NONE);
+        return commitAsync(writes, fireTime, creates, FireNodes.AS_NEEDED, AssignmentGuard.NONE);
     }
 
     /**
-     * {@link #commitAsync(List, Instant, List, FireNodes)}, with the writes {@code guard} covers made only under the
+     * {@link #commitAsync(List, Instant, List)}, with the fire nodes treated as {@code fireNodes} says, and the writes {@code guard} covers made only under the
      * assignment they were decided under; those refused for it come back as {@link Written#moved()}. The claims created
      * with their starts are checked against it too (without a guard, they are created reserved: see {@link
      * AssignmentGuard}).
@@ -135,7 +117,8 @@ public final class ClaimWrites {
         for (int request = 0; request < requests.size(); request++) {
             List<Pending> batch = requests.get(request);
             // The fire nodes go with the last request, after every claim written before them.
-            FireNodes nodesOfBatch = request == requests.size() - 1 ? fireNodes : fireNodes.without();
+            FireNodes nodesOfBatch =
+                    request == requests.size() - 1 ? fireNodes : new FireNodes(fireNodes.assumeExists(), null);
             sent = sent.thenCompose(sofar -> multi.request(
                             Pending.claims(batch, false),
                             fireTime,

@@ -41,15 +41,6 @@ public final class DueFires {
 
     private final Supplier<? extends Collection<Integer>> disabledItems;
 
-    /** Without a stored history: the job's state now is taken to have held all along. */
-    public DueFires(
-            ClaimWrites claims,
-            FireSchedule schedule,
-            Supplier<JobConfiguration> configuration,
-            Supplier<? extends Collection<Instant>> seen) {
-        this(claims, schedule, configuration, seen, () -> ScheduleHistory.EMPTY, List::of);
-    }
-
     /**
      * @param history the job's schedule history, as cached: which fires were due
      * @param disabledItems the items disabled now: with the configuration, the state the history must record for a "not

@@ -147,11 +147,6 @@ public final class DueRule {
                 && (origin.manual() || origin.followsUpstream() || cron == null || fires(entry, fireTime));
     }
 
-    /** {@link #isDue(Instant, int, FireOrigin)} of a slot. */
-    public boolean isDue(LedgerRules.Slot slot, FireOrigin origin) {
-        return isDue(slot.fireTime(), slot.item(), origin);
-    }
-
     /**
      * What a run of an item-fire is to make of {@link #isDue(Instant, int, FireOrigin)}: due, not due for good, or not
      * known yet when the history does not record the job's state as the asking instance sees it (see the class
@@ -181,7 +176,7 @@ public final class DueRule {
             return false;
         }
         Instant next = cron.nextFireAfter(entry, fireTime.minusMillis(1));
-        return next != null && millis(next).equals(millis(fireTime));
+        return next != null && FireSchedule.fireTimeOf(next).equals(FireSchedule.fireTimeOf(fireTime));
     }
 
     /**
@@ -206,7 +201,7 @@ public final class DueRule {
                 if (next == null) {
                     break;
                 }
-                next = millis(next);
+                next = FireSchedule.fireTimeOf(next);
                 if (!next.isBefore(before) || !next.isBefore(until)) {
                     break;
                 }
@@ -217,9 +212,5 @@ public final class DueRule {
             }
         }
         return times;
-    }
-
-    private static Instant millis(Instant time) {
-        return FireSchedule.fireTimeOf(time);
     }
 }

@@ -17,9 +17,4 @@ public record FireNodes(boolean assumeExists, @Nullable Instant createAhead) {
 
     /** The node of the new claims' fire is created unless this instance knows it exists; no other node is. */
     public static final FireNodes AS_NEEDED = new FireNodes(false, null);
-
-    /** The same guess, without the node created ahead: for all batches of a large commit but its last. */
-    FireNodes without() {
-        return new FireNodes(assumeExists, null);
-    }
 }

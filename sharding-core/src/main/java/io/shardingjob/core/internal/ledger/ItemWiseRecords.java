@@ -100,7 +100,10 @@ public final class ItemWiseRecords {
                 String chain = read.get(4) instanceof OpResult.GetDataResult own
                         ? FireOrigin.read(own.getData()).origin().chainOr(jobName)
                         : jobName;
-                ops.addAll(0, createFire(theirs, fireTime, ledger, chain));
+                ops.addAll(
+                        0,
+                        ChainRecords.createFollowerFire(
+                                requests, theirs, fireTime, ChainRule.itemWiseAwaiting(jobName, chain), ledger));
             }
             if (handsOn && read.get(3) instanceof OpResult.GetDataResult) {
                 // The follower's instances audit when this node changes: the owners of the handed-on items take them.
@@ -120,11 +123,6 @@ public final class ItemWiseRecords {
                         + fireTime + " of " + follower.job() + " kept changing: " + conflict));
             });
         });
-    }
-
-    private List<Op> createFire(JobNodes theirs, Instant fireTime, OpResult.GetDataResult ledger, String chain) {
-        return ChainRecords.createFollowerFire(
-                requests, theirs, fireTime, ChainRule.itemWiseAwaiting(jobName, chain), ledger);
     }
 
     /** Sends the operations in requests of a bounded size, in order; completes with the conflict that stopped them. */

@@ -42,19 +42,12 @@ final class KeeperWrites {
     /**
      * Deletes fires and their claims, several fires per multi-operation, without waiting: completes on ZooKeeper's
      * event thread. A fire that gained a claim since it was listed is left for the next pass (its deletion fails as not
-     * empty).
+     * empty). Each request checks that the ledger node is still at {@code ledgerVersion} (-1: unchecked): an
+     * operator's re-run written since (it reopens claims of a fire the keeper took for settled) makes it fail, and the
+     * fire is left alone.
      *
      * @param fires each fire with the items it holds a claim for
      * @return how many fires were deleted
-     */
-    public CompletableFuture<Integer> retireAsync(Map<Instant, ? extends Collection<Integer>> fires) {
-        return retireAsync(fires, -1);
-    }
-
-    /**
-     * {@link #retireAsync(Map)}, each request checking that the ledger node is still at {@code ledgerVersion}: an
-     * operator's re-run written since (it reopens claims of a fire the keeper took for settled) makes it fail, and the
-     * fire is left alone.
      */
     public CompletableFuture<Integer> retireAsync(
             Map<Instant, ? extends Collection<Integer>> fires, int ledgerVersion) {

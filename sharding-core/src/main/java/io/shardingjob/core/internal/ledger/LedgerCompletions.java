@@ -71,12 +71,7 @@ public final class LedgerCompletions {
         return listener != null || !followers.get().isEmpty();
     }
 
-    /** Whether the fire's listener call is done, so that the fire may be retired. */
-    public static boolean isCompleted(FireView fire) {
-        return isCompletedNote(fire.note());
-    }
-
-    /** Whether a fire node's note says its completion is done. */
+    /** Whether a fire node's note says its completion (the listener call) is done, so that the fire may be retired. */
     static boolean isCompletedNote(String note) {
         return note.startsWith(COMPLETED);
     }
@@ -99,7 +94,7 @@ public final class LedgerCompletions {
      */
     public CompletableFuture<Void> completeIfSettled(
             FireView fire, int dueCount, long sessionId, @Nullable Set<Long> liveSessions, Executor listenerExecutor) {
-        if (!fire.isSettled(dueCount) || isCompleted(fire) || fire.noteVersion() < 0) {
+        if (!fire.isSettled(dueCount) || isCompletedNote(fire.note()) || fire.noteVersion() < 0) {
             return CompletableFuture.completedFuture(null);
         }
         if (fire.note().startsWith(COMPLETING)) {

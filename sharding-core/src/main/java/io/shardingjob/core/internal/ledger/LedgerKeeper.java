@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -132,7 +133,8 @@ public final class LedgerKeeper {
                                                 return new LedgerOverview(
                                                         kept.mark().settled(),
                                                         withRecorded(overview.fires(), kept.missed()),
-                                                        kept.mark().stillOpen());
+                                                        kept.mark().stillOpen(),
+                                                        -1);
                                             }));
                         },
                         executor);
@@ -197,21 +199,22 @@ public final class LedgerKeeper {
         List<FireView> toComplete = completing == null
                 ? List.of()
                 : views.stream()
-                        .filter(view ->
-                                view.isSettled(due.dueCount(view.fireTime())) && !LedgerCompletions.isCompleted(view))
+                        .filter(view -> view.isSettled(due.dueCount(view.fireTime()))
+                                && !LedgerCompletions.isCompletedNote(view.note()))
                         .toList();
         if (completing == null || toComplete.isEmpty()) {
             return CompletableFuture.completedFuture(views);
         }
         List<FireView> passable = views.stream()
                 .map(view -> toComplete.contains(view)
-                        ? new FireView(view.fireTime(), Map.of(), view.note(), view.noteVersion())
+                        ? new FireView(view.fireTime(), Map.of(), view.note(), view.noteVersion(), FireOrigin.SCHEDULED)
                         : view)
                 .toList();
         return ledger.sessions()
-                .liveSessionsAsync()
+                .liveInstancesAsync()
                 .thenComposeAsync(
-                        live -> {
+                        instances -> {
+                            Set<Long> live = Set.copyOf(instances.values());
                             CompletableFuture<Void> done = CompletableFuture.completedFuture(null);
                             for (FireView view : toComplete) {
                                 done = done.thenCompose(previous -> completing.completeIfSettled(

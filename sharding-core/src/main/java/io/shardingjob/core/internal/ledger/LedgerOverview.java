@@ -23,14 +23,6 @@ public record LedgerOverview(Instant watermark, List<Instant> fires, SortedSet<I
         stillOpen = Collections.unmodifiableSortedSet(new TreeSet<>(stillOpen));
     }
 
-    public LedgerOverview(Instant watermark, List<Instant> fires, SortedSet<Instant> stillOpen) {
-        this(watermark, fires, stillOpen, -1);
-    }
-
-    public LedgerOverview(Instant watermark, List<Instant> fires) {
-        this(watermark, fires, new TreeSet<>());
-    }
-
     /** The fires an audit reads: the ones after the watermark up to {@code now}, and the ones still open. */
     public SortedSet<Instant> toRead(Instant now) {
         SortedSet<Instant> read = new TreeSet<>(stillOpen);

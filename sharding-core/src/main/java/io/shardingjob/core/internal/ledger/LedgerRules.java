@@ -51,14 +51,6 @@ public final class LedgerRules {
      */
     public record MakeUpPlan(List<Slot> run, Map<Slot, Slot> coalesced, List<Slot> skipped, List<Slot> notDue) {
 
-        public MakeUpPlan(List<Slot> run, Map<Slot, Slot> coalesced, List<Slot> skipped) {
-            this(run, coalesced, skipped, List.of());
-        }
-
-        public boolean isEmpty() {
-            return run.isEmpty() && coalesced.isEmpty() && skipped.isEmpty() && notDue.isEmpty();
-        }
-
         /** Whether anything was missed: a slot made up, coalesced or skipped. */
         public boolean hasMissed() {
             return !run.isEmpty() || !coalesced.isEmpty() || !skipped.isEmpty();
@@ -197,12 +189,8 @@ public final class LedgerRules {
     public record FireView(
             Instant fireTime, Map<Integer, Claim> claims, String note, int noteVersion, FireOrigin origin) {
 
-        public FireView(Instant fireTime, Map<Integer, Claim> claims, String note, int noteVersion) {
-            this(fireTime, claims, note, noteVersion, FireOrigin.SCHEDULED);
-        }
-
         public FireView(Instant fireTime, Map<Integer, Claim> claims) {
-            this(fireTime, claims, "", 0);
+            this(fireTime, claims, "", 0, FireOrigin.SCHEDULED);
         }
 
         /** The fire's item count, as its claimers planned it; 0 when nobody claimed anything yet. */
@@ -285,16 +273,7 @@ public final class LedgerRules {
      * @param fires every fire the ledger holds after the previous watermark, in any order
      */
     public static Instant settledThrough(Collection<FireView> fires, Instant previous) {
-        return settledThrough(fires, previous, fireTime -> Integer.MAX_VALUE);
-    }
-
-    /**
-     * {@link #settledThrough(Collection, Instant)}, with each fire's items below its {@code dueCount} only: see {@link
-     * FireView#isSettled(int)}.
-     */
-    public static Instant settledThrough(
-            Collection<FireView> fires, Instant previous, java.util.function.ToIntFunction<Instant> dueCount) {
-        return Watermark.advance(new Watermark(previous, Set.of()), fires, dueCount, Instant.MIN)
+        return Watermark.advance(new Watermark(previous, Set.of()), fires, fireTime -> Integer.MAX_VALUE, Instant.MIN)
                 .settled();
     }
 }

@@ -82,14 +82,8 @@ public final class TakeOverRule {
     /**
      * The items this instance owns that another live session is still running, for any fire: this instance does not
      * start them until that run ends, so that one item never runs on two instances at once, even for two fires (an item
-     * moved by a reshard while its old owner finishes it, say).
+     * moved by a reshard while its old owner finishes it, say). Each with the other session's running claim.
      */
-    public static Set<Integer> runningElsewhere(
-            Collection<Claim> claims, Set<Long> liveSessions, long sessionId, Set<Integer> ownedItems) {
-        return runsElsewhere(claims, liveSessions, sessionId, ownedItems).keySet();
-    }
-
-    /** {@link #runningElsewhere}, with the other session's running claim of each item. */
     public static Map<Integer, Claim> runsElsewhere(
             Collection<Claim> claims, Set<Long> liveSessions, long sessionId, Set<Integer> ownedItems) {
         Map<Integer, Claim> elsewhere = new java.util.TreeMap<>();
