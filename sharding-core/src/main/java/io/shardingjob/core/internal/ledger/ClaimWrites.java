@@ -19,9 +19,7 @@ import org.apache.zookeeper.OpResult;
  * an owner that lost the claim (taken over after its session ended) cannot overwrite the new owner's state.
  *
  * <p>Writes are grouped: the claims of one fire are created in one multi-operation, and claims that end together are
- * updated in one, each split so that a request stays far below ZooKeeper's 1 MB {@code jute.maxbuffer}. The ledger is
- * read only by audits and the leader's keeper ({@link LedgerReads}), never watched or cached: it grows with fires and
- * items.
+ * updated in one, each split so that a request stays far below ZooKeeper's 1 MB {@code jute.maxbuffer}.
  *
  * <p>This class talks to the session's {@link org.apache.zookeeper.ZooKeeper} handle directly, through {@link
  * ClientRequests} (Curator's transactions return no {@link org.apache.zookeeper.data.Stat} for a create, and the fencing
@@ -36,12 +34,8 @@ import org.apache.zookeeper.OpResult;
 public final class ClaimWrites {
 
     private final ClientRequests requests;
-
     private final JobNodes nodes;
-
-    /** Fires whose node this instance created or found, so that its next claims in them skip creating it. */
     private final KnownFires knownFires;
-
     private final ClaimMulti multi;
 
     ClaimWrites(ClientRequests requests, LedgerReads reads, JobNodes nodes, KnownFires knownFires) {
@@ -52,10 +46,8 @@ public final class ClaimWrites {
     }
 
     /**
-     * What a claim attempt came to.
-     *
-     * @param won the claims this session created, with their version and fencing token
-     * @param lost the items another claim already covered, with that claim as read
+     * What a claim attempt came to: the claims this session created, with their version and fencing token, and the
+     * items another claim already covered, with that claim as read.
      */
     public record Claimed(Map<Integer, Claim> won, Map<Integer, Claim> lost) {}
 
@@ -68,16 +60,13 @@ public final class ClaimWrites {
     }
 
     /**
-     * What a group of owner writes came to.
-     *
-     * @param written the claims as now stored, with their new versions
-     * @param lost the claims whose write was refused because they are no longer this writer's (taken over, retired)
+     * What a group of owner writes came to: the claims as now stored, with their new versions; those refused because
+     * they are no longer this writer's (taken over, retired); and the guarded ones refused because a newer assignment
+     * was written than the one they were decided under ({@link AssignmentGuard}).
      */
     public record Written(List<Claim> written, List<Claim> lost, List<Claim> moved) {}
 
-    /**
-     * What a commit came to: its owner writes, and its new claims.
-     */
+    /** What a commit came to: its owner writes, and its new claims. */
     public record Committed(Written written, Claimed claimed) {}
 
     /**
@@ -144,8 +133,8 @@ public final class ClaimWrites {
     }
 
     /**
-     * Takes an orphan over: rewrites it for this session at the version it was read with. Of several instances taking
-     * the same orphan over, exactly one succeeds. Completes on ZooKeeper's event thread.
+     * Takes an orphan over: rewrites it for this session at the version it was read with, so that of several instances
+     * taking it over exactly one succeeds. Completes on ZooKeeper's event thread.
      *
      * @return the claim now owned, with its new fencing token; empty when someone else changed it first
      */

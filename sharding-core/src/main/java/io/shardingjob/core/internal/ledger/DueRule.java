@@ -44,7 +44,6 @@ public final class DueRule {
 
     /** Whether an item of a fire was due, as far as the history an instance reads tells: see {@link #judge}. */
     public enum Due {
-        /** Due: it runs. */
         YES,
         /** Not due, for good: the history records the job's state as the instance sees it. */
         NO,
@@ -159,7 +158,6 @@ public final class DueRule {
         return recordsWhatIsSeen ? Due.NO : Due.NOT_KNOWN_YET;
     }
 
-    /** {@link #judge(Instant, int, FireOrigin)} of a slot. */
     public Due judge(LedgerRules.Slot slot, FireOrigin origin) {
         return judge(slot.fireTime(), slot.item(), origin);
     }

@@ -34,14 +34,12 @@ import org.apache.zookeeper.OpResult;
  */
 public final class ItemWiseRecords {
 
-    /** Rounds of read and write before giving up. */
     private static final int MAX_ATTEMPTS = 16;
 
     /** Operations per request: far below {@code jute.maxbuffer} with claims of a few hundred bytes. */
     private static final int OPS_PER_REQUEST = 400;
 
     private final ClientRequests requests;
-
     private final String jobName;
 
     ItemWiseRecords(ClientRequests requests, String jobName) {
@@ -145,10 +143,8 @@ public final class ItemWiseRecords {
     }
 
     /**
-     * Records an item-wise follower's items from the ends of this job's items, as soon as they are recorded
-     * ({@link ItemWiseRecords}): completes on ZooKeeper's event thread.
-     *
-     * @param ended the claims of items of one fire as their ends were recorded
+     * Records an item-wise follower's items from the ends of this job's items of one fire, as soon as they are
+     * recorded: completes on ZooKeeper's event thread.
      */
     public CompletableFuture<Void> recordEndsAsync(Instant fireTime, Collection<Claim> ended, Follower follower) {
         Map<Integer, Claim> claims = new TreeMap<>();

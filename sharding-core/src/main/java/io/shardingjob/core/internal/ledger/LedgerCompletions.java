@@ -29,19 +29,12 @@ import org.slf4j.LoggerFactory;
 public final class LedgerCompletions {
 
     private static final Logger log = LoggerFactory.getLogger(LedgerCompletions.class);
-
     private static final String COMPLETED = "completed";
-
     private static final String COMPLETING = "completing";
-
     private final ChainRecords chains;
-
     private final String jobName;
-
     private final String instanceId;
-
     private final @Nullable FireCompletionListener listener;
-
     private final Supplier<List<Follower>> followers;
 
     /**

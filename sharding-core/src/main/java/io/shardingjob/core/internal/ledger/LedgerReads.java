@@ -32,7 +32,6 @@ public final class LedgerReads {
     private static final int MAX_FIRES_PER_READ = 8;
 
     private final ClientRequests requests;
-
     private final JobNodes nodes;
 
     LedgerReads(ClientRequests requests, JobNodes nodes) {

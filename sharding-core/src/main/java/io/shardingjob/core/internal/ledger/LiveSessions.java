@@ -18,7 +18,6 @@ import org.apache.zookeeper.OpResult;
 public final class LiveSessions {
 
     private final ClientRequests requests;
-
     private final JobNodes nodes;
 
     LiveSessions(ClientRequests requests, JobNodes nodes) {
