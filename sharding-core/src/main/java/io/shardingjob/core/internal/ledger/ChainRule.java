@@ -7,6 +7,7 @@ import io.shardingjob.core.internal.ledger.LedgerRules.FireView;
 import io.shardingjob.core.internal.registry.Follower;
 import java.time.Instant;
 import java.util.List;
+import java.util.stream.IntStream;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -46,16 +47,10 @@ final class ChainRule {
             return true;
         }
         int due = Math.min(upstream.total(), dueCount);
-        if (due == 0) {
-            return false;
-        }
-        for (int item = 0; item < due; item++) {
-            Claim claim = upstream.claims().get(item);
-            if (claim == null || claim.state() != ClaimState.DONE) {
-                return false;
-            }
-        }
-        return true;
+        return due > 0
+                && IntStream.range(0, due)
+                        .mapToObj(upstream.claims()::get)
+                        .allMatch(claim -> claim != null && claim.state() == ClaimState.DONE);
     }
 
     /**

@@ -207,13 +207,8 @@ final class ClaimMulti {
          * of the starts is written, and the claims go reserved, their runs deciding again under the assignment in force.
          */
         private void refusedGuard() {
-            sets.removeIf(claim -> {
-                if (guard.covers(claim)) {
-                    outcome.moved.add(claim);
-                    return true;
-                }
-                return false;
-            });
+            sets.stream().filter(guard::covers).forEach(outcome.moved::add);
+            sets.removeIf(guard::covers);
             news.replaceAll(AssignmentGuard::unstarted);
         }
 

@@ -124,11 +124,10 @@ public final class DueRule {
         if (index < 0) {
             return 0;
         }
-        int count = Entry.UNBOUNDED;
-        for (int later = index; later < entries.size(); later++) {
-            count = Math.min(count, entries.get(later).count());
-        }
-        return count;
+        return entries.subList(index, entries.size()).stream()
+                .mapToInt(Entry::count)
+                .min()
+                .orElse(Entry.UNBOUNDED);
     }
 
     /**

@@ -263,9 +263,6 @@ public final class LedgerKeeper {
     }
 
     private static List<Instant> withRecorded(List<Instant> fires, List<Instant> recorded) {
-        if (recorded.isEmpty()) {
-            return fires;
-        }
         return Stream.concat(fires.stream(), recorded.stream())
                 .distinct()
                 .sorted()

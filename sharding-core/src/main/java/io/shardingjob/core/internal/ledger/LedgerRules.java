@@ -9,8 +9,11 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.SortedMap;
+import java.util.function.Predicate;
+import java.util.stream.IntStream;
 
 /**
  * The ledger's decisions, as pure functions of what was read from it: which missed fires to make up, coalesce or skip,
@@ -212,17 +215,8 @@ public final class LedgerRules {
                 // Its upstream did not complete as the job follows it: nothing of it was ever due.
                 return true;
             }
-            int total = total();
-            if (total == 0) {
-                return false;
-            }
-            for (int item = 0; item < Math.min(total, dueCount); item++) {
-                Claim claim = claims.get(item);
-                if (claim == null || claim.state().isOpen()) {
-                    return false;
-                }
-            }
-            return true;
+            return everyDueItem(
+                    dueCount, claim -> claim != null && !claim.state().isOpen());
         }
 
         /**
@@ -235,16 +229,16 @@ public final class LedgerRules {
 
         /** Whether every item of the fire below {@code dueCount} has a claim, open or not: nothing is left to make up. */
         public boolean isClaimed(int dueCount) {
+            return everyDueItem(dueCount, Objects::nonNull);
+        }
+
+        /** Whether somebody claimed an item of the fire, and the claim of every item below {@code dueCount} passes. */
+        private boolean everyDueItem(int dueCount, Predicate<Claim> test) {
             int total = total();
-            if (total == 0) {
-                return false;
-            }
-            for (int item = 0; item < Math.min(total, dueCount); item++) {
-                if (!claims.containsKey(item)) {
-                    return false;
-                }
-            }
-            return true;
+            return total > 0
+                    && IntStream.range(0, Math.min(total, dueCount))
+                            .mapToObj(claims::get)
+                            .allMatch(test);
         }
 
         public boolean hasOpenClaim() {
