@@ -16,7 +16,6 @@ import org.jspecify.annotations.Nullable;
  * @param sessionId the ZooKeeper session that owns it: the claim is live exactly as long as that session is
  * @param attempt how many owners the claim has had: 1 for the first, one more for each take-over
  * @param epoch the assignment epoch the claimer planned with (informative: the claim, not the epoch, fences)
- * @param total the fire's number of items
  * @param retry the retry the item is at: a take-over continues the count
  * @param started when the current owner took it
  * @param version the node's data version when read or written

@@ -78,18 +78,17 @@ public final class ClaimWrites {
      * block, or must move to an executor of its own.
      *
      * @param writes owner writes, each at the version its claim holds
-     * @param fireTime the fire of the new claims
-     * @param creates new claims ({@link Claim#first}) of that fire
+     * @param creates new claims ({@link Claim#first}) of the fire at {@code fireTime}
      */
     public CompletableFuture<Committed> commitAsync(List<Claim> writes, Instant fireTime, List<Claim> creates) {
         return commitAsync(writes, fireTime, creates, FireNodes.AS_NEEDED, AssignmentGuard.NONE);
     }
 
     /**
-     * {@link #commitAsync(List, Instant, List)}, with the fire nodes treated as {@code fireNodes} says, and the writes {@code guard} covers made only under the
-     * assignment they were decided under; those refused for it come back as {@link Written#moved()}. The claims created
-     * with their starts are checked against it too (without a guard, they are created reserved: see {@link
-     * AssignmentGuard}).
+     * {@link #commitAsync(List, Instant, List)}, with the fire nodes treated as {@code fireNodes} says, and the writes
+     * {@code guard} covers made only under the assignment they were decided under; those refused for it come back as
+     * {@link Written#moved()}. The claims created with their starts are checked against it too (without a guard, they
+     * are created reserved: see {@link AssignmentGuard}).
      */
     public CompletableFuture<Committed> commitAsync(
             List<Claim> writes, Instant fireTime, List<Claim> creates, FireNodes fireNodes, AssignmentGuard guard) {

@@ -88,7 +88,6 @@ public final class LedgerRules {
      * runs as its own fire under every policy, is never coalesced, and ends the run of missed fires before it.
      *
      * @param claimed for every fire known to be due, the items a claim covers
-     * @param manual the fires an operator asked for ({@link FireOrigin#manual()})
      */
     public static MakeUpPlan makeUps(
             SortedMap<Instant, Set<Integer>> claimed,
@@ -109,8 +108,6 @@ public final class LedgerRules {
      * run of missed fires, so that under {@link MisfirePolicy#ONCE} the missed due fires on either side of a disabled
      * window are one run. A claim of a slot not due (a fire's skip of a disabled item) does not end a run either.
      *
-     * @param originOf how each fire was asked for
-     * @param due whether a slot was due, or is not known yet
      */
     public static MakeUpPlan makeUps(
             SortedMap<Instant, Set<Integer>> claimed,
@@ -187,7 +184,6 @@ public final class LedgerRules {
      *
      * @param note the first line of the fire node's data: who completes or completed the fire, empty before
      * @param noteVersion the fire node's data version, for a compare-and-set of the note
-     * @param origin how the fire was asked for, and the job parameter its items run with
      */
     public record FireView(
             Instant fireTime, Map<Integer, Claim> claims, String note, int noteVersion, FireOrigin origin) {

@@ -43,8 +43,6 @@ public final class TakeOverRule {
      * from one still reconnecting, which may have finished the run and owes its end. Until a session timeout has passed
      * since it came back, it takes over only released claims.
      *
-     * @param liveInstances the instances registered now, each with its session
-     * @param absentOwnersAreDead whether an owner that is not registered counts as dead
      */
     public static List<Claim> toTakeOver(
             Collection<Claim> claims,
