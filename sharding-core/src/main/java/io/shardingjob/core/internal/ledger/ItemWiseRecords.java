@@ -9,7 +9,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -17,6 +16,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
+import java.util.stream.Collectors;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
@@ -75,10 +75,9 @@ public final class ItemWiseRecords {
                 // The follower never started: it has no ledger to record in.
                 return CompletableFuture.completedFuture(null);
             }
-            Set<Integer> recorded = new HashSet<>();
-            if (read.get(1) instanceof OpResult.GetChildrenResult children) {
-                children.getChildren().forEach(child -> recorded.add(Integer.parseInt(child)));
-            }
+            Set<Integer> recorded = read.get(1) instanceof OpResult.GetChildrenResult children
+                    ? children.getChildren().stream().map(Integer::parseInt).collect(Collectors.toSet())
+                    : Set.of();
             List<Op> ops = new ArrayList<>();
             boolean handsOn = false;
             for (int item : new TreeSet<>(items)) {
@@ -98,10 +97,7 @@ public final class ItemWiseRecords {
                 String chain = read.get(4) instanceof OpResult.GetDataResult own
                         ? FireOrigin.read(own.getData()).origin().chainOr(jobName)
                         : jobName;
-                ops.addAll(
-                        0,
-                        ChainRecords.createFollowerFire(
-                                requests, theirs, fireTime, ChainRule.itemWiseAwaiting(jobName, chain), ledger));
+                ops.addAll(0, createFire(theirs, fireTime, ledger, chain));
             }
             if (handsOn && read.get(3) instanceof OpResult.GetDataResult) {
                 // The follower's instances audit when this node changes: the owners of the handed-on items take them.
@@ -121,6 +117,11 @@ public final class ItemWiseRecords {
                         + fireTime + " of " + follower.job() + " kept changing: " + conflict));
             });
         });
+    }
+
+    private List<Op> createFire(JobNodes theirs, Instant fireTime, OpResult.GetDataResult ledger, String chain) {
+        return ChainRecords.createFollowerFire(
+                requests, theirs, fireTime, ChainRule.itemWiseAwaiting(jobName, chain), ledger);
     }
 
     /** Sends the operations in requests of a bounded size, in order; completes with the conflict that stopped them. */
