@@ -345,10 +345,11 @@ class FailoverTest extends FailoverTestSupport {
         // a took item 2 of that fire over from b while b was cut off with its session intact: no reshard follows.
         LedgerParts ledger = LedgerParts.of(a.client(), new JobNodes("settlement"));
         Claim taken = ledger.claims()
-                .claim(
+                .claimAsync(
                         fire,
                         List.of(Claim.first(
                                 2, fire, "a", ledger.proof().sessionId(), ExecutionSource.FAILOVER, 1, 4, fire)))
+                .join()
                 .won()
                 .get(2);
 
@@ -361,7 +362,10 @@ class FailoverTest extends FailoverTestSupport {
         // seen the end (while a holds the claim, b starts item 2 for no fire at all). a's audit may find the claim its
         // own session holds first (a stranded claim, never started): a does not own item 2, so it hands the claim on,
         // and b, the owner, runs it once; then this write loses, as it should.
-        ledger.claims().update(List.of(taken.with(ClaimState.DONE, now())));
+        ledger.claims()
+                .commitAsync(List.of(taken.with(ClaimState.DONE, now())), Instant.EPOCH, List.of())
+                .join()
+                .written();
         Instant next = fire.plusSeconds(1);
         b.coordinator().fire(ExecutionSource.NORMAL, next);
         // Item 3 too, on time or, when an audit of b's still had it reserved for work it owed (see

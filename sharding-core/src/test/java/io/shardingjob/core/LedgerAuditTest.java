@@ -10,6 +10,7 @@ import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.execution.FireReport;
 import io.shardingjob.core.execution.ItemExecutor;
 import io.shardingjob.core.execution.ItemResult;
+import io.shardingjob.core.internal.ledger.AssignmentGuard;
 import io.shardingjob.core.internal.ledger.Claim;
 import io.shardingjob.core.internal.ledger.FireNodes;
 import io.shardingjob.core.internal.ledger.LedgerParts;
@@ -144,7 +145,7 @@ class LedgerAuditTest extends JobInstanceTestSupport {
         Instant neverCame = last.plusMillis(2_500);
         LedgerParts ledger = LedgerParts.of(newClient(), new JobNodes("audited"));
         ledger.claims()
-                .commitAsync(List.of(), Instant.EPOCH, List.of(), new FireNodes(false, neverCame))
+                .commitAsync(List.of(), Instant.EPOCH, List.of(), new FireNodes(false, neverCame), AssignmentGuard.NONE)
                 .join();
 
         Instance after = start("b", SKIPPING, context -> {}, builder -> builder.schedule(EVERY_SECOND));

@@ -11,6 +11,7 @@ import io.shardingjob.core.execution.ItemExecutor;
 import io.shardingjob.core.execution.ItemResult;
 import io.shardingjob.core.internal.config.ScheduleHistory;
 import io.shardingjob.core.internal.config.ScheduleHistoryWrites;
+import io.shardingjob.core.internal.ledger.AssignmentGuard;
 import io.shardingjob.core.internal.ledger.Claim;
 import io.shardingjob.core.internal.ledger.FireNodes;
 import io.shardingjob.core.internal.ledger.LedgerParts;
@@ -61,7 +62,7 @@ class ScheduleHistoryTest extends JobInstanceTestSupport {
         assertThat(only.coordinator().updateDisabled(true)).isTrue();
         // What an instance leaves in the window: a fire node created ahead, and a fire recorded as missed.
         ledger.claims()
-                .commitAsync(List.of(), Instant.EPOCH, List.of(), new FireNodes(false, at(3)))
+                .commitAsync(List.of(), Instant.EPOCH, List.of(), new FireNodes(false, at(3)), AssignmentGuard.NONE)
                 .join();
         ledger.claims().recordDueAsync(at(5)).join();
         clock.advance(Duration.ofSeconds(5));

@@ -9,15 +9,11 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The data of a job's announcement node ({@code /{job}/manual-fire}): the fires announced last, oldest first, in the
- * order they were announced ({@code <fireMillis>,<fireMillis>,…}). A cache may show a node's data once for several
- * writes (coalesced, or changed while it reconnected): the list lets an instance find every fire announced since the
- * one it saw last, not only the newest. The order is the writers', not the fire times': an instance whose clock lags
- * may announce a fire earlier than one announced before it.
- *
- * <p>Writers append at the version they read, so that two announcements at once cannot drop one another. A node
- * written before the list (one fire's milliseconds) reads as a list of one.
- *
- * @param fires the fires announced, oldest first, at most {@link #KEPT}
+ * order announced ({@code <fireMillis>,<fireMillis>,…}). A cache may show a node's data once for several writes
+ * (coalesced, or changed while it reconnected): the list lets an instance find every fire announced since the one it
+ * saw last. The order is the writers', not the fire times': an instance whose clock lags may announce a fire earlier
+ * than one announced before it. Writers append at the version they read, so that two announcements at once cannot drop
+ * one another; a node written before the list (one fire's milliseconds) reads as a list of one.
  */
 public record AnnouncedFires(List<Instant> fires) {
 

@@ -5,23 +5,20 @@ import io.shardingjob.core.internal.ledger.LedgerRules.Slot;
 import java.util.Set;
 
 /**
- * The writes of a request that go through only while the assignment is the one they were decided under: a {@code
- * check} of the assignment node's version, in the same multi-operation. A run's start carries it, so that no run starts
- * under an outdated assignment: once a reshard moved an item, a start decided before it fails, and whoever reads the
- * ledger after the new assignment sees every run started under the old one (a follower applies transactions in order),
- * so the item's new owner waits for them.
+ * The writes of a request that go through only while the assignment is the one they were decided under: a {@code check}
+ * of the assignment node's version in the same multi-operation. A run's start carries it, so that a start decided
+ * before a reshard moved its item fails, and whoever reads the ledger after the new assignment sees every run started
+ * under the old one (a follower applies transactions in order): the item's new owner waits for them.
  *
- * <p>So does every request that creates a claim with its start written (with failover on, a fire's first claims and the
- * claims made ahead), since its run may begin with no other write. Such a claim is created started only under the
- * check: refused by it, or with no version to check, it is created reserved ({@link #unstarted}), and its run writes
- * its start under the check, which decides again under the assignment in force.
+ * <p>So does every request that creates a claim with its start written (failover on: a fire's first claims, claims made
+ * ahead), since its run may begin with no other write. Refused by the check, or with no version to check, such a claim
+ * is created reserved ({@link #unstarted}), and its run writes its start under the check.
  *
  * @param version the assignment node's version the writes were decided under; -1 when unknown
  * @param slots the item-fires whose owner writes it guards
  */
 public record AssignmentGuard(int version, Set<Slot> slots) {
 
-    /** Guards nothing. */
     public static final AssignmentGuard NONE = new AssignmentGuard(-1, Set.of());
 
     public AssignmentGuard {

@@ -24,9 +24,7 @@ import org.slf4j.LoggerFactory;
 final class AwaitedUpstreams {
 
     private static final Logger log = LoggerFactory.getLogger(AwaitedUpstreams.class);
-
     private final ClientRequests requests;
-
     private final JobNodes nodes;
 
     AwaitedUpstreams(ClientRequests requests, JobNodes nodes) {
@@ -71,8 +69,8 @@ final class AwaitedUpstreams {
     }
 
     /**
-     * The first upstream whose fire at the fire's time can no longer complete, or null; reads the two answers (its
-     * ledger node, its fire node) of each upstream the fire awaits.
+     * The first upstream whose fire at the fire's time can no longer complete, or null; reads two answers per upstream
+     * awaited (its ledger node, its fire node).
      */
     private static @Nullable String staleUpstream(FireView view, Iterator<OpResult> read, Instant horizon) {
         String stale = null;

@@ -21,10 +21,8 @@ final class ByteBatches {
     }
 
     /**
-     * The elements in consecutive runs: a run ends where its next element would take it over {@code limit} bytes. An
+     * The elements in consecutive runs, each ending where its next element would take it over {@code limit} bytes. An
      * element larger than the limit alone makes a run of its own (ZooKeeper judges it, not this); no run is empty.
-     *
-     * @param bytes what an element adds to a request
      */
     static <T> List<List<T>> split(List<T> elements, ToIntFunction<? super T> bytes, int limit) {
         List<List<T>> runs = new ArrayList<>();

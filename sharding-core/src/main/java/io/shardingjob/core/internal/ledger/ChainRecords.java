@@ -42,11 +42,8 @@ final class ChainRecords {
     private static final int READS = 5;
 
     private final ClientRequests requests;
-
     private final JobNodes nodes;
-
     private final String jobName;
-
     private final ItemWiseRecords itemWise;
 
     /** Followers found without a ledger, told once each. */
@@ -63,7 +60,6 @@ final class ChainRecords {
      * Writes the fire's note at the version it was read with, and records the fire's completion in its followers.
      * Completes on ZooKeeper's event thread.
      *
-     * @param dueCount how many of the fire's items were due
      * @return whether this write won the note
      */
     public CompletableFuture<Boolean> writeCompletionAsync(

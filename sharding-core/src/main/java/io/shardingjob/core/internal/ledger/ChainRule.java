@@ -7,6 +7,7 @@ import io.shardingjob.core.internal.ledger.LedgerRules.FireView;
 import io.shardingjob.core.internal.registry.Follower;
 import java.time.Instant;
 import java.util.List;
+import java.util.stream.IntStream;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -20,10 +21,8 @@ final class ChainRule {
     private ChainRule() {}
 
     /**
-     * One follower's write.
+     * One follower's write: the origin of its fire to create, or the new origin of its existing fire.
      *
-     * @param create the origin of the follower's fire to create, or null
-     * @param update the new origin of the follower's existing fire, or null
      * @param announce whether the follower's instances are told to run the fire now: no upstream is awaited any more
      */
     record Decision(@Nullable FireOrigin create, @Nullable FireOrigin update, boolean announce) {
@@ -39,8 +38,6 @@ final class ChainRule {
      * Whether an upstream fire, settled, completed as a follower's {@code on} asks: under {@link FollowOn#SUCCESS}
      * every due item succeeded (one skipped or failed stops the chain), under {@link FollowOn#COMPLETION} it ended at
      * all. A fire its own upstream abandoned completed neither way: nothing of it ran.
-     *
-     * @param dueCount how many of its items were due ({@link DueRule#dueCount})
      */
     static boolean holds(FollowOn on, FireView upstream, int dueCount) {
         if (upstream.origin().isAbandoned()) {
@@ -50,22 +47,15 @@ final class ChainRule {
             return true;
         }
         int due = Math.min(upstream.total(), dueCount);
-        if (due == 0) {
-            return false;
-        }
-        for (int item = 0; item < due; item++) {
-            Claim claim = upstream.claims().get(item);
-            if (claim == null || claim.state() != ClaimState.DONE) {
-                return false;
-            }
-        }
-        return true;
+        return due > 0
+                && IntStream.range(0, due)
+                        .mapToObj(upstream.claims()::get)
+                        .allMatch(claim -> claim != null && claim.state() == ClaimState.DONE);
     }
 
     /**
      * The write into one follower's fire.
      *
-     * @param upstream the job whose fire completed
      * @param chain the job whose fire began the upstream fire's chain ({@link FireOrigin#chainOr})
      * @param holds whether it completed as the follower's {@code on} asks ({@link #holds})
      * @param existing the origin of the follower's fire at the same time, or null when it has no node
@@ -150,11 +140,11 @@ final class ChainRule {
 
     /**
      * What an item-wise follower's item becomes: handed on as soon as the upstream item ended as {@code on} asks
-     * (succeeded, or ended at all), skipped once the upstream fire completed without it doing so.
+     * (succeeded, or ended at all), skipped once the upstream fire completed (every due item ended) without it doing
+     * so.
      *
      * @param upstream the upstream item's claim, or null when it has none
      * @param recorded whether the follower's item already has a claim
-     * @param completed whether the upstream fire completed (every due item ended)
      */
     static ItemRecord itemWise(FollowOn on, @Nullable Claim upstream, boolean recorded, boolean completed) {
         if (recorded) {

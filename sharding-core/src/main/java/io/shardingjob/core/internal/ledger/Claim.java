@@ -13,24 +13,17 @@ import org.jspecify.annotations.Nullable;
  * The claim of one item of one fire, as stored in its ledger node, with the node's version (what a compare-and-set
  * write must hold) and the fencing token of its current owner.
  *
- * @param item the item
- * @param fireTime the scheduled time of the fire
- * @param instanceId the instance that owns the claim
  * @param sessionId the ZooKeeper session that owns it: the claim is live exactly as long as that session is
  * @param attempt how many owners the claim has had: 1 for the first, one more for each take-over
- * @param state where it stands
- * @param source why it runs
  * @param epoch the assignment epoch the claimer planned with (informative: the claim, not the epoch, fences)
- * @param total the fire's number of items
  * @param retry the retry the item is at: a take-over continues the count
  * @param started when the current owner took it
- * @param ended when it ended, if it did
  * @param version the node's data version when read or written
  * @param fencingToken the {@code mzxid} of the write that gave the claim to its current owner
- * @param startAhead whether its start was written ahead of its run (only ever with {@code failover} on, see {@link
- *     StartBatch#writesAhead}): its run may never have begun, and began, if it did, where repeating it was allowed. A
- *     take-over judges it by that, not by the job's setting now ({@link TakeOverRule#runsOrphan}); absent from a
- *     claim's data, as in claims written before it was recorded, it is false
+ * @param startAhead whether its start was written ahead of its run (only with {@code failover} on, see {@link
+ *     StartBatch#writesAhead}): its run may never have begun, and began, if it did, where repeating it was allowed,
+ *     which is how a take-over judges it ({@link TakeOverRule#runsOrphan}); false when absent from the data, as in
+ *     older claims
  */
 public record Claim(
         int item,
@@ -194,9 +187,9 @@ public record Claim(
     }
 
     /**
-     * The node's data, one {@code key=value} line per field. The fencing token is stored by every write after the owning one, so that a reader learns it;
-     * the owning write itself cannot know its own {@code mzxid}, so a node without a token was last written by its
-     * owning write and its {@code mzxid} is the token.
+     * The node's data, one {@code key=value} line per field. The fencing token is stored by every write after the
+     * owning one, so that a reader learns it; the owning write cannot know its own {@code mzxid}, so a node without a
+     * token was last written by its owning write and its {@code mzxid} is the token.
      */
     public byte[] encode() {
         StringBuilder text = new StringBuilder(160)
@@ -236,7 +229,6 @@ public record Claim(
         return text.toString().getBytes(StandardCharsets.UTF_8);
     }
 
-    /** Reads a claim node's data and stat. */
     public static Claim decode(int item, Instant fireTime, byte[] data, Stat stat) {
         Map<String, String> fields = new HashMap<>();
         for (String line : new String(data, StandardCharsets.UTF_8).split("\n")) {

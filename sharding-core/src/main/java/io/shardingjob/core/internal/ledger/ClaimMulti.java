@@ -31,12 +31,8 @@ final class ClaimMulti {
     private static final int MAX_CLAIM_ROUNDS = 4;
 
     private final ClientRequests requests;
-
     private final LedgerReads reads;
-
     private final JobNodes nodes;
-
-    /** Fires whose node this instance created or found, so that its next claims in them skip creating it. */
     private final KnownFires knownFires;
 
     ClaimMulti(ClientRequests requests, LedgerReads reads, JobNodes nodes, KnownFires knownFires) {
@@ -48,15 +44,11 @@ final class ClaimMulti {
 
     /**
      * The writes and the new claims as one request, sent by its {@link Request#round()}: again without each operation
-     * the server refuses, without waiting; every answer is handled on ZooKeeper's event thread, and nothing here
-     * blocks.
+     * the server refuses. Nothing here blocks: every answer is handled on ZooKeeper's event thread.
      *
      * @param writes owner writes, each at the version its claim holds, at most one per claim
      * @param fireTime the fire of the new claims; ignored when there are none
-     * @param creates new claims ({@link Claim#first}) of that fire
-     * @param fireNodes whether the fire's node is taken to exist, and a later fire's node to create ahead
      * @param guard the assignment the starts among them, written or created, were decided under
-     * @param outcome what the request adds its results to
      */
     Request request(
             List<Claim> writes,
@@ -103,10 +95,8 @@ final class ClaimMulti {
         }
 
         /**
-         * Sends what is left of the request, and settles its answer.
-         *
-         * @return the outcome given, filled in; completes exceptionally when the server did not answer (whether the
-         *     writes happened is then unknown)
+         * Sends what is left of the request, and settles its answer. Completes exceptionally when the server did not
+         * answer (whether the writes happened is then unknown).
          */
         CompletableFuture<Outcome> round() {
             Instant later = fireNodes.createAhead();
@@ -217,13 +207,8 @@ final class ClaimMulti {
          * of the starts is written, and the claims go reserved, their runs deciding again under the assignment in force.
          */
         private void refusedGuard() {
-            sets.removeIf(claim -> {
-                if (guard.covers(claim)) {
-                    outcome.moved.add(claim);
-                    return true;
-                }
-                return false;
-            });
+            sets.stream().filter(guard::covers).forEach(outcome.moved::add);
+            sets.removeIf(guard::covers);
             news.replaceAll(AssignmentGuard::unstarted);
         }
 
@@ -262,14 +247,8 @@ final class ClaimMulti {
     }
 
     /**
-     * What the requests came to, gathered over the batches of one call.
-     *
-     * @param written the owner writes as now stored, with their new versions
-     * @param lost the owner writes refused because the claim is no longer this writer's (taken over, retired)
-     * @param moved the guarded owner writes refused because a newer assignment was written than the one they were
-     *     decided under
-     * @param won the new claims created, with their version and fencing token
-     * @param taken the items of new claims another claim already covered, with that claim as read
+     * What the requests of one call came to, gathered over its batches, as {@link ClaimWrites.Written} and {@link
+     * ClaimWrites.Claimed} report it.
      */
     record Outcome(
             List<Claim> written,

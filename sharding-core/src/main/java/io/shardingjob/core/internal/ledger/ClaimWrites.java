@@ -19,9 +19,7 @@ import org.apache.zookeeper.OpResult;
  * an owner that lost the claim (taken over after its session ended) cannot overwrite the new owner's state.
  *
  * <p>Writes are grouped: the claims of one fire are created in one multi-operation, and claims that end together are
- * updated in one, each split so that a request stays far below ZooKeeper's 1 MB {@code jute.maxbuffer}. The ledger is
- * read only by audits and the leader's keeper ({@link LedgerReads}), never watched or cached: it grows with fires and
- * items.
+ * updated in one, each split so that a request stays far below ZooKeeper's 1 MB {@code jute.maxbuffer}.
  *
  * <p>This class talks to the session's {@link org.apache.zookeeper.ZooKeeper} handle directly, through {@link
  * ClientRequests} (Curator's transactions return no {@link org.apache.zookeeper.data.Stat} for a create, and the fencing
@@ -36,12 +34,8 @@ import org.apache.zookeeper.OpResult;
 public final class ClaimWrites {
 
     private final ClientRequests requests;
-
     private final JobNodes nodes;
-
-    /** Fires whose node this instance created or found, so that its next claims in them skip creating it. */
     private final KnownFires knownFires;
-
     private final ClaimMulti multi;
 
     ClaimWrites(ClientRequests requests, LedgerReads reads, JobNodes nodes, KnownFires knownFires) {
@@ -52,44 +46,27 @@ public final class ClaimWrites {
     }
 
     /**
-     * What a claim attempt came to.
-     *
-     * @param won the claims this session created, with their version and fencing token
-     * @param lost the items another claim already covered, with that claim as read
+     * What a claim attempt came to: the claims this session created, with their version and fencing token, and the
+     * items another claim already covered, with that claim as read.
      */
     public record Claimed(Map<Integer, Claim> won, Map<Integer, Claim> lost) {}
 
     /**
-     * Creates the claims of one fire, in as few multi-operations as their size allows.
-     *
-     * @param claims new claims ({@link Claim#first}) of one fire
+     * Creates the claims of one fire ({@link Claim#first}), in as few multi-operations as their size allows, without
+     * waiting: completes on ZooKeeper's event thread.
      */
-    public Claimed claim(Instant fireTime, List<Claim> claims) throws Exception {
-        return ClientRequests.await(claimAsync(fireTime, claims));
-    }
-
-    /** {@link #claim}, without waiting: completes on ZooKeeper's event thread. */
     public CompletableFuture<Claimed> claimAsync(Instant fireTime, List<Claim> claims) {
         return commitAsync(List.of(), fireTime, claims).thenApply(Committed::claimed);
     }
 
     /**
-     * What a group of owner writes came to.
-     *
-     * @param written the claims as now stored, with their new versions
-     * @param lost the claims whose write was refused because they are no longer this writer's (taken over, retired)
+     * What a group of owner writes came to: the claims as now stored, with their new versions; those refused because
+     * they are no longer this writer's (taken over, retired); and the guarded ones refused because a newer assignment
+     * was written than the one they were decided under ({@link AssignmentGuard}).
      */
     public record Written(List<Claim> written, List<Claim> lost, List<Claim> moved) {}
 
-    /** Writes each claim as given at the version it holds, in one multi-operation per batch: a group commit. */
-    public Written update(List<Claim> claims) throws Exception {
-        return ClientRequests.await(commitAsync(claims, Instant.EPOCH, List.of()))
-                .written();
-    }
-
-    /**
-     * What a commit came to: its owner writes, and its new claims.
-     */
+    /** What a commit came to: its owner writes, and its new claims. */
     public record Committed(Written written, Claimed claimed) {}
 
     /**
@@ -101,24 +78,17 @@ public final class ClaimWrites {
      * block, or must move to an executor of its own.
      *
      * @param writes owner writes, each at the version its claim holds
-     * @param fireTime the fire of the new claims
-     * @param creates new claims ({@link Claim#first}) of that fire
+     * @param creates new claims ({@link Claim#first}) of the fire at {@code fireTime}
      */
     public CompletableFuture<Committed> commitAsync(List<Claim> writes, Instant fireTime, List<Claim> creates) {
-        return commitAsync(writes, fireTime, creates, FireNodes.AS_NEEDED);
-    }
-
-    /** {@link #commitAsync(List, Instant, List)}, with the fire nodes treated as {@code fireNodes} says. */
-    public CompletableFuture<Committed> commitAsync(
-            List<Claim> writes, Instant fireTime, List<Claim> creates, FireNodes fireNodes) {
-        return commitAsync(writes, fireTime, creates, fireNodes, AssignmentGuard.NONE);
+        return commitAsync(writes, fireTime, creates, FireNodes.AS_NEEDED, AssignmentGuard.NONE);
     }
 
     /**
-     * {@link #commitAsync(List, Instant, List, FireNodes)}, with the writes {@code guard} covers made only under the
-     * assignment they were decided under; those refused for it come back as {@link Written#moved()}. The claims created
-     * with their starts are checked against it too (without a guard, they are created reserved: see {@link
-     * AssignmentGuard}).
+     * {@link #commitAsync(List, Instant, List)}, with the fire nodes treated as {@code fireNodes} says, and the writes
+     * {@code guard} covers made only under the assignment they were decided under; those refused for it come back as
+     * {@link Written#moved()}. The claims created with their starts are checked against it too (without a guard, they
+     * are created reserved: see {@link AssignmentGuard}).
      */
     public CompletableFuture<Committed> commitAsync(
             List<Claim> writes, Instant fireTime, List<Claim> creates, FireNodes fireNodes, AssignmentGuard guard) {
@@ -135,7 +105,8 @@ public final class ClaimWrites {
         for (int request = 0; request < requests.size(); request++) {
             List<Pending> batch = requests.get(request);
             // The fire nodes go with the last request, after every claim written before them.
-            FireNodes nodesOfBatch = request == requests.size() - 1 ? fireNodes : fireNodes.without();
+            FireNodes nodesOfBatch =
+                    request == requests.size() - 1 ? fireNodes : new FireNodes(fireNodes.assumeExists(), null);
             sent = sent.thenCompose(sofar -> multi.request(
                             Pending.claims(batch, false),
                             fireTime,
@@ -161,8 +132,8 @@ public final class ClaimWrites {
     }
 
     /**
-     * Takes an orphan over: rewrites it for this session at the version it was read with. Of several instances taking
-     * the same orphan over, exactly one succeeds. Completes on ZooKeeper's event thread.
+     * Takes an orphan over: rewrites it for this session at the version it was read with, so that of several instances
+     * taking it over exactly one succeeds. Completes on ZooKeeper's event thread.
      *
      * @return the claim now owned, with its new fencing token; empty when someone else changed it first
      */

@@ -6,10 +6,9 @@ import java.util.Set;
 
 /**
  * Which claims an instance makes ahead of its schedule's next fire, and what that fire does with them, as pure
- * functions of what holds when they are made and at the fire instant. They are apart from the take-over and make-up
- * rules because a claim made ahead is made before anything of its fire is known: what changed meanwhile (an item moved
+ * functions. A claim made ahead is made before anything of its fire is known: what changed meanwhile (an item moved
  * away or disabled, a fire that never came) is judged by one rule, {@link #atFire}, at the fire instant and at each
- * audit before it, and the claim runs, is skipped, released, or left to the audit.
+ * audit before it.
  */
 public final class ClaimsAheadRule {
 
@@ -17,8 +16,8 @@ public final class ClaimsAheadRule {
 
     /**
      * The items whose claims for the schedule's next fire this instance creates ahead, in the request that records the
-     * ends of a fire, so that at the next fire instant no claim stands between the trigger and its items (each run still
-     * starts with the write of its start): the items it owns that it could start now. None when the next fire was already told of: its trigger claims for itself.
+     * ends of a fire, so that at the next fire instant no claim stands between the trigger and its items: those it owns
+     * and could start now; none when the next fire was already told of (its trigger claims for itself).
      *
      * @param unavailable owned items it could not start now (disabled, run by another live session, busy here) or
      *     already holds a claim of the next fire for
@@ -38,22 +37,21 @@ public final class ClaimsAheadRule {
     /** What a fire does with a claim its instance created ahead for it. */
     public enum AheadFate {
         /**
-         * Starts it: nothing changed since it was made. The run still begins with its start write (see {@link
-         * RunStart}), which fails if the claim was taken over meanwhile and proves the session live.
+         * Starts it: nothing changed since it was made. The run still begins with its start write ({@link RunStart}),
+         * which fails if the claim was taken over meanwhile.
          */
         RUN,
         /** Records it as not run: its item-fire is not due (see {@link DueRule}). */
         SKIP,
         /**
-         * Gives it up for the item's owner to take over: the item is no longer this instance's, or it is disabled now
-         * though its fire was due (its owner runs it once enabled).
+         * Gives it up for the item's owner to take over: the item is no longer this instance's, or is disabled now
+         * though its fire was due.
          */
         RELEASE,
         /**
-         * Leaves it to this instance's audit, as any claim of its own it is not running: the item is busy here or run by
-         * another session (the audit runs it once that run ended), this instance is cut off from ZooKeeper, the claim
-         * names an earlier session (the audit releases it), or whether its item-fire is due is not known yet (the audit
-         * decides again).
+         * Leaves it to this instance's audit, as any claim of its own it is not running: the item is busy here or run
+         * by another session, this instance is cut off, the claim names an earlier session, or whether its item-fire is
+         * due is not known yet.
          */
         AUDIT
     }
@@ -62,9 +60,7 @@ public final class ClaimsAheadRule {
      * What a fire does with a claim made ahead for it, from what holds at the fire instant.
      *
      * @param connected whether this instance can start items (connected and registered)
-     * @param jobDisabled whether the job is disabled
      * @param owned the items this instance owns now, none when it is disabled
-     * @param disabledItems the items disabled now
      * @param startable whether the item is neither busy here nor run by another live session
      * @param due whether the claim's item-fire is due by the schedule history ({@link DueRule#judge})
      */

@@ -30,25 +30,11 @@ public final class DueFires {
     static final int MAX_PER_PASS = 256;
 
     private final ClaimWrites claims;
-
     private final FireSchedule schedule;
-
     private final Supplier<JobConfiguration> configuration;
-
     private final Supplier<? extends Collection<Instant>> seen;
-
     private final Supplier<ScheduleHistory> history;
-
     private final Supplier<? extends Collection<Integer>> disabledItems;
-
-    /** Without a stored history: the job's state now is taken to have held all along. */
-    public DueFires(
-            ClaimWrites claims,
-            FireSchedule schedule,
-            Supplier<JobConfiguration> configuration,
-            Supplier<? extends Collection<Instant>> seen) {
-        this(claims, schedule, configuration, seen, () -> ScheduleHistory.EMPTY, List::of);
-    }
 
     /**
      * @param history the job's schedule history, as cached: which fires were due
@@ -106,11 +92,9 @@ public final class DueFires {
     /**
      * Records the late due fires the ledger does not hold.
      *
-     * @param watermark the ledger's watermark: every fire at or before it is settled
-     * @param recorded every fire the ledger holds, oldest first
      * @param isLate whether a fire this instance was told of is late: its claimers had their time
-     * @param scheduledBefore the schedule's fires count only before this one: a fire after which another one settled
-     *     is missed for sure, while a recent one may still wait in the queue of the instance that will run it
+     * @param scheduledBefore the schedule's fires count only before this one: a fire after which another one settled is
+     *     missed for sure, while a recent one may still wait in the queue of the instance that will run it
      * @param horizon fires before it are beyond catch-up and not recorded
      * @return the fires recorded now, oldest first, once they are; completes on ZooKeeper's event thread
      */
@@ -144,9 +128,7 @@ public final class DueFires {
         return rule().isScheduled(aheadFire);
     }
 
-    /**
-     * The schedule's fire times after the ledger's history starts and before {@code before}.
-     */
+    /** The schedule's fire times after the ledger's history starts and before {@code before}. */
     private static List<Instant> scheduled(
             DueRule rule, @Nullable Instant historyStart, Instant before, Instant horizon) {
         if (historyStart == null) {

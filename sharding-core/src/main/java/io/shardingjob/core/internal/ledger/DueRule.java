@@ -44,7 +44,6 @@ public final class DueRule {
 
     /** Whether an item of a fire was due, as far as the history an instance reads tells: see {@link #judge}. */
     public enum Due {
-        /** Due: it runs. */
         YES,
         /** Not due, for good: the history records the job's state as the instance sees it. */
         NO,
@@ -125,11 +124,10 @@ public final class DueRule {
         if (index < 0) {
             return 0;
         }
-        int count = Entry.UNBOUNDED;
-        for (int later = index; later < entries.size(); later++) {
-            count = Math.min(count, entries.get(later).count());
-        }
-        return count;
+        return entries.subList(index, entries.size()).stream()
+                .mapToInt(Entry::count)
+                .min()
+                .orElse(Entry.UNBOUNDED);
     }
 
     /**
@@ -147,11 +145,6 @@ public final class DueRule {
                 && (origin.manual() || origin.followsUpstream() || cron == null || fires(entry, fireTime));
     }
 
-    /** {@link #isDue(Instant, int, FireOrigin)} of a slot. */
-    public boolean isDue(LedgerRules.Slot slot, FireOrigin origin) {
-        return isDue(slot.fireTime(), slot.item(), origin);
-    }
-
     /**
      * What a run of an item-fire is to make of {@link #isDue(Instant, int, FireOrigin)}: due, not due for good, or not
      * known yet when the history does not record the job's state as the asking instance sees it (see the class
@@ -164,7 +157,6 @@ public final class DueRule {
         return recordsWhatIsSeen ? Due.NO : Due.NOT_KNOWN_YET;
     }
 
-    /** {@link #judge(Instant, int, FireOrigin)} of a slot. */
     public Due judge(LedgerRules.Slot slot, FireOrigin origin) {
         return judge(slot.fireTime(), slot.item(), origin);
     }
@@ -181,7 +173,7 @@ public final class DueRule {
             return false;
         }
         Instant next = cron.nextFireAfter(entry, fireTime.minusMillis(1));
-        return next != null && millis(next).equals(millis(fireTime));
+        return next != null && FireSchedule.fireTimeOf(next).equals(FireSchedule.fireTimeOf(fireTime));
     }
 
     /**
@@ -206,7 +198,7 @@ public final class DueRule {
                 if (next == null) {
                     break;
                 }
-                next = millis(next);
+                next = FireSchedule.fireTimeOf(next);
                 if (!next.isBefore(before) || !next.isBefore(until)) {
                     break;
                 }
@@ -217,9 +209,5 @@ public final class DueRule {
             }
         }
         return times;
-    }
-
-    private static Instant millis(Instant time) {
-        return FireSchedule.fireTimeOf(time);
     }
 }

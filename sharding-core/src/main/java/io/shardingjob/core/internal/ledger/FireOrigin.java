@@ -15,7 +15,8 @@ import org.jspecify.annotations.Nullable;
  * owner's, a make-up, a take-over, a retry) gets the same parameter, whoever runs it and whenever.
  *
  * <p>The node's data is its note (who completes the fire, or {@link LedgerRules#AHEAD}) on the first line, as before
- * manual fires existed, then the origin as {@code key=value} lines with {@link Properties} escapes, readable in zkCli:
+ * manual fires existed (such a node reads as {@link #SCHEDULED}), then the origin as {@code key=value} lines with
+ * {@link Properties} escapes, readable in zkCli:
  *
  * <pre>
  * completed 10.0.0.5@-@4242
@@ -23,20 +24,12 @@ import org.jspecify.annotations.Nullable;
  * jobParameter=rerun of 2026-11-20
  * </pre>
  *
- * A fire of a job that follows others ({@code JobConfiguration.after}) names the upstream jobs whose fire at the same
- * time completed, and those still awaited (fan-in): its items run once none is awaited.
- *
- * <pre>
- * after=settle
- * awaiting=bill
- * </pre>
- *
- * A node written before manual fires existed reads as {@link #SCHEDULED}.
- *
  * @param manual whether an operator asked for the fire ({@code JobCoordinator.trigger})
  * @param jobParameter the parameter every item of the fire runs with; null for the job's configured one
- * @param after the upstream jobs whose fire at this time completed and recorded this one, in the order they did
- * @param awaiting the upstream jobs whose fire at this time has not completed yet: the fire is not due while any is
+ * @param after for a job that follows others ({@code JobConfiguration.after}), the upstream jobs whose fire at this
+ *     time completed and recorded this one, in the order they did
+ * @param awaiting the upstream jobs whose fire at this time has not completed yet (fan-in): the fire is not due while
+ *     any is
  * @param abandonedBy the upstream job whose fire at this time completed otherwise than this job's {@code on} asks (or
  *     can no longer complete): the fire never runs, and settles with nothing due; null for none
  * @param unattended whether the fire was recorded while no instance of its job was registered: its items are then made
@@ -56,19 +49,12 @@ public record FireOrigin(
     public static final FireOrigin SCHEDULED = new FireOrigin(false, null);
 
     private static final String SOURCE = "source";
-
     private static final String MANUAL = "MANUAL";
-
     private static final String JOB_PARAMETER = "jobParameter";
-
     private static final String AFTER = "after";
-
     private static final String AWAITING = "awaiting";
-
     private static final String ABANDONED_BY = "abandonedBy";
-
     private static final String UNATTENDED = "unattended";
-
     private static final String CHAIN = "chain";
 
     public FireOrigin {
@@ -88,9 +74,7 @@ public record FireOrigin(
     /**
      * The fire of a job following others, as the first of its upstreams to complete records it.
      *
-     * @param upstream the upstream job whose fire completed
      * @param others the job's other upstreams, awaited until their fire at the same time completes
-     * @param unattended whether no instance of the job was registered
      * @param chain the job whose fire began the chain: the upstream's own chain, or the upstream
      */
     public static FireOrigin after(String upstream, List<String> others, boolean unattended, String chain) {

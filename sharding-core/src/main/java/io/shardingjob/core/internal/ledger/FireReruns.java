@@ -14,22 +14,20 @@ import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
 
 /**
- * An operator's re-run of one past fire's failed items, in the ledger. One multi-operation reopens the failed claims
- * ({@link RerunRule#reopened}: {@code HANDED_ON}, source {@code RETRY}), each at the version read, lists the fire with
- * the watermark's still-open fires (a versioned write of the ledger node), clears the fire's completion note (so that
- * it completes again once the re-run settled it), and names the fire in the job's announcement node ({@link JobNodes#rerun()}), which every instance watches through its cache and answers with an audit: the
- * owners of the reopened items take them over as any handed-on claim, and run them as the fire's own runs.
+ * An operator's re-run of one past fire's failed items. One multi-operation reopens the failed claims ({@link
+ * RerunRule#reopened}), each at the version read; lists the fire with the watermark's still-open fires (a versioned
+ * write of the ledger node); clears the fire's completion note, so that it completes again once the re-run settled it;
+ * and names the fire in the job's announcement node ({@link JobNodes#rerun()}), which every instance watches and
+ * answers with an audit: the owners of the reopened items take them over as any handed-on claim.
  *
- * <p>Listing the fire moves what the audits read: they read the fires after the watermark and the still-open ones, so a
- * fire the watermark passed long ago is read again, and one after it is read whatever this instance's memory says (a
- * fire whose every item ended or was claimed here is otherwise not read again). It also fences the retention: the
- * keeper writes the watermark, and deletes old fires, only at the ledger node's version it read, so a re-run written
- * between its read and its deletion makes the deletion fail, and a deletion that came first leaves the claims gone and
- * the re-run refused.
+ * <p>Listing the fire makes the audits read it again, however long ago the watermark passed it and whatever this
+ * instance's memory says. It also fences the retention: the keeper writes the watermark, and deletes old fires, only at
+ * the ledger node's version it read, so a re-run between its read and its deletion makes the deletion fail, and a
+ * deletion that came first leaves the re-run refused.
  *
- * <p>Race windows: of two re-runs of one fire, the one whose request comes second fails at a claim's version, reads
- * the fire again and finds the items open: refused. A request whose answer was lost with the connection may have been
- * applied: the items then run although the re-run failed, and a re-run asked again is refused as running.
+ * <p>Race windows: of two re-runs of one fire, the second fails at a claim's version, reads again and finds the items
+ * open: refused. A request whose answer was lost with the connection may have been applied: the items then run although
+ * the re-run failed.
  */
 public final class FireReruns {
 
@@ -37,9 +35,7 @@ public final class FireReruns {
     private static final int MAX_ATTEMPTS = 16;
 
     private final ClientRequests requests;
-
     private final LedgerReads reads;
-
     private final JobNodes nodes;
 
     FireReruns(ClientRequests requests, LedgerReads reads, JobNodes nodes) {
@@ -51,8 +47,6 @@ public final class FireReruns {
     /**
      * Reopens the failed claims of a fire, on a thread that may wait (an operator's).
      *
-     * @param now the time of the request, as the rule reads it
-     * @return the claims reopened, or why none was
      * @throws Exception when ZooKeeper did not answer, or the ledger kept changing
      */
     public Verdict reopen(Instant fireTime, Supplier<Instant> now) throws Exception {

@@ -18,9 +18,7 @@ final class FireRetirement {
     static final int RETIRE_BATCH = 4;
 
     private final LedgerReads reads;
-
     private final KeeperWrites writes;
-
     private final LedgerKeeper.Horizons horizons;
 
     FireRetirement(LedgerReads reads, KeeperWrites writes, LedgerKeeper.Horizons horizons) {
@@ -29,15 +27,12 @@ final class FireRetirement {
         this.horizons = horizons;
     }
 
-    /**
-     * How many fires a pass deleted, and whether it left old fires for the next (more than {@value
-     * LedgerKeeper#FIRES_PER_PASS} were due).
-     */
+    /** How many fires a pass deleted, and whether it left old fires for the next. */
     record Retired(int fires, boolean more) {}
 
     /**
      * Deletes the old fires among {@code fires}, at most {@value LedgerKeeper#FIRES_PER_PASS}, each request checking
-     * the ledger node is still at {@code ledgerVersion}.
+     * that the ledger node is still at {@code ledgerVersion}.
      */
     CompletableFuture<Retired> retire(List<Instant> fires, Watermark mark, int ledgerVersion, Instant now) {
         Instant settled = mark.settled();

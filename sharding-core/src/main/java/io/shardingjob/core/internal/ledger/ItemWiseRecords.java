@@ -9,7 +9,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -17,6 +16,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
+import java.util.stream.Collectors;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
@@ -34,14 +34,12 @@ import org.apache.zookeeper.OpResult;
  */
 public final class ItemWiseRecords {
 
-    /** Rounds of read and write before giving up. */
     private static final int MAX_ATTEMPTS = 16;
 
     /** Operations per request: far below {@code jute.maxbuffer} with claims of a few hundred bytes. */
     private static final int OPS_PER_REQUEST = 400;
 
     private final ClientRequests requests;
-
     private final String jobName;
 
     ItemWiseRecords(ClientRequests requests, String jobName) {
@@ -77,10 +75,9 @@ public final class ItemWiseRecords {
                 // The follower never started: it has no ledger to record in.
                 return CompletableFuture.completedFuture(null);
             }
-            Set<Integer> recorded = new HashSet<>();
-            if (read.get(1) instanceof OpResult.GetChildrenResult children) {
-                children.getChildren().forEach(child -> recorded.add(Integer.parseInt(child)));
-            }
+            Set<Integer> recorded = read.get(1) instanceof OpResult.GetChildrenResult children
+                    ? children.getChildren().stream().map(Integer::parseInt).collect(Collectors.toSet())
+                    : Set.of();
             List<Op> ops = new ArrayList<>();
             boolean handsOn = false;
             for (int item : new TreeSet<>(items)) {
@@ -147,10 +144,8 @@ public final class ItemWiseRecords {
     }
 
     /**
-     * Records an item-wise follower's items from the ends of this job's items, as soon as they are recorded
-     * ({@link ItemWiseRecords}): completes on ZooKeeper's event thread.
-     *
-     * @param ended the claims of items of one fire as their ends were recorded
+     * Records an item-wise follower's items from the ends of this job's items of one fire, as soon as they are
+     * recorded: completes on ZooKeeper's event thread.
      */
     public CompletableFuture<Void> recordEndsAsync(Instant fireTime, Collection<Claim> ended, Follower follower) {
         Map<Integer, Claim> claims = new TreeMap<>();

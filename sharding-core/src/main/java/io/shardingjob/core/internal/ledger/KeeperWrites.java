@@ -15,12 +15,8 @@ import org.apache.zookeeper.OpResult;
 
 /**
  * What the leader's keeper writes: the ledger node's watermark (every fire before it settled, but the ones it lists
- * still open), and the retirement of old fires. Only the leader writes either; a stale watermark only makes audits
- * look further back.
- *
- * <p>Retirement deletes old fires; each fire's claims and then its node, several fires per multi-operation up
- * to the request size the ledger's writes keep to. A fire that changed since it was listed fails its batch, whose other
- * fires are then deleted one by one; the changed one is left for the leader's next pass.
+ * still open), and the retirement of old fires. Only the leader writes either; a stale watermark only makes audits look
+ * further back.
  */
 final class KeeperWrites {
 
@@ -28,9 +24,7 @@ final class KeeperWrites {
     private static final int DELETE_OVERHEAD_BYTES = 16;
 
     private final ClientRequests requests;
-
     private final JobNodes nodes;
-
     private final KnownFires knownFires;
 
     KeeperWrites(ClientRequests requests, JobNodes nodes, KnownFires knownFires) {
@@ -41,20 +35,13 @@ final class KeeperWrites {
 
     /**
      * Deletes fires and their claims, several fires per multi-operation, without waiting: completes on ZooKeeper's
-     * event thread. A fire that gained a claim since it was listed is left for the next pass (its deletion fails as not
-     * empty).
+     * event thread. A fire that gained a claim since it was listed fails its batch, whose other fires are then deleted
+     * one by one; it is left for the next pass. Each request checks that the ledger node is still at {@code
+     * ledgerVersion} (-1: unchecked): an operator's re-run written since reopens claims of a fire the keeper took for
+     * settled, and then nothing is deleted.
      *
      * @param fires each fire with the items it holds a claim for
      * @return how many fires were deleted
-     */
-    public CompletableFuture<Integer> retireAsync(Map<Instant, ? extends Collection<Integer>> fires) {
-        return retireAsync(fires, -1);
-    }
-
-    /**
-     * {@link #retireAsync(Map)}, each request checking that the ledger node is still at {@code ledgerVersion}: an
-     * operator's re-run written since (it reopens claims of a fire the keeper took for settled) makes it fail, and the
-     * fire is left alone.
      */
     public CompletableFuture<Integer> retireAsync(
             Map<Instant, ? extends Collection<Integer>> fires, int ledgerVersion) {
@@ -68,7 +55,6 @@ final class KeeperWrites {
             batch.forEach(fire -> inBatch.put(fire.fireTime(), fire.items()));
             List<Op> ops = new ArrayList<>();
             if (ledgerVersion >= 0) {
-                // An operator's re-run reopens claims of settled fires and writes this node: then nothing is deleted.
                 ops.add(Op.check(requests.full(nodes.ledger()), ledgerVersion));
             }
             batch.stream().flatMap(fire -> fire.ops().stream()).forEach(ops::add);
@@ -120,10 +106,9 @@ final class KeeperWrites {
     }
 
     /**
-     * Stores the watermark, with the fires at or before it whose claims are still open; only the leader writes it, and a
-     * stale one only makes audits look further back. Completes on ZooKeeper's event thread. Written at the ledger node's
-     * version read ({@link LedgerOverview#version()}): an operator's re-run writes the node too (it lists its fire as
-     * still open), and a watermark computed before it must not drop that fire.
+     * Stores the watermark and its still-open fires at the ledger node's version read ({@link
+     * LedgerOverview#version()}): an operator's re-run writes the node too (it lists its fire as still open), and a
+     * watermark computed before it must not drop that fire. Completes on ZooKeeper's event thread.
      *
      * @param version the version read, or -1 for any
      * @return the node's version after the write, or -1 when the node changed since it was read

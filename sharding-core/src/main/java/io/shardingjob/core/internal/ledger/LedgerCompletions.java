@@ -29,19 +29,12 @@ import org.slf4j.LoggerFactory;
 public final class LedgerCompletions {
 
     private static final Logger log = LoggerFactory.getLogger(LedgerCompletions.class);
-
     private static final String COMPLETED = "completed";
-
     private static final String COMPLETING = "completing";
-
     private final ChainRecords chains;
-
     private final String jobName;
-
     private final String instanceId;
-
     private final @Nullable FireCompletionListener listener;
-
     private final Supplier<List<Follower>> followers;
 
     /**
@@ -71,12 +64,7 @@ public final class LedgerCompletions {
         return listener != null || !followers.get().isEmpty();
     }
 
-    /** Whether the fire's listener call is done, so that the fire may be retired. */
-    public static boolean isCompleted(FireView fire) {
-        return isCompletedNote(fire.note());
-    }
-
-    /** Whether a fire node's note says its completion is done. */
+    /** Whether a fire node's note says its completion (the listener call) is done, so that the fire may be retired. */
     static boolean isCompletedNote(String note) {
         return note.startsWith(COMPLETED);
     }
@@ -99,7 +87,7 @@ public final class LedgerCompletions {
      */
     public CompletableFuture<Void> completeIfSettled(
             FireView fire, int dueCount, long sessionId, @Nullable Set<Long> liveSessions, Executor listenerExecutor) {
-        if (!fire.isSettled(dueCount) || isCompleted(fire) || fire.noteVersion() < 0) {
+        if (!fire.isSettled(dueCount) || isCompletedNote(fire.note()) || fire.noteVersion() < 0) {
             return CompletableFuture.completedFuture(null);
         }
         if (fire.note().startsWith(COMPLETING)) {

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -16,10 +17,11 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The leader's upkeep of the ledger, run with its periodic reconcile: it moves the watermark past the fires that are
- * settled (and completed, when a completion listener is set), so that audits read only the few fires after it, and past
- * those whose open claims outlived the retention, which it lists with the watermark ({@link Watermark}), so that an item
- * that hangs keeps only its own fire open; and it deletes old fires in batches ({@link FireRetirement}), so that the ledger holds a bounded number of nodes however long the job runs. A pass
- * looks at a bounded number of fires, so a backlog after a long outage is worked off over several passes.
+ * settled (and completed, when something listens), so that audits read only the few fires after it, and past those
+ * whose open claims outlived the retention, which it lists with the watermark ({@link Watermark}), so that an item that
+ * hangs keeps only its own fire open; and it deletes old fires in batches ({@link FireRetirement}), so that the ledger
+ * stays bounded however long the job runs. A pass looks at a bounded number of fires: a backlog after a long outage is
+ * worked off over several passes.
  */
 public final class LedgerKeeper {
 
@@ -42,25 +44,13 @@ public final class LedgerKeeper {
     public record Horizons(Duration retention, Duration catchUp) {}
 
     private final Ledger ledger;
-
     private final @Nullable LedgerCompletions completions;
-
     private final Horizons horizons;
-
     private final FireRetirement retirement;
-
     private final DueFires dueFires;
-
     private final Executor executor;
-
     private final RecordedEnds recordedEnds;
-
     private final Predicate<Instant> openHere;
-
-    /**
-     * Whether the last pass left due work for the next (more fires to read or to retire than one pass takes) and made
-     * progress: a backlog that cannot move (fires waiting for their make-ups) is not read again and again.
-     */
     private volatile boolean behind;
 
     /**
@@ -132,7 +122,8 @@ public final class LedgerKeeper {
                                                 return new LedgerOverview(
                                                         kept.mark().settled(),
                                                         withRecorded(overview.fires(), kept.missed()),
-                                                        kept.mark().stillOpen());
+                                                        kept.mark().stillOpen(),
+                                                        -1);
                                             }));
                         },
                         executor);
@@ -140,9 +131,10 @@ public final class LedgerKeeper {
 
     /**
      * Whether the last pass left fires to read or to retire for the next one (more were due than {@value
-     * #FIRES_PER_PASS}), and moved the watermark or retired some: the next pass would make progress too. A job fired
-     * faster than that many fires a pass (by a program, not a cron, which fires at most once a second) would otherwise
-     * grow its ledger with every pass; its runtime passes again at once instead.
+     * #FIRES_PER_PASS}), and moved the watermark or retired some: the next pass would make progress too, whereas a
+     * backlog that cannot move (fires waiting for their make-ups) is not read again and again. A job fired faster than
+     * that many fires a pass (by a program, not a cron, which fires at most once a second) would otherwise grow its
+     * ledger with every pass; its runtime passes again at once instead.
      */
     public boolean isBehind() {
         return behind;
@@ -197,21 +189,22 @@ public final class LedgerKeeper {
         List<FireView> toComplete = completing == null
                 ? List.of()
                 : views.stream()
-                        .filter(view ->
-                                view.isSettled(due.dueCount(view.fireTime())) && !LedgerCompletions.isCompleted(view))
+                        .filter(view -> view.isSettled(due.dueCount(view.fireTime()))
+                                && !LedgerCompletions.isCompletedNote(view.note()))
                         .toList();
         if (completing == null || toComplete.isEmpty()) {
             return CompletableFuture.completedFuture(views);
         }
         List<FireView> passable = views.stream()
                 .map(view -> toComplete.contains(view)
-                        ? new FireView(view.fireTime(), Map.of(), view.note(), view.noteVersion())
+                        ? new FireView(view.fireTime(), Map.of(), view.note(), view.noteVersion(), FireOrigin.SCHEDULED)
                         : view)
                 .toList();
         return ledger.sessions()
-                .liveSessionsAsync()
+                .liveInstancesAsync()
                 .thenComposeAsync(
-                        live -> {
+                        instances -> {
+                            Set<Long> live = Set.copyOf(instances.values());
                             CompletableFuture<Void> done = CompletableFuture.completedFuture(null);
                             for (FireView view : toComplete) {
                                 done = done.thenCompose(previous -> completing.completeIfSettled(
@@ -225,8 +218,6 @@ public final class LedgerKeeper {
     /**
      * Records the missed fires before a passable one and moves the watermark past the settled ones, and past the ones
      * whose open claims outlived the retention, which it lists as still open ({@link Watermark#advance}).
-     *
-     * @return the watermark now, and the missed fires recorded
      */
     private CompletableFuture<Kept> moveWatermark(
             LedgerOverview overview, List<FireView> passable, Instant now, Instant openBefore, DueRule due) {
@@ -272,9 +263,6 @@ public final class LedgerKeeper {
     }
 
     private static List<Instant> withRecorded(List<Instant> fires, List<Instant> recorded) {
-        if (recorded.isEmpty()) {
-            return fires;
-        }
         return Stream.concat(fires.stream(), recorded.stream())
                 .distinct()
                 .sorted()

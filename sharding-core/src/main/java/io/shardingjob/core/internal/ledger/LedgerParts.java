@@ -6,33 +6,20 @@ import io.shardingjob.core.internal.requests.SessionProof;
 import org.apache.curator.framework.CuratorFramework;
 
 /**
- * The fire ledger of one job, by role, each part owning its requests: the claims as written ({@link ClaimWrites}),
- * what is read of them and of the live sessions ({@link LedgerReads}, {@link LiveSessions}), the keeper's watermark
- * and retirement ({@link KeeperWrites}, {@link AwaitedUpstreams}), operators' fires ({@link ManualFireRecords},
- * {@link FireReruns}) and the records of the jobs that follow this one ({@link ChainRecords}, {@link
- * ItemWiseRecords}). Built together because they share the session's handle and the fires this instance knows exist;
- * the wiring hands each stage the parts it uses, never this object.
+ * The fire ledger of one job, by role, each part owning its requests. Built together because they share the session's
+ * handle and the fires this instance knows exist; the wiring hands each stage the parts it uses, never this object.
  */
 public final class LedgerParts {
 
     private final LedgerReads reads;
-
     private final ClaimWrites claims;
-
     private final LiveSessions sessions;
-
     private final KeeperWrites keeper;
-
     private final AwaitedUpstreams awaited;
-
     private final ManualFireRecords manualFires;
-
     private final FireReruns reruns;
-
     private final ItemWiseRecords itemWise;
-
     private final ChainRecords chains;
-
     private final SessionProof proof;
 
     private LedgerParts(CuratorFramework client, JobNodes nodes) {

@@ -1,12 +1,12 @@
 package io.shardingjob.core.internal.ledger;
 
 import io.shardingjob.core.internal.ledger.LedgerRules.FireView;
+import io.shardingjob.core.internal.ledger.LedgerRules.Slot;
 import io.shardingjob.core.internal.registry.JobNodes;
 import io.shardingjob.core.internal.requests.ClientRequests;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -32,7 +32,6 @@ public final class LedgerReads {
     private static final int MAX_FIRES_PER_READ = 8;
 
     private final ClientRequests requests;
-
     private final JobNodes nodes;
 
     LedgerReads(ClientRequests requests, JobNodes nodes) {
@@ -53,14 +52,10 @@ public final class LedgerReads {
         String fire = requests.full(nodes.ledgerFire(fireTime));
         return requests.multiAsync("Multi", List.of(Op.getChildren(fire)))
                 .thenCompose(listing -> listing.ok()
-                        ? readClaimsAsync(fireTime, names(listing.results().get(0)))
+                        ? readClaimsAsync(
+                                        Map.of(fireTime, names(listing.results().get(0))))
+                                .thenApply(claims -> claims.get(fireTime))
                         : CompletableFuture.completedFuture(Map.of()));
-    }
-
-    /** The fires the ledger holds, oldest first, without waiting: completes on ZooKeeper's event thread. */
-    public CompletableFuture<List<Instant>> firesAsync() {
-        return requests.multiAsync("GetChildren", List.of(Op.getChildren(requests.full(nodes.ledger()))))
-                .thenApply(answer -> fireTimes(answer.results().get(0)));
     }
 
     private static List<Instant> fireTimes(OpResult listing) {
@@ -107,14 +102,12 @@ public final class LedgerReads {
     }
 
     private static List<Integer> names(OpResult listing) {
-        List<Integer> claimed = new ArrayList<>();
-        if (listing instanceof OpResult.GetChildrenResult children) {
-            for (String name : children.getChildren()) {
-                claimed.add(Integer.parseInt(name));
-            }
-        }
-        Collections.sort(claimed);
-        return claimed;
+        return listing instanceof OpResult.GetChildrenResult children
+                ? children.getChildren().stream()
+                        .map(Integer::parseInt)
+                        .sorted()
+                        .toList()
+                : List.of();
     }
 
     private CompletableFuture<List<FireView>> readChunk(List<Instant> chunk) {
@@ -149,35 +142,26 @@ public final class LedgerReads {
         });
     }
 
-    /** The claims of these items of one fire as stored now, by item, in one read-only multi-operation per batch. */
-    CompletableFuture<Map<Integer, Claim>> readClaimsAsync(Instant fireTime, List<Integer> items) {
-        return readClaimsAsync(Map.of(fireTime, items)).thenApply(claims -> claims.get(fireTime));
-    }
-
     private CompletableFuture<Map<Instant, Map<Integer, Claim>>> readClaimsAsync(Map<Instant, List<Integer>> items) {
-        List<Instant> fireOf = new ArrayList<>();
-        List<Integer> itemOf = new ArrayList<>();
         Map<Instant, Map<Integer, Claim>> claims = new LinkedHashMap<>();
+        List<Slot> slots = new ArrayList<>();
         items.forEach((fireTime, claimed) -> {
             claims.put(fireTime, new TreeMap<>());
-            claimed.forEach(item -> {
-                fireOf.add(fireTime);
-                itemOf.add(item);
-            });
+            claimed.forEach(item -> slots.add(new Slot(item, fireTime)));
         });
         CompletableFuture<Map<Instant, Map<Integer, Claim>>> read = CompletableFuture.completedFuture(claims);
-        for (int start = 0; start < fireOf.size(); start += ClientRequests.MAX_OPS_PER_MULTI) {
-            int from = start;
-            int to = Math.min(fireOf.size(), from + ClientRequests.MAX_OPS_PER_MULTI);
-            List<Op> reads = new ArrayList<>(to - from);
-            for (int i = from; i < to; i++) {
-                reads.add(Op.getData(requests.full(nodes.claim(fireOf.get(i), itemOf.get(i)))));
-            }
+        for (List<Slot> batch : ClientRequests.batches(slots, ClientRequests.MAX_OPS_PER_MULTI)) {
+            List<Op> reads = batch.stream()
+                    .map(slot -> Op.getData(requests.full(nodes.claim(slot.fireTime(), slot.item()))))
+                    .toList();
             read = read.thenCompose(sofar -> requests.multiAsync("Multi", reads).thenApply(answer -> {
-                for (int i = from; i < to; i++) {
-                    if (answer.results().get(i - from) instanceof OpResult.GetDataResult data) {
-                        Claim claim = Claim.decode(itemOf.get(i), fireOf.get(i), data.getData(), data.getStat());
-                        sofar.get(fireOf.get(i)).put(claim.item(), claim);
+                for (int i = 0; i < batch.size(); i++) {
+                    if (answer.results().get(i) instanceof OpResult.GetDataResult data) {
+                        Slot slot = batch.get(i);
+                        sofar.get(slot.fireTime())
+                                .put(
+                                        slot.item(),
+                                        Claim.decode(slot.item(), slot.fireTime(), data.getData(), data.getStat()));
                     }
                 }
                 return sofar;
@@ -199,7 +183,9 @@ public final class LedgerReads {
 
     /** The fires the ledger holds, oldest first. */
     public List<Instant> fires() throws Exception {
-        return ClientRequests.await(firesAsync());
+        return ClientRequests.await(
+                requests.multiAsync("GetChildren", List.of(Op.getChildren(requests.full(nodes.ledger()))))
+                        .thenApply(answer -> fireTimes(answer.results().get(0))));
     }
 
     /** Every claim of the given fires, in two read-only multi-operations per few fires. Missing fires read empty. */

@@ -9,8 +9,11 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.SortedMap;
+import java.util.function.Predicate;
+import java.util.stream.IntStream;
 
 /**
  * The ledger's decisions, as pure functions of what was read from it: which missed fires to make up, coalesce or skip,
@@ -51,14 +54,6 @@ public final class LedgerRules {
      */
     public record MakeUpPlan(List<Slot> run, Map<Slot, Slot> coalesced, List<Slot> skipped, List<Slot> notDue) {
 
-        public MakeUpPlan(List<Slot> run, Map<Slot, Slot> coalesced, List<Slot> skipped) {
-            this(run, coalesced, skipped, List.of());
-        }
-
-        public boolean isEmpty() {
-            return run.isEmpty() && coalesced.isEmpty() && skipped.isEmpty() && notDue.isEmpty();
-        }
-
         /** Whether anything was missed: a slot made up, coalesced or skipped. */
         public boolean hasMissed() {
             return !run.isEmpty() || !coalesced.isEmpty() || !skipped.isEmpty();
@@ -93,7 +88,6 @@ public final class LedgerRules {
      * runs as its own fire under every policy, is never coalesced, and ends the run of missed fires before it.
      *
      * @param claimed for every fire known to be due, the items a claim covers
-     * @param manual the fires an operator asked for ({@link FireOrigin#manual()})
      */
     public static MakeUpPlan makeUps(
             SortedMap<Instant, Set<Integer>> claimed,
@@ -114,8 +108,6 @@ public final class LedgerRules {
      * run of missed fires, so that under {@link MisfirePolicy#ONCE} the missed due fires on either side of a disabled
      * window are one run. A claim of a slot not due (a fire's skip of a disabled item) does not end a run either.
      *
-     * @param originOf how each fire was asked for
-     * @param due whether a slot was due, or is not known yet
      */
     public static MakeUpPlan makeUps(
             SortedMap<Instant, Set<Integer>> claimed,
@@ -192,17 +184,12 @@ public final class LedgerRules {
      *
      * @param note the first line of the fire node's data: who completes or completed the fire, empty before
      * @param noteVersion the fire node's data version, for a compare-and-set of the note
-     * @param origin how the fire was asked for, and the job parameter its items run with
      */
     public record FireView(
             Instant fireTime, Map<Integer, Claim> claims, String note, int noteVersion, FireOrigin origin) {
 
-        public FireView(Instant fireTime, Map<Integer, Claim> claims, String note, int noteVersion) {
-            this(fireTime, claims, note, noteVersion, FireOrigin.SCHEDULED);
-        }
-
         public FireView(Instant fireTime, Map<Integer, Claim> claims) {
-            this(fireTime, claims, "", 0);
+            this(fireTime, claims, "", 0, FireOrigin.SCHEDULED);
         }
 
         /** The fire's item count, as its claimers planned it; 0 when nobody claimed anything yet. */
@@ -224,17 +211,8 @@ public final class LedgerRules {
                 // Its upstream did not complete as the job follows it: nothing of it was ever due.
                 return true;
             }
-            int total = total();
-            if (total == 0) {
-                return false;
-            }
-            for (int item = 0; item < Math.min(total, dueCount); item++) {
-                Claim claim = claims.get(item);
-                if (claim == null || claim.state().isOpen()) {
-                    return false;
-                }
-            }
-            return true;
+            return everyDueItem(
+                    dueCount, claim -> claim != null && !claim.state().isOpen());
         }
 
         /**
@@ -247,16 +225,16 @@ public final class LedgerRules {
 
         /** Whether every item of the fire below {@code dueCount} has a claim, open or not: nothing is left to make up. */
         public boolean isClaimed(int dueCount) {
+            return everyDueItem(dueCount, Objects::nonNull);
+        }
+
+        /** Whether somebody claimed an item of the fire, and the claim of every item below {@code dueCount} passes. */
+        private boolean everyDueItem(int dueCount, Predicate<Claim> test) {
             int total = total();
-            if (total == 0) {
-                return false;
-            }
-            for (int item = 0; item < Math.min(total, dueCount); item++) {
-                if (!claims.containsKey(item)) {
-                    return false;
-                }
-            }
-            return true;
+            return total > 0
+                    && IntStream.range(0, Math.min(total, dueCount))
+                            .mapToObj(claims::get)
+                            .allMatch(test);
         }
 
         public boolean hasOpenClaim() {
@@ -285,16 +263,7 @@ public final class LedgerRules {
      * @param fires every fire the ledger holds after the previous watermark, in any order
      */
     public static Instant settledThrough(Collection<FireView> fires, Instant previous) {
-        return settledThrough(fires, previous, fireTime -> Integer.MAX_VALUE);
-    }
-
-    /**
-     * {@link #settledThrough(Collection, Instant)}, with each fire's items below its {@code dueCount} only: see {@link
-     * FireView#isSettled(int)}.
-     */
-    public static Instant settledThrough(
-            Collection<FireView> fires, Instant previous, java.util.function.ToIntFunction<Instant> dueCount) {
-        return Watermark.advance(new Watermark(previous, Set.of()), fires, dueCount, Instant.MIN)
+        return Watermark.advance(new Watermark(previous, Set.of()), fires, fireTime -> Integer.MAX_VALUE, Instant.MIN)
                 .settled();
     }
 }

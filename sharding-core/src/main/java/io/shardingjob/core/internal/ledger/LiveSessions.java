@@ -5,7 +5,6 @@ import io.shardingjob.core.internal.requests.ClientRequests;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import org.apache.zookeeper.Op;
@@ -19,7 +18,6 @@ import org.apache.zookeeper.OpResult;
 public final class LiveSessions {
 
     private final ClientRequests requests;
-
     private final JobNodes nodes;
 
     LiveSessions(ClientRequests requests, JobNodes nodes) {
@@ -28,18 +26,9 @@ public final class LiveSessions {
     }
 
     /**
-     * The sessions of the instances registered now, read from the server after a {@code sync}, never from a cache: a
-     * cache that has not seen a registration yet would make that instance's claims look orphaned while it runs them.
-     * An instance's registration is an ephemeral node, deleted by the server when its session ends, so its owner
-     * session is live exactly while the node exists. Completes on ZooKeeper's event thread.
-     */
-    public CompletableFuture<Set<Long>> liveSessionsAsync() {
-        return liveInstancesAsync().thenApply(live -> Set.copyOf(live.values()));
-    }
-
-    /**
-     * The instances registered now, each with the session that owns its registration, after a {@code sync}: see
-     * {@link #liveSessionsAsync()}. Completes on ZooKeeper's event thread.
+     * The instances registered now, each with the session that owns its registration. A registration is an ephemeral
+     * node, deleted by the server when its session ends, so its owner session is live exactly while the node exists.
+     * Completes on ZooKeeper's event thread.
      */
     public CompletableFuture<Map<String, Long>> liveInstancesAsync() {
         String instances = requests.full(nodes.instances());

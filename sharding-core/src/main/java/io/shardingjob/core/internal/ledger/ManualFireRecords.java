@@ -12,21 +12,19 @@ import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
 
 /**
- * The fires an operator asks for, in the ledger. One multi-operation creates the fire's node, marked with its
- * {@link FireOrigin} (the job parameter its items run with), and names the fire in the job's announcement node
- * ({@link JobNodes#manualFire()}, the {@link AnnouncedFires} appended at the version read), which every instance
- * watches through its cache: so a fire is never announced without its record, and its record is where every run of
- * its items reads the parameter.
+ * The fires an operator asks for, in the ledger. One multi-operation creates the fire's node, marked with its {@link
+ * FireOrigin} (the job parameter its items run with), and appends the fire to the job's announcement node ({@link
+ * JobNodes#manualFire()}) at the version read, which every instance watches through its cache: so a fire is never
+ * announced without its record, and every run of its items reads the parameter there.
  *
- * <p>The {@code create} of the fire's node decides its fire time: a time another fire holds (a scheduled fire at the
- * same millisecond, another operator's trigger) fails the request, and the next millisecond is tried. The time is never
- * at or before the ledger's watermark, which audits never look behind: an instance whose clock lags the leader's would
- * otherwise record a fire that no audit makes up.
+ * <p>The {@code create} of the fire's node decides its fire time: a time another fire holds fails the request, and the
+ * next millisecond is tried. The time is never at or before the ledger's watermark, which audits never look behind: an
+ * instance whose clock lags the leader's would otherwise record a fire no audit makes up.
  *
  * <p>Race windows: a fire announced before an instance's cache first loaded, or pushed out of the announcement by
- * {@link AnnouncedFires#KEPT} later ones while that cache reconnected, is not handed on there; its items there are made
- * up by that instance's audit, from the record. A request whose answer was lost with the connection may have been
- * applied: the fire then runs although its trigger failed, and a trigger asked again makes a second fire.
+ * {@link AnnouncedFires#KEPT} later ones while that cache reconnected, is not handed on there; that instance's audit
+ * makes its items up from the record. A request whose answer was lost with the connection may have been applied: the
+ * fire then runs although its trigger failed, and a trigger asked again makes a second fire.
  */
 public final class ManualFireRecords {
 
@@ -34,9 +32,7 @@ public final class ManualFireRecords {
     private static final int MAX_ATTEMPTS = 64;
 
     private final ClientRequests requests;
-
     private final JobNodes nodes;
-
     private final KnownFires knownFires;
 
     ManualFireRecords(ClientRequests requests, JobNodes nodes, KnownFires knownFires) {

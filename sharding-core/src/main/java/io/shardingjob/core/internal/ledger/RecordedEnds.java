@@ -17,9 +17,7 @@ import java.util.TreeMap;
 public final class RecordedEnds {
 
     private final NavigableMap<Instant, Map<Integer, Claim>> fires = new TreeMap<>();
-
     private final int maxClaims;
-
     private int claims;
 
     public RecordedEnds(int maxClaims) {

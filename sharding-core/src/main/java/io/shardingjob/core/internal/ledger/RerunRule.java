@@ -16,14 +16,9 @@ public final class RerunRule {
 
     private RerunRule() {}
 
-    /** What a re-run comes to. */
     public sealed interface Verdict permits Reopen, Refused {}
 
-    /**
-     * Reopen these claims: the failed ones, as {@link #reopened} writes them.
-     *
-     * @param failed the failed claims as read, with the version each write must hold
-     */
+    /** Reopen these failed claims, as read, each written at its version ({@link #reopened}). */
     public record Reopen(List<Claim> failed) implements Verdict {
 
         public List<Integer> items() {
@@ -39,22 +34,13 @@ public final class RerunRule {
         NOT_IN_LEDGER,
         /** No item failed, and some still run or wait to run (a re-run may be under way). */
         RUNNING,
-        /** No item failed, and none runs. */
         NO_FAILURE
     }
 
-    /**
-     * Nothing reopened, and why.
-     *
-     * @param items the items that still run or wait to run, for {@link Reason#RUNNING}
-     */
+    /** Nothing reopened, and why; for {@link Reason#RUNNING}, the items that still run or wait to run. */
     public record Refused(Reason reason, List<Integer> items) implements Verdict {}
 
-    /**
-     * What a re-run of the fire reopens.
-     *
-     * @param now the time of the request: a fire after it is still to come
-     */
+    /** What a re-run of the fire reopens; a fire after {@code now} is still to come. */
     public static Verdict decide(FireView fire, Instant now) {
         if (fire.fireTime().isAfter(now)) {
             return new Refused(Reason.NOT_DUE_YET, List.of());

@@ -3,18 +3,17 @@ package io.shardingjob.core.internal.ledger;
 import java.time.Duration;
 
 /**
- * How many runs of a fire have their starts written in one request. A run starts only once its start is written
- * ({@link RunStart}); written one wave of free threads at a time, a fire of a thousand trivial items on eight threads
- * would wait for 125 requests in a row. So the run that leaves the item executor's queue first writes, with its own
- * start, the starts of the runs of its fire that will leave the queue soon after it, within {@link #AHEAD}, as the
- * job's recent pace says; and a run that finds its start written asks for the next ones once fewer than half of that
- * remain written ahead, so that the next request is answered while these run.
+ * How many runs of a fire have their starts written in one request. A run starts only once its start is written ({@link
+ * RunStart}); written one wave of free threads at a time, a fire of a thousand trivial items on eight threads would
+ * wait for 125 requests in a row. So the run that leaves the item executor's queue first writes, with its own start,
+ * the starts of the runs of its fire expected to leave within {@link #AHEAD} at the job's recent pace here (how long a
+ * run holds its thread, how many run at once); and a run that finds its start written asks for the next ones once fewer
+ * than half of that remain, so that the next request is answered while these run. Runs that hold their thread longer
+ * than the bound each write only their own start (a wave's starts still go in one request, as they linger for one
+ * another).
  *
- * <p>The pace is what this instance measured of the job: how long a run holds its thread, and how many run at once.
- * Runs of trivial items leave a thousand within the bound; runs that hold their thread for longer than the bound leave
- * one wave at a time, each writing only its own start (the wave's starts still go in one request, as they linger for
- * one another). The bound keeps short the time a claim reads {@code RUNNING} while its run still waits in the queue:
- * every such run checks again, as it leaves, whatever {@link RunStart#decideWritten} checks.
+ * <p>The bound keeps short the time a claim reads {@code RUNNING} while its run still waits in the queue: each such run
+ * checks again, as it leaves, what {@link RunStart#decideWritten} checks.
  */
 public final class StartBatch {
 
@@ -27,15 +26,12 @@ public final class StartBatch {
     private StartBatch() {}
 
     /**
-     * Whether starts are written ahead of their runs at all, within a fire (here) or with the claims made ahead of the
-     * next fire (so that at its instant the runs begin with no round trip): only with {@code failover} on. A process
-     * killed while runs whose starts it wrote ahead still wait in its queue, or for their fire, leaves their claims
-     * {@code RUNNING}, marked as written ahead ({@link Claim#startAhead}): their next owner runs them again
-     * ({@code FAILOVER}), so none is lost and none runs twice at once, even once an operator switched failover off
-     * ({@link TakeOverRule#runsOrphan}). With failover off such a claim could not say whether its run began, and a
-     * run that began and was cut is not repeated there (recorded {@code FAILED}: the drill {@code
-     * restart-short-items-failover-off} lost a run that never began so, before this rule): each run writes its own
-     * start, the starts of a wave in one request.
+     * Whether starts are written ahead of their runs at all (within a fire, or with the claims made ahead of the next
+     * fire): only with {@code failover} on. A process killed while such runs still wait leaves their claims {@code
+     * RUNNING}, marked {@link Claim#startAhead}, and their next owner runs them again, even once failover was switched
+     * off ({@link TakeOverRule#runsOrphan}). With failover off such a claim could not say whether its run began, and a
+     * run that began and was cut is not repeated (the drill {@code restart-short-items-failover-off} lost a run that
+     * never began so): each run writes its own start, a wave's starts in one request.
      */
     public static boolean writesAhead(boolean failover) {
         return failover;

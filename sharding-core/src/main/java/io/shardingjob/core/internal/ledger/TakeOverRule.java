@@ -25,9 +25,8 @@ public final class TakeOverRule {
     }
 
     /**
-     * An orphan: an open claim whose owner gave it up, or whose owner session is not live. The live sessions must come
-     * from the server, not a cache: a cache that has not seen a new instance's registration yet would make its claims
-     * look orphaned while it runs them.
+     * An orphan: an open claim whose owner gave it up, or whose owner session is not live, as read from the server
+     * ({@link LiveSessions}).
      */
     public static boolean isOrphan(Claim claim, Set<Long> liveSessions) {
         return isGivenUp(claim) || (claim.state().isHeld() && !liveSessions.contains(claim.sessionId()));
@@ -44,8 +43,6 @@ public final class TakeOverRule {
      * from one still reconnecting, which may have finished the run and owes its end. Until a session timeout has passed
      * since it came back, it takes over only released claims.
      *
-     * @param liveInstances the instances registered now, each with its session
-     * @param absentOwnersAreDead whether an owner that is not registered counts as dead
      */
     public static List<Claim> toTakeOver(
             Collection<Claim> claims,
@@ -65,15 +62,9 @@ public final class TakeOverRule {
     /**
      * Whether an orphan this instance took over runs here, or is recorded {@code FAILED}: {@code failover: false} means
      * that a run that started and was cut is not repeated, never that an item of a fire is skipped. An orphan whose run
-     * never started (reserved, or handed on) is the fire's own run of the item and always runs.
-     *
-     * <p>A claim whose start was written ahead of its run ({@link Claim#startAhead}) is judged by what it was written
-     * under, failover on, whatever the job's setting is now: its run may never have begun, and recorded failed its item
-     * of the fire would never run; if it began, it began where repeating it was allowed (a start written ahead begins a
-     * run only while failover is on, see {@link RunStart#decideWritten}). An operator switching failover off so never
-     * turns such claims into failed ones; runs that begin afterwards write their own starts.
-     *
-     * @param failover the job's setting now, which judges the claims whose start was written by their own run
+     * never started (reserved, or handed on) is the fire's own run of the item and always runs; so does one whose start
+     * was written ahead ({@link Claim#startAhead}), which may never have begun and is judged as written, under failover
+     * on ({@link StartBatch#writesAhead}), whatever the job's setting ({@code failover}) is now.
      */
     public static boolean runsOrphan(Claim orphan, boolean failover) {
         return failover || orphan.state().neverStarted() || orphan.startAhead();
@@ -82,14 +73,8 @@ public final class TakeOverRule {
     /**
      * The items this instance owns that another live session is still running, for any fire: this instance does not
      * start them until that run ends, so that one item never runs on two instances at once, even for two fires (an item
-     * moved by a reshard while its old owner finishes it, say).
+     * moved by a reshard while its old owner finishes it, say). Each with the other session's running claim.
      */
-    public static Set<Integer> runningElsewhere(
-            Collection<Claim> claims, Set<Long> liveSessions, long sessionId, Set<Integer> ownedItems) {
-        return runsElsewhere(claims, liveSessions, sessionId, ownedItems).keySet();
-    }
-
-    /** {@link #runningElsewhere}, with the other session's running claim of each item. */
     public static Map<Integer, Claim> runsElsewhere(
             Collection<Claim> claims, Set<Long> liveSessions, long sessionId, Set<Integer> ownedItems) {
         Map<Integer, Claim> elsewhere = new java.util.TreeMap<>();

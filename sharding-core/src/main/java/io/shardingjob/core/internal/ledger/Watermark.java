@@ -16,18 +16,14 @@ import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The data of the ledger node: the watermark ({@code settled=<fireMillis>}), and the fires at or before it the keeper
- * passed with a claim still open ({@code open=<fireMillis>,…}, a line of its own, absent when there are none). An item
- * that hangs so keeps its own fire open, not every fire after it: audits read the open fires and those after the
- * watermark, and the settled ones in between are retired.
- *
- * @param settled the fire every earlier fire is settled by, but for {@code stillOpen}; the epoch when none is known
- * @param stillOpen fires at or before {@code settled} with a claim still open
+ * The data of the ledger node: the watermark ({@code settled=<fireMillis>}), at or before which every fire is settled
+ * but those the keeper passed with a claim still open ({@code open=<fireMillis>,…}, a line of its own, absent when
+ * there are none). An item that hangs so keeps its own fire open, not every fire after it: audits read the open fires
+ * and those after the watermark, and the settled ones in between are retired.
  */
 record Watermark(Instant settled, SortedSet<Instant> stillOpen) {
 
     private static final String SETTLED = "settled=";
-
     private static final String OPEN = "open=";
 
     Watermark {
@@ -39,14 +35,12 @@ record Watermark(Instant settled, SortedSet<Instant> stillOpen) {
     }
 
     /**
-     * The watermark after {@code previous}, from the fires read after it and its still-open ones: it passes each settled
-     * fire, and each fire older than {@code openBefore} whose every due item has a claim (a run that outlived the
-     * ledger's retention, an item that hangs) or that still awaits an upstream, which it lists as still open; it stops at the first fire that is neither
-     * (an item nobody claimed yet is made up by an audit before the watermark passes it). A still-open fire stays listed
-     * until a read finds it settled.
+     * The watermark after {@code previous}: it passes each settled fire, and each fire that awaits an upstream or is
+     * older than {@code openBefore} with a claim for every due item (a run that outlived the retention, an item that
+     * hangs), which it lists as still open; it stops at the first fire that is neither (an item nobody claimed yet is
+     * made up by an audit first). A still-open fire stays listed until a read finds it settled.
      *
      * @param fires the fires read: those after {@code previous.settled()}, in any order, and its still-open ones
-     * @param dueCount how many items of a fire were due ({@link DueRule#dueCount})
      * @param openBefore fires before it may be passed open; {@link Instant#MIN} passes settled fires only
      */
     static Watermark advance(

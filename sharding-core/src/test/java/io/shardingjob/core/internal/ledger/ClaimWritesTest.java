@@ -48,13 +48,14 @@ class ClaimWritesTest extends ZooKeeperTestSupport {
                             Claim.first(item, fireTime, "a", session, ExecutionSource.NORMAL, 1, items, fireTime))
                     .toList();
 
-            assertThat(ledger.claims().claim(fireTime, claims).won()).hasSize(items);
+            assertThat(ledger.claims().claimAsync(fireTime, claims).join().won())
+                    .hasSize(items);
             fires.put(fireTime, IntStream.range(0, items).boxed().toList());
         }
         assertThat(ledger.reads().read(fires.keySet()))
                 .allSatisfy(view -> assertThat(view.claims()).hasSize(items));
 
-        assertThat(ledger.keeper().retireAsync(fires).join()).isEqualTo(3);
+        assertThat(ledger.keeper().retireAsync(fires, -1).join()).isEqualTo(3);
         assertThat(newClient().getChildren().forPath(NODES.ledger())).isEmpty();
     }
 
@@ -77,7 +78,7 @@ class ClaimWritesTest extends ZooKeeperTestSupport {
                                     item, fire, instance, sessionOf(ledger), ExecutionSource.NORMAL, 1, items, fire))
                             .toList();
                     together.await();
-                    return ledger.claims().claim(fire, claims);
+                    return ledger.claims().claimAsync(fire, claims).join();
                 } catch (Exception ex) {
                     throw new IllegalStateException(ex);
                 }
@@ -114,10 +115,11 @@ class ClaimWritesTest extends ZooKeeperTestSupport {
         LedgerParts zombie = LedgerParts.of(newClient(), NODES);
         LedgerParts survivor = LedgerParts.of(newClient(), NODES);
         Claim original = zombie.claims()
-                .claim(
+                .claimAsync(
                         fire,
                         List.of(Claim.first(
                                 3, fire, "a", zombie.proof().sessionId(), ExecutionSource.NORMAL, 1, 4, fire)))
+                .join()
                 .won()
                 .get(3);
         Claim orphan = survivor.reads().read(List.of(fire)).get(0).claims().get(3);
@@ -128,10 +130,14 @@ class ClaimWritesTest extends ZooKeeperTestSupport {
                         orphan.takenOverBy("b", survivor.proof().sessionId(), ExecutionSource.FAILOVER, Instant.now()))
                 .join()
                 .orElseThrow();
-        ClaimWrites.Written zombieWrite =
-                zombie.claims().update(List.of(original.with(ClaimState.DONE, Instant.now())));
-        ClaimWrites.Written survivorWrite =
-                survivor.claims().update(List.of(taken.with(ClaimState.DONE, Instant.now())));
+        ClaimWrites.Written zombieWrite = zombie.claims()
+                .commitAsync(List.of(original.with(ClaimState.DONE, Instant.now())), Instant.EPOCH, List.of())
+                .join()
+                .written();
+        ClaimWrites.Written survivorWrite = survivor.claims()
+                .commitAsync(List.of(taken.with(ClaimState.DONE, Instant.now())), Instant.EPOCH, List.of())
+                .join()
+                .written();
 
         assertThat(zombieWrite.lost()).hasSize(1);
         assertThat(zombieWrite.written()).isEmpty();
@@ -148,10 +154,11 @@ class ClaimWritesTest extends ZooKeeperTestSupport {
     void ofTwoInstancesTakingTheSameOrphanOverExactlyOneWins() throws Exception {
         LedgerParts dead = LedgerParts.of(newClient(), NODES);
         dead.claims()
-                .claim(
+                .claimAsync(
                         fire,
                         List.of(Claim.first(
-                                0, fire, "a", dead.proof().sessionId(), ExecutionSource.NORMAL, 1, 1, fire)));
+                                0, fire, "a", dead.proof().sessionId(), ExecutionSource.NORMAL, 1, 1, fire)))
+                .join();
         LedgerParts b = LedgerParts.of(newClient(), NODES);
         LedgerParts c = LedgerParts.of(newClient(), NODES);
         Claim seenByB = b.reads().read(List.of(fire)).get(0).claims().get(0);
@@ -178,11 +185,16 @@ class ClaimWritesTest extends ZooKeeperTestSupport {
                         item -> Claim.first(item, fire, "a", sessionOf(ledger), ExecutionSource.NORMAL, 1, items, fire))
                 .toList();
 
-        ClaimWrites.Claimed claimed = ledger.claims().claim(fire, claims);
+        ClaimWrites.Claimed claimed = ledger.claims().claimAsync(fire, claims).join();
         ClaimWrites.Written done = ledger.claims()
-                .update(claimed.won().values().stream()
-                        .map(claim -> claim.with(ClaimState.DONE, fire))
-                        .toList());
+                .commitAsync(
+                        claimed.won().values().stream()
+                                .map(claim -> claim.with(ClaimState.DONE, fire))
+                                .toList(),
+                        Instant.EPOCH,
+                        List.of())
+                .join()
+                .written();
 
         assertThat(claimed.won()).hasSize(items);
         assertThat(done.written()).hasSize(items);
@@ -199,18 +211,26 @@ class ClaimWritesTest extends ZooKeeperTestSupport {
         Instant open = fire.minusSeconds(1);
         Claimed first = claimTwo(ledger, settled, session);
         ledger.claims()
-                .update(first.won().values().stream()
-                        .map(claim -> claim.with(ClaimState.DONE, fire))
-                        .toList());
+                .commitAsync(
+                        first.won().values().stream()
+                                .map(claim -> claim.with(ClaimState.DONE, fire))
+                                .toList(),
+                        Instant.EPOCH,
+                        List.of())
+                .join()
+                .written();
         claimTwo(ledger, open, session);
         List<FireView> views = ledger.reads().read(ledger.reads().fires());
 
         List<Instant> retire = LedgerRules.toRetire(views, fire, fire.minusSeconds(60));
         int retired = ledger.keeper()
-                .retireAsync(views.stream()
-                        .filter(view -> retire.contains(view.fireTime()))
-                        .collect(java.util.stream.Collectors.toMap(
-                                FireView::fireTime, view -> view.claims().keySet())))
+                .retireAsync(
+                        views.stream()
+                                .filter(view -> retire.contains(view.fireTime()))
+                                .collect(java.util.stream.Collectors.toMap(
+                                        FireView::fireTime,
+                                        view -> view.claims().keySet())),
+                        -1)
                 .join();
 
         assertThat(retired).isEqualTo(1);
@@ -222,11 +242,12 @@ class ClaimWritesTest extends ZooKeeperTestSupport {
 
     private static Claimed claimTwo(LedgerParts ledger, Instant fireTime, long session) throws Exception {
         return new Claimed(ledger.claims()
-                .claim(
+                .claimAsync(
                         fireTime,
                         List.of(
                                 Claim.first(0, fireTime, "a", session, ExecutionSource.NORMAL, 1, 2, fireTime),
                                 Claim.first(1, fireTime, "a", session, ExecutionSource.NORMAL, 1, 2, fireTime)))
+                .join()
                 .won());
     }
 
@@ -247,7 +268,8 @@ class ClaimWritesTest extends ZooKeeperTestSupport {
         List<Claim> reserved = IntStream.range(0, 3)
                 .mapToObj(item -> Claim.first(item, fire, "a", session, ExecutionSource.NORMAL, 1, 3, fire))
                 .toList();
-        Map<Integer, Claim> won = ledger.claims().claim(fire, reserved).won();
+        Map<Integer, Claim> won =
+                ledger.claims().claimAsync(fire, reserved).join().won();
         // A reshard writes a new assignment: version 1, while the starts were decided under version 0.
         client.setData().forPath(NODES.assignment(), "epoch=2".getBytes());
         Claim ended = won.get(0).startedAt(fire).with(ClaimState.DONE, fire.plusSeconds(1));
@@ -284,10 +306,14 @@ class ClaimWritesTest extends ZooKeeperTestSupport {
         LedgerParts ledger = LedgerParts.of(newClient(), NODES);
         long session = sessionOf(ledger);
         Claim failed = ledger.claims()
-                .claim(fire, List.of(Claim.first(0, fire, "a", session, ExecutionSource.NORMAL, 1, 1, fire)))
+                .claimAsync(fire, List.of(Claim.first(0, fire, "a", session, ExecutionSource.NORMAL, 1, 1, fire)))
+                .join()
                 .won()
                 .get(0);
-        ledger.claims().update(List.of(failed.with(ClaimState.FAILED, fire)));
+        ledger.claims()
+                .commitAsync(List.of(failed.with(ClaimState.FAILED, fire)), Instant.EPOCH, List.of())
+                .join()
+                .written();
         LedgerOverview keeperRead = ledger.reads().overview();
 
         RerunRule.Verdict rerun = ledger.reruns().reopen(fire, () -> fire.plusSeconds(1));

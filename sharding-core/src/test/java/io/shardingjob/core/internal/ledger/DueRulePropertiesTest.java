@@ -183,7 +183,7 @@ class DueRulePropertiesTest {
             List<Slot> notDue = new ArrayList<>();
             for (Map.Entry<Instant, Set<Integer>> fire : claimed.entrySet()) {
                 Slot slot = new Slot(item, fire.getKey());
-                boolean due = rule.isDue(slot, FireOrigin.SCHEDULED);
+                boolean due = rule.isDue(slot.fireTime(), slot.item(), FireOrigin.SCHEDULED);
                 if (fire.getValue().contains(item)) {
                     if (due && !current.isEmpty()) {
                         runs.add(current);
@@ -212,8 +212,9 @@ class DueRulePropertiesTest {
                     .containsExactlyElementsOf(notDue);
         }
         assertThat(plan.skipped()).isEmpty();
-        assertThat(plan.run()).allMatch(slot -> rule.isDue(slot, FireOrigin.SCHEDULED));
-        assertThat(plan.coalesced().keySet()).allMatch(slot -> rule.isDue(slot, FireOrigin.SCHEDULED));
+        assertThat(plan.run()).allMatch(slot -> rule.isDue(slot.fireTime(), slot.item(), FireOrigin.SCHEDULED));
+        assertThat(plan.coalesced().keySet())
+                .allMatch(slot -> rule.isDue(slot.fireTime(), slot.item(), FireOrigin.SCHEDULED));
     }
 
     @Property(tries = 1000)
@@ -228,7 +229,7 @@ class DueRulePropertiesTest {
 
         DueRule.Due judged = new DueRule(history, EVERY_K_SECONDS, seen).judge(slot, FireOrigin.SCHEDULED);
 
-        boolean due = new DueRule(history, EVERY_K_SECONDS).isDue(slot, FireOrigin.SCHEDULED);
+        boolean due = new DueRule(history, EVERY_K_SECONDS).isDue(slot.fireTime(), slot.item(), FireOrigin.SCHEDULED);
         assertThat(judged == DueRule.Due.YES).isEqualTo(due);
         if (history.records(seen)) {
             assertThat(judged).isNotEqualTo(DueRule.Due.NOT_KNOWN_YET);

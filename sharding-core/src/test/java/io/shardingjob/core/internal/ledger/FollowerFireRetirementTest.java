@@ -7,6 +7,7 @@ import io.shardingjob.core.config.FireSchedule;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.execution.ClaimState;
 import io.shardingjob.core.execution.ExecutionSource;
+import io.shardingjob.core.internal.config.ScheduleHistory;
 import io.shardingjob.core.internal.registry.JobNodes;
 import java.time.Duration;
 import java.time.Instant;
@@ -56,7 +57,7 @@ class FollowerFireRetirementTest extends ZooKeeperTestSupport {
 
         // Once its item ran, the fire is settled and retired as any other.
         Claim run = ledger.claims()
-                .claim(
+                .claimAsync(
                         fireTime,
                         List.of(Claim.first(
                                 0,
@@ -67,9 +68,13 @@ class FollowerFireRetirementTest extends ZooKeeperTestSupport {
                                 1,
                                 1,
                                 fireTime)))
+                .join()
                 .won()
                 .get(0);
-        ledger.claims().update(List.of(run.with(ClaimState.DONE, pastTheHorizon)));
+        ledger.claims()
+                .commitAsync(List.of(run.with(ClaimState.DONE, pastTheHorizon)), Instant.EPOCH, List.of())
+                .join()
+                .written();
 
         keeper().pass(
                         pastTheHorizon.plus(RETENTION.multipliedBy(2)),
@@ -89,7 +94,8 @@ class FollowerFireRetirementTest extends ZooKeeperTestSupport {
                 new LedgerKeeper.Ledger(ledger.reads(), ledger.sessions(), ledger.keeper(), ledger.awaited()),
                 null,
                 new LedgerKeeper.Horizons(RETENTION, HORIZON),
-                new DueFires(ledger.claims(), FireSchedule.NONE, () -> job, Set::of),
+                new DueFires(
+                        ledger.claims(), FireSchedule.NONE, () -> job, Set::of, () -> ScheduleHistory.EMPTY, List::of),
                 Runnable::run,
                 new RecordedEnds(100),
                 fire -> false);

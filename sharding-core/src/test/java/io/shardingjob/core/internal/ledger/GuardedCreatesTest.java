@@ -61,8 +61,11 @@ class GuardedCreatesTest extends ZooKeeperTestSupport {
         client.setData().forPath(NODES.assignment(), "epoch=2".getBytes());
 
         Claim outdated = claimedUnder(0, started(0, fire)).won().get(0);
-        Claim unknown =
-                ledger.claims().claim(fire, List.of(started(1, fire))).won().get(1);
+        Claim unknown = ledger.claims()
+                .claimAsync(fire, List.of(started(1, fire)))
+                .join()
+                .won()
+                .get(1);
         Claim current = claimedUnder(1, started(2, fire)).won().get(2);
 
         assertThat(List.of(outdated, unknown, current))
@@ -89,11 +92,19 @@ class GuardedCreatesTest extends ZooKeeperTestSupport {
     @Test
     void claimsMadeAheadRideOnTheEndsWithTheirStartsOnlyUnderTheAssignmentTheyWereDecidedUnder() throws Exception {
         Claim running = ledger.claims()
-                .update(List.of(ledger.claims()
-                        .claim(fire, List.of(Claim.first(0, fire, "a", session, ExecutionSource.NORMAL, 1, 1, fire)))
-                        .won()
-                        .get(0)
-                        .startedAt(fire)))
+                .commitAsync(
+                        List.of(ledger.claims()
+                                .claimAsync(
+                                        fire,
+                                        List.of(Claim.first(0, fire, "a", session, ExecutionSource.NORMAL, 1, 1, fire)))
+                                .join()
+                                .won()
+                                .get(0)
+                                .startedAt(fire)),
+                        Instant.EPOCH,
+                        List.of())
+                .join()
+                .written()
                 .written()
                 .get(0);
         RecordingAhead ahead = new RecordingAhead();
@@ -115,13 +126,16 @@ class GuardedCreatesTest extends ZooKeeperTestSupport {
         // Decided under the version in force, it is made with its start; a start queued with it that was decided under
         // the assignment before is refused.
         Claim reserved = ledger.claims()
-                .update(List.of(ahead.won.get(next).startedAt(next)))
+                .commitAsync(List.of(ahead.won.get(next).startedAt(next)), Instant.EPOCH, List.of())
+                .join()
+                .written()
                 .written()
                 .get(0);
         Instant after = next.plusSeconds(1);
         ahead.next = new GroupCommit.Ahead.Next(List.of(started(0, after)), FireNodes.AS_NEEDED, 1);
         Claim other = ledger.claims()
-                .claim(next, List.of(Claim.first(1, next, "a", session, ExecutionSource.NORMAL, 1, 2, next)))
+                .claimAsync(next, List.of(Claim.first(1, next, "a", session, ExecutionSource.NORMAL, 1, 2, next)))
+                .join()
                 .won()
                 .get(1);
         var outdatedStart = commit.queue(GroupCommit.Write.start(other.startedAt(next), false, 0));

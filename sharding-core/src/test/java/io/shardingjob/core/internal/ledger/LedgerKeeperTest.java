@@ -7,6 +7,7 @@ import io.shardingjob.core.config.FireSchedule;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.execution.ClaimState;
 import io.shardingjob.core.execution.ExecutionSource;
+import io.shardingjob.core.internal.config.ScheduleHistory;
 import io.shardingjob.core.internal.ledger.LedgerRules.FireView;
 import io.shardingjob.core.internal.registry.JobNodes;
 import java.time.Duration;
@@ -67,7 +68,13 @@ class LedgerKeeperTest extends ZooKeeperTestSupport {
                         new LedgerKeeper.Ledger(ledger.reads(), ledger.sessions(), ledger.keeper(), ledger.awaited()),
                         null,
                         new LedgerKeeper.Horizons(Duration.ofMinutes(1), Duration.ofMinutes(10)),
-                        new DueFires(ledger.claims(), FireSchedule.NONE, () -> job(false), () -> Set.of(manual)),
+                        new DueFires(
+                                ledger.claims(),
+                                FireSchedule.NONE,
+                                () -> job(false),
+                                () -> Set.of(manual),
+                                () -> ScheduleHistory.EMPTY,
+                                List::of),
                         Runnable::run,
                         new RecordedEnds(100),
                         fireTime -> false)
@@ -201,7 +208,7 @@ class LedgerKeeperTest extends ZooKeeperTestSupport {
 
     private void createAhead(Instant fireTime) {
         ledger.claims()
-                .commitAsync(List.of(), Instant.EPOCH, List.of(), new FireNodes(false, fireTime))
+                .commitAsync(List.of(), Instant.EPOCH, List.of(), new FireNodes(false, fireTime), AssignmentGuard.NONE)
                 .join();
     }
 
@@ -223,7 +230,9 @@ class LedgerKeeperTest extends ZooKeeperTestSupport {
     void aRunThatOutlivedTheRetentionKeepsOnlyItsOwnFireOpenAndTheSettledFiresAfterItAreRetired() throws Exception {
         // An item that hangs here, at the first fire; every fire after it settled.
         Claim hung = ledger.claims()
-                .update(List.of(claim(start).startedAt(start)))
+                .commitAsync(List.of(claim(start).startedAt(start)), Instant.EPOCH, List.of())
+                .join()
+                .written()
                 .written()
                 .get(0);
         openHere.add(start);
@@ -241,7 +250,10 @@ class LedgerKeeperTest extends ZooKeeperTestSupport {
         assertThat(ledger.reads().fires()).containsExactly(start);
 
         // Once the run ended, the fire is settled like any other, and retired in its turn.
-        ledger.claims().update(List.of(hung.with(ClaimState.DONE, start.plusSeconds(181))));
+        ledger.claims()
+                .commitAsync(List.of(hung.with(ClaimState.DONE, start.plusSeconds(181))), Instant.EPOCH, List.of())
+                .join()
+                .written();
         openHere.remove(start);
         LedgerOverview settled = keeper(job(false), Set.of())
                 .pass(start.plusSeconds(181), ledger.proof().sessionId())
@@ -262,7 +274,8 @@ class LedgerKeeperTest extends ZooKeeperTestSupport {
                 new LedgerKeeper.Ledger(ledger.reads(), ledger.sessions(), ledger.keeper(), ledger.awaited()),
                 null,
                 new LedgerKeeper.Horizons(Duration.ofMinutes(1), Duration.ofMinutes(10)),
-                new DueFires(ledger.claims(), EVERY_SECOND, () -> job, () -> seen),
+                new DueFires(
+                        ledger.claims(), EVERY_SECOND, () -> job, () -> seen, () -> ScheduleHistory.EMPTY, List::of),
                 Runnable::run,
                 ends,
                 openHere::contains);
@@ -277,15 +290,19 @@ class LedgerKeeperTest extends ZooKeeperTestSupport {
     }
 
     private void settle(Instant fireTime) throws Exception {
-        ledger.claims().update(List.of(claim(fireTime).with(ClaimState.DONE, fireTime)));
+        ledger.claims()
+                .commitAsync(List.of(claim(fireTime).with(ClaimState.DONE, fireTime)), Instant.EPOCH, List.of())
+                .join()
+                .written();
     }
 
     private Claim claim(Instant fireTime) throws Exception {
         return ledger.claims()
-                .claim(
+                .claimAsync(
                         fireTime,
                         List.of(Claim.first(
                                 0, fireTime, "a", ledger.proof().sessionId(), ExecutionSource.NORMAL, 1, 1, fireTime)))
+                .join()
                 .won()
                 .get(0);
     }

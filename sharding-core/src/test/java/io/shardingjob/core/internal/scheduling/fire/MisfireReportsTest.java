@@ -56,6 +56,6 @@ class MisfireReportsTest {
     /** The plan of an audit that makes up item 0 of {@code madeUp} and folds {@code folded} into it. */
     private static MakeUpPlan coalescedInto(Instant madeUp, Instant folded) {
         Slot run = new Slot(0, madeUp);
-        return new MakeUpPlan(List.of(run), Map.of(new Slot(0, folded), run), List.of());
+        return new MakeUpPlan(List.of(run), Map.of(new Slot(0, folded), run), List.of(), List.of());
     }
 }
