@@ -20,7 +20,6 @@ import org.jspecify.annotations.Nullable;
  */
 final class CommitBatches {
 
-    /** The guard of a write that needs none. */
     static final int UNGUARDED = -1;
     private final GroupCommit.Ahead ahead;
 

@@ -37,6 +37,7 @@ public final class GroupCommit {
      * has its item run again elsewhere.
      */
     static final long MAX_LINGER_MILLIS = 50;
+
     private static final long LINGER_NANOS = TimeUnit.MILLISECONDS.toNanos(LINGER_MILLIS);
     private static final long MAX_LINGER_NANOS = TimeUnit.MILLISECONDS.toNanos(MAX_LINGER_MILLIS);
 
@@ -45,6 +46,7 @@ public final class GroupCommit {
 
     /** When the latest end that lingers came, and when the first of them did. */
     private volatile long lastEndNanos;
+
     private volatile long lingerSinceNanos;
     private final ScheduledExecutorService drainer;
     private final Queue<Pending> queue = new ConcurrentLinkedQueue<>();
@@ -74,20 +76,15 @@ public final class GroupCommit {
          */
         Next claimsAfter(List<Claim> lastEnds, List<Claim> ends);
 
-        /**
-         * Claims of the next fire, and how the request treats the fire nodes.
-         *
-         * @param assignmentVersion the version of the assignment node the claims were decided under; -1 when unknown
-         */
+        /** @param assignmentVersion the version of the assignment node the claims were decided under, or -1 */
         record Next(List<Claim> claims, FireNodes fireNodes, int assignmentVersion) {
 
             public static final Next NONE = new Next(List.of(), FireNodes.AS_NEEDED, -1);
         }
 
         /**
-         * What came of the claims, once the request was answered or failed.
+         * What came of the claims {@link #claimsAfter} gave, once the request was answered or failed.
          *
-         * @param requested the claims {@link #claimsAfter} gave
          * @param claimed what came of them; null when the server did not answer (whether they were created is then
          *     unknown: any that were name this session, and its next fire or audit finds them)
          */
@@ -134,11 +131,8 @@ public final class GroupCommit {
     }
 
     /**
-     * Queues a write.
-     *
-     * @return completes with the claim as stored now, or empty when the claim is no longer this owner's (taken over,
-     *     or retired); completes exceptionally when ZooKeeper could not be reached: whether the write happened is then
-     *     unknown
+     * Completes with the claim as stored now, or empty when it is no longer this owner's (taken over, or retired);
+     * exceptionally when ZooKeeper could not be reached: whether the write happened is then unknown.
      */
     public CompletableFuture<Optional<Claim>> queue(Write write) {
         Pending pending = new Pending(write);

@@ -31,12 +31,14 @@ public final class CompletionChecks {
 
     /** Completes nothing unless a listener was given or a job follows this one: completing a fire costs reads. */
     private final @Nullable LedgerCompletions completions;
+
     private final LedgerReads reads;
     private final ItemWiseRecords itemWiseRecords;
     private final SerialExecutor serial;
 
     /** The current session: the completing note names it, so that a completer that died is taken over. */
     private final LongSupplier sessionId;
+
     private final String jobName;
 
     /** Fires whose completion check is waiting on the serial executor. */
@@ -64,8 +66,6 @@ public final class CompletionChecks {
      * An item of the fire ended and its claim says so. Its item-wise followers' items are recorded at once; the fire may
      * be complete only once this instance's last item of it ended, so only that end reads the fire: the instance whose
      * end is recorded last sees every other end, and the leader's pass completes what a lost check left.
-     *
-     * @param lastOfItsFireHere whether no other item of the fire still ran here when this one ended
      */
     void itemEnded(Claim stored, boolean lastOfItsFireHere) {
         Instant fireTime = stored.fireTime();

@@ -28,6 +28,7 @@ final class FireStarts {
 
     /** How the fire was asked for: whether its runs were due asks it. */
     private final FireOrigin origin;
+
     private final Map<Integer, Reservation> reservations;
     private final Map<Integer, Integer> positions = new HashMap<>();
 
@@ -36,6 +37,7 @@ final class FireStarts {
 
     /** The starts written (or being written) ahead of runs that did not leave yet; guarded by this. */
     private final Map<Integer, CompletableFuture<Ahead>> ahead = new HashMap<>();
+
     private int firstUntaken;
     private int untaken;
     private int toLeave;

@@ -43,6 +43,7 @@ public final class ManualFires {
 
     /** Fires remembered as handed on: far more than operators trigger within a cache's delay. */
     private static final int REMEMBERED = 256;
+
     private final ManualFireRecords records;
     private final ManualFireHandler handler;
     private final Supplier<Instant> clock;
@@ -69,7 +70,6 @@ public final class ManualFires {
      * operator's): it waits for ZooKeeper.
      *
      * @param jobParameter the parameter every item of the fire runs with; null for the job's configured one
-     * @return the fire's time
      * @throws RegistryUnavailableException when ZooKeeper did not record it
      */
     public Instant trigger(@Nullable String jobParameter) {
