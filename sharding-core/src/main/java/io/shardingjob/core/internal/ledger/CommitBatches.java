@@ -27,7 +27,6 @@ final class CommitBatches {
         this.ahead = ahead;
     }
 
-    /** One queued write, and its writer's answer. */
     record Pending(GroupCommit.Write write, CompletableFuture<Optional<Claim>> result) {
 
         Pending(GroupCommit.Write write) {
@@ -43,7 +42,6 @@ final class CommitBatches {
         }
     }
 
-    /** One request: the writes of a batch, with the claims of the next fire that go with them. */
     record Request(
             List<Pending> batch, Instant nextFire, List<Claim> next, FireNodes fireNodes, AssignmentGuard guard) {
 

@@ -17,8 +17,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Group commit of owner writes to claims. A write is queued and the caller goes on (an item's thread returns to its
- * pool at once); one commit at a time sends everything queued so far in as few multi-operations as their size allows,
+ * Group commit of owner writes to claims. A write is queued and the caller goes on (an item that ended frees its
+ * thread at once); one commit at a time sends everything queued so far in as few multi-operations as their size allows,
  * without a thread waiting for the answer (the executor only hands the answers on), then sends what arrived meanwhile.
  * The end of an item whose fire still runs other items here lingers (Kafka's {@code linger.ms}) until no other end has
  * come for {@link #LINGER_MILLIS}, at most {@link #MAX_LINGER_MILLIS}: the items of a fire that end one after another
