@@ -20,7 +20,6 @@ import org.jspecify.annotations.Nullable;
  */
 final class CommitBatches {
 
-    /** The guard of a write that needs none. */
     static final int UNGUARDED = -1;
 
     private final GroupCommit.Ahead ahead;
@@ -29,7 +28,6 @@ final class CommitBatches {
         this.ahead = ahead;
     }
 
-    /** One queued write, and its writer's answer. */
     record Pending(GroupCommit.Write write, CompletableFuture<Optional<Claim>> result) {
 
         Pending(GroupCommit.Write write) {
@@ -45,7 +43,6 @@ final class CommitBatches {
         }
     }
 
-    /** One request: the writes of a batch, with the claims of the next fire that go with them. */
     record Request(
             List<Pending> batch, Instant nextFire, List<Claim> next, FireNodes fireNodes, AssignmentGuard guard) {
 

@@ -17,8 +17,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Group commit of owner writes to claims. A write is queued and the caller goes on (an item's thread returns to its
- * pool at once); one commit at a time sends everything queued so far in as few multi-operations as their size allows,
+ * Group commit of owner writes to claims. A write is queued and the caller goes on (an item that ended frees its
+ * thread at once); one commit at a time sends everything queued so far in as few multi-operations as their size allows,
  * without a thread waiting for the answer (the executor only hands the answers on), then sends what arrived meanwhile.
  * The end of an item whose fire still runs other items here lingers (Kafka's {@code linger.ms}) until no other end has
  * come for {@link #LINGER_MILLIS}, at most {@link #MAX_LINGER_MILLIS}: the items of a fire that end one after another
@@ -76,20 +76,15 @@ public final class GroupCommit {
          */
         Next claimsAfter(List<Claim> lastEnds, List<Claim> ends);
 
-        /**
-         * Claims of the next fire, and how the request treats the fire nodes.
-         *
-         * @param assignmentVersion the version of the assignment node the claims were decided under; -1 when unknown
-         */
+        /** @param assignmentVersion the version of the assignment node the claims were decided under, or -1 */
         record Next(List<Claim> claims, FireNodes fireNodes, int assignmentVersion) {
 
             public static final Next NONE = new Next(List.of(), FireNodes.AS_NEEDED, -1);
         }
 
         /**
-         * What came of the claims, once the request was answered or failed.
+         * What came of the claims {@link #claimsAfter} gave, once the request was answered or failed.
          *
-         * @param requested the claims {@link #claimsAfter} gave
          * @param claimed what came of them; null when the server did not answer (whether they were created is then
          *     unknown: any that were name this session, and its next fire or audit finds them)
          */
@@ -136,11 +131,8 @@ public final class GroupCommit {
     }
 
     /**
-     * Queues a write.
-     *
-     * @return completes with the claim as stored now, or empty when the claim is no longer this owner's (taken over,
-     *     or retired); completes exceptionally when ZooKeeper could not be reached: whether the write happened is then
-     *     unknown
+     * Completes with the claim as stored now, or empty when it is no longer this owner's (taken over, or retired);
+     * exceptionally when ZooKeeper could not be reached: whether the write happened is then unknown.
      */
     public CompletableFuture<Optional<Claim>> queue(Write write) {
         Pending pending = new Pending(write);

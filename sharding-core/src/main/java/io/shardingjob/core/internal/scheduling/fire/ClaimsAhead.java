@@ -87,7 +87,6 @@ public final class ClaimsAhead {
         private final Set<Integer> owned;
 
         private final DueRule due;
-
         private final Instant now;
 
         private Verdicts(JobSnapshot job, Set<Integer> owned, DueRule due, Instant now) {
@@ -97,11 +96,7 @@ public final class ClaimsAhead {
             this.now = now;
         }
 
-        /**
-         * What the fire does with a claim made ahead for it.
-         *
-         * @param startable whether the item is neither busy here nor run by another live session
-         */
+        /** @param startable whether the item is neither busy here nor run by another live session */
         AheadFate atFire(Claim claim, boolean startable) {
             return ClaimsAheadRule.atFire(
                     claim,

@@ -66,8 +66,6 @@ public final class CompletionChecks {
      * An item of the fire ended and its claim says so. Its item-wise followers' items are recorded at once; the fire may
      * be complete only once this instance's last item of it ended, so only that end reads the fire: the instance whose
      * end is recorded last sees every other end, and the leader's pass completes what a lost check left.
-     *
-     * @param lastOfItsFireHere whether no other item of the fire still ran here when this one ended
      */
     void itemEnded(Claim stored, boolean lastOfItsFireHere) {
         Instant fireTime = stored.fireTime();

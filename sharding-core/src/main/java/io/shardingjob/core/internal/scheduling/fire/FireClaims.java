@@ -77,10 +77,7 @@ public final class FireClaims {
         this.leavingSoon = leavingSoon;
     }
 
-    /**
-     * Plans the fire under the assignment its gate let it through on, audited, and claims its items: see the class
-     * comment. What it decides is decided on the job as the gate saw it.
-     */
+    /** Plans the fire under the audited assignment its gate let it through on, on the job as the gate saw it. */
     FirePlanner.Plan plan(FirePlanner.Gate gate, Instant fireTime) {
         Assignment assignment = gate.assignment();
         if (assignment == null) {

@@ -58,10 +58,7 @@ public final class FirePlanner {
     /**
      * What a fire runs here.
      *
-     * @param skipReason why the fire runs nothing here at all, or null
-     * @param won the claims this session holds for the fire and runs, by item
-     * @param reservations the item reservations of those claims
-     * @param skipped the items it does not run, each with the reason
+     * @param won the claims this session holds for the fire and runs, in item order
      * @param origin how the fire was asked for: the job parameter its items run with
      * @param job the job as the fire was planned on: its runs are handed on with its configuration
      */

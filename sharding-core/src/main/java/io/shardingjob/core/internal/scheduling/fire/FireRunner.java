@@ -37,8 +37,6 @@ public final class FireRunner {
     private static final Logger log = LoggerFactory.getLogger(FireRunner.class);
 
     /**
-     * The job's code and where its items run.
-     *
      * @param job the job's code for make-ups and take-overs, or null when the caller passes it to each fire
      * @param manualFireHandler starts this instance's items of a manual fire, or null to start them with the job and
      *     the item executor
@@ -95,10 +93,6 @@ public final class FireRunner {
      * executor that runs tasks on the calling thread ({@code Runnable::run}), the items run on the calling thread, one
      * after another, while it waits: never on the thread that happened to complete the fire's claims (see {@link
      * CallingThread}).
-     *
-     * @param source {@link ExecutionSource#NORMAL} for a scheduled fire, {@link ExecutionSource#MANUAL} for one an
-     *     operator asked for
-     * @param scheduled the scheduled time of the fire
      */
     public FireReport fire(ItemExecutor job, Executor itemExecutor, ExecutionSource source, Instant scheduled) {
         Instant fireTime = FireSchedule.fireTimeOf(scheduled);

@@ -58,7 +58,6 @@ final class FireStarts {
         return origin;
     }
 
-    /** The run of {@code item} leaves the queue. */
     synchronized Leaving leave(int item) {
         toLeave = Math.max(0, toLeave - 1);
         CompletableFuture<Ahead> written = ahead.remove(item);
@@ -104,7 +103,6 @@ final class FireStarts {
         return ahead.size();
     }
 
-    /** The reservation a run was handed on with. */
     Reservation reservation(int item) {
         return reservations.get(item);
     }

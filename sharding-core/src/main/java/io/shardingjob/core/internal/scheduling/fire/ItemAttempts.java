@@ -50,7 +50,6 @@ final class ItemAttempts {
      * code (nothing of the run began then), and no more retries once it did before a retry's.
      *
      * @param config the job as the run left its queue: its timeout and retries
-     * @param context what the item is told, with its fire and why it runs
      * @param retry the retry the first run counts as: 0, or the retry a take-over continues
      * @param mayStart whether a run may start now ({@link io.shardingjob.core.internal.ledger.RunStart}): asked
      *     before every retry, as before the first run

@@ -46,11 +46,7 @@ final class ItemDeadline {
         return timeout.isZero() ? null : new ItemDeadline(timeout, scheduler);
     }
 
-    /**
-     * Stops the clock when the job returned or threw.
-     *
-     * @return whether the run had already timed out (its interrupt is cleared then, since it was ours)
-     */
+    /** Stops the clock once the job returned or threw; true when it had timed out (its interrupt, ours, cleared). */
     boolean finish() {
         if (timer != null) {
             timer.cancel(false);

@@ -214,9 +214,8 @@ final class ItemRun {
     }
 
     /**
-     * Its end, or its claim given up, is about to be written.
-     *
-     * @return whether no other item of its fire still runs here: its write need not wait for theirs
+     * Whether no other item of its fire still runs here, asked as its end (or its claim given up) is about to be
+     * written: its write need not wait for theirs.
      */
     boolean lastOfItsFireHere() {
         return memory.endingLastOfItsFire(claim);
@@ -248,9 +247,7 @@ final class ItemRun {
 
     /**
      * Frees its item here, once what it writes is answered (or nothing is): its claim no longer this session's open
-     * business.
-     *
-     * @return whether an audit is owed for the item: a fire or an audit found it busy meanwhile
+     * business. True when an audit is owed for the item: a fire or an audit found it busy meanwhile.
      */
     boolean release() {
         return memory.released(claim, reservation);

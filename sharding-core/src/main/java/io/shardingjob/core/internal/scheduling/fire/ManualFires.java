@@ -70,7 +70,6 @@ public final class ManualFires {
      * operator's): it waits for ZooKeeper.
      *
      * @param jobParameter the parameter every item of the fire runs with; null for the job's configured one
-     * @return the fire's time
      * @throws RegistryUnavailableException when ZooKeeper did not record it
      */
     public Instant trigger(@Nullable String jobParameter) {

@@ -44,9 +44,8 @@ public final class MisfireReports {
     }
 
     /**
-     * A fire found these items still running from an earlier fire and did not start them.
+     * A fire found these items still running from an earlier fire and did not start them (each with why).
      *
-     * @param items each item, with why it did not start
      * @param report whether to tell the listener, or only to remember the slots, so that their make-up is not
      *     reported as missed either
      */

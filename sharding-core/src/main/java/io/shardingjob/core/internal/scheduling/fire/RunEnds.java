@@ -16,9 +16,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * How runs leave this instance's hands in the ledger: a run's end, or its claim given up unstarted, queued in the group
- * commit at the version the run holds; a retry recorded in its claim; a start that was not written. What the answers
- * of the end writes do next is {@link ItemEnds}'.
+ * How runs leave this instance's hands in the ledger, at the version the run holds: the write of a run's end, for its
+ * runner to queue in the group commit, or its claim given up unstarted, queued here; a retry recorded in its claim; a
+ * start that was not written. What the answers of the end writes do next is {@link ItemEnds}'.
  */
 final class RunEnds {
 
@@ -108,7 +108,7 @@ final class RunEnds {
         return CompletableFuture.completedFuture(null);
     }
 
-    /** The end (or the claim given up) queued with the next writes. */
+    /** The claim given up (or skipped) queued with the next writes, as a run's end is. */
     private CompletableFuture<Void> write(ItemRun run, Claim written) {
         GroupCommit.Write write = GroupCommit.Write.end(written, run.lastOfItsFireHere());
         return recorded(run, write, commits.queue(write));

@@ -26,9 +26,9 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The writes that start runs, for one job on this instance: what holds here for {@link RunStart}, and a run's start
- * written with the starts of the runs of its fire that leave the queue soon after it ({@link StartBatch}, at the pace
- * {@link ItemPace} measured), or alone for a run handed on alone.
+ * The writes that start runs, for one job on this instance: what holds here for {@link RunStart}, and the write of a
+ * run's start, for its runner to queue, with the starts of the runs of its fire that leave the queue soon after it
+ * queued ahead of it ({@link StartBatch}, at the pace {@link ItemPace} measured), or alone for a run handed on alone.
  */
 final class RunStarts {
 
@@ -195,7 +195,8 @@ final class RunStarts {
 
     /**
      * Queues the starts of the next {@code count} runs of the fire that the rule lets start now, decided as each would
-     * be as it leaves; the others decide when they leave. Returns how many were queued: the caller's write sends them.
+     * be as it leaves; the others decide when they leave. Returns how many were queued: the caller's start (then
+     * sent at once) or its flush sends them.
      */
     private int writeAhead(FireStarts starts, int count, JobSnapshot now) {
         Map<Claim, CompletableFuture<FireStarts.Ahead>> next = starts.takeAhead(count);
