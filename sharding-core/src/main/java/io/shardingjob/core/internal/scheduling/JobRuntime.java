@@ -8,7 +8,6 @@ import io.shardingjob.core.internal.scheduling.fire.FireRunner;
 import io.shardingjob.core.internal.scheduling.session.ConnectionGuard;
 import io.shardingjob.core.registry.RegistryUnavailableException;
 import io.shardingjob.core.sharding.strategy.ShardingStrategies;
-import org.apache.curator.framework.CuratorFramework;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -92,7 +91,7 @@ public final class JobRuntime implements AutoCloseable {
                     + " all run there, one after another, and hold up every later hand-off of the job. Give it an"
                     + " executor with threads of its own, such as Executors.newFixedThreadPool(n)");
         }
-        if (client().compressionEnabled()) {
+        if (settings.instance().client().compressionEnabled()) {
             throw new IllegalArgumentException("Job '" + local.name() + "': the Curator client given to the builder"
                     + " compresses every node it writes and decompresses every node it reads"
                     + " (CuratorFrameworkFactory.Builder.enableCompression()). The fire ledger writes and reads its"
@@ -151,9 +150,5 @@ public final class JobRuntime implements AutoCloseable {
 
     public LedgerQueries ledgerQueries() {
         return ledgerQueries;
-    }
-
-    public CuratorFramework client() {
-        return settings.instance().client();
     }
 }

@@ -57,6 +57,10 @@ public final class ItemRunner {
     }
 
     private final JobView view;
+    private final String jobName;
+    /** This instance's id. */
+    private final String me;
+
     private final AuditDemand audits;
     private final Timing timing;
     private final RunMemory memory;
@@ -75,6 +79,8 @@ public final class ItemRunner {
             ItemEnds ends,
             ExecutionListener listener) {
         this.view = view;
+        this.jobName = view.jobName();
+        this.me = view.instanceId();
         this.audits = audits;
         this.timing = timing;
         this.attempts = new ItemAttempts(
@@ -106,7 +112,7 @@ public final class ItemRunner {
 
     /** The run of a claim the audit won (a make-up, a take-over, one of this session's own), handed on alone. */
     ItemRun claimedRun(Claim claim, Reservation reservation, FireOrigin origin) {
-        String taskId = ShardingContext.taskId(view.jobName(), List.of(claim.item()), view.instanceId());
+        String taskId = ShardingContext.taskId(jobName, List.of(claim.item()), me);
         return runOf(context(view.configuration(), taskId, claim, origin), claim, reservation, null, origin);
     }
 
@@ -266,18 +272,18 @@ public final class ItemRunner {
     /** What the item is told; the job parameter is its fire's (an operator's fire's own), else the configured one. */
     ShardingContext context(JobConfiguration config, String taskId, Claim claim, FireOrigin origin) {
         return new ShardingContext(
-                view.jobName(),
+                jobName,
                 taskId,
                 claim.total(),
                 claim.item(),
                 config.itemParameters().get(claim.item()),
                 origin.parameterOr(config.jobParameter()),
                 claim.epoch(),
-                view.instanceId(),
+                me,
                 claim.fencingToken(),
                 claim.fireTime(),
                 claim.source(),
-                origin.chainOr(view.jobName()));
+                origin.chainOr(jobName));
     }
 
     /** Tells a listener; a listener that fails is logged, and the run goes on. */
