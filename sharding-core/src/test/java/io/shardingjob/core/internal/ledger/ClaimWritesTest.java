@@ -186,15 +186,7 @@ class ClaimWritesTest extends ZooKeeperTestSupport {
                 .toList();
 
         ClaimWrites.Claimed claimed = ledger.claims().claimAsync(fire, claims).join();
-        ClaimWrites.Written done = ledger.claims()
-                .commitAsync(
-                        claimed.won().values().stream()
-                                .map(claim -> claim.with(ClaimState.DONE, fire))
-                                .toList(),
-                        Instant.EPOCH,
-                        List.of())
-                .join()
-                .written();
+        ClaimWrites.Written done = endAllDone(ledger, claimed.won());
 
         assertThat(claimed.won()).hasSize(items);
         assertThat(done.written()).hasSize(items);
@@ -210,15 +202,7 @@ class ClaimWritesTest extends ZooKeeperTestSupport {
         Instant settled = fire.minusSeconds(2);
         Instant open = fire.minusSeconds(1);
         Claimed first = claimTwo(ledger, settled, session);
-        ledger.claims()
-                .commitAsync(
-                        first.won().values().stream()
-                                .map(claim -> claim.with(ClaimState.DONE, fire))
-                                .toList(),
-                        Instant.EPOCH,
-                        List.of())
-                .join()
-                .written();
+        endAllDone(ledger, first.won());
         claimTwo(ledger, open, session);
         List<FireView> views = ledger.reads().read(ledger.reads().fires());
 
@@ -239,6 +223,19 @@ class ClaimWritesTest extends ZooKeeperTestSupport {
     }
 
     private record Claimed(Map<Integer, Claim> won) {}
+
+    /** Writes every claim won {@code DONE}, at the version it holds, in one group commit. */
+    private ClaimWrites.Written endAllDone(LedgerParts ledger, Map<Integer, Claim> won) {
+        return ledger.claims()
+                .commitAsync(
+                        won.values().stream()
+                                .map(claim -> claim.with(ClaimState.DONE, fire))
+                                .toList(),
+                        Instant.EPOCH,
+                        List.of())
+                .join()
+                .written();
+    }
 
     private static Claimed claimTwo(LedgerParts ledger, Instant fireTime, long session) throws Exception {
         return new Claimed(ledger.claims()
