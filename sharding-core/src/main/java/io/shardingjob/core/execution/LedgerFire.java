@@ -32,17 +32,6 @@ public record LedgerFire(
         awaiting = List.copyOf(awaiting);
     }
 
-    /** A fire of the schedule or an operator's. */
-    public LedgerFire(Instant fireTime, boolean settled, List<LedgerFire.Item> items) {
-        this(fireTime, settled, items, List.of(), List.of(), null);
-    }
-
-    /** A fire its upstreams recorded, not abandoned. */
-    public LedgerFire(
-            Instant fireTime, boolean settled, List<LedgerFire.Item> items, List<String> after, List<String> awaiting) {
-        this(fireTime, settled, items, after, awaiting, null);
-    }
-
     /**
      * The claim of one item of the fire.
      *

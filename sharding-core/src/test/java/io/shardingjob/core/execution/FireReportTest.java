@@ -30,7 +30,8 @@ class FireReportTest {
     }
 
     private static ItemResult run(int item, boolean succeeded) {
-        ShardingContext context = new ShardingContext("job", "task", 2, item, "", "", 1, "a");
+        ShardingContext context =
+                new ShardingContext("job", "task", 2, item, "", "", 1, "a", 0, FIRE, ExecutionSource.NORMAL, "job");
         return new ItemResult(
                 context,
                 FIRE,

@@ -213,7 +213,7 @@ class FireChainTests {
                 items.add(claim(item, state));
             }
             settled &= items.size() == 2;
-            fires.put(job, List.of(new LedgerFire(time, settled, items, List.of(), awaiting)));
+            fires.put(job, List.of(new LedgerFire(time, settled, items, List.of(), awaiting, null)));
         }
         return fires;
     }

@@ -173,7 +173,7 @@ class FireHistoryTests {
 
     private static LedgerFire ledgerFire(Instant fireTime, LedgerFire.Item... items) {
         boolean settled = List.of(items).stream().noneMatch(item -> item.state().isOpen());
-        return new LedgerFire(fireTime, settled, List.of(items));
+        return new LedgerFire(fireTime, settled, List.of(items), List.of(), List.of(), null);
     }
 
     private LedgerFire.Item claim(int item, ClaimState state, boolean live, ExecutionSource source, long token) {

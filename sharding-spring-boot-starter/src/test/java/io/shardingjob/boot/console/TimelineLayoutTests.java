@@ -149,7 +149,7 @@ class TimelineLayoutTests {
     }
 
     private static LedgerFire fire(Instant time, LedgerFire.Item... items) {
-        return new LedgerFire(time, false, List.of(items));
+        return new LedgerFire(time, false, List.of(items), List.of(), List.of(), null);
     }
 
     private static LedgerFire.Item claim(
