@@ -24,8 +24,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Settings of a coordinator, from {@link JobCoordinator#builder}; only the client and the configuration are required.
- * The default and meaning of each are defined in {@link JobSetting} (its {@link JobSetting.Scope#COORDINATOR}
- * settings).
+ * The default and meaning of a setting with a {@link JobSetting} of its name ({@link JobSetting.Scope#COORDINATOR})
+ * are defined there.
  */
 public final class JobCoordinatorBuilder {
 
@@ -73,19 +73,16 @@ public final class JobCoordinatorBuilder {
         return this;
     }
 
-    /** How long {@link JobCoordinator#start()} waits for ZooKeeper. */
     public JobCoordinatorBuilder startTimeout(Duration startTimeout) {
         this.startTimeout = startTimeout;
         return this;
     }
 
-    /** How often the leader checks that every item has a live owner. */
     public JobCoordinatorBuilder reconcileInterval(Duration reconcileInterval) {
         this.reconcileInterval = reconcileInterval;
         return this;
     }
 
-    /** How long a fire waits for a pending reshard before running the assignment it has. */
     public JobCoordinatorBuilder shardingWaitTimeout(Duration shardingWaitTimeout) {
         this.shardingWaitTimeout = shardingWaitTimeout;
         return this;
@@ -145,20 +142,12 @@ public final class JobCoordinatorBuilder {
         return this;
     }
 
-    /**
-     * How long {@link JobCoordinator#close()} lets running items finish before releasing their claims to other
-     * instances.
-     */
     public JobCoordinatorBuilder shutdownGracePeriod(Duration shutdownGracePeriod) {
         this.shutdownGracePeriod = shutdownGracePeriod;
         return this;
     }
 
-    /**
-     * Whether running items are interrupted when the connection is lost long enough that the session may expire,
-     * so that they stop before another instance can take them over. On by default
-     * ({@link JobSetting.Defaults#INTERRUPT_ON_CONNECTION_LOSS}).
-     */
+    /** So that running items stop before another instance can take them over. */
     public JobCoordinatorBuilder interruptOnConnectionLoss(boolean interruptOnConnectionLoss) {
         this.interruptOnConnectionLoss = interruptOnConnectionLoss;
         return this;
@@ -172,16 +161,12 @@ public final class JobCoordinatorBuilder {
         return this;
     }
 
-    /**
-     * How far back missed fires are made up (under the misfire policies {@code once} and {@code all}); older ones are
-     * recorded as skipped. {@link JobSetting.Defaults#CATCH_UP_HORIZON} by default.
-     */
+    /** Under the misfire policies {@code once} and {@code all}: {@code skip} makes up nothing. */
     public JobCoordinatorBuilder catchUpHorizon(Duration catchUpHorizon) {
         this.catchUpHorizon = Objects.requireNonNull(catchUpHorizon, "catchUpHorizon");
         return this;
     }
 
-    /** How long the ledger keeps settled fires; {@link JobSetting.Defaults#LEDGER_RETENTION} by default. */
     public JobCoordinatorBuilder ledgerRetention(Duration ledgerRetention) {
         this.ledgerRetention = Objects.requireNonNull(ledgerRetention, "ledgerRetention");
         return this;

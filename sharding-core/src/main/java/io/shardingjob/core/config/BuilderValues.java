@@ -7,8 +7,9 @@ import java.util.List;
 
 /**
  * The values a {@link JobConfiguration.Builder} collects, each starting at its default ({@link JobSetting.Defaults}),
- * and its setters: kept apart from the configuration and its checks, which {@code build()} applies to all of them at
- * once. Its public setters are the builder's; a caller never names this class.
+ * and its setters, each described by the {@link JobSetting} of its name: kept apart from the configuration and its
+ * checks, which {@code build()} applies to all of them at once. Its public setters are the builder's; a caller never
+ * names this class.
  */
 abstract sealed class BuilderValues permits JobConfiguration.Builder {
 
@@ -31,7 +32,7 @@ abstract sealed class BuilderValues permits JobConfiguration.Builder {
     Duration retryBackoff = JobSetting.Defaults.RETRY_BACKOFF;
     Duration timeout = JobSetting.Defaults.TIMEOUT;
     boolean dynamicSharding = JobSetting.Defaults.DYNAMIC_SHARDING;
-    List<String> after = List.of();
+    List<String> after = JobSetting.Defaults.AFTER;
     FollowOn on = JobSetting.Defaults.ON;
     boolean itemWise = JobSetting.Defaults.ITEM_WISE;
 
@@ -43,7 +44,6 @@ abstract sealed class BuilderValues permits JobConfiguration.Builder {
         return (JobConfiguration.Builder) this;
     }
 
-    /** Six fields, seconds first; {@link JobConfiguration#ON_DEMAND}, null or blank for a job on demand. */
     public JobConfiguration.Builder cron(String cron) {
         this.cron = cron;
         return self();
@@ -87,10 +87,6 @@ abstract sealed class BuilderValues permits JobConfiguration.Builder {
         return self();
     }
 
-    /**
-     * What happens to missed fires while {@code misfire} is on; {@link JobSetting.Defaults#MISFIRE_POLICY} by
-     * default.
-     */
     public JobConfiguration.Builder misfirePolicy(MisfirePolicy misfirePolicy) {
         this.misfirePolicy = misfirePolicy;
         return self();
@@ -131,19 +127,16 @@ abstract sealed class BuilderValues permits JobConfiguration.Builder {
         return self();
     }
 
-    /** Zero means no limit. */
     public JobConfiguration.Builder timeout(Duration timeout) {
         this.timeout = timeout;
         return self();
     }
 
-    /** Whether the items follow the live instances; item parameters must then be empty. */
     public JobConfiguration.Builder dynamicSharding(boolean dynamicSharding) {
         this.dynamicSharding = dynamicSharding;
         return self();
     }
 
-    /** The jobs this job follows, by name; none by default. */
     public JobConfiguration.Builder after(List<String> after) {
         this.after = after == null ? List.of() : new ArrayList<>(after);
         return self();
@@ -153,13 +146,11 @@ abstract sealed class BuilderValues permits JobConfiguration.Builder {
         return after(List.of(after));
     }
 
-    /** Which upstream fires this job follows; {@link FollowOn#SUCCESS} by default. */
     public JobConfiguration.Builder on(FollowOn on) {
         this.on = on;
         return self();
     }
 
-    /** Whether item i runs as soon as item i of the upstream fire succeeded. */
     public JobConfiguration.Builder itemWise(boolean itemWise) {
         this.itemWise = itemWise;
         return self();

@@ -2,47 +2,26 @@ package io.shardingjob.core.config;
 
 import java.time.Duration;
 import java.time.ZoneId;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * The validated, immutable configuration of one job. Build it with {@link #builder(String)}; every invalid value is
- * rejected with a {@link JobConfigurationException} naming the job and the property. The name, default and description
- * of each property are defined once, in {@link JobSetting}.
+ * rejected with a {@link JobConfigurationException} naming the job and the property. Each property is the
+ * {@link JobSetting} of its name, which defines its meaning and default once; what follows adds what its one line
+ * leaves out.
  *
  * @param name the job name, also its ZooKeeper node name
- * @param cron the schedule, six fields with seconds first, as Spring's {@code CronExpression} reads it; or
- *     {@link #ON_DEMAND} ({@code -}, also what null or blank become) for a job that fires only when triggered
- * @param timeZone the zone the cron is evaluated in
- * @param shardingTotalCount how many items each fire is split into
- * @param itemParameters the optional parameter of each item; none with {@code dynamicSharding}
- * @param jobParameter a parameter handed to every item
- * @param failover whether items of a crashed instance run elsewhere at once
- * @param misfire whether fires an item missed are made up as {@code misfirePolicy} says; false means
- *     {@link MisfirePolicy#SKIP}
- * @param monitorExecution kept for compatibility with Elastic-Job configurations: the fire ledger records every run
- * @param strategy the name of the sharding strategy
- * @param description free text for operators
- * @param disabled whether the job is paused: it keeps its assignment but runs nothing
- * @param overwrite whether this configuration replaces the one stored in ZooKeeper at start-up (otherwise the stored
- *     one wins and differences are logged); not stored itself
- * @param retries how many times a failed item runs again, with the sharding context it was first fired with
- * @param retryBackoff the pause before each retry, zero for none
- * @param timeout how long one run of one item may take before it is interrupted and recorded as timed out; zero means
- *     no limit
- * @param dynamicSharding whether the number of items follows the cluster (XXL-JOB's sharding broadcast): every live,
- *     enabled instance gets exactly one item and the total is their number (at most
- *     {@link #MAX_SHARDING_TOTAL_COUNT}; instances beyond it get none), so {@code shardingTotalCount} is ignored when
- *     resharding and {@code itemParameters} must be empty: an item is then a place in the cluster, not a fixed part of
- *     the data a parameter could name
- * @param misfirePolicy what happens to the fires of an item that did not run when due, when {@code misfire} is on;
- *     {@code misfire} off means {@link MisfirePolicy#SKIP}
- * @param after the jobs this job follows: it fires once for every fire of theirs that completed as {@code on} says,
- *     with that fire's time as its own; with several, once all of them completed the same fire time. Empty for none.
- *     Whether the jobs named exist, and form no cycle, is checked with the graph of the namespace's jobs
- *     ({@code StoredJobs.problemsJoining})
- * @param on which upstream fires this job follows: every item succeeded, or every item ended
- * @param itemWise whether item i runs as soon as item i of the upstream fire succeeded, without waiting for the other
- *     items: needs {@code after}, and the same item count as every upstream (checked with the graph, as {@code after} is)
+ * @param cron {@link #ON_DEMAND} is also what null or blank become
+ * @param overwrite otherwise the stored configuration wins and differences are logged; not stored itself
+ * @param dynamicSharding at most {@link #MAX_SHARDING_TOTAL_COUNT} items (instances beyond it get none), so
+ *     {@code shardingTotalCount} is ignored when resharding and {@code itemParameters} must be empty: an item is then a
+ *     place in the cluster, not a fixed part of the data a parameter could name
+ * @param after with several, it fires once all of them completed the same fire time. Whether the jobs named exist,
+ *     and form no cycle, is checked with the graph of the namespace's jobs ({@code StoredJobs.problemsJoining})
+ * @param itemWise needs {@code after}, and the same item count as every upstream (checked with the graph, as
+ *     {@code after} is)
  */
 public record JobConfiguration(
         String name,
@@ -186,7 +165,33 @@ public record JobConfiguration(
      * for the start-up log. {@code overwrite} is not compared: it is never stored.
      */
     public List<String> differencesTo(JobConfiguration other) {
-        return JobConfigurationDifferences.between(this, other);
+        List<String> differences = new ArrayList<>();
+        compare(differences, JobSetting.CRON, cron, other.cron);
+        compare(differences, JobSetting.TIME_ZONE, timeZone, other.timeZone);
+        compare(differences, JobSetting.SHARDING_TOTAL_COUNT, shardingTotalCount, other.shardingTotalCount);
+        compare(differences, JobSetting.SHARDING_ITEM_PARAMETERS, itemParameters, other.itemParameters);
+        compare(differences, JobSetting.JOB_PARAMETER, jobParameter, other.jobParameter);
+        compare(differences, JobSetting.FAILOVER, failover, other.failover);
+        compare(differences, JobSetting.MISFIRE, misfire, other.misfire);
+        compare(differences, JobSetting.MISFIRE_POLICY, misfirePolicy, other.misfirePolicy);
+        compare(differences, JobSetting.MONITOR_EXECUTION, monitorExecution, other.monitorExecution);
+        compare(differences, JobSetting.STRATEGY, strategy, other.strategy);
+        compare(differences, JobSetting.DESCRIPTION, description, other.description);
+        compare(differences, JobSetting.DISABLED, disabled, other.disabled);
+        compare(differences, JobSetting.RETRIES, retries, other.retries);
+        compare(differences, JobSetting.RETRY_BACKOFF, retryBackoff, other.retryBackoff);
+        compare(differences, JobSetting.TIMEOUT, timeout, other.timeout);
+        compare(differences, JobSetting.DYNAMIC_SHARDING, dynamicSharding, other.dynamicSharding);
+        compare(differences, JobSetting.AFTER, String.join(",", after), String.join(",", other.after));
+        compare(differences, JobSetting.ON, on, other.on);
+        compare(differences, JobSetting.ITEM_WISE, itemWise, other.itemWise);
+        return differences;
+    }
+
+    private static void compare(List<String> differences, JobSetting setting, Object mine, Object theirs) {
+        if (!Objects.equals(mine, theirs)) {
+            differences.add(setting.key() + ": '" + mine + "' -> '" + theirs + "'");
+        }
     }
 
     /**
