@@ -4,8 +4,10 @@ import io.shardingjob.core.JobDefinitions.Definition;
 import io.shardingjob.core.config.FireSchedule;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.config.JobConfigurationException;
+import io.shardingjob.core.internal.config.JobGraph;
 import io.shardingjob.core.internal.config.OperatorInputs;
 import io.shardingjob.core.internal.config.ScheduleHistory;
+import io.shardingjob.core.internal.config.StoredConfiguration;
 import io.shardingjob.core.internal.registry.JobNodes;
 import io.shardingjob.core.internal.registry.RemovedJobState;
 import io.shardingjob.core.internal.requests.SizeRecord;
@@ -13,8 +15,10 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.NoSuchElementException;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.function.UnaryOperator;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.transaction.TransactionOp;
 import org.apache.zookeeper.KeeperException;
@@ -23,7 +27,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The writes behind {@link JobDefinitions#define} and {@link JobDefinitions#remove}: a definition stored with its job's
+ * The writes behind {@link JobDefinitions#define}, {@link JobDefinitions#update} and {@link JobDefinitions#remove}: a
+ * definition stored with its job's
  * configuration and schedule history in one transaction, checked against the graph of the namespace's jobs at the
  * version of the definitions it was checked with; a removal marked, then the job's state deleted, then its definition.
  */
@@ -126,6 +131,32 @@ final class DefinitionStore {
                 executor);
     }
 
+    /** See {@link JobDefinitions#update}. */
+    JobConfiguration update(String jobName, UnaryOperator<JobConfiguration> change) throws Exception {
+        UnaryOperator<JobConfiguration> checked = current -> {
+            JobConfiguration next = change.apply(current);
+            // Only what the job follows, or its items, can change what the graph says.
+            if (!JobGraph.Node.of(current).equals(JobGraph.Node.of(next))) {
+                StoredJobs.refuseProblemsJoiningUnchecked(client, next);
+            }
+            return next;
+        };
+        // The job's catch-up horizon is its coordinators' setting, not known here: no entry is dropped by age.
+        return storedOrNone(
+                jobName,
+                () -> StoredConfiguration.update(client, jobName, checked, schedule, clock, null)
+                        .configuration());
+    }
+
+    /** What reads or changes a job's stored configuration found; a {@link NoSuchElementException} when it has none. */
+    static JobConfiguration storedOrNone(String jobName, Callable<JobConfiguration> read) throws Exception {
+        try {
+            return read.call();
+        } catch (KeeperException.NoNodeException none) {
+            throw noSuchJob("No job '" + jobName + "' is stored in ZooKeeper", none);
+        }
+    }
+
     private void createQuietly(String path) throws Exception {
         try {
             client.create().creatingParentsIfNeeded().forPath(path);
@@ -134,7 +165,7 @@ final class DefinitionStore {
         }
     }
 
-    static NoSuchElementException noSuchJob(String message, Exception cause) {
+    private static NoSuchElementException noSuchJob(String message, Exception cause) {
         NoSuchElementException none = new NoSuchElementException(message);
         none.initCause(cause);
         return none;

@@ -3,7 +3,6 @@ package io.shardingjob.core;
 import io.shardingjob.core.config.FireSchedule;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.config.JobConfigurationException;
-import io.shardingjob.core.internal.config.JobGraph;
 import io.shardingjob.core.internal.config.StoredConfiguration;
 import io.shardingjob.core.internal.registry.CuratorCaches;
 import io.shardingjob.core.internal.registry.JobNodes;
@@ -25,7 +24,6 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.cache.ChildData;
 import org.apache.curator.framework.recipes.cache.CuratorCache;
 import org.apache.curator.framework.recipes.cache.CuratorCacheListener;
-import org.apache.zookeeper.KeeperException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -99,11 +97,6 @@ public final class JobDefinitions implements AutoCloseable {
     private volatile Runnable closeCache = () -> {};
 
     private final Map<String, Definition> known = new ConcurrentHashMap<>();
-
-    /** Reads the crons of definitions and changes before they are stored. */
-    private final FireSchedule schedule;
-
-    private final Clock clock;
     private final DefinitionStore store;
 
     /**
@@ -119,11 +112,6 @@ public final class JobDefinitions implements AutoCloseable {
         this(client, listener, schedule, Clock.systemUTC());
     }
 
-    /** Definitions whose crons are checked for their six fields only: see {@link #JobDefinitions(CuratorFramework, Listener, FireSchedule, Clock)}. */
-    public JobDefinitions(CuratorFramework client, Listener listener, Clock clock) {
-        this(client, listener, FireSchedule.NONE, clock);
-    }
-
     /**
      * @param client the application's client, rooted at its namespace
      * @param listener told of definitions and removals, on Curator's cache thread
@@ -132,8 +120,6 @@ public final class JobDefinitions implements AutoCloseable {
      */
     public JobDefinitions(CuratorFramework client, Listener listener, FireSchedule schedule, Clock clock) {
         this.client = client;
-        this.schedule = schedule;
-        this.clock = clock;
         this.store = new DefinitionStore(client, schedule, clock);
         this.cache = CuratorCache.build(client, JobNodes.definitions());
         cache.listenable()
@@ -170,11 +156,7 @@ public final class JobDefinitions implements AutoCloseable {
      * @throws NoSuchElementException when there is no such job
      */
     public JobConfiguration storedConfiguration(String jobName) throws Exception {
-        try {
-            return StoredConfiguration.read(client, jobName);
-        } catch (KeeperException.NoNodeException none) {
-            throw DefinitionStore.noSuchJob("No job '" + jobName + "' is stored in ZooKeeper", none);
-        }
+        return DefinitionStore.storedOrNone(jobName, () -> StoredConfiguration.read(client, jobName));
     }
 
     /**
@@ -205,20 +187,7 @@ public final class JobDefinitions implements AutoCloseable {
      * @throws NoSuchElementException when there is no such job
      */
     public JobConfiguration update(String jobName, UnaryOperator<JobConfiguration> change) throws Exception {
-        UnaryOperator<JobConfiguration> checked = current -> {
-            JobConfiguration next = change.apply(current);
-            if (placeInGraphChanged(current, next)) {
-                StoredJobs.refuseProblemsJoiningUnchecked(client, next);
-            }
-            return next;
-        };
-        try {
-            // The job's catch-up horizon is its coordinators' setting, not known here: no entry is dropped by age.
-            return StoredConfiguration.update(client, jobName, checked, schedule, clock, null)
-                    .configuration();
-        } catch (KeeperException.NoNodeException none) {
-            throw DefinitionStore.noSuchJob("No job '" + jobName + "' is stored in ZooKeeper", none);
-        }
+        return store.update(jobName, change);
     }
 
     /**
@@ -274,10 +243,5 @@ public final class JobDefinitions implements AutoCloseable {
         } catch (RuntimeException ex) {
             log.warn("Job {}: a definitions listener failed", jobName, ex);
         }
-    }
-
-    /** Whether a change can change what the graph says: what the job follows, or its items. */
-    private static boolean placeInGraphChanged(JobConfiguration current, JobConfiguration next) {
-        return !JobGraph.Node.of(current).equals(JobGraph.Node.of(next));
     }
 }

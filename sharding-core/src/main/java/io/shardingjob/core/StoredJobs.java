@@ -5,12 +5,12 @@ import io.shardingjob.core.config.JobConfigurationException;
 import io.shardingjob.core.internal.config.JobGraph;
 import io.shardingjob.core.internal.registry.JobConfigurationCodec;
 import io.shardingjob.core.internal.registry.JobNodes;
+import io.shardingjob.core.internal.requests.ClientRequests;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.x.async.AsyncCuratorFramework;
 import org.apache.zookeeper.KeeperException;
@@ -70,7 +70,7 @@ public final class StoredJobs {
             for (int i = 0; i < batch.size(); i++) {
                 String name = batch.get(i);
                 try {
-                    stored.put(name, JobConfigurationCodec.decode(name, answer(reads.get(i))));
+                    stored.put(name, JobConfigurationCodec.decode(name, ClientRequests.await(reads.get(i))));
                 } catch (KeeperException.NoNodeException noJob) {
                     // A node another tool put there, or a job whose removal is deleting its state.
                 } catch (JobConfigurationException unreadable) {
@@ -79,17 +79,6 @@ public final class StoredJobs {
             }
         }
         return stored;
-    }
-
-    private static byte[] answer(CompletableFuture<byte[]> read) throws Exception {
-        try {
-            return read.get();
-        } catch (ExecutionException failed) {
-            if (failed.getCause() instanceof Exception cause) {
-                throw cause;
-            }
-            throw failed;
-        }
     }
 
     /**

@@ -217,7 +217,8 @@ class ScheduleHistoryTest extends JobInstanceTestSupport {
 
         // The cron becomes every second at 7.5.
         clock.advance(Duration.ofMillis(2_500));
-        JobDefinitions definitions = closeAfterTest(new JobDefinitions(only.client(), NO_LISTENER, clock));
+        JobDefinitions definitions =
+                closeAfterTest(new JobDefinitions(only.client(), NO_LISTENER, FireSchedule.NONE, clock));
         definitions.update(
                 "sped", stored -> stored.toBuilder().cron("* * * * * *").build());
         await().atMost(WITHIN)
@@ -280,7 +281,8 @@ class ScheduleHistoryTest extends JobInstanceTestSupport {
 
     @Test
     void aJobDefinedAgainNeverReadsNorMakesUpTheFiresOfTheJobItReplaces() throws Exception {
-        JobDefinitions definitions = closeAfterTest(new JobDefinitions(newClient(), NO_LISTENER, clock));
+        JobDefinitions definitions =
+                closeAfterTest(new JobDefinitions(newClient(), NO_LISTENER, FireSchedule.NONE, clock));
         clock.advance(Duration.ofMillis(5_500));
         definitions.define(job("reborn", "* * * * * *", 2), "handler");
         CuratorFramework client = newClient();
@@ -306,7 +308,8 @@ class ScheduleHistoryTest extends JobInstanceTestSupport {
 
     @Test
     void aJobDefinedAtRunTimeMakesUpItsFirstFiresThatCameDueBeforeAnyInstanceStartedIt() throws Exception {
-        JobDefinitions definitions = closeAfterTest(new JobDefinitions(newClient(), NO_LISTENER, clock));
+        JobDefinitions definitions =
+                closeAfterTest(new JobDefinitions(newClient(), NO_LISTENER, FireSchedule.NONE, clock));
         clock.advance(Duration.ofMillis(5_500));
         definitions.define(job("newborn", "* * * * * *", 2), "handler");
         // Its fires at 6 and 7 come due before any instance runs it.
@@ -334,7 +337,7 @@ class ScheduleHistoryTest extends JobInstanceTestSupport {
     @Test
     void anOperatorsChangeKeepsTheHistoryAHorizonLongerThanTheDefaultNeeds() throws Exception {
         CuratorFramework client = newClient();
-        JobDefinitions definitions = closeAfterTest(new JobDefinitions(client, NO_LISTENER, clock));
+        JobDefinitions definitions = closeAfterTest(new JobDefinitions(client, NO_LISTENER, FireSchedule.NONE, clock));
         definitions.define(job("hourly", "*/5 * * * * *", 2), "handler");
         clock.advance(Duration.ofMinutes(5));
         definitions.update(
