@@ -13,12 +13,10 @@ import io.shardingjob.core.operation.InvalidOperationException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import org.apache.curator.RetryLoop;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.curator.framework.recipes.cache.ChildData;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
@@ -80,9 +78,9 @@ public final class JobConfigurationService {
             return List.of();
         }
         ScheduleHistoryWrites.Read history = stored.history();
-        Entry first = ScheduleHistoryWrites.entry(Instant.EPOCH, local, stored.disabledItems());
-        ScheduleHistory next = history.next(
-                first, ScheduleHistoryWrites.entry(clock.instant(), local, stored.disabledItems()), horizonNow());
+        Entry first = Entry.of(Instant.EPOCH, false, local, stored.disabledItems());
+        ScheduleHistory next =
+                history.next(first, Entry.of(clock.instant(), false, local, stored.disabledItems()), horizonNow());
         byte[] config = encodedLocal();
         // Each with its size record, created with the structure: merged reads of them are sized from it.
         return List.of(
@@ -171,34 +169,13 @@ public final class JobConfigurationService {
      */
     private boolean overwrote(ScheduleHistoryWrites.Stored stored, Optional<JobConfiguration> decoded)
             throws Exception {
-        ScheduleHistoryWrites.Read history = stored.history();
-        List<Integer> disabledItems = stored.disabledItems();
-        try {
-            Instant now = clock.instant();
-            Entry next = ScheduleHistoryWrites.entry(now, local, disabledItems);
-            ScheduleHistory recorded = history.next(
-                    decoded.map(before -> ScheduleHistoryWrites.entry(now, before, disabledItems))
-                            .orElse(next),
-                    next,
-                    horizonNow());
-            List<CuratorOp> ops = new ArrayList<>();
-            ops.add(SizeRecord.write(client, nodes.size(nodes.config()), encodedLocal()));
-            ops.add(client.transactionOp()
-                    .setData()
-                    .withVersion(stored.configVersion())
-                    .forPath(nodes.config(), encodedLocal()));
-            if (!recorded.equals(history.history())) {
-                ops.add(SizeRecord.write(client, nodes.size(nodes.history()), recorded.encode()));
-                ops.add(ScheduleHistoryWrites.write(client, nodes, history, recorded));
-            }
-            client.transaction().forOperations(ops);
-            return true;
-        } catch (KeeperException raced) {
-            if (ScheduleHistoryWrites.raced(raced)) {
-                return false;
-            }
-            throw raced;
-        }
+        Instant now = clock.instant();
+        Entry next = Entry.of(now, false, local, stored.disabledItems());
+        Entry before = decoded.map(job -> Entry.of(now, false, job, stored.disabledItems()))
+                .orElse(next);
+        ScheduleHistory recorded = stored.history().next(before, next, horizonNow());
+        return StoredConfiguration.replaced(
+                client, nodes, stored.configVersion(), encodedLocal(), stored.history(), recorded, true);
     }
 
     /** Records in the history a change of schedule made without it, whenever the cache shows one. */

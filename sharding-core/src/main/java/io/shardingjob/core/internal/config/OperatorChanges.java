@@ -3,8 +3,8 @@ package io.shardingjob.core.internal.config;
 import io.shardingjob.core.config.FireSchedule;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.config.JobConfigurationException;
+import io.shardingjob.core.internal.config.ScheduleHistory.Entry;
 import io.shardingjob.core.internal.registry.JobNodes;
-import io.shardingjob.core.internal.requests.SizeRecord;
 import io.shardingjob.core.registry.RegistryUnavailableException;
 import java.time.Clock;
 import java.time.Duration;
@@ -97,26 +97,18 @@ public final class OperatorChanges {
                 ScheduleHistoryWrites.Read history = ScheduleHistoryWrites.read(client, nodes);
                 Instant now = clock.instant();
                 ScheduleHistory recorded = history.next(
-                        ScheduleHistoryWrites.entry(now, stored, before),
-                        ScheduleHistoryWrites.entry(now, stored, after),
+                        Entry.of(now, false, stored, before),
+                        Entry.of(now, false, stored, after),
                         clock.instant().minus(horizon));
-                List<CuratorOp> ops = new ArrayList<>();
-                ops.add(
-                        disabled
-                                ? client.transactionOp().create().forPath(nodes.disabledItem(item))
-                                : client.transactionOp().delete().forPath(nodes.disabledItem(item)));
-                if (!recorded.equals(history.history())) {
-                    ops.add(SizeRecord.write(client, nodes.size(nodes.history()), recorded.encode()));
-                    ops.add(ScheduleHistoryWrites.write(client, nodes, history, recorded));
-                }
+                CuratorOp change = disabled
+                        ? client.transactionOp().create().forPath(nodes.disabledItem(item))
+                        : client.transactionOp().delete().forPath(nodes.disabledItem(item));
                 try {
-                    client.transaction().forOperations(ops);
-                    return true;
-                } catch (KeeperException raced) {
-                    if (!ScheduleHistoryWrites.raced(raced) && !(raced instanceof KeeperException.NoNodeException)) {
-                        throw raced;
+                    if (ScheduleHistoryWrites.commit(client, nodes, List.of(change), history, recorded, true)) {
+                        return true;
                     }
-                    // Changed meanwhile (the item, or the history): looked at again.
+                } catch (KeeperException.NoNodeException changedMeanwhile) {
+                    // The item, or the history, changed meanwhile: looked at again, as after a lost race.
                 }
             }
             throw new IllegalStateException("Job '" + jobName + "': the disabled items kept changing");

@@ -1,13 +1,12 @@
 package io.shardingjob.core.internal.config;
 
-import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.internal.config.ScheduleHistory.Entry;
 import io.shardingjob.core.internal.registry.JobNodes;
 import io.shardingjob.core.internal.requests.ClientRequests;
 import io.shardingjob.core.internal.requests.MultiAnswer;
+import io.shardingjob.core.internal.requests.SizeRecord;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -144,32 +143,45 @@ public final class ScheduleHistoryWrites {
         return List.copyOf(items);
     }
 
-    public static Entry entry(Instant from, JobConfiguration job, Collection<Integer> disabledItems) {
-        return Entry.of(from, false, job, disabledItems);
-    }
-
     /**
-     * The operation that stores {@code next} at the version read: it fails the multi-operation it is part of when
-     * another change stored the history meanwhile (a {@code BadVersion}, or a {@code NodeExists} for a history created
-     * meanwhile).
+     * Writes a change with the history that records it, in one transaction, the history at the version read (with its
+     * size record, when the job has size records): false when another change stored the history meanwhile (a {@code
+     * BadVersion}, or a {@code NodeExists} for a history created meanwhile) or won a race on what the change writes: it
+     * is made again on top of that change.
      */
-    public static CuratorOp write(CuratorFramework client, JobNodes nodes, Read read, ScheduleHistory next)
+    public static boolean commit(
+            CuratorFramework client,
+            JobNodes nodes,
+            List<CuratorOp> change,
+            Read read,
+            ScheduleHistory next,
+            boolean sized)
             throws Exception {
-        return read.version() < 0
-                ? client.transactionOp().create().forPath(nodes.history(), next.encode())
-                : client.transactionOp().setData().withVersion(read.version()).forPath(nodes.history(), next.encode());
+        List<CuratorOp> ops = new ArrayList<>(change);
+        if (!next.equals(read.history())) {
+            if (sized) {
+                ops.add(SizeRecord.write(client, nodes.size(nodes.history()), next.encode()));
+            }
+            ops.add(
+                    read.version() < 0
+                            ? client.transactionOp().create().forPath(nodes.history(), next.encode())
+                            : client.transactionOp()
+                                    .setData()
+                                    .withVersion(read.version())
+                                    .forPath(nodes.history(), next.encode()));
+        }
+        try {
+            client.transaction().forOperations(ops);
+            return true;
+        } catch (KeeperException.BadVersionException | KeeperException.NodeExistsException raced) {
+            return false;
+        }
     }
 
-    /** {@link #write}, as a raw operation for the client's merged multis ({@link ClientRequests#multiAsync}). */
+    /** The history's write of {@link #commit}, as a raw operation for the client's merged multis. */
     public static Op writeOp(ClientRequests requests, JobNodes nodes, Read read, ScheduleHistory next) {
         return read.version() < 0
                 ? requests.createPersistent(nodes.history(), next.encode())
                 : Op.setData(requests.full(nodes.history()), next.encode(), read.version());
-    }
-
-    /** Whether a failed multi-operation lost a race another change won: it is made again on top of that change. */
-    public static boolean raced(Exception failure) {
-        return failure instanceof KeeperException.BadVersionException
-                || failure instanceof KeeperException.NodeExistsException;
     }
 }

@@ -2,6 +2,7 @@ package io.shardingjob.core.internal.config;
 
 import io.shardingjob.core.config.FireSchedule;
 import io.shardingjob.core.config.JobConfiguration;
+import io.shardingjob.core.internal.config.ScheduleHistory.Entry;
 import io.shardingjob.core.internal.registry.JobConfigurationCodec;
 import io.shardingjob.core.internal.registry.JobNodes;
 import io.shardingjob.core.internal.requests.SizeRecord;
@@ -75,35 +76,37 @@ public final class StoredConfiguration {
             List<Integer> disabledItems = ScheduleHistoryWrites.disabledItems(client, nodes);
             Instant now = clock.instant();
             ScheduleHistory recorded = history.next(
-                    ScheduleHistoryWrites.entry(now, current, disabledItems),
-                    ScheduleHistoryWrites.entry(now, next, disabledItems),
+                    Entry.of(now, false, current, disabledItems),
+                    Entry.of(now, false, next, disabledItems),
                     horizon == null ? Instant.MIN : now.minus(horizon));
             // A job no instance of this version started yet has no size records: its nodes are read alone till then.
             boolean sized = client.checkExists().forPath(nodes.sizes()) != null;
-            List<CuratorOp> ops = new ArrayList<>();
-            if (sized) {
-                ops.add(SizeRecord.write(client, nodes.size(path), encoded));
-            }
-            ops.add(client.transactionOp()
-                    .setData()
-                    .withVersion(stat.getVersion())
-                    .forPath(path, encoded));
-            if (!recorded.equals(history.history())) {
-                if (sized) {
-                    ops.add(SizeRecord.write(client, nodes.size(nodes.history()), recorded.encode()));
-                }
-                ops.add(ScheduleHistoryWrites.write(client, nodes, history, recorded));
-            }
-            try {
-                client.transaction().forOperations(ops);
+            if (replaced(client, nodes, stat.getVersion(), encoded, history, recorded, sized)) {
                 return new Update(next, true);
-            } catch (KeeperException raced) {
-                if (!ScheduleHistoryWrites.raced(raced)) {
-                    throw raced;
-                }
-                // Another change landed in between; apply this one on top of it.
             }
+            // Another change landed in between; apply this one on top of it.
         }
         throw new IllegalStateException("Job '" + jobName + "': the stored configuration kept changing");
+    }
+
+    /**
+     * Stores an encoded configuration at the version read, with the history that records the change (and their size
+     * records, when the job has them): false when another change landed since the read.
+     */
+    static boolean replaced(
+            CuratorFramework client,
+            JobNodes nodes,
+            int version,
+            byte[] encoded,
+            ScheduleHistoryWrites.Read history,
+            ScheduleHistory recorded,
+            boolean sized)
+            throws Exception {
+        List<CuratorOp> change = new ArrayList<>();
+        if (sized) {
+            change.add(SizeRecord.write(client, nodes.size(nodes.config()), encoded));
+        }
+        change.add(client.transactionOp().setData().withVersion(version).forPath(nodes.config(), encoded));
+        return ScheduleHistoryWrites.commit(client, nodes, change, history, recorded, sized);
     }
 }
