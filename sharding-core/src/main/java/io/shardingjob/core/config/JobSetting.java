@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.time.ZoneId;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.function.Supplier;
 
@@ -23,156 +24,129 @@ import java.util.function.Supplier;
 public enum JobSetting {
     CRON(
             Scope.CONFIGURATION,
-            "cron",
             () -> Defaults.CRON,
             "The schedule: six fields, seconds first, as Spring's CronExpression reads it, or \"-\" to fire only when"
                     + " triggered."),
 
     TIME_ZONE(
             Scope.CONFIGURATION,
-            "timeZone",
             ZoneId::systemDefault,
             "The zone the cron is evaluated in, such as Asia/Shanghai; the system zone by default."),
 
     SHARDING_TOTAL_COUNT(
-            Scope.CONFIGURATION,
-            "shardingTotalCount",
-            () -> Defaults.SHARDING_TOTAL_COUNT,
-            "The number of items each fire is split into."),
+            Scope.CONFIGURATION, () -> Defaults.SHARDING_TOTAL_COUNT, "The number of items each fire is split into."),
 
     SHARDING_ITEM_PARAMETERS(
             Scope.CONFIGURATION,
-            "shardingItemParameters",
             () -> Defaults.SHARDING_ITEM_PARAMETERS,
             "The parameter of each item, written 0=Beijing,1=Shanghai; none with dynamic sharding."),
 
-    JOB_PARAMETER(
-            Scope.CONFIGURATION, "jobParameter", () -> Defaults.JOB_PARAMETER, "A parameter handed to every item."),
+    JOB_PARAMETER(Scope.CONFIGURATION, () -> Defaults.JOB_PARAMETER, "A parameter handed to every item."),
 
     FAILOVER(
             Scope.CONFIGURATION,
-            "failover",
             () -> Defaults.FAILOVER,
             "Whether the items of a crashed instance run elsewhere at once."),
 
     MISFIRE(
             Scope.CONFIGURATION,
-            "misfire",
             () -> Defaults.MISFIRE,
             "Whether fires an item missed are made up as the misfire policy says; false means the skip policy."),
 
     MISFIRE_POLICY(
             Scope.CONFIGURATION,
-            "misfirePolicy",
             () -> Defaults.MISFIRE_POLICY,
             "What happens to the fires an item missed while misfire is on: once, all or skip."),
 
     MONITOR_EXECUTION(
             Scope.CONFIGURATION,
-            "monitorExecution",
             () -> Defaults.MONITOR_EXECUTION,
             "Whether items are marked running; kept for compatibility, as the fire ledger records every run."),
 
     STRATEGY(
             Scope.CONFIGURATION,
-            "strategy",
             () -> Defaults.STRATEGY,
             "The name of the sharding strategy: average, odevity, rotate, sticky, or a custom strategy's name."),
 
-    DESCRIPTION(Scope.CONFIGURATION, "description", () -> Defaults.DESCRIPTION, "Free text for operators."),
+    DESCRIPTION(Scope.CONFIGURATION, () -> Defaults.DESCRIPTION, "Free text for operators."),
 
     DISABLED(
             Scope.CONFIGURATION,
-            "disabled",
             () -> Defaults.DISABLED,
             "Whether the job is paused: it keeps its assignment but runs nothing."),
 
     OVERWRITE(
             Scope.CONFIGURATION,
-            "overwrite",
             () -> Defaults.OVERWRITE,
             "Whether this configuration replaces the one stored in ZooKeeper at start-up."),
 
     RETRIES(
             Scope.CONFIGURATION,
-            "retries",
             () -> Defaults.RETRIES,
             "How many times a failed item runs again, with the sharding context it was first fired with."),
 
-    RETRY_BACKOFF(Scope.CONFIGURATION, "retryBackoff", () -> Defaults.RETRY_BACKOFF, "The pause before each retry."),
+    RETRY_BACKOFF(Scope.CONFIGURATION, () -> Defaults.RETRY_BACKOFF, "The pause before each retry."),
 
     TIMEOUT(
             Scope.CONFIGURATION,
-            "timeout",
             () -> Defaults.TIMEOUT,
             "How long one run of one item may take before it is interrupted and recorded as timed out; 0 for no"
                     + " limit."),
 
     DYNAMIC_SHARDING(
             Scope.CONFIGURATION,
-            "dynamicSharding",
             () -> Defaults.DYNAMIC_SHARDING,
             "Whether the number of items follows the number of live, enabled instances, one item each; no item"
                     + " parameters."),
 
     AFTER(
             Scope.CONFIGURATION,
-            "after",
             () -> Defaults.AFTER,
             "The jobs this job follows: it fires once for every fire of theirs that completed, with its fire time."),
 
     ON(
             Scope.CONFIGURATION,
-            "on",
             () -> Defaults.ON,
             "Which upstream fires this job follows: success (every item succeeded) or completion (every item ended)."),
 
     ITEM_WISE(
             Scope.CONFIGURATION,
-            "itemWise",
             () -> Defaults.ITEM_WISE,
             "Whether item i runs as soon as item i of the upstream fire succeeded; needs the upstream's item count."),
 
     START_TIMEOUT(
             Scope.COORDINATOR,
-            "startTimeout",
             () -> Defaults.START_TIMEOUT,
             "How long a job's start waits for ZooKeeper, or for a dead process's session under its instance id to expire."),
 
     RECONCILE_INTERVAL(
             Scope.COORDINATOR,
-            "reconcileInterval",
             () -> Defaults.RECONCILE_INTERVAL,
             "How often the leader checks that every item has a live owner."),
 
     SHARDING_WAIT_TIMEOUT(
             Scope.COORDINATOR,
-            "shardingWaitTimeout",
             () -> Defaults.SHARDING_WAIT_TIMEOUT,
             "How long a fire waits for a pending reshard before running the assignment it has."),
 
     SHUTDOWN_GRACE_PERIOD(
             Scope.COORDINATOR,
-            "shutdownGracePeriod",
             () -> Defaults.SHUTDOWN_GRACE_PERIOD,
             "How long shutdown lets items run before interrupting them; the job stays registered until they returned."),
 
     INTERRUPT_ON_CONNECTION_LOSS(
             Scope.COORDINATOR,
-            "interruptOnConnectionLoss",
             () -> Defaults.INTERRUPT_ON_CONNECTION_LOSS,
             "Whether running items are interrupted when the connection is lost long enough that the session may"
                     + " expire."),
 
     CATCH_UP_HORIZON(
             Scope.COORDINATOR,
-            "catchUpHorizon",
             () -> Defaults.CATCH_UP_HORIZON,
             "How far back missed fires are made up; older ones are recorded as skipped."),
 
     LEDGER_RETENTION(
             Scope.COORDINATOR,
-            "ledgerRetention",
             () -> Defaults.LEDGER_RETENTION,
             "How long settled fires stay in the ledger before the leader deletes them.");
 
@@ -228,9 +202,9 @@ public enum JobSetting {
     private final Supplier<Object> defaultValue;
     private final String description;
 
-    JobSetting(Scope scope, String key, Supplier<Object> defaultValue, String description) {
+    JobSetting(Scope scope, Supplier<Object> defaultValue, String description) {
         this.scope = scope;
-        this.key = key;
+        this.key = camelCase(name());
         this.defaultValue = defaultValue;
         this.description = description;
     }
@@ -240,8 +214,9 @@ public enum JobSetting {
     }
 
     /**
-     * The setting's name: the name of its {@link JobConfiguration.Builder} or {@code JobCoordinatorBuilder} method,
-     * of its key in ZooKeeper and of its {@code @ShardedJob} attribute; the starter's property is its kebab-case form.
+     * The setting's name, the constant's in camel case ({@code shardingTotalCount}): the name of its
+     * {@link JobConfiguration.Builder} or {@code JobCoordinatorBuilder} method, of its key in ZooKeeper and of its
+     * {@code @ShardedJob} attribute; the starter's property is its kebab-case form.
      */
     public String key() {
         return key;
@@ -264,6 +239,14 @@ public enum JobSetting {
     /** Whether the setting is part of the configuration stored in ZooKeeper. */
     public boolean isStored() {
         return scope == Scope.CONFIGURATION && this != OVERWRITE;
+    }
+
+    private static String camelCase(String constant) {
+        StringBuilder key = new StringBuilder();
+        for (String word : constant.toLowerCase(Locale.ROOT).split("_")) {
+            key.append(key.isEmpty() ? word : Character.toUpperCase(word.charAt(0)) + word.substring(1));
+        }
+        return key.toString();
     }
 
     /** The settings of one scope, in declaration order. */
