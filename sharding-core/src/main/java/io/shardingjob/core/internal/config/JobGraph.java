@@ -7,6 +7,7 @@ import java.util.Collection;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -152,39 +153,39 @@ public final class JobGraph {
                 continue;
             }
             Deque<Frame> frames = new ArrayDeque<>();
-            frames.push(new Frame(start, upstreams(start)));
+            frames.push(new Frame(start, upstreams(start).iterator()));
             index.put(start, counter[0]);
             low.put(start, counter[0]++);
             stack.push(start);
             onStack.add(start);
             while (!frames.isEmpty()) {
                 Frame frame = frames.peek();
-                if (frame.next < frame.edges.size()) {
-                    String to = frame.edges.get(frame.next++);
+                if (frame.edges().hasNext()) {
+                    String to = frame.edges().next();
                     if (!index.containsKey(to)) {
                         index.put(to, counter[0]);
                         low.put(to, counter[0]++);
                         stack.push(to);
                         onStack.add(to);
-                        frames.push(new Frame(to, upstreams(to)));
+                        frames.push(new Frame(to, upstreams(to).iterator()));
                     } else if (onStack.contains(to)) {
-                        low.put(frame.job, Math.min(low.get(frame.job), index.get(to)));
+                        low.put(frame.job(), Math.min(low.get(frame.job()), index.get(to)));
                     }
                     continue;
                 }
                 frames.pop();
                 if (!frames.isEmpty()) {
-                    String parent = frames.peek().job;
-                    low.put(parent, Math.min(low.get(parent), low.get(frame.job)));
+                    String parent = frames.peek().job();
+                    low.put(parent, Math.min(low.get(parent), low.get(frame.job())));
                 }
-                if (low.get(frame.job).equals(index.get(frame.job))) {
+                if (low.get(frame.job()).equals(index.get(frame.job()))) {
                     Set<String> group = new HashSet<>();
                     String member;
                     do {
                         member = stack.pop();
                         onStack.remove(member);
                         group.add(member);
-                    } while (!member.equals(frame.job));
+                    } while (!member.equals(frame.job()));
                     groups.add(group);
                 }
             }
@@ -229,16 +230,6 @@ public final class JobGraph {
                 .toList();
     }
 
-    /** Where the walk of one job stands: its edges and the next one to follow. */
-    private static final class Frame {
-
-        private final String job;
-        private final List<String> edges;
-        private int next;
-
-        private Frame(String job, List<String> edges) {
-            this.job = job;
-            this.edges = edges;
-        }
-    }
+    /** Where the walk of one job stands: the edges it has yet to follow. */
+    private record Frame(String job, Iterator<String> edges) {}
 }

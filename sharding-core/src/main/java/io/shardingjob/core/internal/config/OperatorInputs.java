@@ -133,9 +133,6 @@ public final class OperatorInputs {
                 || !current.timeZone().equals(next.timeZone())) {
             cron(next, schedule);
         }
-        if (current == null || current.shardingTotalCount() != next.shardingTotalCount()) {
-            shardingTotalCount(jobName, next.shardingTotalCount());
-        }
         if (current == null || !current.jobParameter().equals(next.jobParameter())) {
             checkBytes(jobName, "jobParameter", next.jobParameter(), JobConfiguration.MAX_JOB_PARAMETER_BYTES);
         }
