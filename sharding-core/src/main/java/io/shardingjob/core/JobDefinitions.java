@@ -99,14 +99,6 @@ public final class JobDefinitions implements AutoCloseable {
     private final Map<String, Definition> known = new ConcurrentHashMap<>();
     private final DefinitionStore store;
 
-    /**
-     * Definitions whose crons are checked for their six fields only, recorded on the system clock: see
-     * {@link #JobDefinitions(CuratorFramework, Listener, FireSchedule, Clock)}.
-     */
-    public JobDefinitions(CuratorFramework client, Listener listener) {
-        this(client, listener, FireSchedule.NONE, Clock.systemUTC());
-    }
-
     /** Definitions recorded on the system clock: see {@link #JobDefinitions(CuratorFramework, Listener, FireSchedule, Clock)}. */
     public JobDefinitions(CuratorFramework client, Listener listener, FireSchedule schedule) {
         this(client, listener, schedule, Clock.systemUTC());

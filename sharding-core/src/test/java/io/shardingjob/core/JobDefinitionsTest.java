@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.shardingjob.core.config.FireSchedule;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.config.JobConfigurationException;
 import io.shardingjob.core.internal.registry.JobConfigurationCodec;
@@ -210,7 +211,7 @@ class JobDefinitionsTest extends ZooKeeperTestSupport {
     }
 
     private JobDefinitions definitions(CuratorFramework client, Heard heard) {
-        JobDefinitions definitions = closeAfterTest(new JobDefinitions(client, heard));
+        JobDefinitions definitions = closeAfterTest(new JobDefinitions(client, heard, FireSchedule.NONE));
         definitions.start();
         return definitions;
     }

@@ -3,6 +3,7 @@ package io.shardingjob.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.shardingjob.core.config.FireSchedule;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.execution.ItemResult;
@@ -78,7 +79,7 @@ class OnDemandJobTest extends JobInstanceTestSupport {
 
     @Test
     void aJobOnDemandDefinedAtRunTimeOwesNoFireFromItsDefinition() throws Exception {
-        JobDefinitions definitions = closeAfterTest(new JobDefinitions(newClient(), NO_LISTENER));
+        JobDefinitions definitions = closeAfterTest(new JobDefinitions(newClient(), NO_LISTENER, FireSchedule.NONE));
         definitions.define(ON_DEMAND.toBuilder().cron("").build(), "handler");
         LedgerParts ledger = LedgerParts.of(newClient(), new JobNodes("onDemand"));
 

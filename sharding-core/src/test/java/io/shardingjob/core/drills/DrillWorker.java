@@ -3,6 +3,7 @@ package io.shardingjob.core.drills;
 import io.shardingjob.core.JobCoordinator;
 import io.shardingjob.core.JobCoordinatorBuilder;
 import io.shardingjob.core.JobDefinitions;
+import io.shardingjob.core.config.FireSchedule;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.execution.FireCompletion;
@@ -221,21 +222,24 @@ public final class DrillWorker {
             AtomicReference<JobCoordinator> running) {
         ExecutorService changes = Executors.newSingleThreadExecutor();
         AtomicReference<JobDefinitions> definitions = new AtomicReference<>();
-        JobDefinitions following = new JobDefinitions(client, new JobDefinitions.Listener() {
-            @Override
-            public void defined(JobDefinitions.Definition definition) {
-                if (definition.jobName().equals(JOB)) {
-                    changes.execute(() -> startDefined(definitions.get(), coordinators, running));
-                }
-            }
+        JobDefinitions following = new JobDefinitions(
+                client,
+                new JobDefinitions.Listener() {
+                    @Override
+                    public void defined(JobDefinitions.Definition definition) {
+                        if (definition.jobName().equals(JOB)) {
+                            changes.execute(() -> startDefined(definitions.get(), coordinators, running));
+                        }
+                    }
 
-            @Override
-            public void removed(String jobName) {
-                if (jobName.equals(JOB)) {
-                    changes.execute(() -> stopDefined(running));
-                }
-            }
-        });
+                    @Override
+                    public void removed(String jobName) {
+                        if (jobName.equals(JOB)) {
+                            changes.execute(() -> stopDefined(running));
+                        }
+                    }
+                },
+                FireSchedule.NONE);
         definitions.set(following);
         following.start();
         return () -> {

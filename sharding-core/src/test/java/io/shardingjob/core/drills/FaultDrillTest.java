@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.shardingjob.core.JobCoordinator;
 import io.shardingjob.core.JobDefinitions;
+import io.shardingjob.core.config.FireSchedule;
 import io.shardingjob.core.drills.ChainJudge.ChainJudgement;
 import io.shardingjob.core.drills.DrillCluster.Worker;
 import io.shardingjob.core.drills.DrillRecords.Judgement;
@@ -799,13 +800,16 @@ class FaultDrillTest {
 
     /** The test process's handle on the run-time definitions; it follows none of them. */
     private static JobDefinitions definitions(DrillCluster cluster) {
-        return new JobDefinitions(cluster.client(), new JobDefinitions.Listener() {
-            @Override
-            public void defined(JobDefinitions.Definition definition) {}
+        return new JobDefinitions(
+                cluster.client(),
+                new JobDefinitions.Listener() {
+                    @Override
+                    public void defined(JobDefinitions.Definition definition) {}
 
-            @Override
-            public void removed(String jobName) {}
-        });
+                    @Override
+                    public void removed(String jobName) {}
+                },
+                FireSchedule.NONE);
     }
 
     private static void define(JobDefinitions definitions, Settings settings) {
