@@ -117,13 +117,7 @@ public final class JobConfigurationService {
             Optional<JobConfiguration> decoded = decode(config);
             List<String> differences =
                     decoded.map(local::differencesTo).orElse(List.of("(stored configuration is invalid)"));
-            if (differences.isEmpty()) {
-                // A job stored before there were histories, or changed by hand while no instance ran, gets its entry;
-                // waited for, so that a start goes on once the history says what is stored.
-                ClientRequests.await(catchUp.recordAsync(ScheduleHistoryCatchUp.Seen.of(decoded.get(), stored)));
-                return decoded.get();
-            }
-            if (local.overwrite() || decoded.isEmpty()) {
+            if (!differences.isEmpty() && (local.overwrite() || decoded.isEmpty())) {
                 if (!overwrote(stored, decoded)) {
                     continue;
                 }
@@ -133,13 +127,19 @@ public final class JobConfigurationService {
                         differences);
                 return local;
             }
+            // A job stored before there were histories, or changed by hand while no instance ran, gets its entry;
+            // waited for, so that a start goes on once the history says what is stored.
             ClientRequests.await(catchUp.recordAsync(ScheduleHistoryCatchUp.Seen.of(decoded.get(), stored)));
-            log.warn(
-                    "Job {}: the configuration stored in ZooKeeper wins over the local one (overwrite=false);"
-                            + " local -> stored values: {}. Set overwrite=true to make the local configuration win.",
-                    local.name(),
-                    differences);
-            return decoded.get().toBuilder().overwrite(false).build();
+            if (!differences.isEmpty()) {
+                log.warn(
+                        "Job {}: the configuration stored in ZooKeeper wins over the local one (overwrite=false);"
+                                + " local -> stored values: {}. Set overwrite=true to make the local configuration"
+                                + " win.",
+                        local.name(),
+                        differences);
+            }
+            // Its overwrite is false: it is never stored, so what was read has the default.
+            return decoded.get();
         }
         throw new IllegalStateException("Job '" + local.name() + "': the stored configuration kept changing");
     }
