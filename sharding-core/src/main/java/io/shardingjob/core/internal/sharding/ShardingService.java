@@ -17,6 +17,7 @@ import java.util.concurrent.CompletionException;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.cache.ChildData;
 import org.apache.curator.x.async.AsyncCuratorFramework;
@@ -47,8 +48,7 @@ public final class ShardingService {
     private final String jobName;
     private final Supplier<JobConfiguration> configuration;
     private final BooleanSupplier leader;
-    private final ReshardStateReader stateReader;
-    private final AssignmentCommit assignmentCommit;
+    private final Reshard reshard;
     private volatile CachedAssignment cached = new CachedAssignment(-1, -1, Assignment.NONE);
 
     public ShardingService(
@@ -65,8 +65,7 @@ public final class ShardingService {
         this.jobName = JobNodes.name(nodes.root());
         this.configuration = configuration;
         this.leader = leader;
-        this.stateReader = new ReshardStateReader(requests, nodes, jobName, configuration);
-        this.assignmentCommit = new AssignmentCommit(requests, nodes, jobName, strategies);
+        this.reshard = new Reshard(requests, nodes, configuration, strategies);
     }
 
     /** Raises the flag, or bumps its version if it is already up, so that a leader mid-reshard starts over. */
@@ -163,34 +162,28 @@ public final class ShardingService {
         }
     }
 
-    /** The live instances that are neither disabled nor leaving, from the cache, sorted. */
-    public List<String> shardingInstances() {
-        Set<String> disabled = new HashSet<>(cache.children(nodes.disabledInstances()));
-        disabled.addAll(cache.children(nodes.leavingInstances()));
-        return cache.children(nodes.instances()).stream()
-                .filter(instance -> !disabled.contains(instance))
-                .toList();
-    }
-
     /**
      * Why the cached state needs a reshard even though the flag is down: the count changed, an owner is gone, or a
      * sharding instance has no entry. Empty when the assignment matches.
      */
     public Optional<String> inconsistency() {
         Assignment assignment = currentAssignment();
-        if (assignment.epoch() < assignmentCommit.lastWrittenEpoch()) {
+        if (assignment.epoch() < reshard.lastWrittenEpoch()) {
             // This leader wrote a newer assignment that its cache has not caught up with: nothing to judge yet.
             return Optional.empty();
         }
+        // The live instances that are neither disabled nor leaving, from the cache.
+        Set<String> disabled = new HashSet<>(cache.children(nodes.disabledInstances()));
+        disabled.addAll(cache.children(nodes.leavingInstances()));
+        Set<String> sharding = cache.children(nodes.instances()).stream()
+                .filter(instance -> !disabled.contains(instance))
+                .collect(Collectors.toUnmodifiableSet());
         JobConfiguration config = configuration.get();
-        int total = config.dynamicSharding()
-                ? DynamicSharding.total(shardingInstances().size())
-                : config.shardingTotalCount();
+        int total = config.dynamicSharding() ? DynamicSharding.total(sharding.size()) : config.shardingTotalCount();
         if (assignment.shardingTotalCount() != total) {
             return Optional.of(
                     "shardingTotalCount is " + total + ", assignment was made for " + assignment.shardingTotalCount());
         }
-        Set<String> sharding = Set.copyOf(shardingInstances());
         if (!sharding.equals(assignment.itemsByInstance().keySet())) {
             return Optional.of("instances " + sharding + " differ from the assigned "
                     + assignment.itemsByInstance().keySet());
@@ -228,7 +221,7 @@ public final class ShardingService {
         if (attempt > MAX_ATTEMPTS || !leader.getAsBoolean()) {
             return CompletableFuture.completedFuture(Optional.empty());
         }
-        return reshardOnce()
+        return reshard.attempt()
                 .handle((written, failure) -> {
                     if (failure == null) {
                         return CompletableFuture.completedFuture(written);
@@ -248,18 +241,6 @@ public final class ShardingService {
                             new IllegalStateException("Job '" + jobName + "': reshard failed", cause));
                 })
                 .thenCompose(next -> next);
-    }
-
-    /**
-     * Reads the flag with the state it is settled from, and when the flag is up writes the assignment with the flag's
-     * clearing in one multi: the versions read decide a race with another leader's reshard or a new request.
-     */
-    private CompletableFuture<Optional<Assignment>> reshardOnce() {
-        return stateReader
-                .read()
-                .thenCompose(state -> state.flag() == null
-                        ? CompletableFuture.completedFuture(Optional.empty())
-                        : assignmentCommit.commit(state, state.flag()));
     }
 
     private CompletableFuture<Assignment> readAssignment(Stat stat) {
