@@ -7,13 +7,13 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.security.GeneralSecurityException;
-import java.security.KeyStore;
 import java.security.cert.CertPathValidatorException;
 import java.security.cert.CertificateException;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.stream.Stream;
+import javax.net.ssl.KeyManager;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLException;
@@ -119,16 +119,16 @@ final class TlsDiagnosis {
     private static SSLContext context(RegistryTls tls) throws GeneralSecurityException {
         TrustManagerFactory trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
         trust.init(tls.trustStore());
-        KeyManagerFactory keys = null;
-        KeyStore keyStore = tls.keyStore();
-        if (keyStore != null) {
-            keys = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-            keys.init(
-                    keyStore,
+        KeyManager[] keys = null;
+        if (tls.keyStore() != null) {
+            KeyManagerFactory factory = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+            factory.init(
+                    tls.keyStore(),
                     tls.keyPassword() == null ? new char[0] : tls.keyPassword().toCharArray());
+            keys = factory.getKeyManagers();
         }
         SSLContext context = SSLContext.getInstance("TLS");
-        context.init(keys == null ? null : keys.getKeyManagers(), trust.getTrustManagers(), null);
+        context.init(keys, trust.getTrustManagers(), null);
         return context;
     }
 

@@ -144,7 +144,15 @@ public final class ShardingService {
     /** Read from ZooKeeper, waited for: an item's thread asks, when a start was refused for an outdated assignment. */
     public Versioned readVersioned() {
         Stat stat = new Stat();
-        Assignment read = readAssignment(stat).join();
+        Assignment read = async.getData()
+                .storingStatIn(stat)
+                .forPath(nodes.assignment())
+                .toCompletableFuture()
+                .thenApply(Assignment::decode)
+                .exceptionallyCompose(failure -> Answers.cause(failure) instanceof KeeperException.NoNodeException
+                        ? CompletableFuture.completedFuture(Assignment.NONE)
+                        : CompletableFuture.failedFuture(failure))
+                .join();
         return new Versioned(read, read == Assignment.NONE ? -1 : stat.getVersion());
     }
 
@@ -154,7 +162,7 @@ public final class ShardingService {
     /** Read from ZooKeeper, waited for (a fire's thread asks); the cached one if newer or ZooKeeper cannot answer. */
     public Assignment readCurrentAssignment() {
         try {
-            Assignment read = readAssignment(new Stat()).join();
+            Assignment read = readVersioned().assignment();
             Assignment cachedNow = currentAssignment();
             return read.epoch() >= cachedNow.epoch() ? read : cachedNow;
         } catch (Exception ex) {
@@ -241,17 +249,6 @@ public final class ShardingService {
                             new IllegalStateException("Job '" + jobName + "': reshard failed", cause));
                 })
                 .thenCompose(next -> next);
-    }
-
-    private CompletableFuture<Assignment> readAssignment(Stat stat) {
-        return async.getData()
-                .storingStatIn(stat)
-                .forPath(nodes.assignment())
-                .toCompletableFuture()
-                .thenApply(Assignment::decode)
-                .exceptionallyCompose(failure -> Answers.cause(failure) instanceof KeeperException.NoNodeException
-                        ? CompletableFuture.completedFuture(Assignment.NONE)
-                        : CompletableFuture.failedFuture(failure));
     }
 
     private record CachedAssignment(long mzxid, int version, Assignment assignment) {}
