@@ -27,8 +27,9 @@ import org.slf4j.LoggerFactory;
  * read from ZooKeeper (not the cache) in one request: the one place that knows which nodes a reshard depends on. Then,
  * when the flag is up, the new assignment, the flag's clearing at the version read and the removal of disabled items
  * beyond the count, in one multi that checks the versions read, so that no reader ever sees a half-written assignment
- * and a trigger or another leader that changed the flag or the assignment meanwhile makes the whole write fail and the
- * reshard start over. The one writer of the assignment node, so the one that knows the epoch this leader last wrote.
+ * and a trigger or another leader (a deposed one racing a new one) that changed the flag or the assignment meanwhile
+ * makes the whole write fail and the reshard start over. The one writer of the assignment node, so the one that knows
+ * the epoch this leader last wrote.
  */
 final class Reshard {
 

@@ -28,14 +28,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The reshard flag and the leader's assignment. Anyone may raise the flag; only the leader clears it, and it does so in
- * the same multi-operation that writes the new assignment, the new epoch and the removal of state beyond the count, so
- * that no reader ever sees a half-written assignment.
- *
- * <p>The leader reads the flag's version first and deletes the flag only at that version: a trigger that arrives while
- * it computes (an instance joining, say) bumps the version, the transaction fails and the leader starts over with the
- * fresh membership. A deposed leader racing a new one fails the same way on the assignment's version. Each reshard
- * costs a constant number of round trips (a handful of reads and one multi), whatever the item count.
+ * The reshard flag and the leader's assignment. Anyone may raise the flag; only the leader clears it, at the version it
+ * read, in the multi that writes the new assignment ({@link Reshard}): a trigger that arrives while it computes (an
+ * instance joining, say) bumps the version, the write fails and the leader starts over with the fresh membership. Each
+ * reshard costs a constant number of round trips (a handful of reads and one multi), whatever the item count.
  */
 public final class ShardingService {
 
