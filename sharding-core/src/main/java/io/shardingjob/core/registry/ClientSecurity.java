@@ -32,11 +32,7 @@ final class ClientSecurity implements AutoCloseable {
             + " the server's certificate (which must name the host unless host name verification is off), and the"
             + " bundle must hold a key if the server asks for a client certificate";
     private final @Nullable RegistryTls tls;
-
-    /** The stores of a TLS connection, written for ZooKeeper's client to read; deleted once the client is closed. */
     private final @Nullable TlsStoreFiles tlsFiles;
-
-    /** The SASL login: the JAAS section it made, and ZooKeeper's answer, which start-up waits for. */
     private final @Nullable SaslLogin saslLogin;
 
     /** The setting of this application's identity (a digest, a SASL login), or null when it has none of its own. */

@@ -58,10 +58,7 @@ final class ClockProbe implements ConnectionStateListener {
         client.getConnectionStateListenable().removeListener(this);
     }
 
-    /**
-     * The last measurement, empty until one was made; when it is more than a minute old and the client is connected,
-     * this asks for a new one in the background.
-     */
+    /** As {@link RegistryCenter#clockSkew()} says; a new measurement is asked for only while connected. */
     Optional<ClockSkew> skew() {
         if (client.getZookeeperClient().isConnected()) {
             measure(false);

@@ -1,11 +1,14 @@
 package io.shardingjob.core.registry;
 
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.util.Arrays;
+import java.util.List;
 import java.util.regex.Pattern;
 import java.util.stream.IntStream;
 import org.apache.zookeeper.common.PathUtils;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Checks a ZooKeeper connect string before a client is built with it. ZooKeeper's own parser accepts almost anything
@@ -37,71 +40,99 @@ final class ConnectString {
     private static final Pattern IPV6 = Pattern.compile("[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*");
     private static final Pattern PORT = Pattern.compile("[0-9]{1,5}");
 
+    /** ZooKeeper's port for an entry that names none. */
+    private static final int DEFAULT_PORT = 2181;
+
+    /** An entry as ZooKeeper reads it: an IPv6 address without its brackets. */
+    private record Server(String host, int port) {}
+
     private ConnectString() {}
 
     /** @throws InvalidRegistrySettingException naming the connect string, the entry at fault and a valid example */
     static void check(String connectString) {
+        servers(connectString);
         int slash = connectString.indexOf('/');
-        String hosts = slash < 0 ? connectString : connectString.substring(0, slash);
-        if (hosts.isBlank()) {
-            throw invalid(connectString, "it names no host before its chroot path");
-        }
-        for (String entry : hosts.split(",", -1)) {
-            String trimmed = entry.trim();
-            if (trimmed.isEmpty()) {
-                throw invalid(connectString, "an entry is empty (two commas in a row, or a comma at either end)");
-            }
-            String problem = problem(trimmed);
-            if (problem != null) {
-                throw invalid(connectString, "the entry '" + trimmed + "' " + problem);
-            }
-        }
         if (slash >= 0) {
             // As ZooKeeper reads it: from the first '/' to the end, untrimmed.
             checkChroot(connectString, connectString.substring(slash));
         }
     }
 
-    /** What is wrong with one entry, or null when it is a valid {@code host} or {@code host:port}. */
-    private static String problem(String entry) {
+    /** The first server of a connect string, as ZooKeeper would connect to it; null when the string is not valid. */
+    static @Nullable InetSocketAddress firstServer(String connectString) {
+        try {
+            Server first = servers(connectString).get(0);
+            return new InetSocketAddress(first.host(), first.port());
+        } catch (IllegalArgumentException notAnAddress) {
+            return null;
+        }
+    }
+
+    private static List<Server> servers(String connectString) {
+        int slash = connectString.indexOf('/');
+        String hosts = slash < 0 ? connectString : connectString.substring(0, slash);
+        if (hosts.isBlank()) {
+            throw invalid(connectString, "it names no host before its chroot path");
+        }
+        return Arrays.stream(hosts.split(",", -1))
+                .map(entry -> server(connectString, entry.trim()))
+                .toList();
+    }
+
+    private static Server server(String connectString, String entry) {
+        if (entry.isEmpty()) {
+            throw invalid(connectString, "an entry is empty (two commas in a row, or a comma at either end)");
+        }
         String host;
         String port;
         if (entry.startsWith("[")) {
             int close = entry.indexOf(']');
             if (close < 0) {
-                return "has no ']' closing its IPv6 address";
+                throw invalid(connectString, entry, "has no ']' closing its IPv6 address");
             }
-            host = entry.substring(0, close + 1);
+            host = entry.substring(1, close);
             String rest = entry.substring(close + 1);
             if (!rest.isEmpty() && !rest.startsWith(":")) {
-                return "has '" + rest + "' after its IPv6 address, where only ':' and a port may follow";
+                throw invalid(
+                        connectString,
+                        entry,
+                        "has '" + rest + "' after its IPv6 address, where only ':' and a port may follow");
             }
             port = rest.isEmpty() ? null : rest.substring(1);
-            if (!isIpv6(host.substring(1, close))) {
-                return "has '" + host + "', which is not an IPv6 address";
+            if (!isIpv6(host)) {
+                throw invalid(connectString, entry, "has '[" + host + "]', which is not an IPv6 address");
             }
         } else {
             int colon = entry.indexOf(':');
             if (colon >= 0 && entry.indexOf(':', colon + 1) >= 0) {
-                return "has more than one ':'; separate entries with ',' and put an IPv6 address in brackets, as in"
-                        + " '[::1]:2181'";
+                throw invalid(
+                        connectString,
+                        entry,
+                        "has more than one ':'; separate entries with ',' and put an IPv6 address in brackets, as in"
+                                + " '[::1]:2181'");
             }
             host = colon < 0 ? entry : entry.substring(0, colon);
             port = colon < 0 ? null : entry.substring(colon + 1);
             if (host.isEmpty()) {
-                return "has no host before its port";
+                throw invalid(connectString, entry, "has no host before its port");
             }
             if (!isHost(host)) {
-                return "has the host '" + host + "', which is neither an IPv4 address, a host name nor an IPv6"
-                        + " address in brackets";
+                throw invalid(
+                        connectString,
+                        entry,
+                        "has the host '" + host + "', which is neither an IPv4 address, a host name nor an IPv6"
+                                + " address in brackets");
             }
         }
         if (port != null && !isPort(port)) {
-            return port.isEmpty()
-                    ? "has ':' but no port after it"
-                    : "has the port '" + port + "', which is not a number from 1 to 65535";
+            throw invalid(
+                    connectString,
+                    entry,
+                    port.isEmpty()
+                            ? "has ':' but no port after it"
+                            : "has the port '" + port + "', which is not a number from 1 to 65535");
         }
-        return null;
+        return new Server(host, port == null ? DEFAULT_PORT : Integer.parseInt(port));
     }
 
     private static boolean isHost(String host) {
@@ -157,6 +188,10 @@ final class ConnectString {
                     connectString,
                     "the chroot path '" + chroot + "' is not a valid ZooKeeper path: " + ex.getMessage());
         }
+    }
+
+    private static InvalidRegistrySettingException invalid(String connectString, String entry, String problem) {
+        return invalid(connectString, "the entry '" + entry + "' " + problem);
     }
 
     private static InvalidRegistrySettingException invalid(String connectString, String problem) {

@@ -7,13 +7,13 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.security.GeneralSecurityException;
-import java.security.KeyStore;
 import java.security.cert.CertPathValidatorException;
 import java.security.cert.CertificateException;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.stream.Stream;
+import javax.net.ssl.KeyManager;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLException;
@@ -21,7 +21,6 @@ import javax.net.ssl.SSLHandshakeException;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
 import javax.net.ssl.TrustManagerFactory;
-import org.jspecify.annotations.Nullable;
 
 /**
  * Why a TLS connection to ZooKeeper failed, found by a handshake of its own with the same stores against the first
@@ -37,7 +36,7 @@ final class TlsDiagnosis {
      *     could not be asked
      */
     static Optional<String> of(RegistryTls tls, String connectString, Duration timeout) {
-        InetSocketAddress server = firstServer(connectString);
+        InetSocketAddress server = ConnectString.firstServer(connectString);
         if (server == null) {
             return Optional.empty();
         }
@@ -120,39 +119,17 @@ final class TlsDiagnosis {
     private static SSLContext context(RegistryTls tls) throws GeneralSecurityException {
         TrustManagerFactory trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
         trust.init(tls.trustStore());
-        KeyManagerFactory keys = null;
-        KeyStore keyStore = tls.keyStore();
-        if (keyStore != null) {
-            keys = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-            keys.init(
-                    keyStore,
+        KeyManager[] keys = null;
+        if (tls.keyStore() != null) {
+            KeyManagerFactory factory = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+            factory.init(
+                    tls.keyStore(),
                     tls.keyPassword() == null ? new char[0] : tls.keyPassword().toCharArray());
+            keys = factory.getKeyManagers();
         }
         SSLContext context = SSLContext.getInstance("TLS");
-        context.init(keys == null ? null : keys.getKeyManagers(), trust.getTrustManagers(), null);
+        context.init(keys, trust.getTrustManagers(), null);
         return context;
-    }
-
-    /** The first {@code host:port} of a connect string ({@code [::1]:2281} for IPv6), without its chroot. */
-    static @Nullable InetSocketAddress firstServer(String connectString) {
-        String first = connectString.split(",")[0].trim();
-        int slash = first.indexOf('/');
-        if (slash >= 0) {
-            first = first.substring(0, slash);
-        }
-        int colon = first.lastIndexOf(':');
-        if (colon < 0 || colon < first.lastIndexOf(']')) {
-            return null;
-        }
-        String host = first.substring(0, colon);
-        if (host.startsWith("[") && host.endsWith("]")) {
-            host = host.substring(1, host.length() - 1);
-        }
-        try {
-            return new InetSocketAddress(host, Integer.parseInt(first.substring(colon + 1)));
-        } catch (IllegalArgumentException notAnAddress) {
-            return null;
-        }
     }
 
     private static boolean causedBy(Throwable failure, Class<? extends Throwable> type) {

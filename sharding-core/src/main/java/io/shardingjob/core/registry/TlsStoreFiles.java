@@ -61,20 +61,22 @@ public final class TlsStoreFiles implements AutoCloseable {
             properties.put(names.getSslTruststoreLocationProperty(), "");
             if (keyStore != null) {
                 String password = randomPassword();
-                Path key = store(directory.resolve("key.p12"), keys(keyStore, keyPassword, password), password);
-                properties.put(names.getSslKeystoreLocationProperty(), key.toString());
+                properties.put(
+                        names.getSslKeystoreLocationProperty(),
+                        store(directory, "key", keys(keyStore, keyPassword, password), password));
                 properties.put(
                         names.getSslKeystorePasswdPathProperty(),
-                        passwordFile(directory.resolve("key.password"), password));
+                        passwordFile(directory, "key").toString());
                 properties.put(names.getSslKeystoreTypeProperty(), TYPE);
             }
             if (trustStore != null) {
                 String password = randomPassword();
-                Path trust = store(directory.resolve("trust.p12"), trustedCertificates(trustStore), password);
-                properties.put(names.getSslTruststoreLocationProperty(), trust.toString());
+                properties.put(
+                        names.getSslTruststoreLocationProperty(),
+                        store(directory, "trust", trustedCertificates(trustStore), password));
                 properties.put(
                         names.getSslTruststorePasswdPathProperty(),
-                        passwordFile(directory.resolve("trust.password"), password));
+                        passwordFile(directory, "trust").toString());
                 properties.put(names.getSslTruststoreTypeProperty(), TYPE);
             }
             return new TlsStoreFiles(directory, Map.copyOf(properties));
@@ -166,23 +168,22 @@ public final class TlsStoreFiles implements AutoCloseable {
         return store;
     }
 
-    private static Path store(Path file, KeyStore store, String password) {
+    /** Writes {@code name.p12} under {@code password}, and the password beside it; the store's path. */
+    private static String store(Path directory, String name, KeyStore store, String password) {
+        Path file = directory.resolve(name + ".p12");
         try (OutputStream out = Files.newOutputStream(file)) {
             store.store(out, password.toCharArray());
-            return file;
+            Files.writeString(passwordFile(directory, name), password);
+            return file.toString();
         } catch (IOException ex) {
-            throw new UncheckedIOException("Could not write " + file, ex);
+            throw new UncheckedIOException("Could not write " + file + " or its password", ex);
         } catch (GeneralSecurityException ex) {
             throw new IllegalStateException("Could not write " + file, ex);
         }
     }
 
-    private static String passwordFile(Path file, String password) {
-        try {
-            return Files.writeString(file, password).toString();
-        } catch (IOException ex) {
-            throw new UncheckedIOException("Could not write " + file, ex);
-        }
+    private static Path passwordFile(Path directory, String name) {
+        return directory.resolve(name + ".password");
     }
 
     private static Path privateDirectory() {

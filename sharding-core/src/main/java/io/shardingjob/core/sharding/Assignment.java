@@ -6,6 +6,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.StringJoiner;
 import java.util.TreeMap;
 import java.util.stream.IntStream;
 
@@ -90,23 +91,15 @@ public record Assignment(long epoch, int shardingTotalCount, Map<String, List<In
         return new Assignment(epoch, total, items);
     }
 
+    /** Ascending items as runs, {@code 0-2,9}. */
     private static String ranges(List<Integer> items) {
-        StringBuilder text = new StringBuilder();
-        int i = 0;
-        while (i < items.size()) {
+        StringJoiner text = new StringJoiner(",");
+        for (int i = 0; i < items.size(); i++) {
             int start = items.get(i);
-            int end = start;
-            while (i + 1 < items.size() && items.get(i + 1) == end + 1) {
-                end = items.get(++i);
+            while (i + 1 < items.size() && items.get(i + 1) == items.get(i) + 1) {
+                i++;
             }
-            if (!text.isEmpty()) {
-                text.append(',');
-            }
-            text.append(start);
-            if (end > start) {
-                text.append('-').append(end);
-            }
-            i++;
+            text.add(items.get(i) > start ? start + "-" + items.get(i) : String.valueOf(start));
         }
         return text.toString();
     }

@@ -8,6 +8,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 
 /**
  * XXL-JOB's sharding broadcast, with stable indexes: the total is the number of sharding instances and each gets one
@@ -45,18 +47,13 @@ final class DynamicSharding {
                         taken.add(item);
                     });
         }
-        Deque<Integer> free = new ArrayDeque<>();
-        for (int item = 0; item < total; item++) {
-            if (!taken.contains(item)) {
-                free.add(item);
-            }
-        }
+        Deque<Integer> free = IntStream.range(0, total)
+                .filter(item -> !taken.contains(item))
+                .boxed()
+                .collect(Collectors.toCollection(ArrayDeque::new));
         Map<String, List<Integer>> assignment = new LinkedHashMap<>();
         for (String instance : instances) {
-            Integer item = kept.get(instance);
-            if (item == null) {
-                item = free.pollFirst();
-            }
+            Integer item = kept.containsKey(instance) ? kept.get(instance) : free.pollFirst();
             assignment.put(instance, item == null ? List.of() : List.of(item));
         }
         return assignment;

@@ -11,7 +11,7 @@ import java.util.function.Function;
 /**
  * The assignment a reshard computes from the state it read: the next epoch, the total (the configured count, or the
  * cluster's size with dynamic sharding) and the items of each sharding instance, by the job's strategy and verified. A
- * pure function kept apart from the write that records it ({@link AssignmentCommit}), so that the rule can be read,
+ * pure function kept apart from the write that records it ({@link Reshard}), so that the rule can be read,
  * and tested, without ZooKeeper, as the strategies and {@link DynamicSharding} are.
  */
 final class NextAssignment {

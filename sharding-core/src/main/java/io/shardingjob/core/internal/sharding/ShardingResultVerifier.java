@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.IntStream;
 
 /**
  * Checks a strategy's answer before it is written to ZooKeeper. Custom strategies are user code: an item assigned
@@ -57,12 +58,10 @@ final class ShardingResultVerifier {
             verified.put(instance, Collections.unmodifiableList(items));
         }
         if (seen.size() < total) {
-            List<Integer> missing = new ArrayList<>();
-            for (int item = 0; item < total; item++) {
-                if (!seen.contains(item)) {
-                    missing.add(item);
-                }
-            }
+            List<Integer> missing = IntStream.range(0, total)
+                    .filter(item -> !seen.contains(item))
+                    .boxed()
+                    .toList();
             throw new IllegalStateException(prefix + "did not assign items " + missing);
         }
         return Collections.unmodifiableMap(verified);

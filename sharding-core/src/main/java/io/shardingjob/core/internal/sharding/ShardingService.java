@@ -17,6 +17,7 @@ import java.util.concurrent.CompletionException;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.cache.ChildData;
 import org.apache.curator.x.async.AsyncCuratorFramework;
@@ -27,14 +28,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The reshard flag and the leader's assignment. Anyone may raise the flag; only the leader clears it, and it does so in
- * the same multi-operation that writes the new assignment, the new epoch and the removal of state beyond the count, so
- * that no reader ever sees a half-written assignment.
- *
- * <p>The leader reads the flag's version first and deletes the flag only at that version: a trigger that arrives while
- * it computes (an instance joining, say) bumps the version, the transaction fails and the leader starts over with the
- * fresh membership. A deposed leader racing a new one fails the same way on the assignment's version. Each reshard
- * costs a constant number of round trips (a handful of reads and one multi), whatever the item count.
+ * The reshard flag and the leader's assignment. Anyone may raise the flag; only the leader clears it, at the version it
+ * read, in the multi that writes the new assignment ({@link Reshard}): a trigger that arrives while it computes (an
+ * instance joining, say) bumps the version, the write fails and the leader starts over with the fresh membership. Each
+ * reshard costs a constant number of round trips (a handful of reads and one multi), whatever the item count.
  */
 public final class ShardingService {
 
@@ -47,8 +44,7 @@ public final class ShardingService {
     private final String jobName;
     private final Supplier<JobConfiguration> configuration;
     private final BooleanSupplier leader;
-    private final ReshardStateReader stateReader;
-    private final AssignmentCommit assignmentCommit;
+    private final Reshard reshard;
     private volatile CachedAssignment cached = new CachedAssignment(-1, -1, Assignment.NONE);
 
     public ShardingService(
@@ -65,8 +61,7 @@ public final class ShardingService {
         this.jobName = JobNodes.name(nodes.root());
         this.configuration = configuration;
         this.leader = leader;
-        this.stateReader = new ReshardStateReader(requests, nodes, jobName, configuration);
-        this.assignmentCommit = new AssignmentCommit(requests, nodes, jobName, strategies);
+        this.reshard = new Reshard(requests, nodes, configuration, strategies);
     }
 
     /** Raises the flag, or bumps its version if it is already up, so that a leader mid-reshard starts over. */
@@ -145,7 +140,15 @@ public final class ShardingService {
     /** Read from ZooKeeper, waited for: an item's thread asks, when a start was refused for an outdated assignment. */
     public Versioned readVersioned() {
         Stat stat = new Stat();
-        Assignment read = readAssignment(stat).join();
+        Assignment read = async.getData()
+                .storingStatIn(stat)
+                .forPath(nodes.assignment())
+                .toCompletableFuture()
+                .thenApply(Assignment::decode)
+                .exceptionallyCompose(failure -> Answers.cause(failure) instanceof KeeperException.NoNodeException
+                        ? CompletableFuture.completedFuture(Assignment.NONE)
+                        : CompletableFuture.failedFuture(failure))
+                .join();
         return new Versioned(read, read == Assignment.NONE ? -1 : stat.getVersion());
     }
 
@@ -155,21 +158,12 @@ public final class ShardingService {
     /** Read from ZooKeeper, waited for (a fire's thread asks); the cached one if newer or ZooKeeper cannot answer. */
     public Assignment readCurrentAssignment() {
         try {
-            Assignment read = readAssignment(new Stat()).join();
+            Assignment read = readVersioned().assignment();
             Assignment cachedNow = currentAssignment();
             return read.epoch() >= cachedNow.epoch() ? read : cachedNow;
         } catch (Exception ex) {
             return currentAssignment();
         }
-    }
-
-    /** The live instances that are neither disabled nor leaving, from the cache, sorted. */
-    public List<String> shardingInstances() {
-        Set<String> disabled = new HashSet<>(cache.children(nodes.disabledInstances()));
-        disabled.addAll(cache.children(nodes.leavingInstances()));
-        return cache.children(nodes.instances()).stream()
-                .filter(instance -> !disabled.contains(instance))
-                .toList();
     }
 
     /**
@@ -178,19 +172,22 @@ public final class ShardingService {
      */
     public Optional<String> inconsistency() {
         Assignment assignment = currentAssignment();
-        if (assignment.epoch() < assignmentCommit.lastWrittenEpoch()) {
+        if (assignment.epoch() < reshard.lastWrittenEpoch()) {
             // This leader wrote a newer assignment that its cache has not caught up with: nothing to judge yet.
             return Optional.empty();
         }
+        // The live instances that are neither disabled nor leaving, from the cache.
+        Set<String> disabled = new HashSet<>(cache.children(nodes.disabledInstances()));
+        disabled.addAll(cache.children(nodes.leavingInstances()));
+        Set<String> sharding = cache.children(nodes.instances()).stream()
+                .filter(instance -> !disabled.contains(instance))
+                .collect(Collectors.toUnmodifiableSet());
         JobConfiguration config = configuration.get();
-        int total = config.dynamicSharding()
-                ? DynamicSharding.total(shardingInstances().size())
-                : config.shardingTotalCount();
+        int total = config.dynamicSharding() ? DynamicSharding.total(sharding.size()) : config.shardingTotalCount();
         if (assignment.shardingTotalCount() != total) {
             return Optional.of(
                     "shardingTotalCount is " + total + ", assignment was made for " + assignment.shardingTotalCount());
         }
-        Set<String> sharding = Set.copyOf(shardingInstances());
         if (!sharding.equals(assignment.itemsByInstance().keySet())) {
             return Optional.of("instances " + sharding + " differ from the assigned "
                     + assignment.itemsByInstance().keySet());
@@ -228,7 +225,7 @@ public final class ShardingService {
         if (attempt > MAX_ATTEMPTS || !leader.getAsBoolean()) {
             return CompletableFuture.completedFuture(Optional.empty());
         }
-        return reshardOnce()
+        return reshard.attempt()
                 .handle((written, failure) -> {
                     if (failure == null) {
                         return CompletableFuture.completedFuture(written);
@@ -248,29 +245,6 @@ public final class ShardingService {
                             new IllegalStateException("Job '" + jobName + "': reshard failed", cause));
                 })
                 .thenCompose(next -> next);
-    }
-
-    /**
-     * Reads the flag with the state it is settled from, and when the flag is up writes the assignment with the flag's
-     * clearing in one multi: the versions read decide a race with another leader's reshard or a new request.
-     */
-    private CompletableFuture<Optional<Assignment>> reshardOnce() {
-        return stateReader
-                .read()
-                .thenCompose(state -> state.flag() == null
-                        ? CompletableFuture.completedFuture(Optional.empty())
-                        : assignmentCommit.commit(state, state.flag()));
-    }
-
-    private CompletableFuture<Assignment> readAssignment(Stat stat) {
-        return async.getData()
-                .storingStatIn(stat)
-                .forPath(nodes.assignment())
-                .toCompletableFuture()
-                .thenApply(Assignment::decode)
-                .exceptionallyCompose(failure -> Answers.cause(failure) instanceof KeeperException.NoNodeException
-                        ? CompletableFuture.completedFuture(Assignment.NONE)
-                        : CompletableFuture.failedFuture(failure));
     }
 
     private record CachedAssignment(long mzxid, int version, Assignment assignment) {}

@@ -12,11 +12,9 @@ import java.util.Map;
  */
 final class OdevityByNameHashStrategy implements ShardingStrategy {
 
-    public static final String NAME = "odevity";
-
     @Override
     public String name() {
-        return NAME;
+        return "odevity";
     }
 
     @Override

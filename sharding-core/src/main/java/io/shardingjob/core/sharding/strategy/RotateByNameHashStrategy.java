@@ -1,6 +1,7 @@
 package io.shardingjob.core.sharding.strategy;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 
@@ -11,24 +12,18 @@ import java.util.Map;
  */
 final class RotateByNameHashStrategy implements ShardingStrategy {
 
-    public static final String NAME = "rotate";
-
     @Override
     public String name() {
-        return NAME;
+        return "rotate";
     }
 
     @Override
     public Map<String, List<Integer>> shard(ShardingRequest request) {
-        List<String> instances = request.instances();
-        if (instances.isEmpty()) {
-            return AverageAllocationStrategy.allocate(request, instances);
-        }
-        // floorMod rather than Math.abs(hash) % size: Math.abs(Integer.MIN_VALUE) is still negative.
-        int offset = Math.abs(request.jobName().hashCode() % instances.size());
-        List<String> order = new ArrayList<>(instances.size());
-        order.addAll(instances.subList(offset, instances.size()));
-        order.addAll(instances.subList(0, offset));
+        List<String> order = new ArrayList<>(request.instances());
+        // The remainder's absolute value, which is ElasticJob's Math.abs(hash) % size without its fault:
+        // Math.abs(Integer.MIN_VALUE) is still negative.
+        int offset = order.isEmpty() ? 0 : Math.abs(request.jobName().hashCode() % order.size());
+        Collections.rotate(order, -offset);
         return AverageAllocationStrategy.allocate(request, order);
     }
 }

@@ -19,11 +19,9 @@ import java.util.stream.IntStream;
  */
 final class StickyStrategy implements ShardingStrategy {
 
-    public static final String NAME = "sticky";
-
     @Override
     public String name() {
-        return NAME;
+        return "sticky";
     }
 
     @Override
