@@ -1,5 +1,6 @@
 package io.shardingjob.core.internal.ledger;
 
+import io.shardingjob.core.internal.ledger.ClaimWrites.Committed;
 import io.shardingjob.core.internal.registry.JobNodes;
 import io.shardingjob.core.internal.requests.ClientRequests;
 import io.shardingjob.core.internal.requests.MultiAnswer;
@@ -7,7 +8,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import org.apache.zookeeper.KeeperException;
@@ -56,7 +56,7 @@ final class ClaimMulti {
             List<Claim> creates,
             FireNodes fireNodes,
             AssignmentGuard guard,
-            Outcome outcome) {
+            Committed outcome) {
         List<Claim> news = new ArrayList<>(creates);
         if (guard.version() < 0) {
             // No version to check: a claim created started could begin under an assignment that moved its item.
@@ -71,7 +71,7 @@ final class ClaimMulti {
         private final Instant fireTime;
         private final List<Claim> news;
         private final AssignmentGuard guard;
-        private final Outcome outcome;
+        private final Committed outcome;
         private FireNodes fireNodes;
         private int claimRounds;
         // What the round in flight adds to the writes and claims: the guard's check, the fire's node, a later one's.
@@ -85,7 +85,7 @@ final class ClaimMulti {
                 List<Claim> news,
                 FireNodes fireNodes,
                 AssignmentGuard guard,
-                Outcome outcome) {
+                Committed outcome) {
             this.sets = sets;
             this.fireTime = fireTime;
             this.news = news;
@@ -98,7 +98,7 @@ final class ClaimMulti {
          * Sends what is left of the request, and settles its answer. Completes exceptionally when the server did not
          * answer (whether the writes happened is then unknown).
          */
-        CompletableFuture<Outcome> round() {
+        CompletableFuture<Committed> round() {
             Instant later = fireNodes.createAhead();
             ahead = later != null && !knownFires.contains(later) ? later : null;
             if (sets.isEmpty() && news.isEmpty() && ahead == null) {
@@ -129,15 +129,15 @@ final class ClaimMulti {
             return sets.size() + (guarded ? 1 : 0);
         }
 
-        private CompletableFuture<Outcome> accepted(MultiAnswer answer) {
+        private CompletableFuture<Committed> accepted(MultiAnswer answer) {
             for (int i = 0; i < sets.size(); i++) {
                 Stat stat = ((OpResult.SetDataResult) answer.results().get(i)).getStat();
-                outcome.written.add(sets.get(i).written(stat, false));
+                outcome.written().written().add(sets.get(i).written(stat, false));
             }
             int offset = fireIndex() + (withFire ? 1 : 0);
             for (int i = 0; i < news.size(); i++) {
                 Stat stat = ((OpResult.CreateResult) answer.results().get(offset + i)).getStat();
-                outcome.won.put(news.get(i).item(), news.get(i).written(stat, true));
+                outcome.claimed().won().put(news.get(i).item(), news.get(i).written(stat, true));
             }
             if (!news.isEmpty()) {
                 knownFires.add(fireTime);
@@ -149,7 +149,7 @@ final class ClaimMulti {
         }
 
         /** Settles the operation the server refused, and sends the rest again without it. */
-        private CompletableFuture<Outcome> refused(MultiAnswer answer, int ops) {
+        private CompletableFuture<Committed> refused(MultiAnswer answer, int ops) {
             int index = answer.failedAt();
             if (index < 0) {
                 return CompletableFuture.failedFuture(KeeperException.create(answer.code()));
@@ -195,9 +195,9 @@ final class ClaimMulti {
                     : CompletableFuture.completedFuture(Optional.empty());
             return landed.thenAccept(stored -> {
                 if (stored.isPresent()) {
-                    outcome.written.add(stored.get());
+                    outcome.written().written().add(stored.get());
                 } else {
-                    outcome.lost.add(refused);
+                    outcome.written().lost().add(refused);
                 }
             });
         }
@@ -207,7 +207,7 @@ final class ClaimMulti {
          * of the starts is written, and the claims go reserved, their runs deciding again under the assignment in force.
          */
         private void refusedGuard() {
-            sets.stream().filter(guard::covers).forEach(outcome.moved::add);
+            sets.stream().filter(guard::covers).forEach(outcome.written().moved()::add);
             sets.removeIf(guard::covers);
             news.replaceAll(AssignmentGuard::unstarted);
         }
@@ -230,7 +230,7 @@ final class ClaimMulti {
                     .thenAccept(existing -> news.removeIf(claim -> {
                         Claim other = existing.get(claim.item());
                         if (other != null) {
-                            outcome.taken.put(claim.item(), other);
+                            outcome.claimed().lost().put(claim.item(), other);
                         }
                         return other != null;
                     }));
@@ -244,26 +244,5 @@ final class ClaimMulti {
 
     private String path(Claim claim) {
         return requests.full(nodes.claim(claim.fireTime(), claim.item()));
-    }
-
-    /**
-     * What the requests of one call came to, gathered over its batches, as {@link ClaimWrites.Written} and {@link
-     * ClaimWrites.Claimed} report it.
-     */
-    record Outcome(
-            List<Claim> written,
-            List<Claim> lost,
-            List<Claim> moved,
-            Map<Integer, Claim> won,
-            Map<Integer, Claim> taken) {
-
-        Outcome() {
-            this(
-                    new ArrayList<>(),
-                    new ArrayList<>(),
-                    new ArrayList<>(),
-                    new java.util.TreeMap<>(),
-                    new java.util.TreeMap<>());
-        }
     }
 }

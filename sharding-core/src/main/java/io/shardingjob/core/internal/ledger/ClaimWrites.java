@@ -3,9 +3,11 @@ package io.shardingjob.core.internal.ledger;
 import io.shardingjob.core.internal.registry.JobNodes;
 import io.shardingjob.core.internal.requests.ClientRequests;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.stream.Stream;
 import org.apache.zookeeper.KeeperException;
@@ -67,7 +69,15 @@ public final class ClaimWrites {
     public record Written(List<Claim> written, List<Claim> lost, List<Claim> moved) {}
 
     /** What a commit came to: its owner writes, and its new claims. */
-    public record Committed(Written written, Claimed claimed) {}
+    public record Committed(Written written, Claimed claimed) {
+
+        /** Nothing yet: each request of the commit adds what came of it as it is answered. */
+        Committed() {
+            this(
+                    new Written(new ArrayList<>(), new ArrayList<>(), new ArrayList<>()),
+                    new Claimed(new TreeMap<>(), new TreeMap<>()));
+        }
+    }
 
     /**
      * Owner writes and new claims of one fire together, in one multi-operation when their size allows (else in as few
@@ -92,8 +102,7 @@ public final class ClaimWrites {
      */
     public CompletableFuture<Committed> commitAsync(
             List<Claim> writes, Instant fireTime, List<Claim> creates, FireNodes fireNodes, AssignmentGuard guard) {
-        ClaimMulti.Outcome outcome = new ClaimMulti.Outcome();
-        CompletableFuture<ClaimMulti.Outcome> sent = CompletableFuture.completedFuture(outcome);
+        CompletableFuture<Committed> sent = CompletableFuture.completedFuture(new Committed());
         List<Pending> pending = Stream.concat(
                         writes.stream().map(claim -> new Pending(claim, false)),
                         creates.stream().map(claim -> new Pending(claim, true)))
@@ -116,8 +125,7 @@ public final class ClaimWrites {
                             sofar)
                     .round());
         }
-        return sent.thenApply(done -> new Committed(
-                new Written(done.written(), done.lost(), done.moved()), new Claimed(done.won(), done.taken())));
+        return sent;
     }
 
     /** A claim to send: an owner's write, or a new claim to create. */
