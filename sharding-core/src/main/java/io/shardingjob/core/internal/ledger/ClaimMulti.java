@@ -43,30 +43,26 @@ final class ClaimMulti {
     }
 
     /**
-     * The writes and the new claims as one request, sent by its {@link Request#round()}: again without each operation
-     * the server refuses. Nothing here blocks: every answer is handled on ZooKeeper's event thread.
+     * Sends the writes and the new claims as one request, again without each operation the server refuses, and adds
+     * what came of them to {@code outcome}. Completes exceptionally when the server did not answer (whether the writes
+     * happened is then unknown). Nothing here blocks: every answer is handled on ZooKeeper's event thread.
      *
      * @param writes owner writes, each at the version its claim holds, at most one per claim
      * @param fireTime the fire of the new claims; ignored when there are none
      * @param guard the assignment the starts among them, written or created, were decided under
      */
-    Request request(
+    CompletableFuture<Committed> send(
             List<Claim> writes,
             Instant fireTime,
             List<Claim> creates,
             FireNodes fireNodes,
             AssignmentGuard guard,
             Committed outcome) {
-        List<Claim> news = new ArrayList<>(creates);
-        if (guard.version() < 0) {
-            // No version to check: a claim created started could begin under an assignment that moved its item.
-            news.replaceAll(AssignmentGuard::unstarted);
-        }
-        return new Request(new ArrayList<>(writes), fireTime, news, fireNodes, guard, outcome);
+        return new Request(writes, fireTime, creates, fireNodes, guard, outcome).round();
     }
 
     /** One call's writes and new claims, as its rounds leave them: each refused operation settled and taken out. */
-    final class Request {
+    private final class Request {
         private final List<Claim> sets;
         private final Instant fireTime;
         private final List<Claim> news;
@@ -80,24 +76,25 @@ final class ClaimMulti {
         private @Nullable Instant ahead;
 
         private Request(
-                List<Claim> sets,
+                List<Claim> writes,
                 Instant fireTime,
-                List<Claim> news,
+                List<Claim> creates,
                 FireNodes fireNodes,
                 AssignmentGuard guard,
                 Committed outcome) {
-            this.sets = sets;
+            this.sets = new ArrayList<>(writes);
             this.fireTime = fireTime;
-            this.news = news;
+            this.news = new ArrayList<>(creates);
+            if (guard.version() < 0) {
+                // No version to check: a claim created started could begin under an assignment that moved its item.
+                news.replaceAll(AssignmentGuard::unstarted);
+            }
             this.fireNodes = fireNodes;
             this.guard = guard;
             this.outcome = outcome;
         }
 
-        /**
-         * Sends what is left of the request, and settles its answer. Completes exceptionally when the server did not
-         * answer (whether the writes happened is then unknown).
-         */
+        /** Sends what is left of the request, and settles its answer. */
         CompletableFuture<Committed> round() {
             Instant later = fireNodes.createAhead();
             ahead = later != null && !knownFires.contains(later) ? later : null;
@@ -172,12 +169,7 @@ final class ClaimMulti {
                         + fireTime + " in " + MAX_CLAIM_ROUNDS + " rounds: the ledger keeps changing under them"));
             }
             claimRounds++;
-            boolean fireNodeRefused = withFire && index == fireIndex();
-            if (code == KeeperException.Code.NONODE) {
-                // A node taken to exist that does not: created with the claims in the next round.
-                fireNodes = new FireNodes(false, fireNodes.createAhead());
-            }
-            return refusedClaim(fireNodeRefused, code).thenCompose(settled -> round());
+            return refusedClaim(withFire && index == fireIndex(), code).thenCompose(settled -> round());
         }
 
         /**
@@ -213,12 +205,10 @@ final class ClaimMulti {
         }
 
         private CompletableFuture<Void> refusedClaim(boolean fireNodeRefused, KeeperException.Code code) {
-            if (fireNodeRefused && code == KeeperException.Code.NODEEXISTS) {
-                knownFires.add(fireTime);
-                return CompletableFuture.completedFuture(null);
-            }
             if (code == KeeperException.Code.NONODE) {
-                // The fire node this instance knew was retired meanwhile: create it again with the claims.
+                // A fire node taken to exist, or known to, that does not (retired meanwhile): created with the claims
+                // in the next round.
+                fireNodes = new FireNodes(false, fireNodes.createAhead());
                 knownFires.remove(fireTime);
                 return CompletableFuture.completedFuture(null);
             }
@@ -226,6 +216,9 @@ final class ClaimMulti {
                 return CompletableFuture.failedFuture(KeeperException.create(code));
             }
             knownFires.add(fireTime);
+            if (fireNodeRefused) {
+                return CompletableFuture.completedFuture(null);
+            }
             return reads.claimsOfAsync(fireTime)
                     .thenAccept(existing -> news.removeIf(claim -> {
                         Claim other = existing.get(claim.item());
