@@ -20,8 +20,7 @@ import org.jspecify.annotations.Nullable;
  * One multi-operation of claim writes, and what its failures mean: owner writes at the version each holds, then new
  * claims of one fire (with the fire's node when this instance does not know it exists). A multi is all or nothing, so
  * an operation the server refuses is settled on its own (a stale version is a lost claim, an existing claim is another
- * claimer's) and the rest is sent again without it. Claiming a fire, recording ends, and recording ends together with
- * the claims of the next fire are all this one request. A request with a start in it, written or created, checks the
+ * claimer's) and the rest is sent again without it. A request with a start in it, written or created, checks the
  * assignment's version ({@link AssignmentGuard}). It never waits: each answer is handled as it arrives, on ZooKeeper's
  * event thread, so a caller that must not block (the group commit) does not.
  */
@@ -45,7 +44,7 @@ final class ClaimMulti {
     /**
      * Sends the writes and the new claims as one request, again without each operation the server refuses, and adds
      * what came of them to {@code outcome}. Completes exceptionally when the server did not answer (whether the writes
-     * happened is then unknown). Nothing here blocks: every answer is handled on ZooKeeper's event thread.
+     * happened is then unknown).
      *
      * @param writes owner writes, each at the version its claim holds, at most one per claim
      * @param fireTime the fire of the new claims; ignored when there are none

@@ -20,9 +20,6 @@ import org.apache.zookeeper.OpResult;
  * the epoch or a late cache says. Every later write to a claim is a {@code setData} at the version its writer holds, so
  * an owner that lost the claim (taken over after its session ended) cannot overwrite the new owner's state.
  *
- * <p>Writes are grouped: the claims of one fire are created in one multi-operation, and claims that end together are
- * updated in one, each split so that a request stays far below ZooKeeper's 1 MB {@code jute.maxbuffer}.
- *
  * <p>This class talks to the session's {@link org.apache.zookeeper.ZooKeeper} handle directly, through {@link
  * ClientRequests} (Curator's transactions return no {@link org.apache.zookeeper.data.Stat} for a create, and the fencing
  * token is the claim's {@code mzxid}), so it does not retry: a connection loss surfaces as an exception, and whether
