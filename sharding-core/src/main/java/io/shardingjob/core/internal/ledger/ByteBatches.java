@@ -15,7 +15,6 @@ final class ByteBatches {
 
     private ByteBatches() {}
 
-    /** {@link #split(List, ToIntFunction, int)} under {@link ClientRequests#MAX_WRITE_BYTES}. */
     static <T> List<List<T>> split(List<T> elements, ToIntFunction<? super T> bytes) {
         return split(elements, bytes, ClientRequests.MAX_WRITE_BYTES);
     }

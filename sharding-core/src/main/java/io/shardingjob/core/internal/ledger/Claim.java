@@ -96,7 +96,7 @@ public record Claim(
      * a write, so its answer proves the session live (a follower cut off from the leader still answers pings).
      */
     public Claim startedAt(Instant now) {
-        return started(now, false);
+        return copy(ClaimState.RUNNING, retry, now, null, version, fencingToken, false);
     }
 
     /**
@@ -104,30 +104,40 @@ public record Claim(
      * {@code RUNNING} as {@link #startedAt} writes it, and marked so, since its run may never begin.
      */
     public Claim startedAheadAt(Instant now) {
-        return started(now, true);
-    }
-
-    private Claim started(Instant now, boolean ahead) {
-        return new Claim(
-                item,
-                fireTime,
-                instanceId,
-                sessionId,
-                attempt,
-                ClaimState.RUNNING,
-                source,
-                epoch,
-                total,
-                retry,
-                now,
-                null,
-                version,
-                fencingToken,
-                ahead);
+        return copy(ClaimState.RUNNING, retry, now, null, version, fencingToken, true);
     }
 
     /** This claim in another state, written by its owner. */
     public Claim with(ClaimState newState, @Nullable Instant newEnded) {
+        return copy(newState, retry, started, newEnded, version, fencingToken, startAhead);
+    }
+
+    /** This claim at the retry its owner starts now. */
+    public Claim atRetry(int newRetry) {
+        return copy(state, newRetry, started, ended, version, fencingToken, startAhead);
+    }
+
+    /** This claim as the server holds it after a write that returned {@code stat}. */
+    public Claim written(Stat stat, boolean owningWrite) {
+        return copy(
+                state,
+                retry,
+                started,
+                ended,
+                stat.getVersion(),
+                owningWrite ? stat.getMzxid() : fencingToken,
+                startAhead);
+    }
+
+    /** This claim under the same owner, in the same plan, with what its owner's writes change. */
+    private Claim copy(
+            ClaimState newState,
+            int newRetry,
+            Instant newStarted,
+            @Nullable Instant newEnded,
+            int newVersion,
+            long newToken,
+            boolean newStartAhead) {
         return new Claim(
                 item,
                 fireTime,
@@ -138,52 +148,12 @@ public record Claim(
                 source,
                 epoch,
                 total,
-                retry,
-                started,
-                newEnded,
-                version,
-                fencingToken,
-                startAhead);
-    }
-
-    /** This claim at the retry its owner starts now. */
-    public Claim atRetry(int newRetry) {
-        return new Claim(
-                item,
-                fireTime,
-                instanceId,
-                sessionId,
-                attempt,
-                state,
-                source,
-                epoch,
-                total,
                 newRetry,
-                started,
-                ended,
-                version,
-                fencingToken,
-                startAhead);
-    }
-
-    /** This claim as the server holds it after a write that returned {@code stat}. */
-    public Claim written(Stat stat, boolean owningWrite) {
-        return new Claim(
-                item,
-                fireTime,
-                instanceId,
-                sessionId,
-                attempt,
-                state,
-                source,
-                epoch,
-                total,
-                retry,
-                started,
-                ended,
-                stat.getVersion(),
-                owningWrite ? stat.getMzxid() : fencingToken,
-                startAhead);
+                newStarted,
+                newEnded,
+                newVersion,
+                newToken,
+                newStartAhead);
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.shardingjob.core.internal.ledger;
 
+import io.shardingjob.core.internal.ledger.ClaimWrites.Committed;
 import io.shardingjob.core.internal.registry.JobNodes;
 import io.shardingjob.core.internal.requests.ClientRequests;
 import io.shardingjob.core.internal.requests.MultiAnswer;
@@ -7,7 +8,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import org.apache.zookeeper.KeeperException;
@@ -20,8 +20,7 @@ import org.jspecify.annotations.Nullable;
  * One multi-operation of claim writes, and what its failures mean: owner writes at the version each holds, then new
  * claims of one fire (with the fire's node when this instance does not know it exists). A multi is all or nothing, so
  * an operation the server refuses is settled on its own (a stale version is a lost claim, an existing claim is another
- * claimer's) and the rest is sent again without it. Claiming a fire, recording ends, and recording ends together with
- * the claims of the next fire are all this one request. A request with a start in it, written or created, checks the
+ * claimer's) and the rest is sent again without it. A request with a start in it, written or created, checks the
  * assignment's version ({@link AssignmentGuard}). It never waits: each answer is handled as it arrives, on ZooKeeper's
  * event thread, so a caller that must not block (the group commit) does not.
  */
@@ -43,35 +42,31 @@ final class ClaimMulti {
     }
 
     /**
-     * The writes and the new claims as one request, sent by its {@link Request#round()}: again without each operation
-     * the server refuses. Nothing here blocks: every answer is handled on ZooKeeper's event thread.
+     * Sends the writes and the new claims as one request, again without each operation the server refuses, and adds
+     * what came of them to {@code outcome}. Completes exceptionally when the server did not answer (whether the writes
+     * happened is then unknown).
      *
      * @param writes owner writes, each at the version its claim holds, at most one per claim
      * @param fireTime the fire of the new claims; ignored when there are none
      * @param guard the assignment the starts among them, written or created, were decided under
      */
-    Request request(
+    CompletableFuture<Committed> send(
             List<Claim> writes,
             Instant fireTime,
             List<Claim> creates,
             FireNodes fireNodes,
             AssignmentGuard guard,
-            Outcome outcome) {
-        List<Claim> news = new ArrayList<>(creates);
-        if (guard.version() < 0) {
-            // No version to check: a claim created started could begin under an assignment that moved its item.
-            news.replaceAll(AssignmentGuard::unstarted);
-        }
-        return new Request(new ArrayList<>(writes), fireTime, news, fireNodes, guard, outcome);
+            Committed outcome) {
+        return new Request(writes, fireTime, creates, fireNodes, guard, outcome).round();
     }
 
     /** One call's writes and new claims, as its rounds leave them: each refused operation settled and taken out. */
-    final class Request {
+    private final class Request {
         private final List<Claim> sets;
         private final Instant fireTime;
         private final List<Claim> news;
         private final AssignmentGuard guard;
-        private final Outcome outcome;
+        private final Committed outcome;
         private FireNodes fireNodes;
         private int claimRounds;
         // What the round in flight adds to the writes and claims: the guard's check, the fire's node, a later one's.
@@ -80,25 +75,26 @@ final class ClaimMulti {
         private @Nullable Instant ahead;
 
         private Request(
-                List<Claim> sets,
+                List<Claim> writes,
                 Instant fireTime,
-                List<Claim> news,
+                List<Claim> creates,
                 FireNodes fireNodes,
                 AssignmentGuard guard,
-                Outcome outcome) {
-            this.sets = sets;
+                Committed outcome) {
+            this.sets = new ArrayList<>(writes);
             this.fireTime = fireTime;
-            this.news = news;
+            this.news = new ArrayList<>(creates);
+            if (guard.version() < 0) {
+                // No version to check: a claim created started could begin under an assignment that moved its item.
+                news.replaceAll(AssignmentGuard::unstarted);
+            }
             this.fireNodes = fireNodes;
             this.guard = guard;
             this.outcome = outcome;
         }
 
-        /**
-         * Sends what is left of the request, and settles its answer. Completes exceptionally when the server did not
-         * answer (whether the writes happened is then unknown).
-         */
-        CompletableFuture<Outcome> round() {
+        /** Sends what is left of the request, and settles its answer. */
+        CompletableFuture<Committed> round() {
             Instant later = fireNodes.createAhead();
             ahead = later != null && !knownFires.contains(later) ? later : null;
             if (sets.isEmpty() && news.isEmpty() && ahead == null) {
@@ -129,15 +125,15 @@ final class ClaimMulti {
             return sets.size() + (guarded ? 1 : 0);
         }
 
-        private CompletableFuture<Outcome> accepted(MultiAnswer answer) {
+        private CompletableFuture<Committed> accepted(MultiAnswer answer) {
             for (int i = 0; i < sets.size(); i++) {
                 Stat stat = ((OpResult.SetDataResult) answer.results().get(i)).getStat();
-                outcome.written.add(sets.get(i).written(stat, false));
+                outcome.written().written().add(sets.get(i).written(stat, false));
             }
             int offset = fireIndex() + (withFire ? 1 : 0);
             for (int i = 0; i < news.size(); i++) {
                 Stat stat = ((OpResult.CreateResult) answer.results().get(offset + i)).getStat();
-                outcome.won.put(news.get(i).item(), news.get(i).written(stat, true));
+                outcome.claimed().won().put(news.get(i).item(), news.get(i).written(stat, true));
             }
             if (!news.isEmpty()) {
                 knownFires.add(fireTime);
@@ -149,7 +145,7 @@ final class ClaimMulti {
         }
 
         /** Settles the operation the server refused, and sends the rest again without it. */
-        private CompletableFuture<Outcome> refused(MultiAnswer answer, int ops) {
+        private CompletableFuture<Committed> refused(MultiAnswer answer, int ops) {
             int index = answer.failedAt();
             if (index < 0) {
                 return CompletableFuture.failedFuture(KeeperException.create(answer.code()));
@@ -172,12 +168,7 @@ final class ClaimMulti {
                         + fireTime + " in " + MAX_CLAIM_ROUNDS + " rounds: the ledger keeps changing under them"));
             }
             claimRounds++;
-            boolean fireNodeRefused = withFire && index == fireIndex();
-            if (code == KeeperException.Code.NONODE) {
-                // A node taken to exist that does not: created with the claims in the next round.
-                fireNodes = new FireNodes(false, fireNodes.createAhead());
-            }
-            return refusedClaim(fireNodeRefused, code).thenCompose(settled -> round());
+            return refusedClaim(withFire && index == fireIndex(), code).thenCompose(settled -> round());
         }
 
         /**
@@ -195,9 +186,9 @@ final class ClaimMulti {
                     : CompletableFuture.completedFuture(Optional.empty());
             return landed.thenAccept(stored -> {
                 if (stored.isPresent()) {
-                    outcome.written.add(stored.get());
+                    outcome.written().written().add(stored.get());
                 } else {
-                    outcome.lost.add(refused);
+                    outcome.written().lost().add(refused);
                 }
             });
         }
@@ -207,18 +198,16 @@ final class ClaimMulti {
          * of the starts is written, and the claims go reserved, their runs deciding again under the assignment in force.
          */
         private void refusedGuard() {
-            sets.stream().filter(guard::covers).forEach(outcome.moved::add);
+            sets.stream().filter(guard::covers).forEach(outcome.written().moved()::add);
             sets.removeIf(guard::covers);
             news.replaceAll(AssignmentGuard::unstarted);
         }
 
         private CompletableFuture<Void> refusedClaim(boolean fireNodeRefused, KeeperException.Code code) {
-            if (fireNodeRefused && code == KeeperException.Code.NODEEXISTS) {
-                knownFires.add(fireTime);
-                return CompletableFuture.completedFuture(null);
-            }
             if (code == KeeperException.Code.NONODE) {
-                // The fire node this instance knew was retired meanwhile: create it again with the claims.
+                // A fire node taken to exist, or known to, that does not (retired meanwhile): created with the claims
+                // in the next round.
+                fireNodes = new FireNodes(false, fireNodes.createAhead());
                 knownFires.remove(fireTime);
                 return CompletableFuture.completedFuture(null);
             }
@@ -226,11 +215,14 @@ final class ClaimMulti {
                 return CompletableFuture.failedFuture(KeeperException.create(code));
             }
             knownFires.add(fireTime);
+            if (fireNodeRefused) {
+                return CompletableFuture.completedFuture(null);
+            }
             return reads.claimsOfAsync(fireTime)
                     .thenAccept(existing -> news.removeIf(claim -> {
                         Claim other = existing.get(claim.item());
                         if (other != null) {
-                            outcome.taken.put(claim.item(), other);
+                            outcome.claimed().lost().put(claim.item(), other);
                         }
                         return other != null;
                     }));
@@ -244,26 +236,5 @@ final class ClaimMulti {
 
     private String path(Claim claim) {
         return requests.full(nodes.claim(claim.fireTime(), claim.item()));
-    }
-
-    /**
-     * What the requests of one call came to, gathered over its batches, as {@link ClaimWrites.Written} and {@link
-     * ClaimWrites.Claimed} report it.
-     */
-    record Outcome(
-            List<Claim> written,
-            List<Claim> lost,
-            List<Claim> moved,
-            Map<Integer, Claim> won,
-            Map<Integer, Claim> taken) {
-
-        Outcome() {
-            this(
-                    new ArrayList<>(),
-                    new ArrayList<>(),
-                    new ArrayList<>(),
-                    new java.util.TreeMap<>(),
-                    new java.util.TreeMap<>());
-        }
     }
 }

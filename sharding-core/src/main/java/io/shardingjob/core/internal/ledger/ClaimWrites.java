@@ -3,9 +3,11 @@ package io.shardingjob.core.internal.ledger;
 import io.shardingjob.core.internal.registry.JobNodes;
 import io.shardingjob.core.internal.requests.ClientRequests;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.stream.Stream;
 import org.apache.zookeeper.KeeperException;
@@ -17,9 +19,6 @@ import org.apache.zookeeper.OpResult;
  * creates an item's claim runs the item for that fire, so an item of a fire never runs twice, whatever the assignment,
  * the epoch or a late cache says. Every later write to a claim is a {@code setData} at the version its writer holds, so
  * an owner that lost the claim (taken over after its session ended) cannot overwrite the new owner's state.
- *
- * <p>Writes are grouped: the claims of one fire are created in one multi-operation, and claims that end together are
- * updated in one, each split so that a request stays far below ZooKeeper's 1 MB {@code jute.maxbuffer}.
  *
  * <p>This class talks to the session's {@link org.apache.zookeeper.ZooKeeper} handle directly, through {@link
  * ClientRequests} (Curator's transactions return no {@link org.apache.zookeeper.data.Stat} for a create, and the fencing
@@ -67,7 +66,15 @@ public final class ClaimWrites {
     public record Written(List<Claim> written, List<Claim> lost, List<Claim> moved) {}
 
     /** What a commit came to: its owner writes, and its new claims. */
-    public record Committed(Written written, Claimed claimed) {}
+    public record Committed(Written written, Claimed claimed) {
+
+        /** Nothing yet: each request of the commit adds what came of it as it is answered. */
+        Committed() {
+            this(
+                    new Written(new ArrayList<>(), new ArrayList<>(), new ArrayList<>()),
+                    new Claimed(new TreeMap<>(), new TreeMap<>()));
+        }
+    }
 
     /**
      * Owner writes and new claims of one fire together, in one multi-operation when their size allows (else in as few
@@ -92,8 +99,7 @@ public final class ClaimWrites {
      */
     public CompletableFuture<Committed> commitAsync(
             List<Claim> writes, Instant fireTime, List<Claim> creates, FireNodes fireNodes, AssignmentGuard guard) {
-        ClaimMulti.Outcome outcome = new ClaimMulti.Outcome();
-        CompletableFuture<ClaimMulti.Outcome> sent = CompletableFuture.completedFuture(outcome);
+        CompletableFuture<Committed> sent = CompletableFuture.completedFuture(new Committed());
         List<Pending> pending = Stream.concat(
                         writes.stream().map(claim -> new Pending(claim, false)),
                         creates.stream().map(claim -> new Pending(claim, true)))
@@ -107,17 +113,10 @@ public final class ClaimWrites {
             // The fire nodes go with the last request, after every claim written before them.
             FireNodes nodesOfBatch =
                     request == requests.size() - 1 ? fireNodes : new FireNodes(fireNodes.assumeExists(), null);
-            sent = sent.thenCompose(sofar -> multi.request(
-                            Pending.claims(batch, false),
-                            fireTime,
-                            Pending.claims(batch, true),
-                            nodesOfBatch,
-                            guard,
-                            sofar)
-                    .round());
+            sent = sent.thenCompose(sofar -> multi.send(
+                    Pending.claims(batch, false), fireTime, Pending.claims(batch, true), nodesOfBatch, guard, sofar));
         }
-        return sent.thenApply(done -> new Committed(
-                new Written(done.written(), done.lost(), done.moved()), new Claimed(done.won(), done.taken())));
+        return sent;
     }
 
     /** A claim to send: an owner's write, or a new claim to create. */

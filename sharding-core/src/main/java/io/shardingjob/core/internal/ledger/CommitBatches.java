@@ -30,16 +30,8 @@ final class CommitBatches {
 
     record Pending(GroupCommit.Write write, CompletableFuture<Optional<Claim>> result) {
 
-        Pending(GroupCommit.Write write) {
-            this(write, new CompletableFuture<>());
-        }
-
         Claim claim() {
             return write.claim();
-        }
-
-        int guard() {
-            return write.guard();
         }
     }
 
@@ -71,20 +63,17 @@ final class CommitBatches {
 
     /** Hands each writer of the batch what came of its write, once the claims made ahead are kept. */
     void answer(Request request, ClaimWrites.@Nullable Committed committed, @Nullable Throwable failure) {
-        List<Pending> batch = request.batch();
-        List<Claim> next = request.next();
-        Instant nextFire = request.nextFire();
-        if (!next.isEmpty()) {
+        if (!request.next().isEmpty()) {
             // Kept before the ends are answered: a fire waiting for its ends is over once the next is ready.
-            ahead.claimed(nextFire, next, failure == null ? committed.claimed() : null);
+            ahead.claimed(request.nextFire(), request.next(), failure == null ? committed.claimed() : null);
         }
         if (failure != null) {
             Throwable cause = failure instanceof CompletionException wrapped ? wrapped.getCause() : failure;
-            batch.forEach(pending -> pending.result.completeExceptionally(cause));
+            request.batch().forEach(pending -> pending.result.completeExceptionally(cause));
             return;
         }
         Map<Slot, Pending> bySlot = new HashMap<>();
-        batch.forEach(pending -> bySlot.put(slot(pending.claim()), pending));
+        request.batch().forEach(pending -> bySlot.put(slot(pending.claim()), pending));
         ClaimWrites.Written written = committed.written();
         written.written().forEach(stored -> bySlot.remove(slot(stored)).result.complete(Optional.of(stored)));
         written.moved()
@@ -101,7 +90,10 @@ final class CommitBatches {
      */
     private static int newestDecision(List<Pending> queued, GroupCommit.Ahead.Next following) {
         return Math.max(
-                queued.stream().mapToInt(Pending::guard).max().orElse(UNGUARDED),
+                queued.stream()
+                        .mapToInt(pending -> pending.write().guard())
+                        .max()
+                        .orElse(UNGUARDED),
                 following.claims().isEmpty() ? UNGUARDED : following.assignmentVersion());
     }
 
@@ -112,9 +104,10 @@ final class CommitBatches {
     private static List<Pending> decidedUnder(int newest, List<Pending> queued, Set<Slot> guarded) {
         List<Pending> batch = new ArrayList<>(queued.size());
         for (Pending pending : queued) {
-            if (pending.guard() == UNGUARDED) {
+            int decidedUnder = pending.write().guard();
+            if (decidedUnder == UNGUARDED) {
                 batch.add(pending);
-            } else if (pending.guard() == newest) {
+            } else if (decidedUnder == newest) {
                 batch.add(pending);
                 guarded.add(slot(pending.claim()));
             } else {

@@ -57,17 +57,6 @@ public final class GroupCommit {
     /** Which claims of a next fire go with the last ends of a fire, and what becomes of them. */
     public interface Ahead {
 
-        /** None: every fire claims its items at its own instant. */
-        Ahead NONE = new Ahead() {
-            @Override
-            public Next claimsAfter(List<Claim> lastEnds, List<Claim> ends) {
-                return Next.NONE;
-            }
-
-            @Override
-            public void claimed(Instant fireTime, List<Claim> requested, ClaimWrites.@Nullable Claimed claimed) {}
-        };
-
         /**
          * The claims to create with these ends, all of one fire, and how to treat the fire nodes; no claims for none.
          *
@@ -120,10 +109,6 @@ public final class GroupCommit {
         }
     }
 
-    public GroupCommit(ClaimWrites claims, ScheduledExecutorService drainer) {
-        this(claims, drainer, Ahead.NONE);
-    }
-
     public GroupCommit(ClaimWrites claims, ScheduledExecutorService drainer, Ahead ahead) {
         this.claims = claims;
         this.drainer = drainer;
@@ -135,7 +120,7 @@ public final class GroupCommit {
      * exceptionally when ZooKeeper could not be reached: whether the write happened is then unknown.
      */
     public CompletableFuture<Optional<Claim>> queue(Write write) {
-        Pending pending = new Pending(write);
+        Pending pending = new Pending(write, new CompletableFuture<>());
         queue.add(pending);
         if (write.sendNow()) {
             scheduleDrain();

@@ -14,9 +14,7 @@ import org.jspecify.annotations.Nullable;
  * <p>A run let start begins once its start is written ({@link Claim#startedAt}): a versioned write that fails once the
  * claim was taken over, answered only through the ensemble's leader, so that it proves the session. A refused run never
  * starts: its claim is handed on to the item's owner (the fire's own run whoever runs it), or recorded {@code SKIPPED}
- * when its item-fire was not due ({@link DueRule}); handed on too when that is not known yet, to be decided again. A
- * run of a due fire that waited while its job or item was disabled is handed on, and its owner runs it once enabled, as
- * any fire its item missed.
+ * when its item-fire was not due ({@link DueRule}), as {@link #decide} says case by case.
  */
 public final class RunStart {
 
@@ -26,10 +24,7 @@ public final class RunStart {
     public enum Verdict {
         /** Write the claim started, then run it. */
         START,
-        /**
-         * Run it now: its start is written already, and a write answered lately proved the session ({@link
-         * #decideWritten}).
-         */
+        /** Run it now: its start is written already, and a recent write proved the session ({@link #decideWritten}). */
         BEGIN,
         /** Give the claim up unstarted: the item's owner runs it as the fire's own run. */
         GIVE_UP,

@@ -7,6 +7,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * Who picks up an open claim its holder will not finish, as pure functions of the claims read and the sessions alive:
@@ -24,10 +25,7 @@ public final class TakeOverRule {
         return claim.state() == ClaimState.RELEASED || claim.state() == ClaimState.HANDED_ON;
     }
 
-    /**
-     * An orphan: an open claim whose owner gave it up, or whose owner session is not live, as read from the server
-     * ({@link LiveSessions}).
-     */
+    /** An orphan: given up, or held by a session that is not live as read from the server ({@link LiveSessions}). */
     public static boolean isOrphan(Claim claim, Set<Long> liveSessions) {
         return isGivenUp(claim) || (claim.state().isHeld() && !liveSessions.contains(claim.sessionId()));
     }
@@ -42,7 +40,6 @@ public final class TakeOverRule {
      * own session lately (every session expires together when the ZooKeeper server was frozen) cannot tell a dead owner
      * from one still reconnecting, which may have finished the run and owes its end. Until a session timeout has passed
      * since it came back, it takes over only released claims.
-     *
      */
     public static List<Claim> toTakeOver(
             Collection<Claim> claims,
@@ -77,14 +74,12 @@ public final class TakeOverRule {
      */
     public static Map<Integer, Claim> runsElsewhere(
             Collection<Claim> claims, Set<Long> liveSessions, long sessionId, Set<Integer> ownedItems) {
-        Map<Integer, Claim> elsewhere = new java.util.TreeMap<>();
-        claims.stream()
+        return claims.stream()
                 .filter(claim -> claim.state().isHeld()
                         && claim.sessionId() != sessionId
                         && liveSessions.contains(claim.sessionId())
                         && ownedItems.contains(claim.item()))
-                .forEach(claim -> elsewhere.put(claim.item(), claim));
-        return Map.copyOf(elsewhere);
+                .collect(Collectors.toUnmodifiableMap(Claim::item, claim -> claim, (earlier, later) -> later));
     }
 
     /**
