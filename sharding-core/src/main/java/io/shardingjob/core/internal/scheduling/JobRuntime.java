@@ -53,7 +53,7 @@ public final class JobRuntime implements AutoCloseable {
 
     /** Nothing talks to ZooKeeper before {@link #start()}. */
     public static JobRuntime of(JobSettings settings) {
-        return JobWiring.wire(settings);
+        return new JobWiring(settings).runtime();
     }
 
     public void start() {
