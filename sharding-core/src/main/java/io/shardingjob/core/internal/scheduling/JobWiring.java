@@ -50,7 +50,6 @@ final class JobWiring {
     private final String jobName;
     private final CoordinationThreads threads;
 
-    /** The election's word of a change of leadership, for the reactions built after it (they need the election). */
     private final LeadershipChanges leadership = new LeadershipChanges();
 
     /** Written by the connection guard alone; read by the job's state. */

@@ -25,7 +25,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
-import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
@@ -57,11 +56,7 @@ final class AuditMakeUps {
     }
 
     /** Adds the make-ups the misfire policy asks for to the steps, and the writes of the fires it skips. */
-    void plan(
-            LedgerAudit.Pass audit,
-            Set<Integer> elsewhere,
-            Map<Integer, List<AuditWork.Step>> steps,
-            List<CompletableFuture<?>> writes) {
+    void plan(LedgerAudit.Pass audit, Set<Integer> elsewhere) {
         Assignment assignment = audit.assignment;
         String me = audit.me;
         MisfirePolicy policy = policy(audit.config);
@@ -110,31 +105,27 @@ final class AuditMakeUps {
                     plan.skipped());
             misfires.missed(plan, policy);
         }
-        follow(plan, audit, totals, steps, writes);
+        follow(plan, audit, totals);
     }
 
     /**
      * What the plan asks for: skipped slots recorded now, coalesced ones only once the run they fold into is won (see
      * {@link AuditWork}), and each make-up a step of its item's work.
      */
-    private void follow(
-            MakeUpPlan plan,
-            LedgerAudit.Pass audit,
-            Map<Instant, Integer> totals,
-            Map<Integer, List<AuditWork.Step>> steps,
-            List<CompletableFuture<?>> writes) {
+    private void follow(MakeUpPlan plan, LedgerAudit.Pass audit, Map<Instant, Integer> totals) {
         Instant now = audit.now;
         Map<Instant, List<Claim>> skipped = new TreeMap<>();
         Stream.concat(plan.skipped().stream(), plan.notDue().stream())
                 .forEach(slot -> skipped.computeIfAbsent(slot.fireTime(), fireTime -> new ArrayList<>())
                         .add(first(slot, audit, totals).with(ClaimState.SKIPPED, now)));
-        skipped.forEach((fireTime, skips) -> writes.add(claims.claimAsync(fireTime, skips)));
+        skipped.forEach((fireTime, skips) -> audit.writes.add(claims.claimAsync(fireTime, skips)));
         Map<Slot, List<Claim>> folded = new HashMap<>();
         plan.coalesced()
                 .forEach((slot, into) -> folded.computeIfAbsent(into, target -> new ArrayList<>())
                         .add(first(slot, audit, totals).with(ClaimState.COALESCED, now)));
         for (Slot slot : plan.run()) {
-            steps.computeIfAbsent(slot.item(), item -> new ArrayList<>())
+            audit.steps
+                    .computeIfAbsent(slot.item(), item -> new ArrayList<>())
                     .add(new AuditWork.Step(
                             first(slot, audit, totals),
                             null,

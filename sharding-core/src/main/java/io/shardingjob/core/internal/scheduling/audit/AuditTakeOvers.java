@@ -75,16 +75,12 @@ final class AuditTakeOvers {
      *     given up; null when none is, and then there is no orphan to look for
      * @param elsewhere the items another session runs now
      */
-    void plan(
-            LedgerAudit.Pass audit,
-            @Nullable Map<String, Long> live,
-            Set<Integer> elsewhere,
-            Map<Integer, List<AuditWork.Step>> steps,
-            List<CompletableFuture<?>> writes) {
+    void plan(LedgerAudit.Pass audit, @Nullable Map<String, Long> live, Set<Integer> elsewhere) {
         for (Claim own : TakeOverRule.strandedOwn(audit.claims, audit.session, memory.inFlight())) {
             // One item never runs on two instances at once: a claim of its own waits for another session's run too.
             if (!memory.isUnwritten(new Slot(own.item(), own.fireTime())) && !elsewhere.contains(own.item())) {
-                steps.computeIfAbsent(own.item(), item -> new ArrayList<>())
+                audit.steps
+                        .computeIfAbsent(own.item(), item -> new ArrayList<>())
                         .add(new AuditWork.Step(own, null, List.of(), audit.originOf(own.fireTime())));
             }
         }
@@ -101,11 +97,12 @@ final class AuditTakeOvers {
                 continue;
             }
             if (TakeOverRule.runsOrphan(orphan, audit.config.failover())) {
-                steps.computeIfAbsent(orphan.item(), item -> new ArrayList<>())
+                audit.steps
+                        .computeIfAbsent(orphan.item(), item -> new ArrayList<>())
                         .add(new AuditWork.Step(null, orphan, List.of(), audit.originOf(orphan.fireTime())));
             } else {
                 // Without failover, a dead owner's run that started is not repeated: recorded as failed.
-                writes.add(ledger.claims().takeOverAsync(orphan, orphan.with(ClaimState.FAILED, audit.now)));
+                audit.writes.add(ledger.claims().takeOverAsync(orphan, orphan.with(ClaimState.FAILED, audit.now)));
             }
         }
     }

@@ -54,10 +54,9 @@ public final class LedgerAudit {
     private final JobView view;
     private final AuditDemand audits;
     private final Ledger ledger;
-    private final Fires fires;
+    private final Fires firePath;
     private final AuditWork work;
     private final Executor loop;
-    private final DueFires dueFires;
     private final AuditReads reads;
     private final AuditTakeOvers takeOvers;
     private final AuditMakeUps makeUps;
@@ -89,10 +88,9 @@ public final class LedgerAudit {
         this.view = view;
         this.audits = audits;
         this.ledger = ledger;
-        this.fires = fires;
+        this.firePath = fires;
         this.work = new AuditWork(view, audits, ledger, fires.handOff(), memory, fires.code());
         this.loop = loop;
-        this.dueFires = fires.dueFires();
         this.reads = new AuditReads(memory, fires, audits, loop);
         this.takeOvers = new AuditTakeOvers(view, audits, ledger, memory);
         this.makeUps = new AuditMakeUps(view, ledger.claims(), memory, fires.misfires());
@@ -109,7 +107,7 @@ public final class LedgerAudit {
         }
         // Owed ends first, as soon as the connection is back and before this instance is registered again: until they
         // are written, another instance may take those claims over and run finished items again.
-        return fires.ends()
+        return firePath.ends()
                 .writeOwed()
                 .thenComposeAsync(
                         owedWritten -> {
@@ -147,13 +145,13 @@ public final class LedgerAudit {
 
         final long session;
         final Instant now = view.now();
-        final Instant horizon = now.minus(fires.catchUpHorizon());
+        final Instant horizon = now.minus(firePath.catchUpHorizon());
         final Assignment assignment;
 
         /** The items this instance owns and may run, but the disabled ones. */
         final Set<Integer> owned;
 
-        final DueRule due = dueFires.rule();
+        final DueRule due = firePath.dueFires().rule();
 
         /** Fires whose trigger here won every item this instance owns under this assignment and session: not read. */
         final Set<Instant> whole = new HashSet<>();
@@ -168,6 +166,11 @@ public final class LedgerAudit {
 
         /** Items kept reserved for this audit when their run ended (see {@link RunMemory#endRun}). */
         final Map<Integer, Reservation> held = memory.heldForAudit();
+
+        /** The work the steps found, per item, and their writes it waits for. */
+        final Map<Integer, List<AuditWork.Step>> steps = new TreeMap<>();
+
+        final List<CompletableFuture<?>> writes = new ArrayList<>();
 
         Pass(JobSnapshot job) {
             this.job = job;
@@ -194,7 +197,7 @@ public final class LedgerAudit {
         private CompletableFuture<Void> releaseEarlierSessions(List<FireView> read) {
             // A node created ahead for a fire the schedule no longer has is no fire: nothing in it is made up.
             List<FireView> fires = read.stream()
-                    .filter(view -> !view.isAheadOnly() || dueFires.cameDue(view.fireTime()))
+                    .filter(view -> !view.isAheadOnly() || firePath.dueFires().cameDue(view.fireTime()))
                     .toList();
             fires.forEach(view -> {
                 claims.addAll(view.claims().values());
@@ -237,10 +240,8 @@ public final class LedgerAudit {
             if (!runsItems) {
                 return CompletableFuture.completedFuture(null);
             }
-            Map<Integer, List<AuditWork.Step>> steps = new TreeMap<>();
-            List<CompletableFuture<?>> writes = new ArrayList<>();
-            takeOvers.plan(this, foreignOpenClaim ? live : null, elsewhere, steps, writes);
-            makeUps.plan(this, elsewhere, steps, writes);
+            takeOvers.plan(this, foreignOpenClaim ? live : null, elsewhere);
+            makeUps.plan(this, elsewhere);
             return CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new))
                     .thenRun(() -> work.start(steps, session, takeHeld(steps.keySet())));
         }
