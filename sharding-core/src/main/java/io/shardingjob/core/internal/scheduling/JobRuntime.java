@@ -15,10 +15,8 @@ import org.slf4j.LoggerFactory;
  * Everything one job does on one instance, behind the public {@code JobCoordinator}, with an explicit
  * {@code start()/close()} lifecycle ({@code LATENT -> STARTED -> STOPPING -> CLOSED}).
  *
- * <p>Who runs an item of a fire is decided by the ledger alone: a fire claims this instance's items (one create per
- * item, in one multi-operation), and an item whose claim another run holds is not run here. What was left undone is
- * found by the {@link LedgerAudit} of the item's current owner, which takes over claims whose session is gone and makes
- * up fires nobody claimed, as the misfire policy says.
+ * <p>Who runs an item of a fire is decided by the ledger alone: an item whose claim another run holds is not run here,
+ * and what was left undone is found by the {@link LedgerAudit} of the item's current owner.
  *
  * <p>This class keeps the lifecycle; the handle reaches the rest through it. Connection state is handled by the job's
  * {@link ConnectionGuard} and only there. The parts {@link JobWiring} builds never call back into this class.
@@ -53,7 +51,7 @@ public final class JobRuntime implements AutoCloseable {
 
     /** Nothing talks to ZooKeeper before {@link #start()}. */
     public static JobRuntime of(JobSettings settings) {
-        return JobWiring.wire(settings);
+        return new JobWiring(settings).runtime();
     }
 
     public void start() {

@@ -11,11 +11,8 @@ import io.shardingjob.core.internal.ledger.LedgerParts;
 import io.shardingjob.core.internal.registry.FollowerEdges;
 import io.shardingjob.core.internal.registry.JobCache;
 import io.shardingjob.core.internal.registry.JobNodes;
-import io.shardingjob.core.internal.scheduling.audit.AuditLedger;
 import io.shardingjob.core.internal.scheduling.audit.AuditRequests;
-import io.shardingjob.core.internal.scheduling.audit.AuditWork;
 import io.shardingjob.core.internal.scheduling.audit.LedgerAudit;
-import io.shardingjob.core.internal.scheduling.audit.Reruns;
 import io.shardingjob.core.internal.scheduling.fire.AssignmentWait;
 import io.shardingjob.core.internal.scheduling.fire.ClaimsAhead;
 import io.shardingjob.core.internal.scheduling.fire.CompletionChecks;
@@ -53,7 +50,6 @@ final class JobWiring {
     private final String jobName;
     private final CoordinationThreads threads;
 
-    /** The election's word of a change of leadership, for the reactions built after it (they need the election). */
     private final LeadershipChanges leadership = new LeadershipChanges();
 
     /** Written by the connection guard alone; read by the job's state. */
@@ -69,7 +65,7 @@ final class JobWiring {
     private record FirePath(
             FireRunner runner, ItemHandOff handOff, ItemEnds ends, ClaimsAhead ahead, DueFires dueFires) {}
 
-    private JobWiring(JobSettings settings) {
+    JobWiring(JobSettings settings) {
         this.settings = settings;
         this.session = new SessionState(settings.instance().client());
         this.jobName = settings.configuration().name();
@@ -81,11 +77,7 @@ final class JobWiring {
         this.memory = new RunMemory();
     }
 
-    static JobRuntime wire(JobSettings settings) {
-        return new JobWiring(settings).runtime();
-    }
-
-    private JobRuntime runtime() {
+    JobRuntime runtime() {
         // Audits are asked for by the stages below and run the audit built after them: bound once it is built.
         AuditRequests audits = new AuditRequests(
                 threads.scheduler(),
@@ -149,8 +141,7 @@ final class JobWiring {
                 jobName,
                 settings.instance().clock(),
                 settings.history().catchUpHorizon());
-        return new JobOperations(
-                registry, changes, state, manualFires, new Reruns(state, ledger.reruns(), audits, dueFires));
+        return new JobOperations(registry, changes, state, manualFires, ledger.reruns(), audits, dueFires);
     }
 
     /** What records a fire's completion for the jobs that follow this one; nobody is told when no listener is set. */
@@ -228,26 +219,19 @@ final class JobWiring {
     }
 
     private LedgerAudit audit(AuditRequests audits, FirePath fire, MisfireReports misfires) {
-        AuditLedger audited = new AuditLedger(ledger.claims(), ledger.reads(), ledger.sessions());
         return new LedgerAudit(
                 state,
                 audits,
-                audited,
+                new LedgerAudit.Ledger(ledger.claims(), ledger.reads(), ledger.sessions()),
                 new LedgerAudit.Fires(
                         fire.ends(),
                         fire.ahead(),
                         fire.dueFires(),
                         settings.history().catchUpHorizon(),
-                        misfires),
-                memory,
-                new AuditWork(
-                        state,
-                        audits,
-                        audited,
+                        misfires,
                         fire.handOff(),
-                        memory,
-                        settings.code().job(),
-                        settings.code().itemExecutor()),
+                        settings.code()),
+                memory,
                 threads.scheduler());
     }
 

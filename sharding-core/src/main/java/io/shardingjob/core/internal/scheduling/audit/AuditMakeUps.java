@@ -13,7 +13,6 @@ import io.shardingjob.core.internal.ledger.LedgerRules.FireView;
 import io.shardingjob.core.internal.ledger.LedgerRules.MakeUpPlan;
 import io.shardingjob.core.internal.ledger.LedgerRules.Slot;
 import io.shardingjob.core.internal.scheduling.fire.MisfireReports;
-import io.shardingjob.core.internal.scheduling.job.JobSnapshot;
 import io.shardingjob.core.internal.scheduling.job.JobView;
 import io.shardingjob.core.internal.scheduling.job.RunMemory;
 import io.shardingjob.core.sharding.Assignment;
@@ -26,9 +25,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
-import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
-import java.util.function.Predicate;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -58,46 +55,16 @@ final class AuditMakeUps {
         this.misfires = misfires;
     }
 
-    /**
-     * What one audit plans its make-ups on: the job and the moment it began at, taken once so that every step of it
-     * decides alike, and what it read.
-     *
-     * @param held items kept reserved for this audit when their run ended (see {@link RunMemory#endRun})
-     * @param late whether a fire is late: planned here, or past the lateness
-     */
-    record Audit(
-            JobSnapshot job,
-            Instant now,
-            Instant horizon,
-            DueRule due,
-            Read read,
-            Set<Integer> held,
-            Predicate<Instant> late) {}
-
-    /**
-     * @param views the fires read in which something may be missing: none that waits for an upstream or that its
-     *     upstream abandoned
-     * @param whole fires whose trigger here won every item this instance owns under this assignment and session: not
-     *     read
-     * @param originOf how each fire read was asked for: every run of its items gets its job parameter
-     */
-    record Read(List<FireView> views, Set<Instant> whole, Function<Instant, FireOrigin> originOf) {}
-
     /** Adds the make-ups the misfire policy asks for to the steps, and the writes of the fires it skips. */
-    void plan(
-            Audit audit,
-            Set<Integer> elsewhere,
-            Map<Integer, List<AuditWork.Step>> steps,
-            List<CompletableFuture<?>> writes) {
-        Assignment assignment = audit.job().assignment().assignment();
-        String me = view.instanceId();
-        MisfirePolicy policy = policy(audit.job().configuration());
-        Predicate<Instant> late = audit.late();
-        Function<Instant, FireOrigin> originOf = audit.read().originOf();
+    void plan(LedgerAudit.Pass audit, Set<Integer> elsewhere) {
+        Assignment assignment = audit.assignment;
+        String me = audit.me;
+        MisfirePolicy policy = policy(audit.config);
+        Function<Instant, FireOrigin> originOf = audit::originOf;
         SortedMap<Instant, Set<Integer>> claimed = new TreeMap<>();
         Map<Instant, Integer> totals = new TreeMap<>();
-        for (FireView view : audit.read().views()) {
-            if (late.test(view.fireTime())) {
+        for (FireView view : audit.views) {
+            if (audit.isLate(view.fireTime())) {
                 claimed.put(view.fireTime(), view.claims().keySet());
                 totals.put(view.fireTime(), view.total() > 0 ? view.total() : assignment.shardingTotalCount());
             }
@@ -105,28 +72,28 @@ final class AuditMakeUps {
         // Not read, but claimed: a missed fire on either side of one is a run of its own, not coalesced across it.
         // Whole: every item of this instance's, disabled ones included (its trigger recorded those skipped).
         Set<Integer> mine = Set.copyOf(assignment.itemsOf(me));
-        audit.read().whole().stream().filter(late).forEach(fireTime -> claimed.put(fireTime, mine));
+        audit.whole.stream().filter(audit::isLate).forEach(fireTime -> claimed.put(fireTime, mine));
         // Disabled items too: their fires while they were disabled were never due, and are recorded so (their
         // fire settles); what they missed while enabled waits until they are enabled again.
-        Set<Integer> disabledNow = new HashSet<>(audit.job().disabledItems());
+        Set<Integer> disabledNow = new HashSet<>(audit.job.disabledItems());
         Set<Integer> candidates = new HashSet<>(assignment.itemsOf(me));
         candidates.removeAll(elsewhere);
         Set<Integer> busyHere = new HashSet<>();
         for (int busy : memory.runningItems()) {
             // An item held for this audit is busy only with the work this audit is about to give it.
-            if (!audit.held().contains(busy) && candidates.remove(busy)) {
+            if (!audit.held.containsKey(busy) && candidates.remove(busy)) {
                 busyHere.add(busy);
             }
         }
         // A busy item with fires to make up is looked at again when its run here ends (and kept for that audit,
         // see RunMemory#endRun); one with none is left free for its next fire.
         // A fire of the schedule is due only on its cron: a stale trigger's fire of the old one is not made up.
-        Function<Slot, DueRule.Due> due = slot -> audit.due().judge(slot, originOf.apply(slot.fireTime()));
-        LedgerRules.makeUps(claimed, busyHere, policy, Instant.MAX, audit.horizon(), originOf, due)
+        Function<Slot, DueRule.Due> due = slot -> audit.due.judge(slot, originOf.apply(slot.fireTime()));
+        LedgerRules.makeUps(claimed, busyHere, policy, Instant.MAX, audit.horizon, originOf, due)
                 .withoutMissedOf(disabledNow)
                 .run()
                 .forEach(owed -> memory.missedWhileBusy(owed.item()));
-        MakeUpPlan plan = LedgerRules.makeUps(claimed, candidates, policy, Instant.MAX, audit.horizon(), originOf, due)
+        MakeUpPlan plan = LedgerRules.makeUps(claimed, candidates, policy, Instant.MAX, audit.horizon, originOf, due)
                 .withoutMissedOf(disabledNow);
         if (plan.hasMissed()) {
             log.info(
@@ -138,36 +105,32 @@ final class AuditMakeUps {
                     plan.skipped());
             misfires.missed(plan, policy);
         }
-        follow(plan, audit, totals, steps, writes);
+        follow(plan, audit, totals);
     }
 
     /**
      * What the plan asks for: skipped slots recorded now, coalesced ones only once the run they fold into is won (see
      * {@link AuditWork}), and each make-up a step of its item's work.
      */
-    private void follow(
-            MakeUpPlan plan,
-            Audit audit,
-            Map<Instant, Integer> totals,
-            Map<Integer, List<AuditWork.Step>> steps,
-            List<CompletableFuture<?>> writes) {
-        Instant now = audit.now();
+    private void follow(MakeUpPlan plan, LedgerAudit.Pass audit, Map<Instant, Integer> totals) {
+        Instant now = audit.now;
         Map<Instant, List<Claim>> skipped = new TreeMap<>();
         Stream.concat(plan.skipped().stream(), plan.notDue().stream())
                 .forEach(slot -> skipped.computeIfAbsent(slot.fireTime(), fireTime -> new ArrayList<>())
                         .add(first(slot, audit, totals).with(ClaimState.SKIPPED, now)));
-        skipped.forEach((fireTime, skips) -> writes.add(claims.claimAsync(fireTime, skips)));
+        skipped.forEach((fireTime, skips) -> audit.writes.add(claims.claimAsync(fireTime, skips)));
         Map<Slot, List<Claim>> folded = new HashMap<>();
         plan.coalesced()
                 .forEach((slot, into) -> folded.computeIfAbsent(into, target -> new ArrayList<>())
                         .add(first(slot, audit, totals).with(ClaimState.COALESCED, now)));
         for (Slot slot : plan.run()) {
-            steps.computeIfAbsent(slot.item(), item -> new ArrayList<>())
+            audit.steps
+                    .computeIfAbsent(slot.item(), item -> new ArrayList<>())
                     .add(new AuditWork.Step(
                             first(slot, audit, totals),
                             null,
                             folded.getOrDefault(slot, List.of()),
-                            audit.read().originOf().apply(slot.fireTime())));
+                            audit.originOf(slot.fireTime())));
         }
     }
 
@@ -176,20 +139,20 @@ final class AuditMakeUps {
      * item was asked for and runs as that fire's own run, however late; {@code UPSTREAM} in one its upstream jobs
      * recorded; {@code MISFIRE} in a scheduled one.
      */
-    private Claim first(Slot slot, Audit audit, Map<Instant, Integer> totals) {
-        Assignment assignment = audit.job().assignment().assignment();
-        FireOrigin origin = audit.read().originOf().apply(slot.fireTime());
+    private Claim first(Slot slot, LedgerAudit.Pass audit, Map<Instant, Integer> totals) {
+        Assignment assignment = audit.assignment;
+        FireOrigin origin = audit.originOf(slot.fireTime());
         return Claim.first(
                 slot.item(),
                 slot.fireTime(),
-                view.instanceId(),
-                audit.job().sessionId(),
+                audit.me,
+                audit.session,
                 origin.manual()
                         ? ExecutionSource.MANUAL
                         : origin.followsUpstream() ? ExecutionSource.UPSTREAM : ExecutionSource.MISFIRE,
                 assignment.epoch(),
                 totals.getOrDefault(slot.fireTime(), assignment.shardingTotalCount()),
-                audit.now());
+                audit.now);
     }
 
     /** The policy in force: the boolean {@code misfire} off means skip, whatever the policy says. */

@@ -1,11 +1,8 @@
 package io.shardingjob.core.internal.scheduling.audit;
 
-import io.shardingjob.core.internal.ledger.DueFires;
 import io.shardingjob.core.internal.ledger.DueRule;
 import io.shardingjob.core.internal.ledger.LedgerOverview;
 import io.shardingjob.core.internal.ledger.LedgerRules;
-import io.shardingjob.core.internal.scheduling.fire.ClaimsAhead;
-import io.shardingjob.core.internal.scheduling.fire.MisfireReports;
 import io.shardingjob.core.internal.scheduling.job.AuditDemand;
 import io.shardingjob.core.internal.scheduling.job.RunMemory;
 import java.time.Duration;
@@ -28,46 +25,31 @@ import java.util.stream.Stream;
 final class AuditReads {
 
     private static final Duration LATENESS = LedgerRules.LATENESS;
-    private final MisfireReports misfires;
-    private final ClaimsAhead ahead;
-    private final DueFires dueFires;
+    private final LedgerAudit.Fires firePath;
     private final AuditDemand audits;
     private final Executor loop;
     private final RunMemory memory;
 
-    AuditReads(
-            RunMemory memory,
-            MisfireReports misfires,
-            ClaimsAhead ahead,
-            DueFires dueFires,
-            AuditDemand audits,
-            Executor loop) {
+    AuditReads(RunMemory memory, LedgerAudit.Fires firePath, AuditDemand audits, Executor loop) {
         this.memory = memory;
-        this.misfires = misfires;
-        this.ahead = ahead;
-        this.dueFires = dueFires;
+        this.firePath = firePath;
         this.audits = audits;
         this.loop = loop;
     }
 
     /**
-     * Records the due fires nobody claimed, then finds the fires after the watermark that may hold work.
+     * Records the due fires nobody claimed, then finds the fires after the watermark that may hold work, and adds to the
+     * audit's {@code whole} the fires claimed whole here (see {@link RunMemory#isWhole}), which are not read.
      *
-     * @param whole gets the fires claimed whole here (see {@link RunMemory#isWhole}): not read
      * @return the fires to read, on the coordination loop
      */
-    CompletableFuture<Set<Instant>> toRead(
-            LedgerOverview overview,
-            Instant now,
-            Instant horizon,
-            DueRule due,
-            long epoch,
-            long session,
-            Set<Instant> whole) {
+    CompletableFuture<Set<Instant>> toRead(LedgerOverview overview, LedgerAudit.Pass audit) {
+        Instant now = audit.now;
+        DueRule due = audit.due;
         Instant watermark = overview.watermark();
         memory.forgetThrough(watermark);
-        misfires.forgetThrough(watermark);
-        ahead.review(now);
+        firePath.misfires().forgetThrough(watermark);
+        firePath.ahead().review(now);
         // Fires to come hold only claims made ahead, which nobody runs, takes over or releases before their fire.
         // Fires before the job's (re)definition are an earlier job's: never read, never made up.
         List<Instant> recorded = overview.fires().stream()
@@ -81,42 +63,38 @@ final class AuditReads {
         // such as a job's first fires before its instances started it: recorded now, not at the keeper's next pass
         // (which records the schedule's fires before a settled one), so that this instance makes its items up now.
         Instant firedHere = memory.seenFires().stream()
-                .filter(fireTime -> fireTime.isAfter(watermark) && isLate(fireTime, now))
+                .filter(fireTime -> fireTime.isAfter(watermark) && audit.isLate(fireTime))
                 .max(Instant::compareTo)
                 .orElse(watermark);
-        return dueFires.recordLate(watermark, recorded, fireTime -> isLate(fireTime, now), firedHere, horizon)
+        return firePath.dueFires()
+                .recordLate(watermark, recorded, audit::isLate, firedHere, audit.horizon)
                 .thenApplyAsync(
                         missed -> {
                             fires.addAll(missed);
-                            return withoutWhole(watermark, fires, overview.stillOpen(), now, epoch, session, whole);
+                            return withoutWhole(watermark, fires, overview.stillOpen(), audit);
                         },
                         loop);
     }
 
     private Set<Instant> withoutWhole(
-            Instant watermark,
-            Set<Instant> fires,
-            Set<Instant> stillOpen,
-            Instant now,
-            long epoch,
-            long session,
-            Set<Instant> whole) {
+            Instant watermark, Set<Instant> fires, Set<Instant> stillOpen, LedgerAudit.Pass audit) {
+        long epoch = audit.assignment.epoch();
         // A whole fire holds nothing for this audit: it is not read, nor looked at again (with a thousand items a
         // fire, most of an audit's reads). A still-open one is read all the same: an operator's re-run may have
         // reopened its claims since this instance's trigger won them.
         fires.stream()
                 .filter(fireTime -> !stillOpen.contains(fireTime))
-                .filter(fireTime -> memory.isWhole(fireTime, epoch, session))
-                .forEach(whole::add);
-        fires.removeAll(whole);
+                .filter(fireTime -> memory.isWhole(fireTime, epoch, audit.session))
+                .forEach(audit.whole::add);
+        fires.removeAll(audit.whole);
         // A fire this instance saw that is not late yet is looked at again once it is, not at the next periodic
         // audit.
         Stream.concat(fires.stream(), memory.seenFires().stream())
                 .filter(fireTime -> fireTime.isAfter(watermark)
-                        && !isLate(fireTime, now)
-                        && !memory.isWhole(fireTime, epoch, session))
+                        && !audit.isLate(fireTime)
+                        && !memory.isWhole(fireTime, epoch, audit.session))
                 .min(Instant::compareTo)
-                .ifPresent(next -> audits.later(Duration.between(now, next.plus(LATENESS))));
+                .ifPresent(next -> audits.later(Duration.between(audit.now, next.plus(LATENESS))));
         return fires;
     }
 

@@ -2,7 +2,6 @@ package io.shardingjob.core.internal.scheduling.audit;
 
 import io.shardingjob.core.execution.ClaimState;
 import io.shardingjob.core.internal.ledger.Claim;
-import io.shardingjob.core.internal.ledger.FireOrigin;
 import io.shardingjob.core.internal.ledger.LedgerRules.Slot;
 import io.shardingjob.core.internal.ledger.RunStart;
 import io.shardingjob.core.internal.ledger.TakeOverRule;
@@ -10,14 +9,12 @@ import io.shardingjob.core.internal.scheduling.job.AuditDemand;
 import io.shardingjob.core.internal.scheduling.job.JobView;
 import io.shardingjob.core.internal.scheduling.job.RunMemory;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,42 +33,23 @@ final class AuditTakeOvers {
 
     private final JobView view;
     private final AuditDemand audits;
-    private final AuditLedger ledger;
+    private final LedgerAudit.Ledger ledger;
     private final RunMemory memory;
 
-    AuditTakeOvers(JobView view, AuditDemand audits, AuditLedger ledger, RunMemory memory) {
+    AuditTakeOvers(JobView view, AuditDemand audits, LedgerAudit.Ledger ledger, RunMemory memory) {
         this.memory = memory;
         this.view = view;
         this.audits = audits;
         this.ledger = ledger;
     }
 
-    /**
-     * The claims one audit read, and what it judges them by: its instance and session, the moment it began at (taken
-     * once, so that every step of it decides alike), the items it owns, and whether a gone owner's run that started is
-     * run again ({@code failover}).
-     */
-    record Read(List<Claim> claims, String me, long session, Instant now, Set<Integer> owned, boolean failover) {
-
-        /**
-         * Whether a claim of its items is open under another session, or given up: only then are the live instances
-         * read, and orphans looked for.
-         */
-        boolean anyForeignOpen() {
-            return claims.stream()
-                    .anyMatch(claim -> owned.contains(claim.item())
-                            && claim.state().isOpen()
-                            && (claim.sessionId() != session || TakeOverRule.isGivenUp(claim)));
-        }
-    }
-
     /** Releases the claims an earlier session of this instance left, unfinished as far as this process knows. */
-    CompletableFuture<Void> releaseEarlierSessions(Read read) {
-        String me = read.me();
+    CompletableFuture<Void> releaseEarlierSessions(LedgerAudit.Pass audit) {
+        String me = audit.me;
         Set<Slot> known = new HashSet<>(memory.inFlight());
         memory.unwrittenSlots().forEach(known::add);
         List<CompletableFuture<?>> releases = new ArrayList<>();
-        for (Claim lost : TakeOverRule.previousSessionOwn(read.claims(), me, read.session(), known)) {
+        for (Claim lost : TakeOverRule.previousSessionOwn(audit.claims, me, audit.session, known)) {
             // Left by an earlier session of this instance, unfinished as far as this process knows: the owner of
             // the item takes it over once it is released. Nobody else does while this instance is registered.
             log.info(
@@ -83,7 +61,7 @@ final class AuditTakeOvers {
             Slot slot = new Slot(lost.item(), lost.fireTime());
             ClaimState released = RunStart.releasedAs(lost, memory.neverBegan(slot));
             releases.add(ledger.claims()
-                    .takeOverAsync(lost, lost.with(released, read.now()))
+                    .takeOverAsync(lost, lost.with(released, audit.now))
                     .thenAccept(written -> memory.releasedUnbegun(slot)));
         }
         return CompletableFuture.allOf(releases.toArray(CompletableFuture[]::new));
@@ -93,25 +71,20 @@ final class AuditTakeOvers {
      * Adds to an audit's steps this session's own claims it lost track of and the orphans it takes over, and to its
      * writes the orphans recorded as failed.
      *
-     * @param live the sessions of the live instances, read when {@link Read#anyForeignOpen}; null when not, and then
-     *     there is no orphan to look for
+     * @param live the sessions of the live instances, read when a claim of its items is open under another session or
+     *     given up; null when none is, and then there is no orphan to look for
      * @param elsewhere the items another session runs now
      */
-    void plan(
-            Read read,
-            @Nullable Map<String, Long> live,
-            Set<Integer> elsewhere,
-            Function<Instant, FireOrigin> originOf,
-            Map<Integer, List<AuditWork.Step>> steps,
-            List<CompletableFuture<?>> writes) {
-        for (Claim own : TakeOverRule.strandedOwn(read.claims(), read.session(), memory.inFlight())) {
+    void plan(LedgerAudit.Pass audit, @Nullable Map<String, Long> live, Set<Integer> elsewhere) {
+        for (Claim own : TakeOverRule.strandedOwn(audit.claims, audit.session, memory.inFlight())) {
             // One item never runs on two instances at once: a claim of its own waits for another session's run too.
             if (!memory.isUnwritten(new Slot(own.item(), own.fireTime())) && !elsewhere.contains(own.item())) {
-                steps.computeIfAbsent(own.item(), item -> new ArrayList<>())
-                        .add(new AuditWork.Step(own, null, List.of(), originOf.apply(own.fireTime())));
+                audit.steps
+                        .computeIfAbsent(own.item(), item -> new ArrayList<>())
+                        .add(new AuditWork.Step(own, null, List.of(), audit.originOf(own.fireTime())));
             }
         }
-        Duration undecided = view.absentOwnersUndecidedFor(read.now());
+        Duration undecided = view.absentOwnersUndecidedFor(audit.now);
         if (!undecided.isZero()) {
             // Looked at again once owners that are still reconnecting had their time to register again.
             audits.later(undecided);
@@ -119,16 +92,17 @@ final class AuditTakeOvers {
         if (live == null) {
             return;
         }
-        for (Claim orphan : TakeOverRule.toTakeOver(read.claims(), live, read.owned(), undecided.isZero())) {
+        for (Claim orphan : TakeOverRule.toTakeOver(audit.claims, live, audit.owned, undecided.isZero())) {
             if (memory.isUnwritten(new Slot(orphan.item(), orphan.fireTime())) || elsewhere.contains(orphan.item())) {
                 continue;
             }
-            if (TakeOverRule.runsOrphan(orphan, read.failover())) {
-                steps.computeIfAbsent(orphan.item(), item -> new ArrayList<>())
-                        .add(new AuditWork.Step(null, orphan, List.of(), originOf.apply(orphan.fireTime())));
+            if (TakeOverRule.runsOrphan(orphan, audit.config.failover())) {
+                audit.steps
+                        .computeIfAbsent(orphan.item(), item -> new ArrayList<>())
+                        .add(new AuditWork.Step(null, orphan, List.of(), audit.originOf(orphan.fireTime())));
             } else {
                 // Without failover, a dead owner's run that started is not repeated: recorded as failed.
-                writes.add(ledger.claims().takeOverAsync(orphan, orphan.with(ClaimState.FAILED, read.now())));
+                audit.writes.add(ledger.claims().takeOverAsync(orphan, orphan.with(ClaimState.FAILED, audit.now)));
             }
         }
     }

@@ -6,6 +6,7 @@ import io.shardingjob.core.internal.ledger.Claim;
 import io.shardingjob.core.internal.ledger.FireOrigin;
 import io.shardingjob.core.internal.ledger.LedgerRules.Slot;
 import io.shardingjob.core.internal.registry.Answers;
+import io.shardingjob.core.internal.scheduling.fire.FireRunner;
 import io.shardingjob.core.internal.scheduling.fire.ItemHandOff;
 import io.shardingjob.core.internal.scheduling.job.AuditDemand;
 import io.shardingjob.core.internal.scheduling.job.JobView;
@@ -31,32 +32,31 @@ import org.slf4j.LoggerFactory;
  * on, on the job's hand-off thread, once ZooKeeper answered; never on ZooKeeper's thread or the coordination loop,
  * from which a run must not be handed to the executor ({@link ItemHandOff}).
  */
-public final class AuditWork {
+final class AuditWork {
 
     private static final Logger log = LoggerFactory.getLogger(AuditWork.class);
     private final JobView view;
     private final AuditDemand audits;
-    private final AuditLedger ledger;
+    private final LedgerAudit.Ledger ledger;
     private final ItemHandOff handOff;
     private final @Nullable ItemExecutor job;
     private final Executor executor;
     private final RunMemory memory;
 
-    public AuditWork(
+    AuditWork(
             JobView view,
             AuditDemand audits,
-            AuditLedger ledger,
+            LedgerAudit.Ledger ledger,
             ItemHandOff handOff,
             RunMemory memory,
-            @Nullable ItemExecutor job,
-            Executor executor) {
+            FireRunner.JobCode code) {
         this.memory = memory;
         this.view = view;
         this.audits = audits;
         this.ledger = ledger;
         this.handOff = handOff;
-        this.job = job;
-        this.executor = executor;
+        this.job = code.job();
+        this.executor = code.itemExecutor();
     }
 
     boolean hasJob() {

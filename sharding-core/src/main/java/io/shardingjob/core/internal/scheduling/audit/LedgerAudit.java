@@ -2,15 +2,20 @@ package io.shardingjob.core.internal.scheduling.audit;
 
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.internal.ledger.Claim;
+import io.shardingjob.core.internal.ledger.ClaimWrites;
 import io.shardingjob.core.internal.ledger.DueFires;
 import io.shardingjob.core.internal.ledger.DueRule;
 import io.shardingjob.core.internal.ledger.FireOrigin;
 import io.shardingjob.core.internal.ledger.LedgerOverview;
+import io.shardingjob.core.internal.ledger.LedgerReads;
 import io.shardingjob.core.internal.ledger.LedgerRules;
 import io.shardingjob.core.internal.ledger.LedgerRules.FireView;
+import io.shardingjob.core.internal.ledger.LiveSessions;
 import io.shardingjob.core.internal.ledger.TakeOverRule;
 import io.shardingjob.core.internal.scheduling.fire.ClaimsAhead;
+import io.shardingjob.core.internal.scheduling.fire.FireRunner;
 import io.shardingjob.core.internal.scheduling.fire.ItemEnds;
+import io.shardingjob.core.internal.scheduling.fire.ItemHandOff;
 import io.shardingjob.core.internal.scheduling.fire.MisfireReports;
 import io.shardingjob.core.internal.scheduling.job.AuditDemand;
 import io.shardingjob.core.internal.scheduling.job.JobSnapshot;
@@ -48,43 +53,45 @@ public final class LedgerAudit {
     private static final Duration LATENESS = LedgerRules.LATENESS;
     private final JobView view;
     private final AuditDemand audits;
-    private final AuditLedger ledger;
-    private final ItemEnds ends;
+    private final Ledger ledger;
+    private final Fires firePath;
     private final AuditWork work;
     private final Executor loop;
-    private final Duration catchUpHorizon;
-    private final DueFires dueFires;
     private final AuditReads reads;
     private final AuditTakeOvers takeOvers;
     private final AuditMakeUps makeUps;
 
     /**
+     * What an audit uses of the ledger: its reads, the live sessions a take-over trusts, and the claims it takes over or
+     * makes up.
+     */
+    public record Ledger(ClaimWrites claims, LedgerReads reads, LiveSessions sessions) {}
+
+    /**
      * What the audit uses of the fire path: the ends of runs it writes first, the claims made ahead it reviews, which
-     * fires were due and how far back a missed one is made up, and the reports of missed fires.
+     * fires were due and how far back a missed one is made up, the reports of missed fires, and the hand-off and the
+     * job's code the work it finds runs with.
      */
     public record Fires(
-            ItemEnds ends, ClaimsAhead ahead, DueFires dueFires, Duration catchUpHorizon, MisfireReports misfires) {}
+            ItemEnds ends,
+            ClaimsAhead ahead,
+            DueFires dueFires,
+            Duration catchUpHorizon,
+            MisfireReports misfires,
+            ItemHandOff handOff,
+            FireRunner.JobCode code) {}
 
     private final RunMemory memory;
 
-    public LedgerAudit(
-            JobView view,
-            AuditDemand audits,
-            AuditLedger ledger,
-            Fires fires,
-            RunMemory memory,
-            AuditWork work,
-            Executor loop) {
+    public LedgerAudit(JobView view, AuditDemand audits, Ledger ledger, Fires fires, RunMemory memory, Executor loop) {
         this.memory = memory;
         this.view = view;
         this.audits = audits;
         this.ledger = ledger;
-        this.ends = fires.ends();
-        this.work = work;
+        this.firePath = fires;
+        this.work = new AuditWork(view, audits, ledger, fires.handOff(), memory, fires.code());
         this.loop = loop;
-        this.catchUpHorizon = fires.catchUpHorizon();
-        this.dueFires = fires.dueFires();
-        this.reads = new AuditReads(memory, fires.misfires(), fires.ahead(), dueFires, audits, loop);
+        this.reads = new AuditReads(memory, fires, audits, loop);
         this.takeOvers = new AuditTakeOvers(view, audits, ledger, memory);
         this.makeUps = new AuditMakeUps(view, ledger.claims(), memory, fires.misfires());
     }
@@ -100,7 +107,8 @@ public final class LedgerAudit {
         }
         // Owed ends first, as soon as the connection is back and before this instance is registered again: until they
         // are written, another instance may take those claims over and run finished items again.
-        return ends.writeOwed()
+        return firePath.ends()
+                .writeOwed()
                 .thenComposeAsync(
                         owedWritten -> {
                             if (!owedWritten) {
@@ -122,39 +130,47 @@ public final class LedgerAudit {
     }
 
     /**
-     * One audit's state, from its first read to the work it starts; its steps run one after the other, all on the job
-     * as it stood when the audit began.
+     * One audit's state, from its first read to the work it starts, which its steps read and add to; they run one after
+     * the other, all on the job as it stood when the audit began and at the moment it began at (taken once, so that
+     * every step decides alike).
      */
-    private final class Pass {
+    final class Pass {
 
-        private final JobSnapshot job;
-        private final JobConfiguration config;
-        private final String me = view.instanceId();
+        final JobSnapshot job;
+        final JobConfiguration config;
+        final String me = view.instanceId();
 
         /** Without a job (or disabled) this instance runs nothing, but it still releases what earlier sessions left. */
         private final boolean runsItems;
 
-        private final long session;
-        private final Instant now = view.now();
-        private final Instant horizon = now.minus(catchUpHorizon);
-        private final Assignment assignment;
+        final long session;
+        final Instant now = view.now();
+        final Instant horizon = now.minus(firePath.catchUpHorizon());
+        final Assignment assignment;
 
         /** The items this instance owns and may run, but the disabled ones. */
-        private final Set<Integer> owned;
+        final Set<Integer> owned;
 
-        private final DueRule due = dueFires.rule();
+        final DueRule due = firePath.dueFires().rule();
 
-        /** Fires whose trigger here won every item this instance owns under this assignment and session. */
-        private final Set<Instant> whole = new HashSet<>();
+        /** Fires whose trigger here won every item this instance owns under this assignment and session: not read. */
+        final Set<Instant> whole = new HashSet<>();
 
-        private List<FireView> views = List.of();
+        /** The fires read in which something may be missing: none that waits for an upstream or that it abandoned. */
+        List<FireView> views = List.of();
 
+        /** How each fire read was asked for: every run of its items gets its job parameter. */
         private final Map<Instant, FireOrigin> origins = new HashMap<>();
 
-        private final List<Claim> claims = new ArrayList<>();
+        final List<Claim> claims = new ArrayList<>();
 
         /** Items kept reserved for this audit when their run ended (see {@link RunMemory#endRun}). */
-        private final Map<Integer, Reservation> held = memory.heldForAudit();
+        final Map<Integer, Reservation> held = memory.heldForAudit();
+
+        /** The work the steps found, per item, and their writes it waits for. */
+        final Map<Integer, List<AuditWork.Step>> steps = new TreeMap<>();
+
+        final List<CompletableFuture<?>> writes = new ArrayList<>();
 
         Pass(JobSnapshot job) {
             this.job = job;
@@ -167,8 +183,7 @@ public final class LedgerAudit {
         }
 
         CompletableFuture<Void> recordDue(LedgerOverview overview) {
-            return reads.toRead(overview, now, horizon, due, assignment.epoch(), session, whole)
-                    .thenCompose(this::read);
+            return reads.toRead(overview, this).thenCompose(this::read);
         }
 
         private CompletableFuture<Void> read(Set<Instant> fires) {
@@ -182,7 +197,7 @@ public final class LedgerAudit {
         private CompletableFuture<Void> releaseEarlierSessions(List<FireView> read) {
             // A node created ahead for a fire the schedule no longer has is no fire: nothing in it is made up.
             List<FireView> fires = read.stream()
-                    .filter(view -> !view.isAheadOnly() || dueFires.cameDue(view.fireTime()))
+                    .filter(view -> !view.isAheadOnly() || firePath.dueFires().cameDue(view.fireTime()))
                     .toList();
             fires.forEach(view -> {
                 claims.addAll(view.claims().values());
@@ -194,19 +209,27 @@ public final class LedgerAudit {
                     .filter(view ->
                             !view.origin().isAwaiting() && !view.origin().isAbandoned())
                     .toList();
-            AuditTakeOvers.Read claimsRead =
-                    new AuditTakeOvers.Read(claims, me, session, now, owned, config.failover());
-            boolean foreignOpenClaim = claimsRead.anyForeignOpen();
+            boolean foreignOpenClaim = anyForeignOpen();
             return takeOvers
-                    .releaseEarlierSessions(claimsRead)
+                    .releaseEarlierSessions(this)
                     .thenCompose(released -> foreignOpenClaim
                             ? ledger.sessions().liveInstancesAsync()
                             : CompletableFuture.completedFuture(Map.<String, Long>of()))
-                    .thenComposeAsync(live -> decide(claimsRead, foreignOpenClaim, live), loop);
+                    .thenComposeAsync(live -> decide(foreignOpenClaim, live), loop);
         }
 
-        private CompletableFuture<Void> decide(
-                AuditTakeOvers.Read claimsRead, boolean foreignOpenClaim, Map<String, Long> live) {
+        /**
+         * Whether a claim of its items is open under another session, or given up: only then are the live instances
+         * read, and orphans looked for.
+         */
+        private boolean anyForeignOpen() {
+            return claims.stream()
+                    .anyMatch(claim -> owned.contains(claim.item())
+                            && claim.state().isOpen()
+                            && (claim.sessionId() != session || TakeOverRule.isGivenUp(claim)));
+        }
+
+        private CompletableFuture<Void> decide(boolean foreignOpenClaim, Map<String, Long> live) {
             Map<Integer, Claim> runs = TakeOverRule.runsElsewhere(claims, Set.copyOf(live.values()), session, owned);
             Set<Integer> elsewhere = runs.keySet();
             memory.audited(assignment.epoch(), owned, runs);
@@ -217,21 +240,8 @@ public final class LedgerAudit {
             if (!runsItems) {
                 return CompletableFuture.completedFuture(null);
             }
-            Map<Integer, List<AuditWork.Step>> steps = new TreeMap<>();
-            List<CompletableFuture<?>> writes = new ArrayList<>();
-            takeOvers.plan(claimsRead, foreignOpenClaim ? live : null, elsewhere, this::originOf, steps, writes);
-            makeUps.plan(
-                    new AuditMakeUps.Audit(
-                            job,
-                            now,
-                            horizon,
-                            due,
-                            new AuditMakeUps.Read(views, whole, this::originOf),
-                            held.keySet(),
-                            fireTime -> reads.isLate(fireTime, now)),
-                    elsewhere,
-                    steps,
-                    writes);
+            takeOvers.plan(this, foreignOpenClaim ? live : null, elsewhere);
+            makeUps.plan(this, elsewhere);
             return CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new))
                     .thenRun(() -> work.start(steps, session, takeHeld(steps.keySet())));
         }
@@ -251,8 +261,13 @@ public final class LedgerAudit {
             memory.releaseHeld(held);
         }
 
-        private FireOrigin originOf(Instant fireTime) {
+        FireOrigin originOf(Instant fireTime) {
             return origins.getOrDefault(fireTime, FireOrigin.SCHEDULED);
+        }
+
+        /** Whether the audit may look at a fire now (see {@link AuditReads#isLate}). */
+        boolean isLate(Instant fireTime) {
+            return reads.isLate(fireTime, now);
         }
     }
 }
