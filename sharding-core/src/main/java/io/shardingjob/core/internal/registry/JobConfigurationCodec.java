@@ -14,6 +14,7 @@ import java.util.Arrays;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 
 /**
@@ -105,51 +106,50 @@ public final class JobConfigurationCodec {
         }
 
         Optional<Integer> integer(JobSetting setting) {
-            return text(setting).map(value -> {
-                try {
-                    return Integer.parseInt(value.trim());
-                } catch (NumberFormatException ex) {
-                    throw new JobConfigurationException(
-                            jobName, setting.key(), "'" + value + "' is not a whole number");
-                }
-            });
+            return parsed(setting, text(setting), value -> Integer.parseInt(value.trim()), "is not a whole number");
         }
 
         Optional<Boolean> bool(JobSetting setting) {
-            return text(setting).map(value -> switch (value.trim().toLowerCase(Locale.ROOT)) {
-                case "true" -> true;
-                case "false" -> false;
-                default ->
-                    throw new JobConfigurationException(
-                            jobName, setting.key(), "'" + value + "' is neither true nor false");
-            });
+            return parsed(
+                    setting,
+                    text(setting),
+                    value -> switch (value.trim().toLowerCase(Locale.ROOT)) {
+                        case "true" -> true;
+                        case "false" -> false;
+                        default -> throw new IllegalArgumentException(value);
+                    },
+                    "is neither true nor false");
         }
 
         /** ISO-8601 as {@link Duration#toString()} writes it ({@code PT1.5S}); blank is the default. */
         Optional<Duration> duration(JobSetting setting) {
-            return text(setting).filter(value -> !value.isBlank()).map(value -> {
-                try {
-                    return Duration.parse(value.trim());
-                } catch (DateTimeParseException ex) {
-                    throw new JobConfigurationException(
-                            jobName, setting.key(), "'" + value + "' is not an ISO-8601 duration such as PT5S");
-                }
-            });
+            return parsed(
+                    setting,
+                    text(setting).filter(value -> !value.isBlank()),
+                    value -> Duration.parse(value.trim()),
+                    "is not an ISO-8601 duration such as PT5S");
         }
 
         /** Blank is the default. */
         Optional<MisfirePolicy> misfirePolicy(JobSetting setting) {
-            return text(setting).filter(value -> !value.isBlank()).map(value -> {
+            return parsed(
+                    setting,
+                    text(setting).filter(value -> !value.isBlank()),
+                    value -> MisfirePolicy.valueOf(value.trim().toUpperCase(Locale.ROOT)),
+                    "is not one of "
+                            + Arrays.stream(MisfirePolicy.values())
+                                    .map(policy -> policy.name().toLowerCase(Locale.ROOT))
+                                    .collect(Collectors.joining(", ")));
+        }
+
+        /** A stored value the parser refuses fails the decoding, naming the job, the key and what the value is not. */
+        private <T> Optional<T> parsed(
+                JobSetting setting, Optional<String> stored, Function<String, T> parse, String refusal) {
+            return stored.map(value -> {
                 try {
-                    return MisfirePolicy.valueOf(value.trim().toUpperCase(Locale.ROOT));
-                } catch (IllegalArgumentException ex) {
-                    throw new JobConfigurationException(
-                            jobName,
-                            setting.key(),
-                            "'" + value + "' is not one of "
-                                    + Arrays.stream(MisfirePolicy.values())
-                                            .map(policy -> policy.name().toLowerCase(Locale.ROOT))
-                                            .collect(Collectors.joining(", ")));
+                    return parse.apply(value);
+                } catch (IllegalArgumentException | DateTimeParseException ex) {
+                    throw new JobConfigurationException(jobName, setting.key(), "'" + value + "' " + refusal);
                 }
             });
         }

@@ -159,11 +159,11 @@ public final class JobNodes {
                 manualFire(),
                 rerun(),
                 followers(),
-                parent(assignment()),
+                root + "/sharding",
                 root + "/leader",
-                parent(leaderLatch()),
+                root + "/leader/election",
                 leaderLatch(),
-                parent(reshardNecessary()),
+                root + "/leader/sharding",
                 sizes(),
                 size(config()),
                 size(history()),
@@ -230,11 +230,5 @@ public final class JobNodes {
     /** The last segment of a path, e.g. the instance id of an instance node. */
     public static String name(String path) {
         return path.substring(path.lastIndexOf('/') + 1);
-    }
-
-    /** The parent of a path, e.g. {@code /job/instances} for an instance node. */
-    public static String parent(String path) {
-        int slash = path.lastIndexOf('/');
-        return slash <= 0 ? "/" : path.substring(0, slash);
     }
 }

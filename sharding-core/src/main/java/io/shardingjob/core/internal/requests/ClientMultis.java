@@ -9,7 +9,6 @@ import java.util.Map;
 import java.util.Queue;
 import java.util.WeakHashMap;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.KeeperException;
@@ -194,7 +193,9 @@ final class ClientMultis {
                     sizes.learn(MergedAnswers.merged(group), answer);
                 }
                 if (failure != null) {
-                    if (!atomic && group.size() > 1 && lostTheConnection(failure)) {
+                    if (!atomic
+                            && group.size() > 1
+                            && Answers.cause(failure) instanceof KeeperException.ConnectionLossException) {
                         sizes.suspect(MergedAnswers.merged(group));
                     }
                     group.forEach(part -> part.answer.completeExceptionally(failure));
@@ -216,13 +217,6 @@ final class ClientMultis {
                 }
             }
         }
-    }
-
-    private static boolean lostTheConnection(Throwable failure) {
-        Throwable cause = failure instanceof CompletionException wrapped && wrapped.getCause() != null
-                ? wrapped.getCause()
-                : failure;
-        return cause instanceof KeeperException.ConnectionLossException;
     }
 
     /** About what the operations add to a request: their paths and data, and a little for the rest. */
