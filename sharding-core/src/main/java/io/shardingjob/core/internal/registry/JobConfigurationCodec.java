@@ -28,25 +28,25 @@ public final class JobConfigurationCodec {
 
     public static byte[] encode(JobConfiguration configuration) {
         StringBuilder text = new StringBuilder();
-        line(text, JobSetting.CRON, configuration.cron());
-        line(text, JobSetting.TIME_ZONE, configuration.timeZone().getId());
-        line(text, JobSetting.SHARDING_TOTAL_COUNT, configuration.shardingTotalCount());
-        line(text, JobSetting.SHARDING_ITEM_PARAMETERS, configuration.itemParameters());
-        line(text, JobSetting.JOB_PARAMETER, configuration.jobParameter());
-        line(text, JobSetting.FAILOVER, configuration.failover());
-        line(text, JobSetting.MISFIRE, configuration.misfire());
-        line(text, JobSetting.MISFIRE_POLICY, configuration.misfirePolicy());
-        line(text, JobSetting.MONITOR_EXECUTION, configuration.monitorExecution());
-        line(text, JobSetting.STRATEGY, configuration.strategy());
-        line(text, JobSetting.DESCRIPTION, configuration.description());
-        line(text, JobSetting.DISABLED, configuration.disabled());
-        line(text, JobSetting.RETRIES, configuration.retries());
-        line(text, JobSetting.RETRY_BACKOFF, configuration.retryBackoff());
-        line(text, JobSetting.TIMEOUT, configuration.timeout());
-        line(text, JobSetting.DYNAMIC_SHARDING, configuration.dynamicSharding());
-        line(text, JobSetting.AFTER, String.join(",", configuration.after()));
-        line(text, JobSetting.ON, configuration.on());
-        line(text, JobSetting.ITEM_WISE, configuration.itemWise());
+        appendLine(text, JobSetting.CRON.key(), configuration.cron());
+        appendLine(text, JobSetting.TIME_ZONE.key(), configuration.timeZone().getId());
+        appendLine(text, JobSetting.SHARDING_TOTAL_COUNT.key(), configuration.shardingTotalCount());
+        appendLine(text, JobSetting.SHARDING_ITEM_PARAMETERS.key(), configuration.itemParameters());
+        appendLine(text, JobSetting.JOB_PARAMETER.key(), configuration.jobParameter());
+        appendLine(text, JobSetting.FAILOVER.key(), configuration.failover());
+        appendLine(text, JobSetting.MISFIRE.key(), configuration.misfire());
+        appendLine(text, JobSetting.MISFIRE_POLICY.key(), configuration.misfirePolicy());
+        appendLine(text, JobSetting.MONITOR_EXECUTION.key(), configuration.monitorExecution());
+        appendLine(text, JobSetting.STRATEGY.key(), configuration.strategy());
+        appendLine(text, JobSetting.DESCRIPTION.key(), configuration.description());
+        appendLine(text, JobSetting.DISABLED.key(), configuration.disabled());
+        appendLine(text, JobSetting.RETRIES.key(), configuration.retries());
+        appendLine(text, JobSetting.RETRY_BACKOFF.key(), configuration.retryBackoff());
+        appendLine(text, JobSetting.TIMEOUT.key(), configuration.timeout());
+        appendLine(text, JobSetting.DYNAMIC_SHARDING.key(), configuration.dynamicSharding());
+        appendLine(text, JobSetting.AFTER.key(), String.join(",", configuration.after()));
+        appendLine(text, JobSetting.ON.key(), configuration.on());
+        appendLine(text, JobSetting.ITEM_WISE.key(), configuration.itemWise());
         return text.toString().getBytes(StandardCharsets.UTF_8);
     }
 
@@ -153,10 +153,6 @@ public final class JobConfigurationCodec {
                 }
             });
         }
-    }
-
-    private static void line(StringBuilder text, JobSetting setting, Object value) {
-        appendLine(text, setting.key(), value);
     }
 
     /**

@@ -50,12 +50,14 @@ package io.shardingjob.core.internal.registry;
  */
 public final class JobNodes {
 
+    private static final String LEDGERS = "/.ledger";
+
     private final String root;
     private final String ledger;
 
     public JobNodes(String jobName) {
         this.root = "/" + jobName;
-        this.ledger = ledgers() + "/" + jobName;
+        this.ledger = LEDGERS + "/" + jobName;
     }
 
     public String root() {
@@ -154,7 +156,7 @@ public final class JobNodes {
                 disabledInstances(),
                 disabledItems(),
                 leavingInstances(),
-                ledgers(),
+                LEDGERS,
                 ledger(),
                 manualFire(),
                 rerun(),
@@ -203,10 +205,6 @@ public final class JobNodes {
     /** Apart from the job's root, which every instance watches, since it changes with every item. */
     public String ledger() {
         return ledger;
-    }
-
-    public static String ledgers() {
-        return "/.ledger";
     }
 
     /** A fire's ledger node, named by its scheduled time in epoch milliseconds so that names sort by time. */
