@@ -1,7 +1,7 @@
 package io.shardingjob.core.internal.election;
 
-import io.shardingjob.core.internal.registry.Answers;
 import io.shardingjob.core.internal.registry.JobNodes;
+import io.shardingjob.core.internal.requests.Answers;
 import io.shardingjob.core.internal.requests.ClientRequests;
 import java.nio.charset.StandardCharsets;
 import java.util.List;

@@ -46,7 +46,6 @@ final class CachedNodes {
         return nodes.containsKey(path);
     }
 
-    /** The names of the direct children of a path, sorted. */
     List<String> children(String path) {
         String prefix = path + "/";
         List<String> children = new ArrayList<>();

@@ -66,7 +66,6 @@ public final class FollowerEdges {
         }
     }
 
-    /** Unregisters a job being removed from every upstream it registered with. */
     public static void unregister(CuratorFramework client, String jobName) throws Exception {
         for (String upstream : registeredUpstreams(client, new JobNodes(jobName))) {
             client.delete().quietly().forPath(new JobNodes(upstream).follower(jobName));

@@ -3,11 +3,14 @@ package io.shardingjob.core.internal.registry;
 import io.shardingjob.core.internal.requests.ClientRequests;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.apache.curator.framework.WatcherRemoveCuratorFramework;
 import org.apache.curator.framework.api.BackgroundCallback;
+import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Watcher;
@@ -16,21 +19,24 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The requests on this instance's ephemeral node {@code /{job}/instances/{instanceId}}: it only sends and reports
- * answers; whether to send, and what an answer means, is {@link InstanceRegistration}'s. The watches are set through
- * the registration's {@link WatcherRemoveCuratorFramework}, so that its close removes them all.
+ * The requests on this instance's ephemeral node {@code /{job}/instances/{instanceId}}, and the client's session a node
+ * must be owned by to be ours: it only sends and reports answers; whether to send, and what an answer means, is
+ * {@link InstanceRegistration}'s. The watches are set through the registration's {@link WatcherRemoveCuratorFramework},
+ * so that its close removes them all.
  */
 final class InstanceNode {
 
     /** Under {@link InstanceRegistration}'s name, as before these requests had a class of their own: settings apply. */
     private static final Logger log = LoggerFactory.getLogger(InstanceRegistration.class);
 
+    /** How often a wait for the connection checks that the session is still the one waited for. */
+    private static final Duration CONNECTION_CHECK = Duration.ofMillis(200);
+
     private final WatcherRemoveCuratorFramework client;
 
     /** The client's merged multis: thousands of jobs starting together register in a few requests. */
     private final ClientRequests requests;
 
-    private final RegistrationSession session;
     private final String path;
     private final String instanceId;
     private final String jobName;
@@ -38,13 +44,11 @@ final class InstanceNode {
     InstanceNode(
             WatcherRemoveCuratorFramework client,
             ClientRequests requests,
-            RegistrationSession session,
             String path,
             String instanceId,
             String jobName) {
         this.client = client;
         this.requests = requests;
-        this.session = session;
         this.path = path;
         this.instanceId = instanceId;
         this.jobName = jobName;
@@ -96,7 +100,7 @@ final class InstanceNode {
             if (stat == null) {
                 return Deletion.GONE;
             }
-            long current = session.id();
+            long current = sessionId();
             if (current == 0 || stat.getEphemeralOwner() != current) {
                 return Deletion.NOT_OURS;
             }
@@ -129,7 +133,7 @@ final class InstanceNode {
             return client.getZookeeperClient().isConnected() && deleteIfOurs() == Deletion.GONE;
         }
         Deletion deletion = Deletion.UNANSWERED;
-        while (deletion == Deletion.UNANSWERED && session.awaitConnectedUnder(owner)) {
+        while (deletion == Deletion.UNANSWERED && awaitConnectedUnder(owner)) {
             deletion = deleteIfOurs();
         }
         return deletion == Deletion.GONE;
@@ -156,6 +160,52 @@ final class InstanceNode {
             client.delete().withVersion(0).inBackground().forPath(path);
         } catch (Exception ex) {
             log.warn("Job {}: could not delete {} registered while closing: {}", jobName, path, ex.toString());
+        }
+    }
+
+    /** The client's current session, or 0 when it has none (not connected yet, or closed). */
+    long sessionId() {
+        try {
+            return client.getZookeeperClient().getZooKeeper().getSessionId();
+        } catch (Exception ex) {
+            return 0;
+        }
+    }
+
+    /** The session timeout the server negotiated with this client, or 0 when it cannot be read. */
+    long sessionTimeoutMillis() {
+        try {
+            return client.getZookeeperClient().getZooKeeper().getSessionTimeout();
+        } catch (Exception ex) {
+            return 0;
+        }
+    }
+
+    /**
+     * Waits until this client is connected under the given session, however long that takes: true then; false once
+     * the client has another session or none (it gave the given one up, as Curator does after a session timeout
+     * without the server, or it was closed), at once for session 0. The wait is thus bounded by the session itself,
+     * which can outlive a blip but not the client's patience. An interrupt does not cut it short: it is kept for the
+     * caller.
+     */
+    boolean awaitConnectedUnder(long session) {
+        boolean interrupted = false;
+        try {
+            while (session != 0 && client.getState() == CuratorFrameworkState.STARTED && sessionId() == session) {
+                if (client.getZookeeperClient().isConnected()) {
+                    return true;
+                }
+                try {
+                    client.blockUntilConnected((int) CONNECTION_CHECK.toMillis(), TimeUnit.MILLISECONDS);
+                } catch (InterruptedException ex) {
+                    interrupted = true;
+                }
+            }
+            return false;
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 

@@ -72,7 +72,6 @@ public final class InstanceRegistration implements AutoCloseable {
 
     private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
     private final WatcherRemoveCuratorFramework client;
-    private final RegistrationSession clientSession;
     private final InstanceNode node;
     private final NodeOwnership ownership;
     private final String path;
@@ -84,13 +83,12 @@ public final class InstanceRegistration implements AutoCloseable {
 
     public InstanceRegistration(CuratorFramework client, JobNodes nodes, String instanceId, Runnable onRegistered) {
         this.client = client.newWatcherRemoveCuratorFramework();
-        this.clientSession = new RegistrationSession(this.client);
         this.path = nodes.instance(instanceId);
         this.instanceId = instanceId;
         this.jobName = JobNodes.name(nodes.root());
-        this.node = new InstanceNode(
-                this.client, new ClientRequests(client, "Registration"), clientSession, path, instanceId, jobName);
-        this.ownership = new NodeOwnership(clientSession, path, instanceId, jobName, onRegistered);
+        this.node =
+                new InstanceNode(this.client, new ClientRequests(client, "Registration"), path, instanceId, jobName);
+        this.ownership = new NodeOwnership(path, instanceId, jobName, onRegistered);
     }
 
     /**
@@ -110,7 +108,7 @@ public final class InstanceRegistration implements AutoCloseable {
         create();
         Optional<String> failure;
         try {
-            failure = ownership.awaitFirst(timeout, started);
+            failure = ownership.awaitFirst(timeout, started, node.sessionTimeoutMillis());
         } catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
             close();
@@ -141,7 +139,7 @@ public final class InstanceRegistration implements AutoCloseable {
      * session before the node goes; false when not registered, or once that session is gone.
      */
     public boolean awaitSession() {
-        return clientSession.awaitConnectedUnder(ownership.owner());
+        return node.awaitConnectedUnder(ownership.owner());
     }
 
     @Override
@@ -203,7 +201,7 @@ public final class InstanceRegistration implements AutoCloseable {
                 return;
             }
             // Answered on the session it was sent on: an ephemeral node created by it is that session's.
-            ownership.registered(clientSession.id());
+            ownership.registered(node.sessionId());
             check();
         } else if (code == KeeperException.Code.NODEEXISTS) {
             check();
@@ -232,7 +230,7 @@ public final class InstanceRegistration implements AutoCloseable {
             return;
         }
         long nodeOwner = event.getStat().getEphemeralOwner();
-        long current = clientSession.id();
+        long current = node.sessionId();
         if (current != 0 && nodeOwner == current) {
             ownership.registered(current);
         } else if (ownership.gaveUp(nodeOwner)) {

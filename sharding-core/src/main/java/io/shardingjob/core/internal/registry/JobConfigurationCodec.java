@@ -14,6 +14,7 @@ import java.util.Arrays;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 
 /**
@@ -27,25 +28,25 @@ public final class JobConfigurationCodec {
 
     public static byte[] encode(JobConfiguration configuration) {
         StringBuilder text = new StringBuilder();
-        line(text, JobSetting.CRON, configuration.cron());
-        line(text, JobSetting.TIME_ZONE, configuration.timeZone().getId());
-        line(text, JobSetting.SHARDING_TOTAL_COUNT, configuration.shardingTotalCount());
-        line(text, JobSetting.SHARDING_ITEM_PARAMETERS, configuration.itemParameters());
-        line(text, JobSetting.JOB_PARAMETER, configuration.jobParameter());
-        line(text, JobSetting.FAILOVER, configuration.failover());
-        line(text, JobSetting.MISFIRE, configuration.misfire());
-        line(text, JobSetting.MISFIRE_POLICY, configuration.misfirePolicy());
-        line(text, JobSetting.MONITOR_EXECUTION, configuration.monitorExecution());
-        line(text, JobSetting.STRATEGY, configuration.strategy());
-        line(text, JobSetting.DESCRIPTION, configuration.description());
-        line(text, JobSetting.DISABLED, configuration.disabled());
-        line(text, JobSetting.RETRIES, configuration.retries());
-        line(text, JobSetting.RETRY_BACKOFF, configuration.retryBackoff());
-        line(text, JobSetting.TIMEOUT, configuration.timeout());
-        line(text, JobSetting.DYNAMIC_SHARDING, configuration.dynamicSharding());
-        line(text, JobSetting.AFTER, String.join(",", configuration.after()));
-        line(text, JobSetting.ON, configuration.on());
-        line(text, JobSetting.ITEM_WISE, configuration.itemWise());
+        appendLine(text, JobSetting.CRON.key(), configuration.cron());
+        appendLine(text, JobSetting.TIME_ZONE.key(), configuration.timeZone().getId());
+        appendLine(text, JobSetting.SHARDING_TOTAL_COUNT.key(), configuration.shardingTotalCount());
+        appendLine(text, JobSetting.SHARDING_ITEM_PARAMETERS.key(), configuration.itemParameters());
+        appendLine(text, JobSetting.JOB_PARAMETER.key(), configuration.jobParameter());
+        appendLine(text, JobSetting.FAILOVER.key(), configuration.failover());
+        appendLine(text, JobSetting.MISFIRE.key(), configuration.misfire());
+        appendLine(text, JobSetting.MISFIRE_POLICY.key(), configuration.misfirePolicy());
+        appendLine(text, JobSetting.MONITOR_EXECUTION.key(), configuration.monitorExecution());
+        appendLine(text, JobSetting.STRATEGY.key(), configuration.strategy());
+        appendLine(text, JobSetting.DESCRIPTION.key(), configuration.description());
+        appendLine(text, JobSetting.DISABLED.key(), configuration.disabled());
+        appendLine(text, JobSetting.RETRIES.key(), configuration.retries());
+        appendLine(text, JobSetting.RETRY_BACKOFF.key(), configuration.retryBackoff());
+        appendLine(text, JobSetting.TIMEOUT.key(), configuration.timeout());
+        appendLine(text, JobSetting.DYNAMIC_SHARDING.key(), configuration.dynamicSharding());
+        appendLine(text, JobSetting.AFTER.key(), String.join(",", configuration.after()));
+        appendLine(text, JobSetting.ON.key(), configuration.on());
+        appendLine(text, JobSetting.ITEM_WISE.key(), configuration.itemWise());
         return text.toString().getBytes(StandardCharsets.UTF_8);
     }
 
@@ -105,58 +106,53 @@ public final class JobConfigurationCodec {
         }
 
         Optional<Integer> integer(JobSetting setting) {
-            return text(setting).map(value -> {
-                try {
-                    return Integer.parseInt(value.trim());
-                } catch (NumberFormatException ex) {
-                    throw new JobConfigurationException(
-                            jobName, setting.key(), "'" + value + "' is not a whole number");
-                }
-            });
+            return parsed(setting, text(setting), value -> Integer.parseInt(value.trim()), "is not a whole number");
         }
 
         Optional<Boolean> bool(JobSetting setting) {
-            return text(setting).map(value -> switch (value.trim().toLowerCase(Locale.ROOT)) {
-                case "true" -> true;
-                case "false" -> false;
-                default ->
-                    throw new JobConfigurationException(
-                            jobName, setting.key(), "'" + value + "' is neither true nor false");
-            });
+            return parsed(
+                    setting,
+                    text(setting),
+                    value -> switch (value.trim().toLowerCase(Locale.ROOT)) {
+                        case "true" -> true;
+                        case "false" -> false;
+                        default -> throw new IllegalArgumentException(value);
+                    },
+                    "is neither true nor false");
         }
 
         /** ISO-8601 as {@link Duration#toString()} writes it ({@code PT1.5S}); blank is the default. */
         Optional<Duration> duration(JobSetting setting) {
-            return text(setting).filter(value -> !value.isBlank()).map(value -> {
-                try {
-                    return Duration.parse(value.trim());
-                } catch (DateTimeParseException ex) {
-                    throw new JobConfigurationException(
-                            jobName, setting.key(), "'" + value + "' is not an ISO-8601 duration such as PT5S");
-                }
-            });
+            return parsed(
+                    setting,
+                    text(setting).filter(value -> !value.isBlank()),
+                    value -> Duration.parse(value.trim()),
+                    "is not an ISO-8601 duration such as PT5S");
         }
 
         /** Blank is the default. */
         Optional<MisfirePolicy> misfirePolicy(JobSetting setting) {
-            return text(setting).filter(value -> !value.isBlank()).map(value -> {
+            return parsed(
+                    setting,
+                    text(setting).filter(value -> !value.isBlank()),
+                    value -> MisfirePolicy.valueOf(value.trim().toUpperCase(Locale.ROOT)),
+                    "is not one of "
+                            + Arrays.stream(MisfirePolicy.values())
+                                    .map(policy -> policy.name().toLowerCase(Locale.ROOT))
+                                    .collect(Collectors.joining(", ")));
+        }
+
+        /** A stored value the parser refuses fails the decoding, naming the job, the key and what the value is not. */
+        private <T> Optional<T> parsed(
+                JobSetting setting, Optional<String> stored, Function<String, T> parse, String refusal) {
+            return stored.map(value -> {
                 try {
-                    return MisfirePolicy.valueOf(value.trim().toUpperCase(Locale.ROOT));
-                } catch (IllegalArgumentException ex) {
-                    throw new JobConfigurationException(
-                            jobName,
-                            setting.key(),
-                            "'" + value + "' is not one of "
-                                    + Arrays.stream(MisfirePolicy.values())
-                                            .map(policy -> policy.name().toLowerCase(Locale.ROOT))
-                                            .collect(Collectors.joining(", ")));
+                    return parse.apply(value);
+                } catch (IllegalArgumentException | DateTimeParseException ex) {
+                    throw new JobConfigurationException(jobName, setting.key(), "'" + value + "' " + refusal);
                 }
             });
         }
-    }
-
-    private static void line(StringBuilder text, JobSetting setting, Object value) {
-        appendLine(text, setting.key(), value);
     }
 
     /**

@@ -50,12 +50,14 @@ package io.shardingjob.core.internal.registry;
  */
 public final class JobNodes {
 
+    private static final String LEDGERS = "/.ledger";
+
     private final String root;
     private final String ledger;
 
     public JobNodes(String jobName) {
         this.root = "/" + jobName;
-        this.ledger = ledgers() + "/" + jobName;
+        this.ledger = LEDGERS + "/" + jobName;
     }
 
     public String root() {
@@ -154,16 +156,16 @@ public final class JobNodes {
                 disabledInstances(),
                 disabledItems(),
                 leavingInstances(),
-                ledgers(),
+                LEDGERS,
                 ledger(),
                 manualFire(),
                 rerun(),
                 followers(),
-                parent(assignment()),
+                root + "/sharding",
                 root + "/leader",
-                parent(leaderLatch()),
+                root + "/leader/election",
                 leaderLatch(),
-                parent(reshardNecessary()),
+                root + "/leader/sharding",
                 sizes(),
                 size(config()),
                 size(history()),
@@ -205,10 +207,6 @@ public final class JobNodes {
         return ledger;
     }
 
-    public static String ledgers() {
-        return "/.ledger";
-    }
-
     /** A fire's ledger node, named by its scheduled time in epoch milliseconds so that names sort by time. */
     public String ledgerFire(java.time.Instant fireTime) {
         return ledger() + "/" + fireTime.toEpochMilli();
@@ -230,11 +228,5 @@ public final class JobNodes {
     /** The last segment of a path, e.g. the instance id of an instance node. */
     public static String name(String path) {
         return path.substring(path.lastIndexOf('/') + 1);
-    }
-
-    /** The parent of a path, e.g. {@code /job/instances} for an instance node. */
-    public static String parent(String path) {
-        int slash = path.lastIndexOf('/');
-        return slash <= 0 ? "/" : path.substring(0, slash);
     }
 }

@@ -11,7 +11,6 @@ import java.util.function.Supplier;
 import org.apache.curator.RetryLoop;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.transaction.CuratorOp;
-import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
@@ -44,14 +43,15 @@ public final class JobStructure {
         Set<String> unique = new LinkedHashSet<>();
         jobs.forEach(job -> unique.addAll(job.structure()));
         List<String> paths = List.copyOf(unique);
+        ClientRequests requests = new ClientRequests(client, "Structure");
         try {
             for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
-                List<String> missing = missing(client, paths);
+                List<String> missing = missing(client, requests, paths);
                 if (missing.isEmpty()) {
                     return false;
                 }
                 List<Op> with = attempt == 0 ? along.get() : List.of();
-                Created created = created(client, missing, with);
+                Created created = created(client, requests, missing, with);
                 if (created != Created.RACED) {
                     return created == Created.WITH_ALONG;
                 }
@@ -65,14 +65,28 @@ public final class JobStructure {
                 "The nodes of " + names(jobs) + " kept being created by others while this instance created them");
     }
 
-    /** The paths that do not exist, in their order: read in multis of reads, each answered op by op. */
-    private static List<String> missing(CuratorFramework client, List<String> paths) throws Exception {
+    /**
+     * The paths that do not exist, in their order: read in multis of reads on the session's own handle (Curator's
+     * transactions hold writes only), merged with the reads the client's other jobs send meanwhile (thousands of jobs
+     * starting together read their nodes in a few requests), with Curator's retries. A read multi is answered op by op:
+     * a missing node fails its own read only. A namespace not created yet reads as every node missing; the create
+     * multi's Curator operations create it first.
+     */
+    private static List<String> missing(CuratorFramework client, ClientRequests requests, List<String> paths)
+            throws Exception {
         List<String> missing = new ArrayList<>();
         for (List<String> chunk : ClientRequests.batches(paths, ClientRequests.MAX_OPS_PER_MULTI)) {
             List<Op> reads = chunk.stream()
-                    .map(path -> (Op) Op.getData(ZKPaths.fixForNamespace(client.getNamespace(), path)))
+                    .map(path -> (Op) Op.getData(requests.full(path)))
                     .toList();
-            List<OpResult> results = readMulti(client, reads);
+            List<OpResult> results = RetryLoop.callWithRetry(
+                    client.getZookeeperClient(),
+                    () -> ClientRequests.await(requests.readAsync(
+                                    "MultiRead",
+                                    reads,
+                                    ClientRequests.SMALL_LISTING_BYTES,
+                                    ClientRequests.READ_DATA_BYTES))
+                            .results());
             for (int i = 0; i < chunk.size(); i++) {
                 if (results.get(i) instanceof OpResult.ErrorResult error) {
                     if (error.getErr() != KeeperException.Code.NONODE.intValue()) {
@@ -83,21 +97,6 @@ public final class JobStructure {
             }
         }
         return missing;
-    }
-
-    /**
-     * One multi of reads on the session's own handle (Curator's transactions hold writes only), merged with the reads
-     * the client's other jobs send meanwhile (thousands of jobs starting together read their nodes in a few requests),
-     * with Curator's retries. A read multi is answered op by op: a missing node fails its own read only. A namespace
-     * not created yet reads as every node missing; the create multi's Curator operations create it first.
-     */
-    private static List<OpResult> readMulti(CuratorFramework client, List<Op> reads) throws Exception {
-        ClientRequests requests = new ClientRequests(client, "Structure");
-        return RetryLoop.callWithRetry(
-                client.getZookeeperClient(),
-                () -> ClientRequests.await(requests.readAsync(
-                                "MultiRead", reads, ClientRequests.SMALL_LISTING_BYTES, ClientRequests.READ_DATA_BYTES))
-                        .results());
     }
 
     private enum Created {
@@ -114,8 +113,8 @@ public final class JobStructure {
      * multis of writes, so thousands of jobs starting together create theirs in a few requests; a namespace not
      * created yet (the raw multi makes no parent) is made by Curator's transaction instead, without {@code along}.
      */
-    private static Created created(CuratorFramework client, List<String> missing, List<Op> along) throws Exception {
-        ClientRequests requests = new ClientRequests(client, "Structure");
+    private static Created created(
+            CuratorFramework client, ClientRequests requests, List<String> missing, List<Op> along) throws Exception {
         List<List<String>> chunks = ClientRequests.batches(missing, ClientRequests.MAX_OPS_PER_MULTI);
         boolean alongWritten = false;
         for (int i = 0; i < chunks.size(); i++) {

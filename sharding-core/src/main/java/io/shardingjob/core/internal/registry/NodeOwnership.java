@@ -21,7 +21,6 @@ final class NodeOwnership {
     /** Under {@link InstanceRegistration}'s name, as before this state had a class of its own: log settings apply. */
     private static final Logger log = LoggerFactory.getLogger(InstanceRegistration.class);
 
-    private final RegistrationSession session;
     private final String path;
     private final String instanceId;
     private final String jobName;
@@ -38,8 +37,7 @@ final class NodeOwnership {
 
     private final CountDownLatch firstRegistration = new CountDownLatch(1);
 
-    NodeOwnership(RegistrationSession session, String path, String instanceId, String jobName, Runnable onRegistered) {
-        this.session = session;
+    NodeOwnership(String path, String instanceId, String jobName, Runnable onRegistered) {
         this.path = path;
         this.instanceId = instanceId;
         this.jobName = jobName;
@@ -107,15 +105,17 @@ final class NodeOwnership {
 
     /**
      * Waits for the first registration, from {@code started} ({@link System#nanoTime()}): {@code timeout}, or while
-     * another session holds the node, as long as a dead process's session can hold it if that is longer. Why it did not
-     * come, naming the instance id; empty once registered.
+     * another session holds the node, as long as a dead process's session can hold it if that is longer: the server
+     * expires a session one session timeout after it last heard from it, rounded up to its next expiry check (at most a
+     * tick, itself at most half a session timeout), and its client last spoke before this start. Why it did not come,
+     * naming the instance id; empty once registered.
      */
-    Optional<String> awaitFirst(Duration timeout, long started) throws InterruptedException {
+    Optional<String> awaitFirst(Duration timeout, long started, long sessionTimeoutMillis) throws InterruptedException {
         if (firstRegistration.await(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
             return Optional.empty();
         }
         Duration waited = timeout;
-        Duration patience = session.deadSessionPatience();
+        Duration patience = Duration.ofMillis(sessionTimeoutMillis + sessionTimeoutMillis / 2);
         long stillHeldBy = holder.get();
         if (stillHeldBy != 0 && patience.compareTo(timeout) > 0) {
             log.info(
@@ -138,7 +138,7 @@ final class NodeOwnership {
                                 + " within " + waited.toMillis() + " ms"
                         : "Instance id '" + instanceId + "' of job '" + jobName + "' is held by another live session"
                                 + " (0x" + Long.toHexString(heldBy) + "): after " + waited.toMillis() + " ms, longer"
-                                + " than the session timeout of " + session.timeoutMillis() + " ms, its node " + path
+                                + " than the session timeout of " + sessionTimeoutMillis + " ms, its node " + path
                                 + " still belongs to it, so another process is running with this instance id. Give"
                                 + " each process its own instance id (sharding.instance-id).");
     }

@@ -4,16 +4,17 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Deque;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
 import java.util.WeakHashMap;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.proto.CreateRequest;
 import org.apache.zookeeper.proto.SetDataRequest;
 import org.jspecify.annotations.Nullable;
@@ -82,6 +83,50 @@ final class ClientMultis {
         lane.queue.add(part);
         lane.sendNext();
         return part.answer;
+    }
+
+    /**
+     * Reads of nodes that grow with a job's items, sized from their records ({@link SizeRecord}, {@code recordOf}: full
+     * path to full path): the records first, with whether each node is there, a few dozen bytes each and merged with the
+     * client's other reads, then the reads, each of those nodes reckoned at what its record says (a node not there, at
+     * nothing): for the reads that start a job or a reshard, which know nothing of the nodes yet; the registry cache,
+     * which holds the records, sizes its reads itself.
+     *
+     * <p>Race window: a node written again between its record's read and its own, larger, answers more than its record
+     * said. Merged with others near a whole answer, that answer may drop the connection; its reads are then sent again
+     * alone, each within one answer.
+     */
+    CompletableFuture<MultiAnswer> sendRecorded(
+            Sender through,
+            String name,
+            List<Op> reads,
+            long unknownListingBytes,
+            long dataBytes,
+            Map<String, String> recordOf) {
+        AnswerSizes.Bounds unsized = new AnswerSizes.Bounds(unknownListingBytes, dataBytes, Map.of());
+        if (recordOf.isEmpty()) {
+            return send(new Part(through, name, reads, unsized));
+        }
+        List<String> nodes = new ArrayList<>(recordOf.keySet());
+        List<Op> records = new ArrayList<>();
+        for (String node : nodes) {
+            records.add(Op.getData(recordOf.get(node)));
+            // Whether the node is there at all, for a few bytes: a missing one (a job's first start) answers nothing.
+            records.add(Op.getChildren(node));
+        }
+        return send(new Part(through, name, records, unsized)).thenCompose(answer -> {
+            Map<String, Long> sized = new HashMap<>();
+            for (int i = 0; i < nodes.size(); i++) {
+                OpResult record = answer.results().get(2 * i);
+                sized.put(
+                        nodes.get(i),
+                        MultiAnswer.isMissing(answer.results().get(2 * i + 1))
+                                ? AnswerSizes.STAT_BYTES
+                                : SizeRecord.answerBytes(
+                                        record instanceof OpResult.GetDataResult found ? found.getData() : null));
+            }
+            return send(new Part(through, name, reads, new AnswerSizes.Bounds(unknownListingBytes, dataBytes, sized)));
+        });
     }
 
     private static boolean isRead(List<Op> ops) {
@@ -194,7 +239,9 @@ final class ClientMultis {
                     sizes.learn(MergedAnswers.merged(group), answer);
                 }
                 if (failure != null) {
-                    if (!atomic && group.size() > 1 && lostTheConnection(failure)) {
+                    if (!atomic
+                            && group.size() > 1
+                            && Answers.cause(failure) instanceof KeeperException.ConnectionLossException) {
                         sizes.suspect(MergedAnswers.merged(group));
                     }
                     group.forEach(part -> part.answer.completeExceptionally(failure));
@@ -216,13 +263,6 @@ final class ClientMultis {
                 }
             }
         }
-    }
-
-    private static boolean lostTheConnection(Throwable failure) {
-        Throwable cause = failure instanceof CompletionException wrapped && wrapped.getCause() != null
-                ? wrapped.getCause()
-                : failure;
-        return cause instanceof KeeperException.ConnectionLossException;
     }
 
     /** About what the operations add to a request: their paths and data, and a little for the rest. */

@@ -94,11 +94,11 @@ public final class ClientRequests {
 
     /**
      * Sized from the records of the nodes that grow with a job's items ({@code recordOf}: full path to full path), read
-     * first in a request of their own, merged with the client's other reads.
+     * first in a request of their own, merged with the client's other reads ({@link ClientMultis#sendRecorded}).
      */
     public CompletableFuture<MultiAnswer> readRecordedAsync(
             String name, List<Op> reads, long unknownListingBytes, long dataBytes, Map<String, String> recordOf) {
-        return RecordedReads.send(multis, this::sendMulti, name, reads, unknownListingBytes, dataBytes, recordOf);
+        return multis.sendRecorded(this::sendMulti, name, reads, unknownListingBytes, dataBytes, recordOf);
     }
 
     /** One multi-operation sent as it is, on its own: what {@link ClientMultis} sends, merged or not. */
@@ -150,28 +150,19 @@ public final class ClientRequests {
             trace.commit();
             return CompletableFuture.failedFuture(unavailable);
         }
-        Pending<T> pending = new Pending<>(trace, zooKeeper.getSessionId(), System.nanoTime(), throughLeader);
+        Pending<T> pending = new Pending<>(
+                trace, zooKeeper.getSessionId(), System.nanoTime(), throughLeader, new CompletableFuture<>());
         request.accept(zooKeeper, pending);
-        return pending.result;
+        return pending.result();
     }
 
-    /** A request sent and not answered yet: its trace, and when it was sent on which session. */
-    private static final class Pending<T> {
-
-        private final CompletableFuture<T> result = new CompletableFuture<>();
-        private final OperationTrace trace;
-        private final long session;
-        private final long sentNanos;
-
-        /** Whether only the leader answers it: then the answer proves the session. */
-        private final boolean throughLeader;
-
-        private Pending(OperationTrace trace, long session, long sentNanos, boolean throughLeader) {
-            this.trace = trace;
-            this.session = session;
-            this.sentNanos = sentNanos;
-            this.throughLeader = throughLeader;
-        }
+    /**
+     * A request sent and not answered yet: its trace, and when it was sent on which session.
+     *
+     * @param throughLeader whether only the leader answers it: then the answer proves the session
+     */
+    private record Pending<T>(
+            OperationTrace trace, long session, long sentNanos, boolean throughLeader, CompletableFuture<T> result) {
 
         /** The server answered: the session lived when the request was sent, as the leader knows if it answered. */
         void answered(int rc, @Nullable T value) {

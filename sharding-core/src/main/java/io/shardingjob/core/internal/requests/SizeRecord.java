@@ -4,7 +4,6 @@ import java.nio.charset.StandardCharsets;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.zookeeper.Op;
-import org.apache.zookeeper.OpResult;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -50,10 +49,5 @@ public final class SizeRecord {
         } catch (NumberFormatException written) {
             return UNRECORDED;
         }
-    }
-
-    /** Of a record read in a multi: missing or refused, unrecorded. */
-    static long answerBytes(OpResult read) {
-        return answerBytes(read instanceof OpResult.GetDataResult found ? found.getData() : null);
     }
 }

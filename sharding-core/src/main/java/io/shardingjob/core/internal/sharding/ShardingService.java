@@ -1,9 +1,9 @@
 package io.shardingjob.core.internal.sharding;
 
 import io.shardingjob.core.config.JobConfiguration;
-import io.shardingjob.core.internal.registry.Answers;
 import io.shardingjob.core.internal.registry.JobCache;
 import io.shardingjob.core.internal.registry.JobNodes;
+import io.shardingjob.core.internal.requests.Answers;
 import io.shardingjob.core.internal.requests.ClientRequests;
 import io.shardingjob.core.sharding.Assignment;
 import io.shardingjob.core.sharding.strategy.ShardingStrategy;

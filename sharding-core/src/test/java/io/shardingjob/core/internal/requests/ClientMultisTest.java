@@ -313,8 +313,7 @@ class ClientMultisTest extends ZooKeeperTestSupport {
         passing.open();
         List<CompletableFuture<MultiAnswer>> reads = new ArrayList<>();
         for (int i = 0; i < count; i++) {
-            reads.add(RecordedReads.send(
-                    multis,
+            reads.add(multis.sendRecorded(
                     passing,
                     "Multi",
                     List.of(read("/large" + i)),

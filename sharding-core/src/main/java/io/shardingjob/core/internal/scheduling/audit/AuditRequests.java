@@ -1,7 +1,7 @@
 package io.shardingjob.core.internal.scheduling.audit;
 
 import io.shardingjob.core.internal.ledger.LedgerOverview;
-import io.shardingjob.core.internal.registry.Answers;
+import io.shardingjob.core.internal.requests.Answers;
 import io.shardingjob.core.internal.scheduling.job.AuditDemand;
 import io.shardingjob.core.internal.scheduling.job.SerialExecutor;
 import io.shardingjob.core.sharding.Assignment;

@@ -5,7 +5,7 @@ import io.shardingjob.core.execution.ItemExecutor;
 import io.shardingjob.core.internal.ledger.Claim;
 import io.shardingjob.core.internal.ledger.FireOrigin;
 import io.shardingjob.core.internal.ledger.LedgerRules.Slot;
-import io.shardingjob.core.internal.registry.Answers;
+import io.shardingjob.core.internal.requests.Answers;
 import io.shardingjob.core.internal.scheduling.fire.FireRunner;
 import io.shardingjob.core.internal.scheduling.fire.ItemHandOff;
 import io.shardingjob.core.internal.scheduling.job.AuditDemand;

@@ -9,7 +9,7 @@ import io.shardingjob.core.internal.ledger.GroupCommit;
 import io.shardingjob.core.internal.ledger.LedgerReads;
 import io.shardingjob.core.internal.ledger.RunStart;
 import io.shardingjob.core.internal.ledger.StartBatch;
-import io.shardingjob.core.internal.registry.Answers;
+import io.shardingjob.core.internal.requests.Answers;
 import io.shardingjob.core.internal.scheduling.job.JobSnapshot;
 import io.shardingjob.core.internal.scheduling.job.JobView;
 import io.shardingjob.core.internal.scheduling.job.Reservation;

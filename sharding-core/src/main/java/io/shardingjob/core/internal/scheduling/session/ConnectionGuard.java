@@ -1,7 +1,7 @@
 package io.shardingjob.core.internal.scheduling.session;
 
-import io.shardingjob.core.internal.registry.Answers;
 import io.shardingjob.core.internal.registry.JobNodes;
+import io.shardingjob.core.internal.requests.Answers;
 import io.shardingjob.core.internal.requests.SessionProof;
 import io.shardingjob.core.internal.scheduling.job.JobView;
 import io.shardingjob.core.internal.scheduling.job.RunMemory;

@@ -4,7 +4,7 @@ import io.shardingjob.core.internal.election.LeaderElection;
 import io.shardingjob.core.internal.ledger.LedgerKeeper;
 import io.shardingjob.core.internal.ledger.LedgerOverview;
 import io.shardingjob.core.internal.ledger.LedgerReads;
-import io.shardingjob.core.internal.registry.Answers;
+import io.shardingjob.core.internal.requests.Answers;
 import io.shardingjob.core.internal.scheduling.job.JobView;
 import io.shardingjob.core.internal.scheduling.job.SerialExecutor;
 import io.shardingjob.core.internal.sharding.ShardingService;

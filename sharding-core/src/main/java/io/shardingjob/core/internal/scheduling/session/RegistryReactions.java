@@ -1,9 +1,9 @@
 package io.shardingjob.core.internal.scheduling.session;
 
 import io.shardingjob.core.internal.election.LeaderElection;
-import io.shardingjob.core.internal.registry.Answers;
 import io.shardingjob.core.internal.registry.JobCache;
 import io.shardingjob.core.internal.registry.JobNodes;
+import io.shardingjob.core.internal.requests.Answers;
 import io.shardingjob.core.internal.scheduling.fire.ManualFires;
 import io.shardingjob.core.internal.scheduling.job.JobView;
 import io.shardingjob.core.internal.scheduling.job.SerialExecutor;

@@ -1,4 +1,4 @@
-package io.shardingjob.core.internal.registry;
+package io.shardingjob.core.internal.requests;
 
 import java.util.concurrent.CompletionException;
 
