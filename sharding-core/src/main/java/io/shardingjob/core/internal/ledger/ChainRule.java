@@ -153,22 +153,8 @@ final class ChainRule {
     /** The claim an upstream writes for an item-wise follower's item: nobody's yet, or skipped. */
     static Claim itemClaim(ItemRecord record, int item, Instant fireTime, int total, Instant at) {
         boolean skip = record == ItemRecord.SKIP;
-        return new Claim(
-                item,
-                fireTime,
-                "",
-                0,
-                1,
-                skip ? ClaimState.SKIPPED : ClaimState.HANDED_ON,
-                ExecutionSource.UPSTREAM,
-                0,
-                total,
-                0,
-                at,
-                skip ? at : null,
-                -1,
-                0,
-                false);
+        return Claim.first(item, fireTime, "", 0, ExecutionSource.UPSTREAM, 0, total, at)
+                .with(skip ? ClaimState.SKIPPED : ClaimState.HANDED_ON, skip ? at : null);
     }
 
     /**
