@@ -17,6 +17,9 @@ final class FireRetirement {
     /** Old fires retired together: retention waits until this many are due, or one is twice the retention old. */
     static final int RETIRE_BATCH = 4;
 
+    /** A ledger version that says the node changed under the pass: a re-run may have reopened a fire, none is deleted. */
+    static final int CHANGED = -2;
+
     private final LedgerReads reads;
     private final KeeperWrites writes;
     private final LedgerKeeper.Horizons horizons;
@@ -32,9 +35,12 @@ final class FireRetirement {
 
     /**
      * Deletes the old fires among {@code fires}, at most {@value LedgerKeeper#FIRES_PER_PASS}, each request checking
-     * that the ledger node is still at {@code ledgerVersion}.
+     * that the ledger node is still at {@code ledgerVersion} (none at {@link #CHANGED}).
      */
     CompletableFuture<Retired> retire(List<Instant> fires, Watermark mark, int ledgerVersion, Instant now) {
+        if (ledgerVersion == CHANGED) {
+            return CompletableFuture.completedFuture(new Retired(0, false));
+        }
         Instant settled = mark.settled();
         Instant keepAfter = now.minus(horizons.retention());
         Instant horizon = now.minus(horizons.catchUp());
