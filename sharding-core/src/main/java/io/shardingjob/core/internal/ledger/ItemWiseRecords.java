@@ -15,7 +15,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
-import java.util.stream.Collectors;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
@@ -73,9 +72,7 @@ public final class ItemWiseRecords {
                 // The follower never started: it has no ledger to record in.
                 return CompletableFuture.completedFuture(null);
             }
-            Set<Integer> recorded = read.get(1) instanceof OpResult.GetChildrenResult children
-                    ? children.getChildren().stream().map(Integer::parseInt).collect(Collectors.toSet())
-                    : Set.of();
+            Set<Integer> recorded = Set.copyOf(LedgerReads.items(read.get(1)));
             List<Op> ops = new ArrayList<>();
             boolean handsOn = false;
             for (int item : new TreeSet<>(items)) {

@@ -54,7 +54,7 @@ public final class LedgerReads {
         return requests.multiAsync("Multi", List.of(Op.getChildren(fire)))
                 .thenCompose(listing -> listing.ok()
                         ? readClaimsAsync(
-                                        Map.of(fireTime, names(listing.results().get(0))))
+                                        Map.of(fireTime, items(listing.results().get(0))))
                                 .thenApply(claims -> claims.get(fireTime))
                         : CompletableFuture.completedFuture(Map.of()));
     }
@@ -100,7 +100,7 @@ public final class LedgerReads {
             items = items.thenCompose(listed -> requests.multiAsync("Multi", listings)
                     .thenApply(answer -> {
                         for (int i = 0; i < chunk.size(); i++) {
-                            listed.put(chunk.get(i), names(answer.results().get(i)));
+                            listed.put(chunk.get(i), items(answer.results().get(i)));
                         }
                         return listed;
                     }));
@@ -108,7 +108,8 @@ public final class LedgerReads {
         return items;
     }
 
-    private static List<Integer> names(OpResult listing) {
+    /** The items a fire node's listing names, in order: those with a claim. */
+    static List<Integer> items(OpResult listing) {
         return listing instanceof OpResult.GetChildrenResult children
                 ? children.getChildren().stream()
                         .map(Integer::parseInt)
@@ -131,7 +132,7 @@ public final class LedgerReads {
                 if (children.get(2 * i) instanceof OpResult.GetDataResult note) {
                     notes.put(chunk.get(i), note);
                 }
-                items.put(chunk.get(i), names(children.get(2 * i + 1)));
+                items.put(chunk.get(i), items(children.get(2 * i + 1)));
             }
             return readClaimsAsync(items)
                     .thenApply(claims -> chunk.stream()
