@@ -6,7 +6,6 @@ import io.shardingjob.core.internal.registry.Follower;
 import io.shardingjob.core.internal.registry.JobNodes;
 import io.shardingjob.core.internal.requests.ClientRequests;
 import io.shardingjob.core.internal.requests.MultiAnswer;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -162,10 +161,7 @@ final class ChainRecords {
         // its items are claimed already, handed on to their owners.
         // A re-run's announcement only asks for an audit, which reads every fire: naming the latest is enough there.
         if (decision.announce() && follower.itemWise() && read.get(4) instanceof OpResult.GetDataResult) {
-            ops.add(Op.setData(
-                    requests.full(theirs.rerun()),
-                    String.valueOf(fire.fireTime().toEpochMilli()).getBytes(StandardCharsets.UTF_8),
-                    -1));
+            ops.add(FireReruns.announce(requests, theirs, fire.fireTime(), true));
         }
         if (decision.announce() && !follower.itemWise() && read.get(3) instanceof OpResult.GetDataResult announced) {
             ops.add(Op.setData(

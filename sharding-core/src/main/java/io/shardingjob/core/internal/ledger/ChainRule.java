@@ -80,15 +80,7 @@ final class ChainRule {
         }
         if (holds && upstream.equals(existing.abandonedBy())) {
             // Abandoned by this upstream's fire, which an operator's re-run of its failed items made succeed.
-            FireOrigin resumed = new FireOrigin(
-                            existing.manual(),
-                            existing.jobParameter(),
-                            existing.after(),
-                            existing.awaiting(),
-                            null,
-                            existing.unattended(),
-                            existing.chain())
-                    .completedBy(upstream);
+            FireOrigin resumed = existing.abandonedBy(null).completedBy(upstream);
             return new Decision(null, resumed, !resumed.isAwaiting());
         }
         if (!existing.followsUpstream()
@@ -125,7 +117,7 @@ final class ChainRule {
      * holds only the items whose upstream item ended as it follows them.
      */
     static FireOrigin itemWiseAwaiting(String upstream, String chain) {
-        return new FireOrigin(false, null, List.of(), List.of(upstream), null, false, chain);
+        return FireOrigin.awaiting(List.of(upstream), false, chain);
     }
 
     /** What an item-wise follower's item of the fire becomes, from the upstream's item. */
@@ -161,22 +153,8 @@ final class ChainRule {
     /** The claim an upstream writes for an item-wise follower's item: nobody's yet, or skipped. */
     static Claim itemClaim(ItemRecord record, int item, Instant fireTime, int total, Instant at) {
         boolean skip = record == ItemRecord.SKIP;
-        return new Claim(
-                item,
-                fireTime,
-                "",
-                0,
-                1,
-                skip ? ClaimState.SKIPPED : ClaimState.HANDED_ON,
-                ExecutionSource.UPSTREAM,
-                0,
-                total,
-                0,
-                at,
-                skip ? at : null,
-                -1,
-                0,
-                false);
+        return Claim.first(item, fireTime, "", 0, ExecutionSource.UPSTREAM, 0, total, at)
+                .with(skip ? ClaimState.SKIPPED : ClaimState.HANDED_ON, skip ? at : null);
     }
 
     /**

@@ -7,6 +7,7 @@ import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Properties;
+import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -78,14 +79,12 @@ public record FireOrigin(
      * @param chain the job whose fire began the chain: the upstream's own chain, or the upstream
      */
     public static FireOrigin after(String upstream, List<String> others, boolean unattended, String chain) {
-        return new FireOrigin(
-                false,
-                null,
-                List.of(upstream),
-                others.stream().filter(other -> !other.equals(upstream)).toList(),
-                null,
-                unattended,
-                chain);
+        return awaiting(others, unattended, chain).completedBy(upstream);
+    }
+
+    /** The fire of a job following others, before any of {@code upstreams} completed its fire at the same time. */
+    static FireOrigin awaiting(List<String> upstreams, boolean unattended, String chain) {
+        return new FireOrigin(false, null, List.of(), upstreams, null, unattended, chain);
     }
 
     /** The job whose fire began the chain this fire belongs to: its root's name, or {@code job} for a root's fire. */
@@ -95,9 +94,9 @@ public record FireOrigin(
 
     /**
      * This origin once {@code upstream}'s fire at its time completed otherwise than the job's {@code on} asks: the fire
-     * never runs.
+     * never runs; null once an operator's re-run of that fire's failed items made it complete as followed.
      */
-    public FireOrigin abandonedBy(String upstream) {
+    public FireOrigin abandonedBy(@Nullable String upstream) {
         return new FireOrigin(manual, jobParameter, after, awaiting, upstream, unattended, chain);
     }
 
@@ -150,12 +149,10 @@ public record FireOrigin(
         if (after.contains(upstream)) {
             return this;
         }
-        List<String> recorded = new java.util.ArrayList<>(after);
-        recorded.add(upstream);
         return new FireOrigin(
                 manual,
                 jobParameter,
-                recorded,
+                Stream.concat(after.stream(), Stream.of(upstream)).toList(),
                 awaiting.stream().filter(job -> !job.equals(upstream)).toList(),
                 abandonedBy,
                 unattended,

@@ -4,7 +4,6 @@ import io.shardingjob.core.internal.ledger.RerunRule.Verdict;
 import io.shardingjob.core.internal.registry.JobNodes;
 import io.shardingjob.core.internal.requests.ClientRequests;
 import io.shardingjob.core.internal.requests.MultiAnswer;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -83,11 +82,7 @@ public final class FireReruns {
             }
             ops.add(Op.setData(
                     ledger, mark.listingOpen(fireTime).encode(), data.getStat().getVersion()));
-            byte[] named = String.valueOf(fireTime.toEpochMilli()).getBytes(StandardCharsets.UTF_8);
-            ops.add(
-                    announcementExists
-                            ? Op.setData(requests.full(nodes.rerun()), named, -1)
-                            : requests.createPersistent(nodes.rerun(), named));
+            ops.add(announce(requests, nodes, fireTime, announcementExists));
             MultiAnswer answer = ClientRequests.await(requests.multiAsync("Multi", ops));
             if (answer.ok()) {
                 return verdict;
@@ -103,5 +98,18 @@ public final class FireReruns {
             // A claim changed (another re-run, the fire retired) or the watermark moved: read again and decide again.
         }
         throw new IllegalStateException("the ledger kept changing during " + MAX_ATTEMPTS + " attempts to re-run");
+    }
+
+    /**
+     * Names a fire in a job's re-run node, whatever it held: every instance answers a change of it with an audit, and
+     * what is reopened lives in the claims. Its data is an {@link AnnouncedFires} list of one.
+     *
+     * @param exists whether the node exists: one is missing in a registry older than re-runs
+     */
+    static Op announce(ClientRequests requests, JobNodes job, Instant fireTime, boolean exists) {
+        byte[] named = new AnnouncedFires(List.of(fireTime)).encode();
+        return exists
+                ? Op.setData(requests.full(job.rerun()), named, -1)
+                : requests.createPersistent(job.rerun(), named);
     }
 }

@@ -1,10 +1,12 @@
 package io.shardingjob.core.internal.ledger;
 
+import io.shardingjob.core.internal.ledger.LedgerRules.FireView;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.stream.Collectors;
 
 /**
  * The keeper's deletion of old fires, a few at a time: a job firing once per pass would otherwise cost a read and a
@@ -16,6 +18,9 @@ final class FireRetirement {
 
     /** Old fires retired together: retention waits until this many are due, or one is twice the retention old. */
     static final int RETIRE_BATCH = 4;
+
+    /** A ledger version that says the node changed under the pass: a re-run may have reopened a fire, none is deleted. */
+    static final int CHANGED = -2;
 
     private final LedgerReads reads;
     private final KeeperWrites writes;
@@ -32,9 +37,12 @@ final class FireRetirement {
 
     /**
      * Deletes the old fires among {@code fires}, at most {@value LedgerKeeper#FIRES_PER_PASS}, each request checking
-     * that the ledger node is still at {@code ledgerVersion}.
+     * that the ledger node is still at {@code ledgerVersion} (none at {@link #CHANGED}).
      */
     CompletableFuture<Retired> retire(List<Instant> fires, Watermark mark, int ledgerVersion, Instant now) {
+        if (ledgerVersion == CHANGED) {
+            return CompletableFuture.completedFuture(new Retired(0, false));
+        }
         Instant settled = mark.settled();
         Instant keepAfter = now.minus(horizons.retention());
         Instant horizon = now.minus(horizons.catchUp());
@@ -56,22 +64,18 @@ final class FireRetirement {
         // A fire at or before the watermark is settled: no claim is created in it any more (every item has one) nor
         // written (none is open), so the names of its claims are all its deletion needs. Only fires given up past the
         // catch-up horizon are read, to keep the ones with an open claim and followers' fires (LedgerRules#toRetire).
-        List<Instant> settledOld =
-                old.stream().filter(fireTime -> !fireTime.isAfter(settled)).toList();
-        List<Instant> abandoned =
-                old.stream().filter(fireTime -> fireTime.isAfter(settled)).toList();
-        CompletableFuture<Map<Instant, List<Integer>>> listed =
-                settledOld.isEmpty() ? CompletableFuture.completedFuture(Map.of()) : reads.itemsAsync(settledOld);
-        CompletableFuture<Map<Instant, List<Integer>>> unclaimed = abandoned.isEmpty()
-                ? CompletableFuture.completedFuture(Map.of())
-                : reads.readAsync(abandoned).thenApply(views -> {
+        CompletableFuture<Map<Instant, List<Integer>>> listed = reads.itemsAsync(
+                old.stream().filter(fireTime -> !fireTime.isAfter(settled)).toList());
+        CompletableFuture<Map<Instant, List<Integer>>> unclaimed = reads.readAsync(old.stream()
+                        .filter(fireTime -> fireTime.isAfter(settled))
+                        .toList())
+                .thenApply(views -> {
                     List<Instant> retire = LedgerRules.toRetire(views, keepAfter, horizon);
-                    Map<Instant, List<Integer>> items = new TreeMap<>();
-                    views.stream()
+                    return views.stream()
                             .filter(view -> retire.contains(view.fireTime()))
-                            .forEach(view -> items.put(
-                                    view.fireTime(), List.copyOf(view.claims().keySet())));
-                    return items;
+                            .collect(Collectors.toMap(
+                                    FireView::fireTime,
+                                    view -> List.copyOf(view.claims().keySet())));
                 });
         return listed.thenCombine(unclaimed, (settledFires, givenUp) -> {
                     Map<Instant, List<Integer>> retire = new TreeMap<>(settledFires);

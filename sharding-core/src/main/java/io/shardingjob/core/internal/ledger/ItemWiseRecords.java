@@ -5,7 +5,6 @@ import io.shardingjob.core.internal.ledger.LedgerRules.FireView;
 import io.shardingjob.core.internal.registry.Follower;
 import io.shardingjob.core.internal.registry.JobNodes;
 import io.shardingjob.core.internal.requests.ClientRequests;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -16,10 +15,11 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
-import java.util.stream.Collectors;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
+import org.apache.zookeeper.proto.CreateRequest;
+import org.apache.zookeeper.proto.SetDataRequest;
 
 /**
  * The items of an item-wise follower's fire, recorded from its upstream's items: as soon as the upstream's item i ended
@@ -35,9 +35,6 @@ import org.apache.zookeeper.OpResult;
 public final class ItemWiseRecords {
 
     private static final int MAX_ATTEMPTS = 16;
-
-    /** Operations per request: far below {@code jute.maxbuffer} with claims of a few hundred bytes. */
-    private static final int OPS_PER_REQUEST = 400;
 
     private final ClientRequests requests;
     private final String jobName;
@@ -75,9 +72,7 @@ public final class ItemWiseRecords {
                 // The follower never started: it has no ledger to record in.
                 return CompletableFuture.completedFuture(null);
             }
-            Set<Integer> recorded = read.get(1) instanceof OpResult.GetChildrenResult children
-                    ? children.getChildren().stream().map(Integer::parseInt).collect(Collectors.toSet())
-                    : Set.of();
+            Set<Integer> recorded = Set.copyOf(LedgerReads.items(read.get(1)));
             List<Op> ops = new ArrayList<>();
             boolean handsOn = false;
             for (int item : new TreeSet<>(items)) {
@@ -97,16 +92,16 @@ public final class ItemWiseRecords {
                 String chain = read.get(4) instanceof OpResult.GetDataResult own
                         ? FireOrigin.read(own.getData()).origin().chainOr(jobName)
                         : jobName;
-                ops.addAll(0, createFire(theirs, fireTime, ledger, chain));
+                ops.addAll(
+                        0,
+                        ChainRecords.createFollowerFire(
+                                requests, theirs, fireTime, ChainRule.itemWiseAwaiting(jobName, chain), ledger));
             }
             if (handsOn && read.get(3) instanceof OpResult.GetDataResult) {
                 // The follower's instances audit when this node changes: the owners of the handed-on items take them.
-                ops.add(Op.setData(
-                        requests.full(theirs.rerun()),
-                        String.valueOf(fireTime.toEpochMilli()).getBytes(StandardCharsets.UTF_8),
-                        -1));
+                ops.add(FireReruns.announce(requests, theirs, fireTime, true));
             }
-            return send(ops, 0).thenCompose(conflict -> {
+            return send(ByteBatches.split(ops, ItemWiseRecords::bytes), 0).thenCompose(conflict -> {
                 if (conflict == null) {
                     return CompletableFuture.completedFuture(null);
                 }
@@ -119,20 +114,26 @@ public final class ItemWiseRecords {
         });
     }
 
-    private List<Op> createFire(JobNodes theirs, Instant fireTime, OpResult.GetDataResult ledger, String chain) {
-        return ChainRecords.createFollowerFire(
-                requests, theirs, fireTime, ChainRule.itemWiseAwaiting(jobName, chain), ledger);
+    /**
+     * What an operation adds to a request, as {@link ByteBatches} splits them: its path, the data it writes (a claim, a
+     * fire's origin, the ledger node's watermark), and its own fields.
+     */
+    private static int bytes(Op op) {
+        byte[] data = op.toRequestRecord() instanceof CreateRequest create
+                ? create.getData()
+                : op.toRequestRecord() instanceof SetDataRequest set ? set.getData() : new byte[0];
+        return op.getPath().length() + data.length + 32;
     }
 
-    /** Sends the operations in requests of a bounded size, in order; completes with the conflict that stopped them. */
-    private CompletableFuture<KeeperException.Code> send(List<Op> ops, int from) {
-        if (from >= ops.size()) {
+    /** Sends the requests in order; completes with the conflict that stopped them. */
+    private CompletableFuture<KeeperException.Code> send(List<List<Op>> batches, int next) {
+        if (next >= batches.size()) {
             return CompletableFuture.completedFuture(null);
         }
-        List<Op> batch = ops.subList(from, Math.min(ops.size(), from + OPS_PER_REQUEST));
+        List<Op> batch = batches.get(next);
         return requests.multiAsync("Multi", batch).thenCompose(answer -> {
             if (answer.ok()) {
-                return send(ops, from + batch.size());
+                return send(batches, next + 1);
             }
             KeeperException.Code code = answer.refusal();
             if (ClaimWrites.raced(code)) {

@@ -7,7 +7,6 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
@@ -48,23 +47,12 @@ final class KeeperWrites {
         List<FireDeletes> all = fires.entrySet().stream()
                 .map(fire -> deletes(fire.getKey(), fire.getValue()))
                 .toList();
-        CompletableFuture<Integer> retired = CompletableFuture.completedFuture(0);
         // A deletion is little more than its path: several fires of a thousand items go in one request.
-        for (List<FireDeletes> batch : ByteBatches.split(all, FireDeletes::bytes)) {
-            Map<Instant, Collection<Integer>> inBatch = new TreeMap<>();
-            batch.forEach(fire -> inBatch.put(fire.fireTime(), fire.items()));
-            List<Op> ops = new ArrayList<>();
-            if (ledgerVersion >= 0) {
-                ops.add(Op.check(requests.full(nodes.ledger()), ledgerVersion));
-            }
-            batch.stream().flatMap(fire -> fire.ops().stream()).forEach(ops::add);
-            retired = deleteBatch(retired, ops, inBatch, ledgerVersion);
-        }
-        return retired;
+        return inTurn(ByteBatches.split(all, FireDeletes::bytes), ledgerVersion);
     }
 
     /** The deletions of one fire: its claims, then its node. */
-    private record FireDeletes(Instant fireTime, Collection<Integer> items, List<Op> ops) {
+    private record FireDeletes(Instant fireTime, List<Op> ops) {
 
         int bytes() {
             return ops.stream()
@@ -77,32 +65,37 @@ final class KeeperWrites {
         List<Op> ops = new ArrayList<>(items.size() + 1);
         items.forEach(item -> ops.add(Op.delete(requests.full(nodes.claim(fireTime, item)), -1)));
         ops.add(Op.delete(requests.full(nodes.ledgerFire(fireTime)), -1));
-        return new FireDeletes(fireTime, items, ops);
+        return new FireDeletes(fireTime, ops);
     }
 
-    private CompletableFuture<Integer> deleteBatch(
-            CompletableFuture<Integer> before,
-            List<Op> ops,
-            Map<Instant, Collection<Integer>> fires,
-            int ledgerVersion) {
-        return before.thenCompose(sofar -> requests.multiAsync("Multi", ops).thenCompose(answer -> {
+    /** Sends one request per batch, each after the one before; completes with how many fires they deleted. */
+    private CompletableFuture<Integer> inTurn(List<List<FireDeletes>> batches, int ledgerVersion) {
+        CompletableFuture<Integer> retired = CompletableFuture.completedFuture(0);
+        for (List<FireDeletes> batch : batches) {
+            retired = retired.thenCompose(
+                    sofar -> deleteBatch(batch, ledgerVersion).thenApply(more -> sofar + more));
+        }
+        return retired;
+    }
+
+    private CompletableFuture<Integer> deleteBatch(List<FireDeletes> batch, int ledgerVersion) {
+        List<Op> ops = new ArrayList<>();
+        if (ledgerVersion >= 0) {
+            ops.add(Op.check(requests.full(nodes.ledger()), ledgerVersion));
+        }
+        batch.forEach(fire -> ops.addAll(fire.ops()));
+        return requests.multiAsync("Multi", ops).thenCompose(answer -> {
             if (answer.ok()) {
-                fires.keySet().forEach(fireTime -> knownFires.remove(fireTime));
-                return CompletableFuture.completedFuture(sofar + fires.size());
+                batch.forEach(fire -> knownFires.remove(fire.fireTime()));
+                return CompletableFuture.completedFuture(batch.size());
             }
-            if (fires.size() == 1 || (ledgerVersion >= 0 && answer.failedAt() == 0)) {
+            if (batch.size() == 1 || (ledgerVersion >= 0 && answer.failedAt() == 0)) {
                 // One fire, or the ledger node changed (a re-run): the next pass decides again.
-                return CompletableFuture.completedFuture(sofar);
+                return CompletableFuture.completedFuture(0);
             }
             // One fire changed since it was listed: delete the others one by one.
-            CompletableFuture<Integer> oneByOne = CompletableFuture.completedFuture(sofar);
-            for (Map.Entry<Instant, Collection<Integer>> fire : fires.entrySet()) {
-                oneByOne =
-                        oneByOne.thenCompose(count -> retireAsync(Map.of(fire.getKey(), fire.getValue()), ledgerVersion)
-                                .thenApply(one -> count + one));
-            }
-            return oneByOne;
-        }));
+            return inTurn(batch.stream().map(List::of).toList(), ledgerVersion);
+        });
     }
 
     /**

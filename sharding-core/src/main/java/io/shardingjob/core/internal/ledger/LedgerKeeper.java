@@ -110,7 +110,8 @@ public final class LedgerKeeper {
                                     .thenComposeAsync(
                                             passable -> moveWatermark(overview, passable, now, openBefore, due),
                                             executor)
-                                    .thenCompose(kept -> retire(overview.fires(), kept, now)
+                                    .thenCompose(kept -> retirement
+                                            .retire(overview.fires(), kept.mark(), kept.version(), now)
                                             .thenApply(retired -> {
                                                 boolean progressed = retired.fires() > 0
                                                         || kept.mark().settled().isAfter(overview.watermark());
@@ -185,14 +186,14 @@ public final class LedgerKeeper {
      * @return the fires as the watermark may pass them
      */
     private CompletableFuture<List<FireView>> complete(List<FireView> views, long sessionId, DueRule due) {
-        LedgerCompletions completing = completes() ? completions : null;
-        List<FireView> toComplete = completing == null
+        LedgerCompletions completing = completions;
+        List<FireView> toComplete = completing == null || !completing.isActive()
                 ? List.of()
                 : views.stream()
                         .filter(view -> view.isSettled(due.dueCount(view.fireTime()))
                                 && !LedgerCompletions.isCompletedNote(view.note()))
                         .toList();
-        if (completing == null || toComplete.isEmpty()) {
+        if (toComplete.isEmpty()) {
             return CompletableFuture.completedFuture(views);
         }
         List<FireView> passable = views.stream()
@@ -249,30 +250,20 @@ public final class LedgerKeeper {
                             .setWatermarkAsync(next.settled(), next.stillOpen(), overview.version())
                             .thenApply(version -> version >= 0
                                     ? new Kept(moving, missed, version)
-                                    : new Kept(previous, missed, Kept.CHANGED));
+                                    : new Kept(previous, missed, FireRetirement.CHANGED));
                 });
     }
 
     /**
      * The watermark a pass left, the missed fires it recorded, and the ledger node's version then (what a deletion
-     * checks), or {@link #CHANGED} when the node changed under the pass.
+     * checks), or {@link FireRetirement#CHANGED} when the node changed under the pass.
      */
-    private record Kept(Watermark mark, List<Instant> missed, int version) {
-
-        static final int CHANGED = -2;
-    }
+    private record Kept(Watermark mark, List<Instant> missed, int version) {}
 
     private static List<Instant> withRecorded(List<Instant> fires, List<Instant> recorded) {
         return Stream.concat(fires.stream(), recorded.stream())
                 .distinct()
                 .sorted()
                 .toList();
-    }
-
-    /** Deletes old fires, unless the ledger node changed under the pass: then a re-run may have reopened one. */
-    private CompletableFuture<FireRetirement.Retired> retire(List<Instant> fires, Kept kept, Instant now) {
-        return kept.version() == Kept.CHANGED
-                ? CompletableFuture.completedFuture(new FireRetirement.Retired(0, false))
-                : retirement.retire(fires, kept.mark(), kept.version(), now);
     }
 }

@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
 
@@ -53,7 +54,7 @@ public final class LedgerReads {
         return requests.multiAsync("Multi", List.of(Op.getChildren(fire)))
                 .thenCompose(listing -> listing.ok()
                         ? readClaimsAsync(
-                                        Map.of(fireTime, names(listing.results().get(0))))
+                                        Map.of(fireTime, items(listing.results().get(0))))
                                 .thenApply(claims -> claims.get(fireTime))
                         : CompletableFuture.completedFuture(Map.of()));
     }
@@ -73,14 +74,20 @@ public final class LedgerReads {
      * ZooKeeper's event thread. Missing fires read empty.
      */
     public CompletableFuture<List<FireView>> readAsync(Collection<Instant> fireTimes) {
-        CompletableFuture<List<FireView>> views = CompletableFuture.completedFuture(new ArrayList<>(fireTimes.size()));
-        for (List<Instant> chunk : ClientRequests.batches(List.copyOf(fireTimes), MAX_FIRES_PER_READ)) {
-            views = views.thenCompose(read -> readChunk(chunk).thenApply(more -> {
-                read.addAll(more);
-                return read;
+        return inTurn(ClientRequests.batches(List.copyOf(fireTimes), MAX_FIRES_PER_READ), this::readChunk);
+    }
+
+    /** One request per batch, each after the one before, their answers gathered in order. */
+    private static <T, R> CompletableFuture<List<R>> inTurn(
+            List<List<T>> batches, Function<List<T>, CompletableFuture<List<R>>> request) {
+        CompletableFuture<List<R>> answers = CompletableFuture.completedFuture(new ArrayList<>());
+        for (List<T> batch : batches) {
+            answers = answers.thenCompose(sofar -> request.apply(batch).thenApply(more -> {
+                sofar.addAll(more);
+                return sofar;
             }));
         }
-        return views;
+        return answers;
     }
 
     /** The items that hold a claim in each fire, by fire, listed a few fires per read-only multi-operation. */
@@ -93,7 +100,7 @@ public final class LedgerReads {
             items = items.thenCompose(listed -> requests.multiAsync("Multi", listings)
                     .thenApply(answer -> {
                         for (int i = 0; i < chunk.size(); i++) {
-                            listed.put(chunk.get(i), names(answer.results().get(i)));
+                            listed.put(chunk.get(i), items(answer.results().get(i)));
                         }
                         return listed;
                     }));
@@ -101,7 +108,8 @@ public final class LedgerReads {
         return items;
     }
 
-    private static List<Integer> names(OpResult listing) {
+    /** The items a fire node's listing names, in order: those with a claim. */
+    static List<Integer> items(OpResult listing) {
         return listing instanceof OpResult.GetChildrenResult children
                 ? children.getChildren().stream()
                         .map(Integer::parseInt)
@@ -124,7 +132,7 @@ public final class LedgerReads {
                 if (children.get(2 * i) instanceof OpResult.GetDataResult note) {
                     notes.put(chunk.get(i), note);
                 }
-                items.put(chunk.get(i), names(children.get(2 * i + 1)));
+                items.put(chunk.get(i), items(children.get(2 * i + 1)));
             }
             return readClaimsAsync(items)
                     .thenApply(claims -> chunk.stream()
@@ -143,31 +151,32 @@ public final class LedgerReads {
     }
 
     private CompletableFuture<Map<Instant, Map<Integer, Claim>>> readClaimsAsync(Map<Instant, List<Integer>> items) {
-        Map<Instant, Map<Integer, Claim>> claims = new LinkedHashMap<>();
         List<Slot> slots = new ArrayList<>();
-        items.forEach((fireTime, claimed) -> {
-            claims.put(fireTime, new TreeMap<>());
-            claimed.forEach(item -> slots.add(new Slot(item, fireTime)));
-        });
-        CompletableFuture<Map<Instant, Map<Integer, Claim>>> read = CompletableFuture.completedFuture(claims);
-        for (List<Slot> batch : ClientRequests.batches(slots, ClientRequests.MAX_OPS_PER_MULTI)) {
-            List<Op> reads = batch.stream()
-                    .map(slot -> Op.getData(requests.full(nodes.claim(slot.fireTime(), slot.item()))))
-                    .toList();
-            read = read.thenCompose(sofar -> requests.multiAsync("Multi", reads).thenApply(answer -> {
-                for (int i = 0; i < batch.size(); i++) {
-                    if (answer.results().get(i) instanceof OpResult.GetDataResult data) {
-                        Slot slot = batch.get(i);
-                        sofar.get(slot.fireTime())
-                                .put(
-                                        slot.item(),
-                                        Claim.decode(slot.item(), slot.fireTime(), data.getData(), data.getStat()));
-                    }
+        items.forEach((fireTime, claimed) -> claimed.forEach(item -> slots.add(new Slot(item, fireTime))));
+        return inTurn(ClientRequests.batches(slots, ClientRequests.MAX_OPS_PER_MULTI), this::readClaims)
+                .thenApply(read -> {
+                    Map<Instant, Map<Integer, Claim>> claims = new LinkedHashMap<>();
+                    items.keySet().forEach(fireTime -> claims.put(fireTime, new TreeMap<>()));
+                    read.forEach(claim -> claims.get(claim.fireTime()).put(claim.item(), claim));
+                    return claims;
+                });
+    }
+
+    /** The claims of these slots that exist. */
+    private CompletableFuture<List<Claim>> readClaims(List<Slot> slots) {
+        List<Op> reads = slots.stream()
+                .map(slot -> Op.getData(requests.full(nodes.claim(slot.fireTime(), slot.item()))))
+                .toList();
+        return requests.multiAsync("Multi", reads).thenApply(answer -> {
+            List<Claim> claims = new ArrayList<>();
+            for (int i = 0; i < slots.size(); i++) {
+                if (answer.results().get(i) instanceof OpResult.GetDataResult data) {
+                    Slot slot = slots.get(i);
+                    claims.add(Claim.decode(slot.item(), slot.fireTime(), data.getData(), data.getStat()));
                 }
-                return sofar;
-            }));
-        }
-        return read;
+            }
+            return claims;
+        });
     }
 
     /** Whether another session's run, as an audit saw it, is still running now; when unknown, it is. */

@@ -1,6 +1,7 @@
 package io.shardingjob.core.internal.ledger;
 
 import io.shardingjob.core.config.MisfirePolicy;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -12,6 +13,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.SortedMap;
+import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.stream.IntStream;
 
@@ -87,6 +89,12 @@ public final class LedgerRules {
      * recorded while the job had an instance ({@link FireOrigin#runsUnderEveryPolicy}), is owed once: its missing slot
      * runs as its own fire under every policy, is never coalesced, and ends the run of missed fires before it.
      *
+     * <p>Only the slots due count ({@link DueRule#judge}; one not known yet is left to a later audit). A slot not due is
+     * never made up, coalesced or skipped as missed: it is {@linkplain MakeUpPlan#notDue recorded} so that its fire
+     * settles, and it neither joins nor ends a run of missed fires, so that under {@link MisfirePolicy#ONCE} the missed
+     * due fires on either side of a disabled window are one run. A claim of a slot not due (a fire's skip of a disabled
+     * item) does not end a run either.
+     *
      * @param claimed for every fire known to be due, the items a claim covers
      */
     public static MakeUpPlan makeUps(
@@ -95,28 +103,8 @@ public final class LedgerRules {
             MisfirePolicy policy,
             Instant lateBefore,
             Instant horizon,
-            Set<Instant> manual) {
-        java.util.function.Function<Instant, FireOrigin> originOf =
-                fireTime -> manual.contains(fireTime) ? FireOrigin.manual(null) : FireOrigin.SCHEDULED;
-        return makeUps(claimed, items, policy, lateBefore, horizon, originOf, slot -> DueRule.Due.YES);
-    }
-
-    /**
-     * {@link #makeUps(SortedMap, Collection, MisfirePolicy, Instant, Instant, Set)}, for the slots due ({@link
-     * DueRule#judge}; one not known yet is left to a later audit). A slot not due is never made up, coalesced or skipped
-     * as missed: it is {@linkplain MakeUpPlan#notDue recorded} so that its fire settles, and it neither joins nor ends a
-     * run of missed fires, so that under {@link MisfirePolicy#ONCE} the missed due fires on either side of a disabled
-     * window are one run. A claim of a slot not due (a fire's skip of a disabled item) does not end a run either.
-     *
-     */
-    public static MakeUpPlan makeUps(
-            SortedMap<Instant, Set<Integer>> claimed,
-            Collection<Integer> items,
-            MisfirePolicy policy,
-            Instant lateBefore,
-            Instant horizon,
-            java.util.function.Function<Instant, FireOrigin> originOf,
-            java.util.function.Function<Slot, DueRule.Due> due) {
+            Function<Instant, FireOrigin> originOf,
+            Function<Slot, DueRule.Due> due) {
         List<Slot> run = new ArrayList<>();
         Map<Slot, Slot> coalesced = new LinkedHashMap<>();
         List<Slot> skipped = new ArrayList<>();
@@ -177,7 +165,7 @@ public final class LedgerRules {
     public static final String AHEAD = "ahead";
 
     /** {@link #AHEAD}, as the node's data. */
-    static final byte[] AHEAD_NOTE = AHEAD.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    static final byte[] AHEAD_NOTE = AHEAD.getBytes(StandardCharsets.UTF_8);
 
     /**
      * What the ledger holds for one fire.

@@ -94,7 +94,7 @@ public final class ManualFireRecords {
                 return CompletableFuture.completedFuture(fireTime);
             }
             int failed = answer.failedAt();
-            KeeperException.Code code = failed < 0 ? answer.code() : answer.errorAt(failed);
+            KeeperException.Code code = answer.refusal();
             if (failed == 0 && code == KeeperException.Code.NODEEXISTS && attempt < MAX_ATTEMPTS) {
                 // The time is another fire's: the next millisecond is this one's.
                 return recordAsync(fireTime.plusMillis(1), origin, announcement, attempt + 1);

@@ -84,7 +84,8 @@ class LedgerRulesPropertiesTest {
                 .filter(item -> random.nextBoolean())
                 .toList();
 
-        MakeUpPlan plan = LedgerRules.makeUps(claimed, mine, policy, lateBefore, horizon, Set.of());
+        MakeUpPlan plan = LedgerRules.makeUps(
+                claimed, mine, policy, lateBefore, horizon, fire -> FireOrigin.SCHEDULED, slot -> DueRule.Due.YES);
 
         List<Slot> covered = new ArrayList<>(plan.run());
         covered.addAll(plan.coalesced().keySet());
@@ -396,7 +397,8 @@ class LedgerRulesPropertiesTest {
             views.forEach(claim -> claimed.computeIfAbsent(claim.fireTime(), fireTime -> new HashSet<>())
                     .add(claim.item()));
             Instant lateBefore = T0.plusSeconds(fires.size());
-            MakeUpPlan plan = LedgerRules.makeUps(claimed, owned, policy, lateBefore, T0, Set.of());
+            MakeUpPlan plan = LedgerRules.makeUps(
+                    claimed, owned, policy, lateBefore, T0, fire -> FireOrigin.SCHEDULED, slot -> DueRule.Due.YES);
             plan.coalesced().keySet().forEach(slot -> resolve(worker, slot, ClaimState.COALESCED));
             plan.skipped().forEach(slot -> resolve(worker, slot, ClaimState.SKIPPED));
             plan.run().forEach(slot -> create(worker, slot));

@@ -41,9 +41,27 @@ class LedgerRulesTest {
         return claimed;
     }
 
+    /** Make-ups of slots all due, the fires in {@code manual} an operator's. */
+    private static MakeUpPlan makeUps(
+            SortedMap<Instant, Set<Integer>> claimed,
+            List<Integer> items,
+            MisfirePolicy policy,
+            Instant lateBefore,
+            Instant horizon,
+            Set<Instant> manual) {
+        return LedgerRules.makeUps(
+                claimed,
+                items,
+                policy,
+                lateBefore,
+                horizon,
+                fireTime -> manual.contains(fireTime) ? FireOrigin.manual(null) : FireOrigin.SCHEDULED,
+                slot -> DueRule.Due.YES);
+    }
+
     @Test
     void underOnceEachRunOfConsecutiveMissedFiresRunsOnceAsItsLatest() {
-        MakeUpPlan plan = LedgerRules.makeUps(history(), List.of(0, 1), MisfirePolicy.ONCE, t(6), T0, Set.of());
+        MakeUpPlan plan = makeUps(history(), List.of(0, 1), MisfirePolicy.ONCE, t(6), T0, Set.of());
 
         assertThat(plan.run()).containsExactly(new Slot(1, t(2)), new Slot(0, t(3)), new Slot(0, t(5)));
         assertThat(plan.coalesced()).containsExactly(Map.entry(new Slot(0, t(2)), new Slot(0, t(3))));
@@ -52,7 +70,7 @@ class LedgerRulesTest {
 
     @Test
     void underAllEveryMissedFireRunsWithItsOwnFireTime() {
-        MakeUpPlan plan = LedgerRules.makeUps(history(), List.of(0), MisfirePolicy.ALL, t(6), T0, Set.of());
+        MakeUpPlan plan = makeUps(history(), List.of(0), MisfirePolicy.ALL, t(6), T0, Set.of());
 
         assertThat(plan.run()).containsExactly(new Slot(0, t(2)), new Slot(0, t(3)), new Slot(0, t(5)));
         assertThat(plan.coalesced()).isEmpty();
@@ -60,7 +78,7 @@ class LedgerRulesTest {
 
     @Test
     void underSkipMissedFiresAreRecordedAsSkipped() {
-        MakeUpPlan plan = LedgerRules.makeUps(history(), List.of(0), MisfirePolicy.SKIP, t(6), T0, Set.of());
+        MakeUpPlan plan = makeUps(history(), List.of(0), MisfirePolicy.SKIP, t(6), T0, Set.of());
 
         assertThat(plan.run()).isEmpty();
         assertThat(plan.skipped()).containsExactly(new Slot(0, t(2)), new Slot(0, t(3)), new Slot(0, t(5)));
@@ -68,14 +86,14 @@ class LedgerRulesTest {
 
     @Test
     void aFireThatIsNotLateYetIsLeftToItsOwner() {
-        MakeUpPlan plan = LedgerRules.makeUps(history(), List.of(0), MisfirePolicy.ALL, t(5), T0, Set.of());
+        MakeUpPlan plan = makeUps(history(), List.of(0), MisfirePolicy.ALL, t(5), T0, Set.of());
 
         assertThat(plan.run()).containsExactly(new Slot(0, t(2)), new Slot(0, t(3)));
     }
 
     @Test
     void missedFiresBeforeTheCatchUpHorizonAreSkippedUnderEveryPolicy() {
-        MakeUpPlan plan = LedgerRules.makeUps(history(), List.of(0), MisfirePolicy.ALL, t(6), t(3), Set.of());
+        MakeUpPlan plan = makeUps(history(), List.of(0), MisfirePolicy.ALL, t(6), t(3), Set.of());
 
         assertThat(plan.skipped()).containsExactly(new Slot(0, t(2)));
         assertThat(plan.run()).containsExactly(new Slot(0, t(3)), new Slot(0, t(5)));
@@ -85,25 +103,25 @@ class LedgerRulesTest {
     void aMissedManualFireRunsAsItsOwnFireUnderEveryPolicyAndSplitsTheMissedFiresAroundIt() {
         // Item 0 missed 2 and 3 (manual) and 5; item 1 missed 2 only.
         for (MisfirePolicy policy : MisfirePolicy.values()) {
-            MakeUpPlan plan = LedgerRules.makeUps(history(), List.of(0, 1), policy, t(6), T0, Set.of(t(3)));
+            MakeUpPlan plan = makeUps(history(), List.of(0, 1), policy, t(6), T0, Set.of(t(3)));
 
             assertThat(plan.run()).as("%s", policy).contains(new Slot(0, t(3)));
             assertThat(plan.coalesced()).as("%s", policy).doesNotContainKey(new Slot(0, t(3)));
             assertThat(plan.coalesced().values()).as("%s", policy).doesNotContain(new Slot(0, t(3)));
             assertThat(plan.skipped()).as("%s", policy).doesNotContain(new Slot(0, t(3)));
         }
-        MakeUpPlan once = LedgerRules.makeUps(history(), List.of(0, 1), MisfirePolicy.ONCE, t(6), T0, Set.of(t(3)));
+        MakeUpPlan once = makeUps(history(), List.of(0, 1), MisfirePolicy.ONCE, t(6), T0, Set.of(t(3)));
         assertThat(once.run())
                 .containsExactly(new Slot(0, t(2)), new Slot(1, t(2)), new Slot(0, t(3)), new Slot(0, t(5)));
         assertThat(once.coalesced()).isEmpty();
-        MakeUpPlan skip = LedgerRules.makeUps(history(), List.of(0), MisfirePolicy.SKIP, t(6), T0, Set.of(t(3)));
+        MakeUpPlan skip = makeUps(history(), List.of(0), MisfirePolicy.SKIP, t(6), T0, Set.of(t(3)));
         assertThat(skip.run()).containsExactly(new Slot(0, t(3)));
         assertThat(skip.skipped()).containsExactly(new Slot(0, t(2)), new Slot(0, t(5)));
     }
 
     @Test
     void aMissedManualFireBeforeTheCatchUpHorizonIsSkippedAsAnyOther() {
-        MakeUpPlan plan = LedgerRules.makeUps(history(), List.of(0), MisfirePolicy.ALL, t(6), t(3), Set.of(t(2)));
+        MakeUpPlan plan = makeUps(history(), List.of(0), MisfirePolicy.ALL, t(6), t(3), Set.of(t(2)));
 
         assertThat(plan.skipped()).containsExactly(new Slot(0, t(2)));
     }
