@@ -142,7 +142,7 @@ public final class ItemRunner {
      */
     Run run(ItemExecutor job, ItemRun run) {
         JobSnapshot now = view.snapshot();
-        LeavingQueue leaving = run.leave(now.sessionId());
+        ItemRun.Leaving leaving = run.leave(now.sessionId());
         if (!run.attach()) {
             return new Run(List.of(), runEnds.dropQueued(run, leaving.writtenAhead()));
         }
@@ -176,7 +176,7 @@ public final class ItemRunner {
      * run is {@code STARTED} when it may enter the job's code. Returns the write of its claim given up when it may not,
      * or null when nothing of it is written (its start was taken over, or unanswered).
      */
-    private @Nullable CompletableFuture<Void> begin(ItemRun run, LeavingQueue leaving, JobSnapshot now) {
+    private @Nullable CompletableFuture<Void> begin(ItemRun run, ItemRun.Leaving leaving, JobSnapshot now) {
         FireStarts.Ahead ahead = leaving.ahead();
         Claim writtenAhead = leaving.writtenAhead();
         if (writtenAhead == null
@@ -255,7 +255,7 @@ public final class ItemRunner {
      * freed once that is recorded; kept, both would wait for a run that never comes while this session lives.
      */
     private Run refused(ItemRun run) {
-        LeavingQueue leaving = run.leave(view.sessionId());
+        ItemRun.Leaving leaving = run.leave(view.sessionId());
         FireStarts.Ahead ahead = leaving.ahead();
         @Nullable CompletableFuture<Void> given;
         if (ahead != null && (ahead.began() == RunStarts.Began.LOST || ahead.began() == RunStarts.Began.UNKNOWN)) {
