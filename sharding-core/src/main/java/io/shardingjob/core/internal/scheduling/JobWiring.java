@@ -26,7 +26,6 @@ import io.shardingjob.core.internal.scheduling.fire.ItemHandOff;
 import io.shardingjob.core.internal.scheduling.fire.ItemRunner;
 import io.shardingjob.core.internal.scheduling.fire.ManualFires;
 import io.shardingjob.core.internal.scheduling.fire.MisfireReports;
-import io.shardingjob.core.internal.scheduling.fire.NextFireClaims;
 import io.shardingjob.core.internal.scheduling.job.RunMemory;
 import io.shardingjob.core.internal.scheduling.session.ConnectionGuard;
 import io.shardingjob.core.internal.scheduling.session.FollowUps;
@@ -182,8 +181,7 @@ final class JobWiring {
                 state, ledger.claims(), memory, completions, ledger.reads(), ledger.itemWise(), threads.serial());
         // Claim writes drain on the coordination scheduler, on which nothing waits for a claim write (fires and items
         // run elsewhere), so a drain never waits behind a thread that waits for it.
-        GroupCommit commits =
-                new GroupCommit(ledger.claims(), threads.scheduler(), new NextFireClaims(state, memory, schedule));
+        GroupCommit commits = new GroupCommit(ledger.claims(), threads.scheduler(), ahead);
         ItemRunner items = new ItemRunner(
                 state,
                 audits,
