@@ -80,7 +80,14 @@ final class ItemRun {
      * @param last whether no other run of its fire is still to leave the queue
      */
     record Leaving(
-            FireStarts.@Nullable Ahead ahead, @Nullable Claim writtenAhead, boolean last) {}
+            FireStarts.@Nullable Ahead ahead, @Nullable Claim writtenAhead, boolean last) {
+
+        /** How its start written ahead failed, when it was taken over meanwhile or unanswered; null otherwise. */
+        RunStarts.@Nullable Began failedAhead() {
+            RunStarts.Began began = ahead == null ? null : ahead.began();
+            return began == RunStarts.Began.LOST || began == RunStarts.Began.UNKNOWN ? began : null;
+        }
+    }
 
     private final RunMemory memory;
     private final ShardingContext context;

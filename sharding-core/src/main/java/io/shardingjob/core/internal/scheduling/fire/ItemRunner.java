@@ -49,12 +49,7 @@ public final class ItemRunner {
      * the coordination scheduler that times items out.
      */
     public record Timing(
-            SessionProof proof, Supplier<Duration> sessionTimeout, ScheduledExecutorService scheduler, Clock clock) {
-
-        Duration timeout() {
-            return sessionTimeout.get();
-        }
-    }
+            SessionProof proof, Supplier<Duration> sessionTimeout, ScheduledExecutorService scheduler, Clock clock) {}
 
     private final JobView view;
     private final String jobName;
@@ -86,7 +81,8 @@ public final class ItemRunner {
         this.attempts = new ItemAttempts(
                 timing.scheduler(),
                 listener,
-                () -> RunStart.proven(timing.proof().since(), timing.timeout()));
+                () -> RunStart.proven(
+                        timing.proof().since(), timing.sessionTimeout().get()));
         this.starting =
                 new RunStarts(view, ledger.reads(), ledger.commits(), memory, ledger.due(), pace, timing.clock());
         this.runEnds = new RunEnds(view, audits, ledger.commits(), ends, listener, timing.clock());
@@ -177,14 +173,11 @@ public final class ItemRunner {
      * or null when nothing of it is written (its start was taken over, or unanswered).
      */
     private @Nullable CompletableFuture<Void> begin(ItemRun run, ItemRun.Leaving leaving, JobSnapshot now) {
-        FireStarts.Ahead ahead = leaving.ahead();
         Claim writtenAhead = leaving.writtenAhead();
-        if (writtenAhead == null
-                && ahead != null
-                && ahead.began() != RunStarts.Began.MOVED
-                && ahead.began() != RunStarts.Began.NOT_ASKED) {
-            // Written ahead and refused (taken over meanwhile), or unanswered: as a start of its own would be.
-            runEnds.notStarted(run, ahead.began());
+        RunStarts.Began failedAhead = leaving.failedAhead();
+        if (writtenAhead == null && failedAhead != null) {
+            // As a start of its own would be.
+            runEnds.notStarted(run, failedAhead);
             return null;
         }
         RunStart.Here here = starting.here(now, List.of(run.item()), run.origin());
@@ -198,7 +191,7 @@ public final class ItemRunner {
                         here,
                         now.configuration().failover(),
                         timing.proof().since(),
-                        timing.timeout())
+                        timing.sessionTimeout().get())
                 : RunStart.decide(run.claim(), run.isAbandoned(), here);
         if (verdict == RunStart.Verdict.BEGIN) {
             if (run.starts() != null) {
@@ -256,11 +249,11 @@ public final class ItemRunner {
      */
     private Run refused(ItemRun run) {
         ItemRun.Leaving leaving = run.leave(view.sessionId());
-        FireStarts.Ahead ahead = leaving.ahead();
+        RunStarts.Began failedAhead = leaving.failedAhead();
         @Nullable CompletableFuture<Void> given;
-        if (ahead != null && (ahead.began() == RunStarts.Began.LOST || ahead.began() == RunStarts.Began.UNKNOWN)) {
-            // Taken over meanwhile, or its start unanswered: nothing to give up here, as after a start of its own.
-            runEnds.notStarted(run, ahead.began());
+        if (failedAhead != null) {
+            // Nothing to give up here, as after a start of its own.
+            runEnds.notStarted(run, failedAhead);
             run.settle();
             given = null;
         } else {

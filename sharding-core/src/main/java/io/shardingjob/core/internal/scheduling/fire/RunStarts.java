@@ -24,6 +24,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The writes that start runs, for one job on this instance: what holds here for {@link RunStart}, and the write of a
@@ -161,19 +162,20 @@ final class RunStarts {
      * job's code, where it would find its thread interrupted and end released, as a run that was cut.
      */
     Began began(ItemRun run, CompletableFuture<Optional<Claim>> answer) {
-        try {
-            Optional<Claim> stored = answer.join();
-            if (stored.isPresent()) {
-                run.started(stored.get());
-                return run.isAbandoned() ? Began.ABANDONED : Began.STARTED;
-            }
-            return Began.LOST;
-        } catch (RuntimeException ex) {
-            if (Answers.cause(ex) instanceof AssignmentGuard.Moved) {
-                return Began.MOVED;
-            }
-            return Began.UNKNOWN;
+        Began began = answer.handle(RunStarts::answered).join();
+        if (began != Began.STARTED) {
+            return began;
         }
+        run.started(answer.join().orElseThrow());
+        return run.isAbandoned() ? Began.ABANDONED : Began.STARTED;
+    }
+
+    /** What the answer to a start write says: written, taken over, refused under a newer assignment, or unknown. */
+    private static Began answered(Optional<Claim> stored, @Nullable Throwable failure) {
+        if (failure != null) {
+            return Answers.cause(failure) instanceof AssignmentGuard.Moved ? Began.MOVED : Began.UNKNOWN;
+        }
+        return stored.isPresent() ? Began.STARTED : Began.LOST;
     }
 
     /**
@@ -224,12 +226,8 @@ final class RunStarts {
                             claim.startedAheadAt(startedAt),
                             false,
                             now.assignment().version()))
-                    .whenComplete((stored, failure) -> {
-                        Began began = failure != null
-                                ? Answers.cause(failure) instanceof AssignmentGuard.Moved ? Began.MOVED : Began.UNKNOWN
-                                : stored.isPresent() ? Began.STARTED : Began.LOST;
-                        answer.complete(new FireStarts.Ahead(began, failure != null ? null : stored.orElse(null)));
-                    });
+                    .whenComplete((stored, failure) -> answer.complete(new FireStarts.Ahead(
+                            answered(stored, failure), failure != null ? null : stored.orElse(null))));
             queued++;
         }
         return queued;
