@@ -60,7 +60,7 @@ public final class ItemRunner {
     private final Timing timing;
     private final RunMemory memory;
     private final ItemAttempts attempts;
-    private final ItemPace pace = new ItemPace();
+    private final RunStarts.ItemPace pace = new RunStarts.ItemPace();
     private final RunStarts starting;
     private final RunEnds runEnds;
     private final GroupCommit commits;
