@@ -15,7 +15,6 @@ import io.shardingjob.core.internal.scheduling.audit.AuditRequests;
 import io.shardingjob.core.internal.scheduling.audit.LedgerAudit;
 import io.shardingjob.core.internal.scheduling.fire.AssignmentWait;
 import io.shardingjob.core.internal.scheduling.fire.ClaimsAhead;
-import io.shardingjob.core.internal.scheduling.fire.CompletionChecks;
 import io.shardingjob.core.internal.scheduling.fire.FireClaims;
 import io.shardingjob.core.internal.scheduling.fire.FirePlanner;
 import io.shardingjob.core.internal.scheduling.fire.FireRunner;
@@ -24,7 +23,6 @@ import io.shardingjob.core.internal.scheduling.fire.ItemHandOff;
 import io.shardingjob.core.internal.scheduling.fire.ItemRunner;
 import io.shardingjob.core.internal.scheduling.fire.ManualFires;
 import io.shardingjob.core.internal.scheduling.fire.MisfireReports;
-import io.shardingjob.core.internal.scheduling.fire.NextFireClaims;
 import io.shardingjob.core.internal.scheduling.job.RunMemory;
 import io.shardingjob.core.internal.scheduling.session.ConnectionGuard;
 import io.shardingjob.core.internal.scheduling.session.FollowUps;
@@ -160,8 +158,6 @@ final class JobWiring {
     private FirePath firePath(AuditRequests audits, AssignmentWait assignmentWait, LedgerCompletions completions) {
         CuratorFramework client = registry.client();
         FireSchedule schedule = settings.history().schedule();
-        CompletionChecks completionChecks = new CompletionChecks(
-                completions, ledger.reads(), ledger.itemWise(), threads.serial(), state::sessionId, jobName);
         DueFires dueFires = new DueFires(
                 ledger.claims(),
                 schedule,
@@ -172,11 +168,11 @@ final class JobWiring {
         ClaimsAhead ahead = new ClaimsAhead(state, ledger.claims(), memory, schedule, dueFires);
         MisfireReports misfires =
                 new MisfireReports(jobName, settings.listeners().misfires());
-        ItemEnds ends = new ItemEnds(state, ledger.claims(), memory, completionChecks);
+        ItemEnds ends = new ItemEnds(
+                state, ledger.claims(), memory, completions, ledger.reads(), ledger.itemWise(), threads.serial());
         // Claim writes drain on the coordination scheduler, on which nothing waits for a claim write (fires and items
         // run elsewhere), so a drain never waits behind a thread that waits for it.
-        GroupCommit commits =
-                new GroupCommit(ledger.claims(), threads.scheduler(), new NextFireClaims(state, memory, schedule));
+        GroupCommit commits = new GroupCommit(ledger.claims(), threads.scheduler(), ahead);
         ItemRunner items = new ItemRunner(
                 state,
                 audits,

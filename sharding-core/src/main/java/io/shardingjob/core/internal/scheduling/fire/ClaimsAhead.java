@@ -3,39 +3,54 @@ package io.shardingjob.core.internal.scheduling.fire;
 import io.shardingjob.core.config.FireSchedule;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.execution.ClaimState;
+import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.internal.ledger.Claim;
 import io.shardingjob.core.internal.ledger.ClaimWrites;
 import io.shardingjob.core.internal.ledger.ClaimsAheadRule;
 import io.shardingjob.core.internal.ledger.ClaimsAheadRule.AheadFate;
 import io.shardingjob.core.internal.ledger.DueFires;
 import io.shardingjob.core.internal.ledger.DueRule;
+import io.shardingjob.core.internal.ledger.FireNodes;
 import io.shardingjob.core.internal.ledger.FireOrigin;
+import io.shardingjob.core.internal.ledger.GroupCommit;
+import io.shardingjob.core.internal.ledger.StartBatch;
 import io.shardingjob.core.internal.scheduling.job.JobSnapshot;
 import io.shardingjob.core.internal.scheduling.job.JobView;
 import io.shardingjob.core.internal.scheduling.job.RunMemory;
+import io.shardingjob.core.internal.sharding.ShardingService;
 import io.shardingjob.core.sharding.Assignment;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
+import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The claims this session made ahead of their fire ({@link NextFireClaims}), from the answer that created them until
- * their fire's trigger takes them. They are ordinary claims of this session (running, as far as every other instance
- * can tell, once their fire is due). What changed meanwhile is judged by one rule, {@link ClaimsAheadRule#atFire},
- * both at the fire instant and at each audit before it: an item that moved away is released to its new owner, a
- * disabled one skipped, and a claim whose fire never came (a changed schedule) is left to the audit, which runs it late
- * as this session's own.
+ * The claims this session makes ahead of their fire: which claims of the schedule's next fire this instance makes,
+ * created in the request that records the last ends of a fire here, so that at the next fire instant no ZooKeeper round
+ * trip stands between the trigger and its items; and what becomes of them until their fire's trigger takes them. With
+ * {@code failover} on they are made with their starts written ({@link StartBatch#writesAhead}), only under the
+ * assignment they were decided under ({@link io.shardingjob.core.internal.ledger.AssignmentGuard}), and their runs begin
+ * at the fire with no write at all while the session was proven lately
+ * ({@link io.shardingjob.core.internal.ledger.RunStart#decideWritten}); without, each run writes its start at the fire.
+ *
+ * <p>They are ordinary claims of this session (running, as far as every other instance can tell, once their fire is
+ * due). What changed meanwhile is judged by one rule, {@link ClaimsAheadRule#atFire}, both at the fire instant and at
+ * each audit before it: an item that moved away is released to its new owner, a disabled one skipped, and a claim whose
+ * fire never came (a changed schedule) is left to the audit, which runs it late as this session's own.
  */
-public final class ClaimsAhead {
+public final class ClaimsAhead implements GroupCommit.Ahead {
 
     private static final Logger log = LoggerFactory.getLogger(ClaimsAhead.class);
 
@@ -78,23 +93,12 @@ public final class ClaimsAhead {
         return new Verdicts(job, owned, dueFires.rule(), view.now());
     }
 
-    /** What becomes of claims made ahead, by {@link ClaimsAheadRule#atFire}, the rule every look at them uses. */
-    final class Verdicts {
-
-        private final JobSnapshot job;
-
-        /** The items this instance may run under the assignment judged by. */
-        private final Set<Integer> owned;
-
-        private final DueRule due;
-        private final Instant now;
-
-        private Verdicts(JobSnapshot job, Set<Integer> owned, DueRule due, Instant now) {
-            this.job = job;
-            this.owned = owned;
-            this.due = due;
-            this.now = now;
-        }
+    /**
+     * What becomes of claims made ahead, by {@link ClaimsAheadRule#atFire}, the rule every look at them uses.
+     *
+     * @param owned the items this instance may run under the assignment judged by
+     */
+    record Verdicts(JobSnapshot job, Set<Integer> owned, DueRule due, Instant now) {
 
         /** @param startable whether the item is neither busy here nor run by another live session */
         AheadFate atFire(Claim claim, boolean startable) {
@@ -119,14 +123,20 @@ public final class ClaimsAhead {
             // Made ahead of the schedule's fires only.
             return offBeforeItsFire ? DueRule.Due.NO : due.judge(claim.fireTime(), claim.item(), FireOrigin.SCHEDULED);
         }
+    }
 
-        /** Hands on claims made ahead for a fire that runs nothing here, as the rule says for items it cannot start. */
-        void handOnUnstarted(Collection<Claim> claims) {
-            Map<AheadFate, List<Claim>> byFate = new EnumMap<>(AheadFate.class);
-            claims.forEach(claim -> byFate.computeIfAbsent(atFire(claim, false), any -> new ArrayList<>())
-                    .add(claim));
-            byFate.forEach((fate, ofFate) -> handOn(ofFate, fate));
-        }
+    /** Hands on claims made ahead for a fire that runs nothing here, as the rule says for items it cannot start. */
+    void handOnUnstarted(Collection<Claim> claims) {
+        Verdicts verdicts = verdicts();
+        handOnEach(claims, claim -> verdicts.atFire(claim, false));
+    }
+
+    /** Hands each claim on as {@code fate} says, the claims of one fate in one write. */
+    private void handOnEach(Collection<Claim> claims, Function<Claim, AheadFate> fate) {
+        Map<AheadFate, List<Claim>> byFate = new EnumMap<>(AheadFate.class);
+        claims.forEach(claim -> byFate.computeIfAbsent(fate.apply(claim), any -> new ArrayList<>())
+                .add(claim));
+        byFate.forEach((each, ofFate) -> handOn(ofFate, each));
     }
 
     /**
@@ -145,7 +155,7 @@ public final class ClaimsAhead {
             neverFired.forEach(memory::settled);
         }
         Verdicts verdicts = verdicts();
-        JobConfiguration config = verdicts.job.configuration();
+        JobConfiguration config = verdicts.job().configuration();
         Map<Instant, Boolean> scheduled = new HashMap<>();
         Function<Claim, AheadFate> fate = claim -> {
             // Before the fire, only what changed since the claim was made counts: the session is proven at the fire.
@@ -153,11 +163,7 @@ public final class ClaimsAhead {
             boolean stillAFire = scheduled.computeIfAbsent(claim.fireTime(), fireTime -> isScheduled(config, fireTime));
             return current == AheadFate.RUN && !stillAFire ? AheadFate.SKIP : current;
         };
-        Map<AheadFate, List<Claim>> stale = new EnumMap<>(AheadFate.class);
-        memory.takeAhead(claim -> fate.apply(claim) != AheadFate.RUN)
-                .forEach(claim -> stale.computeIfAbsent(fate.apply(claim), any -> new ArrayList<>())
-                        .add(claim));
-        stale.forEach((each, claims) -> handOn(claims, each));
+        handOnEach(memory.takeAhead(claim -> fate.apply(claim) != AheadFate.RUN), fate);
     }
 
     /** Gives every claim made ahead back: this instance stops. */
@@ -205,5 +211,89 @@ public final class ClaimsAhead {
 
     private boolean isScheduled(JobConfiguration config, Instant fireTime) {
         return !config.isOnDemand() && schedule.firesAt(config, fireTime);
+    }
+
+    @Override
+    public Next claimsAfter(List<Claim> lastEnds, List<Claim> ends) {
+        if (schedule == FireSchedule.NONE) {
+            return Next.NONE;
+        }
+        JobSnapshot job = view.snapshot();
+        if (!job.available()) {
+            return Next.NONE;
+        }
+        JobConfiguration config = job.configuration();
+        String me = view.instanceId();
+        ShardingService.Versioned versioned = job.assignment();
+        Assignment assignment = versioned.assignment();
+        // A job on demand has no next fire to claim ahead: its fires come when triggered.
+        if (config.disabled()
+                || config.isOnDemand()
+                || job.instanceDisabled()
+                || memory.auditedEpoch() != assignment.epoch()) {
+            return Next.NONE;
+        }
+        Instant ended = lastEnds.stream()
+                .map(Claim::fireTime)
+                .max(Comparator.naturalOrder())
+                .orElseThrow();
+        Instant next = schedule.nextFireAfter(config, ended);
+        // A next fire already past is the trigger's (it may wait in the queue of fires), or the audit's if missed.
+        if (next == null || !next.isAfter(view.now())) {
+            return Next.NONE;
+        }
+        Instant fireTime = FireSchedule.fireTimeOf(next);
+        Set<Integer> unavailable = new HashSet<>(job.disabledItems());
+        unavailable.addAll(memory.elsewhereItems());
+        unavailable.addAll(memory.aheadItems(fireTime));
+        Set<Integer> busy = new HashSet<>(memory.runningItems());
+        ends.forEach(end -> busy.remove(end.item()));
+        unavailable.addAll(busy);
+        long session = job.sessionId();
+        boolean started = StartBatch.writesAhead(config.failover());
+        List<Claim> claims =
+                ClaimsAheadRule.toClaimAhead(assignment.itemsOf(me), unavailable, memory.hasSeen(fireTime)).stream()
+                        .map(item -> Claim.first(
+                                item,
+                                fireTime,
+                                me,
+                                session,
+                                ExecutionSource.NORMAL,
+                                assignment.epoch(),
+                                assignment.shardingTotalCount(),
+                                fireTime))
+                        .map(claim -> started ? claim.startedAheadAt(fireTime) : claim)
+                        .toList();
+        // The server may create them a while before the answer is handled here, past their fire: an audit reading them
+        // meanwhile must see them as this session's business, not as stranded.
+        memory.requestingAhead(claims);
+        return new Next(claims, fireNodes(config, assignment, me, fireTime), versioned.version());
+    }
+
+    /**
+     * The owner of the job's lowest item creates the node of the fire after the next one, a period ahead of the claims
+     * that go in it; the others take the next fire's node to exist (see {@link FireNodes}).
+     */
+    private FireNodes fireNodes(JobConfiguration config, Assignment assignment, String me, Instant next) {
+        boolean creator = assignment.itemsByInstance().entrySet().stream()
+                .filter(owner -> !owner.getValue().isEmpty())
+                .min(Comparator.comparing(owner -> Collections.min(owner.getValue())))
+                .map(owner -> owner.getKey().equals(me))
+                .orElse(false);
+        if (!creator) {
+            return new FireNodes(true, null);
+        }
+        Instant after = schedule.nextFireAfter(config, next);
+        return new FireNodes(false, after == null ? null : FireSchedule.fireTimeOf(after));
+    }
+
+    @Override
+    public void claimed(Instant fireTime, List<Claim> requested, ClaimWrites.@Nullable Claimed claimed) {
+        if (claimed != null) {
+            // When the fire came meanwhile, its trigger found these in the ledger as this session's, or left them to
+            // the audit: either way they are not kept here.
+            memory.claimedAhead(fireTime, claimed.won().values());
+        }
+        memory.answeredAhead(requested);
     }
 }

@@ -7,7 +7,6 @@ import io.shardingjob.core.internal.ledger.Claim;
 import io.shardingjob.core.internal.ledger.ClaimWrites;
 import io.shardingjob.core.internal.ledger.ClaimsAheadRule.AheadFate;
 import io.shardingjob.core.internal.ledger.FireNodes;
-import io.shardingjob.core.internal.ledger.FireOrigin;
 import io.shardingjob.core.internal.ledger.LedgerReads;
 import io.shardingjob.core.internal.ledger.StartBatch;
 import io.shardingjob.core.internal.requests.ClientRequests;
@@ -16,13 +15,15 @@ import io.shardingjob.core.internal.scheduling.job.JobSnapshot;
 import io.shardingjob.core.internal.scheduling.job.JobView;
 import io.shardingjob.core.internal.scheduling.job.Reservation;
 import io.shardingjob.core.internal.scheduling.job.RunMemory;
-import io.shardingjob.core.internal.sharding.ShardingService;
 import io.shardingjob.core.sharding.Assignment;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.function.IntSupplier;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
@@ -85,8 +86,7 @@ public final class FireClaims {
         }
         ExecutionSource source = gate.runAs();
         Map<Integer, Claim> madeAhead = gate.madeAhead();
-        FireOrigin origin = gate.origin();
-        FireDraft draft = new FireDraft(gate.job(), gate.at());
+        Draft draft = new Draft(gate.job(), gate.at());
         long session = draft.job.sessionId();
         takeMadeAhead(draft, madeAhead.values(), assignment);
         // The runs that leave the queue first have their starts written with their claims, as a run leaving first would
@@ -113,7 +113,7 @@ public final class FireClaims {
                 }
             }
         }
-        draft.won.addAll(claim(fireTime, wanted, draft, session, versionOf(assignment, draft.job)));
+        draft.won.addAll(claim(fireTime, wanted, draft, versionOf(assignment, draft.job)));
         draft.handedOn.forEach((fate, claims) -> ahead.handOn(claims, fate));
         if (!draft.overran.isEmpty()) {
             // Before the fire counts as planned: the audit that makes these items up must find them reported. An
@@ -131,13 +131,13 @@ public final class FireClaims {
                 .containsAll(assignment.itemsOf(me))) {
             memory.claimedWhole(fireTime, assignment.epoch(), session);
         }
-        draft.won.sort((left, right) -> Integer.compare(left.item(), right.item()));
+        draft.won.sort(Comparator.comparingInt(Claim::item));
         return new FirePlanner.Plan(
-                null, assignment.epoch(), draft.won, draft.reservations, draft.skipped, origin, draft.job);
+                null, assignment.epoch(), draft.won, draft.reservations, draft.skipped, gate.origin(), draft.job);
     }
 
     /** Judges each claim made ahead for the fire again, now that it came: run, skipped, or handed on. */
-    private void takeMadeAhead(FireDraft draft, Collection<Claim> madeAhead, Assignment assignment) {
+    private void takeMadeAhead(Draft draft, Collection<Claim> madeAhead, Assignment assignment) {
         ClaimsAhead.Verdicts verdicts = ahead.verdicts(draft.job, assignment);
         for (Claim claim : madeAhead) {
             int item = claim.item();
@@ -170,9 +170,9 @@ public final class FireClaims {
      * The claim to create for one owned item, reserved for its run (with its start when {@code withStart}), or skipped
      * (disabled), or null when the item does not run for this fire: busy here or elsewhere, the audit makes it up.
      */
-    private @Nullable Claim ask(FireDraft draft, Claim claim, Assignment assignment, boolean withStart) {
+    private @Nullable Claim ask(Draft draft, Claim claim, Assignment assignment, boolean withStart) {
         int item = claim.item();
-        if (draft.disabled.contains(item)) {
+        if (draft.job.disabledItems().contains(item)) {
             // Recorded, so that the fire settles without waiting for an item that will not run.
             draft.skipped.put(item, "disabled");
             return claim.with(ClaimState.SKIPPED, draft.now);
@@ -204,12 +204,11 @@ public final class FireClaims {
      * written, may not be there yet: its claims are then created reserved, and each run's start write carries the check.
      */
     private static int versionOf(Assignment planned, JobSnapshot job) {
-        ShardingService.Versioned cached = job.assignment();
-        return cached.assignment().equals(planned) ? cached.version() : -1;
+        return job.assignment().assignment().equals(planned) ? job.assignment().version() : -1;
     }
 
     /** The claim write failed: nothing of the fire runs here now, and the audit makes its items up. */
-    private void unclaimed(Instant fireTime, List<Claim> wanted, FireDraft draft, Exception failure) {
+    private void unclaimed(Instant fireTime, List<Claim> wanted, Draft draft, Exception failure) {
         log.warn(
                 "Job {}: could not claim items {} of the fire at {}; the audit makes them up: {}",
                 view.jobName(),
@@ -233,8 +232,7 @@ public final class FireClaims {
      * session was written by an earlier attempt of ours whose answer was lost, or made ahead in a request answered
      * after the fire came: it is ours.
      */
-    private List<Claim> claim(
-            Instant fireTime, List<Claim> wanted, FireDraft draft, long session, int assignmentVersion) {
+    private List<Claim> claim(Instant fireTime, List<Claim> wanted, Draft draft, int assignmentVersion) {
         if (wanted.isEmpty()) {
             return List.of();
         }
@@ -249,24 +247,20 @@ public final class FireClaims {
             unclaimed(fireTime, wanted, draft, ex);
             return List.of();
         }
-        List<Claim> won = new ArrayList<>();
-        claimed.won().values().forEach(claim -> {
-            // Not those created skipped (disabled items).
-            if (claim.state().isHeld()) {
-                won.add(claim);
-            }
-        });
+        // Not those created skipped (disabled items).
+        List<Claim> won = new ArrayList<>(claimed.won().values().stream()
+                .filter(claim -> claim.state().isHeld())
+                .toList());
         boolean openElsewhere = false;
         for (Map.Entry<Integer, Claim> lost : claimed.lost().entrySet()) {
             int item = lost.getKey();
             Claim other = lost.getValue();
             Reservation reservation = draft.reservations.get(item);
-            if (reservation == null) {
-                continue;
-            }
-            if (other.sessionId() == session && other.state().isHeld()) {
+            if (reservation != null
+                    && other.sessionId() == draft.job.sessionId()
+                    && other.state().isHeld()) {
                 won.add(other);
-            } else {
+            } else if (reservation != null) {
                 draft.reservations.remove(item);
                 memory.settled(other);
                 memory.free(item, reservation);
@@ -281,5 +275,24 @@ public final class FireClaims {
         }
         won.forEach(memory::claimed);
         return won;
+    }
+
+    /** A fire's plan while it is made, on the job and the time read once for all its claims: what it runs and skips. */
+    private static final class Draft {
+
+        final JobSnapshot job;
+        final Instant now;
+        final Map<Integer, String> skipped = new TreeMap<>();
+        final Map<Integer, Reservation> reservations = new TreeMap<>();
+        final List<Claim> won = new ArrayList<>();
+        final Map<AheadFate, List<Claim>> handedOn = new EnumMap<>(AheadFate.class);
+
+        /** Items still running from an earlier fire, here or elsewhere: this fire overran into them. */
+        final Map<Integer, String> overran = new TreeMap<>();
+
+        Draft(JobSnapshot job, Instant now) {
+            this.job = job;
+            this.now = now;
+        }
     }
 }

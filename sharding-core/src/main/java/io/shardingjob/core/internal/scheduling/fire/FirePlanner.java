@@ -152,7 +152,7 @@ public final class FirePlanner {
 
     /** A fire that runs nothing here: the claims made ahead for it go to whoever runs their items now. */
     private CompletableFuture<Gate> closed(String reason, Map<Integer, Claim> madeAhead, JobSnapshot job) {
-        ahead.verdicts().handOnUnstarted(madeAhead.values());
+        ahead.handOnUnstarted(madeAhead.values());
         return CompletableFuture.completedFuture(Gate.closed(reason, job));
     }
 

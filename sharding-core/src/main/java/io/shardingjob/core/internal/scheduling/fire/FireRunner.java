@@ -152,9 +152,11 @@ public final class FireRunner {
         // Told of as an operator's fire, a fire the jobs this one follows recorded runs as theirs.
         ExecutionSource source = plan.origin().sourceOr(asked);
         if (plan.skipReason() != null) {
-            return CompletableFuture.completedFuture(skippedEntirely(plan.skipReason()));
+            log.debug("Job {} on {}: fire skipped: {}", jobName, me, plan.skipReason());
+            return CompletableFuture.completedFuture(FireReport.skippedEntirely(jobName, plan.skipReason()));
         }
         List<Claim> won = plan.won();
+        List<Integer> wonItems = won.stream().map(Claim::item).toList();
         Map<Integer, Reservation> reservations = plan.reservations();
         JobConfiguration config = plan.job().configuration();
         log.debug(
@@ -164,10 +166,9 @@ public final class FireRunner {
                 source,
                 fireTime,
                 plan.epoch(),
-                won.stream().map(Claim::item).toList(),
+                wonItems,
                 plan.skipped());
-        String taskId =
-                ShardingContext.taskId(jobName, won.stream().map(Claim::item).toList(), me);
+        String taskId = ShardingContext.taskId(jobName, wonItems, me);
         List<ShardingContext> contexts = won.stream()
                 .map(claim -> items.context(config, taskId, claim, plan.origin()))
                 .toList();
@@ -218,10 +219,5 @@ public final class FireRunner {
                             return report;
                         },
                         handOff.thread());
-    }
-
-    private FireReport skippedEntirely(String reason) {
-        log.debug("Job {} on {}: fire skipped: {}", jobName, me, reason);
-        return FireReport.skippedEntirely(jobName, reason);
     }
 }

@@ -7,9 +7,6 @@ import io.shardingjob.core.internal.ledger.FireOrigin;
 import io.shardingjob.core.internal.ledger.LedgerRules.Slot;
 import io.shardingjob.core.internal.scheduling.job.Reservation;
 import io.shardingjob.core.internal.scheduling.job.RunMemory;
-import java.util.Collections;
-import java.util.EnumMap;
-import java.util.EnumSet;
 import java.util.Map;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
@@ -57,30 +54,39 @@ final class ItemRun {
 
         /** The states a run in this state may move to. */
         Set<State> next() {
-            return NEXT.get(this);
+            return NEXT.getOrDefault(this, Set.of());
         }
     }
 
     /** The transitions, computed once: every move of every run asks them. */
-    private static final Map<State, Set<State>> NEXT = transitions();
+    private static final Map<State, Set<State>> NEXT = Map.of(
+            State.CLAIMED,
+            Set.of(State.STARTED, State.HANDED_ON, State.SKIPPED, State.LOST, State.UNANSWERED, State.DROPPED),
+            // A start written ahead of it on a proof that aged meanwhile is written again, by itself.
+            State.STARTED,
+            Set.of(State.STARTED, State.RUNNING, State.HANDED_ON, State.SKIPPED, State.LOST, State.UNANSWERED),
+            // Its session's proof aged before the job's code: nothing of it ran, so it is handed on.
+            State.RUNNING,
+            Set.of(State.ENDED, State.HANDED_ON),
+            State.ENDED,
+            Set.of(State.RECORDED, State.LOST));
 
-    private static Map<State, Set<State>> transitions() {
-        Map<State, Set<State>> next = new EnumMap<>(State.class);
-        for (State state : State.values()) {
-            next.put(state, EnumSet.noneOf(State.class));
+    /**
+     * What a run finds as it leaves the item executor's queue ({@link #leave}): the outcome of its fire's starts written
+     * ahead ({@link FireStarts}), which decides whether it still writes its start.
+     *
+     * @param ahead what came of its start written ahead of it by a run of its fire that left before; null when none was
+     * @param writtenAhead its claim as started before it left the queue, if it was: by that start, or made so
+     * @param last whether no other run of its fire is still to leave the queue
+     */
+    record Leaving(
+            FireStarts.@Nullable Ahead ahead, @Nullable Claim writtenAhead, boolean last) {
+
+        /** How its start written ahead failed, when it was taken over meanwhile or unanswered; null otherwise. */
+        RunStarts.@Nullable Began failedAhead() {
+            RunStarts.Began began = ahead == null ? null : ahead.began();
+            return began == RunStarts.Began.LOST || began == RunStarts.Began.UNKNOWN ? began : null;
         }
-        next.put(
-                State.CLAIMED,
-                EnumSet.of(State.STARTED, State.HANDED_ON, State.SKIPPED, State.LOST, State.UNANSWERED, State.DROPPED));
-        // A start written ahead of it on a proof that aged meanwhile is written again, by itself.
-        next.put(
-                State.STARTED,
-                EnumSet.of(State.STARTED, State.RUNNING, State.HANDED_ON, State.SKIPPED, State.LOST, State.UNANSWERED));
-        // Its session's proof aged before the job's code: nothing of it ran, so it is handed on.
-        next.put(State.RUNNING, EnumSet.of(State.ENDED, State.HANDED_ON));
-        next.put(State.ENDED, EnumSet.of(State.RECORDED, State.LOST));
-        next.replaceAll((state, to) -> Collections.unmodifiableSet(to));
-        return Collections.unmodifiableMap(next);
     }
 
     private final RunMemory memory;
@@ -158,13 +164,13 @@ final class ItemRun {
      * It leaves its queue, on the thread that runs it (or the hand-off thread, refused by its executor), and takes
      * what came of its start written ahead, waiting for that answer if it is on its way.
      */
-    LeavingQueue leave(long sessionId) {
+    Leaving leave(long sessionId) {
         FireStarts.Leaving leaving = starts == null ? new FireStarts.Leaving(null, true) : starts.leave(claim.item());
         FireStarts.Ahead ahead =
                 leaving.ahead() == null ? null : leaving.ahead().join();
         Claim writtenAhead =
                 ahead != null && ahead.began() == RunStarts.Began.STARTED ? ahead.written() : startedBefore(sessionId);
-        return new LeavingQueue(ahead, writtenAhead, leaving.last());
+        return new Leaving(ahead, writtenAhead, leaving.last());
     }
 
     /**

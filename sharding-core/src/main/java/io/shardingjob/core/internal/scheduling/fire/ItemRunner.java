@@ -49,12 +49,7 @@ public final class ItemRunner {
      * the coordination scheduler that times items out.
      */
     public record Timing(
-            SessionProof proof, Supplier<Duration> sessionTimeout, ScheduledExecutorService scheduler, Clock clock) {
-
-        Duration timeout() {
-            return sessionTimeout.get();
-        }
-    }
+            SessionProof proof, Supplier<Duration> sessionTimeout, ScheduledExecutorService scheduler, Clock clock) {}
 
     private final JobView view;
     private final String jobName;
@@ -65,7 +60,7 @@ public final class ItemRunner {
     private final Timing timing;
     private final RunMemory memory;
     private final ItemAttempts attempts;
-    private final ItemPace pace = new ItemPace();
+    private final RunStarts.ItemPace pace = new RunStarts.ItemPace();
     private final RunStarts starting;
     private final RunEnds runEnds;
     private final GroupCommit commits;
@@ -86,7 +81,8 @@ public final class ItemRunner {
         this.attempts = new ItemAttempts(
                 timing.scheduler(),
                 listener,
-                () -> RunStart.proven(timing.proof().since(), timing.timeout()));
+                () -> RunStart.proven(
+                        timing.proof().since(), timing.sessionTimeout().get()));
         this.starting =
                 new RunStarts(view, ledger.reads(), ledger.commits(), memory, ledger.due(), pace, timing.clock());
         this.runEnds = new RunEnds(view, audits, ledger.commits(), ends, listener, timing.clock());
@@ -142,7 +138,7 @@ public final class ItemRunner {
      */
     Run run(ItemExecutor job, ItemRun run) {
         JobSnapshot now = view.snapshot();
-        LeavingQueue leaving = run.leave(now.sessionId());
+        ItemRun.Leaving leaving = run.leave(now.sessionId());
         if (!run.attach()) {
             return new Run(List.of(), runEnds.dropQueued(run, leaving.writtenAhead()));
         }
@@ -176,15 +172,12 @@ public final class ItemRunner {
      * run is {@code STARTED} when it may enter the job's code. Returns the write of its claim given up when it may not,
      * or null when nothing of it is written (its start was taken over, or unanswered).
      */
-    private @Nullable CompletableFuture<Void> begin(ItemRun run, LeavingQueue leaving, JobSnapshot now) {
-        FireStarts.Ahead ahead = leaving.ahead();
+    private @Nullable CompletableFuture<Void> begin(ItemRun run, ItemRun.Leaving leaving, JobSnapshot now) {
         Claim writtenAhead = leaving.writtenAhead();
-        if (writtenAhead == null
-                && ahead != null
-                && ahead.began() != RunStarts.Began.MOVED
-                && ahead.began() != RunStarts.Began.NOT_ASKED) {
-            // Written ahead and refused (taken over meanwhile), or unanswered: as a start of its own would be.
-            runEnds.notStarted(run, ahead.began());
+        RunStarts.Began failedAhead = leaving.failedAhead();
+        if (writtenAhead == null && failedAhead != null) {
+            // As a start of its own would be.
+            runEnds.notStarted(run, failedAhead);
             return null;
         }
         RunStart.Here here = starting.here(now, List.of(run.item()), run.origin());
@@ -198,7 +191,7 @@ public final class ItemRunner {
                         here,
                         now.configuration().failover(),
                         timing.proof().since(),
-                        timing.timeout())
+                        timing.sessionTimeout().get())
                 : RunStart.decide(run.claim(), run.isAbandoned(), here);
         if (verdict == RunStart.Verdict.BEGIN) {
             if (run.starts() != null) {
@@ -255,12 +248,12 @@ public final class ItemRunner {
      * freed once that is recorded; kept, both would wait for a run that never comes while this session lives.
      */
     private Run refused(ItemRun run) {
-        LeavingQueue leaving = run.leave(view.sessionId());
-        FireStarts.Ahead ahead = leaving.ahead();
+        ItemRun.Leaving leaving = run.leave(view.sessionId());
+        RunStarts.Began failedAhead = leaving.failedAhead();
         @Nullable CompletableFuture<Void> given;
-        if (ahead != null && (ahead.began() == RunStarts.Began.LOST || ahead.began() == RunStarts.Began.UNKNOWN)) {
-            // Taken over meanwhile, or its start unanswered: nothing to give up here, as after a start of its own.
-            runEnds.notStarted(run, ahead.began());
+        if (failedAhead != null) {
+            // Nothing to give up here, as after a start of its own.
+            runEnds.notStarted(run, failedAhead);
             run.settle();
             given = null;
         } else {

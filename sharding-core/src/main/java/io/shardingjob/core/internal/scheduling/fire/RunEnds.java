@@ -71,12 +71,14 @@ final class RunEnds {
                 claim.item(),
                 claim.fireTime(),
                 state);
-        run.exit(state == ClaimState.SKIPPED ? ItemRun.State.SKIPPED : ItemRun.State.HANDED_ON);
-        if (state == ClaimState.SKIPPED) {
-            return write(run, claim.with(state, clock.instant()));
-        }
-        // This instance may still own the item (it was only cut off a while): its audit takes the claim over.
-        return write(run, claim.with(state, clock.instant())).whenComplete((done, failure) -> audits.soon());
+        boolean skipped = state == ClaimState.SKIPPED;
+        run.exit(skipped ? ItemRun.State.SKIPPED : ItemRun.State.HANDED_ON);
+        // Queued with the next writes, as a run's end is.
+        GroupCommit.Write write = GroupCommit.Write.end(claim.with(state, clock.instant()), run.lastOfItsFireHere());
+        CompletableFuture<Void> recorded = recorded(run, write, commits.queue(write));
+        // Handed on, this instance may still own the item (it was only cut off a while): its audit takes the claim
+        // over.
+        return skipped ? recorded : recorded.whenComplete((done, failure) -> audits.soon());
     }
 
     /**
@@ -84,14 +86,12 @@ final class RunEnds {
      * written ahead of it, if one was (nothing of it ran), or at its claim's.
      */
     CompletableFuture<Void> handOnUnstarted(ItemRun run, @Nullable Claim writtenAhead) {
-        CompletableFuture<Void> given;
         if (writtenAhead != null) {
             run.started(writtenAhead);
-            given = refuse(run, RunStart.unbegunAs(RunStart.Verdict.GIVE_UP));
-        } else {
-            given = refuse(run, RunStart.givenUpAs(run.claim()));
         }
-        return given.whenComplete((done, failure) -> run.settle());
+        ClaimState given =
+                writtenAhead != null ? RunStart.unbegunAs(RunStart.Verdict.GIVE_UP) : RunStart.givenUpAs(run.claim());
+        return refuse(run, given).whenComplete((done, failure) -> run.settle());
     }
 
     /**
@@ -106,12 +106,6 @@ final class RunEnds {
         run.exit(ItemRun.State.DROPPED);
         run.settle();
         return CompletableFuture.completedFuture(null);
-    }
-
-    /** The claim given up (or skipped) queued with the next writes, as a run's end is. */
-    private CompletableFuture<Void> write(ItemRun run, Claim written) {
-        GroupCommit.Write write = GroupCommit.Write.end(written, run.lastOfItsFireHere());
-        return recorded(run, write, commits.queue(write));
     }
 
     /** What the answer to the run's end (or its claim given up) does: the run recorded or lost, and {@link ItemEnds}. */

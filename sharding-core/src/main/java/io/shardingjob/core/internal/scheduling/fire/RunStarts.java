@@ -24,11 +24,14 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The writes that start runs, for one job on this instance: what holds here for {@link RunStart}, and the write of a
  * run's start, for its runner to queue, with the starts of the runs of its fire that leave the queue soon after it
- * queued ahead of it ({@link StartBatch}, at the pace {@link ItemPace} measured), or alone for a run handed on alone.
+ * queued ahead of it ({@link StartBatch}, at the pace its runner measured, {@link ItemPace}), or alone for a run handed on alone.
  */
 final class RunStarts {
 
@@ -161,19 +164,20 @@ final class RunStarts {
      * job's code, where it would find its thread interrupted and end released, as a run that was cut.
      */
     Began began(ItemRun run, CompletableFuture<Optional<Claim>> answer) {
-        try {
-            Optional<Claim> stored = answer.join();
-            if (stored.isPresent()) {
-                run.started(stored.get());
-                return run.isAbandoned() ? Began.ABANDONED : Began.STARTED;
-            }
-            return Began.LOST;
-        } catch (RuntimeException ex) {
-            if (Answers.cause(ex) instanceof AssignmentGuard.Moved) {
-                return Began.MOVED;
-            }
-            return Began.UNKNOWN;
+        Began began = answer.handle(RunStarts::answered).join();
+        if (began != Began.STARTED) {
+            return began;
         }
+        run.started(answer.join().orElseThrow());
+        return run.isAbandoned() ? Began.ABANDONED : Began.STARTED;
+    }
+
+    /** What the answer to a start write says: written, taken over, refused under a newer assignment, or unknown. */
+    private static Began answered(Optional<Claim> stored, @Nullable Throwable failure) {
+        if (failure != null) {
+            return Answers.cause(failure) instanceof AssignmentGuard.Moved ? Began.MOVED : Began.UNKNOWN;
+        }
+        return stored.isPresent() ? Began.STARTED : Began.LOST;
     }
 
     /**
@@ -224,14 +228,46 @@ final class RunStarts {
                             claim.startedAheadAt(startedAt),
                             false,
                             now.assignment().version()))
-                    .whenComplete((stored, failure) -> {
-                        Began began = failure != null
-                                ? Answers.cause(failure) instanceof AssignmentGuard.Moved ? Began.MOVED : Began.UNKNOWN
-                                : stored.isPresent() ? Began.STARTED : Began.LOST;
-                        answer.complete(new FireStarts.Ahead(began, failure != null ? null : stored.orElse(null)));
-                    });
+                    .whenComplete((stored, failure) -> answer.complete(new FireStarts.Ahead(
+                            answered(stored, failure), failure != null ? null : stored.orElse(null))));
             queued++;
         }
         return queued;
+    }
+
+    /**
+     * The pace of one job's runs on this instance, which sizes how many starts are written ahead ({@link StartBatch}): how
+     * many runs hold an item thread now, and how long a run recently held it (from leaving the queue to handing its end to
+     * the group commit). The time follows a slower run at once and a faster one gradually, so that items that grow longer
+     * soon stop having starts written far ahead of them.
+     */
+    static final class ItemPace {
+
+        private final AtomicInteger running = new AtomicInteger();
+        private final AtomicLong itemNanos = new AtomicLong(StartBatch.UNKNOWN);
+
+        /** A run took an item thread; returns when, for {@link #ended}. */
+        long left() {
+            running.incrementAndGet();
+            return System.nanoTime();
+        }
+
+        /** The run that took its thread at {@code leftNanos} gives it back. */
+        void ended(long leftNanos) {
+            running.decrementAndGet();
+            long sample = Math.max(1, System.nanoTime() - leftNanos);
+            itemNanos.accumulateAndGet(
+                    sample,
+                    (recent, now) ->
+                            recent < 0 ? now : now > recent ? (recent + now) / 2 : recent - (recent - now) / 8);
+        }
+
+        int running() {
+            return running.get();
+        }
+
+        long itemNanos() {
+            return itemNanos.get();
+        }
     }
 }

@@ -72,7 +72,7 @@ final class OpenClaims {
         return now == null ? 0 : now;
     }
 
-    /** The claim's end is recorded (or owed, see {@link LocalEnds#unwritten}), or the run never started. */
+    /** The claim's end is recorded (or owed, see {@link RunMemory#unwritten}), or the run never started. */
     void settled(Claim claim) {
         Slot slot = slotOf(claim);
         synchronized (unended) {

@@ -11,17 +11,22 @@ import java.util.Map;
 import java.util.NavigableSet;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 
 /**
  * What this instance remembers of its runs of one job, by item and fire, in memory: the items reserved or running
- * here, the claims this session holds open, the fires it knows of, the ends of its runs (recorded or owed) and what its
- * last audit saw. The ledger is the truth about who runs what; this only keeps one instance from racing itself and
- * tells its audit which fires to look at.
+ * here, the claims this session holds open, the fires it knows of, the ends of its runs and what its last audit saw.
+ * The ledger is the truth about who runs what; this only keeps one instance from racing itself and tells its audit which
+ * fires to look at.
  *
- * <p>Its parts, each with its own state and lock, are this package's; the stages see this one type. The methods are
- * grouped by who calls them: the run's transitions ({@code ItemRun}, its only caller, which ArchUnit keeps), the
+ * <p>The ends are kept here: the ones recorded in the ledger, by fire for the leader's keeper until the watermark passes
+ * them; the final writes that could not reach ZooKeeper yet, which the audit writes later; and the runs that ended
+ * before they began, whose start was sent and never answered, so it may be written.
+ *
+ * <p>Its other parts, each with its own state and lock, are this package's; the stages see this one type. The methods
+ * are grouped by who calls them: the run's transitions ({@code ItemRun}, its only caller, which ArchUnit keeps), the
  * planning of a fire before any run of it exists, the audit, and the close.
  */
 public final class RunMemory {
@@ -29,8 +34,18 @@ public final class RunMemory {
     private final Reservations reservations = new Reservations();
     private final LocalFires fires = new LocalFires();
     private final OpenClaims claims = new OpenClaims(fires);
-    private final LocalEnds ends = new LocalEnds();
     private final LastAudit lastAudit = new LastAudit();
+
+    /** At most 16,384 ended claims: a few fires of a thousand items, many fires of a few. */
+    private final RecordedEnds recorded = new RecordedEnds(16_384);
+
+    private final Map<Slot, Claim> unwritten = new ConcurrentHashMap<>();
+
+    /**
+     * Item-fires whose start this process sent without an answer and whose run it has not begun: the claim may say
+     * {@code RUNNING} although nothing of it ran, which only this process knows once its session is gone.
+     */
+    private final Set<Slot> unbegun = ConcurrentHashMap.newKeySet();
 
     // ---- The run's transitions: ItemRun only.
 
@@ -40,7 +55,7 @@ public final class RunMemory {
 
     /** The run enters the job's code: no longer one that never began, and counted by the proof's checks. */
     public void entering(Slot slot, Reservation reservation) {
-        ends.begun(slot);
+        unbegun.remove(slot);
         reservations.entering(reservation);
     }
 
@@ -49,7 +64,7 @@ public final class RunMemory {
     }
 
     public void startUnanswered(Slot slot) {
-        ends.startUnanswered(slot);
+        unbegun.add(slot);
     }
 
     /** The run's claim is settled and its item freed: see {@link Reservations#endRun}. */
@@ -63,7 +78,7 @@ public final class RunMemory {
     }
 
     public void notClaimedWhole(Instant fireTime) {
-        fires.whole().released(fireTime);
+        fires.notWhole(fireTime);
     }
 
     // ---- Planning a fire, before its runs exist.
@@ -126,7 +141,7 @@ public final class RunMemory {
     }
 
     public void claimedWhole(Instant fireTime, long epoch, long session) {
-        fires.whole().claimed(fireTime, epoch, session);
+        fires.claimedWhole(fireTime, epoch, session);
     }
 
     public boolean mayStart(int item, long epoch, Predicate<Claim> stillRuns) {
@@ -185,42 +200,52 @@ public final class RunMemory {
     }
 
     public boolean isWhole(Instant fireTime, long epoch, long session) {
-        return fires.whole().isWhole(fireTime, epoch, session);
+        return fires.isWhole(fireTime, epoch, session);
     }
 
+    /** A final write of a claim (how it ended) that could not reach ZooKeeper: the audit writes it later. */
     public void unwritten(Claim claim) {
-        ends.unwritten(claim);
+        unwritten.put(new Slot(claim.item(), claim.fireTime()), claim);
     }
 
+    /** The final writes still owed, taken: the caller writes them or hands them back with {@link #unwritten}. */
     public List<Claim> takeUnwritten() {
-        return ends.takeUnwritten();
+        List<Claim> owed = List.copyOf(unwritten.values());
+        owed.forEach(claim -> unwritten.remove(new Slot(claim.item(), claim.fireTime()), claim));
+        return owed;
     }
 
     public Set<Slot> unwrittenSlots() {
-        return ends.unwrittenSlots();
+        return Set.copyOf(unwritten.keySet());
     }
 
+    /** Whether an item-fire ended here and only its final write is owed. */
     public boolean isUnwritten(Slot slot) {
-        return ends.isUnwritten(slot);
+        return unwritten.containsKey(slot);
     }
 
     public boolean neverBegan(Slot slot) {
-        return ends.neverBegan(slot);
+        return unbegun.contains(slot);
     }
 
     /** An earlier session's run of the item-fire was released: no run of it is unbegun any more. */
     public void releasedUnbegun(Slot slot) {
-        ends.begun(slot);
+        unbegun.remove(slot);
     }
 
     public RecordedEnds recordedEnds() {
-        return ends.recorded();
+        return recorded;
     }
 
-    /** Forgets the fires and ends at or before the ledger's watermark: every item of them is settled. */
+    /**
+     * Forgets the fires and ends at or before the ledger's watermark: every item of them is settled. An unbegun run of
+     * such a fire is forgotten too; released later, its claim would be released as a run that began, the cautious
+     * reading.
+     */
     public void forgetThrough(Instant watermark) {
         fires.forgetThrough(watermark);
-        ends.forgetThrough(watermark);
+        recorded.forgetThrough(watermark);
+        unbegun.removeIf(slot -> !slot.fireTime().isAfter(watermark));
     }
 
     // ---- The close, and the session's guard.
