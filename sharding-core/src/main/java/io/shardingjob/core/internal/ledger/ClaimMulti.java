@@ -42,26 +42,26 @@ final class ClaimMulti {
     }
 
     /**
-     * Sends the writes and the new claims as one request, again without each operation the server refuses, and adds
-     * what came of them to {@code outcome}. Completes exceptionally when the server did not answer (whether the writes
-     * happened is then unknown).
+     * The writes and the new claims as one request, sent by its {@link Request#round()}: again without each operation
+     * the server refuses, adding what came of them to {@code outcome}. The round completes exceptionally when the
+     * server did not answer (whether the writes happened is then unknown).
      *
      * @param writes owner writes, each at the version its claim holds, at most one per claim
      * @param fireTime the fire of the new claims; ignored when there are none
      * @param guard the assignment the starts among them, written or created, were decided under
      */
-    CompletableFuture<Committed> send(
+    Request request(
             List<Claim> writes,
             Instant fireTime,
             List<Claim> creates,
             FireNodes fireNodes,
             AssignmentGuard guard,
             Committed outcome) {
-        return new Request(writes, fireTime, creates, fireNodes, guard, outcome).round();
+        return new Request(writes, fireTime, creates, fireNodes, guard, outcome);
     }
 
     /** One call's writes and new claims, as its rounds leave them: each refused operation settled and taken out. */
-    private final class Request {
+    final class Request {
         private final List<Claim> sets;
         private final Instant fireTime;
         private final List<Claim> news;

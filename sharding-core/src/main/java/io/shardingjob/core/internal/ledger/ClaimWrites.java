@@ -113,8 +113,14 @@ public final class ClaimWrites {
             // The fire nodes go with the last request, after every claim written before them.
             FireNodes nodesOfBatch =
                     request == requests.size() - 1 ? fireNodes : new FireNodes(fireNodes.assumeExists(), null);
-            sent = sent.thenCompose(sofar -> multi.send(
-                    Pending.claims(batch, false), fireTime, Pending.claims(batch, true), nodesOfBatch, guard, sofar));
+            sent = sent.thenCompose(sofar -> multi.request(
+                            Pending.claims(batch, false),
+                            fireTime,
+                            Pending.claims(batch, true),
+                            nodesOfBatch,
+                            guard,
+                            sofar)
+                    .round());
         }
         return sent;
     }
