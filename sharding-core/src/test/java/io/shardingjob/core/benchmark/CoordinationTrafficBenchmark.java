@@ -64,13 +64,14 @@ class CoordinationTrafficBenchmark {
                 "instances",
                 "jobs",
                 "items per job",
+                "failover",
                 "ledger requests per job fire per instance",
                 "other requests (caches, election) per job fire per instance",
                 "all requests per job fire per instance",
                 "all requests per item");
         try (BenchmarkCluster cluster = new BenchmarkCluster("traffic")) {
-            for (int[] shape : cases()) {
-                measure(cluster, report, shape[0], shape[1], shape[2]);
+            for (Case shape : cases()) {
+                measure(cluster, report, shape);
             }
         }
         report.note("Goal (issue 12): at most 2 requests per job fire per instance, whatever the item count. Before"
@@ -88,14 +89,17 @@ class CoordinationTrafficBenchmark {
         report.write();
     }
 
-    private void measure(BenchmarkCluster cluster, BenchmarkReport report, int instances, int jobs, int items)
-            throws Exception {
-        String namespace = "traffic-" + instances + "-" + jobs + "-" + items;
+    private void measure(BenchmarkCluster cluster, BenchmarkReport report, Case shape) throws Exception {
+        int instances = shape.instances();
+        int jobs = shape.jobs();
+        int items = shape.items();
+        String namespace = "traffic-" + instances + "-" + jobs + "-" + items + (shape.failover() ? "" : "-off");
         List<CuratorFramework> clients = new ArrayList<>();
         List<RequestCounter> counters = new ArrayList<>();
         List<List<JobCoordinator>> coordinators = new ArrayList<>();
         List<ShardedJobs> started = new ArrayList<>();
-        ExecutorService pool = Executors.newFixedThreadPool(16);
+        // The starter's item pool at its default size; -Dtraffic.item-threads for another.
+        ExecutorService pool = Executors.newFixedThreadPool(Integer.getInteger("traffic.item-threads", 64));
         // Hands each fire over and returns, as the starter's fire pool does: thousands of jobs take no thread each.
         ExecutorService firing = Executors.newFixedThreadPool(8);
         // Shared by every job, as the starter shares its coordination pool: by default each job has a thread of its
@@ -125,7 +129,7 @@ class CoordinationTrafficBenchmark {
             // Started together, as many jobs start in a service: one after another, thousands take minutes.
             ShardedJobs starting = new ShardedJobs();
             for (int j = 0; j < jobs; j++) {
-                JobCoordinator coordinator = JobCoordinator.builder(client, job("job" + j, items))
+                JobCoordinator coordinator = JobCoordinator.builder(client, job("job" + j, items, shape.failover()))
                         .instanceId("i" + i)
                         .scheduler(coordination)
                         .reconcileInterval(RECONCILE)
@@ -188,12 +192,19 @@ class CoordinationTrafficBenchmark {
                 instances,
                 jobs,
                 items,
+                shape.failover() ? "on" : "off",
                 used.ledger().total() / jobFires,
                 (used.total() - used.ledger().total()) / jobFires,
                 used.total() / jobFires,
                 used.total() / (FIRES * (double) jobs * items));
         System.out.printf(
-                Locale.ROOT, "[traffic] instances=%d jobs=%d items=%d requests: %s%n", instances, jobs, items, used);
+                Locale.ROOT,
+                "[traffic] instances=%d jobs=%d items=%d failover=%s requests: %s%n",
+                instances,
+                jobs,
+                items,
+                shape.failover(),
+                used);
         started.parallelStream().forEach(ShardedJobs::close);
         clients.forEach(CuratorFramework::close);
         pool.shutdownNow();
@@ -201,25 +212,41 @@ class CoordinationTrafficBenchmark {
         coordination.shutdownNow();
     }
 
+    /** One case: instances x jobs x items, with failover on or off (the default configuration). */
+    private record Case(int instances, int jobs, int items, boolean failover) {
+
+        /** {@code 3x1x10} with failover on, {@code 3x1x10:off} with it off. */
+        static Case parse(String shape) {
+            String[] setting = shape.trim().split(":");
+            String[] parts = setting[0].split("x");
+            return new Case(
+                    Integer.parseInt(parts[0]),
+                    Integer.parseInt(parts[1]),
+                    Integer.parseInt(parts[2]),
+                    setting.length == 1 || !setting[1].equals("off"));
+        }
+    }
+
     /**
-     * The cases measured, as instances x jobs x items: every case by default, or those {@code -Dtraffic.cases} lists
-     * (for example {@code 1x100x1,3x100x1}).
+     * The cases measured: every case by default, or those {@code -Dtraffic.cases} lists (for example {@code
+     * 1x100x1,3x100x1:off}). Failover off is the default configuration: each run writes its start once it has a
+     * thread, where with failover on the claims made ahead of a fire carry their starts.
      */
-    private static List<int[]> cases() {
-        String asked = System.getProperty("traffic.cases", "1x10x10,1x1x1000,3x1x10,3x1x1000,1x100x1,3x100x1");
-        List<int[]> cases = new ArrayList<>();
+    private static List<Case> cases() {
+        String asked = System.getProperty(
+                "traffic.cases", "1x10x10,1x1x1000,3x1x10,3x1x1000,1x100x1,3x100x1,1x10x10:off,3x1x10:off,1x100x1:off");
+        List<Case> cases = new ArrayList<>();
         for (String shape : asked.split(",")) {
-            String[] parts = shape.trim().split("x");
-            cases.add(new int[] {Integer.parseInt(parts[0]), Integer.parseInt(parts[1]), Integer.parseInt(parts[2])});
+            cases.add(Case.parse(shape));
         }
         return cases;
     }
 
-    private static JobConfiguration job(String name, int items) {
+    private static JobConfiguration job(String name, int items, boolean failover) {
         return JobConfiguration.builder(name)
                 .cron("0 0 0 1 1 ?")
                 .shardingTotalCount(items)
-                .failover(true)
+                .failover(failover)
                 .build();
     }
 

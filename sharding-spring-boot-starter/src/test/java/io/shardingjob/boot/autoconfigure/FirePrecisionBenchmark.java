@@ -67,17 +67,17 @@ class FirePrecisionBenchmark {
     /** A JVM that compiles fully and holds thousands of jobs, as the core's benchmarks give their server. */
 
     /**
-     * 50 and 500 jobs fire every second; 5,000 fire every 10 s, a tenth of them each second: 500 fires/s. Each with
-     * failover off (the default: each run writes its start when it has a thread) and on (the claims made ahead of a fire
-     * carry their starts, so its runs begin with no round trip).
+     * 50 jobs of two items and 500 of one fire every second; 5,000 of one fire every 10 s, a tenth of them each
+     * second: 500 fires/s. Each with failover off (the default: each run writes its start when it has a thread) and on
+     * (the claims made ahead of a fire carry their starts, so its runs begin with no round trip).
      */
     private static final List<Size> SIZES = List.of(
-            new Size(50, 1, false),
-            new Size(50, 1, true),
-            new Size(500, 1, false),
-            new Size(500, 1, true),
-            new Size(5_000, 10, false),
-            new Size(5_000, 10, true));
+            new Size(50, 1, 2, false),
+            new Size(50, 1, 2, true),
+            new Size(500, 1, 1, false),
+            new Size(500, 1, 1, true),
+            new Size(5_000, 10, 1, false),
+            new Size(5_000, 10, 1, true));
 
     private static final Duration WARM_UP = Duration.ofSeconds(4);
 
@@ -103,6 +103,9 @@ class FirePrecisionBenchmark {
 
     private static final Duration WINDOW = Duration.ofSeconds(15);
 
+    /** The first window: a fresh service's first half minute once every job is owned. */
+    private static final Duration FRESH_WINDOW = Duration.ofSeconds(30);
+
     /** How long fires of the window may take to show up after it closed before they count as missed. */
     private static final Duration STRAGGLERS = Duration.ofSeconds(15);
 
@@ -118,13 +121,15 @@ class FirePrecisionBenchmark {
 
     private static final String FAILOVER_PROPERTY = "benchmark.fire-precision.failover";
 
+    private static final String ITEMS_PROPERTY = "benchmark.fire-precision.items";
+
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
 
     /**
      * How many jobs and over how many seconds their fires are spread: job {@code i} fires at the seconds {@code s} with
-     * {@code s % spread == i % spread}; and whether the jobs fail over.
+     * {@code s % spread == i % spread}; how many items each job has; and whether the jobs fail over.
      */
-    record Size(int jobs, int spread, boolean failover) {
+    record Size(int jobs, int spread, int items, boolean failover) {
 
         int firesPerSecond() {
             return jobs / spread;
@@ -139,7 +144,8 @@ class FirePrecisionBenchmark {
 
         /** The size as the progress lines and the tables' columns name it. */
         String label() {
-            return jobs + " jobs, failover " + (failover ? "on" : "off");
+            return jobs + " jobs of " + items + (items == 1 ? " item" : " items") + ", failover "
+                    + (failover ? "on" : "off");
         }
     }
 
@@ -169,6 +175,7 @@ class FirePrecisionBenchmark {
      */
     record Measured(
             String window,
+            Duration length,
             long expected,
             long seen,
             long duplicates,
@@ -216,7 +223,7 @@ class FirePrecisionBenchmark {
      * @return the requests of {@link #START_COST_JOBS} job starts, with the reshards that follow them
      */
     private static RequestCounter.Counts warmUp(String connectString) throws Exception {
-        try (ConfigurableApplicationContext context = start(connectString, "warm-up", 0, false)) {
+        try (ConfigurableApplicationContext context = start(connectString, "warm-up", 0, 1, false)) {
             RequestCounter requests = RequestCounter.attachTo(
                     context.getBean(RegistryCenter.class).client());
             addJobs(context, START_COST_JOBS, started -> {});
@@ -230,7 +237,7 @@ class FirePrecisionBenchmark {
     }
 
     private static ConfigurableApplicationContext start(
-            String connectString, String namespace, int spread, boolean failover) {
+            String connectString, String namespace, int spread, int items, boolean failover) {
         return new SpringApplicationBuilder(BenchmarkApplication.class)
                 .web(WebApplicationType.NONE)
                 .bannerMode(Banner.Mode.OFF)
@@ -239,6 +246,7 @@ class FirePrecisionBenchmark {
                         "sharding.zookeeper.namespace=" + NAME + "-" + namespace,
                         "sharding.instance-id=benchmark",
                         SPREAD_PROPERTY + "=" + spread,
+                        ITEMS_PROPERTY + "=" + items,
                         FAILOVER_PROPERTY + "=" + failover,
                         // Six INFO lines per job at start and stop (stored, started, leads, resharded, scheduled,
                         // closed) would bury the report.
@@ -269,7 +277,11 @@ class FirePrecisionBenchmark {
     private static Result measure(String connectString, Size size) throws Exception {
         long contextStarting = System.nanoTime();
         ConfigurableApplicationContext context = start(
-                connectString, size.jobs() + (size.failover() ? "-failover" : ""), size.spread(), size.failover());
+                connectString,
+                size.jobs() + "-" + size.items() + (size.failover() ? "-failover" : ""),
+                size.spread(),
+                size.items(),
+                size.failover());
         Duration contextStart = Duration.ofNanos(System.nanoTime() - contextStarting);
         try {
             FireDelays fires = context.getBean(FireDelays.class);
@@ -313,8 +325,9 @@ class FirePrecisionBenchmark {
                     size,
                     fires,
                     requests,
-                    "first: " + WARM_UP.toSeconds() + "-" + (WARM_UP.toSeconds() + 1) + " s after every job owned",
-                    Instant.now().plus(WARM_UP));
+                    "first " + FRESH_WINDOW.toSeconds() + " s after every job owned",
+                    Instant.now(),
+                    FRESH_WINDOW);
             int threadsWith = THREADS.getThreadCount();
             int threadsPeak = THREADS.getPeakThreadCount();
             Map<String, Integer> threadNamesWith = threadNames();
@@ -341,7 +354,8 @@ class FirePrecisionBenchmark {
                             "compiled: after %,d fires, the JIT %s",
                             COMPILED_AFTER_FIRES,
                             quiet ? "quiet" : "still busy"),
-                    Instant.now());
+                    Instant.now(),
+                    WINDOW);
             long stopping = System.nanoTime();
             context.close();
             Duration stop = Duration.ofNanos(System.nanoTime() - stopping);
@@ -392,16 +406,16 @@ class FirePrecisionBenchmark {
     }
 
     /**
-     * Measures the fires scheduled in a window of {@link #WINDOW} opened at the first whole second after {@code after}
-     * (and one more, so that the window never opens in the middle of an instant's fires).
+     * Measures the runs of the fires scheduled in a window of {@code length} opened at the first whole second after
+     * {@code after} (and one more, so that the window never opens in the middle of an instant's fires).
      */
     private static Measured measureWindow(
-            Size size, FireDelays fires, RequestCounter requests, String name, Instant after)
+            Size size, FireDelays fires, RequestCounter requests, String name, Instant after, Duration length)
             throws InterruptedException {
         Instant from = after.truncatedTo(ChronoUnit.SECONDS).plusSeconds(1);
-        Instant to = from.plus(WINDOW);
+        Instant to = from.plus(length);
         FireDelays.Window window = fires.window(from, to);
-        long expected = expectedFires(size, from, to);
+        long expected = expectedFires(size, from, to) * size.items();
         sleepUntil(from);
         long cpuAtFrom = threadsCpuNanos();
         RequestCounter.Counts requestsAtFrom = requests.counts();
@@ -418,6 +432,7 @@ class FirePrecisionBenchmark {
         }
         return new Measured(
                 name,
+                length,
                 expected,
                 window.seen(),
                 window.duplicates(),
@@ -433,8 +448,11 @@ class FirePrecisionBenchmark {
      */
     private static List<Double> floor(Size size, boolean oneTimer) throws InterruptedException {
         List<String> crons = new ArrayList<>();
+        // Each item handed on by a fire of its own: the hand-offs of a fire of n items, with no fire planned.
         for (int i = 0; i < size.jobs(); i++) {
-            crons.add(cron(i, size.spread()));
+            for (int item = 0; item < size.items(); item++) {
+                crons.add(cron(i, size.spread()));
+            }
         }
         ShardingProperties defaults = new ShardingProperties();
         Instant from =
@@ -467,15 +485,15 @@ class FirePrecisionBenchmark {
         BenchmarkReport report = new BenchmarkReport(
                 "Fire precision, threads and heap of many jobs on one instance",
                 "One application context (Spring Boot auto-configuration, default `sharding.*` settings: scheduler"
-                        + " pool 2, 8 concurrent fires, 16 items) on one ZooKeeper server process on loopback; n jobs"
-                        + " of one item with an empty body, added through `ShardedJobLifecycle.added` a thousand at a time and"
+                        + " pool 2, 8 concurrent fires, 64 items) on one ZooKeeper server process on loopback; n jobs"
+                        + " of one or two items with an empty body, added through `ShardedJobLifecycle.added` a thousand at a time and"
                         + " scheduled by its `JobTrigger` on the instance's one `FireTimer`, the fire ledger on (claims and their"
                         + " ends, group-committed). *Delay*: from a fire's scheduled time to its item's start, as a"
-                        + " `ShardedJobListener` bean sees it, for the fires scheduled in two windows of "
-                        + WINDOW.toSeconds() + " s each: the *first* opened " + WARM_UP.toSeconds() + "-"
-                        + (WARM_UP.toSeconds() + 1)
-                        + " s after every job was owned (its first assignment made), when the JIT has compiled little of"
-                        + " the fire path (a path run once a fire); the *compiled* one opened once the instance ran "
+                        + " `ShardedJobListener` bean sees it, for every item run of the fires scheduled in two windows:"
+                        + " the *first* the " + FRESH_WINDOW.toSeconds() + " s from the second whole second after every"
+                        + " job was owned (its first assignment made), when the JIT has compiled little of"
+                        + " the fire path (a path run once a fire); the *compiled* one, of " + WINDOW.toSeconds()
+                        + " s, opened once the instance ran "
                         + String.format(Locale.ROOT, "%,d", COMPILED_AFTER_FIRES)
                         + " fires and its JIT compilers worked less than " + JIT_QUIET.toMillis() + " ms in "
                         + JIT_QUIET_SPAN.toSeconds()
@@ -491,18 +509,19 @@ class FirePrecisionBenchmark {
                         + " batch) instead of a `CronTrigger` per job. *Threads' CPU per fire*: the CPU time of the"
                         + " JVM's threads over the window (every thread of the library, the ZooKeeper client's, the"
                         + " benchmark's; not the garbage collector's nor the JIT compiler's; the ZooKeeper server is a"
-                        + " process of its own) divided by the fires seen: the fires of an instant share the machine's"
+                        + " process of its own) divided by the job fires seen: the fires of an instant share the machine's"
                         + " cores, so a fire's delay grows with the CPU time of the fires of its instant before it. *Failover*:"
                         + " with it on, the claims made ahead of a fire carry their starts, and its runs begin with no"
                         + " request; with it off (the default) each run writes its start once it has an item thread.");
         report.table(
                 "jobs",
+                "items per job",
                 "failover",
                 "window",
                 "schedule",
                 "fires/s: target",
                 "fires/s: seen",
-                "fires seen / expected",
+                "item runs seen / expected",
                 "delay p50 ms",
                 "delay p99 ms",
                 "delay max ms",
@@ -513,16 +532,18 @@ class FirePrecisionBenchmark {
                 "ZooKeeper requests per fire");
         for (Result result : results) {
             for (Measured window : List.of(result.first(), result.compiled())) {
-                double windowSeconds = WINDOW.toMillis() / 1_000.0;
+                double windowSeconds = window.length().toMillis() / 1_000.0;
                 RequestCounter.Counts requests = window.requests();
-                double fires = Math.max(1, window.seen());
+                double fires =
+                        Math.max(1, window.seen() / (double) result.size().items());
                 report.row(
                         result.size().jobs(),
+                        result.size().items(),
                         result.size().failover() ? "on" : "off",
                         window.window(),
                         result.size().schedule(),
                         result.size().firesPerSecond(),
-                        window.seen() / windowSeconds,
+                        window.seen() / result.size().items() / windowSeconds,
                         window.seen() + " / " + window.expected(),
                         BenchmarkReport.percentile(window.delays(), 50),
                         BenchmarkReport.percentile(window.delays(), 99),
@@ -764,8 +785,10 @@ class FirePrecisionBenchmark {
         ShardedJobConfigurationCustomizer spreadSchedules(Environment environment) {
             int spread = environment.getRequiredProperty(SPREAD_PROPERTY, Integer.class);
             boolean failover = environment.getRequiredProperty(FAILOVER_PROPERTY, Boolean.class);
+            int items = environment.getRequiredProperty(ITEMS_PROPERTY, Integer.class);
             return (jobName, configuration) -> configuration
                     .cron(cron(Integer.parseInt(jobName.substring("fire-".length())), spread))
+                    .shardingTotalCount(items)
                     .failover(failover);
         }
     }
@@ -824,10 +847,10 @@ class FirePrecisionBenchmark {
                     .sum();
         }
 
-        /** The fires of one window: each one's delay, once; a second run of a fire counts as a duplicate. */
+        /** The item runs of one window: each one's delay, once; a second run of an item of a fire counts as a duplicate. */
         static final class Window {
 
-            private record Fire(String job, Instant time) {}
+            private record Fire(String job, Instant time, int item) {}
 
             private final Instant from;
 
@@ -852,7 +875,7 @@ class FirePrecisionBenchmark {
                 }
                 if (execution.source() != ExecutionSource.NORMAL) {
                     madeUp.increment();
-                } else if (seen.add(new Fire(execution.job(), execution.fireTime()))) {
+                } else if (seen.add(new Fire(execution.job(), execution.fireTime(), execution.item()))) {
                     delays.add(Duration.between(execution.fireTime(), execution.start())
                                     .toNanos()
                             / 1_000_000.0);

@@ -6,13 +6,13 @@ import io.shardingjob.core.internal.config.ScheduleHistory;
 import io.shardingjob.core.internal.config.ScheduleHistory.Entry;
 import java.time.Instant;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
@@ -35,6 +35,9 @@ public final class DueFires {
     private final Supplier<? extends Collection<Instant>> seen;
     private final Supplier<ScheduleHistory> history;
     private final Supplier<? extends Collection<Integer>> disabledItems;
+
+    /** The rule last built, with what it was built from. */
+    private volatile @Nullable Memo memo;
 
     /**
      * @param history the job's schedule history, as cached: which fires were due
@@ -59,12 +62,30 @@ public final class DueFires {
 
     /**
      * Which fires and items were due, from the job's schedule history as it stands now, judged against the job's state
-     * as this instance sees it: a "not due" is final only when the history records it ({@link DueRule#judge}).
+     * as this instance sees it: a "not due" is final only when the history records it ({@link DueRule#judge}). The
+     * same rule while that state stands: every run's start asks it, and building it anew (each entry's schedule, each
+     * cron's next fire) was a tenth of a run's CPU.
      */
     public DueRule rule() {
-        JobConfiguration job = configuration.get();
-        Entry seen = Entry.of(Instant.EPOCH, false, job, disabledItems.get());
-        ScheduleHistory held = history.get();
+        Inputs now = new Inputs(configuration.get(), history.get(), List.copyOf(disabledItems.get()));
+        Memo last = memo;
+        if (last != null && last.inputs().equals(now)) {
+            return last.rule();
+        }
+        DueRule rule = ruleOf(now);
+        memo = new Memo(now, rule);
+        return rule;
+    }
+
+    /** What a rule is made of: the job's state as this instance sees it, and its history. */
+    private record Inputs(JobConfiguration job, ScheduleHistory history, List<Integer> disabledItems) {}
+
+    private record Memo(Inputs inputs, DueRule rule) {}
+
+    private DueRule ruleOf(Inputs inputs) {
+        JobConfiguration job = inputs.job();
+        Entry seen = Entry.of(Instant.EPOCH, false, job, inputs.disabledItems());
+        ScheduleHistory held = inputs.history();
         if (held.isEmpty()) {
             held = new ScheduleHistory(List.of(seen));
         }
@@ -72,7 +93,7 @@ public final class DueFires {
             // Told no schedule: the fires it is told of are all it knows, whatever their time.
             return new DueRule(held, null, seen);
         }
-        Map<Entry, JobConfiguration> schedules = new HashMap<>();
+        Map<Entry, JobConfiguration> schedules = new ConcurrentHashMap<>();
         return new DueRule(
                 held,
                 (entry, after) ->

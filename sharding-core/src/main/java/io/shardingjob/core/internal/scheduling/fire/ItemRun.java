@@ -9,6 +9,7 @@ import io.shardingjob.core.internal.scheduling.job.Reservation;
 import io.shardingjob.core.internal.scheduling.job.RunMemory;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -77,10 +78,9 @@ final class ItemRun {
      *
      * @param ahead what came of its start written ahead of it by a run of its fire that left before; null when none was
      * @param writtenAhead its claim as started before it left the queue, if it was: by that start, or made so
-     * @param last whether no other run of its fire is still to leave the queue
      */
     record Leaving(
-            FireStarts.@Nullable Ahead ahead, @Nullable Claim writtenAhead, boolean last) {
+            FireStarts.@Nullable Ahead ahead, @Nullable Claim writtenAhead) {
 
         /** How its start written ahead failed, when it was taken over meanwhile or unanswered; null otherwise. */
         RunStarts.@Nullable Began failedAhead() {
@@ -165,12 +165,11 @@ final class ItemRun {
      * what came of its start written ahead, waiting for that answer if it is on its way.
      */
     Leaving leave(long sessionId) {
-        FireStarts.Leaving leaving = starts == null ? new FireStarts.Leaving(null, true) : starts.leave(claim.item());
-        FireStarts.Ahead ahead =
-                leaving.ahead() == null ? null : leaving.ahead().join();
+        CompletableFuture<FireStarts.Ahead> answer = starts == null ? null : starts.leave(claim.item());
+        FireStarts.Ahead ahead = answer == null ? null : answer.join();
         Claim writtenAhead =
                 ahead != null && ahead.began() == RunStarts.Began.STARTED ? ahead.written() : startedBefore(sessionId);
-        return new Leaving(ahead, writtenAhead, leaving.last());
+        return new Leaving(ahead, writtenAhead);
     }
 
     /**

@@ -201,8 +201,7 @@ public final class ItemRunner {
         }
         RunStarts.Began began = RunStarts.Began.NOT_ASKED;
         if (verdict == RunStart.Verdict.START) {
-            GroupCommit.Write start = starting.startOf(run, leaving.last(), now);
-            began = starting.began(run, commits.queue(start));
+            began = starting.began(run, starting.write(run, now));
         }
         if (began == RunStarts.Began.MOVED) {
             began = starting.beginUnderNext(run, now);
