@@ -9,12 +9,16 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
 import java.util.Set;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
 
@@ -25,7 +29,9 @@ import java.util.function.BiConsumer;
  * open but nothing passes, as with a server or a network that stalls, so requests wait for answers that do not come.
  * Or it can pass pings only: the client's pings and their answers go through, every other packet is held, as a
  * follower cut off from its leader behaves (it answers its clients' pings by itself, while no request reaches the
- * leader); the client then sees a healthy connection and nothing else answered.
+ * leader); the client then sees a healthy connection and nothing else answered. Or it can delay what the server sends
+ * back (answers and watch events) by a fixed time, as a link to a server a zone or a region away does: a latency, not a
+ * bandwidth cap, so that packets read in the same instant arrive together, in order, one delay later.
  */
 public final class TcpProxy implements AutoCloseable {
 
@@ -56,22 +62,34 @@ public final class TcpProxy implements AutoCloseable {
     /** Bytes that arrived while frozen: requests waiting for the thaw. */
     private final AtomicLong heldBytes = new AtomicLong();
 
+    /** How long what the server sends back waits before it goes on to the client; zero passes it at once. */
+    private final long answerDelayNanos;
+
     /** Told of each packet after a connection's first, once passed, on its pump's thread; true: it went to the server. */
     private volatile BiConsumer<Boolean, byte[]> observer = (toServer, packet) -> {};
 
     /** A proxy of a ZooKeeper client port: it can also {@link #passPingsOnly()}. */
     public TcpProxy(int targetPort) throws IOException {
-        this(targetPort, true);
+        this(targetPort, true, Duration.ZERO);
     }
 
     /** A proxy of any TCP port (a ZooKeeper server's quorum or election port, say): it copies bytes as they come. */
     public static TcpProxy ofBytes(int targetPort) throws IOException {
-        return new TcpProxy(targetPort, false);
+        return new TcpProxy(targetPort, false, Duration.ZERO);
     }
 
-    private TcpProxy(int targetPort, boolean clientProtocol) throws IOException {
+    /**
+     * A proxy of a ZooKeeper client port whose answers and watch events reach the client {@code delay} after the server
+     * sent them: each round trip in sequence costs the delay once more.
+     */
+    public static TcpProxy delayingAnswers(int targetPort, Duration delay) throws IOException {
+        return new TcpProxy(targetPort, true, delay);
+    }
+
+    private TcpProxy(int targetPort, boolean clientProtocol, Duration answerDelay) throws IOException {
         this.targetPort = targetPort;
         this.clientProtocol = clientProtocol;
+        this.answerDelayNanos = answerDelay.toNanos();
         this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         Thread acceptor = new Thread(this::accept, "tcp-proxy-" + server.getLocalPort());
         acceptor.setDaemon(true);
@@ -204,8 +222,15 @@ public final class TcpProxy implements AutoCloseable {
                 () -> {
                     List<byte[]> held = new ArrayList<>();
                     boolean connected = false;
+                    Outlet outlet = null;
                     try (DataInputStream in = new DataInputStream(from.getInputStream());
                             DataOutputStream out = new DataOutputStream(to.getOutputStream())) {
+                        outlet = toServer || answerDelayNanos == 0
+                                ? new Outlet(out, toServer, 0, null)
+                                : new Outlet(out, toServer, answerDelayNanos, () -> {
+                                    closeQuietly(from);
+                                    closeQuietly(to);
+                                });
                         while (!cut) {
                             int length = in.readInt();
                             byte[] packet = new byte[length];
@@ -221,24 +246,21 @@ public final class TcpProxy implements AutoCloseable {
                             }
                             if (!pingsOnly) {
                                 for (byte[] waiting : held) {
-                                    out.writeInt(waiting.length);
-                                    out.write(waiting);
+                                    outlet.pass(waiting, false, false);
                                     heldPackets.remove(waiting);
                                 }
                                 held.clear();
                             }
-                            out.writeInt(length);
-                            out.write(packet);
-                            out.flush();
-                            if (!first) {
-                                observer.accept(toServer, packet);
-                            }
+                            outlet.pass(packet, true, !first);
                         }
                     } catch (EOFException ex) {
                         // Closed by its end.
                     } catch (IOException ex) {
                         // Connection dropped.
                     } finally {
+                        if (outlet != null) {
+                            outlet.close();
+                        }
                         // Dropped with the connection: the client's requests among them are answered by a loss.
                         held.forEach(heldPackets::remove);
                         closeQuietly(from);
@@ -248,6 +270,80 @@ public final class TcpProxy implements AutoCloseable {
                 "tcp-proxy-pump");
         thread.setDaemon(true);
         thread.start();
+    }
+
+    /**
+     * Where one direction of a connection writes its packets: at once, or after the answer delay on a thread of its own,
+     * so that the pump goes on reading while earlier packets wait (each packet is due its read time plus the delay, and
+     * they leave in the order read).
+     */
+    private final class Outlet {
+
+        private record Due(long dueNanos, byte[] packet, boolean flush, boolean observed) {}
+
+        private static final Due END = new Due(0, new byte[0], false, false);
+
+        private final DataOutputStream out;
+
+        private final boolean toServer;
+
+        private final long delayNanos;
+
+        private final BlockingQueue<Due> waiting = new LinkedBlockingQueue<>();
+
+        Outlet(DataOutputStream out, boolean toServer, long delayNanos, Runnable onFailure) {
+            this.out = out;
+            this.toServer = toServer;
+            this.delayNanos = delayNanos;
+            if (delayNanos > 0) {
+                Thread delivery = new Thread(() -> deliver(onFailure), "tcp-proxy-delivery");
+                delivery.setDaemon(true);
+                delivery.start();
+            }
+        }
+
+        void pass(byte[] packet, boolean flush, boolean observed) throws IOException {
+            if (delayNanos == 0) {
+                write(packet, flush, observed);
+            } else {
+                waiting.add(new Due(System.nanoTime() + delayNanos, packet, flush, observed));
+            }
+        }
+
+        void close() {
+            waiting.add(END);
+        }
+
+        private void deliver(Runnable onFailure) {
+            try {
+                for (Due due = waiting.take(); due != END && !cut; due = waiting.take()) {
+                    long wait = due.dueNanos() - System.nanoTime();
+                    if (wait > 0) {
+                        TimeUnit.NANOSECONDS.sleep(wait);
+                    }
+                    // Flushed when nothing else is due yet: packets read together leave together.
+                    write(due.packet(), due.flush() && nothingDue(), due.observed());
+                }
+            } catch (IOException | InterruptedException ex) {
+                onFailure.run();
+            }
+        }
+
+        private boolean nothingDue() {
+            Due next = waiting.peek();
+            return next == null || next.dueNanos() > System.nanoTime();
+        }
+
+        private void write(byte[] packet, boolean flush, boolean observed) throws IOException {
+            out.writeInt(packet.length);
+            out.write(packet);
+            if (flush) {
+                out.flush();
+            }
+            if (observed) {
+                observer.accept(toServer, packet);
+            }
+        }
     }
 
     private void pumpBytes(Socket from, Socket to) {
