@@ -14,13 +14,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
 import java.util.Set;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 
 /**
  * A loopback TCP proxy in front of the test ZooKeeper, so that one instance's network can be cut while its process
@@ -222,12 +220,13 @@ public final class TcpProxy implements AutoCloseable {
                 () -> {
                     List<byte[]> held = new ArrayList<>();
                     boolean connected = false;
-                    Outlet outlet = null;
+                    ProxyOutlet outlet = null;
                     try (DataInputStream in = new DataInputStream(from.getInputStream());
                             DataOutputStream out = new DataOutputStream(to.getOutputStream())) {
+                        Consumer<byte[]> passed = packet -> observer.accept(toServer, packet);
                         outlet = toServer || answerDelayNanos == 0
-                                ? new Outlet(out, toServer, 0, null)
-                                : new Outlet(out, toServer, answerDelayNanos, () -> {
+                                ? new ProxyOutlet(out, 0, passed, () -> cut, () -> {})
+                                : new ProxyOutlet(out, answerDelayNanos, passed, () -> cut, () -> {
                                     closeQuietly(from);
                                     closeQuietly(to);
                                 });
@@ -270,80 +269,6 @@ public final class TcpProxy implements AutoCloseable {
                 "tcp-proxy-pump");
         thread.setDaemon(true);
         thread.start();
-    }
-
-    /**
-     * Where one direction of a connection writes its packets: at once, or after the answer delay on a thread of its own,
-     * so that the pump goes on reading while earlier packets wait (each packet is due its read time plus the delay, and
-     * they leave in the order read).
-     */
-    private final class Outlet {
-
-        private record Due(long dueNanos, byte[] packet, boolean flush, boolean observed) {}
-
-        private static final Due END = new Due(0, new byte[0], false, false);
-
-        private final DataOutputStream out;
-
-        private final boolean toServer;
-
-        private final long delayNanos;
-
-        private final BlockingQueue<Due> waiting = new LinkedBlockingQueue<>();
-
-        Outlet(DataOutputStream out, boolean toServer, long delayNanos, Runnable onFailure) {
-            this.out = out;
-            this.toServer = toServer;
-            this.delayNanos = delayNanos;
-            if (delayNanos > 0) {
-                Thread delivery = new Thread(() -> deliver(onFailure), "tcp-proxy-delivery");
-                delivery.setDaemon(true);
-                delivery.start();
-            }
-        }
-
-        void pass(byte[] packet, boolean flush, boolean observed) throws IOException {
-            if (delayNanos == 0) {
-                write(packet, flush, observed);
-            } else {
-                waiting.add(new Due(System.nanoTime() + delayNanos, packet, flush, observed));
-            }
-        }
-
-        void close() {
-            waiting.add(END);
-        }
-
-        private void deliver(Runnable onFailure) {
-            try {
-                for (Due due = waiting.take(); due != END && !cut; due = waiting.take()) {
-                    long wait = due.dueNanos() - System.nanoTime();
-                    if (wait > 0) {
-                        TimeUnit.NANOSECONDS.sleep(wait);
-                    }
-                    // Flushed when nothing else is due yet: packets read together leave together.
-                    write(due.packet(), due.flush() && nothingDue(), due.observed());
-                }
-            } catch (IOException | InterruptedException ex) {
-                onFailure.run();
-            }
-        }
-
-        private boolean nothingDue() {
-            Due next = waiting.peek();
-            return next == null || next.dueNanos() > System.nanoTime();
-        }
-
-        private void write(byte[] packet, boolean flush, boolean observed) throws IOException {
-            out.writeInt(packet.length);
-            out.write(packet);
-            if (flush) {
-                out.flush();
-            }
-            if (observed) {
-                observer.accept(toServer, packet);
-            }
-        }
     }
 
     private void pumpBytes(Socket from, Socket to) {
