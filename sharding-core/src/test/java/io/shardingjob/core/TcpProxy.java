@@ -9,6 +9,7 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
@@ -17,6 +18,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 
 /**
  * A loopback TCP proxy in front of the test ZooKeeper, so that one instance's network can be cut while its process
@@ -25,7 +27,9 @@ import java.util.function.BiConsumer;
  * open but nothing passes, as with a server or a network that stalls, so requests wait for answers that do not come.
  * Or it can pass pings only: the client's pings and their answers go through, every other packet is held, as a
  * follower cut off from its leader behaves (it answers its clients' pings by itself, while no request reaches the
- * leader); the client then sees a healthy connection and nothing else answered.
+ * leader); the client then sees a healthy connection and nothing else answered. Or it can delay what the server sends
+ * back (answers and watch events) by a fixed time, as a link to a server a zone or a region away does: a latency, not a
+ * bandwidth cap, so that packets read in the same instant arrive together, in order, one delay later.
  */
 public final class TcpProxy implements AutoCloseable {
 
@@ -56,22 +60,34 @@ public final class TcpProxy implements AutoCloseable {
     /** Bytes that arrived while frozen: requests waiting for the thaw. */
     private final AtomicLong heldBytes = new AtomicLong();
 
+    /** How long what the server sends back waits before it goes on to the client; zero passes it at once. */
+    private final long answerDelayNanos;
+
     /** Told of each packet after a connection's first, once passed, on its pump's thread; true: it went to the server. */
     private volatile BiConsumer<Boolean, byte[]> observer = (toServer, packet) -> {};
 
     /** A proxy of a ZooKeeper client port: it can also {@link #passPingsOnly()}. */
     public TcpProxy(int targetPort) throws IOException {
-        this(targetPort, true);
+        this(targetPort, true, Duration.ZERO);
     }
 
     /** A proxy of any TCP port (a ZooKeeper server's quorum or election port, say): it copies bytes as they come. */
     public static TcpProxy ofBytes(int targetPort) throws IOException {
-        return new TcpProxy(targetPort, false);
+        return new TcpProxy(targetPort, false, Duration.ZERO);
     }
 
-    private TcpProxy(int targetPort, boolean clientProtocol) throws IOException {
+    /**
+     * A proxy of a ZooKeeper client port whose answers and watch events reach the client {@code delay} after the server
+     * sent them: each round trip in sequence costs the delay once more.
+     */
+    public static TcpProxy delayingAnswers(int targetPort, Duration delay) throws IOException {
+        return new TcpProxy(targetPort, true, delay);
+    }
+
+    private TcpProxy(int targetPort, boolean clientProtocol, Duration answerDelay) throws IOException {
         this.targetPort = targetPort;
         this.clientProtocol = clientProtocol;
+        this.answerDelayNanos = answerDelay.toNanos();
         this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         Thread acceptor = new Thread(this::accept, "tcp-proxy-" + server.getLocalPort());
         acceptor.setDaemon(true);
@@ -204,8 +220,16 @@ public final class TcpProxy implements AutoCloseable {
                 () -> {
                     List<byte[]> held = new ArrayList<>();
                     boolean connected = false;
+                    ProxyOutlet outlet = null;
                     try (DataInputStream in = new DataInputStream(from.getInputStream());
                             DataOutputStream out = new DataOutputStream(to.getOutputStream())) {
+                        Consumer<byte[]> passed = packet -> observer.accept(toServer, packet);
+                        outlet = toServer || answerDelayNanos == 0
+                                ? new ProxyOutlet(out, 0, passed, () -> cut, () -> {})
+                                : new ProxyOutlet(out, answerDelayNanos, passed, () -> cut, () -> {
+                                    closeQuietly(from);
+                                    closeQuietly(to);
+                                });
                         while (!cut) {
                             int length = in.readInt();
                             byte[] packet = new byte[length];
@@ -221,24 +245,21 @@ public final class TcpProxy implements AutoCloseable {
                             }
                             if (!pingsOnly) {
                                 for (byte[] waiting : held) {
-                                    out.writeInt(waiting.length);
-                                    out.write(waiting);
+                                    outlet.pass(waiting, false, false);
                                     heldPackets.remove(waiting);
                                 }
                                 held.clear();
                             }
-                            out.writeInt(length);
-                            out.write(packet);
-                            out.flush();
-                            if (!first) {
-                                observer.accept(toServer, packet);
-                            }
+                            outlet.pass(packet, true, !first);
                         }
                     } catch (EOFException ex) {
                         // Closed by its end.
                     } catch (IOException ex) {
                         // Connection dropped.
                     } finally {
+                        if (outlet != null) {
+                            outlet.close();
+                        }
                         // Dropped with the connection: the client's requests among them are answered by a loss.
                         held.forEach(heldPackets::remove);
                         closeQuietly(from);

@@ -69,9 +69,20 @@ final class BenchmarkCluster implements AutoCloseable {
         }
     }
 
+    /** The server's client port, for a proxy in front of it. */
+    int port() {
+        return server.clientPort();
+    }
+
     CuratorFramework client(String namespace, Duration sessionTimeout) throws InterruptedException {
+        return client(server.address(), namespace, sessionTimeout);
+    }
+
+    /** A client through {@code connectString}: the server's address, or a proxy's in front of it. */
+    CuratorFramework client(String connectString, String namespace, Duration sessionTimeout)
+            throws InterruptedException {
         CuratorFramework client = CuratorFrameworkFactory.builder()
-                .connectString(server.address())
+                .connectString(connectString)
                 .namespace(namespace)
                 .sessionTimeoutMs((int) sessionTimeout.toMillis())
                 .connectionTimeoutMs(5_000)
@@ -79,7 +90,7 @@ final class BenchmarkCluster implements AutoCloseable {
                 .build();
         client.start();
         if (!client.blockUntilConnected(30, TimeUnit.SECONDS)) {
-            throw new IllegalStateException("No connection to " + server.address());
+            throw new IllegalStateException("No connection to " + connectString);
         }
         return client;
     }
@@ -94,7 +105,18 @@ final class BenchmarkCluster implements AutoCloseable {
             ExecutionListener listener,
             UnaryOperator<JobCoordinatorBuilder> more)
             throws InterruptedException {
-        CuratorFramework client = client(namespace, Duration.ofSeconds(5));
+        return member(client(namespace, Duration.ofSeconds(5)), id, configuration, job, threads, listener, more);
+    }
+
+    /** Builds an instance on a client of its own (through a proxy, say), not started yet. */
+    Member member(
+            CuratorFramework client,
+            String id,
+            JobConfiguration configuration,
+            ItemExecutor job,
+            int threads,
+            ExecutionListener listener,
+            UnaryOperator<JobCoordinatorBuilder> more) {
         RequestCounter requests = RequestCounter.attachTo(client);
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         JobCoordinator coordinator = more.apply(JobCoordinator.builder(client, configuration)

@@ -14,6 +14,7 @@ import io.shardingjob.core.internal.ledger.LedgerRules.MakeUpPlan;
 import io.shardingjob.core.internal.ledger.LedgerRules.Slot;
 import io.shardingjob.core.internal.scheduling.fire.MisfireReports;
 import io.shardingjob.core.internal.scheduling.job.JobView;
+import io.shardingjob.core.internal.scheduling.job.Owed;
 import io.shardingjob.core.internal.scheduling.job.RunMemory;
 import io.shardingjob.core.sharding.Assignment;
 import java.time.Instant;
@@ -55,8 +56,13 @@ final class AuditMakeUps {
         this.misfires = misfires;
     }
 
-    /** Adds the make-ups the misfire policy asks for to the steps, and the writes of the fires it skips. */
-    void plan(LedgerAudit.Pass audit, Set<Integer> elsewhere) {
+    /**
+     * Adds the make-ups the misfire policy asks for to the steps, and the writes of the fires it skips.
+     *
+     * @param items the items of this instance's to look at
+     */
+    void plan(LedgerAudit.Pass audit, Set<Integer> items) {
+        Set<Integer> candidates = new HashSet<>(items);
         Assignment assignment = audit.assignment;
         String me = audit.me;
         MisfirePolicy policy = policy(audit.config);
@@ -76,8 +82,6 @@ final class AuditMakeUps {
         // Disabled items too: their fires while they were disabled were never due, and are recorded so (their
         // fire settles); what they missed while enabled waits until they are enabled again.
         Set<Integer> disabledNow = new HashSet<>(audit.job.disabledItems());
-        Set<Integer> candidates = new HashSet<>(assignment.itemsOf(me));
-        candidates.removeAll(elsewhere);
         Set<Integer> busyHere = new HashSet<>();
         for (int busy : memory.runningItems()) {
             // An item held for this audit is busy only with the work this audit is about to give it.
@@ -89,10 +93,16 @@ final class AuditMakeUps {
         // see RunMemory#endRun); one with none is left free for its next fire.
         // A fire of the schedule is due only on its cron: a stale trigger's fire of the old one is not made up.
         Function<Slot, DueRule.Due> due = slot -> audit.due.judge(slot, originOf.apply(slot.fireTime()));
-        LedgerRules.makeUps(claimed, busyHere, policy, Instant.MAX, audit.horizon, originOf, due)
-                .withoutMissedOf(disabledNow)
-                .run()
-                .forEach(owed -> memory.missedWhileBusy(owed.item()));
+        // Each missed scheduled fire is remembered as one a fire found busy: nobody claimed the item in it, as read.
+        MakeUpPlan owed = LedgerRules.makeUps(claimed, busyHere, policy, Instant.MAX, audit.horizon, originOf, due)
+                .withoutMissedOf(disabledNow);
+        Stream.concat(owed.run().stream(), owed.coalesced().keySet().stream()).forEach(slot -> {
+            if (originOf.apply(slot.fireTime()).equals(FireOrigin.SCHEDULED)) {
+                memory.missedByFire(slot.item(), slot.fireTime(), assignment.epoch(), audit.session);
+            } else {
+                memory.missedWhileBusy(slot.item());
+            }
+        });
         MakeUpPlan plan = LedgerRules.makeUps(claimed, candidates, policy, Instant.MAX, audit.horizon, originOf, due)
                 .withoutMissedOf(disabledNow);
         if (plan.hasMissed()) {
@@ -106,6 +116,29 @@ final class AuditMakeUps {
             misfires.missed(plan, policy);
         }
         follow(plan, audit, totals);
+    }
+
+    /**
+     * Plans the make-up of the fires that found an item busy here once its run ended, as an audit would, but on what
+     * this instance knows of them rather than a read of the ledger: from the run's end to the item's next run, only the
+     * end's write, the make-up's claim and its start. Only when it knows every fire the item missed ({@link
+     * Owed#knowsEveryMissedFire}), each planned here (late for the audit) and the item still this instance's.
+     *
+     * @param ranFor the fire of the run that ended
+     * @return false when only an audit's read of the ledger tells what the item missed
+     */
+    boolean planOwed(LedgerAudit.Pass audit, Owed owed, Instant ranFor) {
+        if (!audit.runsItems
+                || !audit.owned.contains(owed.item())
+                || !owed.knowsEveryMissedFire(ranFor, audit.assignment.epoch(), audit.session, audit.due)
+                || !owed.after(ranFor).stream().allMatch(audit::isLate)) {
+            return false;
+        }
+        audit.views = owed.after(ranFor).stream()
+                .map(fireTime -> new FireView(fireTime, Map.of()))
+                .toList();
+        plan(audit, Set.of(owed.item()));
+        return true;
     }
 
     /**

@@ -3,9 +3,11 @@ package io.shardingjob.core.internal.scheduling.audit;
 import io.shardingjob.core.internal.ledger.LedgerOverview;
 import io.shardingjob.core.internal.requests.Answers;
 import io.shardingjob.core.internal.scheduling.job.AuditDemand;
+import io.shardingjob.core.internal.scheduling.job.Owed;
 import io.shardingjob.core.internal.scheduling.job.SerialExecutor;
 import io.shardingjob.core.sharding.Assignment;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
@@ -76,6 +78,34 @@ public final class AuditRequests implements AuditDemand {
             } catch (RuntimeException closing) {
                 laterScheduled.set(false);
             }
+        }
+    }
+
+    /**
+     * Makes the item's missed fires up at once, on the coordination pool but not in turn with the audits: nothing is read,
+     * and the item's reservation, held for this, keeps any audit from running it meanwhile. Else an audit soon.
+     */
+    @Override
+    public void owed(Owed owed, Instant ranFor) {
+        if (!started.getAsBoolean()) {
+            return;
+        }
+        try {
+            serial.pool().execute(() -> {
+                boolean madeUp = false;
+                try {
+                    madeUp = Objects.requireNonNull(audit, "audit").makeUp(owed, ranFor);
+                } catch (RuntimeException ex) {
+                    log.warn("Job {}: could not make item {} up at once; the audit will: {}", jobName, owed.item(), ex);
+                } finally {
+                    // The audit frees the item held for this if it finds nothing to do.
+                    if (!madeUp) {
+                        soon();
+                    }
+                }
+            });
+        } catch (RuntimeException closing) {
+            // The job closed with its pool: nothing more to make up here.
         }
     }
 

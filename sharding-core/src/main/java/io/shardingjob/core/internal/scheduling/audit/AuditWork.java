@@ -115,7 +115,7 @@ final class AuditWork {
 
     /** Frees a reservation no step ran under, or keeps it for the audit a fire that found it busy meanwhile owes. */
     private void release(int item, Reservation reservation) {
-        if (memory.endRun(item, reservation)) {
+        if (memory.endRun(item, reservation) != null) {
             audits.soon();
         }
     }

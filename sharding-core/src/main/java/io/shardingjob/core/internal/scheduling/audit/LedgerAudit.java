@@ -20,6 +20,7 @@ import io.shardingjob.core.internal.scheduling.fire.MisfireReports;
 import io.shardingjob.core.internal.scheduling.job.AuditDemand;
 import io.shardingjob.core.internal.scheduling.job.JobSnapshot;
 import io.shardingjob.core.internal.scheduling.job.JobView;
+import io.shardingjob.core.internal.scheduling.job.Owed;
 import io.shardingjob.core.internal.scheduling.job.Reservation;
 import io.shardingjob.core.internal.scheduling.job.RunMemory;
 import io.shardingjob.core.sharding.Assignment;
@@ -41,7 +42,8 @@ import org.jspecify.annotations.Nullable;
  * takes over the orphans of its items (open claims whose session is gone), and makes up the fires of its items that
  * nobody claimed, as the misfire policy says. It reads only the fires after the ledger's watermark (a few in steady
  * state) and runs when something may have left work behind: a new assignment, a reconnect, an item that ended after a
- * fire found it busy, and periodically. Its steps are classes of their own: which fires it reads ({@link AuditReads}),
+ * fire found it busy (unless this instance knows every fire the item missed: then {@link #makeUp} plans its make-up at
+ * once, without a read), and periodically. Its steps are classes of their own: which fires it reads ({@link AuditReads}),
  * the claims it judges by their sessions ({@link AuditTakeOvers}) and the fires nobody claimed ({@link AuditMakeUps}).
  *
  * <p>An audit runs on the job's coordination loop and holds no thread while ZooKeeper answers: each read or write is
@@ -119,7 +121,7 @@ public final class LedgerAudit {
                             if (!job.available()) {
                                 return CompletableFuture.completedFuture(null);
                             }
-                            Pass pass = new Pass(job);
+                            Pass pass = new Pass(job, memory.heldForAudit());
                             return (read != null
                                             ? CompletableFuture.completedFuture(read)
                                             : ledger.reads().overviewAsync())
@@ -127,6 +129,21 @@ public final class LedgerAudit {
                                     .whenComplete((done, failure) -> pass.releaseUnused());
                         },
                         loop);
+    }
+
+    /**
+     * Makes up, without reading the ledger, the fires that found an item busy here, once its run ended (see {@link
+     * AuditMakeUps#planOwed}); false when only an audit's read tells what the item missed.
+     */
+    boolean makeUp(Owed owed, Instant ranFor) {
+        JobSnapshot job = view.snapshot();
+        Reservation held = memory.heldForAudit().get(owed.item());
+        Pass pass = new Pass(job, held == null ? Map.of() : Map.of(owed.item(), held));
+        if (!view.isStarted() || !job.available() || !makeUps.planOwed(pass, owed, ranFor)) {
+            return false;
+        }
+        pass.startWork().whenComplete((done, failure) -> pass.releaseUnused());
+        return true;
     }
 
     /**
@@ -141,7 +158,7 @@ public final class LedgerAudit {
         final String me = view.instanceId();
 
         /** Without a job (or disabled) this instance runs nothing, but it still releases what earlier sessions left. */
-        private final boolean runsItems;
+        final boolean runsItems;
 
         final long session;
         final Instant now = view.now();
@@ -165,15 +182,16 @@ public final class LedgerAudit {
         final List<Claim> claims = new ArrayList<>();
 
         /** Items kept reserved for this audit when their run ended (see {@link RunMemory#endRun}). */
-        final Map<Integer, Reservation> held = memory.heldForAudit();
+        final Map<Integer, Reservation> held;
 
         /** The work the steps found, per item, and their writes it waits for. */
         final Map<Integer, List<AuditWork.Step>> steps = new TreeMap<>();
 
         final List<CompletableFuture<?>> writes = new ArrayList<>();
 
-        Pass(JobSnapshot job) {
+        Pass(JobSnapshot job, Map<Integer, Reservation> held) {
             this.job = job;
+            this.held = held;
             config = job.configuration();
             runsItems = work.hasJob() && !config.disabled() && !job.instanceDisabled();
             session = job.sessionId();
@@ -241,7 +259,14 @@ public final class LedgerAudit {
                 return CompletableFuture.completedFuture(null);
             }
             takeOvers.plan(this, foreignOpenClaim ? live : null, elsewhere);
-            makeUps.plan(this, elsewhere);
+            Set<Integer> candidates = new HashSet<>(assignment.itemsOf(me));
+            candidates.removeAll(elsewhere);
+            makeUps.plan(this, candidates);
+            return startWork();
+        }
+
+        /** Starts the work the steps found once the writes they asked for are answered. */
+        CompletableFuture<Void> startWork() {
             return CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new))
                     .thenRun(() -> work.start(steps, session, takeHeld(steps.keySet())));
         }

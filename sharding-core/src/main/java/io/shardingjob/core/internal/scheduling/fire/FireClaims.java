@@ -188,7 +188,7 @@ public final class FireClaims {
         }
         Reservation reservation = memory.reserve(item);
         if (reservation == null) {
-            memory.missedWhileBusy(item);
+            memory.missedBy(claim);
             draft.skipped.put(item, "still running; misfired, made up when it ends as the misfire policy says");
             draft.overran.put(
                     item, "still running here from an earlier fire; made up when it ends as the misfire policy says");

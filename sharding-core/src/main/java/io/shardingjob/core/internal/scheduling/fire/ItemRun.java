@@ -5,6 +5,7 @@ import io.shardingjob.core.execution.ShardingContext;
 import io.shardingjob.core.internal.ledger.Claim;
 import io.shardingjob.core.internal.ledger.FireOrigin;
 import io.shardingjob.core.internal.ledger.LedgerRules.Slot;
+import io.shardingjob.core.internal.scheduling.job.Owed;
 import io.shardingjob.core.internal.scheduling.job.Reservation;
 import io.shardingjob.core.internal.scheduling.job.RunMemory;
 import java.util.Map;
@@ -252,9 +253,10 @@ final class ItemRun {
 
     /**
      * Frees its item here, once what it writes is answered (or nothing is): its claim no longer this session's open
-     * business. True when an audit is owed for the item: a fire or an audit found it busy meanwhile.
+     * business. What the item is owed, if a fire or an audit found it busy meanwhile; else null.
      */
-    boolean release() {
+    @Nullable
+    Owed release() {
         return memory.released(claim, reservation);
     }
 

@@ -16,6 +16,7 @@ import io.shardingjob.core.internal.requests.SessionProof;
 import io.shardingjob.core.internal.scheduling.job.AuditDemand;
 import io.shardingjob.core.internal.scheduling.job.JobSnapshot;
 import io.shardingjob.core.internal.scheduling.job.JobView;
+import io.shardingjob.core.internal.scheduling.job.Owed;
 import io.shardingjob.core.internal.scheduling.job.Reservation;
 import io.shardingjob.core.internal.scheduling.job.RunMemory;
 import java.time.Clock;
@@ -231,8 +232,9 @@ public final class ItemRunner {
     /** Frees the run's item here once its write is answered, or at once when nothing of it was written. */
     private CompletableFuture<Void> release(ItemRun run, @Nullable CompletableFuture<Void> recorded) {
         Runnable release = () -> {
-            if (run.release()) {
-                audits.soon();
+            Owed owed = run.release();
+            if (owed != null) {
+                audits.owed(owed, run.claim().fireTime());
             }
         };
         if (recorded == null) {

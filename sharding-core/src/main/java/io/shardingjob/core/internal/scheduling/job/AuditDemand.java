@@ -1,6 +1,7 @@
 package io.shardingjob.core.internal.scheduling.job;
 
 import java.time.Duration;
+import java.time.Instant;
 
 /**
  * How a stage asks for an audit of this instance's items: a fire that met a busy item, a claim write that failed, an
@@ -13,4 +14,12 @@ public interface AuditDemand {
 
     /** An audit after the delay, scheduled once however often it is asked meanwhile. */
     void later(Duration delay);
+
+    /**
+     * An item's run here ended, and the item is owed the fires that found it busy: made up at once when this instance
+     * knows every fire it missed ({@link Owed#knowsEveryMissedFire}), else by an audit soon.
+     *
+     * @param ranFor the fire of the run that ended
+     */
+    void owed(Owed owed, Instant ranFor);
 }

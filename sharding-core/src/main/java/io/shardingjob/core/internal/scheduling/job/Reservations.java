@@ -1,6 +1,7 @@
 package io.shardingjob.core.internal.scheduling.job;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
@@ -15,7 +16,8 @@ import org.jspecify.annotations.Nullable;
 final class Reservations {
 
     private final Map<Integer, Reservation> running = new ConcurrentHashMap<>();
-    private final Set<Integer> missedWhileBusy = ConcurrentHashMap.newKeySet();
+    /** What each item's run here owes when it ends: the fires (or the audits) that found it busy meanwhile. */
+    private final Map<Integer, Owed> missedWhileBusy = new ConcurrentHashMap<>();
 
     /**
      * Items whose run here ended after a fire (or an audit) found them busy: still reserved, for the audit that makes
@@ -80,9 +82,14 @@ final class Reservations {
         return Set.copyOf(running.keySet());
     }
 
-    /** A fire (or an audit) found the item still running here: the audit must look again when it ends. */
+    /** An audit (or a fire it cannot tell of) found the item still running here: it must look again when it ends. */
     void missedWhileBusy(int item) {
-        missedWhileBusy.add(item);
+        missedWhileBusy.merge(item, Owed.readingLedger(item), Owed::and);
+    }
+
+    /** A scheduled fire planned here found the item still running: made up when it ends. */
+    void missedByFire(int item, Instant fireTime, long epoch, long session) {
+        missedWhileBusy.merge(item, Owed.byFire(item, fireTime, epoch, session), Owed::and);
     }
 
     /**
@@ -91,16 +98,17 @@ final class Reservations {
      * while the audit still reads the ledger, and with a full pool the make-up (or this session's own claim left to the
      * audit) would lose that race fire after fire. Work owed first runs first.
      *
-     * @return whether the item's audit is owed: the caller asks for one
+     * @return what the item is owed, or null: the caller has it made up
      */
-    boolean endRun(int item, Reservation reservation) {
-        boolean owed = missedWhileBusy.remove(item);
+    @Nullable
+    Owed endRun(int item, Reservation reservation) {
+        Owed owed = missedWhileBusy.remove(item);
         synchronized (this) {
-            if (owed && holding && !reservation.abandoned) {
+            if (owed != null && holding && !reservation.abandoned) {
                 Reservation held = new Reservation();
                 if (running.replace(item, reservation, held)) {
                     heldForAudit.put(item, held);
-                    return true;
+                    return owed;
                 }
             }
         }

@@ -1,5 +1,6 @@
 package io.shardingjob.core.internal.scheduling.job;
 
+import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.internal.ledger.Claim;
 import io.shardingjob.core.internal.ledger.LedgerRules.Slot;
 import io.shardingjob.core.internal.ledger.RecordedEnds;
@@ -68,7 +69,7 @@ public final class RunMemory {
     }
 
     /** The run's claim is settled and its item freed: see {@link Reservations#endRun}. */
-    public boolean released(Claim claim, Reservation reservation) {
+    public @Nullable Owed released(Claim claim, Reservation reservation) {
         claims.settled(claim);
         return reservations.endRun(claim.item(), reservation);
     }
@@ -94,6 +95,23 @@ public final class RunMemory {
 
     public void missedWhileBusy(int item) {
         reservations.missedWhileBusy(item);
+    }
+
+    /**
+     * A fire found the item busy here and did not create this claim of it: known here when the fire is the schedule's;
+     * an operator's or an upstream's fire has its origin (the job parameter) in its node, which the audit reads.
+     */
+    public void missedBy(Claim notCreated) {
+        if (notCreated.source() == ExecutionSource.NORMAL) {
+            missedByFire(notCreated.item(), notCreated.fireTime(), notCreated.epoch(), notCreated.sessionId());
+        } else {
+            reservations.missedWhileBusy(notCreated.item());
+        }
+    }
+
+    /** A scheduled fire planned here under this assignment and session found the item busy here. */
+    public void missedByFire(int item, Instant fireTime, long epoch, long session) {
+        reservations.missedByFire(item, fireTime, epoch, session);
     }
 
     public Set<Integer> runningItems() {
@@ -183,7 +201,7 @@ public final class RunMemory {
     }
 
     /** The audit's own work for an item ended: see {@link Reservations#endRun}. */
-    public boolean endRun(int item, Reservation reservation) {
+    public @Nullable Owed endRun(int item, Reservation reservation) {
         return reservations.endRun(item, reservation);
     }
 

@@ -3,6 +3,7 @@ package io.shardingjob.core.internal.scheduling.job;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -38,7 +39,7 @@ class ReservationsTest {
         assertThat(reservations.reserve(1)).as("the next fire finds it busy").isNull();
         reservations.missedWhileBusy(1);
 
-        assertThat(reservations.endRun(1, run)).as("an audit is owed").isTrue();
+        assertThat(reservations.endRun(1, run)).as("an audit is owed").isNotNull();
 
         assertThat(reservations.reserve(1)).as("a newer fire, before the audit").isNull();
         Map<Integer, Reservation> held = reservations.heldForAudit();
@@ -48,7 +49,7 @@ class ReservationsTest {
         assertThat(reservations.start(1, audit)).isTrue();
         assertThat(reservations.endRun(1, audit))
                 .as("nothing found it busy meanwhile")
-                .isFalse();
+                .isNull();
         assertThat(reservations.reserve(1)).as("free again").isNotNull();
     }
 
@@ -56,7 +57,7 @@ class ReservationsTest {
     private void heldAfterAFireFoundItBusy(int item) {
         Reservation run = reservations.reserve(item);
         reservations.missedWhileBusy(item);
-        assertThat(reservations.endRun(item, run)).isTrue();
+        assertThat(reservations.endRun(item, run)).isNotNull();
     }
 
     @Test
@@ -95,7 +96,7 @@ class ReservationsTest {
         reservations.abandonAll();
         Thread.interrupted();
 
-        assertThat(reservations.endRun(1, run)).isTrue();
+        assertThat(reservations.endRun(1, run)).isNotNull();
 
         assertThat(reservations.heldForAudit()).isEmpty();
         assertThat(reservations.awaitIdle(Duration.ZERO)).isTrue();
@@ -120,10 +121,29 @@ class ReservationsTest {
         reservations.stopHolding();
 
         assertThat(reservations.heldForAudit()).as("freed at once").isEmpty();
-        assertThat(reservations.endRun(2, run)).as("its audit is still owed").isTrue();
+        assertThat(reservations.endRun(2, run)).as("its audit is still owed").isNotNull();
         assertThat(reservations.heldForAudit())
                 .as("not held for an audit that never comes")
                 .isEmpty();
         assertThat(reservations.awaitIdle(Duration.ZERO)).isTrue();
+    }
+
+    @Test
+    void anItemsEndOwesTheScheduledFiresThatFoundItBusyAndAReadOnceAnythingElseDid() {
+        Reservation run = reservations.reserve(1);
+        Instant first = Instant.parse("2026-01-01T00:00:01Z");
+        reservations.missedByFire(1, first, 3, 7);
+        reservations.missedByFire(1, first.plusSeconds(1), 3, 7);
+
+        Owed owed = reservations.endRun(1, run);
+
+        assertThat(owed.fires()).containsExactly(first, first.plusSeconds(1));
+        assertThat(owed.readsLedger()).as("known here").isFalse();
+        Reservation makeUp = reservations.reserveForAudit(1);
+        reservations.missedByFire(1, first.plusSeconds(2), 3, 7);
+        reservations.missedWhileBusy(1);
+        assertThat(reservations.endRun(1, makeUp).readsLedger())
+                .as("an audit found it busy too")
+                .isTrue();
     }
 }
