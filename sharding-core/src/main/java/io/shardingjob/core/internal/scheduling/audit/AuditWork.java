@@ -105,9 +105,8 @@ final class AuditWork {
                         runSteps(item, steps, index + 1, session, reserved);
                         return;
                     }
-                    foldInto(step);
                     memory.claimed(owned);
-                    handOff.handOnClaimed(executor, job, owned, reserved, step.origin())
+                    handOff.handOnClaimed(executor, job, owned, reserved, step.origin(), () -> foldInto(step))
                             .whenComplete((ended, error) ->
                                     onHandOffThread(() -> runSteps(item, steps, index + 1, session, null)));
                 }));
@@ -161,7 +160,9 @@ final class AuditWork {
     /**
      * Records the missed fires a make-up run folds in, once its claim is won: had another run won that item-fire (its
      * new owner's regular fire, say), they would be folded into no late run at all; left unclaimed, the next audit makes
-     * them up again.
+     * them up again. Recorded once the run's start is written, as the run enters the job's code: sent before, these
+     * records went first in the client's one write request on its way, and the start waited behind them (a round trip
+     * or more on a slow link, and three when a merged request was refused for a fire node another instance created).
      */
     private void foldInto(Step step) {
         Map<Instant, List<Claim>> byFire = new TreeMap<>();

@@ -78,11 +78,19 @@ public final class ItemHandOff {
      * hand-off thread.
      *
      * @param origin how the claim's fire was asked for, as the audit read it: the job parameter the item runs with
+     * @param onStart what to do once the run's start is written, on its thread before the job's code; not done for a
+     *     run that does not start
      * @return completes once the run's end, or its claim given up, is recorded and the item is free here again
      */
     public CompletableFuture<Void> handOnClaimed(
-            Executor executor, ItemExecutor job, Claim claim, Reservation reservation, FireOrigin origin) {
-        return items.handOn(executor, thread, job, items.claimedRun(claim, reservation, origin))
-                .thenCompose(ItemRunner.Run::recorded);
+            Executor executor,
+            ItemExecutor job,
+            Claim claim,
+            Reservation reservation,
+            FireOrigin origin,
+            Runnable onStart) {
+        ItemRun run = items.claimedRun(claim, reservation, origin);
+        run.whenStarted().thenRun(onStart);
+        return items.handOn(executor, thread, job, run).thenCompose(ItemRunner.Run::recorded);
     }
 }

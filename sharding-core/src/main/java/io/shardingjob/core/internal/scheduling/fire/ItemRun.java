@@ -98,6 +98,7 @@ final class ItemRun {
     private final @Nullable FireStarts starts;
     private volatile Claim held;
     private volatile State state = State.CLAIMED;
+    private final CompletableFuture<Void> startWritten = new CompletableFuture<>();
 
     /**
      * @param claim the claim won for it: by its fire, made ahead of its fire, or by the audit
@@ -187,6 +188,15 @@ final class ItemRun {
     void started(Claim written) {
         held = written;
         move(State.STARTED);
+        startWritten.complete(null);
+    }
+
+    /**
+     * Completes, on the run's thread, once its start is written (or found written), just before the job's code: never
+     * for a run that does not start.
+     */
+    CompletableFuture<Void> whenStarted() {
+        return startWritten;
     }
 
     /**
