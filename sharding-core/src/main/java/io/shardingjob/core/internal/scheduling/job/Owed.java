@@ -52,15 +52,23 @@ public record Owed(int item, NavigableSet<Instant> fires, long epoch, long sessi
 
     /**
      * Whether the fires after {@code ranFor} are every scheduled fire up to the latest of them, all planned here under
-     * this assignment and session: then none holds a claim of the item (its owner planned them and claimed nothing for
-     * it; no other instance claims an item it does not own, and a claim made later is refused by ZooKeeper), and what
-     * the item missed is known without reading the ledger.
+     * this assignment and session, and no fire at or before {@code ranFor} is owed: then none holds a claim of the item
+     * (its owner planned them and claimed nothing for it; no other instance claims an item it does not own, and a claim
+     * made later is refused by ZooKeeper), and what the item missed is known without reading the ledger. A fire owed at
+     * or before the run's own (one an audit found missed while the item was busy, before this instance's run of a later
+     * fire) is left to the audit this then asks for: the drill {@code blackhole-8s-items-stubborn} lost eight such
+     * fires of an item that moved here while its old owner still ran it, when they were left to a later audit that
+     * nothing asked for.
      *
      * @param ranFor the fire of the run that ended
      */
     public boolean knowsEveryMissedFire(Instant ranFor, long epoch, long session, DueRule due) {
         NavigableSet<Instant> missed = after(ranFor);
-        if (readsLedger || missed.isEmpty() || this.epoch != epoch || this.session != session) {
+        if (readsLedger
+                || missed.isEmpty()
+                || !fires.headSet(ranFor, true).isEmpty()
+                || this.epoch != epoch
+                || this.session != session) {
             return false;
         }
         List<Instant> scheduled = due.scheduled(ranFor, missed.last().plusMillis(1), missed.size() + 1);
