@@ -191,10 +191,7 @@ final class ItemRun {
         startWritten.complete(null);
     }
 
-    /**
-     * Completes, on the run's thread, once its start is written (or found written), just before the job's code: never
-     * for a run that does not start.
-     */
+    /** Completes on the run's thread once its start is written (or found so), before the job's code; never if not. */
     CompletableFuture<Void> whenStarted() {
         return startWritten;
     }
