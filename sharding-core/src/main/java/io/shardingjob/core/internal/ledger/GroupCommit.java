@@ -24,9 +24,7 @@ import org.jspecify.annotations.Nullable;
  * come for {@link #LINGER_MILLIS}, at most {@link #MAX_LINGER_MILLIS}: the items of a fire that end one after another
  * (a thousand short items on a pool of sixteen threads) are written together, and the last end of the fire drains at
  * once. The request that records the last ends of a fire also creates this instance's claims of the next fire, as
- * {@link Ahead} says. A write whose writer waits for it on its own thread (a run's start, a retry) does not queue
- * behind the job's commit: that thread sends it alone ({@link #send}), and the client merges it with what every other
- * job asks meanwhile. This class decides when to send; {@link CommitBatches} what one request holds and what its
+ * {@link Ahead} says. This class decides when to send; {@link CommitBatches} what one request holds and what its
  * answer tells each writer.
  */
 public final class GroupCommit {
@@ -103,19 +101,11 @@ public final class GroupCommit {
         }
 
         /**
-         * The start of a run about to begin: it goes at once, and the starts queued while a request is on its way go
-         * together in the next one.
+         * The start of a run: the starts of the runs that leave their queue together go in one request, so unless it is
+         * the last of them it lingers for the others as an end does.
          */
-        public static Write start(Claim started, int assignmentVersion) {
-            return new Write(started, false, assignmentVersion, true);
-        }
-
-        /**
-         * A start written ahead of its run ({@link StartBatch}): it waits for the start or the {@link #flush} that
-         * follows the batch it belongs to, so that the batch goes in one request.
-         */
-        public static Write startAhead(Claim started, int assignmentVersion) {
-            return new Write(started, false, assignmentVersion, false);
+        public static Write start(Claim started, boolean lastOfTogether, int assignmentVersion) {
+            return new Write(started, false, assignmentVersion, lastOfTogether);
         }
     }
 
@@ -141,23 +131,6 @@ public final class GroupCommit {
                 lingerSinceNanos = now;
                 lookAgainIn(LINGER_NANOS);
             }
-        }
-        return pending.result();
-    }
-
-    /**
-     * Sends one write at once, from the writer's thread, as a request of its own: for a writer that waits for the
-     * answer on that thread and needs nothing of the job's other writes (a run's start, a retry). It does not wait
-     * behind the job's commit on its way: the client sends together whatever every job asks while one request is on
-     * its way ({@code ClientMultis}), so the starts of the runs that get their threads at one instant, of every job,
-     * go in one request whatever the waves of threads, and none lingers. No drainer is woken to send it; its answer
-     * comes back through the drainer as every answer does.
-     */
-    public CompletableFuture<Optional<Claim>> send(Write write) {
-        Pending pending = new Pending(write, new CompletableFuture<>());
-        CommitBatches.Request request = batches.request(List.of(pending));
-        if (request != null) {
-            commit(request, () -> {});
         }
         return pending.result();
     }
@@ -192,7 +165,7 @@ public final class GroupCommit {
     /** Writes the claim at once and waits for the answer. */
     public Optional<Claim> write(Claim claim) throws Exception {
         try {
-            return send(Write.now(claim)).join();
+            return queue(Write.now(claim)).join();
         } catch (CompletionException failed) {
             throw failed.getCause() instanceof Exception cause ? cause : failed;
         }
@@ -227,17 +200,12 @@ public final class GroupCommit {
             onDrainer(this::sendNext);
             return;
         }
-        commit(request, this::sendNext);
-    }
-
-    /** Sends the request, and hands its answer to its writers on the drainer, then does {@code next} there. */
-    private void commit(CommitBatches.Request request, Runnable next) {
         claims.commitAsync(request.writes(), request.nextFire(), request.next(), request.fireNodes(), request.guard())
                 .whenComplete((committed, failure) -> onDrainer(() -> {
                     try {
                         batches.answer(request, committed, failure);
                     } finally {
-                        next.run();
+                        sendNext();
                     }
                 }));
     }

@@ -138,7 +138,7 @@ class GuardedCreatesTest extends ZooKeeperTestSupport {
                 .join()
                 .won()
                 .get(1);
-        var outdatedStart = commit.queue(GroupCommit.Write.startAhead(other.startedAt(next), 0));
+        var outdatedStart = commit.queue(GroupCommit.Write.start(other.startedAt(next), false, 0));
         assertThat(commit.queue(GroupCommit.Write.end(reserved.with(ClaimState.DONE, next), true))
                         .join())
                 .isPresent();

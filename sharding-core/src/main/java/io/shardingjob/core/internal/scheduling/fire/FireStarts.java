@@ -21,6 +21,9 @@ final class FireStarts {
     /** What came of a start written ahead: the claim as written when {@code began} is {@code STARTED}. */
     record Ahead(RunStarts.Began began, @Nullable Claim written) {}
 
+    /** A run leaving the queue: what came of its start written ahead (null when none was), and whether it is the last. */
+    record Leaving(@Nullable CompletableFuture<Ahead> ahead, boolean last) {}
+
     private final List<Claim> order;
 
     /** How the fire was asked for: whether its runs were due asks it. */
@@ -37,6 +40,7 @@ final class FireStarts {
 
     private int firstUntaken;
     private int untaken;
+    private int toLeave;
 
     FireStarts(List<Claim> order, Map<Integer, Reservation> reservations, FireOrigin origin) {
         this.order = order;
@@ -47,19 +51,20 @@ final class FireStarts {
             positions.put(order.get(i).item(), i);
         }
         this.untaken = order.size();
+        this.toLeave = order.size();
     }
 
     FireOrigin origin() {
         return origin;
     }
 
-    /** A run leaves the queue: what came of its start written ahead, or null when none was. */
-    synchronized @Nullable CompletableFuture<Ahead> leave(int item) {
+    synchronized Leaving leave(int item) {
+        toLeave = Math.max(0, toLeave - 1);
         CompletableFuture<Ahead> written = ahead.remove(item);
         if (written == null) {
             take(positions.getOrDefault(item, -1));
         }
-        return written;
+        return new Leaving(written, toLeave == 0);
     }
 
     /**

@@ -79,9 +79,10 @@ final class ItemRun {
      *
      * @param ahead what came of its start written ahead of it by a run of its fire that left before; null when none was
      * @param writtenAhead its claim as started before it left the queue, if it was: by that start, or made so
+     * @param last whether no other run of its fire is still to leave the queue
      */
     record Leaving(
-            FireStarts.@Nullable Ahead ahead, @Nullable Claim writtenAhead) {
+            FireStarts.@Nullable Ahead ahead, @Nullable Claim writtenAhead, boolean last) {
 
         /** How its start written ahead failed, when it was taken over meanwhile or unanswered; null otherwise. */
         RunStarts.@Nullable Began failedAhead() {
@@ -167,11 +168,12 @@ final class ItemRun {
      * what came of its start written ahead, waiting for that answer if it is on its way.
      */
     Leaving leave(long sessionId) {
-        CompletableFuture<FireStarts.Ahead> answer = starts == null ? null : starts.leave(claim.item());
-        FireStarts.Ahead ahead = answer == null ? null : answer.join();
+        FireStarts.Leaving leaving = starts == null ? new FireStarts.Leaving(null, true) : starts.leave(claim.item());
+        FireStarts.Ahead ahead =
+                leaving.ahead() == null ? null : leaving.ahead().join();
         Claim writtenAhead =
                 ahead != null && ahead.began() == RunStarts.Began.STARTED ? ahead.written() : startedBefore(sessionId);
-        return new Leaving(ahead, writtenAhead);
+        return new Leaving(ahead, writtenAhead, leaving.last());
     }
 
     /**
@@ -196,10 +198,7 @@ final class ItemRun {
         return startWritten;
     }
 
-    /**
-     * It leaves its queue on its thread, and holds its item here from now on; false when its reservation was released
-     * meanwhile, or abandoned before it started.
-     */
+    /** It holds its item here from now on, on its thread; false when its reservation was released or abandoned. */
     boolean attach() {
         return memory.attach(claim.item(), reservation);
     }

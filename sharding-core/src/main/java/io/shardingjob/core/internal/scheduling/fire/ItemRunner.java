@@ -202,7 +202,8 @@ public final class ItemRunner {
         }
         RunStarts.Began began = RunStarts.Began.NOT_ASKED;
         if (verdict == RunStart.Verdict.START) {
-            began = starting.began(run, starting.write(run, now));
+            GroupCommit.Write start = starting.startOf(run, leaving.last(), now);
+            began = starting.began(run, commits.queue(start));
         }
         if (began == RunStarts.Began.MOVED) {
             began = starting.beginUnderNext(run, now);

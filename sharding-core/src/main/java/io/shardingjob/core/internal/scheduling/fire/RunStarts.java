@@ -127,16 +127,17 @@ final class RunStarts {
                         != RunStart.Verdict.START) {
             return Began.MOVED;
         }
-        return began(run, write(run, decided.under(next, view.instanceId())));
+        return began(run, groupCommit.queue(startOf(run, true, decided.under(next, view.instanceId()))));
     }
 
     /**
-     * Writes the run's start at the version held: at once and alone, by the run's own thread ({@link
-     * GroupCommit#send}), so that it joins the next request the client sends, of whatever job; or, when the starts
-     * of the runs of its fire expected to leave the queue soon after it are written ahead ({@link StartBatch}), with
-     * those, which it sends.
+     * The write of the run's start at the version held, for its runner to queue; the starts of the runs of its fire
+     * expected to leave the queue soon after it ({@link StartBatch}) are queued ahead of it first, to go with it.
+     *
+     * @param lastToLeave whether no other run of its fire is still to leave the queue: its start goes at once, whereas
+     *     one that writes no other start lingers for the starts of the runs that leave with it
      */
-    CompletableFuture<Optional<Claim>> write(ItemRun run, JobSnapshot now) {
+    GroupCommit.Write startOf(ItemRun run, boolean lastToLeave, JobSnapshot now) {
         FireStarts starts = run.starts();
         int others =
                 starts == null || !StartBatch.writesAhead(now.configuration().failover())
@@ -148,9 +149,11 @@ final class RunStarts {
                                         pace.itemNanos(),
                                         StartBatch.AHEAD.toNanos())
                                 - 1;
-        GroupCommit.Write start = GroupCommit.Write.start(
-                run.held().startedAt(clock.instant()), now.assignment().version());
-        return others > 0 && writeAhead(starts, others, now) > 0 ? groupCommit.queue(start) : groupCommit.send(start);
+        boolean withOthers = others > 0 && writeAhead(starts, others, now) > 0;
+        return GroupCommit.Write.start(
+                run.held().startedAt(clock.instant()),
+                lastToLeave || withOthers,
+                now.assignment().version());
     }
 
     /**
@@ -221,8 +224,10 @@ final class RunStarts {
                 continue;
             }
             groupCommit
-                    .queue(GroupCommit.Write.startAhead(
-                            claim.startedAheadAt(startedAt), now.assignment().version()))
+                    .queue(GroupCommit.Write.start(
+                            claim.startedAheadAt(startedAt),
+                            false,
+                            now.assignment().version()))
                     .whenComplete((stored, failure) -> answer.complete(new FireStarts.Ahead(
                             answered(stored, failure), failure != null ? null : stored.orElse(null))));
             queued++;
