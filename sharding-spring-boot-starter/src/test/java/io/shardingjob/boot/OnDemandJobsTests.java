@@ -3,7 +3,7 @@ package io.shardingjob.boot;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.shardingjob.boot.actuate.ShardingDescriptors;
+import io.shardingjob.boot.actuate.JobDescriptor;
 import io.shardingjob.boot.actuate.ShardingEndpoint;
 import io.shardingjob.boot.jobs.RunningJobs;
 import io.shardingjob.core.config.JobConfiguration;
@@ -88,7 +88,7 @@ class OnDemandJobsTests {
         ConfigurableApplicationContext context = start("management.endpoints.web.exposure.include=sharding");
         ShardingEndpoint endpoint = context.getBean(ShardingEndpoint.class);
 
-        ShardingDescriptors.JobDescriptor descriptor = endpoint.job("byAnnotation");
+        JobDescriptor descriptor = endpoint.job("byAnnotation");
 
         assertThat(descriptor).isNotNull();
         assertThat(descriptor.cron()).isEqualTo("-");

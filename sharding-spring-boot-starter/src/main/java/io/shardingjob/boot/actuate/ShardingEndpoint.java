@@ -2,10 +2,6 @@ package io.shardingjob.boot.actuate;
 
 import io.shardingjob.boot.ShardedJobRegistry;
 import io.shardingjob.boot.ShardingOperations;
-import io.shardingjob.boot.actuate.ShardingDescriptors.ActionResult;
-import io.shardingjob.boot.actuate.ShardingDescriptors.ExecutionsDescriptor;
-import io.shardingjob.boot.actuate.ShardingDescriptors.JobDescriptor;
-import io.shardingjob.boot.actuate.ShardingDescriptors.ShardingDescriptor;
 import io.shardingjob.boot.operations.OperationAudit;
 import io.shardingjob.boot.operations.OperatorAction;
 import io.shardingjob.boot.operations.OperatorAction.Target;
