@@ -106,7 +106,7 @@ final class AuditWork {
                         return;
                     }
                     memory.claimed(owned);
-                    handOff.handOnClaimed(executor, job, owned, reserved, step.origin(), () -> foldInto(step))
+                    handOff.handOnClaimed(executor, job, owned, reserved, step.origin(), () -> foldInto(step, reserved))
                             .whenComplete((ended, error) ->
                                     onHandOffThread(() -> runSteps(item, steps, index + 1, session, null)));
                 }));
@@ -163,14 +163,21 @@ final class AuditWork {
      * them up again. Recorded once the run's start is written, as the run enters the job's code: sent before, these
      * records went first in the client's one write request on its way, and the start waited behind them (a round trip
      * or more on a slow link, and three when a merged request was refused for a fire node another instance created).
+     * Each one recorded is settled by the run: an audit that read it unclaimed meanwhile, and took it for a fire the
+     * busy item missed, has the run's end plan its make-up from what this instance knows all the same.
      */
-    private void foldInto(Step step) {
+    private void foldInto(Step step, Reservation run) {
         Map<Instant, List<Claim>> byFire = new TreeMap<>();
         step.coalesced()
                 .forEach(claim -> byFire.computeIfAbsent(claim.fireTime(), fireTime -> new ArrayList<>())
                         .add(claim));
         byFire.forEach((fireTime, claims) -> ledger.claims()
                 .claimAsync(fireTime, claims)
+                .thenAccept(claimed -> {
+                    if (claimed.won().containsKey(claims.get(0).item())) {
+                        run.settles(fireTime);
+                    }
+                })
                 .exceptionally(failure -> {
                     log.warn(
                             "Job {}: could not record the fire at {} as coalesced, the next audit will: {}",

@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.Collections;
 import java.util.List;
 import java.util.NavigableSet;
+import java.util.Set;
 import java.util.TreeSet;
 
 /**
@@ -39,10 +40,23 @@ public record Owed(int item, NavigableSet<Instant> fires, long epoch, long sessi
         return new Owed(item, both, epoch, session, read);
     }
 
+    /** Without the fires its run settled itself (see {@link Reservation#settles}). */
+    Owed without(Set<Instant> settled) {
+        TreeSet<Instant> left = new TreeSet<>(fires);
+        left.removeAll(settled);
+        return new Owed(item, left, epoch, session, readsLedger);
+    }
+
+    /** Whether nothing is owed at all. */
+    boolean isNothing() {
+        return fires.isEmpty() && !readsLedger;
+    }
+
     /**
-     * The fires after the run's own that found the item busy. One at or before it was the run's own fire (an audit's
-     * make-up ran it while its trigger found the item busy), or one the run folds in as coalesced (an audit read it
-     * before that record was written), or one planned out of order: the audits make up whatever of those nobody ran.
+     * The fires after the run's own that found the item busy. The run's own fire (an audit's make-up ran it while its
+     * trigger found the item busy) and those it folded in (an audit read one before that record was written) are no
+     * longer here once it ended (see {@link Reservation#settles}); one at or before it that is, one it failed to fold
+     * in or planned out of order, the audits make up if nobody ran it.
      *
      * @param ranFor the fire of the run that ended
      */

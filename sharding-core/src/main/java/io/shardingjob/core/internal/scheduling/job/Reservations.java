@@ -103,6 +103,12 @@ final class Reservations {
     @Nullable
     Owed endRun(int item, Reservation reservation) {
         Owed owed = missedWhileBusy.remove(item);
+        if (owed != null) {
+            owed = owed.without(reservation.settled());
+            if (owed.isNothing()) {
+                owed = null;
+            }
+        }
         synchronized (this) {
             if (owed != null && holding && !reservation.abandoned) {
                 Reservation held = new Reservation();

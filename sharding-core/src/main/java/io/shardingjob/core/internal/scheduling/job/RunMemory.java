@@ -71,6 +71,7 @@ public final class RunMemory {
     /** The run's claim is settled and its item freed: see {@link Reservations#endRun}. */
     public @Nullable Owed released(Claim claim, Reservation reservation) {
         claims.settled(claim);
+        reservation.settles(claim.fireTime());
         return reservations.endRun(claim.item(), reservation);
     }
 

@@ -53,6 +53,49 @@ class ReservationsTest {
         assertThat(reservations.reserve(1)).as("free again").isNotNull();
     }
 
+    @Test
+    void aRunOwesNothingForItsOwnFireNorForTheFiresItFoldedInThatFoundItsItemBusy() {
+        Instant own = Instant.parse("2026-01-01T00:00:05Z");
+        Reservation makeUp = reservations.reserve(1);
+        // The make-up of the fire at 5 s folds in 3 s and 4 s; its trigger at 5 s found the item busy with it, and an
+        // audit read 3 s unclaimed before the make-up's record of it was written.
+        reservations.missedByFire(1, own, 4, 9);
+        reservations.missedByFire(1, own.minusSeconds(2), 4, 9);
+        makeUp.settles(own);
+        makeUp.settles(own.minusSeconds(2));
+        makeUp.settles(own.minusSeconds(1));
+
+        assertThat(reservations.endRun(1, makeUp)).as("nothing owed").isNull();
+        assertThat(reservations.reserve(1)).as("free for its next fire").isNotNull();
+    }
+
+    @Test
+    void aFireTheRunDidNotSettleIsStillOwedBesideTheOnesItDid() {
+        Instant own = Instant.parse("2026-01-01T00:00:05Z");
+        Reservation makeUp = reservations.reserve(1);
+        reservations.missedByFire(1, own, 4, 9);
+        reservations.missedByFire(1, own.plusSeconds(1), 4, 9);
+        makeUp.settles(own);
+
+        Owed owed = reservations.endRun(1, makeUp);
+
+        assertThat(owed).isNotNull();
+        assertThat(owed.fires()).containsExactly(own.plusSeconds(1));
+        assertThat(reservations.reserve(1)).as("held for that make-up").isNull();
+    }
+
+    @Test
+    void aDebtOnlyTheLedgerTellsOfIsOwedWhateverTheRunSettled() {
+        Instant own = Instant.parse("2026-01-01T00:00:05Z");
+        Reservation run = reservations.reserve(1);
+        reservations.missedWhileBusy(1);
+        run.settles(own);
+
+        assertThat(reservations.endRun(1, run))
+                .isNotNull()
+                .satisfies(owed -> assertThat(owed.readsLedger()).isTrue());
+    }
+
     /** A run of the item that a fire found busy, ended: the item is then held for the audit. */
     private void heldAfterAFireFoundItBusy(int item) {
         Reservation run = reservations.reserve(item);
