@@ -16,6 +16,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
+import org.apache.zookeeper.Watcher;
 
 /**
  * What audits, the keeper and operators read of one job's ledger: fires with their claims and notes, one claim. All
@@ -46,6 +47,16 @@ public final class LedgerReads {
                 .thenApply(answer -> answer.ok() && answer.results().get(0) instanceof OpResult.GetDataResult data
                         ? Optional.of(Claim.decode(item, fireTime, data.getData(), data.getStat()))
                         : Optional.empty());
+    }
+
+    /**
+     * Leaves a watch on the claim as it was read: {@code changed} is told once when it is written again or goes (its
+     * run's end, a hand-over, a take-over, its fire's retirement). Completes with whether it was still as read when the
+     * watch was left; when it was not, the change came before and no watch tells of it.
+     */
+    public CompletableFuture<Boolean> watchAsync(Claim claim, Watcher changed) {
+        return requests.watchAsync(requests.full(nodes.claim(claim.fireTime(), claim.item())), changed)
+                .thenApply(stat -> stat != null && stat.getVersion() == claim.version());
     }
 
     /** Every claim of one fire, by item, without waiting: completes on ZooKeeper's event thread. */

@@ -13,8 +13,10 @@ import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.CreateOptions;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
+import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.ACL;
+import org.apache.zookeeper.data.Stat;
 import org.apache.zookeeper.proto.CreateRequest;
 import org.jspecify.annotations.Nullable;
 
@@ -134,6 +136,29 @@ public final class ClientRequests {
                                 pending.answered(rc, null);
                             } else {
                                 pending.failed(rc, KeeperException.create(KeeperException.Code.get(rc), path));
+                            }
+                        },
+                        null));
+    }
+
+    /**
+     * Whether the node is there and at which data version, leaving a watch on it: {@code watcher} is told once when the
+     * node is written, created or deleted (and of the session's end). Completes with the node's stat, or null when it is
+     * not there, on ZooKeeper's event thread. A watch left again with the same watcher is one watch.
+     */
+    public CompletableFuture<@Nullable Stat> watchAsync(String fullPath, Watcher watcher) {
+        return sendAsync(
+                traceNamePrefix + "Exists",
+                false,
+                (zooKeeper, pending) -> zooKeeper.exists(
+                        fullPath,
+                        watcher,
+                        (rc, path, context, stat) -> {
+                            KeeperException.Code code = KeeperException.Code.get(rc);
+                            if (code == KeeperException.Code.OK || code == KeeperException.Code.NONODE) {
+                                pending.answered(rc, stat);
+                            } else {
+                                pending.failed(rc, KeeperException.create(code, path));
                             }
                         },
                         null));

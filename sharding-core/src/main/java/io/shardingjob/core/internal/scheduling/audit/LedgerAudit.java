@@ -55,6 +55,7 @@ public final class LedgerAudit {
     private static final Duration LATENESS = LedgerRules.LATENESS;
     private final JobView view;
     private final AuditDemand audits;
+
     private final Ledger ledger;
     private final Fires firePath;
     private final AuditWork work;
@@ -84,6 +85,7 @@ public final class LedgerAudit {
             FireRunner.JobCode code) {}
 
     private final RunMemory memory;
+    private final RunsElsewhere runsElsewhere;
 
     public LedgerAudit(JobView view, AuditDemand audits, Ledger ledger, Fires fires, RunMemory memory, Executor loop) {
         this.memory = memory;
@@ -96,6 +98,7 @@ public final class LedgerAudit {
         this.reads = new AuditReads(memory, fires, audits, loop);
         this.takeOvers = new AuditTakeOvers(view, audits, ledger, memory);
         this.makeUps = new AuditMakeUps(view, ledger.claims(), memory, fires.misfires());
+        this.runsElsewhere = new RunsElsewhere(ledger.reads(), audits);
     }
 
     /**
@@ -251,10 +254,8 @@ public final class LedgerAudit {
             Map<Integer, Claim> runs = TakeOverRule.runsElsewhere(claims, Set.copyOf(live.values()), session, owned);
             Set<Integer> elsewhere = runs.keySet();
             memory.audited(assignment.epoch(), owned, runs);
-            if (!elsewhere.isEmpty()) {
-                // Not watched: looked at again shortly, until the other instance's run has ended.
-                audits.later(Duration.ofSeconds(1));
-            }
+            // Looked at again once the other instance's run has ended: its end writes the claim, which is watched.
+            runs.values().forEach(runsElsewhere::watch);
             if (!runsItems) {
                 return CompletableFuture.completedFuture(null);
             }
