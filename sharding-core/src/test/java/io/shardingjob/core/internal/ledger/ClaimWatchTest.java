@@ -73,7 +73,7 @@ class ClaimWatchTest extends ZooKeeperTestSupport {
                 .join();
 
         await().atMost(Duration.ofSeconds(10)).until(() -> told.get() > 0);
-        // A session's watch events come before its later answers: by this read's answer, a second watch would have told.
+        // Watch events come before the session's later answers: by this read's, a second watch would have told.
         newOwner.reads().readClaimAsync(fire, 3).join();
         assertThat(told.get()).as("one watch for the one watcher").isEqualTo(1);
     }
