@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.execution.ExecutionSource;
+import io.shardingjob.core.execution.FencedOutException;
 import io.shardingjob.core.execution.FireReport;
 import io.shardingjob.core.execution.ItemResult;
 import io.shardingjob.core.execution.ShardingContext;
@@ -98,6 +99,27 @@ class RetryTest extends JobInstanceTestSupport {
                         org.assertj.core.groups.Tuple.tuple(ExecutionSource.NORMAL, 0, false),
                         org.assertj.core.groups.Tuple.tuple(ExecutionSource.RETRY, 1, false),
                         org.assertj.core.groups.Tuple.tuple(ExecutionSource.RETRY, 2, false));
+    }
+
+    @Test
+    void aRunAStoreFencedOutIsNotRetriedAndIsReportedAsFencedOutThoughTheJobWrappedTheRefusal() throws Exception {
+        JobConfiguration config = JobConfiguration.builder("fenced")
+                .cron("0 0 0 * * *")
+                .retries(2)
+                .build();
+        Instance instance = start("only", config, context -> {
+            throw new IllegalStateException(
+                    "the export failed", new FencedOutException(context, "exports key 'fenced/0'", 99L));
+        });
+        await().atMost(WITHIN).until(() -> settledAt(1, List.of(instance)));
+
+        FireReport report = instance.coordinator().fire(ExecutionSource.NORMAL, Instant.now());
+
+        assertThat(report.results()).singleElement().satisfies(result -> {
+            assertThat(result.succeeded()).isFalse();
+            assertThat(result.fencedOut()).isTrue();
+            assertThat(result.retry()).isZero();
+        });
     }
 
     @Test

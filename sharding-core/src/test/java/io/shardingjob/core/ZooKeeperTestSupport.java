@@ -1,18 +1,16 @@
 package io.shardingjob.core;
 
 import io.shardingjob.core.config.JobConfiguration;
+import io.shardingjob.core.testing.Sessions;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
-import org.apache.zookeeper.Watcher;
-import org.apache.zookeeper.ZooKeeper;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 
@@ -103,25 +101,7 @@ public abstract class ZooKeeperTestSupport {
      * second connection with the same session id and password is opened and closed.
      */
     protected void expireSession(CuratorFramework client) throws Exception {
-        ZooKeeper zooKeeper = client.getZookeeperClient().getZooKeeper();
-        CountDownLatch connected = new CountDownLatch(1);
-        ZooKeeper twin = new ZooKeeper(
-                server.getConnectString(),
-                (int) SESSION_TIMEOUT.toMillis(),
-                event -> {
-                    if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
-                        connected.countDown();
-                    }
-                },
-                zooKeeper.getSessionId(),
-                zooKeeper.getSessionPasswd());
-        try {
-            if (!connected.await(10, TimeUnit.SECONDS)) {
-                throw new IllegalStateException("Could not attach to the session to expire it");
-            }
-        } finally {
-            twin.close();
-        }
+        Sessions.expire(client, server.getConnectString());
     }
 
     /**

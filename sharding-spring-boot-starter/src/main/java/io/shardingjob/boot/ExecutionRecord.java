@@ -47,7 +47,12 @@ public record ExecutionRecord(
         SUCCESS,
         FAILED,
         /** It exceeded the job's timeout and was interrupted. */
-        TIMED_OUT
+        TIMED_OUT,
+        /**
+         * A store refused its write because a later owner of the item wrote with a higher fencing token: the run was
+         * taken over, and the new owner runs the item ({@link io.shardingjob.core.execution.FencedOutException}).
+         */
+        FENCED_OUT
     }
 
     /** The record of one run of one item, as the coordination core reports it. */
@@ -63,12 +68,22 @@ public record ExecutionRecord(
                 result.fireTime(),
                 result.start(),
                 result.end(),
-                result.timedOut() ? Outcome.TIMED_OUT : failure == null ? Outcome.SUCCESS : Outcome.FAILED,
+                outcome(result),
                 result.source(),
                 failure == null ? null : failure.toString(),
                 context.shardingTotalCount(),
                 context.jobParameter(),
                 result.retry());
+    }
+
+    private static Outcome outcome(ItemResult result) {
+        if (result.succeeded()) {
+            return Outcome.SUCCESS;
+        }
+        if (result.timedOut()) {
+            return Outcome.TIMED_OUT;
+        }
+        return result.fencedOut() ? Outcome.FENCED_OUT : Outcome.FAILED;
     }
 
     public Duration duration() {

@@ -27,4 +27,12 @@ public record ItemResult(
     public boolean timedOut() {
         return failure instanceof ItemTimeoutException;
     }
+
+    /**
+     * Whether a store refused the run's write because a later owner of the item wrote there with a higher fencing
+     * token ({@link FencedOutException}): the run was taken over, and is not retried.
+     */
+    public boolean fencedOut() {
+        return FencedOutException.isIn(failure);
+    }
 }

@@ -27,7 +27,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <ul>
  *   <li>{@code sharding.job.execution}: timer of item executions, also tagged {@code outcome} (SUCCESS, FAILED,
- *       TIMED_OUT);
+ *       TIMED_OUT, FENCED_OUT);
  *   <li>{@code sharding.job.items.owned}: gauge of the items this instance owns;
  *   <li>{@code sharding.job.reshards}: counter of the reshards this instance has seen (epoch increases);
  *   <li>{@code sharding.job.failovers}: counter of items this instance ran in place of a crashed or departed owner

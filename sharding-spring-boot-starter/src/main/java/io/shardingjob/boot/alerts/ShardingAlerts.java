@@ -53,7 +53,10 @@ public final class ShardingAlerts
 
     @Override
     public void executed(ExecutionRecord execution) {
-        if (execution.outcome() == ExecutionRecord.Outcome.SUCCESS || execution.retry() < retries(execution.job())) {
+        // A run fenced out is no failure of the job: its item's new owner runs it.
+        if (execution.outcome() == ExecutionRecord.Outcome.SUCCESS
+                || execution.outcome() == ExecutionRecord.Outcome.FENCED_OUT
+                || execution.retry() < retries(execution.job())) {
             return;
         }
         String how = execution.outcome() == ExecutionRecord.Outcome.TIMED_OUT ? " timed out" : " failed";

@@ -44,6 +44,9 @@ public class ShardingProperties {
     @NestedConfigurationProperty
     private final AlertsProperties alerts = new AlertsProperties();
 
+    @NestedConfigurationProperty
+    private final FencingProperties fencing = new FencingProperties();
+
     /** Per-job settings by job name; each overrides the attribute of the same name on the job's @ShardedJob. */
     private Map<String, ShardedJobProperties> jobs = new LinkedHashMap<>();
 
@@ -89,6 +92,10 @@ public class ShardingProperties {
 
     public AlertsProperties getAlerts() {
         return alerts;
+    }
+
+    public FencingProperties getFencing() {
+        return fencing;
     }
 
     public Map<String, ShardedJobProperties> getJobs() {

@@ -47,6 +47,8 @@ final class FireHistory {
         SUCCESS,
         FAILED,
         TIMED_OUT,
+        /** Its last run here was refused by a store, taken over by a later owner whose run the log here does not hold. */
+        FENCED_OUT,
         RUNNING,
         /** An open claim nobody runs now: released, handed on, or its owner's session gone (failover will take it). */
         WAITING,
@@ -133,7 +135,7 @@ final class FireHistory {
                 ExecutionRecord record = lastRuns.get(claim.item());
                 items.put(
                         claim.item(),
-                        record == null || claim.state().isOpen() || startedAfter(claim, record)
+                        record == null || claim.state().isOpen() || startedAfter(claim, record) || fencedOut(record)
                                 ? fromLedger(claim)
                                 : fromLog(record, claim.fencingToken()));
             }
@@ -150,11 +152,17 @@ final class FireHistory {
         return claim.started().isAfter(record.end());
     }
 
+    /** A run fenced out was taken over: the item's claim is its new owner's, and says how the item stands. */
+    private static boolean fencedOut(ExecutionRecord record) {
+        return record.outcome() == ExecutionRecord.Outcome.FENCED_OUT;
+    }
+
     private static Item fromLog(ExecutionRecord record, @Nullable Long fencingToken) {
         ItemState state = switch (record.outcome()) {
             case SUCCESS -> ItemState.SUCCESS;
             case FAILED -> ItemState.FAILED;
             case TIMED_OUT -> ItemState.TIMED_OUT;
+            case FENCED_OUT -> ItemState.FENCED_OUT;
         };
         return new Item(
                 record.item(),

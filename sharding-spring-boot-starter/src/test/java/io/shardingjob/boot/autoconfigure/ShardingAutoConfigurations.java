@@ -12,6 +12,7 @@ final class ShardingAutoConfigurations {
                 EmbeddedZooKeeperAutoConfiguration.class,
                 ShardingRegistryAutoConfiguration.class,
                 ShardingJdbcExecutionLogAutoConfiguration.class,
+                ShardingFencingAutoConfiguration.class,
                 ShardedJobsAutoConfiguration.class,
                 ShardingAlertsAutoConfiguration.class,
                 ShardingEndpointAutoConfiguration.class,

@@ -102,6 +102,31 @@ class FireHistoryTests {
     }
 
     @Test
+    void theNewOwnersSettledClaimWinsOverARunHereThatWasFencedOutThoughTheZombieEndedLast() {
+        // The zombie resumed and was refused after its successor's run had ended: the log's run is the later one.
+        LedgerFire.Item takenOver = new LedgerFire.Item(
+                0,
+                ClaimState.DONE,
+                "instance-b",
+                true,
+                ExecutionSource.FAILOVER,
+                0,
+                0,
+                12,
+                first.minusSeconds(1),
+                first.plusMillis(100));
+        List<Fire> fires = FireHistory.of(
+                List.of(ledgerFire(first, takenOver)),
+                List.of(run(first, 0, Outcome.FENCED_OUT, ExecutionSource.NORMAL, "FencedOutException")),
+                20);
+        assertThat(fires.get(0).items()).singleElement().satisfies(item -> {
+            assertThat(item.state()).isEqualTo(ItemState.SUCCESS);
+            assertThat(item.instance()).isEqualTo("instance-b");
+        });
+        assertThat(fires.get(0).outcome()).isEqualTo(FireOutcome.SUCCESS);
+    }
+
+    @Test
     void aFireIsNamedByItsMostTellingSource() {
         assertThat(sourceOf(ExecutionSource.FAILOVER, ExecutionSource.MANUAL)).isEqualTo(ExecutionSource.MANUAL);
         assertThat(sourceOf(ExecutionSource.RETRY, ExecutionSource.NORMAL)).isEqualTo(ExecutionSource.NORMAL);

@@ -3,6 +3,7 @@ package io.shardingjob.core.internal.scheduling.fire;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.execution.ExecutionListener;
 import io.shardingjob.core.execution.ExecutionSource;
+import io.shardingjob.core.execution.FencedOutException;
 import io.shardingjob.core.execution.ItemExecutor;
 import io.shardingjob.core.execution.ItemResult;
 import io.shardingjob.core.execution.ItemTimeoutException;
@@ -72,7 +73,8 @@ final class ItemAttempts {
             return results;
         }
         results.add(result);
-        while (!result.succeeded() && retry < config.retries() && mayRetry(mayStart)) {
+        // A run fenced out was taken over: its item's new owner runs it, and a retry here would be refused as well.
+        while (!result.succeeded() && !result.fencedOut() && retry < config.retries() && mayRetry(mayStart)) {
             retry++;
             // The retry is recorded before the back-off, so that a take-over meanwhile continues the count; the rule is
             // asked again after it, since the back-off may outlast the session.
@@ -129,7 +131,13 @@ final class ItemAttempts {
         } else if (failure instanceof InterruptedException) {
             Thread.currentThread().interrupt();
         }
-        if (failure != null) {
+        if (FencedOutException.isIn(failure)) {
+            log.warn(
+                    "Job {}: item {} fenced out, not retried: {}",
+                    context.jobName(),
+                    context.item(),
+                    failure.toString());
+        } else if (failure != null) {
             log.warn("Job {}: item {} failed: {}", context.jobName(), context.item(), failure.toString());
         }
         ItemResult result = new ItemResult(context, start, Instant.now(), failure, source, context.fireTime(), retry);
