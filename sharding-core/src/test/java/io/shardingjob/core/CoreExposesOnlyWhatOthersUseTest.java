@@ -58,6 +58,9 @@ class CoreExposesOnlyWhatOthersUseTest {
             "io.shardingjob.core.execution.ItemExecutor",
             "io.shardingjob.core.execution.ItemResult",
             "io.shardingjob.core.execution.ItemTimeoutException",
+            // What a store throws to refuse a run taken over, and the run a job's code is in, for fenced writes.
+            "io.shardingjob.core.execution.FencedOutException",
+            "io.shardingjob.core.execution.CurrentRun",
             "io.shardingjob.core.execution.LedgerFire",
             "io.shardingjob.core.execution.ManualFireHandler",
             "io.shardingjob.core.execution.MisfireListener",

@@ -1,6 +1,7 @@
 package io.shardingjob.core.internal.scheduling.fire;
 
 import io.shardingjob.core.config.JobConfiguration;
+import io.shardingjob.core.execution.CurrentRun;
 import io.shardingjob.core.execution.ExecutionListener;
 import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.execution.FencedOutException;
@@ -122,7 +123,7 @@ final class ItemAttempts {
             if (!sessionProven.getAsBoolean()) {
                 return notProven(deadline, context);
             }
-            job.execute(context);
+            CurrentRun.execute(context, job);
         } catch (Throwable thrown) {
             failure = thrown;
         }
