@@ -2,6 +2,7 @@ package io.shardingjob.core.execution;
 
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 import java.util.stream.Collectors;
 
 /**
@@ -39,6 +40,38 @@ public record ShardingContext(
         Instant fireTime,
         ExecutionSource source,
         String chain) {
+
+    /**
+     * The largest checkpoint, in bytes of UTF-8: it travels in the item's claim, which is read and written with the
+     * claims of the other items of its fire, so it stays a small part of what one ZooKeeper request carries.
+     */
+    public static final int MAX_CHECKPOINT_BYTES = 16 * 1024;
+
+    /**
+     * The last checkpoint saved for this item of this fire: by a run this one continues (a take-over of a run cut off,
+     * a retry, a re-run of a failed item) or earlier in this run; empty for a new fire. Read it at the start of the
+     * item to resume where the last run stopped.
+     *
+     * @throws IllegalStateException when the run is not executing in this process
+     */
+    public Optional<String> checkpoint() {
+        return CurrentRun.checkpointsOf(this).last();
+    }
+
+    /**
+     * Saves how far the item got, for a run that continues this one should it be cut: written in the item's claim at
+     * the version this run holds, so only the run that owns the item now can write it, and waited for. Keep it small (at
+     * most {@value io.shardingjob.core.execution.ShardingContext#MAX_CHECKPOINT_BYTES} bytes of UTF-8) and save it
+     * every so many units of work, not every one: each save is one write to ZooKeeper.
+     *
+     * @throws FencedOutException when the run was taken over (its process was paused or cut off past its session): it
+     *     must stop, as the item's new owner runs it
+     * @throws IllegalArgumentException when the checkpoint is larger than allowed
+     * @throws IllegalStateException when the run is not executing in this process, or no answer came from ZooKeeper
+     */
+    public void saveCheckpoint(String checkpoint) {
+        CurrentRun.checkpointsOf(this).save(checkpoint);
+    }
 
     /** The task id of a fire, as Elastic-Job writes it: {@code job@-@0,1,2@-@READY@-@instance}. */
     public static String taskId(String jobName, List<Integer> items, String instanceId) {

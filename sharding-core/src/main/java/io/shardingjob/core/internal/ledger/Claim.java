@@ -4,6 +4,7 @@ import io.shardingjob.core.execution.ClaimState;
 import io.shardingjob.core.execution.ExecutionSource;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.Base64;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.zookeeper.data.Stat;
@@ -24,6 +25,8 @@ import org.jspecify.annotations.Nullable;
  *     StartBatch#writesAhead}): its run may never have begun, and began, if it did, where repeating it was allowed,
  *     which is how a take-over judges it ({@link TakeOverRule#runsOrphan}); false when absent from the data, as in
  *     older claims
+ * @param checkpoint the last checkpoint a run of the claim saved, which a run that continues it (a take-over, a
+ *     retry, a re-run) resumes from; null when none was
  */
 public record Claim(
         int item,
@@ -40,7 +43,8 @@ public record Claim(
         @Nullable Instant ended,
         int version,
         long fencingToken,
-        boolean startAhead) {
+        boolean startAhead,
+        @Nullable String checkpoint) {
 
     /** A new claim, before it is written: reserved, its run not started (see {@link #startedAt}). */
     public static Claim first(
@@ -67,7 +71,8 @@ public record Claim(
                 null,
                 -1,
                 0,
-                false);
+                false,
+                null);
     }
 
     /** This claim given to a new owner, as a take-over writes it: reserved by the new owner, which starts it later. */
@@ -87,7 +92,8 @@ public record Claim(
                 null,
                 version,
                 0,
-                false);
+                false,
+                checkpoint);
     }
 
     /**
@@ -115,6 +121,27 @@ public record Claim(
     /** This claim at the retry its owner starts now. */
     public Claim atRetry(int newRetry) {
         return copy(state, newRetry, started, ended, version, fencingToken, startAhead);
+    }
+
+    /** This claim with the checkpoint its run saved now. */
+    public Claim withCheckpoint(String newCheckpoint) {
+        return new Claim(
+                item,
+                fireTime,
+                instanceId,
+                sessionId,
+                attempt,
+                state,
+                source,
+                epoch,
+                total,
+                retry,
+                started,
+                ended,
+                version,
+                fencingToken,
+                startAhead,
+                newCheckpoint);
     }
 
     /** This claim as the server holds it after a write that returned {@code stat}. */
@@ -153,7 +180,8 @@ public record Claim(
                 newEnded,
                 newVersion,
                 newToken,
-                newStartAhead);
+                newStartAhead,
+                checkpoint);
     }
 
     /**
@@ -196,6 +224,12 @@ public record Claim(
         if (startAhead) {
             text.append("startAhead=true\n");
         }
+        if (checkpoint != null) {
+            // Base64, so that a line break in it cannot end its line.
+            text.append("checkpoint=")
+                    .append(Base64.getEncoder().encodeToString(checkpoint.getBytes(StandardCharsets.UTF_8)))
+                    .append('\n');
+        }
         return text.toString().getBytes(StandardCharsets.UTF_8);
     }
 
@@ -209,6 +243,7 @@ public record Claim(
         }
         String ended = fields.get("ended");
         String token = fields.get("token");
+        String checkpoint = fields.get("checkpoint");
         return new Claim(
                 item,
                 fireTime,
@@ -224,6 +259,7 @@ public record Claim(
                 ended == null ? null : Instant.ofEpochMilli(Long.parseLong(ended)),
                 stat.getVersion(),
                 token == null ? stat.getMzxid() : Long.parseLong(token),
-                Boolean.parseBoolean(fields.get("startAhead")));
+                Boolean.parseBoolean(fields.get("startAhead")),
+                checkpoint == null ? null : new String(Base64.getDecoder().decode(checkpoint), StandardCharsets.UTF_8));
     }
 }

@@ -66,8 +66,9 @@ public final class RerunRule {
     /**
      * A failed claim reopened: handed on unstarted, with source {@code RETRY} and its retries counted from 0 again, so
      * that the item's owner takes it over ({@link TakeOverRule#toTakeOver}) and runs it once, with the fire's time and
-     * context, failover on or off (nothing of this run started). The last owner's instance, session, attempt and token
-     * stay for the record; a given-up claim is taken over whatever its session.
+     * context, failover on or off (nothing of this run started), from the last checkpoint the failed run saved. The last
+     * owner's instance, session, attempt and token stay for the record; a given-up claim is taken over whatever its
+     * session.
      */
     public static Claim reopened(Claim failed, Instant now) {
         return new Claim(
@@ -85,6 +86,7 @@ public final class RerunRule {
                 null,
                 failed.version(),
                 failed.fencingToken(),
-                false);
+                false,
+                failed.checkpoint());
     }
 }

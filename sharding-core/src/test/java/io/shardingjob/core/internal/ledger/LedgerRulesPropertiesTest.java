@@ -144,7 +144,8 @@ class LedgerRulesPropertiesTest {
                     null,
                     version,
                     0,
-                    false);
+                    false,
+                    null);
         }
     }
 

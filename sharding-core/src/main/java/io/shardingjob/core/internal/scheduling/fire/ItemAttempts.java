@@ -56,6 +56,7 @@ final class ItemAttempts {
      * code (nothing of the run began then), and no more retries once it did before a retry's.
      *
      * @param config the job as the run left its queue: its timeout and retries
+     * @param checkpoints where the runs' checkpoints are kept, and the last one read
      * @param retry the retry the first run counts as: 0, or the retry a take-over continues
      * @param mayStart whether a run may start now ({@link io.shardingjob.core.internal.ledger.RunStart}): asked
      *     before every retry, as before the first run
@@ -65,11 +66,12 @@ final class ItemAttempts {
             ItemExecutor job,
             JobConfiguration config,
             ShardingContext context,
+            CurrentRun.Checkpoints checkpoints,
             int retry,
             BooleanSupplier mayStart,
             IntPredicate beforeRetry) {
         List<ItemResult> results = new ArrayList<>(1);
-        ItemResult result = runOnce(job, config, context, context.source(), retry);
+        ItemResult result = runOnce(job, config, context, checkpoints, context.source(), retry);
         if (result == null) {
             return results;
         }
@@ -82,7 +84,7 @@ final class ItemAttempts {
             if (!beforeRetry.test(retry) || !backOff(config.retryBackoff()) || !mayRetry(mayStart)) {
                 break;
             }
-            ItemResult next = runOnce(job, config, context, ExecutionSource.RETRY, retry);
+            ItemResult next = runOnce(job, config, context, checkpoints, ExecutionSource.RETRY, retry);
             if (next == null) {
                 break;
             }
@@ -112,7 +114,12 @@ final class ItemAttempts {
 
     /** One run of the item; null when the session's proof aged too much for it to enter the job's code. */
     private @Nullable ItemResult runOnce(
-            ItemExecutor job, JobConfiguration config, ShardingContext context, ExecutionSource source, int retry) {
+            ItemExecutor job,
+            JobConfiguration config,
+            ShardingContext context,
+            CurrentRun.Checkpoints checkpoints,
+            ExecutionSource source,
+            int retry) {
         Instant start = Instant.now();
         Throwable failure = null;
         ItemDeadline deadline = null;
@@ -123,7 +130,7 @@ final class ItemAttempts {
             if (!sessionProven.getAsBoolean()) {
                 return notProven(deadline, context);
             }
-            CurrentRun.execute(context, job);
+            CurrentRun.execute(context, checkpoints, job);
         } catch (Throwable thrown) {
             failure = thrown;
         }

@@ -212,8 +212,8 @@ final class ItemRun {
         memory.entering(slot(), reservation);
     }
 
-    /** A retry of it was recorded in its claim, at this version. */
-    void retried(Claim written) {
+    /** A retry or a checkpoint of it was recorded in its claim, at this version. */
+    void rewritten(Claim written) {
         held = written;
     }
 

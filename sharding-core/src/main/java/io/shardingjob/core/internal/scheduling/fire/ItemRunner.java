@@ -223,6 +223,7 @@ public final class ItemRunner {
                 job,
                 config,
                 run.context(),
+                new RunCheckpoints(run, runEnds),
                 run.claim().retry(),
                 () -> RunStart.decideRetry(
                                 run.held(), run.isAbandoned(), starting.here(view.snapshot(), List.of(), run.origin()))

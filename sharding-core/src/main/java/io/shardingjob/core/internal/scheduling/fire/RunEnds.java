@@ -11,6 +11,7 @@ import io.shardingjob.core.internal.scheduling.job.JobView;
 import java.time.Clock;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import org.apache.zookeeper.KeeperException;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -134,7 +135,7 @@ final class RunEnds {
         try {
             Optional<Claim> stored = commits.write(next);
             if (stored.isPresent()) {
-                run.retried(stored.get());
+                run.rewritten(stored.get());
                 return true;
             }
             claimLost(run, next);
@@ -149,6 +150,35 @@ final class RunEnds {
                     ex.toString());
             return false;
         }
+    }
+
+    /**
+     * Records a checkpoint in the claim at the version the run holds, and waits for the answer: false when the claim
+     * was taken over meanwhile, or the session that owns it expired, so that the run learns it is a zombie.
+     *
+     * @throws IllegalStateException when no answer came: whether it was recorded is unknown
+     */
+    boolean checkpoint(ItemRun run, String checkpoint) {
+        Claim next = run.held().withCheckpoint(checkpoint);
+        Optional<Claim> stored;
+        try {
+            stored = commits.write(next);
+        } catch (KeeperException.SessionExpiredException expired) {
+            // The session that owns the claim is gone, so the claim is no longer this run's: it is taken over, or
+            // will be, and the run is a zombie as surely as when the version moved.
+            stored = Optional.empty();
+        } catch (Exception ex) {
+            throw new IllegalStateException(
+                    "Job '" + view.jobName() + "': could not save the checkpoint of item " + next.item()
+                            + " of the fire at " + next.fireTime() + ": " + ex,
+                    ex);
+        }
+        if (stored.isPresent()) {
+            run.rewritten(stored.get());
+            return true;
+        }
+        claimLost(run, next);
+        return false;
     }
 
     /** A start that was not written: taken over, or unanswered; says so, and the audit decides again on the latter. */

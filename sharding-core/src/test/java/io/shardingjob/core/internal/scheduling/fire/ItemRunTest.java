@@ -55,7 +55,7 @@ class ItemRunTest {
         assertThat(run.held()).isSameAs(claim);
         run.started(started);
         run.entering();
-        run.retried(retried);
+        run.rewritten(retried);
 
         assertThat(run.held()).isSameAs(retried);
         assertThat(run.claim())
