@@ -44,6 +44,14 @@ public final class LedgerView {
         return queries.runningItems();
     }
 
+    /**
+     * Item to the last checkpoint saved in its open claim (see {@code ShardingContext.saveCheckpoint}): where its
+     * running run stands, or where a run that continues a cut one will resume. Items without one are absent.
+     */
+    public Map<Integer, String> checkpoints() {
+        return queries.checkpoints();
+    }
+
     /** Item to the instance whose live claim says it runs the item. */
     public Map<Integer, String> runningOwners() {
         return queries.runningOwners();

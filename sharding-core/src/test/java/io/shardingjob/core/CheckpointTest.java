@@ -169,6 +169,34 @@ class CheckpointTest extends JobInstanceTestSupport {
     }
 
     @Test
+    void operatorsSeeTheLastCheckpointOfARunningItemInTheLedger() throws Exception {
+        JobConfiguration config =
+                JobConfiguration.builder("export").cron("0 0 0 * * *").build();
+        CountDownLatch saved = new CountDownLatch(1);
+        CountDownLatch finish = new CountDownLatch(1);
+        Instance instance = start("only", config, context -> {
+            context.saveCheckpoint("page=12");
+            saved.countDown();
+            finish.await(WITHIN.toSeconds(), TimeUnit.SECONDS);
+        });
+        await().atMost(WITHIN).until(() -> settledAt(1, List.of(instance)));
+        CompletableFuture<FireReport> fire =
+                CompletableFuture.supplyAsync(() -> instance.coordinator().fire(ExecutionSource.NORMAL, now()));
+        assertThat(saved.await(WITHIN.toSeconds(), TimeUnit.SECONDS)).isTrue();
+
+        assertThat(instance.coordinator().ledger().checkpoints()).containsExactly(java.util.Map.entry(0, "page=12"));
+        assertThat(instance.coordinator().ledger().recentFires(1))
+                .singleElement()
+                .satisfies(recent -> assertThat(recent.items())
+                        .singleElement()
+                        .satisfies(item -> assertThat(item.checkpoint()).isEqualTo("page=12")));
+        finish.countDown();
+        assertThat(fire.get(WITHIN.toSeconds(), TimeUnit.SECONDS).results())
+                .singleElement()
+                .satisfies(result -> assertThat(result.succeeded()).isTrue());
+    }
+
+    @Test
     void aCheckpointLargerThanAClaimCarriesIsRefusedNamingTheJobAndTheItem() throws Exception {
         JobConfiguration config =
                 JobConfiguration.builder("export").cron("0 0 0 * * *").build();

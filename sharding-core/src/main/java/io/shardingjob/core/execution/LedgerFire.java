@@ -43,6 +43,8 @@ public record LedgerFire(
      * @param fencingToken the token of the claim's current owner (see {@link ShardingContext#fencingToken()})
      * @param started when its current owner took it
      * @param ended when it ended, if it did
+     * @param checkpoint the last checkpoint a run of it saved (see {@link ShardingContext#saveCheckpoint}), from which a
+     *     run that continues it resumes; null when none was
      */
     public record Item(
             int item,
@@ -54,5 +56,6 @@ public record LedgerFire(
             int retry,
             long fencingToken,
             Instant started,
-            @Nullable Instant ended) {}
+            @Nullable Instant ended,
+            @Nullable String checkpoint) {}
 }

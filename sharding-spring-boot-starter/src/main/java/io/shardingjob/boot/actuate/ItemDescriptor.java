@@ -19,6 +19,8 @@ import org.jspecify.annotations.Nullable;
  * @param running whether some instance marks it running now
  * @param failoverInstance the instance that took it over from a crashed or departed owner since the last reshard,
  *     {@code null} when none did
+ * @param checkpoint the last checkpoint saved in its open claim: where its run stands, or where a run that continues a
+ *     cut one resumes; {@code null} when none was saved
  */
 @JsonInclude(JsonInclude.Include.ALWAYS)
 public record ItemDescriptor(
@@ -27,7 +29,8 @@ public record ItemDescriptor(
         @Nullable String instance,
         boolean running,
         @Nullable String failoverInstance,
-        boolean disabled) {
+        boolean disabled,
+        @Nullable String checkpoint) {
 
     /** Items {@code 0} to {@code total - 1}, each with its owner under {@code assignment}. */
     static List<ItemDescriptor> allOf(
@@ -36,6 +39,7 @@ public record ItemDescriptor(
         Set<Integer> running = new HashSet<>(job.ledger().runningItems());
         Set<Integer> disabledItems = new HashSet<>(job.disabledItems());
         Map<Integer, String> failoverOwners = job.ledger().failoverOwners();
+        Map<Integer, String> checkpoints = job.ledger().checkpoints();
         List<ItemDescriptor> items = new ArrayList<>();
         for (int item = 0; item < total; item++) {
             items.add(new ItemDescriptor(
@@ -44,7 +48,8 @@ public record ItemDescriptor(
                     owners.get(item),
                     running.contains(item),
                     failoverOwners.get(item),
-                    disabledItems.contains(item)));
+                    disabledItems.contains(item),
+                    checkpoints.get(item)));
         }
         return items;
     }

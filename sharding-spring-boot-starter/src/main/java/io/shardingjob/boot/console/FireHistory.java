@@ -73,6 +73,8 @@ final class FireHistory {
      * @param duration how long its last run took, {@code null} while it runs or when it did not run
      * @param error its last failure, {@code null} when none
      * @param fencingToken the token of the claim's current owner, {@code null} when the ledger no longer holds the fire
+     * @param checkpoint the last checkpoint its runs saved, from which a run that continues it resumes; {@code null}
+     *     when none was or the ledger no longer holds the fire
      */
     record Item(
             int item,
@@ -82,7 +84,8 @@ final class FireHistory {
             int retry,
             @Nullable Duration duration,
             @Nullable String error,
-            @Nullable Long fencingToken) {}
+            @Nullable Long fencingToken,
+            @Nullable String checkpoint) {}
 
     /**
      * One fire.
@@ -137,7 +140,7 @@ final class FireHistory {
                         claim.item(),
                         record == null || claim.state().isOpen() || startedAfter(claim, record) || fencedOut(record)
                                 ? fromLedger(claim)
-                                : fromLog(record, claim.fencingToken()));
+                                : fromLog(record, claim));
             }
         }
         List<Item> inOrder = List.copyOf(items.values());
@@ -157,7 +160,8 @@ final class FireHistory {
         return record.outcome() == ExecutionRecord.Outcome.FENCED_OUT;
     }
 
-    private static Item fromLog(ExecutionRecord record, @Nullable Long fencingToken) {
+    /** @param claim the item's claim, when the ledger still holds its fire */
+    private static Item fromLog(ExecutionRecord record, LedgerFire.@Nullable Item claim) {
         ItemState state = switch (record.outcome()) {
             case SUCCESS -> ItemState.SUCCESS;
             case FAILED -> ItemState.FAILED;
@@ -172,7 +176,8 @@ final class FireHistory {
                 record.retry(),
                 record.duration(),
                 record.failure(),
-                fencingToken);
+                claim == null ? null : claim.fencingToken(),
+                claim == null ? null : claim.checkpoint());
     }
 
     private static Item fromLedger(LedgerFire.Item claim) {
@@ -195,7 +200,8 @@ final class FireHistory {
                 claim.retry(),
                 duration,
                 null,
-                claim.fencingToken());
+                claim.fencingToken(),
+                claim.checkpoint());
     }
 
     private static ExecutionSource source(List<Item> items) {

@@ -102,6 +102,11 @@ final class FiresTable {
         if (item.fencingToken() != null) {
             html.text(", token " + item.fencingToken());
         }
+        if (item.checkpoint() != null) {
+            html.raw(", checkpoint <code class=\"checkpoint\">")
+                    .text(item.checkpoint())
+                    .raw("</code>");
+        }
         html.raw("</small>");
         if (item.error() != null) {
             html.raw(" <span class=\"error\">").text(item.error()).raw("</span>");

@@ -118,6 +118,7 @@ class ShardingEndpointHttpTests {
                     .containsEntry("instance", INSTANCE)
                     .containsEntry("disabled", false)
                     .containsEntry("failoverInstance", null)
+                    .containsEntry("checkpoint", null)
                     .containsKey("running");
             Map<String, Object> execution = job.read("$.recentExecutions[0]");
             assertThat(execution)

@@ -221,7 +221,7 @@ class FireChainTests {
     private static LedgerFire.Item claim(int item, ClaimState state) {
         @Nullable Instant ended = state.isOpen() ? null : T.plusSeconds(2);
         return new LedgerFire.Item(
-                item, state, "app-1", true, ExecutionSource.NORMAL, 1, 0, 10 + item, T.plusSeconds(1), ended);
+                item, state, "app-1", true, ExecutionSource.NORMAL, 1, 0, 10 + item, T.plusSeconds(1), ended, null);
     }
 
     private static String describe(Row row) {

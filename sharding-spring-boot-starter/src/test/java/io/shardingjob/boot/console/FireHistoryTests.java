@@ -6,6 +6,7 @@ import io.shardingjob.boot.ExecutionRecord;
 import io.shardingjob.boot.ExecutionRecord.Outcome;
 import io.shardingjob.boot.console.FireHistory.Fire;
 import io.shardingjob.boot.console.FireHistory.FireOutcome;
+import io.shardingjob.boot.console.FireHistory.Item;
 import io.shardingjob.boot.console.FireHistory.ItemState;
 import io.shardingjob.core.execution.ClaimState;
 import io.shardingjob.core.execution.ExecutionSource;
@@ -67,6 +68,44 @@ class FireHistoryTests {
     }
 
     @Test
+    void anItemShowsTheLastCheckpointOfItsClaimWhetherTheLogOrTheLedgerSaysHowItStands() {
+        LedgerFire.Item failed = new LedgerFire.Item(
+                0,
+                ClaimState.FAILED,
+                "instance-a",
+                true,
+                ExecutionSource.NORMAL,
+                1,
+                0,
+                7,
+                first.plusMillis(5),
+                first.plusMillis(255),
+                "page=12");
+        LedgerFire.Item running = new LedgerFire.Item(
+                1,
+                ClaimState.RUNNING,
+                "instance-a",
+                true,
+                ExecutionSource.NORMAL,
+                1,
+                0,
+                8,
+                first.plusMillis(5),
+                null,
+                "page=3");
+        List<Fire> fires = FireHistory.of(
+                List.of(ledgerFire(first, failed, running)),
+                List.of(run(first, 0, Outcome.FAILED, ExecutionSource.NORMAL, "boom")),
+                20);
+
+        assertThat(fires.get(0).items())
+                .extracting(Item::state, Item::fencingToken, Item::checkpoint)
+                .containsExactly(
+                        org.assertj.core.groups.Tuple.tuple(ItemState.FAILED, 7L, "page=12"),
+                        org.assertj.core.groups.Tuple.tuple(ItemState.RUNNING, 8L, "page=3"));
+    }
+
+    @Test
     void anOpenClaimWinsOverAnEarlierRunInTheLog() {
         List<Fire> fires = FireHistory.of(
                 List.of(ledgerFire(first, claim(0, ClaimState.RUNNING, false, ExecutionSource.FAILOVER, 9))),
@@ -88,7 +127,8 @@ class FireHistoryTests {
                 0,
                 12,
                 first.plusSeconds(30),
-                first.plusSeconds(31));
+                first.plusSeconds(31),
+                null);
         List<Fire> fires = FireHistory.of(
                 List.of(ledgerFire(first, reRunElsewhere)),
                 List.of(run(first, 0, Outcome.FAILED, ExecutionSource.NORMAL, "boom")),
@@ -114,7 +154,8 @@ class FireHistoryTests {
                 0,
                 12,
                 first.minusSeconds(1),
-                first.plusMillis(100));
+                first.plusMillis(100),
+                null);
         List<Fire> fires = FireHistory.of(
                 List.of(ledgerFire(first, takenOver)),
                 List.of(run(first, 0, Outcome.FENCED_OUT, ExecutionSource.NORMAL, "FencedOutException")),
@@ -212,7 +253,8 @@ class FireHistoryTests {
                 0,
                 token,
                 first,
-                state.isOpen() ? null : first.plusMillis(100));
+                state.isOpen() ? null : first.plusMillis(100),
+                null);
     }
 
     private static ExecutionRecord run(

@@ -154,6 +154,6 @@ class TimelineLayoutTests {
 
     private static LedgerFire.Item claim(
             int item, ClaimState state, String instance, boolean live, Instant started, @Nullable Instant ended) {
-        return new LedgerFire.Item(item, state, instance, live, ExecutionSource.NORMAL, 1, 0, 7, started, ended);
+        return new LedgerFire.Item(item, state, instance, live, ExecutionSource.NORMAL, 1, 0, 7, started, ended, null);
     }
 }

@@ -96,7 +96,8 @@ public final class LedgerQueries {
                         claim.retry(),
                         claim.fencingToken(),
                         claim.started(),
-                        claim.ended()))
+                        claim.ended(),
+                        claim.checkpoint()))
                 .toList();
         return new LedgerFire(
                 view.fireTime(),
@@ -128,6 +129,14 @@ public final class LedgerQueries {
                 .distinct()
                 .sorted()
                 .toList();
+    }
+
+    /** Item to the last checkpoint of its open claim, for the items whose open claim carries one. */
+    public Map<Integer, String> checkpoints() {
+        return openClaims().stream()
+                .filter(claim -> claim.checkpoint() != null)
+                .sorted(Comparator.comparing(Claim::fireTime))
+                .collect(Collectors.toMap(Claim::item, Claim::checkpoint, (earlier, later) -> later, TreeMap::new));
     }
 
     public List<Integer> runningItems() {
