@@ -92,12 +92,12 @@ public class FencingProperties {
     public static class Server {
 
         /**
-         * Whether a servlet filter admits calls carrying a fencing token only with the highest token seen for their job
-         * and item, refusing the others with 409 Conflict.
+         * Whether a filter (servlet or WebFlux) admits calls carrying a fencing token only with the highest token seen
+         * for their job and item, refusing the others with 409 Conflict.
          */
         private boolean enabled = false;
 
-        /** The servlet URL patterns of the requests the filter checks. */
+        /** The requests the filter checks, as servlet URL patterns (/orders, /orders/*, *.json), in WebFlux too. */
         private List<String> urlPatterns = new ArrayList<>(List.of("/*"));
 
         /** Whether a request without the fencing headers is refused (428 Precondition Required) rather than passed. */

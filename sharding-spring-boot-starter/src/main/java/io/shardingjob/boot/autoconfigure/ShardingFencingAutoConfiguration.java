@@ -5,6 +5,7 @@ import io.shardingjob.boot.fencing.FencingTokenExchangeFilter;
 import io.shardingjob.boot.fencing.FencingTokenFilter;
 import io.shardingjob.boot.fencing.FencingTokenInterceptor;
 import io.shardingjob.boot.fencing.JdbcFenceStore;
+import io.shardingjob.boot.fencing.ReactiveFencingTokenFilter;
 import java.time.Clock;
 import java.util.List;
 import java.util.regex.Pattern;
@@ -28,13 +29,14 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.web.client.RestClient;
 import org.springframework.web.filter.OncePerRequestFilter;
 import org.springframework.web.reactive.function.client.WebClient;
+import org.springframework.web.server.WebFilter;
 
 /**
  * Fenced writes: to the application's database when Spring's JDBC support is present and there is one {@link
  * DataSource} (a {@link FencedJdbc} for updates of the application's rows, a {@link JdbcFenceStore} for the highest
  * token per key; neither touches the database before it is used), and to other services over HTTP: the run's token
- * goes out with the calls of every client built from Boot's builders, and a servlet filter, when asked for, admits the
- * calls this service takes only with the highest token of their job's item.
+ * goes out with the calls of every client built from Boot's builders, and a filter (servlet or WebFlux), when asked
+ * for, admits the calls this service takes only with the highest token of their job's item.
  */
 // After the DataSource, named rather than referenced, so that Spring Boot's JDBC module stays optional.
 @AutoConfiguration(afterName = "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration")
@@ -111,7 +113,7 @@ public final class ShardingFencingAutoConfiguration {
         }
     }
 
-    /** The admission of the calls a servlet application takes, by the same store as its jobs' writes. */
+    /** The admission of the calls a servlet service takes, by the same store as its jobs' writes. */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
     @ConditionalOnClass({OncePerRequestFilter.class, FilterRegistrationBean.class})
@@ -123,37 +125,58 @@ public final class ShardingFencingAutoConfiguration {
         FilterRegistrationBean<FencingTokenFilter> shardingFencingTokenFilter(
                 ObjectProvider<JdbcFenceStore> stores, ShardingProperties properties) {
             FencingProperties.Server server = properties.getFencing().getHttp().getServer();
-            List<String> patterns = urlPatterns(server.getUrlPatterns());
-            JdbcFenceStore store = stores.getIfAvailable();
-            if (store == null) {
-                throw new InvalidShardingPropertyException(
-                        "sharding.fencing.http.server.enabled",
-                        "is true, but there is no JdbcFenceStore to keep the tokens in",
-                        "Give the application one DataSource and spring-jdbc (the store is then set up on it), declare"
-                                + " a JdbcFenceStore bean, or set sharding.fencing.http.server.enabled=false.");
-            }
             FilterRegistrationBean<FencingTokenFilter> registration =
-                    new FilterRegistrationBean<>(new FencingTokenFilter(store, server.isRequired()));
-            registration.setUrlPatterns(patterns);
+                    new FilterRegistrationBean<>(new FencingTokenFilter(store(stores), server.isRequired()));
+            registration.setUrlPatterns(urlPatterns(server.getUrlPatterns()));
             // Last, after Spring Security's (-100): a caller it turns away must not raise the token and fence out the
             // item's real owner.
             registration.setOrder(Ordered.LOWEST_PRECEDENCE);
             return registration;
         }
+    }
 
-        private static List<String> urlPatterns(List<String> patterns) {
-            List<String> bad = patterns.stream()
-                    .filter(pattern -> !URL_PATTERN.matcher(pattern).matches())
-                    .toList();
-            if (patterns.isEmpty() || !bad.isEmpty()) {
-                throw new InvalidShardingPropertyException(
-                        "sharding.fencing.http.server.url-patterns",
-                        patterns.isEmpty() ? "is empty" : "has patterns a servlet container does not take: " + bad,
-                        "Give servlet URL patterns: an exact path (/orders), a path ending in /* (/orders/*, /*), or an"
-                                + " extension (*.json).");
-            }
-            return patterns;
+    /** The same admission for a WebFlux service. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
+    @ConditionalOnClass(WebFilter.class)
+    @ConditionalOnBooleanProperty("sharding.fencing.http.server.enabled")
+    static class ReactiveFencingConfiguration {
+
+        /** Unordered, so last: after Spring Security's web filter (-100), for the reason the servlet filter is. */
+        @Bean
+        @ConditionalOnMissingBean
+        ReactiveFencingTokenFilter shardingReactiveFencingTokenFilter(
+                ObjectProvider<JdbcFenceStore> stores, ShardingProperties properties) {
+            FencingProperties.Server server = properties.getFencing().getHttp().getServer();
+            return new ReactiveFencingTokenFilter(
+                    store(stores), server.isRequired(), urlPatterns(server.getUrlPatterns()));
         }
+    }
+
+    private static JdbcFenceStore store(ObjectProvider<JdbcFenceStore> stores) {
+        JdbcFenceStore store = stores.getIfAvailable();
+        if (store == null) {
+            throw new InvalidShardingPropertyException(
+                    "sharding.fencing.http.server.enabled",
+                    "is true, but there is no JdbcFenceStore to keep the tokens in",
+                    "Give the application one DataSource and spring-jdbc (the store is then set up on it), declare a"
+                            + " JdbcFenceStore bean, or set sharding.fencing.http.server.enabled=false.");
+        }
+        return store;
+    }
+
+    private static List<String> urlPatterns(List<String> patterns) {
+        List<String> bad = patterns.stream()
+                .filter(pattern -> !URL_PATTERN.matcher(pattern).matches())
+                .toList();
+        if (patterns.isEmpty() || !bad.isEmpty()) {
+            throw new InvalidShardingPropertyException(
+                    "sharding.fencing.http.server.url-patterns",
+                    patterns.isEmpty() ? "is empty" : "has patterns a servlet container does not take: " + bad,
+                    "Give servlet URL patterns: an exact path (/orders), a path ending in /* (/orders/*, /*), or an"
+                            + " extension (*.json).");
+        }
+        return patterns;
     }
 
     /** A name that goes into SQL statements as it is: refused at start-up unless it is a plain identifier. */

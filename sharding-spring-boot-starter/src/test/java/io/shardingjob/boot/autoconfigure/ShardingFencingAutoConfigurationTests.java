@@ -7,6 +7,7 @@ import io.shardingjob.boot.fencing.FencingTokenExchangeFilter;
 import io.shardingjob.boot.fencing.FencingTokenFilter;
 import io.shardingjob.boot.fencing.FencingTokenInterceptor;
 import io.shardingjob.boot.fencing.JdbcFenceStore;
+import io.shardingjob.boot.fencing.ReactiveFencingTokenFilter;
 import java.util.UUID;
 import javax.sql.DataSource;
 import org.h2.jdbcx.JdbcDataSource;
@@ -18,6 +19,7 @@ import org.springframework.boot.restclient.RestClientCustomizer;
 import org.springframework.boot.restclient.RestTemplateCustomizer;
 import org.springframework.boot.test.context.assertj.AssertableWebApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.boot.webclient.WebClientCustomizer;
@@ -137,6 +139,27 @@ class ShardingFencingAutoConfigurationTests {
         runner.withBean(DataSource.class, ShardingFencingAutoConfigurationTests::database)
                 .withPropertyValues("sharding.fencing.http.server.enabled=true")
                 .run(context -> assertThat(context).doesNotHaveBean(FilterRegistrationBean.class));
+    }
+
+    @Test
+    void admitsTheCallsAWebFluxServiceTakesOnlyWhenAsked() {
+        ReactiveWebApplicationContextRunner reactive = new ReactiveWebApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(ShardingFencingAutoConfiguration.class))
+                .withBean(DataSource.class, ShardingFencingAutoConfigurationTests::database);
+        reactive.run(context -> assertThat(context).doesNotHaveBean(ReactiveFencingTokenFilter.class));
+        reactive.withPropertyValues("sharding.fencing.http.server.enabled=true").run(context -> {
+            assertThat(context).hasSingleBean(ReactiveFencingTokenFilter.class);
+            assertThat(context).doesNotHaveBean(FilterRegistrationBean.class);
+        });
+        reactive.withPropertyValues(
+                        "sharding.fencing.http.server.enabled=true", "sharding.fencing.http.server.url-patterns=orders")
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(new InvalidShardingPropertyFailureAnalyzer()
+                                    .analyze(context.getStartupFailure())
+                                    .getDescription())
+                            .contains("sharding.fencing.http.server.url-patterns", "[orders]");
+                });
     }
 
     @Test
