@@ -22,20 +22,25 @@ final class FencedCallAdmission {
     }
 
     /** The refusal of a call with these header values, or null when it may go on. */
-    @Nullable Refusal check(@Nullable String job, @Nullable String item, @Nullable String token) {
+    @Nullable
+    Refusal check(@Nullable String job, @Nullable String item, @Nullable String token) {
         if (job == null && item == null && token == null) {
             return required
-                    ? Refusal.of(HttpStatus.PRECONDITION_REQUIRED, "This service takes calls from sharded jobs only,"
-                            + " with the headers " + FencingHeaders.JOB + ", " + FencingHeaders.ITEM + " and "
-                            + FencingHeaders.TOKEN)
+                    ? Refusal.of(
+                            HttpStatus.PRECONDITION_REQUIRED,
+                            "This service takes calls from sharded jobs only,"
+                                    + " with the headers " + FencingHeaders.JOB + ", " + FencingHeaders.ITEM + " and "
+                                    + FencingHeaders.TOKEN)
                     : null;
         }
         if (job == null || job.isBlank() || item == null || token == null) {
             String lacking = job == null || job.isBlank()
                     ? FencingHeaders.JOB
                     : item == null ? FencingHeaders.ITEM : FencingHeaders.TOKEN;
-            return Refusal.of(HttpStatus.BAD_REQUEST, "A fenced call carries all of " + FencingHeaders.JOB + ", "
-                    + FencingHeaders.ITEM + " and " + FencingHeaders.TOKEN + "; this one lacks " + lacking);
+            return Refusal.of(
+                    HttpStatus.BAD_REQUEST,
+                    "A fenced call carries all of " + FencingHeaders.JOB + ", " + FencingHeaders.ITEM + " and "
+                            + FencingHeaders.TOKEN + "; this one lacks " + lacking);
         }
         Integer itemNumber = number(item, Integer::valueOf);
         if (itemNumber == null || itemNumber < 0) {
@@ -52,7 +57,8 @@ final class FencedCallAdmission {
         if (store.admit(key, tokenNumber)) {
             return null;
         }
-        return Refusal.fencedOut(job, itemNumber, tokenNumber, store.highest(key).orElse(tokenNumber));
+        return Refusal.fencedOut(
+                job, itemNumber, tokenNumber, store.highest(key).orElse(tokenNumber));
     }
 
     private static <N> @Nullable N number(String text, Function<String, N> parse) {
@@ -70,8 +76,8 @@ final class FencedCallAdmission {
     record Refusal(int status, @Nullable Long highestToken, byte[] body) {
 
         static Refusal of(HttpStatus status, String detail) {
-            return new Refusal(status.value(), null, problem(status, "about:blank", status.getReasonPhrase(), detail,
-                    Map.of()));
+            return new Refusal(
+                    status.value(), null, problem(status, "about:blank", status.getReasonPhrase(), detail, Map.of()));
         }
 
         static Refusal fencedOut(String job, int item, long token, long highest) {

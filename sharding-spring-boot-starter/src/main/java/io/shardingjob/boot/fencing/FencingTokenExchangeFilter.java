@@ -28,9 +28,8 @@ public final class FencingTokenExchangeFilter implements ExchangeFilterFunction 
             return next.exchange(request);
         }
         ShardingContext current = run.get();
-        ClientRequest fenced = ClientRequest.from(request)
-                .headers(FencingHeaders.of(current))
-                .build();
+        ClientRequest fenced =
+                ClientRequest.from(request).headers(FencingHeaders.of(current)).build();
         return next.exchange(fenced).flatMap(response -> {
             Long highest = FencingTokenInterceptor.refusal(
                     response.statusCode().value(), response.headers().asHttpHeaders());
@@ -38,8 +37,7 @@ public final class FencingTokenExchangeFilter implements ExchangeFilterFunction 
                 return Mono.just(response);
             }
             return response.releaseBody()
-                    .then(Mono.error(new FencedOutException(
-                            current, request.method() + " " + request.url(), highest)));
+                    .then(Mono.error(new FencedOutException(current, request.method() + " " + request.url(), highest)));
         });
     }
 }

@@ -43,15 +43,15 @@ public final class ReactiveFencingTokenFilter implements WebFilter {
                         headers.getFirst(FencingHeaders.ITEM),
                         headers.getFirst(FencingHeaders.TOKEN))))
                 .subscribeOn(Schedulers.boundedElastic())
-                .flatMap(refusal -> refusal.isEmpty()
-                        ? chain.filter(exchange)
-                        : refuse(exchange.getResponse(), refusal.get()));
+                .flatMap(refusal ->
+                        refusal.isEmpty() ? chain.filter(exchange) : refuse(exchange.getResponse(), refusal.get()));
     }
 
     private static Mono<Void> refuse(ServerHttpResponse response, FencedCallAdmission.Refusal refusal) {
         response.setStatusCode(HttpStatus.valueOf(refusal.status()));
         if (refusal.highestToken() != null) {
-            response.getHeaders().set(FencingHeaders.FENCED_OUT, refusal.highestToken().toString());
+            response.getHeaders()
+                    .set(FencingHeaders.FENCED_OUT, refusal.highestToken().toString());
         }
         response.getHeaders().setContentType(MediaType.APPLICATION_PROBLEM_JSON);
         return response.writeWith(Mono.just(response.bufferFactory().wrap(refusal.body())));

@@ -48,12 +48,10 @@ class FencedServiceTests {
                     AnnotationConfigServletWebServerApplicationContext::new)
             .withConfiguration(AutoConfigurations.of(
                     ShardingFencingAutoConfiguration.class,
-                    org.springframework.boot.tomcat.autoconfigure.servlet.TomcatServletWebServerAutoConfiguration
-                            .class,
+                    org.springframework.boot.tomcat.autoconfigure.servlet.TomcatServletWebServerAutoConfiguration.class,
                     org.springframework.boot.webmvc.autoconfigure.DispatcherServletAutoConfiguration.class,
                     org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration.class,
-                    org.springframework.boot.http.converter.autoconfigure.HttpMessageConvertersAutoConfiguration
-                            .class,
+                    org.springframework.boot.http.converter.autoconfigure.HttpMessageConvertersAutoConfiguration.class,
                     org.springframework.boot.restclient.autoconfigure.RestClientAutoConfiguration.class))
             .withBean(DataSource.class, FencedServiceTests::database)
             .withBean(Settlements.class)
@@ -99,17 +97,16 @@ class FencedServiceTests {
 
     @Test
     void passesACallWithoutTheHeadersUnlessTheyAreRequired() {
-        runner.run(service((context, port) -> assertThat(send(port, HttpRequest.newBuilder(settlements(port)))
-                        .statusCode())
+        runner.run(service((context, port) -> assertThat(
+                        send(port, HttpRequest.newBuilder(settlements(port))).statusCode())
                 .isEqualTo(200)));
-        runner.withPropertyValues("sharding.fencing.http.server.required=true")
-                .run(service((context, port) -> {
-                    HttpResponse<String> refused = send(port, HttpRequest.newBuilder(settlements(port)));
-                    assertThat(refused.statusCode()).isEqualTo(428);
-                    assertThat(JSON.readTree(refused.body()).path("detail").asString())
-                            .contains(FencingHeaders.JOB, FencingHeaders.ITEM, FencingHeaders.TOKEN);
-                    assertThat(context.getBean(Settlements.class).tokens).isEmpty();
-                }));
+        runner.withPropertyValues("sharding.fencing.http.server.required=true").run(service((context, port) -> {
+            HttpResponse<String> refused = send(port, HttpRequest.newBuilder(settlements(port)));
+            assertThat(refused.statusCode()).isEqualTo(428);
+            assertThat(JSON.readTree(refused.body()).path("detail").asString())
+                    .contains(FencingHeaders.JOB, FencingHeaders.ITEM, FencingHeaders.TOKEN);
+            assertThat(context.getBean(Settlements.class).tokens).isEmpty();
+        }));
     }
 
     @Test
@@ -140,9 +137,9 @@ class FencedServiceTests {
         runner.withPropertyValues(
                         "sharding.fencing.http.server.url-patterns=/invoices/*",
                         "sharding.fencing.http.server.required=true")
-                .run(service((context, port) ->
-                        assertThat(call(port, "settlement", "2", "soon").statusCode())
-                                .isEqualTo(200)));
+                .run(service((context, port) -> assertThat(
+                                call(port, "settlement", "2", "soon").statusCode())
+                        .isEqualTo(200)));
     }
 
     @Test
@@ -152,15 +149,17 @@ class FencedServiceTests {
                     .baseUrl("http://127.0.0.1:" + port)
                     .build();
 
-            CurrentRun.execute(run(2, 150), successor -> client.post()
-                    .uri("/settlements/east")
-                    .retrieve()
-                    .toBodilessEntity());
+            CurrentRun.execute(
+                    run(2, 150),
+                    successor ->
+                            client.post().uri("/settlements/east").retrieve().toBodilessEntity());
 
-            assertThatThrownBy(() -> CurrentRun.execute(run(2, 100), zombie -> client.post()
-                            .uri("/settlements/east")
-                            .retrieve()
-                            .toBodilessEntity()))
+            assertThatThrownBy(() -> CurrentRun.execute(
+                            run(2, 100),
+                            zombie -> client.post()
+                                    .uri("/settlements/east")
+                                    .retrieve()
+                                    .toBodilessEntity()))
                     .isInstanceOf(FencedOutException.class)
                     .satisfies(thrown -> assertThat(((FencedOutException) thrown).highestToken())
                             .hasValue(150));

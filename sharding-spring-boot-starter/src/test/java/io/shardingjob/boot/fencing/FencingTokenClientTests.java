@@ -59,18 +59,22 @@ class FencingTokenClientTests {
     @Test
     void headersTheCallerSetAreKeptWholeAndNoneOfTheRunsAreAdded() throws Exception {
         ShardingContext other = run(3, 7);
-        CurrentRun.execute(run(2, 150), run -> restClient
-                .post()
-                .uri(service.url())
-                .header(FencingHeaders.TOKEN, "7")
-                .retrieve()
-                .toBodilessEntity());
-        CurrentRun.execute(run(2, 150), run -> restClient
-                .post()
-                .uri(service.url())
-                .headers(FencingHeaders.of(other))
-                .retrieve()
-                .toBodilessEntity());
+        CurrentRun.execute(
+                run(2, 150),
+                run -> restClient
+                        .post()
+                        .uri(service.url())
+                        .header(FencingHeaders.TOKEN, "7")
+                        .retrieve()
+                        .toBodilessEntity());
+        CurrentRun.execute(
+                run(2, 150),
+                run -> restClient
+                        .post()
+                        .uri(service.url())
+                        .headers(FencingHeaders.of(other))
+                        .retrieve()
+                        .toBodilessEntity());
 
         Headers callersOwn = received();
         assertThat(callersOwn.get(FencingHeaders.TOKEN)).containsExactly("7");
@@ -87,8 +91,8 @@ class FencingTokenClientTests {
                 .isInstanceOf(FencedOutException.class)
                 .hasMessageContaining("Job 'settlement': item 2's write to POST " + service.url())
                 .hasMessageContaining("fencing token 100 is below 150")
-                .satisfies(thrown -> assertThat(((FencedOutException) thrown).highestToken())
-                        .hasValue(150));
+                .satisfies(thrown ->
+                        assertThat(((FencedOutException) thrown).highestToken()).hasValue(150));
     }
 
     @Test
@@ -102,14 +106,16 @@ class FencingTokenClientTests {
 
     @Test
     void aWebClientCallMadeOnAnotherThreadCarriesTheTokenTheJobPassedExplicitly() throws Exception {
-        CurrentRun.execute(run(2, 150), run -> CompletableFuture.runAsync(() -> webClient
-                        .post()
-                        .uri(service.url())
-                        .headers(FencingHeaders.of(run))
-                        .retrieve()
-                        .toBodilessEntity()
-                        .block(WAIT))
-                .get());
+        CurrentRun.execute(
+                run(2, 150),
+                run -> CompletableFuture.runAsync(() -> webClient
+                                .post()
+                                .uri(service.url())
+                                .headers(FencingHeaders.of(run))
+                                .retrieve()
+                                .toBodilessEntity()
+                                .block(WAIT))
+                        .get());
 
         assertCarries(received(), "settlement", "2", "150");
     }

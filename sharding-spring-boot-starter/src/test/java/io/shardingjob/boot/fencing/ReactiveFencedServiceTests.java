@@ -19,8 +19,8 @@ import org.springframework.web.bind.annotation.RestController;
 class ReactiveFencedServiceTests {
 
     private final Settlements settlements = new Settlements();
-    private final JdbcFenceStore store = new JdbcFenceStore(JdbcClient.create(database()), "sharding_fence", true,
-            Clock.systemUTC());
+    private final JdbcFenceStore store =
+            new JdbcFenceStore(JdbcClient.create(database()), "sharding_fence", true, Clock.systemUTC());
 
     private WebTestClient service(boolean required, String... urlPatterns) {
         return WebTestClient.bindToController(settlements)
@@ -57,8 +57,18 @@ class ReactiveFencedServiceTests {
 
     @Test
     void passesACallWithoutTheHeadersUnlessTheyAreRequiredAndAnswersAMalformedOneWith400() {
-        service(false, "/*").post().uri("/settlements/east").exchange().expectStatus().isOk();
-        service(true, "/*").post().uri("/settlements/east").exchange().expectStatus().isEqualTo(428);
+        service(false, "/*")
+                .post()
+                .uri("/settlements/east")
+                .exchange()
+                .expectStatus()
+                .isOk();
+        service(true, "/*")
+                .post()
+                .uri("/settlements/east")
+                .exchange()
+                .expectStatus()
+                .isEqualTo(428);
         call(service(false, "/*"), "/settlements/east", "soon")
                 .expectStatus()
                 .isBadRequest()
@@ -79,10 +89,14 @@ class ReactiveFencedServiceTests {
     @Test
     void matchesPathsAsAServletContainerMatchesItsUrlPatterns() {
         assertThat(ReactiveFencingTokenFilter.matches("/*", "/anything/at/all")).isTrue();
-        assertThat(ReactiveFencingTokenFilter.matches("/invoices/*", "/invoices")).isTrue();
-        assertThat(ReactiveFencingTokenFilter.matches("/invoices/*", "/invoices/7/lines")).isTrue();
-        assertThat(ReactiveFencingTokenFilter.matches("/invoices/*", "/invoicesx")).isFalse();
-        assertThat(ReactiveFencingTokenFilter.matches("/invoices", "/invoices/7")).isFalse();
+        assertThat(ReactiveFencingTokenFilter.matches("/invoices/*", "/invoices"))
+                .isTrue();
+        assertThat(ReactiveFencingTokenFilter.matches("/invoices/*", "/invoices/7/lines"))
+                .isTrue();
+        assertThat(ReactiveFencingTokenFilter.matches("/invoices/*", "/invoicesx"))
+                .isFalse();
+        assertThat(ReactiveFencingTokenFilter.matches("/invoices", "/invoices/7"))
+                .isFalse();
         assertThat(ReactiveFencingTokenFilter.matches("*.json", "/a/b.json")).isTrue();
         assertThat(ReactiveFencingTokenFilter.matches("*.json", "/a/json")).isFalse();
     }
