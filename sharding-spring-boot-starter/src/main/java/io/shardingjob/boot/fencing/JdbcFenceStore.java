@@ -50,7 +50,12 @@ public final class JdbcFenceStore {
 
     /** The key a run's item is fenced under when the caller names none: the job and the item, {@code "job/2"}. */
     public static String keyOf(ShardingContext run) {
-        return run.jobName() + "/" + run.item();
+        return keyOf(run.jobName(), run.item());
+    }
+
+    /** The key of a job's item, {@code "job/2"}, as {@link #keyOf(ShardingContext)} gives it for the item's runs. */
+    public static String keyOf(String jobName, int item) {
+        return jobName + "/" + item;
     }
 
     /**
