@@ -102,7 +102,7 @@ public record Claim(
      * a write, so its answer proves the session live (a follower cut off from the leader still answers pings).
      */
     public Claim startedAt(Instant now) {
-        return copy(ClaimState.RUNNING, retry, now, null, version, fencingToken, false);
+        return copy(ClaimState.RUNNING, retry, now, null, version, fencingToken, false, checkpoint);
     }
 
     /**
@@ -110,38 +110,22 @@ public record Claim(
      * {@code RUNNING} as {@link #startedAt} writes it, and marked so, since its run may never begin.
      */
     public Claim startedAheadAt(Instant now) {
-        return copy(ClaimState.RUNNING, retry, now, null, version, fencingToken, true);
+        return copy(ClaimState.RUNNING, retry, now, null, version, fencingToken, true, checkpoint);
     }
 
     /** This claim in another state, written by its owner. */
     public Claim with(ClaimState newState, @Nullable Instant newEnded) {
-        return copy(newState, retry, started, newEnded, version, fencingToken, startAhead);
+        return copy(newState, retry, started, newEnded, version, fencingToken, startAhead, checkpoint);
     }
 
     /** This claim at the retry its owner starts now. */
     public Claim atRetry(int newRetry) {
-        return copy(state, newRetry, started, ended, version, fencingToken, startAhead);
+        return copy(state, newRetry, started, ended, version, fencingToken, startAhead, checkpoint);
     }
 
     /** This claim with the checkpoint its run saved now. */
     public Claim withCheckpoint(String newCheckpoint) {
-        return new Claim(
-                item,
-                fireTime,
-                instanceId,
-                sessionId,
-                attempt,
-                state,
-                source,
-                epoch,
-                total,
-                retry,
-                started,
-                ended,
-                version,
-                fencingToken,
-                startAhead,
-                newCheckpoint);
+        return copy(state, retry, started, ended, version, fencingToken, startAhead, newCheckpoint);
     }
 
     /** This claim as the server holds it after a write that returned {@code stat}. */
@@ -153,7 +137,8 @@ public record Claim(
                 ended,
                 stat.getVersion(),
                 owningWrite ? stat.getMzxid() : fencingToken,
-                startAhead);
+                startAhead,
+                checkpoint);
     }
 
     /** This claim under the same owner, in the same plan, with what its owner's writes change. */
@@ -164,7 +149,8 @@ public record Claim(
             @Nullable Instant newEnded,
             int newVersion,
             long newToken,
-            boolean newStartAhead) {
+            boolean newStartAhead,
+            @Nullable String newCheckpoint) {
         return new Claim(
                 item,
                 fireTime,
@@ -181,7 +167,7 @@ public record Claim(
                 newVersion,
                 newToken,
                 newStartAhead,
-                checkpoint);
+                newCheckpoint);
     }
 
     /**
