@@ -19,6 +19,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -82,6 +83,9 @@ final class DrillCluster implements AutoCloseable {
 
     /** The worker JVMs' {@code -D} settings of the drill matrix ({@link DrillWorker}). */
     private List<String> workerProperties = List.of();
+
+    /** The main class of the worker processes: {@link DrillWorker}, or another taking the same arguments. */
+    private Class<?> workerMain = DrillWorker.class;
 
     /** Whether the workers run the follower of a chain, whose fires must be clean too before the drill's window. */
     private boolean chained;
@@ -175,6 +179,15 @@ final class DrillCluster implements AutoCloseable {
     DrillCluster workerProperties(List<String> properties) {
         this.workerProperties = List.copyOf(properties);
         this.chained = properties.stream().anyMatch(property -> property.startsWith("-Ddrill.follower="));
+        return this;
+    }
+
+    /**
+     * The workers' main class, before they start: it takes {@link DrillWorker}'s arguments (connect string, namespace,
+     * instance id, session timeout ms, items, item duration ms) and runs the job {@link DrillWorker#JOB}.
+     */
+    DrillCluster workerMain(Class<?> main) {
+        this.workerMain = main;
         return this;
     }
 
@@ -447,7 +460,7 @@ final class DrillCluster implements AutoCloseable {
                 "-Dlogback.configurationFile=" + workerLogback(),
                 "-cp",
                 ProcessGroup.testClassPath(),
-                DrillWorker.class.getName(),
+                workerMain.getName(),
                 proxied ? proxy(instanceId).connectString() : connectStrings.getOrDefault(instanceId, connectString),
                 "drill-" + drill,
                 instanceId,
@@ -661,6 +674,19 @@ final class DrillCluster implements AutoCloseable {
         processes.close();
         if (ensemble != null) {
             ensemble.links().values().forEach(links -> links.forEach(TcpProxy::close));
+        }
+    }
+
+    /** Appends a drill's counts, with the time, to {@code target/e2e/drills/results.txt}, the record of every drill. */
+    static void appendResult(String summary) {
+        try {
+            Files.writeString(
+                    ProcessGroup.workDirectory("drills").resolve("results.txt"),
+                    Instant.now() + " " + summary + "\n",
+                    StandardOpenOption.CREATE,
+                    StandardOpenOption.APPEND);
+        } catch (IOException ex) {
+            System.out.println("could not record the result: " + ex);
         }
     }
 

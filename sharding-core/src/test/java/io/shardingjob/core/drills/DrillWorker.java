@@ -122,19 +122,7 @@ public final class DrillWorker {
         String follower = System.getProperty("drill.follower", "");
         long upstreamExtraMillis =
                 instanceId.equals(System.getProperty("drill.completer")) ? COMPLETER_EXTRA_MILLIS : 0;
-        CuratorFramework client = CuratorFrameworkFactory.builder()
-                .connectString(connectString)
-                .namespace(namespace)
-                .sessionTimeoutMs(sessionTimeout)
-                .connectionTimeoutMs(5_000)
-                .retryPolicy(new ExponentialBackoffRetry(100, 10, 1_000))
-                .build();
-        client.getConnectionStateListenable()
-                .addListener((c, state) -> print("connection " + state + " " + System.currentTimeMillis()));
-        client.start();
-        if (!client.blockUntilConnected(30, TimeUnit.SECONDS)) {
-            throw new IllegalStateException("No connection to " + connectString);
-        }
+        CuratorFramework client = connect(connectString, namespace, sessionTimeout);
         ExecutorService pool = Executors.newFixedThreadPool(itemThreads);
         Function<JobConfiguration, JobCoordinatorBuilder> builders = configuration -> JobCoordinator.builder(
                         client, configuration)
@@ -209,6 +197,28 @@ public final class DrillWorker {
                         "drill-worker-stop"));
         print("ready " + System.currentTimeMillis());
         fireEveryWholeSecond(running);
+    }
+
+    /**
+     * A started client of a drill's worker, connected: it prints {@code connection <state> <ms>} on every change of its
+     * connection state.
+     */
+    static CuratorFramework connect(String connectString, String namespace, int sessionTimeout)
+            throws InterruptedException {
+        CuratorFramework client = CuratorFrameworkFactory.builder()
+                .connectString(connectString)
+                .namespace(namespace)
+                .sessionTimeoutMs(sessionTimeout)
+                .connectionTimeoutMs(5_000)
+                .retryPolicy(new ExponentialBackoffRetry(100, 10, 1_000))
+                .build();
+        client.getConnectionStateListenable()
+                .addListener((c, state) -> print("connection " + state + " " + System.currentTimeMillis()));
+        client.start();
+        if (!client.blockUntilConnected(30, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("No connection to " + connectString);
+        }
+        return client;
     }
 
     /**
@@ -426,7 +436,8 @@ public final class DrillWorker {
                 + named(result.context().jobName()));
     }
 
-    private static synchronized void print(String line) {
+    /** One line of the worker's records, flushed at once so that it survives {@code kill -9}. */
+    static synchronized void print(String line) {
         System.out.println(line);
         System.out.flush();
     }

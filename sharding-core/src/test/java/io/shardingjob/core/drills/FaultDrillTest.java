@@ -18,9 +18,7 @@ import io.shardingjob.core.drills.FaultEvidence.Bite;
 import io.shardingjob.core.drills.FaultEvidence.Hit;
 import io.shardingjob.core.testing.ProcessGroup;
 import io.shardingjob.core.testing.ZooKeeperServers;
-import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -980,14 +978,6 @@ class FaultDrillTest {
     }
 
     private static void record(String summary) {
-        try {
-            Files.writeString(
-                    ProcessGroup.workDirectory("drills").resolve("results.txt"),
-                    Instant.now() + " " + summary + "\n",
-                    StandardOpenOption.CREATE,
-                    StandardOpenOption.APPEND);
-        } catch (IOException ex) {
-            System.out.println("could not record the result: " + ex);
-        }
+        DrillCluster.appendResult(summary);
     }
 }
