@@ -10,6 +10,7 @@ import io.shardingjob.core.execution.FireReport;
 import io.shardingjob.core.execution.ItemResult;
 import io.shardingjob.core.execution.LedgerFire;
 import io.shardingjob.core.internal.registry.JobNodes;
+import io.shardingjob.core.testing.TcpProxy;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;

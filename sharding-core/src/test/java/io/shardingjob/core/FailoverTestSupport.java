@@ -9,6 +9,7 @@ import io.shardingjob.core.execution.ItemExecutor;
 import io.shardingjob.core.execution.ItemResult;
 import io.shardingjob.core.sharding.Assignment;
 import io.shardingjob.core.sharding.strategy.ShardingStrategies;
+import io.shardingjob.core.testing.TcpProxy;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

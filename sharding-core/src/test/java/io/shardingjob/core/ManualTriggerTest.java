@@ -11,6 +11,7 @@ import io.shardingjob.core.execution.ItemExecutor;
 import io.shardingjob.core.execution.ItemResult;
 import io.shardingjob.core.internal.ledger.LedgerRules;
 import io.shardingjob.core.sharding.Assignment;
+import io.shardingjob.core.testing.TcpProxy;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

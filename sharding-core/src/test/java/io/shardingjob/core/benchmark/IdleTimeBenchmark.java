@@ -5,7 +5,6 @@ import static io.shardingjob.core.benchmark.ItemRuns.millis;
 import static io.shardingjob.core.benchmark.ItemRuns.overlaps;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.shardingjob.core.TcpProxy;
 import io.shardingjob.core.benchmark.BenchmarkCluster.Member;
 import io.shardingjob.core.benchmark.ItemRuns.Idle;
 import io.shardingjob.core.benchmark.ItemRuns.Run;
@@ -13,6 +12,7 @@ import io.shardingjob.core.config.FireSchedule;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.execution.ShardingContext;
 import io.shardingjob.core.testing.BenchmarkReport;
+import io.shardingjob.core.testing.TcpProxy;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

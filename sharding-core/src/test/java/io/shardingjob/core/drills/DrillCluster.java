@@ -3,12 +3,12 @@ package io.shardingjob.core.drills;
 import static org.awaitility.Awaitility.await;
 
 import io.shardingjob.core.JobCoordinator;
-import io.shardingjob.core.TcpProxy;
 import io.shardingjob.core.drills.DrillRecords.Interval;
 import io.shardingjob.core.drills.DrillRecords.Outcome;
 import io.shardingjob.core.drills.DrillRecords.Run;
 import io.shardingjob.core.internal.registry.JobNodes;
 import io.shardingjob.core.testing.ProcessGroup;
+import io.shardingjob.core.testing.TcpProxy;
 import io.shardingjob.core.testing.ZooKeeperServers;
 import java.io.File;
 import java.io.IOException;

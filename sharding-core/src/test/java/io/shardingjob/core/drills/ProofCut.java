@@ -1,6 +1,6 @@
 package io.shardingjob.core.drills;
 
-import io.shardingjob.core.TcpProxy;
+import io.shardingjob.core.testing.TcpProxy;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Set;

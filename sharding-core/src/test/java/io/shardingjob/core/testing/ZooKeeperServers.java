@@ -2,7 +2,6 @@ package io.shardingjob.core.testing;
 
 import static org.awaitility.Awaitility.await;
 
-import io.shardingjob.core.TcpProxy;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;

@@ -3,11 +3,11 @@ package io.shardingjob.core.internal.election;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.shardingjob.core.TcpProxy;
 import io.shardingjob.core.ZooKeeperTestSupport;
 import io.shardingjob.core.internal.registry.JobCache;
 import io.shardingjob.core.internal.registry.JobNodes;
 import io.shardingjob.core.internal.registry.JobStructure;
+import io.shardingjob.core.testing.TcpProxy;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;

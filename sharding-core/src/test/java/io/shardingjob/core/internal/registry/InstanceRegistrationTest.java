@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.shardingjob.core.TcpProxy;
 import io.shardingjob.core.ZooKeeperTestSupport;
+import io.shardingjob.core.testing.TcpProxy;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;

@@ -3,12 +3,12 @@ package io.shardingjob.core.internal.registry;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.shardingjob.core.TcpProxy;
 import io.shardingjob.core.ZooKeeperTestSupport;
 import io.shardingjob.core.internal.config.OperatorInputs;
 import io.shardingjob.core.internal.requests.SizeRecord;
 import io.shardingjob.core.testing.RequestCounter;
 import io.shardingjob.core.testing.RequestCounter.Counts;
+import io.shardingjob.core.testing.TcpProxy;
 import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

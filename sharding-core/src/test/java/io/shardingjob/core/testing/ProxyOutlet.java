@@ -1,4 +1,4 @@
-package io.shardingjob.core;
+package io.shardingjob.core.testing;
 
 import java.io.DataOutputStream;
 import java.io.IOException;

@@ -1,0 +1,211 @@
+package io.shardingjob.test;
+
+import static org.awaitility.Awaitility.await;
+
+import io.shardingjob.boot.ExecutionRecord;
+import io.shardingjob.core.JobCoordinator;
+import io.shardingjob.core.execution.LedgerFire;
+import io.shardingjob.core.sharding.Assignment;
+import java.io.IOException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.curator.test.InstanceSpec;
+import org.apache.curator.test.TestingServer;
+
+/**
+ * A ZooKeeper server in this process, and the instances of an application a test starts on it, each its own Spring
+ * application context with the starter, connected through a proxy of its own so that the test can cut or freeze its
+ * link. What {@link ShardingTest} gives each test; close it when used on its own.
+ *
+ * <p>Instances get short timings, so that faults play out in seconds: 2 s sessions, a reconcile interval of 500 ms.
+ * Their properties override these. All of them win over the application's own files, as command-line arguments do;
+ * the connect string is always the instance's proxy.
+ */
+public final class ShardingCluster implements AutoCloseable {
+
+    /** The session timeout instances get unless their properties say otherwise. */
+    public static final Duration SESSION_TIMEOUT = Duration.ofSeconds(2);
+
+    /** How long an await waits unless told otherwise. */
+    public static final Duration PATIENCE = Duration.ofSeconds(30);
+
+    private final TestingServer server;
+    private final String namespace = "sharding-test-" + UUID.randomUUID();
+    private final List<ShardingInstance> instances = new CopyOnWriteArrayList<>();
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    private ShardingCluster(TestingServer server) {
+        this.server = server;
+    }
+
+    /** Starts a ZooKeeper server with a tick of 100 ms, so that sessions may be as short as 200 ms. */
+    public static ShardingCluster start() {
+        try {
+            return new ShardingCluster(new TestingServer(new InstanceSpec(null, -1, -1, -1, true, -1, 100, -1), true));
+        } catch (Exception ex) {
+            throw new IllegalStateException("Could not start the test's ZooKeeper server", ex);
+        }
+    }
+
+    /** The server's address, as a client outside the instances would connect. */
+    public String connectString() {
+        return server.getConnectString();
+    }
+
+    /** Starts an instance of the application made of {@code sources}, under this id, and waits until it runs. */
+    public ShardingInstance start(String instanceId, Class<?>... sources) {
+        return start(instanceId, List.of(sources), Map.of());
+    }
+
+    /**
+     * Starts an instance of the application made of {@code sources}, with {@code properties} over the cluster's, and
+     * waits until its context is refreshed.
+     */
+    public ShardingInstance start(String instanceId, List<Class<?>> sources, Map<String, String> properties) {
+        if (closed.get()) {
+            throw new IllegalStateException("The cluster is closed");
+        }
+        Map<String, String> all = new LinkedHashMap<>();
+        all.put("sharding.zookeeper.namespace", namespace);
+        all.put("sharding.zookeeper.session-timeout", SESSION_TIMEOUT.toMillis() + "ms");
+        all.put("sharding.zookeeper.connection-timeout", "5s");
+        all.put("sharding.zookeeper.base-sleep-time", "100ms");
+        all.put("sharding.zookeeper.max-sleep-time", "500ms");
+        all.put("sharding.coordination.reconcile-interval", "500ms");
+        all.put("sharding.coordination.sharding-wait-timeout", "3s");
+        all.put("sharding.shutdown.grace-period", "3s");
+        all.put("sharding.instance-id", instanceId);
+        all.put("spring.main.web-application-type", "none");
+        all.put("spring.main.banner-mode", "off");
+        all.putAll(properties);
+        try {
+            ShardingInstance instance =
+                    ShardingInstance.start(instanceId, server.getPort(), connectString(), sources, all);
+            instances.add(instance);
+            return instance;
+        } catch (IOException ex) {
+            throw new IllegalStateException("Could not open a proxy for instance " + instanceId, ex);
+        }
+    }
+
+    /** The instances started and not stopped, in the order they started. */
+    public List<ShardingInstance> instances() {
+        return instances.stream().filter(ShardingInstance::isRunning).toList();
+    }
+
+    /**
+     * Waits until every running instance that is connected runs the job under the same assignment, made for exactly
+     * them, with no reshard pending: what a fire needs to run each item where the assignment says.
+     */
+    public void awaitSettled(String job) {
+        await().atMost(PATIENCE).pollInterval(Duration.ofMillis(100)).until(() -> {
+            List<JobCoordinator> coordinators = instances().stream()
+                    .filter(ShardingInstance::isConnected)
+                    .map(instance -> instance.job(job))
+                    .toList();
+            if (coordinators.isEmpty()) {
+                return false;
+            }
+            Assignment first = coordinators.get(0).assignment();
+            List<String> ids =
+                    coordinators.stream().map(JobCoordinator::instanceId).toList();
+            return first.epoch() > 0
+                    && first.itemsByInstance().keySet().containsAll(ids)
+                    && coordinators.stream()
+                            .allMatch(coordinator -> !coordinator.isReshardPending()
+                                    && coordinator.assignment().equals(first));
+        });
+    }
+
+    /**
+     * Fires the job now, as an operator's trigger does: every instance runs its items of the fire.
+     *
+     * @return the fire's time, its identity in the ledger
+     */
+    public Instant fire(String job) {
+        ShardingInstance through = instances().stream()
+                .filter(ShardingInstance::isConnected)
+                .findFirst()
+                .orElseThrow(() -> new IllegalStateException("No connected instance to fire job '" + job + "' on"));
+        return through.operations()
+                .trigger(job, null)
+                .orElseThrow(() -> new IllegalStateException("Job '" + job + "' is not running on " + through.id()));
+    }
+
+    /** Fires the job now and waits until the fire is settled: see {@link #awaitFire}. */
+    public FireRecord fireAndAwait(String job) {
+        return awaitFire(job, fire(job));
+    }
+
+    /** {@link #awaitFire(String, Instant, Duration)} with {@link #PATIENCE}. */
+    public FireRecord awaitFire(String job, Instant fireTime) {
+        return awaitFire(job, fireTime, PATIENCE);
+    }
+
+    /**
+     * Waits until the ledger holds the fire settled (every item ended, made up or skipped) and every instance that
+     * ended an item of it has its run in its executions, then gives what every running instance recorded of it.
+     */
+    public FireRecord awaitFire(String job, Instant fireTime, Duration patience) {
+        List<FireRecord> seen = new ArrayList<>(1);
+        await().atMost(patience)
+                .pollInterval(Duration.ofMillis(100))
+                .ignoreExceptions()
+                .until(() -> {
+                    Optional<FireRecord> record = record(job, fireTime);
+                    record.ifPresent(found -> {
+                        seen.clear();
+                        seen.add(found);
+                    });
+                    return record.isPresent()
+                            && record.get().ledger().settled()
+                            && record.get().everyEndIsInTheRuns();
+                });
+        return seen.get(0);
+    }
+
+    /** What the ledger and the running instances' executions hold of the fire now, if the ledger holds it. */
+    public Optional<FireRecord> record(String job, Instant fireTime) {
+        List<ShardingInstance> running = instances();
+        if (running.isEmpty()) {
+            return Optional.empty();
+        }
+        JobCoordinator coordinator = running.get(0).job(job);
+        Optional<LedgerFire> ledger = coordinator.ledger().recentFires(64).stream()
+                .filter(fire -> fire.fireTime().equals(fireTime))
+                .findFirst();
+        if (ledger.isEmpty()) {
+            return Optional.empty();
+        }
+        List<ExecutionRecord> runs = running.stream()
+                .flatMap(instance -> instance.operations().recentExecutions(job).stream())
+                .filter(run -> run.fireTime().equals(fireTime))
+                .toList();
+        return Optional.of(
+                new FireRecord(job, fireTime, coordinator.configuration().shardingTotalCount(), ledger.get(), runs));
+    }
+
+    /** Stops every instance, then the server. */
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        for (ShardingInstance instance : instances) {
+            instance.close();
+        }
+        try {
+            server.close();
+        } catch (IOException ex) {
+            throw new IllegalStateException("Could not stop the test's ZooKeeper server", ex);
+        }
+    }
+}
