@@ -1,6 +1,7 @@
 package io.shardingjob.sample;
 
 import io.shardingjob.boot.ShardedJob;
+import io.shardingjob.core.execution.FencedOutException;
 import io.shardingjob.core.execution.ShardingContext;
 import java.time.Duration;
 import java.time.LocalTime;
@@ -19,7 +20,8 @@ import org.springframework.stereotype.Component;
  * failover to finish. The end-to-end tests use it.
  *
  * <p>Each region's result is written through {@link SettlementStore}, fenced by {@link ShardingContext#fencingToken()}:
- * a run that was taken over while it ran cannot overwrite the result of the run that took it over.
+ * a run that was taken over while it ran cannot overwrite the result of the run that took it over, and ends fenced
+ * out. With a database, {@code FencedJdbc} does the same (see {@code examples/fenced-settlement}).
  */
 @Component
 class OrderSettlementJob {
@@ -58,8 +60,8 @@ class OrderSettlementJob {
         // The write is fenced by the fencing token, which grows with every new owner of the item's claim; the epoch
         // only says which assignment the run started under, and a take-over keeps it.
         if (!store.settle(context.itemParameter(), context.fencingToken())) {
-            throw new IllegalStateException("Orders of " + context.itemParameter() + " (item " + context.item()
-                    + ") were settled by a newer run: this run was taken over, its write refused");
+            // Reported as fenced out, not failed, and not retried: the item's new owner settled the region.
+            throw new FencedOutException(context, "the settlement store's region " + context.itemParameter(), null);
         }
         if (!settlementDuration.isZero()) {
             log.info(

@@ -172,13 +172,18 @@ public final class ShardingCluster implements AutoCloseable {
         return seen.get(0);
     }
 
-    /** What the ledger and the running instances' executions hold of the fire now, if the ledger holds it. */
+    /**
+     * What the ledger and the running instances' executions hold of the fire now: empty when the ledger does not hold
+     * it, or no instance is connected to read it.
+     */
     public Optional<FireRecord> record(String job, Instant fireTime) {
         List<ShardingInstance> running = instances();
-        if (running.isEmpty()) {
+        Optional<ShardingInstance> reader =
+                running.stream().filter(ShardingInstance::isConnected).findFirst();
+        if (reader.isEmpty()) {
             return Optional.empty();
         }
-        JobCoordinator coordinator = running.get(0).job(job);
+        JobCoordinator coordinator = reader.get().job(job);
         Optional<LedgerFire> ledger = coordinator.ledger().recentFires(64).stream()
                 .filter(fire -> fire.fireTime().equals(fireTime))
                 .findFirst();

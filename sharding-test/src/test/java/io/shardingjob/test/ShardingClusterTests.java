@@ -9,33 +9,16 @@ import io.shardingjob.boot.ExecutionRecord.Outcome;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
-import java.util.UUID;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import org.h2.jdbcx.JdbcDataSource;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.springframework.jdbc.core.simple.JdbcClient;
 
-/** The kit as a user's test uses it: instances of an application, a fire judged, a fault injected into one. */
+/**
+ * The kit as a user's test uses it: instances of an application, a fire judged, a fault injected into one. An instance
+ * frozen mid-item, whose write is refused: {@code examples/fenced-settlement}'s tests.
+ */
 @ShardingTest
 class ShardingClusterTests {
 
     private static final Duration PATIENCE = Duration.ofSeconds(30);
-
-    @BeforeEach
-    void nothingPaused() {
-        SettlementApplication.PAUSED.clear();
-        SettlementApplication.resume = new CountDownLatch(1);
-        SettlementApplication.inside = new CountDownLatch(1);
-    }
-
-    @AfterEach
-    void letPausedRunsEnd() {
-        SettlementApplication.resume.countDown();
-    }
 
     @Test
     void aFireRunsEveryItemOnceOverTwoInstancesAndIsJudgedFromTheLedgerAndTheirRuns(ShardingCluster cluster) {
@@ -48,57 +31,6 @@ class ShardingClusterTests {
         fire.assertEveryItemRanOnce().assertNoItemRanOnTwoInstancesAtOnce();
         assertThat(fire.runs()).extracting(ExecutionRecord::instance).containsOnly("app-1", "app-2");
         assertThat(fire.runs()).extracting(ExecutionRecord::item).containsExactlyInAnyOrder(0, 1, 2, 3);
-    }
-
-    @Test
-    void aFrozenInstancesWriteIsRefusedOnceItsSuccessorWroteAndTheFireShowsBothRunsAtOnce(ShardingCluster cluster)
-            throws Exception {
-        String database = "jdbc:h2:mem:settlement-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1";
-        JdbcDataSource h2 = new JdbcDataSource();
-        h2.setURL(database);
-        // The user Boot's DataSource connects as: H2 makes the database's first user its owner.
-        h2.setUser("sa");
-        JdbcClient jdbc = JdbcClient.create(h2);
-        jdbc.sql("CREATE TABLE settlement (region VARCHAR(16) PRIMARY KEY, settled_by VARCHAR(32), fence BIGINT)")
-                .update();
-        jdbc.sql("INSERT INTO settlement (region) VALUES ('north'), ('south'), ('east'), ('west')")
-                .update();
-        Map<String, String> sharedDatabase = Map.of("spring.datasource.url", database);
-        SettlementApplication.PAUSED.add("app-1");
-        ShardingInstance paused = cluster.start("app-1", List.of(SettlementApplication.class), sharedDatabase);
-        cluster.start("app-2", List.of(SettlementApplication.class), sharedDatabase);
-        cluster.awaitSettled("settlement");
-        Instant fireTime = cluster.fire("settlement");
-        assertThat(SettlementApplication.inside.await(PATIENCE.toSeconds(), TimeUnit.SECONDS))
-                .isTrue();
-
-        paused.freeze();
-        // The server expires the frozen instance's session after its timeout; its items are taken over and settled.
-        await().atMost(PATIENCE)
-                .until(() -> jdbc.sql("SELECT COUNT(*) FROM settlement WHERE settled_by = 'app-2'")
-                                .query(Integer.class)
-                                .single()
-                        == 4);
-        paused.thaw();
-        SettlementApplication.resume.countDown();
-
-        FireRecord fire = cluster.awaitFire("settlement", fireTime);
-        await().atMost(PATIENCE)
-                .until(() -> cluster.record("settlement", fireTime).orElseThrow().runs().stream()
-                        .anyMatch(run -> run.outcome() == Outcome.FENCED_OUT));
-        fire = cluster.record("settlement", fireTime).orElseThrow();
-        fire.assertEveryItemRanOnce();
-        assertThat(fire.runs())
-                .filteredOn(run -> run.instance().equals("app-1"))
-                .isNotEmpty()
-                .allSatisfy(run -> assertThat(run.outcome()).isEqualTo(Outcome.FENCED_OUT));
-        assertThatThrownBy(fire::assertNoItemRanOnTwoInstancesAtOnce)
-                .as("the frozen instance ran beside its successor: fencing made it harmless")
-                .hasMessageContaining("ran at once on [app-");
-        assertThat(jdbc.sql("SELECT settled_by FROM settlement")
-                        .query(String.class)
-                        .list())
-                .containsOnly("app-2");
     }
 
     @Test
