@@ -35,6 +35,15 @@ class ExecutionRecordTests {
                 .isEqualTo(Outcome.FENCED_OUT);
     }
 
+    @Test
+    void aFailureWhoseCausesLoopBackIsFailedAndJudgedInFiniteTime() {
+        IllegalStateException first = new IllegalStateException("first");
+        IllegalStateException second = new IllegalStateException("second", first);
+        first.initCause(second);
+
+        assertThat(outcomeOf(first)).isEqualTo(Outcome.FAILED);
+    }
+
     private static Outcome outcomeOf(@Nullable Throwable thrown) {
         return ExecutionRecord.of(
                         new ItemResult(RUN, FIRE, FIRE.plusMillis(5), thrown, ExecutionSource.NORMAL, FIRE, 0))

@@ -9,7 +9,6 @@ import io.shardingjob.core.sharding.Assignment;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -17,6 +16,7 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
 
@@ -155,21 +155,17 @@ public final class ShardingCluster implements AutoCloseable {
      * ended an item of it has its run in its executions, then gives what every running instance recorded of it.
      */
     public FireRecord awaitFire(String job, Instant fireTime, Duration patience) {
-        List<FireRecord> seen = new ArrayList<>(1);
+        AtomicReference<FireRecord> settled = new AtomicReference<>();
         await().atMost(patience)
                 .pollInterval(Duration.ofMillis(100))
                 .ignoreExceptions()
                 .until(() -> {
-                    Optional<FireRecord> record = record(job, fireTime);
-                    record.ifPresent(found -> {
-                        seen.clear();
-                        seen.add(found);
-                    });
-                    return record.isPresent()
-                            && record.get().ledger().settled()
-                            && record.get().everyEndIsInTheRuns();
+                    record(job, fireTime)
+                            .filter(found -> found.ledger().settled() && found.everyEndIsInTheRuns())
+                            .ifPresent(settled::set);
+                    return settled.get() != null;
                 });
-        return seen.get(0);
+        return settled.get();
     }
 
     /**

@@ -1,6 +1,9 @@
 package io.shardingjob.core.execution;
 
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.OptionalLong;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -51,12 +54,11 @@ public final class FencedOutException extends RuntimeException {
 
     /** Whether a run's failure is, or was caused by, a refused write: helpers and users may wrap it. */
     public static boolean isIn(@Nullable Throwable failure) {
-        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+        // Bounded by the causes seen: initCause lets a chain loop back on itself.
+        Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+        for (Throwable cause = failure; cause != null && seen.add(cause); cause = cause.getCause()) {
             if (cause instanceof FencedOutException) {
                 return true;
-            }
-            if (cause.getCause() == cause) {
-                return false;
             }
         }
         return false;

@@ -1,14 +1,13 @@
 package io.shardingjob.boot.fencing;
 
+import static io.shardingjob.boot.fencing.TestRuns.run;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.execution.FencedOutException;
 import io.shardingjob.core.execution.ShardingContext;
 import java.time.Clock;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -199,21 +198,5 @@ abstract class AbstractFencedWritesTests {
                     return values;
                 })
                 .single();
-    }
-
-    private static ShardingContext run(int item, long token) {
-        return new ShardingContext(
-                "settlement",
-                "task",
-                4,
-                item,
-                "east",
-                "",
-                1,
-                "app-1",
-                token,
-                Instant.parse("2026-11-30T10:15:00Z"),
-                ExecutionSource.NORMAL,
-                "settlement");
     }
 }

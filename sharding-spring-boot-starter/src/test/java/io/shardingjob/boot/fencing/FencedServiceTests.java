@@ -1,6 +1,6 @@
 package io.shardingjob.boot.fencing;
 
-import static io.shardingjob.boot.fencing.FencingTokenClientTests.run;
+import static io.shardingjob.boot.fencing.TestRuns.run;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -1,15 +1,14 @@
 package io.shardingjob.boot.fencing;
 
+import static io.shardingjob.boot.fencing.TestRuns.run;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.sun.net.httpserver.Headers;
 import io.shardingjob.core.execution.CurrentRun;
-import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.execution.FencedOutException;
 import io.shardingjob.core.execution.ShardingContext;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -154,21 +153,5 @@ class FencingTokenClientTests {
         assertThat(headers.containsKey(FencingHeaders.JOB)).isFalse();
         assertThat(headers.containsKey(FencingHeaders.ITEM)).isFalse();
         assertThat(headers.containsKey(FencingHeaders.TOKEN)).isFalse();
-    }
-
-    static ShardingContext run(int item, long token) {
-        return new ShardingContext(
-                "settlement",
-                "task",
-                4,
-                item,
-                "east",
-                "",
-                1,
-                "app-1",
-                token,
-                Instant.parse("2026-11-30T10:15:00Z"),
-                ExecutionSource.NORMAL,
-                "settlement");
     }
 }

@@ -133,13 +133,7 @@ final class RunEnds {
     boolean retry(ItemRun run, int retry) {
         Claim next = run.held().atRetry(retry);
         try {
-            Optional<Claim> stored = commits.write(next);
-            if (stored.isPresent()) {
-                run.rewritten(stored.get());
-                return true;
-            }
-            claimLost(run, next);
-            return false;
+            return rewrite(run, next);
         } catch (Exception ex) {
             log.warn(
                     "Job {}: could not record retry {} of item {} of the fire at {}; not retrying: {}",
@@ -160,19 +154,27 @@ final class RunEnds {
      */
     boolean checkpoint(ItemRun run, String checkpoint) {
         Claim next = run.held().withCheckpoint(checkpoint);
-        Optional<Claim> stored;
         try {
-            stored = commits.write(next);
+            return rewrite(run, next);
         } catch (KeeperException.SessionExpiredException expired) {
             // The session that owns the claim is gone, so the claim is no longer this run's: it is taken over, or
             // will be, and the run is a zombie as surely as when the version moved.
-            stored = Optional.empty();
+            claimLost(run, next);
+            return false;
         } catch (Exception ex) {
             throw new IllegalStateException(
                     "Job '" + view.jobName() + "': could not save the checkpoint of item " + next.item()
                             + " of the fire at " + next.fireTime() + ": " + ex,
                     ex);
         }
+    }
+
+    /**
+     * Writes the run's claim rewritten by the run itself (a retry, a checkpoint) at the version it holds: true, and the
+     * run holds the new version, when it was written; false when the claim was taken over meanwhile.
+     */
+    private boolean rewrite(ItemRun run, Claim next) throws Exception {
+        Optional<Claim> stored = commits.write(next);
         if (stored.isPresent()) {
             run.rewritten(stored.get());
             return true;
