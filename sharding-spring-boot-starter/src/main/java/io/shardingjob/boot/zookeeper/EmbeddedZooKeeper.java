@@ -99,7 +99,8 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
 
     /**
      * Fails clearly when the libraries ZooKeeper's server needs at runtime, but declares {@code provided}, are missing:
-     * otherwise the server dies with a bare {@code NoClassDefFoundError}.
+     * the starter brings them, so an application that excluded them gets this rather than a bare
+     * {@code NoClassDefFoundError} from the server.
      */
     public static void checkServerDependencies(@Nullable ClassLoader loader) {
         boolean metrics = ClassUtils.isPresent("com.codahale.metrics.Reservoir", loader);
@@ -109,8 +110,9 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
                     "sharding.zookeeper.embedded.enabled",
                     true,
                     "ZooKeeper's server needs io.dropwizard.metrics:metrics-core (4.1.12.1) and"
-                            + " org.xerial.snappy:snappy-java (1.1.10.5) at runtime, which ZooKeeper does not bring;"
-                            + " add them with runtime scope, or set sharding.zookeeper.connect-string instead");
+                            + " org.xerial.snappy:snappy-java (1.1.10.5) at runtime, which the starter brings but this"
+                            + " application excludes; remove the exclusion, or set sharding.zookeeper.connect-string"
+                            + " instead");
         }
     }
 
