@@ -169,8 +169,7 @@ public class ShardingEndpoint {
             @Nullable String jobParameter,
             @Nullable String fireTime,
             SecurityContext securityContext) {
-        return changeJob(
-                job, action, cron, count, parameters, handler, jobParameter, fireTime, securityContext, null);
+        return changeJob(job, action, cron, count, parameters, handler, jobParameter, fireTime, securityContext, null);
     }
 
     /**

@@ -28,7 +28,10 @@ public final class UnboundFieldsAdvisor implements OperationInvokerAdvisor {
 
     @Override
     public OperationInvoker apply(
-            EndpointId endpointId, OperationType operationType, OperationParameters parameters, OperationInvoker invoker) {
+            EndpointId endpointId,
+            OperationType operationType,
+            OperationParameters parameters,
+            OperationInvoker invoker) {
         if (parameters.stream().noneMatch(parameter -> parameter.getType() == UnboundFields.class)) {
             return invoker;
         }

@@ -24,9 +24,9 @@ import org.slf4j.event.Level;
  * {@link Status#NO_SUCH_JOB}; an unknown action is {@link Status#BAD_INPUT} with {@link OperatorAction#unknown}, and so
  * is a request carrying a field its action does not take ({@link OperatorAction#fieldsNotTaken}, named in the outcome's
  * {@code input}); then the action checks its inputs (an instance must be one the job knows) and performs: a refused or
- * missing input is {@link Status#BAD_INPUT}, no such job (of a
- * definition) {@link Status#NO_SUCH_JOB}, a state that does not allow it (a disabled or stopping job)
- * {@link Status#CONFLICT}, ZooKeeper not recording it {@link Status#UNAVAILABLE}, anything else {@link Status#FAILED}.
+ * missing input is {@link Status#BAD_INPUT}, no such job (of a definition) {@link Status#NO_SUCH_JOB}, a state that
+ * does not allow it (a disabled or stopping job) {@link Status#CONFLICT}, ZooKeeper not recording it
+ * {@link Status#UNAVAILABLE}, anything else {@link Status#FAILED}.
  */
 public final class OperatorActions {
 

@@ -1,7 +1,7 @@
 package io.shardingjob.boot.operations;
 
-import io.shardingjob.core.operation.InvalidOperationException;
 import io.shardingjob.boot.operations.OperatorAction.Input;
+import io.shardingjob.core.operation.InvalidOperationException;
 import java.time.Instant;
 import java.util.Set;
 import java.util.TreeSet;
@@ -135,7 +135,9 @@ public record OperatorRequest(
             return Integer.parseInt(item == null ? "" : item.trim());
         } catch (NumberFormatException ex) {
             throw new InvalidOperationException(
-                    job, "item", "'" + OperatorAction.abbreviated(item == null ? "" : item) + "' is not an item number");
+                    job,
+                    "item",
+                    "'" + OperatorAction.abbreviated(item == null ? "" : item) + "' is not an item number");
         }
     }
 

@@ -390,8 +390,8 @@ class ShardingEndpointHttpTests {
     void refusesAFieldItsActionDoesNotTakeOnTheJobsPathAndAnItemsOrAnInstancesPath() throws Exception {
         awaitSharded("orderSync");
 
-        HttpResponse<String> misspelt = send(
-                "POST", "/actuator/sharding/manualReport", "{\"action\":\"trigger\",\"jobParamter\":\"eu-only\"}");
+        HttpResponse<String> misspelt =
+                send("POST", "/actuator/sharding/manualReport", "{\"action\":\"trigger\",\"jobParamter\":\"eu-only\"}");
         assertThat(misspelt.statusCode()).as(misspelt.body()).isEqualTo(400);
         assertThat(JsonPath.parse(misspelt.body()).read("$.input", String.class))
                 .isEqualTo("jobParamter");
@@ -404,8 +404,8 @@ class ShardingEndpointHttpTests {
         assertThat(JsonPath.parse(anotherActions.body()).read("$.result", String.class))
                 .contains("reshard does not take 'cron' (it takes no field but the action)");
 
-        HttpResponse<String> onAnItem = send(
-                "POST", "/actuator/sharding/orderSync/items/2", "{\"action\":\"disable\",\"jobParameter\":\"x\"}");
+        HttpResponse<String> onAnItem =
+                send("POST", "/actuator/sharding/orderSync/items/2", "{\"action\":\"disable\",\"jobParameter\":\"x\"}");
         assertThat(onAnItem.statusCode()).as(onAnItem.body()).isEqualTo(400);
         assertThat(JsonPath.parse(onAnItem.body()).read("$.input", String.class))
                 .isEqualTo("jobParameter");
@@ -413,7 +413,9 @@ class ShardingEndpointHttpTests {
                 .contains("disable-item does not take 'jobParameter' (it takes item)");
 
         HttpResponse<String> onAnInstance = send(
-                "POST", "/actuator/sharding/orderSync/instances/" + INSTANCE + "?force=true", "{\"action\":\"disable\"}");
+                "POST",
+                "/actuator/sharding/orderSync/instances/" + INSTANCE + "?force=true",
+                "{\"action\":\"disable\"}");
         assertThat(onAnInstance.statusCode()).as(onAnInstance.body()).isEqualTo(400);
         assertThat(JsonPath.parse(onAnInstance.body()).read("$.input", String.class))
                 .isEqualTo("force");
@@ -443,7 +445,8 @@ class ShardingEndpointHttpTests {
         assertThat(post("/actuator/sharding/orderSync/items/3", "disable").statusCode())
                 .isEqualTo(200);
         try {
-            eventually().untilAsserted(() -> assertThat(orderSync.disabledItems()).containsExactly(3));
+            eventually()
+                    .untilAsserted(() -> assertThat(orderSync.disabledItems()).containsExactly(3));
             assertThat(orderSync.configuration().disabled()).isFalse();
             assertThat(orderSync.configuration().shardingTotalCount()).isEqualTo(4);
             assertThat(orderSync.disabledInstances()).isEmpty();
@@ -451,7 +454,8 @@ class ShardingEndpointHttpTests {
         } finally {
             assertThat(post("/actuator/sharding/orderSync/items/3", "enable").statusCode())
                     .isEqualTo(200);
-            eventually().untilAsserted(() -> assertThat(orderSync.disabledItems()).isEmpty());
+            eventually()
+                    .untilAsserted(() -> assertThat(orderSync.disabledItems()).isEmpty());
         }
     }
 

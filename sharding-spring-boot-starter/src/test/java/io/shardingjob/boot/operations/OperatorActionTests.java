@@ -125,12 +125,13 @@ class OperatorActionTests {
                 "orderSync", action.verb(), "1", "pod-1", "p", "0 0 2 * * *", 2, "0=eu", "export", "0", Set.of("itme"));
         List<String> takes = fields.isEmpty() ? List.of() : List.of(fields.split(" "));
 
-        List<String> carried =
-                List.of("count", "cron", "fireTime", "handler", "instance", "item", "itme", "jobParameter", "parameters");
+        List<String> carried = List.of(
+                "count", "cron", "fireTime", "handler", "instance", "item", "itme", "jobParameter", "parameters");
 
         assertThat(every.fields()).containsExactlyElementsOf(carried);
         assertThat(action.fieldsNotTaken(every))
-                .isEqualTo(carried.stream().filter(field -> !takes.contains(field)).toList());
+                .isEqualTo(
+                        carried.stream().filter(field -> !takes.contains(field)).toList());
     }
 
     @Test
