@@ -2,9 +2,7 @@ package io.shardingjob.boot.operations;
 
 import io.shardingjob.boot.ShardedJobRegistry;
 import io.shardingjob.boot.ShardingOperations;
-import io.shardingjob.core.JobCoordinator;
 import io.shardingjob.core.config.JobConfiguration;
-import io.shardingjob.core.operation.InvalidOperationException;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
@@ -105,9 +103,6 @@ public enum OperatorAction {
         }
     }
 
-    /** How many fields or instances a refusal names at most. */
-    private static final int MAX_NAMED = 5;
-
     private final String verb;
 
     private final Target target;
@@ -129,48 +124,14 @@ public enum OperatorAction {
         return target;
     }
 
-    /** The inputs it reads; a request that carries any other is refused ({@link #fieldsNotTaken}). */
+    /** The inputs it reads; a request that carries any other is refused ({@link RequestChecks#fieldsNotTaken}). */
     public Set<Input> inputs() {
         return inputs;
     }
 
-    /**
-     * The fields of the request this action does not take, sorted: an input of another action, or a field no action
-     * has (a typo). Performed, the action would ignore them, and an operator's slip would pass silently (an
-     * {@code item} sent to the job's path disables the whole job): {@link OperatorActions} refuses the request instead.
-     */
-    public List<String> fieldsNotTaken(OperatorRequest request) {
-        Set<String> taken = inputs.stream().map(Input::field).collect(Collectors.toSet());
-        return request.fields().stream()
-                .filter(field -> !taken.contains(field))
-                .sorted()
-                .toList();
-    }
-
-    /**
-     * Why a request carrying these fields is refused, the same for the endpoint and the console: the action, what it
-     * takes, and which action of the same verb takes a field, if one does (the item of {@code disable-item}).
-     */
-    public String notTaken(String job, List<String> fields) {
-        // A body of a thousand fields makes a refusal of a few lines, not of a thousand.
-        String quoted = fields.stream()
-                        .limit(MAX_NAMED)
-                        .map(field -> "'" + abbreviated(field) + "'")
-                        .collect(Collectors.joining(", "))
-                + (fields.size() > MAX_NAMED ? " and " + (fields.size() - MAX_NAMED) + " more" : "");
-        String takes = inputs.isEmpty()
-                ? "it takes no field but the action"
-                : "it takes " + inputs.stream().map(Input::field).sorted().collect(Collectors.joining(", "));
-        String elsewhere = fields.stream()
-                .limit(MAX_NAMED)
-                .flatMap(field -> Arrays.stream(values())
-                        .filter(other -> other.verb.equals(verb) && other != this)
-                        .filter(other -> other.inputs.stream().anyMatch(input -> input.field.equals(field)))
-                        .map(other -> "; " + other.actionName() + " takes " + field))
-                .distinct()
-                .collect(Collectors.joining());
-        return "Job '" + abbreviated(job) + "': " + actionName() + " does not take " + quoted + " (" + takes + elsewhere
-                + "): nothing was changed";
+    /** The names of the fields it takes besides the action: its inputs', as {@link Input#field()} names them. */
+    public Set<String> fields() {
+        return inputs.stream().map(Input::field).collect(Collectors.toUnmodifiableSet());
     }
 
     /** {@code trigger}, {@code disable-job}, {@code disable-item}, ...: the console's action and the audit's. */
@@ -247,46 +208,17 @@ public enum OperatorAction {
                 yield performed(() -> operations.enableItem(job, item), "item " + item + " enabled");
             }
             case DISABLE_INSTANCE -> {
-                String instance = knownInstance(request, operations, false);
+                String instance = RequestChecks.knownInstance(request, operations, false);
                 yield performed(
                         () -> operations.disableInstance(job, instance),
                         "instance " + instance + " disabled: its items move to the others");
             }
             case ENABLE_INSTANCE -> {
-                String instance = knownInstance(request, operations, true);
+                String instance = RequestChecks.knownInstance(request, operations, true);
                 yield performed(() -> operations.enableInstance(job, instance), "instance " + instance + " enabled");
             }
             case DEFINE, CRON, ITEMS, REMOVE -> changeDefinition(request, definitions(registry));
         };
-    }
-
-    /**
-     * The request's instance, refused unless the job knows it: registered now (in this instance's cache of the job's
-     * instances), or, to enable it, disabled (a flag left for an instance that has gone stays clearable). An id typed
-     * wrong would otherwise be disabled as a new one, answered as done. An id registered a moment ago may not be in the
-     * cache yet (asked again, it is), and one that leaves between this check and the write is changed all the same, as
-     * asked. A missing id is left to the core's check, which names it.
-     *
-     * @throws InvalidOperationException naming the job and {@code instanceId} when the job does not know the instance
-     */
-    private static String knownInstance(OperatorRequest request, ShardingOperations operations, boolean orDisabled) {
-        String instance = Objects.requireNonNullElse(request.instance(), "");
-        JobCoordinator job = operations.job(request.job()).orElseThrow();
-        List<String> registered = job.liveInstances();
-        if (instance.isBlank() || registered.contains(instance)) {
-            return instance;
-        }
-        if (orDisabled && job.disabledInstances().contains(instance)) {
-            return instance;
-        }
-        String known = registered.stream().limit(MAX_NAMED).collect(Collectors.joining(", "))
-                + (registered.size() > MAX_NAMED ? " and " + (registered.size() - MAX_NAMED) + " more" : "");
-        throw new InvalidOperationException(
-                request.job(),
-                "instanceId",
-                "'" + abbreviated(instance) + "' is not a registered instance of the job"
-                        + (orDisabled ? " nor a disabled one" : "") + " (registered: "
-                        + (registered.isEmpty() ? "none" : known) + "): nothing was changed");
     }
 
     private static Performed trigger(OperatorRequest request, ShardingOperations operations) {

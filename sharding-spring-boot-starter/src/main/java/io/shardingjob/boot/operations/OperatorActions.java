@@ -22,8 +22,8 @@ import org.slf4j.event.Level;
  *
  * <p>In order: an action on a running job (or a request that names no action) needs the job here, else
  * {@link Status#NO_SUCH_JOB}; an unknown action is {@link Status#BAD_INPUT} with {@link OperatorAction#unknown}, and so
- * is a request carrying a field its action does not take ({@link OperatorAction#fieldsNotTaken}, named in the outcome's
- * {@code input}); then the action checks its inputs (an instance must be one the job knows) and performs: a refused or
+ * is a request carrying a field its action does not take ({@link RequestChecks#fieldsNotTaken}, named in the outcome's
+ * {@code input}); then the action checks its inputs (an instance must be one the job knows: {@link RequestChecks#knownInstance}) and performs: a refused or
  * missing input is {@link Status#BAD_INPUT}, no such job (of a definition) {@link Status#NO_SUCH_JOB}, a state that
  * does not allow it (a disabled or stopping job) {@link Status#CONFLICT}, ZooKeeper not recording it
  * {@link Status#UNAVAILABLE}, anything else {@link Status#FAILED}.
@@ -107,9 +107,9 @@ public final class OperatorActions {
             return OperatorOutcome.failed(Status.BAD_INPUT, OperatorAction.unknown(request.action(), targets));
         }
         OperatorAction known = action.get();
-        List<String> notTaken = known.fieldsNotTaken(request);
+        List<String> notTaken = RequestChecks.fieldsNotTaken(known, request);
         if (!notTaken.isEmpty()) {
-            return OperatorOutcome.badInput(notTaken.get(0), known.notTaken(job, notTaken));
+            return OperatorOutcome.badInput(notTaken.get(0), RequestChecks.notTaken(known, job, notTaken));
         }
         try {
             Performed performed = known.perform(request, operations, registry);

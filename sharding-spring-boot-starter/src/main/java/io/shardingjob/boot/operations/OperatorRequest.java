@@ -11,7 +11,7 @@ import org.jspecify.annotations.Nullable;
  * An operator's request as the endpoint or the console received it: the job, the action as asked, the inputs given, and
  * the names of any other fields it carried. Each action reads its {@link OperatorAction#inputs()}; a request that
  * carries a field its action does not take, one of these inputs or another, is refused
- * ({@link OperatorAction#fieldsNotTaken}).
+ * ({@link RequestChecks#fieldsNotTaken}).
  *
  * @param action the action's name or verb as asked, read by {@link OperatorAction#parse}
  * @param item an item number as typed, for {@code disable-item} and {@code enable-item}

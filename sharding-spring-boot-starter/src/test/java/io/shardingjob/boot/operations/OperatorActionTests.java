@@ -8,7 +8,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.shardingjob.boot.operations.OperatorAction.Target;
 import java.util.Arrays;
-import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -102,49 +101,6 @@ class OperatorActionTests {
                         "unknown action 'explode'; use trigger, rerun, reshard, disable-job, enable-job, disable-item,"
                                 + " enable-item, disable-instance or enable-instance");
         assertThat(OperatorAction.unknown("x".repeat(1000), CONSOLE)).hasSizeLessThan(250);
-    }
-
-    @ParameterizedTest(name = "{0} takes {1}")
-    @CsvSource({
-        "TRIGGER,          jobParameter",
-        "RERUN,            fireTime",
-        "RESHARD,          ''",
-        "DISABLE_JOB,      ''",
-        "ENABLE_JOB,       ''",
-        "DISABLE_ITEM,     item",
-        "ENABLE_ITEM,      item",
-        "DISABLE_INSTANCE, instance",
-        "ENABLE_INSTANCE,  instance",
-        "DEFINE,           count cron handler parameters",
-        "CRON,             cron",
-        "ITEMS,            count parameters",
-        "REMOVE,           ''"
-    })
-    void eachActionTakesItsOwnFieldsAndNoOther(OperatorAction action, String fields) {
-        OperatorRequest every = new OperatorRequest(
-                "orderSync", action.verb(), "1", "pod-1", "p", "0 0 2 * * *", 2, "0=eu", "export", "0", Set.of("itme"));
-        List<String> takes = fields.isEmpty() ? List.of() : List.of(fields.split(" "));
-
-        List<String> carried = List.of(
-                "count", "cron", "fireTime", "handler", "instance", "item", "itme", "jobParameter", "parameters");
-
-        assertThat(every.fields()).containsExactlyElementsOf(carried);
-        assertThat(action.fieldsNotTaken(every))
-                .isEqualTo(
-                        carried.stream().filter(field -> !takes.contains(field)).toList());
-    }
-
-    @Test
-    void aFieldNotTakenIsRefusedNamingTheActionWhatItTakesAndTheActionThatTakesIt() {
-        OperatorRequest item = OperatorRequest.ofJob("orderSync", "disable", null, null, null, null, null)
-                .withOtherFields(Set.of("item"));
-
-        assertThat(OperatorAction.DISABLE_JOB.notTaken("orderSync", OperatorAction.DISABLE_JOB.fieldsNotTaken(item)))
-                .isEqualTo("Job 'orderSync': disable-job does not take 'item' (it takes no field but the action;"
-                        + " disable-item takes item): nothing was changed");
-        assertThat(OperatorAction.TRIGGER.notTaken("orderSync", List.of("a", "b", "c", "d", "e", "f", "g")))
-                .isEqualTo("Job 'orderSync': trigger does not take 'a', 'b', 'c', 'd', 'e' and 2 more (it takes"
-                        + " jobParameter): nothing was changed");
     }
 
     @Test
