@@ -45,10 +45,12 @@ import org.springframework.context.annotation.ImportRuntimeHints;
  * </ul>
  *
  * Write operations need {@code management.endpoint.sharding.access=unrestricted}: the endpoint is read-only by default.
- * An unknown job answers 404; a bad action or part, or an input the core's operations refuse (an item
- * outside the job's items, a malformed instance id, a job parameter too large for the fire ledger, a cron that cannot
- * be read), 400 with the reason and the refused {@code input}, before anything is written; a trigger of a job disabled
- * or stopping here 409, and one that ZooKeeper could not record 503.
+ * An unknown job answers 404; a bad action or part, a field the action does not take (an {@code item} sent to the
+ * job's path, a misspelt {@code jobParameter}: Boot would ignore it, {@link UnboundFieldsAdvisor} shows it), an
+ * instance the job does not know, or an input the core's operations refuse (an item outside the job's items, a
+ * malformed instance id, a job parameter too large for the fire ledger, a cron that cannot be read), 400 with the reason
+ * and the refused {@code input}, before anything is written; a trigger of a job disabled or stopping here 409, and one
+ * that ZooKeeper could not record 503.
  *
  * <p>The actions are {@link OperatorAction}'s, as the console's are: each write is performed, logged and reported to
  * the {@link OperationAudit} by {@link OperatorActions}, with the request's principal as its user ({@code anonymous}
@@ -130,8 +132,9 @@ public class ShardingEndpoint {
 
     /**
      * An operation on one job; {@code cron}, {@code count}, {@code parameters}, {@code handler}, {@code jobParameter}
-     * and {@code fireTime} (a re-run's fire, epoch milliseconds or ISO-8601) are read by the actions that need them. The action is read, checked, performed and audited by
-     * {@link OperatorActions}, as the console's are; its user is the request's principal.
+     * and {@code fireTime} (a re-run's fire, epoch milliseconds or ISO-8601) are read by the actions that take them. The
+     * action is read, checked, performed and audited by {@link OperatorActions}, as the console's are; its user is the
+     * request's principal. A field its action does not take, one of these or any other ({@code unbound}), refuses it.
      */
     @WriteOperation
     public WebEndpointResponse<ActionResult> changeJob(
@@ -143,11 +146,30 @@ public class ShardingEndpoint {
             @Nullable String handler,
             @Nullable String jobParameter,
             @Nullable String fireTime,
-            SecurityContext securityContext) {
-        OperatorRequest request =
-                OperatorRequest.ofJob(job, action, jobParameter, cron, count, parameters, handler, fireTime);
+            SecurityContext securityContext,
+            @Nullable UnboundFields unbound) {
+        OperatorRequest request = OperatorRequest.ofJob(
+                        job, action, jobParameter, cron, count, parameters, handler, fireTime)
+                .withOtherFields(names(unbound));
         OperatorOutcome outcome = actions.perform(user(securityContext), VIA, JOB_TARGETS, request);
         return answer(job, "job", action, OperatorAction.parse(action, JOB_TARGETS), outcome);
+    }
+
+    /**
+     * {@link #changeJob(String, String, String, Integer, String, String, String, String, SecurityContext,
+     * UnboundFields)} with no other field.
+     */
+    public WebEndpointResponse<ActionResult> changeJob(
+            String job,
+            String action,
+            @Nullable String cron,
+            @Nullable Integer count,
+            @Nullable String parameters,
+            @Nullable String handler,
+            @Nullable String jobParameter,
+            @Nullable String fireTime,
+            SecurityContext securityContext) {
+        return changeJob(job, action, cron, count, parameters, handler, jobParameter, fireTime, securityContext, null);
     }
 
     /**
@@ -162,7 +184,7 @@ public class ShardingEndpoint {
             @Nullable String parameters,
             @Nullable String handler,
             @Nullable String jobParameter) {
-        return changeJob(job, action, cron, count, parameters, handler, jobParameter, null, SecurityContext.NONE);
+        return changeJob(job, action, cron, count, parameters, handler, jobParameter, null, SecurityContext.NONE, null);
     }
 
     /**
@@ -178,17 +200,22 @@ public class ShardingEndpoint {
             @Nullable String handler,
             @Nullable String jobParameter,
             @Nullable String fireTime) {
-        return changeJob(job, action, cron, count, parameters, handler, jobParameter, fireTime, SecurityContext.NONE);
+        return changeJob(
+                job, action, cron, count, parameters, handler, jobParameter, fireTime, SecurityContext.NONE, null);
     }
 
-    /** An operation on one item ({@code part} {@code items}) or instance ({@code instances}) of a job. */
+    /**
+     * An operation on one item ({@code part} {@code items}) or instance ({@code instances}) of a job: the path names
+     * it, so a field besides the action ({@code unbound}) refuses it. An instance must be one the job knows.
+     */
     @WriteOperation
     public WebEndpointResponse<ActionResult> changePart(
             @Selector String job,
             @Selector String part,
             @Selector String id,
             String action,
-            SecurityContext securityContext) {
+            SecurityContext securityContext,
+            @Nullable UnboundFields unbound) {
         String target = part + "/" + id;
         String user = user(securityContext);
         Target kind = switch (part) {
@@ -203,17 +230,28 @@ public class ShardingEndpoint {
             actions.report(user, VIA, job, target, action, outcome);
             return answer(job, target, action, Optional.empty(), outcome);
         }
-        OperatorRequest request = kind == Target.ITEM
-                ? OperatorRequest.ofItem(job, action, id)
-                : OperatorRequest.ofInstance(job, action, id);
+        OperatorRequest request = (kind == Target.ITEM
+                        ? OperatorRequest.ofItem(job, action, id)
+                        : OperatorRequest.ofInstance(job, action, id))
+                .withOtherFields(names(unbound));
         Set<Target> targets = Set.of(kind);
         OperatorOutcome outcome = actions.perform(user, VIA, targets, request);
         return answer(job, target, action, OperatorAction.parse(action, targets), outcome);
     }
 
-    /** {@link #changePart(String, String, String, String, SecurityContext)} by nobody known. */
+    /** {@link #changePart(String, String, String, String, SecurityContext, UnboundFields)} with no other field. */
+    public WebEndpointResponse<ActionResult> changePart(
+            String job, String part, String id, String action, SecurityContext securityContext) {
+        return changePart(job, part, id, action, securityContext, null);
+    }
+
+    /** {@link #changePart(String, String, String, String, SecurityContext, UnboundFields)} by nobody known. */
     public WebEndpointResponse<ActionResult> changePart(String job, String part, String id, String action) {
-        return changePart(job, part, id, action, SecurityContext.NONE);
+        return changePart(job, part, id, action, SecurityContext.NONE, null);
+    }
+
+    private static Set<String> names(@Nullable UnboundFields unbound) {
+        return unbound == null ? Set.of() : unbound.names();
     }
 
     private static String user(SecurityContext securityContext) {

@@ -3,6 +3,7 @@ package io.shardingjob.boot.autoconfigure;
 import io.shardingjob.boot.ShardedJobRegistry;
 import io.shardingjob.boot.ShardingOperations;
 import io.shardingjob.boot.actuate.ShardingEndpoint;
+import io.shardingjob.boot.actuate.UnboundFieldsAdvisor;
 import io.shardingjob.boot.console.ConsoleAudit;
 import io.shardingjob.boot.operations.OperationAudit;
 import io.shardingjob.boot.operations.OperationAuditEvents;
@@ -34,6 +35,15 @@ public final class ShardingEndpointAutoConfiguration {
             ObjectProvider<ShardedJobRegistry> registry,
             ObjectProvider<OperationAudit> audit) {
         return new ShardingEndpoint(operations, registry.getIfAvailable(), audit.getIfAvailable(OperationAudit::none));
+    }
+
+    /**
+     * Shows the endpoint's writes the fields that no parameter binds, which it refuses rather than ignore as Boot would.
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    UnboundFieldsAdvisor shardingUnboundFieldsAdvisor() {
+        return new UnboundFieldsAdvisor();
     }
 
     /**

@@ -8,7 +8,9 @@ import io.shardingjob.boot.operations.OperatorOutcome.Status;
 import io.shardingjob.boot.operations.OperatorRequest;
 import io.shardingjob.core.config.JobConfiguration;
 import jakarta.servlet.http.HttpServletRequest;
+import java.util.Map;
 import java.util.Set;
+import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 import org.springframework.web.cors.CorsUtils;
 import org.springframework.web.servlet.function.ServerRequest;
@@ -31,6 +33,12 @@ final class OperationHandler {
     /** How the log names the console. */
     static final String VIA = "Console";
 
+    /**
+     * The form's fields the console reads; {@code job} is the job's path, which console.js copies from it. A field
+     * an action does not take is refused by {@link OperatorActions}, as the endpoint's are.
+     */
+    private static final Set<String> READ = Set.of("action", "job", "item", "instance", "jobParameter", "fireTime");
+
     private final OperatorActions actions;
 
     private final ConsoleWriteAccess access;
@@ -51,19 +59,19 @@ final class OperationHandler {
         String job = request.pathVariable("job");
         OperatorRequest asked;
         try {
-            String jobParameter = request.param("jobParameter").orElse(null);
             asked = new OperatorRequest(
-                    job,
-                    request.param("action").orElse(""),
-                    request.param("item").orElse(null),
-                    request.param("instance").orElse(null),
-                    // The dialog's field is sent empty when the operator gave none: the job's own parameter.
-                    jobParameter == null || jobParameter.isBlank() ? null : jobParameter,
-                    null,
-                    null,
-                    null,
-                    null,
-                    request.param("fireTime").orElse(null));
+                            job,
+                            request.param("action").orElse(""),
+                            given(request, "item"),
+                            given(request, "instance"),
+                            // Left empty, the dialog's field asks for the job's own parameter.
+                            given(request, "jobParameter"),
+                            null,
+                            null,
+                            null,
+                            null,
+                            given(request, "fireTime"))
+                    .withOtherFields(otherFields(request));
         } catch (IllegalStateException | IllegalArgumentException unreadable) {
             // The server would not parse the form: larger than it reads (Tomcat's max-http-form-post-size, 2 MB by
             // default), or malformed. Nothing was asked of the job; say why, as for any refused input.
@@ -80,6 +88,23 @@ final class OperationHandler {
         return refusal == null
                 ? actions.perform(operator.name(), VIA, TARGETS, asked)
                 : actions.refuse(operator.name(), VIA, TARGETS, asked, refusal);
+    }
+
+    /**
+     * A field of the form, {@code null} when it is missing or empty: the dialog sends each of its fields with every
+     * operation, empty where the operation takes none.
+     */
+    private static @Nullable String given(ServerRequest request, String field) {
+        return request.param(field).filter(value -> !value.isBlank()).orElse(null);
+    }
+
+    /** The names of the fields the form carried, not empty, that the console does not read: refused by every action. */
+    private static Set<String> otherFields(ServerRequest request) {
+        return request.params().entrySet().stream()
+                .filter(field -> !READ.contains(field.getKey()))
+                .filter(field -> field.getValue().stream().anyMatch(value -> value != null && !value.isBlank()))
+                .map(Map.Entry::getKey)
+                .collect(Collectors.toSet());
     }
 
     private @Nullable String refusal(HttpServletRequest request, Operator operator) {

@@ -10,6 +10,7 @@ import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -76,16 +77,30 @@ public enum OperatorAction {
         }
     }
 
-    /** An input an action reads from its request, named as {@link OperatorRequest}'s field. */
+    /**
+     * An input an action reads from its request: {@link OperatorRequest}'s component, under the {@link #field() name}
+     * the endpoint's body and the console's form give it.
+     */
     public enum Input {
-        JOB_PARAMETER,
-        ITEM,
-        INSTANCE,
-        HANDLER,
-        CRON,
-        COUNT,
-        PARAMETERS,
-        FIRE_TIME
+        JOB_PARAMETER("jobParameter"),
+        ITEM("item"),
+        INSTANCE("instance"),
+        HANDLER("handler"),
+        CRON("cron"),
+        COUNT("count"),
+        PARAMETERS("parameters"),
+        FIRE_TIME("fireTime");
+
+        private final String field;
+
+        Input(String field) {
+            this.field = field;
+        }
+
+        /** {@code jobParameter}, {@code item}, ...: the field that carries it. */
+        public String field() {
+            return field;
+        }
     }
 
     private final String verb;
@@ -109,9 +124,14 @@ public enum OperatorAction {
         return target;
     }
 
-    /** The inputs it reads; any other of the request is ignored. */
+    /** The inputs it reads; a request that carries any other is refused ({@link RequestChecks#fieldsNotTaken}). */
     public Set<Input> inputs() {
         return inputs;
+    }
+
+    /** The names of the fields it takes besides the action: its inputs', as {@link Input#field()} names them. */
+    public Set<String> fields() {
+        return inputs.stream().map(Input::field).collect(Collectors.toUnmodifiableSet());
     }
 
     /** {@code trigger}, {@code disable-job}, {@code disable-item}, ...: the console's action and the audit's. */
@@ -157,8 +177,8 @@ public enum OperatorAction {
     public String targetOf(OperatorRequest request) {
         return switch (target) {
             case JOB, DEFINITION -> "job";
-            case ITEM -> "item/" + request.item();
-            case INSTANCE -> "instance/" + request.instance();
+            case ITEM -> "item/" + Objects.requireNonNullElse(request.item(), "");
+            case INSTANCE -> "instance/" + Objects.requireNonNullElse(request.instance(), "");
         };
     }
 
@@ -188,13 +208,13 @@ public enum OperatorAction {
                 yield performed(() -> operations.enableItem(job, item), "item " + item + " enabled");
             }
             case DISABLE_INSTANCE -> {
-                String instance = Objects.requireNonNullElse(request.instance(), "");
+                String instance = RequestChecks.knownInstance(request, operations, false);
                 yield performed(
                         () -> operations.disableInstance(job, instance),
                         "instance " + instance + " disabled: its items move to the others");
             }
             case ENABLE_INSTANCE -> {
-                String instance = Objects.requireNonNullElse(request.instance(), "");
+                String instance = RequestChecks.knownInstance(request, operations, true);
                 yield performed(() -> operations.enableInstance(job, instance), "instance " + instance + " enabled");
             }
             case DEFINE, CRON, ITEMS, REMOVE -> changeDefinition(request, definitions(registry));

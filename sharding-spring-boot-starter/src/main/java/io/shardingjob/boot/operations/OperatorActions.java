@@ -6,6 +6,7 @@ import io.shardingjob.boot.operations.OperatorAction.Performed;
 import io.shardingjob.boot.operations.OperatorAction.Target;
 import io.shardingjob.boot.operations.OperatorOutcome.Status;
 import io.shardingjob.core.registry.RegistryUnavailableException;
+import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.Optional;
 import java.util.Set;
@@ -20,10 +21,12 @@ import org.slf4j.event.Level;
  * its inputs checked and its exceptions turned into an {@link OperatorOutcome}.
  *
  * <p>In order: an action on a running job (or a request that names no action) needs the job here, else
- * {@link Status#NO_SUCH_JOB}; an unknown action is {@link Status#BAD_INPUT} with {@link OperatorAction#unknown}; then
- * the action checks its inputs and performs: a refused or missing input is {@link Status#BAD_INPUT}, no such job (of a
- * definition) {@link Status#NO_SUCH_JOB}, a state that does not allow it (a disabled or stopping job)
- * {@link Status#CONFLICT}, ZooKeeper not recording it {@link Status#UNAVAILABLE}, anything else {@link Status#FAILED}.
+ * {@link Status#NO_SUCH_JOB}; an unknown action is {@link Status#BAD_INPUT} with {@link OperatorAction#unknown}, and so
+ * is a request carrying a field its action does not take ({@link RequestChecks#fieldsNotTaken}, named in the outcome's
+ * {@code input}); then the action checks its inputs (an instance must be one the job knows: {@link RequestChecks#knownInstance}) and performs: a refused or
+ * missing input is {@link Status#BAD_INPUT}, no such job (of a definition) {@link Status#NO_SUCH_JOB}, a state that
+ * does not allow it (a disabled or stopping job) {@link Status#CONFLICT}, ZooKeeper not recording it
+ * {@link Status#UNAVAILABLE}, anything else {@link Status#FAILED}.
  */
 public final class OperatorActions {
 
@@ -103,8 +106,13 @@ public final class OperatorActions {
         if (action.isEmpty()) {
             return OperatorOutcome.failed(Status.BAD_INPUT, OperatorAction.unknown(request.action(), targets));
         }
+        OperatorAction known = action.get();
+        List<String> notTaken = RequestChecks.fieldsNotTaken(known, request);
+        if (!notTaken.isEmpty()) {
+            return OperatorOutcome.badInput(notTaken.get(0), RequestChecks.notTaken(known, job, notTaken));
+        }
         try {
-            Performed performed = action.get().perform(request, operations, registry);
+            Performed performed = known.perform(request, operations, registry);
             return OperatorOutcome.performed(performed.what(), performed.fireTime());
         } catch (NoSuchElementException ex) {
             return OperatorOutcome.failed(Status.NO_SUCH_JOB, String.valueOf(ex.getMessage()));

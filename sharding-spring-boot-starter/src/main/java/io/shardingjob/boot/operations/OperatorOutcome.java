@@ -77,6 +77,11 @@ public record OperatorOutcome(
                 refused instanceof InvalidOperationException invalid ? invalid.input() : null);
     }
 
+    /** A 400 refusing this input (a field, as the request named it) for this reason. */
+    static OperatorOutcome badInput(String input, String why) {
+        return new OperatorOutcome(Status.BAD_INPUT, why, null, input);
+    }
+
     public boolean isPerformed() {
         return status == Status.PERFORMED;
     }

@@ -1,12 +1,17 @@
 package io.shardingjob.boot.operations;
 
+import io.shardingjob.boot.operations.OperatorAction.Input;
 import io.shardingjob.core.operation.InvalidOperationException;
 import java.time.Instant;
+import java.util.Set;
+import java.util.TreeSet;
 import org.jspecify.annotations.Nullable;
 
 /**
- * An operator's request as the endpoint or the console received it: the job, the action as asked, and the inputs given
- * (each action reads those {@link OperatorAction#inputs()} names and ignores the others).
+ * An operator's request as the endpoint or the console received it: the job, the action as asked, the inputs given, and
+ * the names of any other fields it carried. Each action reads its {@link OperatorAction#inputs()}; a request that
+ * carries a field its action does not take, one of these inputs or another, is refused
+ * ({@link RequestChecks#fieldsNotTaken}).
  *
  * @param action the action's name or verb as asked, read by {@link OperatorAction#parse}
  * @param item an item number as typed, for {@code disable-item} and {@code enable-item}
@@ -17,6 +22,8 @@ import org.jspecify.annotations.Nullable;
  * @param parameters the item parameters of {@code define} and {@code items} ({@code 0=eu,1=us}; none when not given)
  * @param handler the handler of {@code define}
  * @param fireTime the fire of {@code rerun}, as typed: epoch milliseconds or an ISO-8601 instant
+ * @param otherFields the names of the fields the request carried besides the action, the job and the inputs above (a
+ *     typo, a field no action takes): none an action takes, so any is refused
  */
 public record OperatorRequest(
         String job,
@@ -28,7 +35,27 @@ public record OperatorRequest(
         @Nullable Integer count,
         @Nullable String parameters,
         @Nullable String handler,
-        @Nullable String fireTime) {
+        @Nullable String fireTime,
+        Set<String> otherFields) {
+
+    public OperatorRequest {
+        otherFields = Set.copyOf(otherFields);
+    }
+
+    /** A request that carried no field but its action, its job and these inputs. */
+    public OperatorRequest(
+            String job,
+            String action,
+            @Nullable String item,
+            @Nullable String instance,
+            @Nullable String jobParameter,
+            @Nullable String cron,
+            @Nullable Integer count,
+            @Nullable String parameters,
+            @Nullable String handler,
+            @Nullable String fireTime) {
+        this(job, action, item, instance, jobParameter, cron, count, parameters, handler, fireTime, Set.of());
+    }
 
     /** An action on a job or its definition, with the inputs the endpoint's body may carry. */
     public static OperatorRequest ofJob(
@@ -65,6 +92,38 @@ public record OperatorRequest(
         return new OperatorRequest(job, action, null, instance, null, null, null, null, null, null);
     }
 
+    /** This request, carrying these other fields too. */
+    public OperatorRequest withOtherFields(Set<String> more) {
+        Set<String> all = new TreeSet<>(otherFields);
+        all.addAll(more);
+        return new OperatorRequest(
+                job, action, item, instance, jobParameter, cron, count, parameters, handler, fireTime, all);
+    }
+
+    /** The names of every field the request carried besides its action and job: the inputs given, and the others. */
+    public Set<String> fields() {
+        Set<String> fields = new TreeSet<>(otherFields);
+        for (Input input : Input.values()) {
+            if (value(input) != null) {
+                fields.add(input.field());
+            }
+        }
+        return fields;
+    }
+
+    private @Nullable Object value(Input input) {
+        return switch (input) {
+            case JOB_PARAMETER -> jobParameter;
+            case ITEM -> item;
+            case INSTANCE -> instance;
+            case HANDLER -> handler;
+            case CRON -> cron;
+            case COUNT -> count;
+            case PARAMETERS -> parameters;
+            case FIRE_TIME -> fireTime;
+        };
+    }
+
     /**
      * The item as a number: the text typed (a URL's path, a form field) read as a whole number. Whether the job has
      * that item is the job's operation to check ({@code JobCoordinator.disableItem}).
@@ -76,7 +135,9 @@ public record OperatorRequest(
             return Integer.parseInt(item == null ? "" : item.trim());
         } catch (NumberFormatException ex) {
             throw new InvalidOperationException(
-                    job, "item", "'" + OperatorAction.abbreviated(String.valueOf(item)) + "' is not an item number");
+                    job,
+                    "item",
+                    "'" + OperatorAction.abbreviated(item == null ? "" : item) + "' is not an item number");
         }
     }
 

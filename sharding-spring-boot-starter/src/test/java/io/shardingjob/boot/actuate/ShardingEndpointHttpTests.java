@@ -11,7 +11,10 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.shardingjob.boot.RecordingJob;
 import io.shardingjob.boot.ShardedJob;
 import io.shardingjob.boot.ShardedJobRegistry;
+import io.shardingjob.boot.ShardingOperations;
 import io.shardingjob.boot.TestZooKeeper;
+import io.shardingjob.core.JobCoordinator;
+import io.shardingjob.core.execution.LedgerFire;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -58,6 +61,9 @@ class ShardingEndpointHttpTests {
 
     @Autowired
     private ShardedJobRegistry registry;
+
+    @Autowired
+    private ShardingOperations operations;
 
     @DynamicPropertySource
     static void zooKeeper(DynamicPropertyRegistry registry) {
@@ -329,6 +335,131 @@ class ShardingEndpointHttpTests {
     }
 
     @Test
+    void refusesToDisableOrEnableAnInstanceTheJobDoesNotKnow() throws Exception {
+        awaitSharded("orderSync");
+
+        HttpResponse<String> disable = post("/actuator/sharding/orderSync/instances/http-tset", "disable");
+
+        assertThat(disable.statusCode()).as(disable.body()).isEqualTo(400);
+        DocumentContext answer = JsonPath.parse(disable.body());
+        assertThat(answer.read("$", Map.class)).containsOnlyKeys("job", "target", "action", "result", "input");
+        assertThat(answer.read("$.target", String.class)).isEqualTo("instances/http-tset");
+        assertThat(answer.read("$.input", String.class)).isEqualTo("instanceId");
+        assertThat(answer.read("$.result", String.class))
+                .contains("'orderSync'", "'http-tset' is not a registered instance", "registered: " + INSTANCE);
+        HttpResponse<String> enable = post("/actuator/sharding/orderSync/instances/http-tset", "enable");
+        assertThat(enable.statusCode()).as(enable.body()).isEqualTo(400);
+        assertThat(JsonPath.parse(enable.body()).read("$.result", String.class))
+                .contains("'http-tset' is not a registered instance of the job nor a disabled one");
+    }
+
+    @Test
+    void enablesAnInstanceThatWasDisabledAndHasGoneSoItsFlagStaysClearable() throws Exception {
+        awaitSharded("orderSync");
+        JobCoordinator job = operations.job("orderSync").orElseThrow();
+        // The core's own operation, which takes an instance not registered now (the next pod of a deployment).
+        job.disableInstance("gone-pod");
+        eventually().untilAsserted(() -> assertThat(job.disabledInstances()).contains("gone-pod"));
+
+        HttpResponse<String> enable = post("/actuator/sharding/orderSync/instances/gone-pod", "enable");
+
+        assertThat(enable.statusCode()).as(enable.body()).isEqualTo(200);
+        eventually().untilAsserted(() -> assertThat(job.disabledInstances()).doesNotContain("gone-pod"));
+    }
+
+    @Test
+    void refusesAnItemSentToTheJobsPathRatherThanDisableTheWholeJob() throws Exception {
+        awaitSharded("orderSync");
+
+        HttpResponse<String> refused =
+                send("POST", "/actuator/sharding/orderSync", "{\"action\":\"disable\",\"item\":99}");
+
+        assertThat(refused.statusCode()).as(refused.body()).isEqualTo(400);
+        DocumentContext answer = JsonPath.parse(refused.body());
+        assertThat(answer.read("$", Map.class)).containsOnlyKeys("job", "target", "action", "result", "input");
+        assertThat(answer.read("$.action", String.class)).isEqualTo("disable");
+        assertThat(answer.read("$.input", String.class)).isEqualTo("item");
+        assertThat(answer.read("$.result", String.class))
+                .contains("'orderSync'", "disable-job does not take 'item'", "disable-item takes item")
+                .contains("nothing was changed");
+        assertThat(get("/actuator/sharding", 200).read("$.jobs[0].disabled", Boolean.class))
+                .isFalse();
+    }
+
+    @Test
+    void refusesAFieldItsActionDoesNotTakeOnTheJobsPathAndAnItemsOrAnInstancesPath() throws Exception {
+        awaitSharded("orderSync");
+
+        HttpResponse<String> misspelt =
+                send("POST", "/actuator/sharding/manualReport", "{\"action\":\"trigger\",\"jobParamter\":\"eu-only\"}");
+        assertThat(misspelt.statusCode()).as(misspelt.body()).isEqualTo(400);
+        assertThat(JsonPath.parse(misspelt.body()).read("$.input", String.class))
+                .isEqualTo("jobParamter");
+        assertThat(JsonPath.parse(misspelt.body()).read("$.result", String.class))
+                .contains("trigger does not take 'jobParamter' (it takes jobParameter)");
+
+        HttpResponse<String> anotherActions =
+                send("POST", "/actuator/sharding/orderSync", "{\"action\":\"reshard\",\"cron\":\"0 0 3 * * *\"}");
+        assertThat(anotherActions.statusCode()).as(anotherActions.body()).isEqualTo(400);
+        assertThat(JsonPath.parse(anotherActions.body()).read("$.result", String.class))
+                .contains("reshard does not take 'cron' (it takes no field but the action)");
+
+        HttpResponse<String> onAnItem =
+                send("POST", "/actuator/sharding/orderSync/items/2", "{\"action\":\"disable\",\"jobParameter\":\"x\"}");
+        assertThat(onAnItem.statusCode()).as(onAnItem.body()).isEqualTo(400);
+        assertThat(JsonPath.parse(onAnItem.body()).read("$.input", String.class))
+                .isEqualTo("jobParameter");
+        assertThat(JsonPath.parse(onAnItem.body()).read("$.result", String.class))
+                .contains("disable-item does not take 'jobParameter' (it takes item)");
+
+        HttpResponse<String> onAnInstance = send(
+                "POST",
+                "/actuator/sharding/orderSync/instances/" + INSTANCE + "?force=true",
+                "{\"action\":\"disable\"}");
+        assertThat(onAnInstance.statusCode()).as(onAnInstance.body()).isEqualTo(400);
+        assertThat(JsonPath.parse(onAnInstance.body()).read("$.input", String.class))
+                .isEqualTo("force");
+    }
+
+    @Test
+    void aRefusedTypoChangesNothing() throws Exception {
+        awaitSharded("orderSync");
+        awaitSharded("manualReport");
+        JobCoordinator orderSync = operations.job("orderSync").orElseThrow();
+        List<Instant> manualFiresBefore = manualFires();
+        List<String> typos = List.of(
+                "/actuator/sharding/orderSync|{\"action\":\"disable\",\"item\":1}",
+                "/actuator/sharding/orderSync|{\"action\":\"disable\",\"instance\":\"" + INSTANCE + "\"}",
+                "/actuator/sharding/orderSync/instances/no-such-pod|{\"action\":\"disable\"}",
+                "/actuator/sharding/orderSync/items/1|{\"action\":\"disable\",\"itme\":2}",
+                "/actuator/sharding/orderSync|{\"action\":\"items\",\"count\":8,\"handler\":\"x\"}",
+                "/actuator/sharding/manualReport|{\"action\":\"trigger\",\"jobParamter\":\"eu-only\"}");
+        for (String typo : typos) {
+            String[] pathAndBody = typo.split("\\|", 2);
+            HttpResponse<String> refused = send("POST", pathAndBody[0], pathAndBody[1]);
+            assertThat(refused.statusCode()).as("%s: %s", typo, refused.body()).isEqualTo(400);
+        }
+
+        // A change asked after the typos, once seen, shows that any change of theirs would have been seen too: the
+        // registry's cache applies ZooKeeper's changes in the order they were written.
+        assertThat(post("/actuator/sharding/orderSync/items/3", "disable").statusCode())
+                .isEqualTo(200);
+        try {
+            eventually()
+                    .untilAsserted(() -> assertThat(orderSync.disabledItems()).containsExactly(3));
+            assertThat(orderSync.configuration().disabled()).isFalse();
+            assertThat(orderSync.configuration().shardingTotalCount()).isEqualTo(4);
+            assertThat(orderSync.disabledInstances()).isEmpty();
+            assertThat(manualFires()).isEqualTo(manualFiresBefore);
+        } finally {
+            assertThat(post("/actuator/sharding/orderSync/items/3", "enable").statusCode())
+                    .isEqualTo(200);
+            eventually()
+                    .untilAsserted(() -> assertThat(orderSync.disabledItems()).isEmpty());
+        }
+    }
+
+    @Test
     void refusesACronThatCannotBeReadOrNeverFiresWithABadRequest() throws Exception {
         registry.registerHandler("cronChecked", context -> {});
 
@@ -483,6 +614,13 @@ class ShardingEndpointHttpTests {
                 .untilAsserted(() -> assertThat(
                                 post("/actuator/sharding/export", "remove").statusCode())
                         .isEqualTo(404));
+    }
+
+    /** The fires of the manual report the ledger holds, read from ZooKeeper: it fires only when triggered. */
+    private List<Instant> manualFires() {
+        return operations.job("manualReport").orElseThrow().ledger().recentFires(100).stream()
+                .map(LedgerFire::fireTime)
+                .toList();
     }
 
     /** This instance's recent executions of the job for one fire. */

@@ -122,6 +122,81 @@ class ShardingConsoleOperationsTests {
     }
 
     @Test
+    void disablingAnInstanceThatIsNotRegisteredIsRefusedWithTheReason() {
+        HttpResponse<String> answer = operate("disable-instance", "instance", "console-tset");
+
+        assertThat(answer.statusCode()).as(answer.body()).isEqualTo(400);
+        assertThat(answer.body())
+                .contains("data-status=\"error\"")
+                .contains("&#39;console-tset&#39; is not a registered instance", "registered: console-test");
+        assertThat(operate("enable-instance", "instance", "console-tset").statusCode())
+                .isEqualTo(400);
+    }
+
+    @Test
+    void anItemSentWithTheJobsDisableIsRefusedRatherThanDisableTheWholeJob() {
+        HttpResponse<String> answer = operate(Map.of("action", "disable-job", "item", "1"));
+
+        assertThat(answer.statusCode()).as(answer.body()).isEqualTo(400);
+        assertThat(answer.body())
+                .contains("data-status=\"error\"")
+                .contains("disable-job does not take &#39;item&#39;", "disable-item takes item", "nothing was changed");
+        assertThat(application.jobDisabled()).isFalse();
+    }
+
+    @Test
+    void aFieldNoActionTakesIsRefused() {
+        HttpResponse<String> answer = operate(Map.of("action", "disable-item", "item", "1", "itme", "2"));
+
+        assertThat(answer.statusCode()).as(answer.body()).isEqualTo(400);
+        assertThat(answer.body()).contains("disable-item does not take &#39;itme&#39; (it takes item)");
+        assertThat(application.operations().job(JOB).orElseThrow().disabledItems())
+                .isEmpty();
+        HttpResponse<String> trigger = operate(Map.of("action", "trigger", "jobParamter", "eu-only"));
+        assertThat(trigger.statusCode()).as(trigger.body()).isEqualTo(400);
+        assertThat(trigger.body()).contains("trigger does not take &#39;jobParamter&#39; (it takes jobParameter)");
+    }
+
+    @Test
+    void theDialogsEmptyFieldsAreNoFieldsItsActionDoesNotTake() {
+        // The dialog sends every field of its form, empty where the operation takes none.
+        HttpResponse<String> answer = operate(Map.of(
+                "job", JOB, "action", "reshard", "item", "", "instance", "", "fireTime", "", "jobParameter", ""));
+
+        assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
+        assertThat(answer.body()).contains("data-status=\"ok\"");
+    }
+
+    @Test
+    void aRefusedTypoChangesNothing() {
+        JobCoordinator job = application.operations().job(JOB).orElseThrow();
+        List<Map<String, String>> typos = List.of(
+                Map.of("action", "disable-job", "item", "1"),
+                Map.of("action", "disable-job", "instance", "console-test"),
+                Map.of("action", "disable-instance", "instance", "no-such-pod"),
+                Map.of("action", "disable-item", "item", "1", "itme", "2"),
+                Map.of("action", "enable-instance", "instance", "no-such-pod"));
+        for (Map<String, String> typo : typos) {
+            HttpResponse<String> refused = operate(typo);
+            assertThat(refused.statusCode()).as("%s: %s", typo, refused.body()).isEqualTo(400);
+        }
+
+        // A change asked after the typos, once seen, shows that any change of theirs would have been seen too: the
+        // registry's cache applies ZooKeeper's changes in the order they were written.
+        assertThat(operate("disable-item", "item", "0").statusCode()).isEqualTo(200);
+        try {
+            await().atMost(PATIENCE)
+                    .untilAsserted(() -> assertThat(job.disabledItems()).containsExactly(0));
+            assertThat(application.jobDisabled()).isFalse();
+            assertThat(job.disabledInstances()).isEmpty();
+        } finally {
+            assertThat(operate("enable-item", "item", "0").statusCode()).isEqualTo(200);
+            await().atMost(PATIENCE)
+                    .untilAsserted(() -> assertThat(job.disabledItems()).isEmpty());
+        }
+    }
+
+    @Test
     void aTriggerWithAJobParameterTooLargeForTheLedgerIsRefusedAndTheApplicationStaysConnected() {
         HttpResponse<String> tooLarge = operate("trigger", "jobParameter", "x".repeat(17 * 1024));
         assertThat(tooLarge.statusCode()).isEqualTo(400);
@@ -178,9 +253,10 @@ class ShardingConsoleOperationsTests {
     }
 
     private HttpResponse<String> operate(String action, String field, String value) {
-        return application.post(
-                "/sharding-console/jobs/orderSync/operations",
-                Map.of("action", action, field, value),
-                application.fromAPage());
+        return operate(Map.of("action", action, field, value));
+    }
+
+    private HttpResponse<String> operate(Map<String, String> form) {
+        return application.post("/sharding-console/jobs/orderSync/operations", form, application.fromAPage());
     }
 }
