@@ -40,7 +40,9 @@ class SampleApplicationClusterTests {
         Instant two = cluster.clock().moveTo(tomorrow.atTime(2, 0), SHANGHAI);
 
         cluster.awaitFire("orderSettlement", two).assertEveryItemRanOnce().assertNoItemRanOnTwoInstancesAtOnce();
-        assertThat(cluster.runs("orderSettlement")).extracting(ExecutionRecord::fireTime).containsOnly(two);
+        assertThat(cluster.runs("orderSettlement"))
+                .extracting(ExecutionRecord::fireTime)
+                .containsOnly(two);
     }
 
     @Test

@@ -111,8 +111,8 @@ public final class ShardingCluster implements AutoCloseable {
         all.put("spring.main.banner-mode", "off");
         all.putAll(properties);
         try {
-            ShardingInstance instance = ShardingInstance.start(
-                    instanceId, zooKeeper.servers(), connectString(), sources, all, clock);
+            ShardingInstance instance =
+                    ShardingInstance.start(instanceId, zooKeeper.servers(), connectString(), sources, all, clock);
             instances.add(instance);
             return instance;
         } catch (IOException ex) {
@@ -176,7 +176,9 @@ public final class ShardingCluster implements AutoCloseable {
 
     /**
      * Waits until the ledger holds the fire settled (every item ended, made up or skipped) and every instance that
-     * ended an item of it has its run in its executions, then gives what every running instance recorded of it.
+     * ended an item of it has its run in its executions, then gives what every running instance recorded of it. The
+     * ledger keeps a settled fire for a minute of the {@link #clock()}: wait for a fire before moving the clock further
+     * past it, or read its runs from {@link #runs(String)}.
      */
     public FireRecord awaitFire(String job, Instant fireTime, Duration patience) {
         AtomicReference<FireRecord> settled = new AtomicReference<>();

@@ -1,11 +1,11 @@
 package io.shardingjob.test;
 
 import io.shardingjob.boot.ShardingOperations;
+import io.shardingjob.boot.jobs.ShardedJobExecutors;
 import io.shardingjob.core.JobCoordinator;
 import io.shardingjob.core.registry.RegistryCenter;
 import io.shardingjob.core.testing.Sessions;
 import io.shardingjob.core.testing.TcpProxy;
-import io.shardingjob.boot.jobs.ShardedJobExecutors;
 import java.io.IOException;
 import java.time.Clock;
 import java.util.ArrayList;

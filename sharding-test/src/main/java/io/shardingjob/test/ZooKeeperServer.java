@@ -87,7 +87,7 @@ public final class ZooKeeperServer {
         }
     }
 
-    /** Starts the stopped server again, on its port and with its data: it rejoins its ensemble. */
+    /** Starts the stopped server again, on its port: it rejoins its ensemble. */
     public synchronized void restart() {
         if (running) {
             return;

@@ -77,8 +77,7 @@ class MovableClockTests {
         assertThat(fire.runs()).extracting(ExecutionRecord::source).containsOnly(ExecutionSource.NORMAL);
         assertThat(fire.runs()).extracting(ExecutionRecord::instance).containsExactlyInAnyOrder("app-1", "app-2");
         // Run at the clock's time: from 02:00 on, a few real seconds after it, not at the real time.
-        assertThat(fire.runs())
-                .allSatisfy(run -> assertThat(run.start()).isBetween(two, two.plus(PATIENCE)));
+        assertThat(fire.runs()).allSatisfy(run -> assertThat(run.start()).isBetween(two, two.plus(PATIENCE)));
         assertThat(cluster.runs("nightly")).hasSize(2);
     }
 
@@ -128,8 +127,7 @@ class MovableClockTests {
     }
 
     @Test
-    void everyInstanceTellsTimeByTheClustersClockEvenWhenTheApplicationDeclaresAClockOfItsOwn(
-            ShardingCluster cluster) {
+    void everyInstanceTellsTimeByTheClustersClockEvenWhenTheApplicationDeclaresAClockOfItsOwn(ShardingCluster cluster) {
         ShardingInstance instance = cluster.start("app-1", NightlyJobs.class, OwnClock.class);
 
         assertThat(instance.bean(Clock.class)).isSameAs(cluster.clock());

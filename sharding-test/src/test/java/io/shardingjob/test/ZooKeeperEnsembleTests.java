@@ -42,12 +42,9 @@ class ZooKeeperEnsembleTests {
             assertThat(server.isRunning()).isFalse();
 
             // The instances whose connection went to it move to another server, on the same session.
-            await().atMost(PATIENCE)
-                    .until(() -> cluster.instances().stream().allMatch(ShardingInstance::isConnected));
+            await().atMost(PATIENCE).until(() -> cluster.instances().stream().allMatch(ShardingInstance::isConnected));
             cluster.awaitSettled("settlement");
-            cluster.fireAndAwait("settlement")
-                    .assertEveryItemRanOnce()
-                    .assertNoItemRanOnTwoInstancesAtOnce();
+            cluster.fireAndAwait("settlement").assertEveryItemRanOnce().assertNoItemRanOnTwoInstancesAtOnce();
 
             server.restart();
             assertThat(server.isRunning()).isTrue();
@@ -57,7 +54,8 @@ class ZooKeeperEnsembleTests {
     }
 
     private static List<String> proxiesOf(ShardingInstance instance) {
-        String connectString = instance.context().getEnvironment().getRequiredProperty("sharding.zookeeper.connect-string");
+        String connectString =
+                instance.context().getEnvironment().getRequiredProperty("sharding.zookeeper.connect-string");
         return Arrays.asList(connectString.split(","));
     }
 }
