@@ -9,6 +9,7 @@ import io.shardingjob.core.sharding.Assignment;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -17,17 +18,16 @@ import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
-import org.apache.curator.test.InstanceSpec;
-import org.apache.curator.test.TestingServer;
 
 /**
- * A ZooKeeper server in this process, and the instances of an application a test starts on it, each its own Spring
- * application context with the starter, connected through a proxy of its own so that the test can cut or freeze its
- * link. What {@link ShardingTest} gives each test; close it when used on its own.
+ * A ZooKeeper in this process (one server, or an ensemble of a few), and the instances of an application a test starts
+ * on it, each its own Spring application context with the starter, connected through proxies of its own so that the
+ * test can cut or freeze its link, and all telling time by one {@link #clock()} the test moves. What {@link
+ * ShardingTest} gives each test; close it when used on its own.
  *
  * <p>Instances get short timings, so that faults play out in seconds: 2 s sessions, a reconcile interval of 500 ms.
  * Their properties override these. All of them win over the application's own files, as command-line arguments do;
- * the connect string is always the instance's proxy.
+ * the connect string is always the instance's proxies.
  */
 public final class ShardingCluster implements AutoCloseable {
 
@@ -37,27 +37,51 @@ public final class ShardingCluster implements AutoCloseable {
     /** How long an await waits unless told otherwise. */
     public static final Duration PATIENCE = Duration.ofSeconds(30);
 
-    private final TestingServer server;
+    private final ZooKeeperServers zooKeeper;
+    private final MovableClock clock = new MovableClock();
     private final String namespace = "sharding-test-" + UUID.randomUUID();
     private final List<ShardingInstance> instances = new CopyOnWriteArrayList<>();
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private ShardingCluster(TestingServer server) {
-        this.server = server;
+    private ShardingCluster(ZooKeeperServers zooKeeper) {
+        this.zooKeeper = zooKeeper;
+        clock.onMove(() -> instances().forEach(ShardingInstance::clockMoved));
     }
 
     /** Starts a ZooKeeper server with a tick of 100 ms, so that sessions may be as short as 200 ms. */
     public static ShardingCluster start() {
-        try {
-            return new ShardingCluster(new TestingServer(new InstanceSpec(null, -1, -1, -1, true, -1, 100, -1), true));
-        } catch (Exception ex) {
-            throw new IllegalStateException("Could not start the test's ZooKeeper server", ex);
-        }
+        return new ShardingCluster(ZooKeeperServers.start(1));
     }
 
-    /** The server's address, as a client outside the instances would connect. */
+    /**
+     * Starts a ZooKeeper ensemble of {@code servers} servers (3 or 5 to outlive the loss of one or two), each with a tick
+     * of 100 ms. Each instance reaches each server through a proxy of its own.
+     */
+    public static ShardingCluster startEnsemble(int servers) {
+        return new ShardingCluster(ZooKeeperServers.start(servers));
+    }
+
+    /** The servers' addresses, as a client outside the instances would connect. */
     public String connectString() {
-        return server.getConnectString();
+        return zooKeeper.connectString();
+    }
+
+    /** The ZooKeeper's servers: one, or the ensemble's members. */
+    public List<ZooKeeperServer> zooKeepers() {
+        return zooKeeper.servers();
+    }
+
+    /** The ZooKeeper's server at {@code index}, from 0, to stop and restart it. */
+    public ZooKeeperServer zooKeeper(int index) {
+        return zooKeeper.servers().get(index);
+    }
+
+    /**
+     * The time every instance tells, which the test moves forward to make its jobs' schedules fire: see {@link
+     * MovableClock}.
+     */
+    public MovableClock clock() {
+        return clock;
     }
 
     /** Starts an instance of the application made of {@code sources}, under this id, and waits until it runs. */
@@ -88,7 +112,7 @@ public final class ShardingCluster implements AutoCloseable {
         all.putAll(properties);
         try {
             ShardingInstance instance =
-                    ShardingInstance.start(instanceId, server.getPort(), connectString(), sources, all);
+                    ShardingInstance.start(instanceId, zooKeeper.servers(), connectString(), sources, all, clock);
             instances.add(instance);
             return instance;
         } catch (IOException ex) {
@@ -152,7 +176,9 @@ public final class ShardingCluster implements AutoCloseable {
 
     /**
      * Waits until the ledger holds the fire settled (every item ended, made up or skipped) and every instance that
-     * ended an item of it has its run in its executions, then gives what every running instance recorded of it.
+     * ended an item of it has its run in its executions, then gives what every running instance recorded of it. The
+     * ledger keeps a settled fire for a minute of the {@link #clock()}: wait for a fire before moving the clock further
+     * past it, or read its runs from {@link #runs(String)}.
      */
     public FireRecord awaitFire(String job, Instant fireTime, Duration patience) {
         AtomicReference<FireRecord> settled = new AtomicReference<>();
@@ -194,7 +220,18 @@ public final class ShardingCluster implements AutoCloseable {
                 new FireRecord(job, fireTime, coordinator.configuration().shardingTotalCount(), ledger.get(), runs));
     }
 
-    /** Stops every instance, then the server. */
+    /**
+     * Every run of the job the running instances recorded (their recent executions), by fire time then start: what
+     * remains of fires the ledger no longer holds, such as the make-ups of fires a move of the {@link #clock()} passed.
+     */
+    public List<ExecutionRecord> runs(String job) {
+        return instances().stream()
+                .flatMap(instance -> instance.operations().recentExecutions(job).stream())
+                .sorted(Comparator.comparing(ExecutionRecord::fireTime).thenComparing(ExecutionRecord::start))
+                .toList();
+    }
+
+    /** Stops every instance, then the ZooKeeper. */
     @Override
     public void close() {
         if (!closed.compareAndSet(false, true)) {
@@ -204,9 +241,9 @@ public final class ShardingCluster implements AutoCloseable {
             instance.close();
         }
         try {
-            server.close();
+            zooKeeper.close();
         } catch (IOException ex) {
-            throw new IllegalStateException("Could not stop the test's ZooKeeper server", ex);
+            throw new IllegalStateException("Could not stop the test's ZooKeeper", ex);
         }
     }
 }

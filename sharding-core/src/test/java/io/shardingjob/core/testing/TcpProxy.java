@@ -192,7 +192,15 @@ public final class TcpProxy implements AutoCloseable {
                     continue;
                 }
                 Socket outbound = new Socket();
-                outbound.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), targetPort), 2000);
+                try {
+                    outbound.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), targetPort), 2000);
+                } catch (IOException targetDown) {
+                    // The server is down (an ensemble's member stopped): the client sees the connection drop at once
+                    // and tries its next server, rather than waiting out its connect timeout on an open socket.
+                    closeQuietly(outbound);
+                    closeQuietly(inbound);
+                    continue;
+                }
                 // As ZooKeeper's client and server do: a packet goes out as a length and a body, two small writes, and
                 // with Nagle's algorithm the body waits for the length's delayed acknowledgement (40 ms on Linux).
                 inbound.setTcpNoDelay(true);

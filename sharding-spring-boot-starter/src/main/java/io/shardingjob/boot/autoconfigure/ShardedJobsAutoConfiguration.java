@@ -21,6 +21,7 @@ import io.shardingjob.core.execution.MisfireListener;
 import io.shardingjob.core.registry.RegistryCenter;
 import io.shardingjob.core.sharding.strategy.ShardingStrategies;
 import io.shardingjob.core.sharding.strategy.ShardingStrategy;
+import java.time.Clock;
 import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -35,6 +36,9 @@ import org.springframework.core.env.Environment;
  * Runs every {@code @ShardedJob} method of the application as a sharded job: finds the methods, resolves each job's
  * configuration (the annotation, then {@code sharding.jobs.<name>.*}, then the customizers), and starts and stops the
  * jobs with the context, on threads whose number does not grow with the number of jobs.
+ *
+ * <p>Time (the crons' fire times, the time fires and claims are stamped with) comes from the application's {@link Clock}
+ * bean when it has one, the system clock otherwise: one clock for the schedules and the ledger, which a test can move.
  */
 @AutoConfiguration(after = {ShardingRegistryAutoConfiguration.class, ShardingJdbcExecutionLogAutoConfiguration.class})
 @ConditionalOnBooleanProperty(name = "sharding.enabled", matchIfMissing = true)
@@ -56,7 +60,9 @@ public final class ShardedJobsAutoConfiguration {
 
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
-    ShardedJobExecutors shardedJobExecutors(ShardingProperties properties, Environment environment) {
+    ShardedJobExecutors shardedJobExecutors(
+            ShardingProperties properties, Environment environment, ObjectProvider<Clock> clock) {
+        Clock time = clock.getIfAvailable(Clock::systemUTC);
         int schedulerThreads = properties.getScheduler().getPoolSize();
         int coordinationThreads = properties.getCoordination().getPoolSize();
         ExecutionProperties execution = properties.getExecution();
@@ -65,12 +71,14 @@ public final class ShardedJobsAutoConfiguration {
                         schedulerThreads,
                         coordinationThreads,
                         execution.getMaxConcurrentFires(),
-                        execution.getPoolSize())
+                        execution.getPoolSize(),
+                        time)
                 : ShardedJobExecutors.platform(
                         schedulerThreads,
                         coordinationThreads,
                         execution.getMaxConcurrentFires(),
-                        execution.getPoolSize());
+                        execution.getPoolSize(),
+                        time);
     }
 
     @Bean

@@ -62,13 +62,14 @@ public final class ShardingFencingAutoConfiguration {
 
         @Bean
         @ConditionalOnMissingBean
-        JdbcFenceStore shardingJdbcFenceStore(DataSource dataSource, ShardingProperties properties) {
+        JdbcFenceStore shardingJdbcFenceStore(
+                DataSource dataSource, ShardingProperties properties, ObjectProvider<Clock> clock) {
             FencingProperties fencing = properties.getFencing();
             return new JdbcFenceStore(
                     JdbcClient.create(dataSource),
                     checked("sharding.fencing.table", fencing.getTable()),
                     fencing.isInitializeSchema(),
-                    Clock.systemUTC());
+                    clock.getIfAvailable(Clock::systemUTC));
         }
     }
 

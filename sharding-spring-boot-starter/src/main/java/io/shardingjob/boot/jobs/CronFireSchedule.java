@@ -2,6 +2,7 @@ package io.shardingjob.boot.jobs;
 
 import io.shardingjob.core.config.FireSchedule;
 import io.shardingjob.core.config.JobConfiguration;
+import java.time.Clock;
 import java.time.Instant;
 import org.jspecify.annotations.Nullable;
 
@@ -13,8 +14,12 @@ public final class CronFireSchedule implements FireSchedule {
 
     private final JobCrons crons;
 
-    CronFireSchedule(JobCrons crons) {
+    private final Clock clock;
+
+    /** @param clock the jobs' time, from which "it never fires" is judged */
+    CronFireSchedule(JobCrons crons, Clock clock) {
         this.crons = crons;
+        this.clock = clock;
     }
 
     @Override
@@ -42,7 +47,7 @@ public final class CronFireSchedule implements FireSchedule {
                     + (reason.length() > 200 ? reason.substring(0, 200) + "..." : reason)
                     + "); six fields, seconds first, e.g. '0 0/5 * * * *'");
         }
-        if (nextFireAfter(configuration, Instant.now()) == null) {
+        if (nextFireAfter(configuration, clock.instant()) == null) {
             throw new IllegalArgumentException("it never fires");
         }
     }

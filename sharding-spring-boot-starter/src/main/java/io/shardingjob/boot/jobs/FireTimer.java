@@ -134,6 +134,15 @@ public final class FireTimer implements TaskScheduler, AutoCloseable {
         }
     }
 
+    /**
+     * Tells the timer that its clock jumped (a test moved it, see {@code sharding-test}'s {@code MovableClock}): the
+     * tasks whose times the jump passed run at once, in a pass as at any wake-up, and the timer arms for the next time
+     * from the clock as it reads now. Without it the timer would wake when the real-time delay it armed ends.
+     */
+    public void clockMoved() {
+        alarm.clockMoved();
+    }
+
     /** How many tasks wait for a time: for tests and diagnostics. */
     int size() {
         return alarm.size();

@@ -9,6 +9,7 @@ import io.shardingjob.core.execution.ItemExecutor;
 import io.shardingjob.core.execution.MisfireListener;
 import io.shardingjob.core.registry.RegistryCenter;
 import io.shardingjob.core.sharding.strategy.ShardingStrategies;
+import java.time.Clock;
 import java.util.List;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -34,7 +35,7 @@ final class JobAssembly {
     /** The crons of every job, read once for the triggers and the ledger's schedules. */
     private final JobCrons crons = new JobCrons();
 
-    private final CronFireSchedule fireSchedule = new CronFireSchedule(crons);
+    private final CronFireSchedule fireSchedule;
 
     JobAssembly(
             RunningJobs.Timings timings,
@@ -47,6 +48,7 @@ final class JobAssembly {
         this.executors = executors;
         this.jobListeners = jobListeners;
         this.decorators = decorators;
+        this.fireSchedule = new CronFireSchedule(crons, executors.clock());
     }
 
     /**
@@ -66,6 +68,8 @@ final class JobAssembly {
                 .instanceId(instanceId)
                 .strategies(strategies)
                 .scheduler(executors.coordination())
+                // The timer's clock: the time a fire is stamped with is the time its trigger read.
+                .clock(executors.clock())
                 .startTimeout(timings.startTimeout())
                 .reconcileInterval(timings.reconcileInterval())
                 .shardingWaitTimeout(timings.shardingWaitTimeout())
@@ -94,6 +98,11 @@ final class JobAssembly {
             invocation = inOrder.get(i).decorate(job, invocation);
         }
         return invocation;
+    }
+
+    /** The jobs' time: the executors' clock. */
+    Clock clock() {
+        return executors.clock();
     }
 
     /** The fire times of the jobs' crons, as their triggers read them. */

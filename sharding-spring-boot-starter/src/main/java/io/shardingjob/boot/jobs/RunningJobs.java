@@ -8,6 +8,7 @@ import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.execution.ItemExecutor;
 import io.shardingjob.core.registry.RegistryCenter;
 import io.shardingjob.core.sharding.strategy.ShardingStrategies;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -266,5 +267,10 @@ public final class RunningJobs implements ScheduledTaskHolder {
     /** The fire times of the jobs' crons, as their triggers read them. */
     CronFireSchedule fireSchedule() {
         return assembly.fireSchedule();
+    }
+
+    /** The jobs' time, which their schedules and coordinators read. */
+    Clock clock() {
+        return assembly.clock();
     }
 }

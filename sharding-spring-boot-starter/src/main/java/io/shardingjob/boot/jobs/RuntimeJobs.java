@@ -68,7 +68,7 @@ public final class RuntimeJobs implements ShardedJobRegistry, JobDefinitions.Lis
 
     /** Follows the definitions stored in ZooKeeper from now on, starting the jobs defined already. */
     public void connect(RegistryCenter registry) {
-        JobDefinitions following = new JobDefinitions(registry.client(), this, jobs.fireSchedule());
+        JobDefinitions following = new JobDefinitions(registry.client(), this, jobs.fireSchedule(), jobs.clock());
         definitions = following;
         following.start();
     }

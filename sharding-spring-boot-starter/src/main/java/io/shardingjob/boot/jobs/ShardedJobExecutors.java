@@ -1,5 +1,6 @@
 package io.shardingjob.boot.jobs;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
@@ -34,6 +35,10 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
  *
  * <p>With virtual threads the fires and items run on virtual threads, each pool's size then a limit of concurrent runs
  * rather than a number of platform threads.
+ *
+ * <p>The scheduler's {@link Clock} is the jobs' one time: the timer compares the crons' times with it, and the
+ * coordinators stamp fires and claims with it ({@link #clock()}). The factories take the application's {@code Clock}
+ * bean when it has one, so that a test that moves that clock moves the schedules ({@link FireTimer#clockMoved()}).
  */
 public final class ShardedJobExecutors implements AutoCloseable {
 
@@ -104,12 +109,18 @@ public final class ShardedJobExecutors implements AutoCloseable {
         return platform(schedulerThreads, DEFAULT_COORDINATION_THREADS, fireThreads, itemThreads);
     }
 
-    /** Platform threads, with {@code coordinationThreads} for coordination work. */
+    /** Platform threads, with {@code coordinationThreads} for coordination work, on the system clock. */
     public static ShardedJobExecutors platform(
             int schedulerThreads, int coordinationThreads, int fireThreads, int itemThreads) {
+        return platform(schedulerThreads, coordinationThreads, fireThreads, itemThreads, Clock.systemUTC());
+    }
+
+    /** Platform threads, with {@code coordinationThreads} for coordination work, whose jobs tell time by {@code clock}. */
+    public static ShardedJobExecutors platform(
+            int schedulerThreads, int coordinationThreads, int fireThreads, int itemThreads, Clock clock) {
         return new ShardedJobExecutors(
-                scheduler("sharding-scheduler-", schedulerThreads),
-                scheduler("sharding-coordination-", coordinationThreads),
+                scheduler("sharding-scheduler-", schedulerThreads, clock),
+                scheduler("sharding-coordination-", coordinationThreads, clock),
                 pool("sharding-fire-", fireThreads),
                 pool("sharding-item-", itemThreads));
     }
@@ -125,17 +136,29 @@ public final class ShardedJobExecutors implements AutoCloseable {
         return virtual(schedulerThreads, DEFAULT_COORDINATION_THREADS, fireConcurrency, itemConcurrency);
     }
 
-    /** Virtual threads for fires and items, with {@code coordinationThreads} platform threads for coordination work. */
+    /**
+     * Virtual threads for fires and items, with {@code coordinationThreads} platform threads for coordination work, on
+     * the system clock.
+     */
     public static ShardedJobExecutors virtual(
             int schedulerThreads, int coordinationThreads, int fireConcurrency, int itemConcurrency) {
+        return virtual(schedulerThreads, coordinationThreads, fireConcurrency, itemConcurrency, Clock.systemUTC());
+    }
+
+    /**
+     * Virtual threads for fires and items, with {@code coordinationThreads} platform threads for coordination work,
+     * whose jobs tell time by {@code clock}.
+     */
+    public static ShardedJobExecutors virtual(
+            int schedulerThreads, int coordinationThreads, int fireConcurrency, int itemConcurrency, Clock clock) {
         return new ShardedJobExecutors(
-                scheduler("sharding-scheduler-", schedulerThreads),
-                scheduler("sharding-coordination-", coordinationThreads),
+                scheduler("sharding-scheduler-", schedulerThreads, clock),
+                scheduler("sharding-coordination-", coordinationThreads, clock),
                 new BoundedVirtualExecutor("sharding-fire-", fireConcurrency),
                 new BoundedVirtualExecutor("sharding-item-", itemConcurrency));
     }
 
-    private static ThreadPoolTaskScheduler scheduler(String prefix, int threads) {
+    private static ThreadPoolTaskScheduler scheduler(String prefix, int threads, Clock clock) {
         // A builder of our own rather than Boot's bean: spring.task.scheduling.* sizes @Scheduled's scheduler, not
         // ours.
         ThreadPoolTaskScheduler scheduler = new ThreadPoolTaskSchedulerBuilder()
@@ -143,6 +166,7 @@ public final class ShardedJobExecutors implements AutoCloseable {
                 .threadNamePrefix(prefix)
                 .build();
         scheduler.setRemoveOnCancelPolicy(true);
+        scheduler.setClock(clock);
         scheduler.initialize();
         return scheduler;
     }
@@ -162,6 +186,11 @@ public final class ShardedJobExecutors implements AutoCloseable {
     /** The real scheduler: the timer's own task, and the periodic tasks of the lifecycle. */
     public TaskScheduler scheduler() {
         return scheduler;
+    }
+
+    /** The jobs' time: the scheduler's clock, which the timer and the coordinators read. */
+    public Clock clock() {
+        return timer.getClock();
     }
 
     /** The one timer of every job's cron trigger. */

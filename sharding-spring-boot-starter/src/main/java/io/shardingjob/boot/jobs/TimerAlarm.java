@@ -17,6 +17,10 @@ import org.jspecify.annotations.Nullable;
  * <p>Guarded by its own monitor. A {@link TriggerTask} holds the same monitor while it checks that it is still
  * scheduled and puts itself here, and while it cancels itself and leaves: a cancel racing with a put then either stops
  * the put or undoes it, and a cancelled task never fires again.
+ *
+ * <p>The wake-up waits a real-time delay, computed from the clock when it was armed. A clock that jumps (a test's clock
+ * moved past a fire time) makes that delay wrong: {@link #clockMoved()} then arms again from the clock as it reads now,
+ * so that a task whose time the jump passed runs at once rather than when the old delay ends.
  */
 final class TimerAlarm {
 
@@ -96,6 +100,22 @@ final class TimerAlarm {
             wakeUp = null;
             wakeUpAt = null;
         }
+    }
+
+    /**
+     * Arms again from the clock as it reads now, whatever the pending wake-up's delay: the clock jumped. A wake-up
+     * already on its way still runs its pass, which finds what is due by then; the pass after it finds the rest.
+     */
+    synchronized void clockMoved() {
+        if (closed) {
+            return;
+        }
+        if (wakeUp != null) {
+            wakeUp.cancel(false);
+        }
+        wakeUp = null;
+        wakeUpAt = null;
+        arm();
     }
 
     private void wake(long arming) {

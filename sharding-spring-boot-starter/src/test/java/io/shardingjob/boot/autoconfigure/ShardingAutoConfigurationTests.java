@@ -18,8 +18,10 @@ import io.shardingjob.core.registry.RegistryCenter;
 import io.shardingjob.core.registry.RegistryConfiguration;
 import io.shardingjob.core.sharding.strategy.ShardingStrategies;
 import io.shardingjob.core.sharding.strategy.ShardingStrategy;
+import io.shardingjob.core.testing.SettableClock;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -92,6 +94,21 @@ class ShardingAutoConfigurationTests {
                     .schedule(() -> trigger.complete(Thread.currentThread().getName()), Instant.now());
             assertThat(trigger.get(5, java.util.concurrent.TimeUnit.SECONDS)).startsWith("sharding-scheduler-");
             blocked.countDown();
+        });
+    }
+
+    @Test
+    void theJobsTellTimeByTheApplicationsClockBean() {
+        Instant noon = Instant.parse("2030-01-01T12:00:00Z");
+        SettableClock clock = new SettableClock(noon);
+        runner.withBean(Clock.class, () -> clock).run(context -> {
+            assertThat(context.getBean(ShardedJobExecutors.class).clock()).isSameAs(clock);
+            ShardingOperations operations = context.getBean(ShardingOperations.class);
+            JobCoordinator job = operations.job(RecordingJob.NAME).orElseThrow();
+            await().atMost(Duration.ofSeconds(10)).until(() -> job.assignment().epoch() > 0);
+
+            // An operator's fire is stamped with the coordinator's clock: the application's, standing at noon.
+            assertThat(operations.trigger(RecordingJob.NAME, null)).contains(noon);
         });
     }
 

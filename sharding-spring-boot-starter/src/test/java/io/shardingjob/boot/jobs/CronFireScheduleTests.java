@@ -13,7 +13,7 @@ class CronFireScheduleTests {
 
     private final JobCrons crons = new JobCrons();
 
-    private final CronFireSchedule schedule = new CronFireSchedule(crons);
+    private final CronFireSchedule schedule = new CronFireSchedule(crons, java.time.Clock.systemUTC());
 
     private final ZoneId shanghai = ZoneId.of("Asia/Shanghai");
 

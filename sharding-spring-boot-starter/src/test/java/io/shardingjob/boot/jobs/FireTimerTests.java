@@ -171,6 +171,23 @@ class FireTimerTests {
         }
     }
 
+    @Test
+    void aClockMovedPastTheTimeItWaitsAnHourForWakesItAtOnceAndItArmsForTheNextTimeFromTheClock() {
+        // Armed on the real scheduler for about an hour: only the clock's move can make it fire within the test.
+        timer.schedule(firing("eleven"), cron("0 0 * * * *"));
+        moveTo(ELEVEN.plusSeconds(1));
+        assertThat(fired).isEmpty();
+
+        timer.clockMoved();
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> fired.contains("eleven"));
+        assertThat(fired).containsExactly("eleven");
+        // The next time is noon, an hour of real time from the clock now: nothing more fires by itself.
+        assertThat(timer.size()).isEqualTo(1);
+        timer.clockMoved();
+        assertThat(fired).containsExactly("eleven");
+    }
+
     private void moveTo(Instant time) {
         clock.advance(Duration.between(clock.instant(), time));
     }

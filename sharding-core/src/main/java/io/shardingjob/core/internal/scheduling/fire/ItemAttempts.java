@@ -9,6 +9,7 @@ import io.shardingjob.core.execution.ItemExecutor;
 import io.shardingjob.core.execution.ItemResult;
 import io.shardingjob.core.execution.ItemTimeoutException;
 import io.shardingjob.core.execution.ShardingContext;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -40,15 +41,22 @@ final class ItemAttempts {
     private final ScheduledExecutorService scheduler;
     private final ExecutionListener listener;
     private final BooleanSupplier sessionProven;
+    private final Clock clock;
 
     /**
      * @param sessionProven whether the session's last proof still vouches for a run ({@link
      *     io.shardingjob.core.internal.ledger.RunStart#proven}), asked right before the job's code
+     * @param clock the job's clock, which a run's start and end are read from, as its claim's are
      */
-    ItemAttempts(ScheduledExecutorService scheduler, ExecutionListener listener, BooleanSupplier sessionProven) {
+    ItemAttempts(
+            ScheduledExecutorService scheduler,
+            ExecutionListener listener,
+            BooleanSupplier sessionProven,
+            Clock clock) {
         this.scheduler = scheduler;
         this.listener = listener;
         this.sessionProven = sessionProven;
+        this.clock = clock;
     }
 
     /**
@@ -120,7 +128,7 @@ final class ItemAttempts {
             CurrentRun.Checkpoints checkpoints,
             ExecutionSource source,
             int retry) {
-        Instant start = Instant.now();
+        Instant start = clock.instant();
         Throwable failure = null;
         ItemDeadline deadline = null;
         try {
@@ -148,7 +156,7 @@ final class ItemAttempts {
         } else if (failure != null) {
             log.warn("Job {}: item {} failed: {}", context.jobName(), context.item(), failure.toString());
         }
-        ItemResult result = new ItemResult(context, start, Instant.now(), failure, source, context.fireTime(), retry);
+        ItemResult result = new ItemResult(context, start, clock.instant(), failure, source, context.fireTime(), retry);
         try {
             listener.itemFinished(result);
         } catch (RuntimeException ex) {

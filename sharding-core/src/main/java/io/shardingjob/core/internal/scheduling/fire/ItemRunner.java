@@ -83,7 +83,8 @@ public final class ItemRunner {
                 timing.scheduler(),
                 listener,
                 () -> RunStart.proven(
-                        timing.proof().since(), timing.sessionTimeout().get()));
+                        timing.proof().since(), timing.sessionTimeout().get()),
+                timing.clock());
         this.starting =
                 new RunStarts(view, ledger.reads(), ledger.commits(), memory, ledger.due(), pace, timing.clock());
         this.runEnds = new RunEnds(view, audits, ledger.commits(), ends, listener, timing.clock());
