@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.shardingjob.core.testing.ProcessGroup;
 import io.shardingjob.core.testing.ZooKeeperServers;
+import io.shardingjob.sample.e2e.SettlementRuns.Run;
 import io.shardingjob.sample.e2e.ShardingJson.Execution;
 import io.shardingjob.sample.e2e.ShardingJson.Item;
 import java.io.IOException;
@@ -16,18 +17,12 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
@@ -69,9 +64,6 @@ class FencedWritesAcrossProcessesIT {
 
     private static final List<String> REGIONS = List.of("Beijing", "Shanghai", "Guangzhou", "Shenzhen");
 
-    private static final Pattern SETTLING = Pattern.compile("Settling orders of (\\S+) \\(item (\\d+) of \\d+, epoch"
-            + " \\d+\\) on instance (\\S+) for the fire of (\\S+), fencing token (\\d+)");
-
     private final ProcessGroup processes = new ProcessGroup();
 
     private SharedDatabase database;
@@ -110,8 +102,8 @@ class FencedWritesAcrossProcessesIT {
 
         Freeze freeze = freezePastItsSession(frozen, survivor, failoverOn);
 
-        Ends ends = judgeTheFrozenRuns(frozen, freeze);
         List<Run> successors = judgeTheSuccessorsRows(survivor, freeze.inside());
+        Ends ends = judgeTheFrozenRuns(frozen, freeze);
         Set<Instant> fires = freeze.inside().stream().map(Run::fireTime).collect(Collectors.toCollection(TreeSet::new));
         int accepted = judgeEveryRegionSettledOnce(apps, fires, ends.refused());
         Timings.report(
@@ -122,7 +114,8 @@ class FencedWritesAcrossProcessesIT {
                         + survivor.instanceId() + " wrote " + successors + " (" + freeze.successorSource() + ") "
                         + freeze.successorWroteAfter() + " ms after the freeze; writes accepted " + accepted
                         + ", refused " + ends.refused() + " (FENCED_OUT), frozen runs interrupted before their write "
-                        + ends.interrupted() + "; rows of the fire " + rowsOf(fires) + ", each region once; took "
+                        + ends.interrupted() + "; rows of the fire " + regionsSettled(fires)
+                        + ", each region once; took "
                         + Timings.millisSince(drillStart) + " ms");
         assumeTrue(
                 ends.refused() > 0,
@@ -139,9 +132,10 @@ class FencedWritesAcrossProcessesIT {
         frozen.freeze();
         Instant frozenAt = Instant.now();
         // Every run the copy had begun and not ended, read from its output, which a frozen copy no longer writes.
-        List<Run> inside = settlingLines(frozen).stream()
+        List<Run> inside = SettlementRuns.of(frozen).stream()
                 .filter(run -> endedBefore.stream().noneMatch(run::isOf))
                 .toList();
+        assertThat(inside).as("runs %s was inside when frozen", frozen).isNotEmpty();
         await("the frozen copy's session expired and its items owned by " + survivor)
                 .atMost(SESSION_TIMEOUT.plus(GENEROUS))
                 .pollInterval(Duration.ofMillis(100))
@@ -160,7 +154,7 @@ class FencedWritesAcrossProcessesIT {
                 .ignoreExceptions()
                 .untilAsserted(() -> {
                     for (Run run : inside) {
-                        assertThat(row(run))
+                        assertThat(database.settlement(run.region(), run.fireTime()))
                                 .hasValueSatisfying(
                                         row -> assertThat(row.settledBy()).isEqualTo(survivor.instanceId()));
                         assertThat(runsOf(survivor, run))
@@ -183,8 +177,8 @@ class FencedWritesAcrossProcessesIT {
 
     /**
      * Asserts that the fault happened, each frozen run inside the job from before the freeze until after the thaw, and
-     * that none of them wrote: thawed, a run races the interrupt its copy sends on noticing the lost session, so it
-     * either writes and is refused, or is interrupted in its settlement's sleep and never writes.
+     * that no write of theirs was accepted: thawed, a run races the interrupt its copy sends on noticing the lost
+     * session, so it either writes and is refused, or is interrupted in its settlement's sleep and never writes.
      */
     private static Ends judgeTheFrozenRuns(SampleApp frozen, Freeze freeze) {
         int refused = 0;
@@ -200,7 +194,7 @@ class FencedWritesAcrossProcessesIT {
                 refused++;
             } else {
                 assertThat(ended.failure())
-                        .as("how %s ended, neither refused nor interrupted before its write", run)
+                        .as("how %s ended (%s), neither refused nor interrupted before its write", run, ended.outcome())
                         .contains("InterruptedException");
                 interrupted++;
             }
@@ -212,13 +206,13 @@ class FencedWritesAcrossProcessesIT {
     private List<Run> judgeTheSuccessorsRows(SampleApp survivor, List<Run> inside) {
         List<Run> successors = new ArrayList<>();
         for (Run run : inside) {
-            Run successor = lastSettling(survivor, run.item(), run.fireTime())
+            Run successor = SettlementRuns.last(survivor, run.item(), run.fireTime())
                     .orElseThrow(() -> new AssertionError(survivor + " logged no run of " + run));
             successors.add(successor);
             assertThat(successor.token()).as("successor's token of %s", run).isGreaterThan(run.token());
-            assertThat(row(run))
+            assertThat(database.settlement(run.region(), run.fireTime()))
                     .as("row of %s", run)
-                    .contains(new Row(run.region(), survivor.instanceId(), successor.token()));
+                    .contains(new SharedDatabase.Settlement(run.region(), survivor.instanceId(), successor.token()));
         }
         return successors;
     }
@@ -242,7 +236,7 @@ class FencedWritesAcrossProcessesIT {
                     .extracting(Execution::item)
                     .containsExactlyInAnyOrder(0, 1, 2, 3);
             assertThat(runs).extracting(Execution::outcome).isSubsetOf("SUCCESS", "FENCED_OUT", "FAILED");
-            assertThat(rowsOf(fire))
+            assertThat(database.regionsSettled(fire))
                     .as("regions settled for the fire of %s", fire)
                     .containsExactlyInAnyOrderElementsOf(REGIONS);
             accepted += (int)
@@ -300,17 +294,19 @@ class FencedWritesAcrossProcessesIT {
         await(app + " between fires")
                 .atMost(GENEROUS)
                 .pollInterval(Duration.ofMillis(50))
+                .ignoreExceptions()
                 .until(() -> running(app).isEmpty());
         AtomicReference<List<Execution>> ended = new AtomicReference<>();
         await(app + " inside its items")
                 .atMost(GENEROUS)
                 .pollInterval(Duration.ofMillis(50))
+                .ignoreExceptions()
                 .until(() -> {
                     List<Integer> items = running(app);
                     ended.set(app.job(SETTLEMENT).recentExecutions());
                     return !items.isEmpty()
                             && items.stream()
-                                    .allMatch(item -> lastSettling(app, item, null)
+                                    .allMatch(item -> SettlementRuns.last(app, item, null)
                                             .filter(run -> ended.get().stream().noneMatch(run::isOf))
                                             .isPresent());
                 });
@@ -327,6 +323,7 @@ class FencedWritesAcrossProcessesIT {
         await("the re-run of the frozen runs' items on " + survivor)
                 .atMost(GENEROUS)
                 .pollInterval(Duration.ofMillis(250))
+                .ignoreExceptions()
                 .until(() -> {
                     List<Execution> executions = survivor.job(SETTLEMENT).recentExecutions();
                     List<Run> waiting = runs.stream()
@@ -364,67 +361,8 @@ class FencedWritesAcrossProcessesIT {
         return app.job(SETTLEMENT).recentExecutions().stream().filter(run::isOf).toList();
     }
 
-    /** The last run of {@code item} the copy logged, for {@code fireTime} or, when null, for any fire. */
-    private static Optional<Run> lastSettling(SampleApp app, int item, Instant fireTime) {
-        return settlingLines(app).stream()
-                .filter(run -> run.item() == item
-                        && (fireTime == null || run.fireTime().equals(fireTime)))
-                .reduce((earlier, later) -> later);
-    }
-
-    /** Every run the copy logged as it began, oldest first. */
-    private static List<Run> settlingLines(SampleApp app) {
-        Matcher matcher = SETTLING.matcher(app.log());
-        List<Run> runs = new ArrayList<>();
-        while (matcher.find()) {
-            runs.add(new Run(
-                    matcher.group(1),
-                    Integer.parseInt(matcher.group(2)),
-                    matcher.group(3),
-                    Instant.parse(matcher.group(4)),
-                    Long.parseLong(matcher.group(5))));
-        }
-        return runs;
-    }
-
-    private Optional<Row> row(Run run) {
-        return database.jdbc()
-                .sql("SELECT region, settled_by, fence FROM settlement WHERE region = :region AND fire_time = :fire")
-                .param("region", run.region())
-                .param("fire", OffsetDateTime.ofInstant(run.fireTime(), ZoneOffset.UTC))
-                .query((rs, n) -> new Row(rs.getString("region"), rs.getString("settled_by"), rs.getLong("fence")))
-                .optional();
-    }
-
-    /** The regions with a row for the fire. */
-    private List<String> rowsOf(Instant fire) {
-        return database.jdbc()
-                .sql("SELECT region FROM settlement WHERE fire_time = :fire")
-                .param("fire", OffsetDateTime.ofInstant(fire, ZoneOffset.UTC))
-                .query(String.class)
-                .list();
-    }
-
-    private Map<Instant, List<String>> rowsOf(Set<Instant> fires) {
-        return fires.stream()
-                .collect(Collectors.toMap(
-                        fire -> fire,
-                        fire -> rowsOf(fire).stream()
-                                .sorted(Comparator.naturalOrder())
-                                .toList()));
-    }
-
-    /** One run of an item as its copy logged it when it began. */
-    private record Run(String region, int item, String instance, Instant fireTime, long token) {
-
-        boolean isOf(Execution execution) {
-            return execution.item() == item && execution.fireTime().equals(fireTime);
-        }
-
-        @Override
-        public String toString() {
-            return region + " (item " + item + ", fire " + fireTime + ", token " + token + ")";
-        }
+    private Map<Instant, List<String>> regionsSettled(Set<Instant> fires) {
+        return fires.stream().collect(Collectors.toMap(fire -> fire, database::regionsSettled));
     }
 
     /** The frozen copy's runs, and when the drill froze it, saw its session gone, saw the successor write, thawed it. */
@@ -438,7 +376,4 @@ class FencedWritesAcrossProcessesIT {
 
     /** How the frozen runs ended: their write refused, or interrupted before they wrote. */
     private record Ends(int refused, int interrupted) {}
-
-    /** A settlement row: its region, the instance whose run wrote it last, and that run's token. */
-    private record Row(String region, String settledBy, long fence) {}
 }

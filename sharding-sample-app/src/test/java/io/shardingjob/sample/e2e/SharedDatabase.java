@@ -4,6 +4,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.shardingjob.core.testing.ProcessGroup;
 import java.sql.SQLException;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Optional;
 import javax.sql.DataSource;
@@ -105,6 +108,25 @@ final class SharedDatabase implements AutoCloseable {
         return JdbcClient.create(dataSource);
     }
 
+    /** The row of {@code region} for {@code fire} in the sample's {@code settlement} table, if written. */
+    Optional<Settlement> settlement(String region, Instant fire) {
+        return jdbc().sql(
+                        "SELECT region, settled_by, fence FROM settlement WHERE region = :region AND fire_time = :fire")
+                .param("region", region)
+                .param("fire", OffsetDateTime.ofInstant(fire, ZoneOffset.UTC))
+                .query((rs, n) ->
+                        new Settlement(rs.getString("region"), rs.getString("settled_by"), rs.getLong("fence")))
+                .optional();
+    }
+
+    /** The regions with a row for {@code fire}, in alphabetical order. */
+    List<String> regionsSettled(Instant fire) {
+        return jdbc().sql("SELECT region FROM settlement WHERE fire_time = :fire ORDER BY region")
+                .param("fire", OffsetDateTime.ofInstant(fire, ZoneOffset.UTC))
+                .query(String.class)
+                .list();
+    }
+
     @Override
     public void close() throws Exception {
         server.close();
@@ -114,4 +136,7 @@ final class SharedDatabase implements AutoCloseable {
     public String toString() {
         return name + " at " + url;
     }
+
+    /** A settlement row: its region, the instance whose run wrote it last, and that run's token. */
+    record Settlement(String region, String settledBy, long fence) {}
 }
