@@ -1,11 +1,8 @@
 package io.shardingjob.sample;
 
 import io.shardingjob.boot.ShardedJob;
-import io.shardingjob.core.execution.FencedOutException;
 import io.shardingjob.core.execution.ShardingContext;
 import java.time.Duration;
-import java.time.LocalTime;
-import java.time.temporal.ChronoUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Value;
@@ -19,9 +16,10 @@ import org.springframework.stereotype.Component;
  * items are visibly running in {@code /actuator/sharding} and a copy killed in the middle of a fire leaves work for
  * failover to finish. The end-to-end tests use it.
  *
- * <p>Each region's result is written through {@link SettlementStore}, fenced by {@link ShardingContext#fencingToken()}:
- * a run that was taken over while it ran cannot overwrite the result of the run that took it over, and ends fenced
- * out. With a database, {@code FencedJdbc} does the same (see {@code examples/fenced-settlement}).
+ * <p>Each region's total for the fire is written to the {@code settlement} table through {@link SettlementStore}, which
+ * fences it with {@link ShardingContext#fencingToken()} ({@code FencedJdbc}): a run that was taken over while it ran
+ * cannot overwrite the row of the run that took it over, and ends fenced out. {@code FencedWritesAcrossProcessesIT}
+ * freezes a copy mid-item to show it.
  */
 @Component
 class OrderSettlementJob {
@@ -52,17 +50,16 @@ class OrderSettlementJob {
                 context.shardingTotalCount(),
                 context.epoch(),
                 context.instanceId(),
-                LocalTime.now().truncatedTo(ChronoUnit.SECONDS),
+                context.fireTime(),
                 context.fencingToken());
         if (!settlementDuration.isZero()) {
             Thread.sleep(settlementDuration.toMillis());
         }
-        // The write is fenced by the fencing token, which grows with every new owner of the item's claim; the epoch
-        // only says which assignment the run started under, and a take-over keeps it.
-        if (!store.settle(context.itemParameter(), context.fencingToken())) {
-            // Reported as fenced out, not failed, and not retried: the item's new owner settled the region.
-            throw new FencedOutException(context, "the settlement store's region " + context.itemParameter(), null);
-        }
+        // Fenced by the fencing token, which grows with every new owner of the item's claim; the epoch only says
+        // which assignment the run started under, and a take-over keeps it. A refused write throws
+        // FencedOutException: the run is reported fenced out, not failed, and not retried, since the item's new owner
+        // settled the region.
+        store.settle(context, ordersTotal(context.itemParameter()));
         if (!settlementDuration.isZero()) {
             log.info(
                     "Settled orders of {} (item {}) on instance {}",
@@ -70,5 +67,10 @@ class OrderSettlementJob {
                     context.item(),
                     context.instanceId());
         }
+    }
+
+    /** A stand-in for the sum of the region's orders, which a real service would query. */
+    private static long ordersTotal(String region) {
+        return region.length() * 1_000L;
     }
 }

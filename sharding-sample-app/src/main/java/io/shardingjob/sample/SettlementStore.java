@@ -1,42 +1,72 @@
 package io.shardingjob.sample;
 
+import io.shardingjob.boot.fencing.FencedJdbc;
+import io.shardingjob.core.execution.FencedOutException;
+import io.shardingjob.core.execution.ShardingContext;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
+import org.springframework.dao.DuplicateKeyException;
+import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Component;
 
 /**
- * Where settled regions are written, fenced by the run's fencing token: a write carrying a lower token than one the
- * store has seen for its region is refused, so a run that was taken over (a copy paused longer than its ZooKeeper
- * session, then resumed) cannot overwrite its successor's result. A real service keeps the rule in the shared table it
- * writes, in the same statement as the write:
- *
- * <pre>{@code
- * UPDATE settlement SET total = :total, fence = :token WHERE region = :region AND fence <= :token
- * }</pre>
- *
- * <p>This stand-in keeps the highest token per region in memory, one store per copy: it shows the rule, and the
- * sample needs no database. See "Fencing token" in {@code docs/ledger.md}.
+ * The {@code settlement} table ({@code schema.sql}): one row per region and fire, written through {@link FencedJdbc}
+ * so that a run taken over while it ran (its copy paused past its ZooKeeper session, then resumed) cannot overwrite the
+ * row of the run that took it over. Every copy pointed at one database shares the rule; the sample's default in-memory
+ * H2 is one per copy.
  */
 @Component
 class SettlementStore {
 
-    private final Map<String, Long> fences = new ConcurrentHashMap<>();
+    private static final String TABLE = "settlement";
+
+    private static final String ROW = "region = :region AND fire_time = :fireTime";
+
+    private final FencedJdbc fenced;
+
+    private final JdbcClient jdbc;
+
+    SettlementStore(FencedJdbc fenced, JdbcClient jdbc) {
+        this.fenced = fenced;
+        this.jdbc = jdbc;
+    }
 
     /**
-     * Records the region as settled under the run's fencing token.
+     * Writes the total of the run's region for the run's fire, under the run's fencing token.
      *
-     * @return false, writing nothing, when a run with a higher token wrote the region first: this run was taken over
+     * @throws FencedOutException when a later owner of the item wrote the row first: this run was taken over, and
+     *     nothing was written
      */
-    boolean settle(String region, long fencingToken) {
-        AtomicBoolean accepted = new AtomicBoolean();
-        fences.compute(region, (key, fence) -> {
-            if (fence == null || fence <= fencingToken) {
-                accepted.set(true);
-                return fencingToken;
-            }
-            return fence;
-        });
-        return accepted.get();
+    void settle(ShardingContext run, long total) {
+        Map<String, Object> row = Map.of(
+                "region", run.itemParameter(),
+                "fireTime", fireTimeOf(run),
+                "total", total,
+                "settledBy", run.instanceId());
+        if (update(run, row) > 0) {
+            return;
+        }
+        // The fire's first write of the region. An insert needs no fence: a later owner's update or insert finds the
+        // row and holds a token at least this one, so it overwrites it; a zombie finds its successor's row instead.
+        try {
+            jdbc.sql("INSERT INTO " + TABLE + " (region, fire_time, total, settled_by, fence)"
+                            + " VALUES (:region, :fireTime, :total, :settledBy, :fence)")
+                    .params(row)
+                    .param("fence", run.fencingToken())
+                    .update();
+        } catch (DuplicateKeyException raced) {
+            // Another run of the item inserted it a moment ago: the fence decides between the two.
+            update(run, row);
+        }
+    }
+
+    private int update(ShardingContext run, Map<String, Object> row) {
+        return fenced.update(run, TABLE, "total = :total, settled_by = :settledBy", ROW, row);
+    }
+
+    /** Timestamps with a zone, as both H2 and PostgreSQL bind them: JDBC has no {@code Instant}. */
+    private static OffsetDateTime fireTimeOf(ShardingContext run) {
+        return OffsetDateTime.ofInstant(run.fireTime(), ZoneOffset.UTC);
     }
 }

@@ -139,11 +139,65 @@ final class SampleApp {
         ProcessGroup.kill(process);
     }
 
+    /** SIGSTOP: every thread of the copy stops where it is, as in a long GC pause or a frozen VM, until {@link #thaw}. */
+    void freeze() {
+        signal("STOP");
+    }
+
+    /** SIGCONT: the frozen copy goes on from where it stopped, as if no time had passed for it. */
+    void thaw() {
+        signal("CONT");
+    }
+
+    /** Sends {@code SIG<name>} through {@code kill(1)}: Java sends only TERM and KILL. */
+    private void signal(String name) {
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid()))
+                    .inheritIO()
+                    .start();
+            if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+                throw new IllegalStateException("kill -" + name + " " + process.pid() + " (" + instanceId + ") failed");
+            }
+        } catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(ex);
+        }
+    }
+
     /** SIGTERM: Spring's graceful shutdown; waits for the process to end. */
     void stop() throws InterruptedException {
         process.destroy();
         if (!process.waitFor(60, TimeUnit.SECONDS)) {
             throw new AssertionError(instanceId + " did not stop within 60 s after SIGTERM, see " + output);
+        }
+    }
+
+    /**
+     * {@code POST /actuator/sharding/{job}} with {@code json}, an operation such as {@code {"action":"rerun",...}}.
+     *
+     * @return the answer's body
+     * @throws IllegalStateException when the answer is not 200, saying what it was
+     */
+    String operate(String job, String json) {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(url("/actuator/sharding/" + job)))
+                .timeout(Duration.ofSeconds(10))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(json))
+                .build();
+        try {
+            HttpResponse<String> response = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
+            if (response.statusCode() != 200) {
+                throw new IllegalStateException("POST " + json + " to " + job + " on " + instanceId + " answered "
+                        + response.statusCode() + ": " + response.body());
+            }
+            return response.body();
+        } catch (IOException ex) {
+            throw new UncheckedIOException("POST to " + job + " on " + instanceId, ex);
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(ex);
         }
     }
 

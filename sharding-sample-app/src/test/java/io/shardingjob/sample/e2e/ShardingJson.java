@@ -45,6 +45,7 @@ final class ShardingJson {
             Instant end,
             String outcome,
             String source,
+            @Nullable String failure,
             @Nullable String jobParameter) {
 
         boolean overlaps(Execution other) {
