@@ -10,6 +10,8 @@ import io.shardingjob.core.execution.FencedOutException;
 import io.shardingjob.core.execution.ShardingContext;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -105,16 +107,25 @@ class FencingTokenClientTests {
 
     @Test
     void aWebClientCallMadeOnAnotherThreadCarriesTheTokenTheJobPassedExplicitly() throws Exception {
-        CurrentRun.execute(
-                run(2, 150),
-                run -> CompletableFuture.runAsync(() -> webClient
-                                .post()
-                                .uri(service.url())
-                                .headers(FencingHeaders.of(run))
-                                .retrieve()
-                                .toBodilessEntity()
-                                .block(WAIT))
-                        .get());
+        // A thread of its own, not the common pool: the JDK's HTTP client may deliver the answer there, and a call
+        // blocking the pool's only worker (on two cores) would wait for itself.
+        ExecutorService anotherThread = Executors.newSingleThreadExecutor();
+        try {
+            CurrentRun.execute(
+                    run(2, 150),
+                    run -> CompletableFuture.runAsync(
+                                    () -> webClient
+                                            .post()
+                                            .uri(service.url())
+                                            .headers(FencingHeaders.of(run))
+                                            .retrieve()
+                                            .toBodilessEntity()
+                                            .block(WAIT),
+                                    anotherThread)
+                            .get());
+        } finally {
+            anotherThread.shutdownNow();
+        }
 
         assertCarries(received(), "settlement", "2", "150");
     }
