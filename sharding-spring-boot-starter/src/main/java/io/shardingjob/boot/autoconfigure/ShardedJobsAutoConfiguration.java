@@ -13,6 +13,7 @@ import io.shardingjob.boot.executionlog.JdbcExecutionLog;
 import io.shardingjob.boot.jobs.DefaultShardingOperations;
 import io.shardingjob.boot.jobs.ItemExecutorDecorator;
 import io.shardingjob.boot.jobs.JobListeners;
+import io.shardingjob.boot.jobs.ReadinessHandOff;
 import io.shardingjob.boot.jobs.RunningJobs;
 import io.shardingjob.boot.jobs.RuntimeJobs;
 import io.shardingjob.boot.jobs.ShardedJobAnnotationBeanPostProcessor;
@@ -24,11 +25,15 @@ import io.shardingjob.core.sharding.strategy.ShardingStrategy;
 import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.availability.ApplicationAvailabilityAutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.availability.ApplicationAvailability;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.thread.Threading;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 
 /**
@@ -36,7 +41,12 @@ import org.springframework.core.env.Environment;
  * configuration (the annotation, then {@code sharding.jobs.<name>.*}, then the customizers), and starts and stops the
  * jobs with the context, on threads whose number does not grow with the number of jobs.
  */
-@AutoConfiguration(after = {ShardingRegistryAutoConfiguration.class, ShardingJdbcExecutionLogAutoConfiguration.class})
+@AutoConfiguration(
+        after = {
+            ShardingRegistryAutoConfiguration.class,
+            ShardingJdbcExecutionLogAutoConfiguration.class,
+            ApplicationAvailabilityAutoConfiguration.class
+        })
 @ConditionalOnBooleanProperty(name = "sharding.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(ShardingProperties.class)
 public final class ShardedJobsAutoConfiguration {
@@ -161,5 +171,21 @@ public final class ShardedJobsAutoConfiguration {
             AlertHistory kept = alerts.getIfAvailable();
             return kept != null ? kept.recent() : List.of();
         });
+    }
+
+    /**
+     * Jobs take items only while the application is ready, when Boot keeps its availability states (without them no
+     * readiness is ever published, and the jobs would wait for it forever).
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnBean(ApplicationAvailability.class)
+    @ConditionalOnBooleanProperty(name = "sharding.availability.enabled", matchIfMissing = true)
+    static class ReadinessConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean
+        ReadinessHandOff shardedJobsReadinessHandOff(ApplicationAvailability availability, RunningJobs jobs) {
+            return new ReadinessHandOff(availability, jobs);
+        }
     }
 }
