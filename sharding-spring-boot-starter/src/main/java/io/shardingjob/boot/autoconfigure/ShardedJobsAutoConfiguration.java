@@ -127,7 +127,8 @@ public final class ShardedJobsAutoConfiguration {
             ObjectProvider<ShardedJobListener> listeners,
             RunningJobs jobs,
             ShardedJobExecutors executors,
-            RuntimeJobs runtimeJobs) {
+            RuntimeJobs runtimeJobs,
+            Environment environment) {
         JobConfigurationResolver resolver = new JobConfigurationResolver(
                 properties, strategies, customizers.orderedStream().toList(), discovery::resolve);
         return new ShardedJobLifecycle(
@@ -138,7 +139,8 @@ public final class ShardedJobsAutoConfiguration {
                 () -> listeners.orderedStream().toList(),
                 jobs,
                 executors,
-                runtimeJobs);
+                runtimeJobs,
+                environment);
     }
 
     /**
