@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.shardingjob.boot.RecordingJob;
 import io.shardingjob.boot.ShardingOperations;
 import io.shardingjob.boot.TestZooKeeper;
+import io.shardingjob.boot.actuate.ShardingHealthIndicator;
 import io.shardingjob.boot.jobs.ReadinessHandOff;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -29,6 +30,12 @@ class ReadinessAutoConfigurationTests {
                     // A context runner publishes no readiness: the application never became ready.
                     assertThat(job(context.getBean(ShardingOperations.class)).isStandingBy())
                             .isTrue();
+                    assertThat(context.getBean(ShardingHealthIndicator.class)
+                                    .health()
+                                    .getDetails()
+                                    .get("jobs")
+                                    .toString())
+                            .contains("standingBy=true");
                 });
     }
 
