@@ -6,6 +6,8 @@ import static org.awaitility.Awaitility.await;
 import io.shardingjob.core.config.JobConfiguration;
 import java.time.Duration;
 import java.util.List;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.zookeeper.CreateMode;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -71,6 +73,27 @@ class StandByTest extends ZooKeeperTestSupport {
         });
         assertThat(b.client().checkExists().forPath(MARK).getEphemeralOwner())
                 .isEqualTo(a.client().getZookeeperClient().getZooKeeper().getSessionId());
+    }
+
+    @Test
+    void aMarkLeftByAnotherSessionIsReplacedByOneOfOursSoThatItsExpiryGivesNoItems() throws Exception {
+        Instance b = startInstance("b", FOUR_ITEMS);
+        CuratorFramework earlier = newClient();
+        earlier.create()
+                .creatingParentsIfNeeded()
+                .withMode(CreateMode.EPHEMERAL)
+                .forPath(MARK);
+        Instance a = newInstance("a", FOUR_ITEMS);
+        a.coordinator().standBy();
+        a.coordinator().start();
+
+        assertThat(b.client().checkExists().forPath(MARK).getEphemeralOwner())
+                .isEqualTo(a.client().getZookeeperClient().getZooKeeper().getSessionId());
+        earlier.close();
+        await().during(Duration.ofSeconds(1)).atMost(WITHIN).untilAsserted(() -> {
+            assertThat(b.client().checkExists().forPath(MARK)).isNotNull();
+            assertThat(b.coordinator().assignment().itemsByInstance()).containsOnlyKeys("b");
+        });
     }
 
     @Test

@@ -3,6 +3,7 @@ package io.shardingjob.core.internal.registry;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -109,14 +110,39 @@ public final class LeavingMark {
 
     private void create() {
         try {
-            client.create().withMode(CreateMode.EPHEMERAL).forPath(path);
-        } catch (KeeperException.NodeExistsException already) {
-            // Made earlier under this session (a standing-by instance that closes, or a second close attempt).
+            try {
+                client.create().withMode(CreateMode.EPHEMERAL).forPath(path);
+            } catch (KeeperException.NodeExistsException already) {
+                // Ours when made earlier under this session (a standing-by instance that closes, a second close).
+                replaceIfOfAnotherSession();
+            }
         } catch (Exception ex) {
             log.warn(
                     "Job {}: could not write the leaving mark; the items move only when the registration goes: {}",
                     jobName,
                     ex.toString());
+        }
+    }
+
+    /**
+     * A mark of a session this client gave up while the server still holds it (a partition) goes when the server
+     * expires that session, which would give this instance items while it stands by: it is replaced by one of ours, as
+     * the registration replaces its own leftover node (see {@link InstanceRegistration}).
+     */
+    private void replaceIfOfAnotherSession() throws Exception {
+        Stat stat = client.checkExists().forPath(path);
+        long session = client.getZookeeperClient().getZooKeeper().getSessionId();
+        if (stat != null && stat.getEphemeralOwner() != session) {
+            try {
+                client.delete().withVersion(stat.getVersion()).forPath(path);
+            } catch (KeeperException.NoNodeException | KeeperException.BadVersionException gone) {
+                // Gone or changed meanwhile: the create below decides.
+            }
+            try {
+                client.create().withMode(CreateMode.EPHEMERAL).forPath(path);
+            } catch (KeeperException.NodeExistsException made) {
+                // Made by another attempt of ours meanwhile.
+            }
         }
     }
 
