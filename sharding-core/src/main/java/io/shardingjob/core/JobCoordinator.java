@@ -206,6 +206,28 @@ public final class JobCoordinator implements AutoCloseable {
         return ledger;
     }
 
+    /**
+     * Takes no items from now on, staying connected and registered, as while its application is not ready: the next
+     * reshard leaves this instance out, as it leaves out one that is closing, so its items move to the others; its
+     * running items end here, and their new owners start them only once they have returned. A leader keeps leading:
+     * its work (assignments, the ledger's upkeep) needs ZooKeeper, not the application, and handing it over at every
+     * change of readiness would cost an election and a reshard each time. Called before {@link #start()}, the job
+     * registers standing by and is never given items until {@link #resume()}. Nothing happens while it closes.
+     */
+    public void standBy() {
+        runtime.leavingMark().standBy();
+    }
+
+    /** Takes items again from the next reshard on, after {@link #standBy()}; nothing happens while it closes. */
+    public void resume() {
+        runtime.leavingMark().resume();
+    }
+
+    /** Whether {@link #standBy()} holds: this instance takes no items until {@link #resume()}. */
+    public boolean isStandingBy() {
+        return runtime.leavingMark().isStandingBy();
+    }
+
     /** Asks the leader for a new assignment now. */
     public void requestReshard() {
         runtime.operations().requestReshard();

@@ -15,7 +15,8 @@ import org.springframework.boot.health.contributor.Health;
 /**
  * UP when this instance is connected to ZooKeeper and every job has a leader and a complete assignment (every item
  * owned by a live instance, for the current count); DOWN otherwise, with the details per job. A reshard in progress
- * alone does not make it DOWN: the previous assignment still runs.
+ * alone does not make it DOWN: the previous assignment still runs, nor does this instance standing by while the
+ * application is not ready (detail {@code standingBy}): the others own its items.
  *
  * <p>The detail {@code clockSkew} says how far this instance's clock is from ZooKeeper's, once measured; beyond
  * {@code sharding.zookeeper.max-clock-skew} a {@code warnings} detail says so, and the status stays what it was. A
@@ -47,6 +48,8 @@ public class ShardingHealthIndicator extends AbstractHealthIndicator {
             details.put("assignment", complete ? "complete" : "incomplete");
             details.put("epoch", job.assignment().epoch());
             details.put("reshardPending", job.isReshardPending());
+            // Not ready: it takes no items, and is no less healthy for it.
+            details.put("standingBy", job.isStandingBy());
             jobs.put(job.jobName(), details);
         }
         (healthy ? builder.up() : builder.down())

@@ -22,6 +22,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.context.SmartLifecycle;
+import org.springframework.core.env.Environment;
 
 /**
  * Starts the jobs once the context is ready and stops them gracefully: on start it validates every job before touching
@@ -58,6 +59,8 @@ final class ShardedJobLifecycle implements SmartLifecycle, ShardedJobAnnotationB
 
     private final JobGraphCheck graph;
 
+    private final Environment environment;
+
     private volatile boolean running;
 
     private @Nullable ScheduledFuture<?> scheduleWatch;
@@ -70,7 +73,8 @@ final class ShardedJobLifecycle implements SmartLifecycle, ShardedJobAnnotationB
             Supplier<List<ShardedJobListener>> listeners,
             RunningJobs jobs,
             ShardedJobExecutors executors,
-            RuntimeJobs runtimeJobs) {
+            RuntimeJobs runtimeJobs,
+            Environment environment) {
         this.discovery = discovery;
         this.resolver = resolver;
         this.properties = properties;
@@ -80,6 +84,7 @@ final class ShardedJobLifecycle implements SmartLifecycle, ShardedJobAnnotationB
         this.executors = executors;
         this.runtimeJobs = runtimeJobs;
         this.graph = new JobGraphCheck(properties);
+        this.environment = environment;
     }
 
     @Override
@@ -187,7 +192,7 @@ final class ShardedJobLifecycle implements SmartLifecycle, ShardedJobAnnotationB
     private String instanceId() {
         String configured = properties.getInstanceId();
         if (configured == null || configured.isBlank()) {
-            return InstanceId.ofThisProcess();
+            return DefaultInstanceId.of(environment);
         }
         try {
             return InstanceId.validate(configured.trim());

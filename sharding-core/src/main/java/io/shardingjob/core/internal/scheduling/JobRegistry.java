@@ -6,6 +6,7 @@ import io.shardingjob.core.internal.election.LeaderElection;
 import io.shardingjob.core.internal.registry.InstanceRegistration;
 import io.shardingjob.core.internal.registry.JobCache;
 import io.shardingjob.core.internal.registry.JobNodes;
+import io.shardingjob.core.internal.registry.LeavingMark;
 import io.shardingjob.core.internal.scheduling.job.SerialExecutor;
 import io.shardingjob.core.internal.scheduling.session.RegistryReactions;
 import io.shardingjob.core.internal.sharding.ShardingService;
@@ -15,7 +16,7 @@ import org.apache.curator.framework.CuratorFramework;
 /**
  * One job's parts on ZooKeeper's side, built first because every later part reads the registry through them: its
  * paths, its cache of the small state, the shared configuration, the election, the assignment, and this instance's
- * registration. Nothing talks to ZooKeeper while they are built.
+ * registration and leaving mark. Nothing talks to ZooKeeper while they are built.
  */
 record JobRegistry(
         CuratorFramework client,
@@ -24,7 +25,8 @@ record JobRegistry(
         JobConfigurationService configurations,
         LeaderElection election,
         ShardingService sharding,
-        InstanceRegistration registration) {
+        InstanceRegistration registration,
+        LeavingMark leavingMark) {
 
     /** @param leadership told when this instance becomes or stops being the leader */
     static JobRegistry of(
@@ -48,11 +50,15 @@ record JobRegistry(
                 configurations::effective,
                 settings.instance().strategies()::get,
                 election::isLeader);
+        LeavingMark leavingMark = new LeavingMark(client, nodes, instanceId);
         InstanceRegistration registration = new InstanceRegistration(
                 client,
                 nodes,
                 instanceId,
-                () -> serial.submit(() -> RegistryReactions.instanceRegistered(sharding, local.name(), instanceId)));
-        return new JobRegistry(client, nodes, cache, configurations, election, sharding, registration);
+                () -> serial.submit(() -> {
+                    leavingMark.registered();
+                    return RegistryReactions.instanceRegistered(sharding, local.name(), instanceId);
+                }));
+        return new JobRegistry(client, nodes, cache, configurations, election, sharding, registration, leavingMark);
     }
 }

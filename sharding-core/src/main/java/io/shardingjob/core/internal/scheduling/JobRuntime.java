@@ -2,6 +2,7 @@ package io.shardingjob.core.internal.scheduling;
 
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.config.JobConfigurationException;
+import io.shardingjob.core.internal.registry.LeavingMark;
 import io.shardingjob.core.internal.scheduling.audit.LedgerAudit;
 import io.shardingjob.core.internal.scheduling.fire.CallingThread;
 import io.shardingjob.core.internal.scheduling.fire.FireRunner;
@@ -144,6 +145,11 @@ public final class JobRuntime implements AutoCloseable {
 
     public JobOperations operations() {
         return operations;
+    }
+
+    /** The mark by which this instance, registered, takes no items: while not ready, and while closing. */
+    public LeavingMark leavingMark() {
+        return parts.registry().leavingMark();
     }
 
     public LedgerQueries ledgerQueries() {

@@ -260,6 +260,7 @@ final class JobWiring {
                 registry.client(),
                 registry.nodes(),
                 registry.registration(),
+                registry.leavingMark(),
                 registry.election(),
                 memory,
                 new GracefulClose.Owed(fire.ends(), fire.ahead()),

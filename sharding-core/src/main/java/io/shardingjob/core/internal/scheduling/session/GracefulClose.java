@@ -3,14 +3,13 @@ package io.shardingjob.core.internal.scheduling.session;
 import io.shardingjob.core.internal.election.LeaderElection;
 import io.shardingjob.core.internal.registry.InstanceRegistration;
 import io.shardingjob.core.internal.registry.JobNodes;
+import io.shardingjob.core.internal.registry.LeavingMark;
 import io.shardingjob.core.internal.scheduling.fire.ClaimsAhead;
 import io.shardingjob.core.internal.scheduling.fire.ItemEnds;
 import io.shardingjob.core.internal.scheduling.job.RunMemory;
 import java.time.Duration;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
-import org.apache.zookeeper.CreateMode;
-import org.apache.zookeeper.KeeperException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,6 +41,7 @@ public final class GracefulClose {
     private final CuratorFramework client;
     private final JobNodes nodes;
     private final InstanceRegistration registration;
+    private final LeavingMark leavingMark;
     private final LeaderElection election;
     private final RunMemory memory;
     private final Owed owed;
@@ -57,6 +57,7 @@ public final class GracefulClose {
             CuratorFramework client,
             JobNodes nodes,
             InstanceRegistration registration,
+            LeavingMark leavingMark,
             LeaderElection election,
             RunMemory memory,
             Owed owed,
@@ -64,6 +65,7 @@ public final class GracefulClose {
         this.client = client;
         this.nodes = nodes;
         this.registration = registration;
+        this.leavingMark = leavingMark;
         this.election = election;
         this.memory = memory;
         this.owed = owed;
@@ -142,16 +144,7 @@ public final class GracefulClose {
      * hands leadership over.
      */
     private void announceLeaving() {
-        try {
-            client.create().withMode(CreateMode.EPHEMERAL).forPath(nodes.leavingInstance(registration.instanceId()));
-        } catch (KeeperException.NodeExistsException already) {
-            // A previous close attempt announced it.
-        } catch (Exception ex) {
-            log.warn(
-                    "Job {}: could not announce leaving; items move when the registration goes: {}",
-                    jobName(),
-                    ex.toString());
-        }
+        leavingMark.closing();
         try {
             election.close();
         } catch (Exception ex) {
@@ -167,11 +160,7 @@ public final class GracefulClose {
      * registration that goes with its session takes the mark with it.
      */
     public void withdrawLeaving() {
-        try {
-            client.delete().quietly().forPath(nodes.leavingInstance(registration.instanceId()));
-        } catch (Exception ex) {
-            log.debug("Job {}: the leaving mark goes with the session: {}", jobName(), ex.toString());
-        }
+        leavingMark.withdrawAfterClose();
     }
 
     private String jobName() {
