@@ -223,6 +223,14 @@ public final class JobCoordinator implements AutoCloseable {
         runtime.leavingMark().resume();
     }
 
+    /**
+     * The live instances that take no items though registered, as this instance's cache has seen them: standing by
+     * ({@link #standBy()}, their application not ready) or closing. The next reshard leaves them out.
+     */
+    public List<String> leavingInstances() {
+        return runtime.state().leavingInstances();
+    }
+
     /** Whether {@link #standBy()} holds: this instance takes no items until {@link #resume()}. */
     public boolean isStandingBy() {
         return runtime.leavingMark().isStandingBy();

@@ -3,6 +3,9 @@ package io.shardingjob.boot;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.shardingjob.boot.actuate.InstanceDescriptor;
+import io.shardingjob.boot.actuate.JobDescriptor;
+import io.shardingjob.boot.actuate.ShardingEndpoint;
 import io.shardingjob.core.JobCoordinator;
 import io.shardingjob.core.execution.ShardingContext;
 import java.time.Duration;
@@ -13,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Queue;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
@@ -70,6 +74,10 @@ class ReadinessHandOffTests {
         assertThat(betaJob.assignment().epoch()).as("one reshard").isEqualTo(splitEpoch + 1);
         assertThat(alphaJob.isStandingBy()).isTrue();
         assertThat(betaJob.liveInstances()).as("it stays registered").containsExactlyInAnyOrder("alpha", "beta");
+        await().atMost(PATIENCE)
+                .untilAsserted(() -> assertThat(standingBy(beta))
+                        .as("what /actuator/sharding shows of the instances")
+                        .containsExactly(Map.entry("alpha", true), Map.entry("beta", false)));
         Instant moved = Instant.now();
         await().atMost(PATIENCE).until(() -> firesRunBy("beta", moved.plusSeconds(1)) >= 3);
         assertThat(runsOf("alpha"))
@@ -80,6 +88,8 @@ class ReadinessHandOffTests {
 
         awaitSplit(alphaJob, betaJob);
         assertThat(alphaJob.isStandingBy()).isFalse();
+        await().atMost(PATIENCE)
+                .untilAsserted(() -> assertThat(betaJob.leavingInstances()).isEmpty());
         Instant back = Instant.now();
         await().atMost(PATIENCE).until(() -> firesRunBy("alpha", back.plusSeconds(1)) >= 3);
         Instant lastJudged = Instant.now().minusSeconds(2);
@@ -120,6 +130,15 @@ class ReadinessHandOffTests {
         assertThat(alphaJob.isStandingBy()).isFalse();
         assertThat(alphaJob.localItems()).isEqualTo(alphaItems);
         assertThat(betaJob.assignment().epoch()).isEqualTo(epoch);
+    }
+
+    /** Each instance of the job as {@code /actuator/sharding/{job}} of this copy shows it: standing by or not. */
+    private static Map<String, Boolean> standingBy(ApplicationContext copy) {
+        JobDescriptor job = new ShardingEndpoint(copy.getBean(ShardingOperations.class)).job(PacedJob.NAME);
+        assertThat(job).isNotNull();
+        return job.instances().stream()
+                .collect(Collectors.toMap(
+                        InstanceDescriptor::id, InstanceDescriptor::standingBy, (a, b) -> a, TreeMap::new));
     }
 
     private void awaitSplit(JobCoordinator alphaJob, JobCoordinator betaJob) {

@@ -13,19 +13,23 @@ import java.util.TreeSet;
  * items each instance owns and which instances were taken out of the assignment.
  *
  * @param enabled whether the instance takes part in the assignment
+ * @param standingBy whether the instance, though registered, takes no items from the next reshard on: its application
+ *     is not ready for traffic ({@code sharding.availability.enabled}), or it is closing
  */
-public record InstanceDescriptor(String id, boolean enabled, List<Integer> items) {
+public record InstanceDescriptor(String id, boolean enabled, List<Integer> items, boolean standingBy) {
 
     /**
      * The live instances and those the assignment still names (a departed owner until the next reshard), sorted by id.
      */
     static List<InstanceDescriptor> allOf(JobCoordinator job, Assignment assignment) {
         Set<String> disabledInstances = new HashSet<>(job.disabledInstances());
+        Set<String> leavingInstances = new HashSet<>(job.leavingInstances());
         Set<String> instanceIds = new TreeSet<>(job.liveInstances());
         instanceIds.addAll(assignment.itemsByInstance().keySet());
         List<InstanceDescriptor> instances = new ArrayList<>();
         for (String id : instanceIds) {
-            instances.add(new InstanceDescriptor(id, !disabledInstances.contains(id), assignment.itemsOf(id)));
+            instances.add(new InstanceDescriptor(
+                    id, !disabledInstances.contains(id), assignment.itemsOf(id), leavingInstances.contains(id)));
         }
         return instances;
     }

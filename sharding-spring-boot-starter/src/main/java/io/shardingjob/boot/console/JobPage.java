@@ -159,6 +159,7 @@ final class JobPage {
         Assignment assignment = job.assignment();
         List<String> instances = job.liveInstances();
         Set<String> disabledInstances = new HashSet<>(job.disabledInstances());
+        Set<String> standingBy = new HashSet<>(job.leavingInstances());
         Set<Integer> disabledItems = new HashSet<>(job.disabledItems());
         Map<Integer, String> owners = assignment.ownersByItem();
         // From the same read as the fires below, so that the grid and the fires agree on what runs.
@@ -171,6 +172,7 @@ final class JobPage {
             html.raw("><code>").text(instance).raw("</code>");
             html.raw(instance.equals(leader) ? " <small>leader</small>" : "");
             html.raw(disabledInstances.contains(instance) ? " <small>disabled</small>" : "");
+            html.raw(standingBy.contains(instance) ? " <small class=\"standing-by\">standing by</small>" : "");
             if (context.writable()) {
                 boolean disabled = disabledInstances.contains(instance);
                 Layout.button(

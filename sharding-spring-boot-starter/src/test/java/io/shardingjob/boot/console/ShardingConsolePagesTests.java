@@ -4,6 +4,7 @@ import static io.shardingjob.boot.console.ConsoleApplication.JOB;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.shardingjob.core.JobCoordinator;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
@@ -71,6 +72,30 @@ class ShardingConsolePagesTests {
         });
         String live = application.get("/sharding-console/jobs/orderSync/live").body();
         assertThat(live).contains("<table id=\"grid\">").doesNotContain("<html");
+    }
+
+    @Test
+    void aJobsPageMarksAnInstanceThatStandsByWhileItsApplicationIsNotReady() {
+        JobCoordinator job = application.operations().job(JOB).orElseThrow();
+        job.standBy();
+        try {
+            await().atMost(Duration.ofSeconds(10))
+                    .untilAsserted(
+                            () -> assertThat(application
+                                            .get("/sharding-console/jobs/orderSync")
+                                            .body())
+                                    .containsPattern(
+                                            "<th data-instance=\"console-test\"[^>]*><code>console-test</code>"
+                                                    + "[^<]*(<small>[^<]*</small>[^<]*)*<small class=\"standing-by\">standing by</small>"));
+        } finally {
+            job.resume();
+        }
+        await().atMost(Duration.ofSeconds(10))
+                .untilAsserted(() -> assertThat(application
+                                .get("/sharding-console/jobs/orderSync")
+                                .body())
+                        .contains("<th data-instance=\"console-test\"")
+                        .doesNotContain("standing by"));
     }
 
     @Test

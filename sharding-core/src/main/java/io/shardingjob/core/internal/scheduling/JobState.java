@@ -160,6 +160,11 @@ public final class JobState implements JobView {
         return registry.cache().children(registry.nodes().disabledInstances());
     }
 
+    /** The instances whose leaving mark every reshard leaves out: standing by, or closing. */
+    public List<String> leavingInstances() {
+        return registry.cache().children(registry.nodes().leavingInstances());
+    }
+
     public List<Integer> disabledItems() {
         return registry.cache().children(registry.nodes().disabledItems()).stream()
                 .map(Integer::valueOf)
