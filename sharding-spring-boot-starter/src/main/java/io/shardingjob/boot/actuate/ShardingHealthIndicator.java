@@ -60,9 +60,8 @@ public class ShardingHealthIndicator extends AbstractHealthIndicator {
             if (!budget.findings().isEmpty()) {
                 details.put("budget", BudgetDescriptor.FindingDescriptor.allOf(budget));
                 budget.findings()
-                        .forEach(finding ->
-                                warnings.add("job " + job.jobName() + " is near a limit of ZooKeeper's: "
-                                        + finding.message()));
+                        .forEach(finding -> warnings.add(
+                                "job " + job.jobName() + " is near a limit of ZooKeeper's: " + finding.message()));
             }
             jobs.put(job.jobName(), details);
         }

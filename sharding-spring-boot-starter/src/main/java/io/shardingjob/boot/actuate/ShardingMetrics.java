@@ -216,7 +216,10 @@ public class ShardingMetrics implements MeterBinder, ShardedJobListener, Sharded
                 .description("Write operations this instance's ledger of the job asked ZooKeeper for")
                 .tag("job", job.jobName())
                 .register(registry);
-        Gauge.builder("sharding.job.budget.findings", job, owner -> owner.budget().findings().size())
+        Gauge.builder(
+                        "sharding.job.budget.findings",
+                        job,
+                        owner -> owner.budget().findings().size())
                 .description("Limits of ZooKeeper's the job is within 80 % of or past")
                 .tag("job", job.jobName())
                 .register(registry);

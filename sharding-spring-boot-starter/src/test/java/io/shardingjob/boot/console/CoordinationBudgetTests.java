@@ -82,7 +82,8 @@ class CoordinationBudgetTests {
             assertThat(ticking.read("$.budget.firesRetained", Long.class)).isGreaterThanOrEqualTo(60);
             assertThat(ticking.read("$.budget.ledgerNodes", Long.class))
                     .isEqualTo(4 * ticking.read("$.budget.firesRetained", Long.class));
-            assertThat(ticking.read("$.budget.ledgerWriteOperations", Long.class)).isPositive();
+            assertThat(ticking.read("$.budget.ledgerWriteOperations", Long.class))
+                    .isPositive();
             assertThat(ticking.read("$.budget.findings", List.class)).isEmpty();
             // A field the descriptor had before keeps its name.
             assertThat(ticking.read("$.shardingTotalCount", Integer.class)).isEqualTo(3);
@@ -111,14 +112,22 @@ class CoordinationBudgetTests {
                             .functionCounter()
                             .count())
                     .isGreaterThanOrEqualTo(8 * 3);
-            assertThat(meters.get("sharding.zookeeper.requests").functionCounter().count())
+            assertThat(meters.get("sharding.zookeeper.requests")
+                            .functionCounter()
+                            .count())
                     .isPositive();
         });
         double requests =
                 meters.get("sharding.zookeeper.requests").functionCounter().count();
         await().atMost(PATIENCE)
-                .until(() -> meters.get("sharding.zookeeper.requests").functionCounter().count() > requests);
-        assertThat(meters.get("sharding.job.budget.findings").tag("job", NEAR).gauge().value())
+                .until(() -> meters.get("sharding.zookeeper.requests")
+                                .functionCounter()
+                                .count()
+                        > requests);
+        assertThat(meters.get("sharding.job.budget.findings")
+                        .tag("job", NEAR)
+                        .gauge()
+                        .value())
                 .isEqualTo(1);
         assertThat(meters.get("sharding.job.budget.findings")
                         .tag("job", "orderSync")
@@ -131,8 +140,9 @@ class CoordinationBudgetTests {
     void theConsoleShowsABadgeWithTheWarningOnTheJobsPageAndInTheOverview() {
         String page = application.get("/sharding-console/jobs/" + NEAR).body();
         assertThat(page)
-                .containsPattern("<dd class=\"budget\">ledger [\\d,]+ nodes, about [\\d,]+ bytes; [\\d,]+ writes from"
-                        + " here <span class=\"badge warning\" data-limit=\"ITEM_PARAMETERS\" data-severity=\"WARNING\"")
+                .containsPattern(
+                        "<dd class=\"budget\">ledger [\\d,]+ nodes, about [\\d,]+ bytes; [\\d,]+ writes from"
+                                + " here <span class=\"badge warning\" data-limit=\"ITEM_PARAMETERS\" data-severity=\"WARNING\"")
                 .contains(">near shardingItemParameters limit, 83 %</span>")
                 .contains("<span class=\"warning budget-warning\">shardingItemParameters: the item parameters take"
                         + " 220,002 bytes in UTF-8 of the 262,144 bytes allowed (83 % of the limit)</span>");

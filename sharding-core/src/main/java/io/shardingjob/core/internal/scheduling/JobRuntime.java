@@ -33,6 +33,7 @@ public final class JobRuntime implements AutoCloseable {
     private final FireRunner fires;
     private final JobOperations operations;
     private final LedgerQueries ledgerQueries;
+    private final BudgetFigures budget;
 
     JobRuntime(
             JobSettings settings,
@@ -49,6 +50,11 @@ public final class JobRuntime implements AutoCloseable {
         this.fires = fires;
         this.operations = operations;
         this.ledgerQueries = ledgerQueries;
+        this.budget = new BudgetFigures(
+                settings.history().schedule(),
+                settings.history().ledgerRetention().plus(settings.timings().reconcileInterval()),
+                settings.instance().clock(),
+                settings.instance().client());
     }
 
     /** Nothing talks to ZooKeeper before {@link #start()}. */
@@ -91,7 +97,7 @@ public final class JobRuntime implements AutoCloseable {
                     + " all run there, one after another, and hold up every later hand-off of the job. Give it an"
                     + " executor with threads of its own, such as Executors.newFixedThreadPool(n)");
         }
-        refuseWhatCannotFit(budget(local, local.shardingTotalCount()));
+        refuseWhatCannotFit(budget.assess(local, local.shardingTotalCount(), -1));
         if (settings.instance().client().compressionEnabled()) {
             throw new IllegalArgumentException("Job '" + local.name() + "': the Curator client given to the builder"
                     + " compresses every node it writes and decompresses every node it reads"
@@ -133,18 +139,7 @@ public final class JobRuntime implements AutoCloseable {
         int items = configuration.dynamicSharding()
                 ? state.assignment().shardingTotalCount()
                 : configuration.shardingTotalCount();
-        return budget(configuration, items);
-    }
-
-    private CoordinationBudget budget(JobConfiguration configuration, int items) {
-        return BudgetFigures.assess(
-                configuration,
-                items,
-                settings.history().schedule(),
-                settings.instance().clock().instant(),
-                settings.history().ledgerRetention().plus(settings.timings().reconcileInterval()),
-                ledgerQueries.listedFires(),
-                BudgetFigures.packetBytes(settings.instance().client()));
+        return budget.assess(configuration, items, ledgerQueries.listedFires());
     }
 
     /**

@@ -25,7 +25,8 @@ class BudgetRuleTest {
 
     private static final int DEFAULT_PACKET = 1_048_575;
 
-    private static Figures figures(int items, long fires, int config, int itemParameters, int jobParameter, int packet) {
+    private static Figures figures(
+            int items, long fires, int config, int itemParameters, int jobParameter, int packet) {
         return new Figures("orders", items, fires, config, itemParameters, jobParameter, packet);
     }
 
@@ -36,7 +37,8 @@ class BudgetRuleTest {
 
     @Test
     void aSmallJobIsNearNoLimit() {
-        assertThat(BudgetRule.assess(figures(10, 70, 300, 40, 10, DEFAULT_PACKET)).findings())
+        assertThat(BudgetRule.assess(figures(10, 70, 300, 40, 10, DEFAULT_PACKET))
+                        .findings())
                 .isEmpty();
     }
 
@@ -88,7 +90,9 @@ class BudgetRuleTest {
 
     @Test
     void aRefusalSaysTheArithmeticAndNamesTheSetting() {
-        Finding refusal = BudgetRule.assess(figures(10_000, 0, 300, 0, 0, 65_536)).findings().get(0);
+        Finding refusal = BudgetRule.assess(figures(10_000, 0, 300, 0, 0, 65_536))
+                .findings()
+                .get(0);
 
         assertThat(refusal.property()).isEqualTo("shardingTotalCount");
         assertThat(refusal.message())
@@ -145,8 +149,9 @@ class BudgetRuleTest {
         for (Finding finding : budget.findings()) {
             assertThat(finding.value()).isGreaterThanOrEqualTo(finding.limit() * 80 / 100);
             assertThat(finding.severity() == Severity.REFUSAL).isEqualTo(finding.value() > finding.limit());
-            assertThat(finding.message()).startsWith(finding.property() + ": ").contains(String.format(
-                    java.util.Locale.ROOT, "%,d bytes", finding.limit()));
+            assertThat(finding.message())
+                    .startsWith(finding.property() + ": ")
+                    .contains(String.format(java.util.Locale.ROOT, "%,d bytes", finding.limit()));
         }
         assertThat(budget.findings().stream().map(Finding::cliff).distinct().count())
                 .isEqualTo(budget.findings().size());
@@ -163,6 +168,7 @@ class BudgetRuleTest {
         Map<Cliff, Severity> before = judged(figures(items, fires, 0, 0, 0, packet));
         Map<Cliff, Severity> after = judged(figures(items + 1, fires + 1, 0, 0, 0, packet - 1));
 
-        before.forEach((cliff, severity) -> assertThat(after.get(cliff)).isNotNull().isGreaterThanOrEqualTo(severity));
+        before.forEach(
+                (cliff, severity) -> assertThat(after.get(cliff)).isNotNull().isGreaterThanOrEqualTo(severity));
     }
 }
