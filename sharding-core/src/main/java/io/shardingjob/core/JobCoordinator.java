@@ -1,5 +1,6 @@
 package io.shardingjob.core;
 
+import io.shardingjob.core.config.CoordinationBudget;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.config.JobConfigurationException;
 import io.shardingjob.core.execution.ExecutionSource;
@@ -199,6 +200,22 @@ public final class JobCoordinator implements AutoCloseable {
 
     public List<Integer> disabledItems() {
         return runtime.state().disabledItems();
+    }
+
+    /**
+     * What the job costs ZooKeeper against the limits of {@code jute.maxbuffer}, with a finding for each it is within
+     * 80 % of; from what this instance already knows, at no request. A job past one does not start.
+     */
+    public CoordinationBudget budget() {
+        return runtime.budget();
+    }
+
+    /**
+     * The write operations this instance's ledger of the job asked for so far (claims, starts, ends, fire nodes,
+     * deletions), each counting once however many went in one request: a meter turns it into writes per second.
+     */
+    public long ledgerWriteOperations() {
+        return runtime.ledgerQueries().writeOperations();
     }
 
     /** What the fire ledger holds now, across the cluster: running items, take-overs, orphans, recent fires. */

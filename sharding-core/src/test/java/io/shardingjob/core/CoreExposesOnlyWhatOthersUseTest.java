@@ -41,6 +41,8 @@ class CoreExposesOnlyWhatOthersUseTest {
             "io.shardingjob.core.LedgerView",
             "io.shardingjob.core.ShardedJobs",
             "io.shardingjob.core.StoredJobs",
+            // What a job costs ZooKeeper against its limits, for operators' meters, health and console.
+            "io.shardingjob.core.config.CoordinationBudget",
             "io.shardingjob.core.config.FireSchedule",
             "io.shardingjob.core.config.FollowOn",
             "io.shardingjob.core.config.ItemParameters",

@@ -20,6 +20,7 @@ import org.springframework.boot.actuate.endpoint.OperationResponseBody;
  * @param on which fires of those jobs it follows: {@code success} or {@code completion}
  * @param itemWise whether its item i runs as soon as item i of the upstream fire succeeded
  * @param followers the jobs that follow this one, as far as this application and the namespace know, sorted
+ * @param budget what the job costs ZooKeeper against its limits, with the limits it is near ({@link BudgetDescriptor})
  */
 @JsonInclude(JsonInclude.Include.ALWAYS)
 public record JobDescriptor(
@@ -43,7 +44,8 @@ public record JobDescriptor(
         List<String> after,
         String on,
         boolean itemWise,
-        List<String> followers)
+        List<String> followers,
+        BudgetDescriptor budget)
         implements OperationResponseBody {
 
     static JobDescriptor of(JobCoordinator job, List<ExecutionRecord> recent, Map<String, List<String>> followers) {
@@ -74,7 +76,8 @@ public record JobDescriptor(
                 configuration.after(),
                 configuration.on().value(),
                 configuration.itemWise(),
-                followers.getOrDefault(job.jobName(), List.of()));
+                followers.getOrDefault(job.jobName(), List.of()),
+                BudgetDescriptor.of(job));
     }
 
     /** With dynamic sharding the total is the assignment's (the number of instances), not the configured count. */

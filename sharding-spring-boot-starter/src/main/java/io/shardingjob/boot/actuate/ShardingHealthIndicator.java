@@ -2,8 +2,10 @@ package io.shardingjob.boot.actuate;
 
 import io.shardingjob.boot.ShardingOperations;
 import io.shardingjob.core.JobCoordinator;
+import io.shardingjob.core.config.CoordinationBudget;
 import io.shardingjob.core.registry.ClockSkew;
 import io.shardingjob.core.sharding.Assignment;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -24,6 +26,12 @@ import org.springframework.boot.health.contributor.Health;
  * ZooKeeper, never by a comparison of clocks): it makes this instance fire early or late and record times that disagree
  * with the others'. DOWN would have an orchestrator restart or unroute a working instance, which fixes no clock, and
  * every instance of a host whose time synchronisation failed at once.
+ *
+ * <p>A job within 80 % of one of ZooKeeper's limits ({@code JobCoordinator.budget()}) gets a {@code budget} detail, one
+ * entry per limit with its arithmetic, and the {@code warnings} detail says so; the status stays what it was, for the
+ * same reason: the instance runs its items correctly, and another instance would cost ZooKeeper the same. What moves a
+ * job away from a limit is a change of its settings (fewer items, a shorter parameter, a shorter retention), which no
+ * restart makes. A job past a limit does not start.
  */
 public class ShardingHealthIndicator extends AbstractHealthIndicator {
 
@@ -39,6 +47,7 @@ public class ShardingHealthIndicator extends AbstractHealthIndicator {
         boolean connected = operations.isConnected();
         boolean healthy = connected;
         Map<String, Object> jobs = new LinkedHashMap<>();
+        List<String> warnings = new ArrayList<>();
         for (JobCoordinator job : operations.jobs()) {
             String leader = job.leaderId().orElse(null);
             boolean complete = isComplete(job);
@@ -50,6 +59,13 @@ public class ShardingHealthIndicator extends AbstractHealthIndicator {
             details.put("reshardPending", job.isReshardPending());
             // Not ready: it takes no items, and is no less healthy for it.
             details.put("standingBy", job.isStandingBy());
+            CoordinationBudget budget = job.budget();
+            if (!budget.findings().isEmpty()) {
+                details.put("budget", BudgetDescriptor.FindingDescriptor.allOf(budget));
+                budget.findings()
+                        .forEach(finding -> warnings.add(
+                                "job " + job.jobName() + " is near a limit of ZooKeeper's: " + finding.message()));
+            }
             jobs.put(job.jobName(), details);
         }
         (healthy ? builder.up() : builder.down())
@@ -59,9 +75,12 @@ public class ShardingHealthIndicator extends AbstractHealthIndicator {
         operations.clockSkew().ifPresent(skew -> {
             builder.withDetail("clockSkew", details(skew));
             if (skew.exceeded()) {
-                builder.withDetail("warnings", List.of(warning(skew)));
+                warnings.add(0, warning(skew));
             }
         });
+        if (!warnings.isEmpty()) {
+            builder.withDetail("warnings", warnings);
+        }
     }
 
     private static Map<String, Object> details(ClockSkew skew) {

@@ -20,6 +20,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Supplier;
+import org.apache.curator.framework.CuratorFramework;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -36,8 +38,23 @@ import org.jspecify.annotations.Nullable;
  *   <li>{@code sharding.job.items.running}: gauge of the items running on this instance now;
  *   <li>{@code sharding.job.fire.lag}: timer from each fire's scheduled time to the hand-off of its items here;
  *   <li>{@code sharding.job.last.success.age}: gauge of the seconds since the scheduled time of the latest fire whose
- *       items all succeeded here (their last run, retries included); absent (NaN) until one has.
+ *       items all succeeded here (their last run, retries included); absent (NaN) until one has;
+ *   <li>{@code sharding.job.ledger.nodes}: gauge of the nodes the job's fire ledger holds, each fire retained with a
+ *       claim per item: the fires as this instance's latest audit listed them, or as the schedule makes them due
+ *       within the retention, whichever is more ({@link io.shardingjob.core.config.CoordinationBudget});
+ *   <li>{@code sharding.job.ledger.bytes}: gauge of what those nodes take on every ZooKeeper server, by estimate
+ *       (250 bytes a claim);
+ *   <li>{@code sharding.job.ledger.writes}: counter of the write operations this instance's ledger of the job asked
+ *       for (claims, starts, ends, fire nodes, deletions), each once however many went in one request; its rate is
+ *       the job's writes per second from here;
+ *   <li>{@code sharding.job.budget.findings}: gauge of the limits of ZooKeeper's the job is within 80 % of, from
+ *       {@code JobCoordinator.budget()}: 0 when it is near none.
  * </ul>
+ *
+ * And, not tagged with a job, {@code sharding.zookeeper.requests}: counter of the requests this instance's ZooKeeper
+ * client sent (Curator's tracer: every operation, a multi-operation once, pings not), whose rate is the instance's
+ * requests per second. None of these sends a request of its own: they read what the ledger's audits listed and count
+ * what was sent.
  *
  * Jobs start after the registry is bound, so meters are registered for each job as it starts.
  */
@@ -53,6 +70,11 @@ public class ShardingMetrics implements MeterBinder, ShardedJobListener, Sharded
 
     private final Clock clock;
 
+    /** The client the jobs share, once they run: its requests are counted from the first job's start. */
+    private final Supplier<@Nullable CuratorFramework> client;
+
+    private volatile @Nullable ZooKeeperRequests requests;
+
     private volatile @Nullable MeterRegistry registry;
 
     public ShardingMetrics() {
@@ -61,21 +83,52 @@ public class ShardingMetrics implements MeterBinder, ShardedJobListener, Sharded
 
     /** @param clock what the fire lag and the age of the last successful fire are measured against */
     public ShardingMetrics(Clock clock) {
+        this(clock, () -> null);
+    }
+
+    /**
+     * @param clock what the fire lag and the age of the last successful fire are measured against
+     * @param client the ZooKeeper client the jobs run on, asked for when the first job starts (null: no request count)
+     */
+    public ShardingMetrics(Clock clock, Supplier<@Nullable CuratorFramework> client) {
         this.clock = clock;
+        this.client = client;
     }
 
     @Override
     public void bindTo(MeterRegistry registry) {
         this.registry = registry;
         jobs.forEach(job -> register(registry, job));
+        registerRequests(registry);
     }
 
     @Override
     public void jobStarted(JobCoordinator job) {
         jobs.add(job);
+        countRequests();
         MeterRegistry bound = registry;
         if (bound != null) {
             register(bound, job);
+            registerRequests(bound);
+        }
+    }
+
+    /** The requests of the jobs' client, counted once the jobs run on it (the client is made for them). */
+    private synchronized void countRequests() {
+        if (requests == null) {
+            CuratorFramework shared = client.get();
+            if (shared != null) {
+                requests = ZooKeeperRequests.attachTo(shared);
+            }
+        }
+    }
+
+    private void registerRequests(MeterRegistry registry) {
+        ZooKeeperRequests counted = requests;
+        if (counted != null) {
+            FunctionCounter.builder("sharding.zookeeper.requests", counted, ZooKeeperRequests::count)
+                    .description("Requests this instance's ZooKeeper client sent, a multi-operation once, pings not")
+                    .register(registry);
         }
     }
 
@@ -144,6 +197,30 @@ public class ShardingMetrics implements MeterBinder, ShardedJobListener, Sharded
                 .description("Seconds since the scheduled time of the job's latest fire whose items all succeeded here")
                 .baseUnit("seconds")
                 .strongReference(true)
+                .tag("job", job.jobName())
+                .register(registry);
+        registerLedger(registry, job);
+    }
+
+    private static void registerLedger(MeterRegistry registry, JobCoordinator job) {
+        Gauge.builder("sharding.job.ledger.nodes", job, owner -> owner.budget().ledgerNodes())
+                .description("Nodes the job's fire ledger holds: fires retained, each with a claim per item")
+                .tag("job", job.jobName())
+                .register(registry);
+        Gauge.builder("sharding.job.ledger.bytes", job, owner -> owner.budget().ledgerBytes())
+                .description("What the job's fire ledger takes on every ZooKeeper server, by estimate")
+                .baseUnit("bytes")
+                .tag("job", job.jobName())
+                .register(registry);
+        FunctionCounter.builder("sharding.job.ledger.writes", job, JobCoordinator::ledgerWriteOperations)
+                .description("Write operations this instance's ledger of the job asked ZooKeeper for")
+                .tag("job", job.jobName())
+                .register(registry);
+        Gauge.builder(
+                        "sharding.job.budget.findings",
+                        job,
+                        owner -> owner.budget().findings().size())
+                .description("Limits of ZooKeeper's the job is within 80 % of or past")
                 .tag("job", job.jobName())
                 .register(registry);
     }

@@ -175,6 +175,31 @@ final class JobConfigurationResolver {
         }
     }
 
+    /**
+     * A job its coordinator refused at start, past one of ZooKeeper's limits (the coordination budget): the message
+     * carries the arithmetic; the failure analysis names the setting and what to change.
+     */
+    ShardedJobConfigurationException refusedAtStart(ShardedJobMethod job, JobConfigurationException ex) {
+        String key = properties.jobKey(job.jobName()).orElse(job.jobName());
+        return new ShardedJobConfigurationException(
+                job.jobName(),
+                setting(key, ex.property()),
+                "cannot run within ZooKeeper's limits: " + ex.getMessage(),
+                "Set " + where(job, key, ex.property()) + " so that the job fits: " + fitting(ex.property()) + ".",
+                ex);
+    }
+
+    private static String fitting(String property) {
+        return switch (property) {
+            case "shardingTotalCount" ->
+                "fewer items per fire (let each item cover a larger part of the data), or give the application's"
+                        + " ZooKeeper client a larger jute.maxbuffer, as large as the servers'";
+            case "shardingItemParameters", "jobParameter", "configuration" ->
+                "a shorter value (keep large data elsewhere and pass a key to it)";
+            default -> "a value within the limit the message gives";
+        };
+    }
+
     private void check(ShardedJobMethod job, String key, String property, Runnable validation) {
         try {
             validation.run();

@@ -9,6 +9,7 @@ import io.shardingjob.boot.jobs.ShardedJobConfigurationException;
 import io.shardingjob.boot.jobs.ShardedJobExecutors;
 import io.shardingjob.boot.jobs.ShardedJobMethod;
 import io.shardingjob.core.config.JobConfiguration;
+import io.shardingjob.core.config.JobConfigurationException;
 import io.shardingjob.core.instance.InstanceId;
 import io.shardingjob.core.registry.RegistryCenter;
 import java.util.HashMap;
@@ -99,7 +100,7 @@ final class ShardedJobLifecycle implements SmartLifecycle, ShardedJobAnnotationB
             // Once connected, since the graph spans the jobs stored in the namespace; before any job starts.
             graph.check(connected, configurations);
             jobs.connect(connected, instanceId, listeners.get());
-            jobs.startAll(configurations);
+            startAll(configurations);
             // After the declared jobs: a definition of the same name as one of them is refused when it is made.
             runtimeJobs.connect(connected);
             scheduleWatch = executors
@@ -181,7 +182,20 @@ final class ShardedJobLifecycle implements SmartLifecycle, ShardedJobAnnotationB
             configurations.put(job, resolver.resolve(job));
         }
         graph.check(registry.get(), configurations);
-        jobs.startAll(configurations);
+        startAll(configurations);
+    }
+
+    /** Starts the jobs; one its coordinator refuses (past a limit of ZooKeeper's) is named with its setting. */
+    private void startAll(Map<ShardedJobMethod, JobConfiguration> configurations) {
+        try {
+            jobs.startAll(configurations);
+        } catch (JobConfigurationException ex) {
+            throw configurations.keySet().stream()
+                    .filter(job -> job.jobName().equals(ex.jobName()))
+                    .findFirst()
+                    .<RuntimeException>map(job -> resolver.refusedAtStart(job, ex))
+                    .orElse(ex);
+        }
     }
 
     @Override

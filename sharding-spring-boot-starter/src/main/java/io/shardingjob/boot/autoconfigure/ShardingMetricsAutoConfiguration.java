@@ -3,6 +3,9 @@ package io.shardingjob.boot.autoconfigure;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.shardingjob.boot.ShardingOperations;
 import io.shardingjob.boot.actuate.ShardingMetrics;
+import io.shardingjob.core.registry.RegistryCenter;
+import java.time.Clock;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -17,7 +20,11 @@ public final class ShardingMetricsAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    ShardingMetrics shardingMetrics() {
-        return new ShardingMetrics();
+    ShardingMetrics shardingMetrics(ObjectProvider<RegistryCenter> registry) {
+        // Asked for when the first job starts, on the registry it started on: its client's requests are counted.
+        return new ShardingMetrics(Clock.systemUTC(), () -> {
+            RegistryCenter connected = registry.getIfUnique();
+            return connected == null ? null : connected.client();
+        });
     }
 }

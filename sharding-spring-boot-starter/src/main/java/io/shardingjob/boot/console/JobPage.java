@@ -2,6 +2,7 @@ package io.shardingjob.boot.console;
 
 import io.shardingjob.boot.ShardingOperations;
 import io.shardingjob.core.JobCoordinator;
+import io.shardingjob.core.config.CoordinationBudget;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.execution.ClaimState;
 import io.shardingjob.core.execution.LedgerFire;
@@ -10,6 +11,7 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Set;
@@ -89,6 +91,32 @@ final class JobPage {
                 : configuration.shardingTotalCount();
     }
 
+    /**
+     * What the job costs ZooKeeper ({@code JobCoordinator.budget()}): its ledger's size and this instance's writes to
+     * it, then a badge per limit the job is within 80 % of, whose text is the arithmetic.
+     */
+    static void budget(Html html, JobCoordinator job) {
+        CoordinationBudget budget = job.budget();
+        html.text(String.format(
+                Locale.ROOT,
+                "ledger %,d nodes, about %,d bytes; %,d writes from here",
+                budget.ledgerNodes(),
+                budget.ledgerBytes(),
+                job.ledgerWriteOperations()));
+        for (CoordinationBudget.Finding finding : budget.findings()) {
+            html.raw(" <span class=\"badge warning\"")
+                    .attr("data-limit", finding.cliff().name())
+                    .attr("data-severity", finding.severity().name())
+                    .attr("title", finding.message())
+                    .raw(">")
+                    .text((finding.severity() == CoordinationBudget.Severity.REFUSAL ? "past " : "near ")
+                            + finding.property() + " limit, " + finding.percent() + " %")
+                    .raw("</span><span class=\"warning budget-warning\">")
+                    .text(finding.message())
+                    .raw("</span>");
+        }
+    }
+
     private void live(Html html, PageContext context, JobCoordinator job, @Nullable Instant fire) {
         JobHistory history = JobHistory.read(operations, job, total(job));
         summary(html, context, job);
@@ -134,8 +162,10 @@ final class JobPage {
         html.raw("</dd><dt>job parameter</dt><dd class=\"job-parameter\"><code>")
                 .text(configuration.jobParameter());
         html.raw("</code></dd><dt>state</dt><dd class=\"state\">")
-                .text(configuration.disabled() ? "disabled" : "enabled")
-                .raw("</dd></dl>");
+                .text(configuration.disabled() ? "disabled" : "enabled");
+        html.raw("</dd><dt>ZooKeeper budget</dt><dd class=\"budget\">");
+        budget(html, job);
+        html.raw("</dd></dl>");
         if (context.writable()) {
             html.raw("<p class=\"operations\">");
             Layout.button(html, "trigger", name, "Trigger now", "Fire " + name + " now?");

@@ -102,6 +102,7 @@ final class OverviewPage {
         html.raw("</td><td class=\"warnings\">");
         List<String> warnings = warnings(history, next, context.now());
         AlertsPanel.warning(operations, name, context.now()).ifPresent(warnings::add);
+        job.budget().findings().forEach(finding -> warnings.add("near a limit of ZooKeeper's: " + finding.message()));
         for (String warning : warnings) {
             html.raw("<span class=\"warning\">").text(warning).raw("</span>");
         }

@@ -130,6 +130,24 @@ class ShardedJobFailureAnalysisTests {
     }
 
     @Test
+    void explainsItemParametersPastWhatZooKeeperTakesWithTheArithmetic() {
+        // Refused by the job's coordinator at its start, before it writes anything: on a real ZooKeeper.
+        String parameters = "0=" + "x".repeat(299_996) + ",1=a,2=b,3=c";
+        FailureAnalysis analysis = analyze(runner.withPropertyValues(TestZooKeeper.properties("past-the-budget"))
+                .withPropertyValues("sharding.jobs.orderSync.sharding-item-parameters=" + parameters));
+
+        assertThat(analysis.getDescription())
+                .contains("Sharded job 'orderSync': cannot run within ZooKeeper's limits")
+                .contains("the item parameters take 300,010 bytes in UTF-8 of the 262,144 bytes allowed (114 % of"
+                        + " the limit, past it)")
+                .contains("Property: sharding.jobs.orderSync.sharding-item-parameters");
+        assertThat(analysis.getAction())
+                .startsWith("Set sharding.jobs.orderSync.sharding-item-parameters (or @ShardedJob("
+                        + "shardingItemParameters) on io.shardingjob.boot.RecordingJob.sync(ShardingContext)) so that"
+                        + " the job fits: a shorter value");
+    }
+
+    @Test
     void startsWithDynamicShardingOnceAnEmptyPropertyClearsTheAnnotationsItemParameters() {
         // The test ZooKeeper's properties come last, so they replace the closed port.
         runner.withPropertyValues(TestZooKeeper.properties("dynamic-without-parameters"))

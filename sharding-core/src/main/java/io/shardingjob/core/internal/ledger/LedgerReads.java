@@ -31,10 +31,13 @@ public final class LedgerReads {
      * largest job parameter a trigger may give ({@code OperatorInputs.MAX_JOB_PARAMETER_BYTES}, 16 KiB): eight such
      * fires take about 0.9 MB. Raise neither without the other.
      */
-    private static final int MAX_FIRES_PER_READ = 8;
+    public static final int MAX_FIRES_PER_READ = 8;
 
     private final ClientRequests requests;
     private final JobNodes nodes;
+
+    /** The fires the latest overview listed, -1 before one: what the coordination budget measures, at no request. */
+    private volatile int listedFires = -1;
 
     LedgerReads(ClientRequests requests, JobNodes nodes) {
         this.requests = requests;
@@ -223,6 +226,16 @@ public final class LedgerReads {
                 .thenApply(answer -> answer.results().get(0) instanceof OpResult.GetDataResult);
     }
 
+    /** The fires the latest overview listed in the job's ledger, -1 before one was read. */
+    public int listedFires() {
+        return listedFires;
+    }
+
+    /** The write operations the job's ledger asked for so far: claims, starts, ends, fire nodes, deletions. */
+    public long writeOperations() {
+        return requests.writeOperations();
+    }
+
     /** The watermark and the fires, in one read-only multi-operation. */
     public LedgerOverview overview() throws Exception {
         return ClientRequests.await(overviewAsync());
@@ -236,9 +249,13 @@ public final class LedgerReads {
                     List<OpResult> results = answer.results();
                     OpResult.GetDataResult data = results.get(0) instanceof OpResult.GetDataResult read ? read : null;
                     Watermark mark = Watermark.decode(data != null ? data.getData() : null);
+                    List<Instant> fires = fireTimes(results.get(1));
+                    if (results.get(1) instanceof OpResult.GetChildrenResult) {
+                        listedFires = fires.size();
+                    }
                     return new LedgerOverview(
                             mark.settled(),
-                            fireTimes(results.get(1)),
+                            fires,
                             mark.stillOpen(),
                             data != null ? data.getStat().getVersion() : -1);
                 });

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BiConsumer;
 import org.apache.curator.drivers.OperationTrace;
 import org.apache.curator.framework.CuratorFramework;
@@ -58,6 +59,9 @@ public final class ClientRequests {
 
     private final ClientMultis multis;
 
+    /** Write operations asked for through this user, merged or not: what its meter of writes counts. */
+    private final LongAdder writeOperations = new LongAdder();
+
     public ClientRequests(CuratorFramework client, String traceNamePrefix) {
         this.client = client;
         this.traceNamePrefix = traceNamePrefix;
@@ -72,6 +76,7 @@ public final class ClientRequests {
      * block; exceptionally when the server did not answer it (connection loss, session expiry).
      */
     public CompletableFuture<MultiAnswer> multiAsync(String name, List<Op> ops) {
+        countWrites(ops);
         return multis.send(new ClientMultis.Part(this::sendMulti, name, ops, ClientMultis.LEDGER_READS));
     }
 
@@ -101,6 +106,20 @@ public final class ClientRequests {
     public CompletableFuture<MultiAnswer> readRecordedAsync(
             String name, List<Op> reads, long unknownListingBytes, long dataBytes, Map<String, String> recordOf) {
         return multis.sendRecorded(this::sendMulti, name, reads, unknownListingBytes, dataBytes, recordOf);
+    }
+
+    /** The write operations asked for through this user so far, each create, write, delete or check counting once. */
+    public long writeOperations() {
+        return writeOperations.sum();
+    }
+
+    private void countWrites(List<Op> ops) {
+        long writes = ops.stream()
+                .filter(op -> !(op instanceof Op.GetData || op instanceof Op.GetChildren))
+                .count();
+        if (writes > 0) {
+            writeOperations.add(writes);
+        }
     }
 
     /** One multi-operation sent as it is, on its own: what {@link ClientMultis} sends, merged or not. */

@@ -1,7 +1,9 @@
 package io.shardingjob.core.internal.scheduling;
 
+import io.shardingjob.core.config.CoordinationBudget;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.config.JobConfigurationException;
+import io.shardingjob.core.internal.budget.BudgetFigures;
 import io.shardingjob.core.internal.registry.LeavingMark;
 import io.shardingjob.core.internal.scheduling.audit.LedgerAudit;
 import io.shardingjob.core.internal.scheduling.fire.CallingThread;
@@ -32,6 +34,7 @@ public final class JobRuntime implements AutoCloseable {
     private final FireRunner fires;
     private final JobOperations operations;
     private final LedgerQueries ledgerQueries;
+    private final BudgetFigures budget;
 
     JobRuntime(
             JobSettings settings,
@@ -48,6 +51,11 @@ public final class JobRuntime implements AutoCloseable {
         this.fires = fires;
         this.operations = operations;
         this.ledgerQueries = ledgerQueries;
+        this.budget = new BudgetFigures(
+                settings.history().schedule(),
+                settings.history().ledgerRetention().plus(settings.timings().reconcileInterval()),
+                settings.instance().clock(),
+                settings.instance().client());
     }
 
     /** Nothing talks to ZooKeeper before {@link #start()}. */
@@ -90,6 +98,7 @@ public final class JobRuntime implements AutoCloseable {
                     + " all run there, one after another, and hold up every later hand-off of the job. Give it an"
                     + " executor with threads of its own, such as Executors.newFixedThreadPool(n)");
         }
+        refuseWhatCannotFit(budget.assess(local, local.shardingTotalCount(), -1));
         if (settings.instance().client().compressionEnabled()) {
             throw new IllegalArgumentException("Job '" + local.name() + "': the Curator client given to the builder"
                     + " compresses every node it writes and decompresses every node it reads"
@@ -99,6 +108,39 @@ public final class JobRuntime implements AutoCloseable {
                     + " never run. Build the client without enableCompression(); a compression provider alone is"
                     + " fine, as it compresses only the writes that ask for it");
         }
+    }
+
+    /**
+     * Refuses a job past one of ZooKeeper's limits ({@code BudgetRule}), naming the setting and giving the arithmetic;
+     * logs the ones it is near. A job past one would start, then drop its client's connection (and suspend every job
+     * of the client) at the first audit, trigger or change that reads or writes that much.
+     */
+    private static void refuseWhatCannotFit(CoordinationBudget budget) {
+        String job = budget.figures().jobName();
+        for (CoordinationBudget.Finding finding : budget.findings()) {
+            if (finding.severity() == CoordinationBudget.Severity.REFUSAL) {
+                throw new JobConfigurationException(
+                        job,
+                        finding.property(),
+                        finding.message() + "; ZooKeeper drops the connection of a client whose request or answer"
+                                + " passes jute.maxbuffer, which suspends every job of the client",
+                        finding.cliff() == CoordinationBudget.Cliff.LEDGER_LISTING ? "cron" : null);
+            }
+            log.warn("Job {} is near a limit of ZooKeeper: {}", job, finding.message());
+        }
+    }
+
+    /**
+     * What the job costs ZooKeeper now, against its limits: its configuration in force, its items (under dynamic
+     * sharding, the assignment's), and the fires its ledger holds as the latest audit listed them or as its schedule
+     * makes them due within the retention, whichever is more. Sends no request.
+     */
+    public CoordinationBudget budget() {
+        JobConfiguration configuration = state.configuration();
+        int items = configuration.dynamicSharding()
+                ? state.assignment().shardingTotalCount()
+                : configuration.shardingTotalCount();
+        return budget.assess(configuration, items, ledgerQueries.listedFires());
     }
 
     /**

@@ -42,6 +42,16 @@ public final class LedgerQueries {
         this.clock = clock;
     }
 
+    /** The fires the latest audit listed in the job's ledger, -1 before one has: read at no request. */
+    public int listedFires() {
+        return ledger.listedFires();
+    }
+
+    /** The write operations this instance's ledger of the job asked for so far. */
+    public long writeOperations() {
+        return ledger.writeOperations();
+    }
+
     /** What the ledger holds for the fires that are not settled yet: claims running, orphaned or taken over. */
     public List<Claim> openClaims() {
         try {
