@@ -1,5 +1,6 @@
 package io.shardingjob.test;
 
+import io.shardingjob.core.testing.SettableClock;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -22,8 +23,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
  */
 public final class MovableClock extends Clock {
 
-    /** How far ahead of the real time it is. Only {@link #moveBy} changes it, under this clock's monitor. */
-    private volatile Duration ahead = Duration.ZERO;
+    /** The real time, moved on as far as the test moved it. Only {@link #moveBy} moves it, under this clock's monitor. */
+    private final SettableClock time = SettableClock.running();
 
     /** What a jump wakes: the timers of the cluster's instances. */
     private final List<Runnable> moves = new CopyOnWriteArrayList<>();
@@ -32,7 +33,7 @@ public final class MovableClock extends Clock {
 
     @Override
     public Instant instant() {
-        return Instant.now().plus(ahead);
+        return time.instant();
     }
 
     @Override
@@ -96,7 +97,7 @@ public final class MovableClock extends Clock {
 
     private Instant moveBy(Duration duration) {
         synchronized (this) {
-            ahead = ahead.plus(duration);
+            time.advance(duration);
         }
         moves.forEach(Runnable::run);
         return instant();
@@ -104,6 +105,6 @@ public final class MovableClock extends Clock {
 
     @Override
     public String toString() {
-        return "MovableClock[" + instant() + ", " + ahead + " ahead of real time]";
+        return "MovableClock[" + instant() + "]";
     }
 }
