@@ -148,7 +148,7 @@ class DaylightSavingTests {
         assertThat(runs)
                 .filteredOn(run -> run.source() == ExecutionSource.MISFIRE)
                 .extracting(ExecutionRecord::fireTime)
-                .containsOnlyElementsOf(fires)
+                .isSubsetOf(fires)
                 .hasSize(2 * fires.size());
         assertNoFireIdentityTwice(runs);
     }
