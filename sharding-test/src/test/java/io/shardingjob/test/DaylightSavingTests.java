@@ -33,7 +33,10 @@ class DaylightSavingTests {
     @Component
     static class NightlyJobs {
 
-        @ShardedJob(name = "nightly", cron = "0 30 2 * * *", timeZone = "Europe/Berlin",
+        @ShardedJob(
+                name = "nightly",
+                cron = "0 30 2 * * *",
+                timeZone = "Europe/Berlin",
                 shardingTotalCount = 2,
                 misfirePolicy = MisfirePolicy.ALL)
         void settle(ShardingContext context) {}
@@ -42,7 +45,10 @@ class DaylightSavingTests {
     @Component
     static class MinutelyJobs {
 
-        @ShardedJob(name = "minutely", cron = "0 * * * * *", timeZone = "Europe/Berlin",
+        @ShardedJob(
+                name = "minutely",
+                cron = "0 * * * * *",
+                timeZone = "Europe/Berlin",
                 shardingTotalCount = 2,
                 misfirePolicy = MisfirePolicy.ALL)
         void tick(ShardingContext context) {}
@@ -60,7 +66,8 @@ class DaylightSavingTests {
         // The second 02:30 is no fire: had it been scheduled, the move to the next night would fire it late.
         cluster.clock().moveTo(change.plus(Duration.ofMinutes(31)));
         // 02:30 +01:00 the next night: winter time, 24 hours and a half after the change.
-        Instant nextNight = cluster.clock().moveTo(change.plus(Duration.ofHours(24).plusMinutes(30)));
+        Instant nextNight =
+                cluster.clock().moveTo(change.plus(Duration.ofHours(24).plusMinutes(30)));
         cluster.awaitFire("nightly", nextNight, PATIENCE).assertEveryItemRanOnce();
 
         assertThat(cluster.runs("nightly"))
@@ -81,7 +88,8 @@ class DaylightSavingTests {
         cluster.awaitFire("nightly", nightBefore, PATIENCE).assertEveryItemRanOnce();
         cluster.clock().moveTo(change.plus(Duration.ofMinutes(30)));
         // 02:30 +02:00 the night after the change: 23 hours after 03:30 +02:00.
-        Instant nightAfter = cluster.clock().moveTo(change.plus(Duration.ofHours(23).plusMinutes(30)));
+        Instant nightAfter =
+                cluster.clock().moveTo(change.plus(Duration.ofHours(23).plusMinutes(30)));
         cluster.awaitFire("nightly", nightAfter, PATIENCE).assertEveryItemRanOnce();
 
         assertThat(cluster.runs("nightly"))
@@ -90,7 +98,8 @@ class DaylightSavingTests {
     }
 
     @Test
-    void aJumpOverTheMissingHourMakesUpTheFiveMissedMinutesThatExistAndNoneOfTheSixtyThatDoNot(ShardingCluster cluster) {
+    void aJumpOverTheMissingHourMakesUpTheFiveMissedMinutesThatExistAndNoneOfTheSixtyThatDoNot(
+            ShardingCluster cluster) {
         Instant change = next(BERLIN, ZoneOffsetTransition::isGap);
         cluster.clock().moveTo(change.minus(Duration.ofMinutes(3)).plusSeconds(30));
         start(cluster, MinutelyJobs.class, "minutely");
@@ -101,12 +110,14 @@ class DaylightSavingTests {
         await().atMost(PATIENCE).until(() -> cluster.runs("minutely").size() == 2);
         cluster.clock().moveTo(minutes(change, 4));
 
-        List<Instant> madeUp = List.of(minutes(change, -1), change, minutes(change, 1), minutes(change, 2), minutes(change, 3));
+        List<Instant> madeUp =
+                List.of(minutes(change, -1), change, minutes(change, 1), minutes(change, 2), minutes(change, 3));
         assertMadeUp(cluster, madeUp);
         assertThat(cluster.runs("minutely"))
                 .filteredOn(run -> run.source() == ExecutionSource.NORMAL)
                 .extracting(ExecutionRecord::fireTime)
-                .containsExactlyInAnyOrder(minutes(change, -2), minutes(change, -2), minutes(change, 4), minutes(change, 4));
+                .containsExactlyInAnyOrder(
+                        minutes(change, -2), minutes(change, -2), minutes(change, 4), minutes(change, 4));
     }
 
     @Test
@@ -124,12 +135,15 @@ class DaylightSavingTests {
         cluster.clock().moveTo(minutes(three, 6));
 
         // 02:59 +02:00 is an hour old by then, past the catch-up horizon (ten minutes): recorded skipped, not run.
-        List<Instant> madeUp = IntStream.rangeClosed(0, 5).mapToObj(minute -> minutes(three, minute)).toList();
+        List<Instant> madeUp = IntStream.rangeClosed(0, 5)
+                .mapToObj(minute -> minutes(three, minute))
+                .toList();
         assertMadeUp(cluster, madeUp);
         assertThat(cluster.runs("minutely"))
                 .filteredOn(run -> run.source() == ExecutionSource.NORMAL)
                 .extracting(ExecutionRecord::fireTime)
-                .containsExactlyInAnyOrder(minutes(change, -2), minutes(change, -2), minutes(three, 6), minutes(three, 6));
+                .containsExactlyInAnyOrder(
+                        minutes(change, -2), minutes(change, -2), minutes(three, 6), minutes(three, 6));
     }
 
     private static void start(ShardingCluster cluster, Class<?> jobs, String job) {

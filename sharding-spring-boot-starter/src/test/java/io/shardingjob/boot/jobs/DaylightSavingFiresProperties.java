@@ -67,7 +67,10 @@ class DaylightSavingFiresProperties {
         CronExpression expression = CronExpression.parse(cron);
         List<Instant> expected = new ArrayList<>();
         LocalDateTime last = LocalDateTime.ofInstant(end, zone);
-        for (LocalDateTime time = LocalDateTime.ofInstant(start, zone).withSecond(0).withNano(0).plusMinutes(1);
+        for (LocalDateTime time = LocalDateTime.ofInstant(start, zone)
+                        .withSecond(0)
+                        .withNano(0)
+                        .plusMinutes(1);
                 !time.isAfter(last);
                 time = time.plusMinutes(1)) {
             boolean matches = time.equals(expression.next(time.minusSeconds(1)));

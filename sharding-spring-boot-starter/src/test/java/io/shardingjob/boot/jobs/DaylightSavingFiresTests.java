@@ -23,10 +23,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 class DaylightSavingFiresTests {
 
     @ParameterizedTest(name = "{0} ''{1}'' after {2}: {3}")
-    @CsvSource(
-            delimiter = '|',
-            textBlock =
-                    """
+    @CsvSource(delimiter = '|', textBlock = """
             # Berlin, 29 March 2026: 02:00 +01:00 becomes 03:00 +02:00.
             Europe/Berlin       | 0 30 2 * * *   | 2026-03-28T12:00:00Z | 2026-03-30T02:30+02:00
             Europe/Berlin       | 0 */15 * * * * | 2026-03-29T00:40:00Z | 2026-03-29T01:45+01:00 2026-03-29T03:00+02:00 2026-03-29T03:15+02:00
@@ -78,12 +75,15 @@ class DaylightSavingFiresTests {
                 .shardingTotalCount(2)
                 .build();
 
-        assertThat(schedule.firesAt(nightly, OffsetDateTime.parse("2026-10-25T02:30+02:00").toInstant()))
+        assertThat(schedule.firesAt(
+                        nightly, OffsetDateTime.parse("2026-10-25T02:30+02:00").toInstant()))
                 .isTrue();
-        assertThat(schedule.firesAt(nightly, OffsetDateTime.parse("2026-10-25T02:30+01:00").toInstant()))
+        assertThat(schedule.firesAt(
+                        nightly, OffsetDateTime.parse("2026-10-25T02:30+01:00").toInstant()))
                 .isFalse();
         // The skipped 02:30 of 29 March is no instant at all; the instant its offset would give is no fire.
-        assertThat(schedule.firesAt(nightly, OffsetDateTime.parse("2026-03-29T02:30+01:00").toInstant()))
+        assertThat(schedule.firesAt(
+                        nightly, OffsetDateTime.parse("2026-03-29T02:30+01:00").toInstant()))
                 .isFalse();
         assertThat(FireSchedule.fireTimeOf(schedule.nextFireAfter(nightly, Instant.parse("2026-03-28T12:00:00Z"))))
                 .isEqualTo(OffsetDateTime.parse("2026-03-30T02:30+02:00").toInstant());
