@@ -152,12 +152,15 @@ class DaylightSavingDrillIT {
                         + "the same time: " + (atTheSameTime(settlement) + atTheSameTime(stock)) + "; crossing took "
                         + Timings.millisSince(ready) + " ms");
 
-        // Each wall-clock time of 02:59 +02:00 fired; the repeated 02:00:00 to 02:00:30 +01:00 are no fires. A loaded
+        // The wall-clock times of 02:59 +02:00 fired; the repeated 02:00:00 to 02:00:30 +01:00 are no fires. A loaded
         // machine may interrupt, hand on or take over an item's run (one fire identity, several records, a take-over
         // after the first run ended: the promise is never twice at the same time); it never makes a fire time the cron
         // does not have, nor two fires of one time (two normal runs of one identity).
+        // Every fire time with a run is one of 02:59 +02:00 (a loaded machine may skip all items of one, still
+        // running).
         assertThat(settlementFires)
-                .containsExactlyElementsOf(every(change.minus(FIRST_FIRE_BEFORE_THE_CHANGE), change.minus(EVERY)));
+                .isNotEmpty()
+                .isSubsetOf(every(change.minus(FIRST_FIRE_BEFORE_THE_CHANGE), change.minus(EVERY)));
         assertThat(settlement).allSatisfy(run -> assertThat(run.source()).isNotEqualTo("MISFIRE"));
         assertThat(normalTwice(settlement)).isZero();
         assertThat(atTheSameTime(settlement)).isZero();
