@@ -66,6 +66,14 @@ public final class ZooKeeperServers {
     }
 
     /**
+     * As {@link #standalone(ProcessGroup, String)}, the process started with {@code environment} added (libfaketime's,
+     * so that the server tells the same time as the clients it serves).
+     */
+    public static Server standalone(ProcessGroup processes, String name, Map<String, String> environment) {
+        return standalone(processes, name, TEST_JVM, List.of(), true, environment);
+    }
+
+    /**
      * A standalone server for a benchmark: on a fresh data directory too, and in a fully compiling JVM with room for
      * thousands of jobs, since the server's speed is part of what is measured.
      */
@@ -109,6 +117,16 @@ public final class ZooKeeperServers {
 
     private static Server standalone(
             ProcessGroup processes, String name, List<String> jvmOptions, List<String> extraConfig, boolean fresh) {
+        return standalone(processes, name, jvmOptions, extraConfig, fresh, Map.of());
+    }
+
+    private static Server standalone(
+            ProcessGroup processes,
+            String name,
+            List<String> jvmOptions,
+            List<String> extraConfig,
+            boolean fresh,
+            Map<String, String> environment) {
         if (fresh) {
             deleteRecursively(ProcessGroup.workDirectory(name));
         }
@@ -120,6 +138,7 @@ public final class ZooKeeperServers {
                 clientPort,
                 processes.start(
                         command("org.apache.zookeeper.server.ZooKeeperServerMain", directory, config, jvmOptions),
+                        environment,
                         output(directory)),
                 output(directory));
         awaitServing(server);

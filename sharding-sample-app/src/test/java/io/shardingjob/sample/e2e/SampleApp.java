@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.json.JsonMapper;
@@ -62,6 +63,21 @@ final class SampleApp {
             String connectString,
             List<String> properties,
             boolean writes) {
+        return start(processes, suite, instanceId, connectString, properties, writes, Map.of());
+    }
+
+    /**
+     * As {@link #start(ProcessGroup, String, String, String, List, boolean)}, the process started with {@code
+     * environment} added (libfaketime's, to start it at another time).
+     */
+    static SampleApp start(
+            ProcessGroup processes,
+            String suite,
+            String instanceId,
+            String connectString,
+            List<String> properties,
+            boolean writes,
+            Map<String, String> environment) {
         int port = ProcessGroup.freePort();
         Path output = ProcessGroup.workDirectory(suite).resolve(instanceId + ".log");
         List<String> command = new ArrayList<>(List.of(
@@ -78,7 +94,7 @@ final class SampleApp {
                 "--sharding.instance-id=" + instanceId,
                 "--management.endpoint.sharding.access=" + (writes ? "unrestricted" : "read-only")));
         properties.forEach(property -> command.add("--" + property));
-        return new SampleApp(instanceId, port, processes.start(command, output), output);
+        return new SampleApp(instanceId, port, processes.start(command, environment, output), output);
     }
 
     /** Waits until the endpoint answers, connected, with every job: the sample's two. */

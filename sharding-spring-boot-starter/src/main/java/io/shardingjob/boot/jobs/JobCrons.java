@@ -7,12 +7,11 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
-import org.springframework.scheduling.support.CronTrigger;
-import org.springframework.scheduling.support.SimpleTriggerContext;
 
 /**
  * The jobs' crons as Spring reads them, each cron and zone read once, for the triggers that fire the jobs and for the
- * ledger's schedule of which fires came due alike. A cron Spring cannot read (one stored in ZooKeeper by hand, or by
+ * ledger's schedule of which fires came due alike: both place the fires on the time line with {@link ZonedCron}, whose
+ * rule for daylight-saving changes is thereby theirs. A cron Spring cannot read (one stored in ZooKeeper by hand, or by
  * another version) gets one answer from both: the job keeps the last cron its trigger could read.
  */
 public final class JobCrons {
@@ -24,10 +23,10 @@ public final class JobCrons {
 
     /** A cron Spring could read, or why it could not. */
     private record Read(
-            @Nullable CronTrigger trigger, @Nullable String problem) {}
+            @Nullable ZonedCron trigger, @Nullable String problem) {}
 
     /** The cron in force, as read: its trigger, and why the cron asked for was not read when it was not. */
-    record InForce(CronTrigger trigger, @Nullable String problem) {}
+    record InForce(ZonedCron trigger, @Nullable String problem) {}
 
     private final Map<Key, Read> read = Collections.synchronizedMap(new LinkedHashMap<>(64, 0.75f, true) {
         @Override
@@ -37,7 +36,7 @@ public final class JobCrons {
     });
 
     /** By job, the last cron its trigger could read. */
-    private final Map<String, CronTrigger> lastReadable = new ConcurrentHashMap<>();
+    private final Map<String, ZonedCron> lastReadable = new ConcurrentHashMap<>();
 
     /**
      * The cron a job's trigger fires by now: {@code cron}, or the last one the job's trigger could read when Spring
@@ -51,7 +50,7 @@ public final class JobCrons {
             lastReadable.put(job, reading.trigger());
             return new InForce(reading.trigger(), null);
         }
-        CronTrigger kept = lastReadable.get(job);
+        ZonedCron kept = lastReadable.get(job);
         if (kept == null) {
             throw new IllegalArgumentException(reading.problem());
         }
@@ -64,11 +63,11 @@ public final class JobCrons {
      */
     @Nullable
     Instant nextAfter(String job, String cron, ZoneId zone, Instant after) {
-        CronTrigger trigger = read(cron, zone).trigger();
+        ZonedCron trigger = read(cron, zone).trigger();
         if (trigger == null) {
             trigger = lastReadable.get(job);
         }
-        return trigger == null ? null : trigger.nextExecution(new SimpleTriggerContext(after, after, after));
+        return trigger == null ? null : trigger.nextAfter(after);
     }
 
     /**
@@ -76,7 +75,7 @@ public final class JobCrons {
      *
      * @throws IllegalArgumentException saying why Spring cannot read it
      */
-    CronTrigger parse(String cron, ZoneId zone) {
+    ZonedCron parse(String cron, ZoneId zone) {
         Read reading = read(cron, zone);
         if (reading.trigger() == null) {
             throw new IllegalArgumentException(reading.problem());
@@ -87,7 +86,7 @@ public final class JobCrons {
     private Read read(String cron, ZoneId zone) {
         return read.computeIfAbsent(new Key(cron, zone), key -> {
             try {
-                return new Read(new CronTrigger(key.cron(), key.zone()), null);
+                return new Read(ZonedCron.parse(key.cron(), key.zone()), null);
             } catch (IllegalArgumentException unreadable) {
                 return new Read(null, String.valueOf(unreadable.getMessage()));
             }

@@ -21,7 +21,8 @@ import org.springframework.scheduling.support.CronTrigger;
  * <p>It is a {@link CronTrigger} only so that what describes Spring's cron tasks describes the job too: Boot's
  * {@code scheduledtasks} endpoint lists a task whose trigger is a {@code CronTrigger} as a cron task with
  * {@link #getExpression()}, which here is the cron the pending next time was computed from. Nothing else of
- * {@code CronTrigger} is used: the times come from the trigger of the configuration in force, and two jobs with the same
+ * {@code CronTrigger} is used: the times come from the cron of the configuration in force, placed on the time line by
+ * {@link ZonedCron} (the daylight-saving rule), and two jobs with the same
  * cron are two triggers.
  *
  * <p>A job on demand (cron {@code -}) has no next time: asked while the job is on demand, the trigger answers
@@ -34,7 +35,7 @@ public final class JobTrigger extends CronTrigger {
 
     private final JobCoordinator coordinator;
 
-    private @Nullable CronTrigger cron;
+    private @Nullable ZonedCron cron;
 
     private @Nullable String cronText;
 
@@ -69,13 +70,27 @@ public final class JobTrigger extends CronTrigger {
             next = null;
             return null;
         }
-        CronTrigger current = current(configuration);
-        Instant computed = current.nextExecution(context);
+        ZonedCron current = current(configuration);
+        Instant computed = current.nextAfter(lastFireDone(context));
         next = computed;
         if (computed != null) {
             scheduled = computed;
         }
         return computed;
+    }
+
+    /**
+     * The time from which the next fire is looked for, as Spring's {@code CronTrigger} takes it: when the last run
+     * completed (fires its run outlasted are not made up here), but never before the time that run was scheduled for,
+     * so that a run that started early does not fire twice; the clock's time before the first run.
+     */
+    private static Instant lastFireDone(TriggerContext context) {
+        Instant completed = context.lastCompletion();
+        if (completed == null) {
+            return context.getClock().instant();
+        }
+        Instant scheduled = context.lastScheduledExecution();
+        return scheduled != null && completed.isBefore(scheduled) ? scheduled : completed;
     }
 
     /**
@@ -137,7 +152,7 @@ public final class JobTrigger extends CronTrigger {
         expression = configuration.cron();
     }
 
-    private CronTrigger current(JobConfiguration configuration) {
+    private ZonedCron current(JobConfiguration configuration) {
         if (cron != null
                 && Objects.equals(cronText, configuration.cron())
                 && Objects.equals(zone, configuration.timeZone())) {
@@ -149,7 +164,7 @@ public final class JobTrigger extends CronTrigger {
                     "Job {}: ignoring the invalid cron '{}' stored in ZooKeeper, keeping '{}': {}",
                     configuration.name(),
                     configuration.cron(),
-                    inForce.trigger().getExpression(),
+                    inForce.trigger().expression(),
                     inForce.problem());
         } else if (cronText != null) {
             log.info(
@@ -159,7 +174,7 @@ public final class JobTrigger extends CronTrigger {
                     configuration.timeZone());
         }
         cron = inForce.trigger();
-        expression = cron.getExpression();
+        expression = cron.expression();
         // Remember what was seen, valid or not, so that an invalid value is reported once.
         cronText = configuration.cron();
         zone = configuration.timeZone();

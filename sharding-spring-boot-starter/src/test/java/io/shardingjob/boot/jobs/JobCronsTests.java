@@ -28,7 +28,7 @@ class JobCronsTests {
 
         JobCrons.InForce kept = crons.inForce("settlement", "not a cron", UTC);
 
-        assertThat(kept.trigger().getExpression()).isEqualTo("0 0 * * * *");
+        assertThat(kept.trigger().expression()).isEqualTo("0 0 * * * *");
         assertThat(kept.problem()).isNotBlank();
         assertThat(crons.inForce("settlement", "0 30 * * * *", UTC).problem()).isNull();
     }
