@@ -2,7 +2,6 @@ package io.shardingjob.boot.operations;
 
 import io.shardingjob.boot.ShardedJobRegistry;
 import io.shardingjob.boot.ShardingOperations;
-import io.shardingjob.core.config.JobConfiguration;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
@@ -217,7 +216,7 @@ public enum OperatorAction {
                 String instance = RequestChecks.knownInstance(request, operations, true);
                 yield performed(() -> operations.enableInstance(job, instance), "instance " + instance + " enabled");
             }
-            case DEFINE, CRON, ITEMS, REMOVE -> changeDefinition(request, definitions(registry));
+            case DEFINE, CRON, ITEMS, REMOVE -> DefinitionChanges.perform(this, request, registry);
         };
     }
 
@@ -243,59 +242,6 @@ public enum OperatorAction {
         return new Performed(
                 "items " + items + " of the fire at " + fireTime + " reopened: each runs again on its owner (RETRY)",
                 fireTime);
-    }
-
-    private Performed changeDefinition(OperatorRequest request, ShardedJobRegistry jobs) {
-        String job = request.job();
-        String parameters = request.parameters() == null ? "" : request.parameters();
-        return switch (this) {
-            case DEFINE -> {
-                String handler = request.handler();
-                // No cron: a job on demand, which fires only when triggered.
-                String cron = request.cron();
-                if (handler == null) {
-                    throw new MissingInputException("give a handler (and a cron, or none for a job on demand)");
-                }
-                jobs.define(
-                        JobConfiguration.builder(job)
-                                .cron(cron)
-                                .shardingTotalCount(request.count() == null ? 1 : request.count())
-                                .shardingItemParameters(parameters)
-                                .build(),
-                        handler);
-                yield new Performed("defined with handler '" + handler + "'", null);
-            }
-            case CRON -> {
-                String cron = request.cron();
-                if (cron == null || cron.isBlank()) {
-                    throw new MissingInputException("give a cron, or '-' for a job that fires only when triggered");
-                }
-                JobConfiguration changed = jobs.updateCron(job, cron);
-                yield new Performed(
-                        changed.isOnDemand()
-                                ? "cron - (on demand: fires only when triggered)"
-                                : "cron " + changed.cron(),
-                        null);
-            }
-            case ITEMS -> {
-                Integer count = request.count();
-                if (count == null) {
-                    throw new MissingInputException("give a count, and parameters if the items have any");
-                }
-                yield new Performed(jobs.updateItems(job, count, parameters).shardingTotalCount() + " items", null);
-            }
-            default -> {
-                jobs.remove(job);
-                yield new Performed("removal started: every instance stops the job, then its state goes", null);
-            }
-        };
-    }
-
-    private static ShardedJobRegistry definitions(@Nullable ShardedJobRegistry registry) {
-        if (registry == null) {
-            throw new MissingInputException("jobs cannot be defined at run time in this application");
-        }
-        return registry;
     }
 
     private static Performed performed(Runnable operation, String what) {
