@@ -4,6 +4,8 @@ import io.shardingjob.core.JobDefinitions.Definition;
 import io.shardingjob.core.config.FireSchedule;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.config.JobConfigurationException;
+import io.shardingjob.core.config.JobSetting;
+import io.shardingjob.core.internal.budget.BudgetFigures;
 import io.shardingjob.core.internal.config.JobGraph;
 import io.shardingjob.core.internal.config.OperatorInputs;
 import io.shardingjob.core.internal.config.ScheduleHistory;
@@ -44,15 +46,27 @@ final class DefinitionStore {
     private final FireSchedule schedule;
     private final Clock clock;
 
+    /**
+     * The budget of a defined job as its coordinators will judge it: a job defined at run time runs with the default
+     * ledger retention and reconcile interval (the starter sets neither for it), and this client's packet size.
+     */
+    private final BudgetFigures budget;
+
     DefinitionStore(CuratorFramework client, FireSchedule schedule, Clock clock) {
         this.client = client;
         this.schedule = schedule;
         this.clock = clock;
+        this.budget = new BudgetFigures(
+                schedule,
+                JobSetting.Defaults.LEDGER_RETENTION.plus(JobSetting.Defaults.RECONCILE_INTERVAL),
+                clock,
+                client);
     }
 
     void define(JobConfiguration configuration, String handler) throws Exception {
         String job = configuration.name();
         byte[] encoded = OperatorInputs.definition(configuration, handler, schedule);
+        budget.refuseChange(null, configuration);
         byte[] history = new ScheduleHistory(
                         List.of(ScheduleHistory.Entry.of(clock.instant(), true, configuration, List.of())))
                 .encode();
@@ -135,6 +149,7 @@ final class DefinitionStore {
     JobConfiguration update(String jobName, UnaryOperator<JobConfiguration> change) throws Exception {
         UnaryOperator<JobConfiguration> checked = current -> {
             JobConfiguration next = change.apply(current);
+            budget.refuseChange(current, next);
             // Only what the job follows, or its items, can change what the graph says.
             if (!JobGraph.Node.of(current).equals(JobGraph.Node.of(next))) {
                 StoredJobs.refuseProblemsJoiningUnchecked(client, next);

@@ -8,9 +8,12 @@ import io.shardingjob.core.config.CoordinationBudget;
 import io.shardingjob.core.config.CoordinationBudget.Cliff;
 import io.shardingjob.core.config.CoordinationBudget.Finding;
 import io.shardingjob.core.config.CoordinationBudget.Severity;
+import io.shardingjob.core.config.FireSchedule;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.config.JobConfigurationException;
 import io.shardingjob.core.execution.ItemResult;
+import io.shardingjob.core.internal.config.StoredConfiguration;
+import io.shardingjob.core.operation.InvalidOperationException;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
@@ -73,10 +76,10 @@ class CoordinationBudgetTest extends JobInstanceTestSupport {
         assertThat(client.checkExists().forPath("/over")).as("nothing written").isNull();
     }
 
-    @Test
-    void aJobWhoseFiresCannotBeReadInOneAnswerOfItsClientDoesNotStart() throws Exception {
+    /** A client that takes answers of at most {@code packetBytes}. */
+    private CuratorFramework clientOfPacket(int packetBytes) throws InterruptedException {
         ZKClientConfig small = new ZKClientConfig();
-        small.setProperty(ZKClientConfig.JUTE_MAXBUFFER, "65536");
+        small.setProperty(ZKClientConfig.JUTE_MAXBUFFER, Integer.toString(packetBytes));
         CuratorFramework client = closeAfterTest(CuratorFrameworkFactory.builder()
                 .connectString(server.getConnectString())
                 .namespace(NAMESPACE)
@@ -85,6 +88,12 @@ class CoordinationBudgetTest extends JobInstanceTestSupport {
                 .build());
         client.start();
         assertThat(client.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
+        return client;
+    }
+
+    @Test
+    void aJobWhoseFiresCannotBeReadInOneAnswerOfItsClientDoesNotStart() throws Exception {
+        CuratorFramework client = clientOfPacket(65_536);
         JobConfiguration wide = JobConfiguration.builder("wide")
                 .cron(RARELY)
                 .shardingTotalCount(10_000)
@@ -171,4 +180,73 @@ class CoordinationBudgetTest extends JobInstanceTestSupport {
         assertThat(instance.coordinator().budget().findings()).isEmpty();
         assertThat(Severity.values()).containsExactly(Severity.WARNING, Severity.REFUSAL);
     }
+
+    @Test
+    void anOperatorsCountWhoseFiresItsClientCouldNotReadIsRefusedAndNothingChanges() throws Exception {
+        CuratorFramework client = clientOfPacket(700_000);
+        JobCoordinator coordinator = closeAfterTest(JobCoordinator.builder(
+                        client,
+                        JobConfiguration.builder("growing")
+                                .cron(RARELY)
+                                .shardingTotalCount(100)
+                                .build())
+                .build());
+        coordinator.start();
+
+        assertThatThrownBy(() -> coordinator.updateShardingTotalCount(10_000))
+                .isInstanceOfSatisfying(InvalidOperationException.class, refused -> {
+                    assertThat(refused.jobName()).isEqualTo("growing");
+                    assertThat(refused.input()).isEqualTo("shardingTotalCount");
+                })
+                .hasMessageContaining("8 x 112,882 bytes = 903,056 bytes, of the 700,000 bytes jute.maxbuffer allows")
+                .hasMessageContaining("suspends every job of the client");
+        assertThat(StoredConfiguration.read(client, "growing").shardingTotalCount())
+                .as("nothing stored")
+                .isEqualTo(100);
+
+        // Near the limit is allowed, and said by the budget.
+        assertThat(coordinator.updateShardingTotalCount(5_000).shardingTotalCount())
+                .isEqualTo(5_000);
+        await().atMost(Duration.ofSeconds(10))
+                .untilAsserted(() -> assertThat(coordinator.budget().warnings())
+                        .extracting(Finding::cliff)
+                        .containsExactly(Cliff.FIRE_READ));
+    }
+
+    @Test
+    void aDefinitionOrItsChangePastALimitOfTheDefiningClientIsRefusedAndNothingIsStored() throws Exception {
+        CuratorFramework client = clientOfPacket(700_000);
+        JobDefinitions definitions = closeAfterTest(new JobDefinitions(client, IGNORED, FireSchedule.NONE));
+        JobConfiguration wide = JobConfiguration.builder("defined")
+                .cron(RARELY)
+                .shardingTotalCount(10_000)
+                .build();
+
+        assertThatThrownBy(() -> definitions.define(wide, "handler"))
+                .isInstanceOfSatisfying(
+                        InvalidOperationException.class,
+                        refused -> assertThat(refused.input()).isEqualTo("shardingTotalCount"))
+                .hasMessageContaining("903,056 bytes, of the 700,000 bytes jute.maxbuffer allows");
+        assertThat(client.checkExists().forPath("/defined"))
+                .as("nothing stored")
+                .isNull();
+
+        definitions.define(wide.toBuilder().shardingTotalCount(100).build(), "handler");
+        assertThatThrownBy(() -> definitions.update(
+                        "defined",
+                        current ->
+                                current.toBuilder().shardingTotalCount(10_000).build()))
+                .isInstanceOf(InvalidOperationException.class)
+                .hasMessageContaining("903,056 bytes");
+        assertThat(definitions.storedConfiguration("defined").shardingTotalCount())
+                .isEqualTo(100);
+    }
+
+    private static final JobDefinitions.Listener IGNORED = new JobDefinitions.Listener() {
+        @Override
+        public void defined(JobDefinitions.Definition definition) {}
+
+        @Override
+        public void removed(String jobName) {}
+    };
 }

@@ -1,14 +1,20 @@
 package io.shardingjob.core.internal.budget;
 
 import io.shardingjob.core.config.CoordinationBudget;
+import io.shardingjob.core.config.CoordinationBudget.Cliff;
 import io.shardingjob.core.config.CoordinationBudget.Figures;
+import io.shardingjob.core.config.CoordinationBudget.Finding;
+import io.shardingjob.core.config.CoordinationBudget.Severity;
 import io.shardingjob.core.config.FireSchedule;
 import io.shardingjob.core.config.JobConfiguration;
+import io.shardingjob.core.config.JobConfigurationException;
 import io.shardingjob.core.internal.registry.JobConfigurationCodec;
+import io.shardingjob.core.operation.InvalidOperationException;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.client.ZKClientConfig;
 import org.jspecify.annotations.Nullable;
@@ -24,6 +30,9 @@ import org.slf4j.LoggerFactory;
 public final class BudgetFigures {
 
     private static final Logger log = LoggerFactory.getLogger(BudgetFigures.class);
+
+    private static final String CONSEQUENCE = "; ZooKeeper drops the connection of a client whose request or answer"
+            + " passes jute.maxbuffer, which suspends every job of the client";
 
     private final FireSchedule schedule;
 
@@ -75,6 +84,47 @@ public final class BudgetFigures {
                 utf8(configuration.itemParameters().toString()),
                 utf8(configuration.jobParameter()),
                 known.packetBytes()));
+    }
+
+    /**
+     * Refuses, before anything is written, a job past one of ZooKeeper's limits ({@link BudgetRule}), naming the
+     * setting and giving the arithmetic; logs the ones it is near. A job past one would start, then drop its client's
+     * connection (and suspend every job of the client) at the first audit, trigger or change that reads or writes that
+     * much.
+     */
+    public void refuseAtStart(JobConfiguration configuration) {
+        for (Finding finding :
+                assess(configuration, configuration.shardingTotalCount(), -1).findings()) {
+            if (finding.severity() == Severity.REFUSAL) {
+                throw new JobConfigurationException(
+                        configuration.name(),
+                        finding.property(),
+                        finding.message() + CONSEQUENCE,
+                        finding.cliff() == Cliff.LEDGER_LISTING ? "cron" : null);
+            }
+            log.warn("Job {} is near a limit of ZooKeeper: {}", configuration.name(), finding.message());
+        }
+    }
+
+    /**
+     * Refuses an operator's change of the stored configuration (a count, a cron) that would take the job past one of
+     * ZooKeeper's limits, as {@link #refuseAtStart} refuses a job at start-up: the one rule, with this instance's
+     * figures (its client's {@code jute.maxbuffer}, its ledger's retention), refusing only what the change made worse
+     * ({@link BudgetRule#refusalsOfChange}).
+     *
+     * @param current the configuration stored now, null for a job defined now (judged whole)
+     * @throws InvalidOperationException naming the input (the count, the cron, ...) and giving the arithmetic; nothing
+     *     is written
+     */
+    public void refuseChange(@Nullable JobConfiguration current, JobConfiguration next) {
+        CoordinationBudget before = current == null ? null : assess(current, current.shardingTotalCount(), -1);
+        List<Finding> refusals = BudgetRule.refusalsOfChange(before, assess(next, next.shardingTotalCount(), -1));
+        if (!refusals.isEmpty()) {
+            Finding refusal = refusals.get(0);
+            // At run time the fires retained move with the cron: the retention is each instance's setting.
+            String input = refusal.cliff() == Cliff.LEDGER_LISTING ? "cron" : refusal.property();
+            throw new InvalidOperationException(next.name(), input, refusal.message() + CONSEQUENCE);
+        }
     }
 
     /** What is worked out once per configuration (the same instance, as the job's state hands it out). */

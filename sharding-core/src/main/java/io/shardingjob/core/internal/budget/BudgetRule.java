@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The pure rule of a job's coordination budget: figures in, a {@link Finding} per ZooKeeper limit the job is within
@@ -91,6 +92,30 @@ final class BudgetRule {
                         bytes(figures.packetBytes())));
         findings.sort(Comparator.comparing(Finding::severity).reversed());
         return new CoordinationBudget(figures, findings);
+    }
+
+    /**
+     * The limits a change of the stored configuration takes the job past: those {@code next} is past by more than the
+     * job was before (every one it is past, for a new job). A change that leaves a job as far past a limit as it was,
+     * or brings it nearer, is not refused, so that a job stored under a larger packet can still be disabled or brought
+     * back under the limit.
+     *
+     * @param current the budget of the configuration stored now, null for a new job
+     */
+    static List<Finding> refusalsOfChange(@Nullable CoordinationBudget current, CoordinationBudget next) {
+        return next.findings().stream()
+                .filter(finding -> finding.severity() == Severity.REFUSAL)
+                .filter(finding -> current == null || finding.value() > valueBefore(current, finding.cliff()))
+                .toList();
+    }
+
+    private static long valueBefore(CoordinationBudget current, Cliff cliff) {
+        // A cliff without a finding was under the margin, so below any value past the limit.
+        return current.findings().stream()
+                .filter(finding -> finding.cliff() == cliff)
+                .mapToLong(Finding::value)
+                .findFirst()
+                .orElse(0);
     }
 
     /** What one audit's read of fires answers at most, in bytes. */

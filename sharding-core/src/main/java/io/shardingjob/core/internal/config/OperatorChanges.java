@@ -12,6 +12,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.function.BiConsumer;
 import java.util.function.UnaryOperator;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.transaction.CuratorOp;
@@ -32,14 +33,26 @@ public final class OperatorChanges {
     private final String jobName;
     private final Clock clock;
     private final Duration horizon;
+    private final BiConsumer<JobConfiguration, JobConfiguration> limits;
 
-    /** @param horizon how far back the schedule history must reach: the catch-up horizon */
-    public OperatorChanges(CuratorFramework client, JobNodes nodes, String jobName, Clock clock, Duration horizon) {
+    /**
+     * @param horizon how far back the schedule history must reach: the catch-up horizon
+     * @param limits refuses a change (from the stored configuration to the next) that would take the job past one of
+     *     ZooKeeper's limits, by throwing: the job's coordination budget
+     */
+    public OperatorChanges(
+            CuratorFramework client,
+            JobNodes nodes,
+            String jobName,
+            Clock clock,
+            Duration horizon,
+            BiConsumer<JobConfiguration, JobConfiguration> limits) {
         this.client = client;
         this.nodes = nodes;
         this.jobName = jobName;
         this.clock = clock;
         this.horizon = horizon;
+        this.limits = limits;
     }
 
     /**
@@ -70,7 +83,12 @@ public final class OperatorChanges {
     }
 
     private StoredConfiguration.Update update(UnaryOperator<JobConfiguration> change) throws Exception {
-        return StoredConfiguration.update(client, jobName, change, FireSchedule.NONE, clock, horizon);
+        UnaryOperator<JobConfiguration> withinLimits = current -> {
+            JobConfiguration next = change.apply(current);
+            limits.accept(current, next);
+            return next;
+        };
+        return StoredConfiguration.update(client, jobName, withinLimits, FireSchedule.NONE, clock, horizon);
     }
 
     /**

@@ -43,7 +43,8 @@ public final class JobRuntime implements AutoCloseable {
             JobState state,
             FireRunner fires,
             JobOperations operations,
-            LedgerQueries ledgerQueries) {
+            LedgerQueries ledgerQueries,
+            BudgetFigures budget) {
         this.settings = settings;
         this.lifecycle = lifecycle;
         this.parts = parts;
@@ -51,11 +52,7 @@ public final class JobRuntime implements AutoCloseable {
         this.fires = fires;
         this.operations = operations;
         this.ledgerQueries = ledgerQueries;
-        this.budget = new BudgetFigures(
-                settings.history().schedule(),
-                settings.history().ledgerRetention().plus(settings.timings().reconcileInterval()),
-                settings.instance().clock(),
-                settings.instance().client());
+        this.budget = budget;
     }
 
     /** Nothing talks to ZooKeeper before {@link #start()}. */
@@ -98,7 +95,7 @@ public final class JobRuntime implements AutoCloseable {
                     + " all run there, one after another, and hold up every later hand-off of the job. Give it an"
                     + " executor with threads of its own, such as Executors.newFixedThreadPool(n)");
         }
-        refuseWhatCannotFit(budget.assess(local, local.shardingTotalCount(), -1));
+        budget.refuseAtStart(local);
         if (settings.instance().client().compressionEnabled()) {
             throw new IllegalArgumentException("Job '" + local.name() + "': the Curator client given to the builder"
                     + " compresses every node it writes and decompresses every node it reads"
@@ -107,26 +104,6 @@ public final class JobRuntime implements AutoCloseable {
                     + " could not read them: manual fires would wait for the audits, and jobs that follow jobs would"
                     + " never run. Build the client without enableCompression(); a compression provider alone is"
                     + " fine, as it compresses only the writes that ask for it");
-        }
-    }
-
-    /**
-     * Refuses a job past one of ZooKeeper's limits ({@code BudgetRule}), naming the setting and giving the arithmetic;
-     * logs the ones it is near. A job past one would start, then drop its client's connection (and suspend every job
-     * of the client) at the first audit, trigger or change that reads or writes that much.
-     */
-    private static void refuseWhatCannotFit(CoordinationBudget budget) {
-        String job = budget.figures().jobName();
-        for (CoordinationBudget.Finding finding : budget.findings()) {
-            if (finding.severity() == CoordinationBudget.Severity.REFUSAL) {
-                throw new JobConfigurationException(
-                        job,
-                        finding.property(),
-                        finding.message() + "; ZooKeeper drops the connection of a client whose request or answer"
-                                + " passes jute.maxbuffer, which suspends every job of the client",
-                        finding.cliff() == CoordinationBudget.Cliff.LEDGER_LISTING ? "cron" : null);
-            }
-            log.warn("Job {} is near a limit of ZooKeeper: {}", job, finding.message());
         }
     }
 

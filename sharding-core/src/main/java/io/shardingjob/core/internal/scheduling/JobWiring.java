@@ -2,6 +2,7 @@ package io.shardingjob.core.internal.scheduling;
 
 import io.shardingjob.core.config.FireSchedule;
 import io.shardingjob.core.instance.InstanceId;
+import io.shardingjob.core.internal.budget.BudgetFigures;
 import io.shardingjob.core.internal.config.OperatorChanges;
 import io.shardingjob.core.internal.ledger.DueFires;
 import io.shardingjob.core.internal.ledger.GroupCommit;
@@ -128,17 +129,31 @@ final class JobWiring {
                 threads);
         LedgerQueries queries =
                 new LedgerQueries(ledger.reads(), registry.cache(), registry.nodes(), jobName, state::now);
+        BudgetFigures budget = new BudgetFigures(
+                settings.history().schedule(),
+                settings.history().ledgerRetention().plus(settings.timings().reconcileInterval()),
+                settings.instance().clock(),
+                settings.instance().client());
         return new JobRuntime(
-                settings, lifecycle, parts, state, fires, operations(manualFires, audits, fire.dueFires()), queries);
+                settings,
+                lifecycle,
+                parts,
+                state,
+                fires,
+                operations(manualFires, audits, fire.dueFires(), budget),
+                queries,
+                budget);
     }
 
-    private JobOperations operations(ManualFires manualFires, AuditRequests audits, DueFires dueFires) {
+    private JobOperations operations(
+            ManualFires manualFires, AuditRequests audits, DueFires dueFires, BudgetFigures budget) {
         OperatorChanges changes = new OperatorChanges(
                 registry.client(),
                 registry.nodes(),
                 jobName,
                 settings.instance().clock(),
-                settings.history().catchUpHorizon());
+                settings.history().catchUpHorizon(),
+                budget::refuseChange);
         return new JobOperations(registry, changes, state, manualFires, ledger.reruns(), audits, dueFires);
     }
 

@@ -11,6 +11,7 @@ import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.internal.config.OperatorInputs;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 import net.jqwik.api.ForAll;
@@ -170,5 +171,46 @@ class BudgetRuleTest {
 
         before.forEach(
                 (cliff, severity) -> assertThat(after.get(cliff)).isNotNull().isGreaterThanOrEqualTo(severity));
+    }
+
+    @ParameterizedTest(name = "{0} items -> {1} items under a {2}-byte packet: refused {3}")
+    @CsvSource({
+        "100, 10000, 1048575, ''",
+        "100, 10000, 700000, FIRE_READ",
+        "10000, 10000, 700000, ''",
+        "10000, 9000, 700000, ''",
+        "9000, 10000, 700000, FIRE_READ",
+        "10000, 100, 700000, ''",
+    })
+    void aChangeIsRefusedOnlyForALimitItTakesTheJobFurtherPast(
+            int itemsBefore, int itemsAfter, int packet, String refused) {
+        CoordinationBudget before = BudgetRule.assess(figures(itemsBefore, 70, 300, 40, 10, packet));
+        CoordinationBudget after = BudgetRule.assess(figures(itemsAfter, 70, 300, 40, 10, packet));
+
+        assertThat(BudgetRule.refusalsOfChange(before, after))
+                .extracting(finding -> finding.cliff().name())
+                .containsExactlyElementsOf(refused.isEmpty() ? List.of() : List.of(refused));
+    }
+
+    @Test
+    void aNewJobIsRefusedForEveryLimitItIsPast() {
+        CoordinationBudget past = BudgetRule.assess(figures(10_000, 70_000, 300, 300_000, 10, 700_000));
+
+        assertThat(BudgetRule.refusalsOfChange(null, past))
+                .extracting(Finding::cliff)
+                .containsExactly(Cliff.FIRE_READ, Cliff.ITEM_PARAMETERS, Cliff.LEDGER_LISTING);
+    }
+
+    @Property
+    void aChangeThatMakesNoFigureLargerIsNeverRefused(
+            @ForAll @IntRange(min = 1, max = 10_000) int items,
+            @ForAll @IntRange(min = 1, max = 10_000) int fewerBy,
+            @ForAll @LongRange(min = 0, max = 200_000) long fires,
+            @ForAll @IntRange(min = 65_536, max = 4_194_304) int packet) {
+        CoordinationBudget before = BudgetRule.assess(figures(items, fires, 300, 40, 10, packet));
+        CoordinationBudget after =
+                BudgetRule.assess(figures(Math.max(1, items - fewerBy), fires / 2, 300, 40, 10, packet));
+
+        assertThat(BudgetRule.refusalsOfChange(before, after)).isEmpty();
     }
 }
