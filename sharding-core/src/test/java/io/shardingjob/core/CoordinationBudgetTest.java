@@ -76,6 +76,43 @@ class CoordinationBudgetTest extends JobInstanceTestSupport {
         assertThat(client.checkExists().forPath("/over")).as("nothing written").isNull();
     }
 
+    @Test
+    void aJobWhoseJobParameterIsNearItsLimitStartsWithAWarning() throws Exception {
+        JobConfiguration near = JobConfiguration.builder("parameterised")
+                .cron(RARELY)
+                .jobParameter("p".repeat(14_000))
+                .build();
+
+        Instance instance = start("a", near, context -> {});
+
+        assertThat(instance.coordinator().budget().warnings()).singleElement().satisfies(warning -> {
+            assertThat(warning.cliff()).isEqualTo(Cliff.JOB_PARAMETER);
+            assertThat(warning.message())
+                    .startsWith("jobParameter: the job parameter takes 14,000 bytes in UTF-8 of the 16,384 bytes"
+                            + " allowed");
+        });
+    }
+
+    @Test
+    void aJobWhoseStoredConfigurationWouldNotFitOneNodeDoesNotStart() throws Exception {
+        CuratorFramework client = newClient();
+        JobConfiguration described = JobConfiguration.builder("described")
+                .cron(RARELY)
+                .description("d".repeat(600_000))
+                .build();
+        JobCoordinator coordinator = JobCoordinator.builder(client, described).build();
+
+        assertThatThrownBy(coordinator::start)
+                .isInstanceOfSatisfying(
+                        JobConfigurationException.class,
+                        refused -> assertThat(refused.property()).isEqualTo("configuration"))
+                .hasMessageContaining("of the 524,288 bytes one node of it may hold")
+                .hasMessageContaining("past it");
+        assertThat(client.checkExists().forPath("/described"))
+                .as("nothing written")
+                .isNull();
+    }
+
     /** A client that takes answers of at most {@code packetBytes}. */
     private CuratorFramework clientOfPacket(int packetBytes) throws InterruptedException {
         ZKClientConfig small = new ZKClientConfig();
