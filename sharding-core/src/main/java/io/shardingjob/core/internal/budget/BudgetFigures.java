@@ -50,8 +50,10 @@ public final class BudgetFigures {
      *
      * @param itemsPerFire the items of a fire: the configured count, or under dynamic sharding the assignment's
      * @param listedFires the fires the latest audit listed in the ledger, -1 before one has
+     * @param ledgerWriteOperations the write operations the job's ledger asked for so far
      */
-    public CoordinationBudget assess(JobConfiguration configuration, int itemsPerFire, long listedFires) {
+    public CoordinationBudget assess(
+            JobConfiguration configuration, int itemsPerFire, long listedFires, long ledgerWriteOperations) {
         Projection known = projection;
         if (known == null || known.configuration() != configuration) {
             int packetBytes = packetBytes(client);
@@ -74,7 +76,8 @@ public final class BudgetFigures {
                 known.configurationBytes(),
                 utf8(configuration.itemParameters().toString()),
                 utf8(configuration.jobParameter()),
-                known.packetBytes()));
+                known.packetBytes(),
+                ledgerWriteOperations));
     }
 
     /** What is worked out once per configuration (the same instance, as the job's state hands it out). */

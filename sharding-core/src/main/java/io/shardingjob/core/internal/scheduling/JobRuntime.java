@@ -98,7 +98,7 @@ public final class JobRuntime implements AutoCloseable {
                     + " all run there, one after another, and hold up every later hand-off of the job. Give it an"
                     + " executor with threads of its own, such as Executors.newFixedThreadPool(n)");
         }
-        refuseWhatCannotFit(budget.assess(local, local.shardingTotalCount(), -1));
+        refuseWhatCannotFit(budget.assess(local, local.shardingTotalCount(), -1, 0));
         if (settings.instance().client().compressionEnabled()) {
             throw new IllegalArgumentException("Job '" + local.name() + "': the Curator client given to the builder"
                     + " compresses every node it writes and decompresses every node it reads"
@@ -140,7 +140,7 @@ public final class JobRuntime implements AutoCloseable {
         int items = configuration.dynamicSharding()
                 ? state.assignment().shardingTotalCount()
                 : configuration.shardingTotalCount();
-        return budget.assess(configuration, items, ledgerQueries.listedFires());
+        return budget.assess(configuration, items, ledgerQueries.listedFires(), ledgerQueries.writeOperations());
     }
 
     /**
