@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -115,6 +116,8 @@ class StandByBenchmark {
             awaitQuiet(requests);
             Counts resume = requests.counts().since(beforeResume);
 
+            printByOperation(count, "stand by", standBy);
+            printByOperation(count, "resume", resume);
             report.row(
                     count,
                     millisSince(standingBy, standByReturned),
@@ -131,6 +134,14 @@ class StandByBenchmark {
             coordination.shutdownNow();
             items.shutdownNow();
         }
+    }
+
+    /** What the requests were, per job: where a figure differs between two versions, this says why. */
+    private static void printByOperation(int count, String phase, Counts counts) {
+        counts.byOperation()
+                .forEach((operation, sent) -> System.out.printf(
+                        Locale.ROOT, "[standby] %d jobs, %s: %s %.2f per job%n", count, phase, operation, sent / (double)
+                                count));
     }
 
     private static boolean owned(JobCoordinator job) {
