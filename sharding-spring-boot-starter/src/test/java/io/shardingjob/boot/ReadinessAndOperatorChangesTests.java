@@ -136,7 +136,8 @@ class ReadinessAndOperatorChangesTests {
         assertThat(alphaJob.assignment().shardingTotalCount()).isEqualTo(6);
         Instant back = Instant.now();
         await().atMost(PATIENCE).until(() -> firesRunBy("alpha", back.plusSeconds(1)) >= 3);
-        assertEveryItemOfSixRanOnceAndNeverTwiceAtOnce(resized.plusSeconds(2), Instant.now().minusSeconds(2));
+        assertEveryItemOfSixRanOnceAndNeverTwiceAtOnce(
+                resized.plusSeconds(2), Instant.now().minusSeconds(2));
     }
 
     private void startTwoCopies() {
@@ -149,7 +150,8 @@ class ReadinessAndOperatorChangesTests {
 
     private void awaitSplit(int items) {
         await().atMost(PATIENCE).untilAsserted(() -> {
-            assertThat(alphaJob.assignment().epoch()).isEqualTo(betaJob.assignment().epoch());
+            assertThat(alphaJob.assignment().epoch())
+                    .isEqualTo(betaJob.assignment().epoch());
             assertThat(alphaJob.localItems()).hasSize(items / 2);
             assertThat(betaJob.localItems()).hasSize(items / 2);
         });

@@ -56,7 +56,8 @@ class ReadinessHandOffOfABusyPoolTests {
         JobCoordinator alphaJob = job(alpha);
         JobCoordinator betaJob = job(beta);
         await().atMost(PATIENCE).untilAsserted(() -> {
-            assertThat(alphaJob.assignment().epoch()).isEqualTo(betaJob.assignment().epoch());
+            assertThat(alphaJob.assignment().epoch())
+                    .isEqualTo(betaJob.assignment().epoch());
             assertThat(alphaJob.localItems()).hasSize(3);
             assertThat(betaJob.localItems()).hasSize(3);
         });

@@ -140,8 +140,12 @@ class StandByBenchmark {
     private static void printByOperation(int count, String phase, Counts counts) {
         counts.byOperation()
                 .forEach((operation, sent) -> System.out.printf(
-                        Locale.ROOT, "[standby] %d jobs, %s: %s %.2f per job%n", count, phase, operation, sent / (double)
-                                count));
+                        Locale.ROOT,
+                        "[standby] %d jobs, %s: %s %.2f per job%n",
+                        count,
+                        phase,
+                        operation,
+                        sent / (double) count));
     }
 
     private static boolean owned(JobCoordinator job) {

@@ -144,15 +144,14 @@ public final class LeavingMark {
     public void withdrawAfterClose() {
         CompletableFuture<Void> withdrawn;
         synchronized (this) {
-            withdrawn = then(() -> attempt(() -> deleteQuietly())
-                    .whenComplete((done, failure) -> {
-                        if (failure != null) {
-                            log.debug(
-                                    "Job {}: the leaving mark goes with the session: {}",
-                                    jobName,
-                                    cause(failure).toString());
-                        }
-                    }));
+            withdrawn = then(() -> attempt(() -> deleteQuietly()).whenComplete((done, failure) -> {
+                if (failure != null) {
+                    log.debug(
+                            "Job {}: the leaving mark goes with the session: {}",
+                            jobName,
+                            cause(failure).toString());
+                }
+            }));
         }
         awaitQuietly(withdrawn);
     }
@@ -244,8 +243,7 @@ public final class LeavingMark {
     }
 
     @SafeVarargs
-    private static CompletableFuture<Void> ignoring(
-            Throwable failure, Class<? extends KeeperException>... expected) {
+    private static CompletableFuture<Void> ignoring(Throwable failure, Class<? extends KeeperException>... expected) {
         Throwable cause = cause(failure);
         for (Class<? extends KeeperException> kind : expected) {
             if (kind.isInstance(cause)) {
