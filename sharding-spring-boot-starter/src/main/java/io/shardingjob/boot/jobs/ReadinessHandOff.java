@@ -63,6 +63,7 @@ public final class ReadinessHandOff
 
     private void follow(ReadinessState readiness) {
         boolean standBy = readiness != ReadinessState.ACCEPTING_TRAFFIC;
+        long changing = System.nanoTime();
         List<CompletableFuture<Void>> marks;
         synchronized (this) {
             if (standingBy == standBy) {
@@ -74,7 +75,7 @@ public final class ReadinessHandOff
                     .toList();
         }
         if (!marks.isEmpty()) {
-            logOnceWritten(readiness, standBy, marks);
+            logOnceWritten(readiness, standBy, marks, changing);
         }
     }
 
@@ -83,30 +84,30 @@ public final class ReadinessHandOff
         return standingBy ? coordinator.standBy() : coordinator.resume();
     }
 
-    private static void logOnceWritten(ReadinessState readiness, boolean standBy, List<CompletableFuture<Void>> marks) {
-        long changed = System.nanoTime();
+    private static void logOnceWritten(
+            ReadinessState readiness, boolean standBy, List<CompletableFuture<Void>> marks, long changing) {
         CompletableFuture.allOf(marks.toArray(CompletableFuture[]::new)).whenComplete((written, failure) -> {
             long failed = marks.stream()
                     .filter(CompletableFuture::isCompletedExceptionally)
                     .count();
-            long millis = Duration.ofNanos(System.nanoTime() - changed).toMillis();
+            long millis = Duration.ofNanos(System.nanoTime() - changing).toMillis();
             if (failed == 0) {
                 log.info(
-                        "Readiness {}: {} sharded jobs {} ({} ms)",
+                        "Readiness {}: sharded jobs {} (jobs: {}, {} ms)",
                         readiness,
-                        marks.size(),
                         standBy
                                 ? "stand by, marked leaving: their items move to the other instances"
                                 : "take items again, their leaving marks withdrawn",
+                        marks.size(),
                         millis);
             } else {
                 log.warn(
-                        "Readiness {}: {} of {} sharded jobs could not {} their leaving marks ({} ms; each is logged"
-                                + " above)",
+                        "Readiness {}: the leaving marks of {} of {} sharded jobs could not be {} ({} ms; each is"
+                                + " logged above)",
                         readiness,
                         failed,
                         marks.size(),
-                        standBy ? "write" : "withdraw",
+                        standBy ? "written" : "withdrawn",
                         millis);
             }
         });
