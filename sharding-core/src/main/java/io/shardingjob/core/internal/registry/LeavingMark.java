@@ -144,7 +144,7 @@ public final class LeavingMark {
     public void withdrawAfterClose() {
         CompletableFuture<Void> withdrawn;
         synchronized (this) {
-            withdrawn = then(() -> attempt(() -> deleteQuietly()).whenComplete((done, failure) -> {
+            withdrawn = then(() -> attempt(this::deleteQuietly).whenComplete((done, failure) -> {
                 if (failure != null) {
                     log.debug(
                             "Job {}: the leaving mark goes with the session: {}",
