@@ -14,6 +14,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import org.apache.curator.framework.CuratorFramework;
 import org.jspecify.annotations.Nullable;
@@ -28,9 +29,8 @@ import org.jspecify.annotations.Nullable;
  * found by the ledger audit of the item's current owner, which takes over claims whose session is gone and makes up
  * fires nobody claimed, as the misfire policy says.
  *
- * <p>Connection state is handled in one place: on SUSPENDED no new item starts, and running items are interrupted a
- * third of a session timeout later (on LOST at once); on RECONNECTED the registration is re-created under the new
- * session, owed claim writes are made and an audit runs before fires start again (see docs/ledger.md).
+ * <p>Connection state is handled in one place: SUSPENDED starts no item and interrupts running ones a third of a
+ * session timeout later (LOST at once); RECONNECTED registers again, writes owed claims and audits (docs/ledger.md).
  *
  * <p>Race window: an item that ignores interrupts keeps running after its session expired while another instance runs
  * it again; its claim's fencing token, lower than the new owner's, lets a store refuse its writes.
@@ -61,12 +61,11 @@ public final class JobCoordinator implements AutoCloseable {
     }
 
     /**
-     * Leaves cleanly: stops starting items and announces it (so the next assignment leaves it out and its items of
-     * later fires run elsewhere), lets running items finish within the shutdown grace period, interrupts the ones still
-     * running then, and waits until every one of them returned (releasing each one's claim to its next owner as it
-     * returns) before it deletes this instance's registration: however long an item ignores its interrupt, nobody else
-     * starts it while it runs here. Work that completed is recorded in the ledger before the registration goes, so it
-     * is never run again. A call while another thread closes the job returns once that close is done.
+     * Leaves cleanly: stops starting items and announces it (the next assignment leaves it out), lets running items
+     * finish within the shutdown grace period, interrupts those still running then, and waits until every one returned
+     * (its claim passing to its next owner) before it deletes this instance's registration: however long an item
+     * ignores its interrupt, nobody else starts it meanwhile. Completed work is recorded in the ledger first, so it is
+     * never run again. A call while another thread closes the job returns once that close is done.
      */
     @Override
     public void close() {
@@ -89,11 +88,10 @@ public final class JobCoordinator implements AutoCloseable {
     }
 
     /**
-     * Starts one fire with the job and executor given to the builder, without waiting for its items: the calling
-     * thread (a scheduler's) is free as soon as this instance's items of the fire are claimed and handed to the
-     * executor, and at once when the fire must first wait for a reshard in progress or for the audit of a new
-     * assignment (it is then planned on the job's own hand-off thread). The report completes once every item ended and
-     * its end was recorded in the ledger.
+     * Starts one fire with the job and executor given to the builder, without waiting for its items: the calling thread
+     * is free once this instance's items are claimed and handed to the executor, or at once when the fire must first
+     * wait for a reshard or an audit (then planned on the job's hand-off thread). The report completes once every
+     * item's end is recorded in the ledger.
      */
     public CompletableFuture<FireReport> fireAsync(ExecutionSource source, Instant fireTime) {
         return runtime.fires().fireAsync(source, fireTime);
@@ -134,13 +132,7 @@ public final class JobCoordinator implements AutoCloseable {
         return runtime.operations().rerunFailed(fireTime);
     }
 
-    /**
-     * Runs one fire: claims this instance's items of it in the ledger, runs those it won and waits for them.
-     *
-     * @param source {@link ExecutionSource#NORMAL} for a scheduled fire (an operator's fire of every item: {@link
-     *     #trigger})
-     * @param fireTime the scheduled time of the fire: the ledger's key for it, recorded with every item
-     */
+    /** Runs one fire: claims this instance's items of it in the ledger (keyed by its time), runs and awaits them. */
     public FireReport fire(ItemExecutor job, Executor itemExecutor, ExecutionSource source, Instant fireTime) {
         return runtime.fires().fire(job, itemExecutor, source, fireTime);
     }
@@ -202,20 +194,9 @@ public final class JobCoordinator implements AutoCloseable {
         return runtime.state().disabledItems();
     }
 
-    /**
-     * What the job costs ZooKeeper against the limits of {@code jute.maxbuffer}, with a finding for each it is within
-     * 80 % of; from what this instance already knows, at no request. A job past one does not start.
-     */
+    /** What the job costs ZooKeeper (its ledger's size and writes) against {@code jute.maxbuffer}; at no request. */
     public CoordinationBudget budget() {
         return runtime.budget();
-    }
-
-    /**
-     * The write operations this instance's ledger of the job asked for so far (claims, starts, ends, fire nodes,
-     * deletions), each counting once however many went in one request: a meter turns it into writes per second.
-     */
-    public long ledgerWriteOperations() {
-        return runtime.ledgerQueries().writeOperations();
     }
 
     /** What the fire ledger holds now, across the cluster: running items, take-overs, orphans, recent fires. */
@@ -224,26 +205,28 @@ public final class JobCoordinator implements AutoCloseable {
     }
 
     /**
-     * Takes no items from now on, staying connected and registered, as while its application is not ready: the next
-     * reshard leaves this instance out, as it leaves out one that is closing, so its items move to the others; its
-     * running items end here, and their new owners start them only once they have returned. A leader keeps leading:
-     * its work (assignments, the ledger's upkeep) needs ZooKeeper, not the application, and handing it over at every
-     * change of readiness would cost an election and a reshard each time. Called before {@link #start()}, the job
-     * registers standing by and is never given items until {@link #resume()}. Nothing happens while it closes.
+     * Takes no items from now on, staying connected and registered (its application is not ready): the next reshard
+     * leaves it out, so its items move to the others, each started there once its run here returned. A leader keeps
+     * leading: its work needs ZooKeeper, not the application, and handing it over would cost an election each time.
+     * Called before {@link #start()}, the job registers standing by. Nothing happens while it closes. The mark is
+     * written in the background after those of the calls before: thousands of jobs send theirs together, and an
+     * outage holds no caller.
+     *
+     * @return completes once the mark is written (at once before the start), exceptionally when that failed (logged)
      */
-    public void standBy() {
-        runtime.leavingMark().standBy();
-    }
-
-    /** Takes items again from the next reshard on, after {@link #standBy()}; nothing happens while it closes. */
-    public void resume() {
-        runtime.leavingMark().resume();
+    public CompletionStage<Void> standBy() {
+        return runtime.leavingMark().standBy();
     }
 
     /**
-     * The live instances that take no items though registered, as this instance's cache has seen them: standing by
-     * ({@link #standBy()}, their application not ready) or closing. The next reshard leaves them out.
+     * Takes items again from the next reshard on, after {@link #standBy()}; nothing happens while it closes. The stage
+     * completes once the mark is withdrawn, exceptionally when that failed (logged).
      */
+    public CompletionStage<Void> resume() {
+        return runtime.leavingMark().resume();
+    }
+
+    /** The live instances standing by ({@link #standBy()}) or closing, as cached: the next reshard leaves them out. */
     public List<String> leavingInstances() {
         return runtime.state().leavingInstances();
     }
@@ -259,8 +242,7 @@ public final class JobCoordinator implements AutoCloseable {
     }
 
     /**
-     * Disables an instance for this job: it leaves the election and gets no items. The instance need not be registered
-     * now (the next pod of a deployment, say).
+     * Disables an instance for this job: it leaves the election and gets no items; it need not be registered now.
      *
      * @throws io.shardingjob.core.operation.InvalidOperationException naming the job and {@code instanceId} when the id
      *     is missing, malformed or longer than 255 characters: nothing is written
@@ -300,9 +282,8 @@ public final class JobCoordinator implements AutoCloseable {
     }
 
     /**
-     * Stores the shared configuration with the job's {@code disabled} flag set, at the version read, so that a
-     * concurrent change of another property is not lost. Every instance sees it through its cache and runs nothing
-     * while it is set.
+     * Stores the job's {@code disabled} flag at the version read (a concurrent change of another property is not lost);
+     * every instance runs nothing while it is set.
      *
      * @return whether the stored flag changed; false when it already had that value
      * @throws RegistryUnavailableException when ZooKeeper could not be read or written

@@ -196,7 +196,7 @@ class CoordinationBudgetTest extends JobInstanceTestSupport {
         Instance instance = start("a", triggered, context -> {});
         await().atMost(Duration.ofSeconds(10))
                 .until(() -> instance.coordinator().assignment().epoch() > 0);
-        long writesBefore = instance.coordinator().ledgerWriteOperations();
+        long writesBefore = instance.coordinator().budget().figures().ledgerWriteOperations();
 
         for (int fire = 0; fire < 3; fire++) {
             instance.coordinator().trigger(null);
@@ -212,7 +212,7 @@ class CoordinationBudgetTest extends JobInstanceTestSupport {
             assertThat(budget.ledgerBytes()).isEqualTo(12L * CoordinationBudget.BYTES_PER_CLAIM);
         });
         // Each fire: its node, three claims with their starts, three ends.
-        assertThat(instance.coordinator().ledgerWriteOperations() - writesBefore)
+        assertThat(instance.coordinator().budget().figures().ledgerWriteOperations() - writesBefore)
                 .isGreaterThanOrEqualTo(3 * 7);
         assertThat(instance.coordinator().budget().findings()).isEmpty();
         assertThat(Severity.values()).containsExactly(Severity.WARNING, Severity.REFUSAL);

@@ -6,6 +6,8 @@ import static org.awaitility.Awaitility.await;
 import io.shardingjob.core.config.JobConfiguration;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.CreateMode;
 import org.junit.jupiter.api.Test;
@@ -107,6 +109,53 @@ class StandByTest extends ZooKeeperTestSupport {
 
         assertThat(a.client().checkExists().forPath(MARK)).isNull();
         assertThat(a.client().checkExists().forPath("/settlement/instances/a")).isNull();
+    }
+
+    @Test
+    void standingByReturnsAtOnceAndItsStageCompletesOnceTheMarkIsWritten() throws Exception {
+        Instance a = startInstance("a", FOUR_ITEMS);
+
+        CompletableFuture<Void> marked = a.coordinator().standBy().toCompletableFuture();
+
+        marked.get(15, TimeUnit.SECONDS);
+        assertThat(a.client().checkExists().forPath(MARK)).isNotNull();
+        a.coordinator().resume().toCompletableFuture().get(15, TimeUnit.SECONDS);
+        assertThat(a.client().checkExists().forPath(MARK)).isNull();
+    }
+
+    @Test
+    void quickChangesOfReadinessWriteTheMarkInTheOrderOfTheCalls() throws Exception {
+        Instance a = startInstance("a", FOUR_ITEMS);
+        CompletableFuture<Void> last = null;
+
+        for (int change = 0; change < 20; change++) {
+            a.coordinator().standBy();
+            a.coordinator().resume();
+            last = a.coordinator().standBy().toCompletableFuture();
+        }
+
+        last.get(15, TimeUnit.SECONDS);
+        assertThat(a.client().checkExists().forPath(MARK)).isNotNull();
+        assertThat(a.coordinator().resume().toCompletableFuture().get(15, TimeUnit.SECONDS))
+                .isNull();
+        assertThat(a.client().checkExists().forPath(MARK)).isNull();
+    }
+
+    @Test
+    void aStandByWhileZooKeeperIsUnreachableDoesNotHoldTheCallerAndItsFailureCompletesTheStage() throws Exception {
+        Instance a = startInstance("a", FOUR_ITEMS);
+        server.stop();
+        try {
+            long calling = System.nanoTime();
+            CompletableFuture<Void> marked = a.coordinator().standBy().toCompletableFuture();
+
+            assertThat(Duration.ofNanos(System.nanoTime() - calling)).isLessThan(Duration.ofSeconds(1));
+            assertThat(a.coordinator().isStandingBy()).isTrue();
+            await().atMost(Duration.ofMinutes(1)).until(marked::isDone);
+            assertThat(marked).isCompletedExceptionally();
+        } finally {
+            server.restart();
+        }
     }
 
     private static boolean settled(List<Instance> instances) {

@@ -22,6 +22,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.ApplicationRunner;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
@@ -29,6 +30,8 @@ import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.availability.AvailabilityChangeEvent;
 import org.springframework.boot.availability.ReadinessState;
 import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
@@ -94,6 +97,22 @@ class ReadinessHandOffTests {
         await().atMost(PATIENCE).until(() -> firesRunBy("alpha", back.plusSeconds(1)) >= 3);
         Instant lastJudged = Instant.now().minusSeconds(2);
         assertEveryItemRanOnceAndNeverOnTwoInstancesAtOnce(firstJudged, lastJudged);
+    }
+
+    @Test
+    @ExtendWith(OutputCaptureExtension.class)
+    void logsTheChangeOfReadinessOnceEveryLeavingMarkIsWritten(CapturedOutput output) {
+        ConfigurableApplicationContext alpha = start("alpha");
+        await().atMost(PATIENCE)
+                .until(() -> output.getOut().contains("Readiness ACCEPTING_TRAFFIC: sharded jobs take"));
+
+        AvailabilityChangeEvent.publish(alpha, ReadinessState.REFUSING_TRAFFIC);
+
+        await().atMost(PATIENCE)
+                .until(() -> output.getOut()
+                        .contains("Readiness REFUSING_TRAFFIC: sharded jobs stand by, marked leaving: their items move"
+                                + " to the other instances (jobs: 1, "));
+        assertThat(job(alpha).leavingInstances()).containsExactly("alpha");
     }
 
     @Test

@@ -64,6 +64,9 @@ public record CoordinationBudget(Figures figures, List<Finding> findings) {
      * @param itemParametersBytes its {@code shardingItemParameters} in UTF-8 bytes
      * @param jobParameterBytes its {@code jobParameter} in UTF-8 bytes
      * @param packetBytes the client's {@code jute.maxbuffer}: the largest answer it takes
+     * @param ledgerWriteOperations the write operations this instance's ledger of the job asked for since it started
+     *     (claims, starts, ends, fire nodes, deletions), each counting once however many went in one request: a meter
+     *     turns it into writes per second; not judged against a limit
      */
     public record Figures(
             String jobName,
@@ -72,7 +75,8 @@ public record CoordinationBudget(Figures figures, List<Finding> findings) {
             int configurationBytes,
             int itemParametersBytes,
             int jobParameterBytes,
-            int packetBytes) {}
+            int packetBytes,
+            long ledgerWriteOperations) {}
 
     /** A limit the job is near or past, with the arithmetic that says so. */
     public record Finding(Cliff cliff, Severity severity, long value, long limit, String arithmetic) {

@@ -37,7 +37,7 @@ public record BudgetDescriptor(
                 figures.firesRetained(),
                 budget.ledgerNodes(),
                 budget.ledgerBytes(),
-                job.ledgerWriteOperations(),
+                figures.ledgerWriteOperations(),
                 figures.configurationBytes(),
                 figures.packetBytes(),
                 FindingDescriptor.allOf(budget));

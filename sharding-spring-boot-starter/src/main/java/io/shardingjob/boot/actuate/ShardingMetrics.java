@@ -212,7 +212,10 @@ public class ShardingMetrics implements MeterBinder, ShardedJobListener, Sharded
                 .baseUnit("bytes")
                 .tag("job", job.jobName())
                 .register(registry);
-        FunctionCounter.builder("sharding.job.ledger.writes", job, JobCoordinator::ledgerWriteOperations)
+        FunctionCounter.builder(
+                        "sharding.job.ledger.writes",
+                        job,
+                        owner -> owner.budget().figures().ledgerWriteOperations())
                 .description("Write operations this instance's ledger of the job asked ZooKeeper for")
                 .tag("job", job.jobName())
                 .register(registry);

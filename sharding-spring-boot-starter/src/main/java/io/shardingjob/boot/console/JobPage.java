@@ -102,7 +102,7 @@ final class JobPage {
                 "ledger %,d nodes, about %,d bytes; %,d writes from here",
                 budget.ledgerNodes(),
                 budget.ledgerBytes(),
-                job.ledgerWriteOperations()));
+                budget.figures().ledgerWriteOperations()));
         for (CoordinationBudget.Finding finding : budget.findings()) {
             html.raw(" <span class=\"badge warning\"")
                     .attr("data-limit", finding.cliff().name())

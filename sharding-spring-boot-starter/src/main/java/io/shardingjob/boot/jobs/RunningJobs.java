@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -45,8 +46,8 @@ public final class RunningJobs implements ScheduledTaskHolder {
 
     private volatile List<ShardedJobListener> listeners = List.of();
 
-    /** Whether every job, those started later too, takes no items (the application is not ready). Guarded by this. */
-    private boolean standingBy;
+    /** What each job is handed to before it starts and again once it is known: the readiness it follows, if any. */
+    private volatile Consumer<JobCoordinator> arrivals = coordinator -> {};
 
     /**
      * How long the jobs' coordination waits for what, the same for every job of the application.
@@ -88,25 +89,12 @@ public final class RunningJobs implements ScheduledTaskHolder {
     }
 
     /**
-     * Stands every job by, or lets every job take items again ({@link JobCoordinator#standBy()}); the jobs started
-     * later follow, a job defined at run time as well. Whether that changed anything.
+     * Hands every job to {@code follower} before it starts (a job standing by registers marked, and no assignment ever
+     * gives it items) and once it is known, after {@link #all()} lists it (so that a change applied to the jobs listed
+     * meanwhile passes none by); a job defined at run time as well.
      */
-    public synchronized boolean standBy(boolean standBy) {
-        if (standingBy == standBy) {
-            return false;
-        }
-        standingBy = standBy;
-        jobs.values().forEach(job -> followReadiness(job.coordinator()));
-        return true;
-    }
-
-    /** Guarded by this: a job becomes known and follows the readiness in one step, so no change passes it by. */
-    private void followReadiness(JobCoordinator coordinator) {
-        if (standingBy) {
-            coordinator.standBy();
-        } else {
-            coordinator.resume();
-        }
+    void eachJobFollows(Consumer<JobCoordinator> follower) {
+        this.arrivals = follower;
     }
 
     /** The started jobs, in start order. */
@@ -199,10 +187,7 @@ public final class RunningJobs implements ScheduledTaskHolder {
         }
         ScheduledShardedJob job =
                 assembly.assemble(method, code, describedAs, configuration, connected, instanceId, this::executed);
-        synchronized (this) {
-            // Before it starts: a job standing by registers marked, and no assignment ever gives it items.
-            followReadiness(job.coordinator());
-        }
+        arrivals.accept(job.coordinator());
         return job;
     }
 
@@ -210,6 +195,8 @@ public final class RunningJobs implements ScheduledTaskHolder {
     private void started(ScheduledShardedJob job) {
         JobCoordinator coordinator = job.coordinator();
         put(coordinator.jobName(), job);
+        // The readiness may have changed while it started.
+        arrivals.accept(coordinator);
         for (ShardedJobListener listener : listeners) {
             listener.jobStarted(coordinator);
         }
@@ -248,8 +235,6 @@ public final class RunningJobs implements ScheduledTaskHolder {
         Map<String, ScheduledShardedJob> more = new LinkedHashMap<>(jobs);
         more.put(name, job);
         jobs = Collections.unmodifiableMap(more);
-        // The readiness may have changed while it started.
-        followReadiness(job.coordinator());
     }
 
     private synchronized void forget(String name) {

@@ -59,8 +59,10 @@ public final class BudgetFigures {
      *
      * @param itemsPerFire the items of a fire: the configured count, or under dynamic sharding the assignment's
      * @param listedFires the fires the latest audit listed in the ledger, -1 before one has
+     * @param ledgerWriteOperations the write operations the job's ledger asked for so far
      */
-    public CoordinationBudget assess(JobConfiguration configuration, int itemsPerFire, long listedFires) {
+    public CoordinationBudget assess(
+            JobConfiguration configuration, int itemsPerFire, long listedFires, long ledgerWriteOperations) {
         Projection known = projection;
         if (known == null || known.configuration() != configuration) {
             int packetBytes = packetBytes(client);
@@ -83,7 +85,8 @@ public final class BudgetFigures {
                 known.configurationBytes(),
                 utf8(configuration.itemParameters().toString()),
                 utf8(configuration.jobParameter()),
-                known.packetBytes()));
+                known.packetBytes(),
+                ledgerWriteOperations));
     }
 
     /**
@@ -93,8 +96,7 @@ public final class BudgetFigures {
      * much.
      */
     public void refuseAtStart(JobConfiguration configuration) {
-        for (Finding finding :
-                assess(configuration, configuration.shardingTotalCount(), -1).findings()) {
+        for (Finding finding : asConfigured(configuration).findings()) {
             if (finding.severity() == Severity.REFUSAL) {
                 throw new JobConfigurationException(
                         configuration.name(),
@@ -117,14 +119,19 @@ public final class BudgetFigures {
      *     is written
      */
     public void refuseChange(@Nullable JobConfiguration current, JobConfiguration next) {
-        CoordinationBudget before = current == null ? null : assess(current, current.shardingTotalCount(), -1);
-        List<Finding> refusals = BudgetRule.refusalsOfChange(before, assess(next, next.shardingTotalCount(), -1));
+        CoordinationBudget before = current == null ? null : asConfigured(current);
+        List<Finding> refusals = BudgetRule.refusalsOfChange(before, asConfigured(next));
         if (!refusals.isEmpty()) {
             Finding refusal = refusals.get(0);
             // At run time the fires retained move with the cron: the retention is each instance's setting.
             String input = refusal.cliff() == Cliff.LEDGER_LISTING ? "cron" : refusal.property();
             throw new InvalidOperationException(next.name(), input, refusal.message() + CONSEQUENCE);
         }
+    }
+
+    /** The budget of a configuration not running yet: its count, the fires its schedule makes due, no writes. */
+    private CoordinationBudget asConfigured(JobConfiguration configuration) {
+        return assess(configuration, configuration.shardingTotalCount(), -1, 0);
     }
 
     /** What is worked out once per configuration (the same instance, as the job's state hands it out). */

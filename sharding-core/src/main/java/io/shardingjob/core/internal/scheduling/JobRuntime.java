@@ -117,7 +117,7 @@ public final class JobRuntime implements AutoCloseable {
         int items = configuration.dynamicSharding()
                 ? state.assignment().shardingTotalCount()
                 : configuration.shardingTotalCount();
-        return budget.assess(configuration, items, ledgerQueries.listedFires());
+        return budget.assess(configuration, items, ledgerQueries.listedFires(), ledgerQueries.writeOperations());
     }
 
     /**

@@ -28,7 +28,7 @@ class BudgetRuleTest {
 
     private static Figures figures(
             int items, long fires, int config, int itemParameters, int jobParameter, int packet) {
-        return new Figures("orders", items, fires, config, itemParameters, jobParameter, packet);
+        return new Figures("orders", items, fires, config, itemParameters, jobParameter, packet, 0);
     }
 
     private static Map<Cliff, Severity> judged(Figures figures) {
