@@ -19,6 +19,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.Instant;
@@ -115,6 +116,9 @@ final class DrillCluster implements AutoCloseable {
 
         private final Output output;
 
+        /** The file the drill writes its commands to ({@code drill.commands} of {@link DrillWorker}). */
+        private final Path commands;
+
         private final long clockOffsetMillis;
 
         private final List<Interval> freezes = new CopyOnWriteArrayList<>();
@@ -127,11 +131,13 @@ final class DrillCluster implements AutoCloseable {
 
         private volatile long endedAt = Long.MAX_VALUE;
 
-        private Worker(String instanceId, String name, Process process, Path output, long clockOffsetMillis) {
+        private Worker(
+                String instanceId, String name, Process process, Path output, Path commands, long clockOffsetMillis) {
             this.instanceId = instanceId;
             this.name = name;
             this.process = process;
             this.output = new Output(output);
+            this.commands = commands;
             this.clockOffsetMillis = clockOffsetMillis;
         }
 
@@ -452,11 +458,13 @@ final class DrillCluster implements AutoCloseable {
         int incarnation = incarnations.merge(instanceId, 1, Integer::sum) - 1;
         String name = instanceId + "#" + incarnation;
         Path output = directory.resolve(instanceId + "-" + incarnation + ".log");
+        Path commands = directory.resolve(instanceId + "-" + incarnation + ".command");
         List<String> command = new ArrayList<>();
         command.add(ProcessGroup.java());
         command.addAll(WORKER_JVM);
         command.addAll(workerProperties);
         command.addAll(List.of(
+                "-Ddrill.commands=" + commands,
                 "-Dlogback.configurationFile=" + workerLogback(),
                 "-cp",
                 ProcessGroup.testClassPath(),
@@ -469,8 +477,8 @@ final class DrillCluster implements AutoCloseable {
                 Long.toString(itemDuration.toMillis())));
         Duration offset = clockOffsets.getOrDefault(instanceId, Duration.ZERO);
         Map<String, String> environment = offset.isZero() ? Map.of() : skewedClock(offset);
-        Worker worker =
-                new Worker(instanceId, name, processes.start(command, environment, output), output, offset.toMillis());
+        Worker worker = new Worker(
+                instanceId, name, processes.start(command, environment, output), output, commands, offset.toMillis());
         workers.add(worker);
         return worker;
     }
@@ -567,6 +575,46 @@ final class DrillCluster implements AutoCloseable {
                     .filter(fields -> record.trueTime(fields[2]) > System.currentTimeMillis() - 50)
                     .map(fields -> Instant.ofEpochMilli(Long.parseLong(fields[1])))
                     .reduce((earlier, later) -> later);
+        });
+    }
+
+    /**
+     * Tells the worker to stand by ({@link JobCoordinator#standBy()}, as its application turning unready does) and
+     * waits until it printed that the call returned. Returns when the command was given: its {@code standing-by} line
+     * is the first after that.
+     */
+    long standBy(Worker worker) {
+        return command(worker, "stand-by", "standing-by");
+    }
+
+    /** Tells the worker to take items again ({@link JobCoordinator#resume()}); as {@link #standBy}. */
+    long resume(Worker worker) {
+        return command(worker, "resume", "resumed");
+    }
+
+    private long command(Worker worker, String command, String done) {
+        long at = System.currentTimeMillis();
+        try {
+            // Replaced in one move: the worker reads a whole command or the one before, never a part.
+            Path next = worker.commands.resolveSibling(worker.commands.getFileName() + ".next");
+            Files.writeString(next, command);
+            Files.move(next, worker.commands, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+        awaitPrinted(worker, done, at);
+        return at;
+    }
+
+    /** Waits until the worker printed {@code <word> <ms>} with a time from {@code since} on; returns that time. */
+    long awaitPrinted(Worker worker, String word, long since) {
+        return awaitValue(worker + " printing '" + word + "'", Duration.ofSeconds(30), Duration.ofMillis(20), () -> {
+            DrillRecords.Process record = worker.record();
+            return record.lines().stream()
+                    .filter(line -> line.startsWith(word + " "))
+                    .map(line -> record.trueTime(line.substring(word.length() + 1)))
+                    .filter(time -> time >= since)
+                    .findFirst();
         });
     }
 

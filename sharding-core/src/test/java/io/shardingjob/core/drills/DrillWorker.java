@@ -10,6 +10,10 @@ import io.shardingjob.core.execution.FireCompletion;
 import io.shardingjob.core.execution.ItemResult;
 import io.shardingjob.core.execution.MisfireListener;
 import io.shardingjob.core.execution.ShardingContext;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -72,7 +76,13 @@ import org.jspecify.annotations.Nullable;
  *       note is written, as a listener that tells another system does;
  *   <li>{@code drill.completer} (none): the instance whose items of the drilled job run {@value
  *       #COMPLETER_EXTRA_MILLIS} ms longer, so that its ends are every fire's last and it completes every fire: the one
- *       a chain drill hits.
+ *       a chain drill hits;
+ *   <li>{@code drill.commands} (none): a file the drill writes an operator's command to, read every {@value
+ *       #COMMAND_POLL_MILLIS} ms: {@code stand-by} calls {@link JobCoordinator#standBy()} on the drilled job (as the
+ *       starter does when the application turns unready) and prints {@code standing-by <ms>} once the call returned,
+ *       {@code resume} calls {@link JobCoordinator#resume()} and prints {@code resumed <ms>}. The file holds the state
+ *       wanted, not an event: a command is done once however often it is read, and a rewrite with another one is the
+ *       next.
  * </ul>
  *
  * <p>It also prints {@code connection <state> <ms>} on every change of its client's connection state, so that a judge
@@ -94,6 +104,9 @@ public final class DrillWorker {
 
     /** How much longer the completer's items run than the others': enough to end last despite a loaded machine. */
     static final long COMPLETER_EXTRA_MILLIS = 200;
+
+    /** How often a worker reads its command file: well within a period, so a command reaches the next fire. */
+    static final long COMMAND_POLL_MILLIS = 100;
 
     /** The fire the calling thread is firing; read by the item executor when the coordinator hands it an item. */
     private static final ThreadLocal<Fire> FIRING = new ThreadLocal<>();
@@ -195,8 +208,65 @@ public final class DrillWorker {
                             print("closed " + System.currentTimeMillis());
                         },
                         "drill-worker-stop"));
+        String commands = System.getProperty("drill.commands", "");
+        if (!commands.isEmpty()) {
+            followCommands(Path.of(commands), running);
+        }
         print("ready " + System.currentTimeMillis());
         fireEveryWholeSecond(running);
+    }
+
+    /**
+     * Reads the command file every {@value #COMMAND_POLL_MILLIS} ms on a daemon thread of its own and does a command it
+     * has not done yet to the drilled job's coordinator: {@code stand-by} or {@code resume}. The drill replaces the file
+     * in one move, so a read sees a whole command or the one before.
+     */
+    private static void followCommands(Path file, AtomicReference<JobCoordinator> running) {
+        AtomicReference<String> done = new AtomicReference<>("");
+        Executors.newSingleThreadScheduledExecutor(task -> {
+                    Thread thread = new Thread(task, "drill-worker-commands");
+                    thread.setDaemon(true);
+                    return thread;
+                })
+                .scheduleWithFixedDelay(
+                        () -> {
+                            String command = readCommand(file);
+                            JobCoordinator coordinator = running.get();
+                            if (command.equals(done.get()) || coordinator == null) {
+                                return;
+                            }
+                            done.set(command);
+                            try {
+                                switch (command) {
+                                    case "stand-by" -> {
+                                        coordinator.standBy();
+                                        print("standing-by " + System.currentTimeMillis());
+                                    }
+                                    case "resume" -> {
+                                        coordinator.resume();
+                                        print("resumed " + System.currentTimeMillis());
+                                    }
+                                    default -> print("unknown command '" + command + "'");
+                                }
+                            } catch (RuntimeException ex) {
+                                // A scheduled task that throws is never run again: the drill learns it from this line.
+                                print("command '" + command + "' failed: " + ex);
+                            }
+                        },
+                        COMMAND_POLL_MILLIS,
+                        COMMAND_POLL_MILLIS,
+                        TimeUnit.MILLISECONDS);
+    }
+
+    private static String readCommand(Path file) {
+        try {
+            return Files.readString(file).strip();
+        } catch (NoSuchFileException none) {
+            return "";
+        } catch (IOException ex) {
+            print("could not read the command file: " + ex);
+            return "";
+        }
     }
 
     /**

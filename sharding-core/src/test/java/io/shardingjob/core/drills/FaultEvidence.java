@@ -45,8 +45,26 @@ final class FaultEvidence {
         /** Every worker process running at the hit printed {@code connection LOST} after it. */
         SESSIONS_LOST,
         /** The window holds item-fires after the hit that the operator took out of the schedule, and none of them ran. */
-        TAKEN_OUT
+        TAKEN_OUT,
+        /**
+         * The victim, told to stand by at the hit, ran an item before its {@code standing-by} line; from {@link
+         * #STAND_BY_SLACK_MILLIS} after that line to its {@code resumed} line it started no run of a fire due in that
+         * time (but for a fire within that slack after a {@code connection RECONNECTED} under a new session, the race
+         * window of {@code LeavingMark}: a leader that sees the registration before the mark may give items under one
+         * assignment, taken away by the next); and after its {@code resumed} line it ran a fire due after it: its items
+         * came back.
+         */
+        STOOD_BY
     }
+
+    /**
+     * How long after its {@code standing-by} line a worker may still start items of the fires due: one reshard's slack.
+     * The line comes once the leaving mark is written; the leader then sees it in its cache, raises the reshard flag
+     * (from which on the fires of every instance wait for the new assignment) and writes the assignment: a watch event
+     * and two writes, a few milliseconds on an idle machine. The drills allow a request in flight 500 ms on a loaded
+     * one ({@code START_IN_FLIGHT_MILLIS}); a whole period is twice that, and excuses at most one fire.
+     */
+    static final long STAND_BY_SLACK_MILLIS = 1_000;
 
     /**
      * One hit of a drill's fault.
@@ -92,7 +110,110 @@ final class FaultEvidence {
                     case CONNECTIONS_BROKEN -> notTold(processes, hit.at(), "SUSPENDED", "LOST");
                     case SESSIONS_LOST -> notTold(processes, hit.at(), "LOST");
                     case TAKEN_OUT -> notTakenOut(window, runs, hit.at());
+                    case STOOD_BY -> notStoodBy(victim, runs, hit.at());
                 });
+    }
+
+    /** When the process printed {@code <word> <ms>} first from {@code from} on, in the drill's time. */
+    static Optional<Long> printed(Process process, String word, long from) {
+        return process.lines().stream()
+                .filter(line -> line.startsWith(word + " "))
+                .map(line -> process.trueTime(line.substring(word.length() + 1)))
+                .filter(at -> at >= from)
+                .findFirst();
+    }
+
+    private static String notStoodBy(Process victim, List<Run> runs, long at) {
+        Optional<Long> standing = printed(victim, "standing-by", at);
+        if (standing.isEmpty()) {
+            return victim.name() + " printed no 'standing-by' after " + Instant.ofEpochMilli(at);
+        }
+        Optional<Long> resumed = printed(victim, "resumed", standing.get());
+        if (resumed.isEmpty()) {
+            return victim.name() + " printed no 'resumed' after its 'standing-by'";
+        }
+        List<Run> own = runs.stream()
+                .filter(run -> run.process().equals(victim.name()) && run.fireTime() != null)
+                .toList();
+        if (own.stream().noneMatch(run -> run.start() < standing.get())) {
+            return victim.name() + " ran no item before it stood by: it had none to hand over";
+        }
+        // A new session registers again: from its RECONNECTED line, one more slack for the race LeavingMark documents.
+        Optional<Long> registeredAgain = victim.lostSince(standing.get())
+                .flatMap(lost -> printed(victim, "connection RECONNECTED", lost))
+                .filter(again -> again < resumed.get());
+        List<Run> whileStandingBy = own.stream()
+                .filter(run -> run.start() < resumed.get()
+                        && run.fireTime().toEpochMilli() >= standing.get() + STAND_BY_SLACK_MILLIS)
+                .filter(run -> registeredAgain
+                        .map(again -> !withinSlackOf(run.fireTime().toEpochMilli(), again))
+                        .orElse(true))
+                .toList();
+        if (!whileStandingBy.isEmpty()) {
+            return victim.name() + " started runs of fires due while it stood by: " + whileStandingBy;
+        }
+        return own.stream()
+                        .anyMatch(run ->
+                                run.start() > resumed.get() && run.fireTime().toEpochMilli() > resumed.get())
+                ? null
+                : victim.name() + " ran no fire due after its 'resumed': its items did not come back";
+    }
+
+    /**
+     * The fires the victim, told to stand by at {@code at}, reported overrun ({@code overran} lines) though they came
+     * due from a slack after its {@code standing-by} line to its {@code resumed} line: it owned none of their items, so
+     * none of them can have overrun there. Each as its line.
+     */
+    static List<String> overranWhileStandingBy(Process victim, long at) {
+        Optional<Long> standing = printed(victim, "standing-by", at);
+        Optional<Long> resumed = standing.flatMap(from -> printed(victim, "resumed", from));
+        if (resumed.isEmpty()) {
+            return List.of();
+        }
+        return victim.lines().stream()
+                .filter(line -> line.startsWith("overran "))
+                .filter(line -> {
+                    long fire = Long.parseLong(line.split(" ")[1]);
+                    return fire >= standing.get() + STAND_BY_SLACK_MILLIS && fire <= resumed.get();
+                })
+                .toList();
+    }
+
+    private static boolean withinSlackOf(long fire, long from) {
+        return fire >= from && fire < from + STAND_BY_SLACK_MILLIS;
+    }
+
+    /**
+     * For people reading a stand-by cell: when the victim stood by and resumed, how long after its standing-by line the
+     * last fire it started came, and how long after its resume the first fire it ran.
+     */
+    static String standingBy(Process victim, Collection<Process> processes, long at) {
+        Optional<Long> standing = printed(victim, "standing-by", at);
+        Optional<Long> resumed = standing.flatMap(from -> printed(victim, "resumed", from));
+        if (resumed.isEmpty()) {
+            return victim.name() + " did not stand by and resume";
+        }
+        List<Run> own = DrillRecords.runs(processes).stream()
+                .filter(run -> run.process().equals(victim.name()) && run.fireTime() != null)
+                .toList();
+        String lastFire = own.stream()
+                .filter(run -> run.start() > standing.get() && run.start() < resumed.get())
+                .mapToLong(run -> run.fireTime().toEpochMilli() - standing.get())
+                .max()
+                .stream()
+                .mapToObj(late -> late + " ms after it")
+                .findFirst()
+                .orElse("none after it");
+        String firstBack = own.stream()
+                .filter(run -> run.start() > resumed.get())
+                .mapToLong(run -> run.start() - resumed.get())
+                .min()
+                .stream()
+                .mapToObj(after -> after + " ms after it")
+                .findFirst()
+                .orElse("none");
+        return victim.name() + " stood by from " + standing.get() + " to " + resumed.get() + "; the last fire it"
+                + " started came " + lastFire + "; its first run after resuming began " + firstBack;
     }
 
     private static String sessionLost(Process victim, List<Run> runs, long at, boolean failover) {

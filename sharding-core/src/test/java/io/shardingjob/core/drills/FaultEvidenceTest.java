@@ -150,6 +150,63 @@ class FaultEvidenceTest {
                 .hasValueSatisfying(why -> assertThat(why).contains("no item-fire"));
     }
 
+    @Test
+    void seesAStandByInNoRunOfTheFiresDueASlackAfterItsLineUntilItsResumeAndRunsAfterIt() {
+        List<String> before = run(0, 10_000);
+        List<String> standing = List.of("standing-by 11150");
+        List<String> resumed = List.of("resumed 15200");
+        List<String> back = run(0, 16_000);
+        // The fire of 12 s came within a reshard's slack of the line; that of 13 s did not.
+        Process stoodBy = new Process("a#0", lines(before, standing, run(0, 12_000), resumed, back), ALIVE, List.of());
+        Process ranOn = new Process("a#0", lines(before, standing, run(0, 13_000), resumed, back), ALIVE, List.of());
+        Process neverBack = new Process("a#0", lines(before, standing, resumed), ALIVE, List.of());
+        Process untold = new Process("a#0", lines(before, back), ALIVE, List.of());
+        Process idle = new Process("a#0", lines(standing, resumed, back), ALIVE, List.of());
+
+        assertThat(missing(Bite.STOOD_BY, true, stoodBy)).isEmpty();
+        assertThat(missing(Bite.STOOD_BY, true, ranOn))
+                .hasValueSatisfying(why -> assertThat(why).contains("while it stood by"));
+        assertThat(missing(Bite.STOOD_BY, true, neverBack))
+                .hasValueSatisfying(why -> assertThat(why).contains("did not come back"));
+        assertThat(missing(Bite.STOOD_BY, true, untold))
+                .hasValueSatisfying(why -> assertThat(why).contains("no 'standing-by'"));
+        assertThat(missing(Bite.STOOD_BY, true, idle))
+                .hasValueSatisfying(why -> assertThat(why).contains("had none to hand over"));
+    }
+
+    @Test
+    void excusesAStandingByRunOnlyWithinASlackOfItsRegistrationUnderANewSession() {
+        List<String> standing = List.of("standing-by 11150", "connection LOST 12500", "connection RECONNECTED 13400");
+        List<String> resumed = List.of("resumed 15200");
+        // The race window of LeavingMark: the fire of 14 s came within a slack of the new session, that of 15 s not.
+        Process raced = new Process(
+                "a#0", lines(run(0, 10_000), standing, run(0, 14_000), resumed, run(0, 16_000)), ALIVE, List.of());
+        Process unmarked = new Process(
+                "a#0", lines(run(0, 10_000), standing, run(0, 15_000), resumed, run(0, 16_000)), ALIVE, List.of());
+
+        assertThat(missing(Bite.STOOD_BY, true, raced)).isEmpty();
+        assertThat(missing(Bite.STOOD_BY, true, unmarked))
+                .hasValueSatisfying(why -> assertThat(why).contains("while it stood by"));
+    }
+
+    @Test
+    void findsTheOverrunsAStandingByWorkerReportedOfFiresDueWhileItStoodBy() {
+        Process victim = new Process(
+                "a#0",
+                List.of(
+                        "overran 10000 [0]",
+                        "standing-by 11150",
+                        "overran 12000 [0]",
+                        "resumed 15200",
+                        "overran 13000 [0]",
+                        "overran 16000 [0]"),
+                ALIVE,
+                List.of());
+
+        // Of 12 s: within the slack, its items may still have been its own; of 13 s: reported after the resume.
+        assertThat(FaultEvidence.overranWhileStandingBy(victim, HIT)).containsExactly("overran 13000 [0]");
+    }
+
     /** The hit of {@code a#0} at 11.1 s. */
     private static Optional<String> missing(Bite bite, boolean failover, Process... processes) {
         return FaultEvidence.missing(new Hit(bite, "a#0", HIT), List.of(processes), WINDOW, failover);
