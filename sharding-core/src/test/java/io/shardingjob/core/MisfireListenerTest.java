@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.execution.ExecutionSource;
 import io.shardingjob.core.execution.FireReport;
+import io.shardingjob.core.execution.ItemExecutor;
 import io.shardingjob.core.execution.ItemResult;
 import io.shardingjob.core.execution.MisfireListener;
 import java.time.Duration;
@@ -14,11 +15,13 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
@@ -134,6 +137,48 @@ class MisfireListenerTest extends JobInstanceTestSupport {
                         .extracting(ItemResult::fireTime)
                         .containsExactly(second));
         assertThat(reports).hasSize(1);
+    }
+
+    @Test
+    void anInstanceThatStoodByReportsNoOverrunOfTheFireItsStandInRanWhenItResumesDuringIt() throws Exception {
+        JobConfiguration fourItemsDaily =
+                ONE_ITEM_DAILY.toBuilder().shardingTotalCount(4).build();
+        AtomicInteger running = new AtomicInteger();
+        CountDownLatch release = new CountDownLatch(1);
+        ItemExecutor held = context -> {
+            running.incrementAndGet();
+            release.await(WITHIN.toSeconds(), TimeUnit.SECONDS);
+        };
+        Instance a = start("a", fourItemsDaily, held, builder -> builder.misfireListener(listener));
+        Instance b = start("b", fourItemsDaily, held);
+        await().atMost(WITHIN).until(() -> settledAt(4, List.of(a, b)));
+        a.coordinator().standBy().toCompletableFuture().get(WITHIN.toSeconds(), TimeUnit.SECONDS);
+        await().atMost(WITHIN)
+                .until(() -> Stream.of(a, b)
+                        .map(Instance::coordinator)
+                        .allMatch(coordinator -> !coordinator.isReshardPending()
+                                && coordinator
+                                        .assignment()
+                                        .itemsByInstance()
+                                        .keySet()
+                                        .equals(Set.of("b"))));
+        Instant fireTime = Instant.now().truncatedTo(ChronoUnit.MILLIS);
+        CompletableFuture<FireReport> onB = b.coordinator().fireAsync(ExecutionSource.NORMAL, fireTime);
+        await().atMost(WITHIN).until(() -> running.get() == 4);
+
+        // Left out of the assignment, it closes its fire at once rather than wait for an assignment that names it:
+        // the one its resume brings would find its items running on the stand-in, and report them overran.
+        CompletableFuture<FireReport> onA = a.coordinator().fireAsync(ExecutionSource.NORMAL, fireTime);
+        a.coordinator().resume().toCompletableFuture().get(WITHIN.toSeconds(), TimeUnit.SECONDS);
+        await().atMost(WITHIN).until(() -> settledAt(4, List.of(a, b)));
+        onA.get(WITHIN.toSeconds(), TimeUnit.SECONDS);
+        release.countDown();
+        onB.get(WITHIN.toSeconds(), TimeUnit.SECONDS);
+
+        assertThat(results(result -> result.fireTime().equals(fireTime)))
+                .extracting(result -> result.context().item())
+                .containsExactlyInAnyOrder(0, 1, 2, 3);
+        assertThat(reports).isEmpty();
     }
 
     private record Report(String kind, String jobName, Instant fireTime, List<Integer> items, String detail) {}

@@ -67,7 +67,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * started none of their items ({@link Bite#STOOD_BY}) and reported none of them overrun.
  *
  * <p>{@link #keepsThePromiseInEveryBuild} runs one cell per fault (but {@code clock-behind}) in every build (tag {@code
- * drill}, about nine minutes on two cores); {@link #keepsThePromiseAcrossTheMatrix} the rest of the matrix (tag {@code
+ * drill}, about ten minutes on two cores); {@link #keepsThePromiseAcrossTheMatrix} the rest of the matrix (tag {@code
  * drill-matrix}, profile {@code drill-matrix}), among them the cells that fail until the fixes of issue 22 are in.
  * {@code -Ddrill.cells=a,b} runs only the cells named.
  */
@@ -174,10 +174,10 @@ class FaultDrillTest {
                 .toList();
 
         /**
-         * A stand-by fault's: {@code failover} on and off. Its other settings wait for the fix of the overruns a
-         * resumed instance reports (see {@code docs/testing.md}), so that a cell fails for one reason at a time.
+         * A stand-by fault's: {@code failover} on and off, and the busy pool and long items under which a fire's items
+         * still run on the stand-ins when the victim resumes.
          */
-        static final List<Settings> OF_A_STAND_BY = List.of(DEFAULT, FAILOVER_OFF);
+        static final List<Settings> OF_A_STAND_BY = List.of(DEFAULT, FAILOVER_OFF, SMALL_POOL_FAILOVER_OFF, LONG_ITEMS);
 
         int items() {
             return manyShort ? 64 : smallPool ? 16 : 8;
@@ -373,13 +373,14 @@ class FaultDrillTest {
                 new Cell(Fault.OPERATOR_CRON, Settings.DEFAULT),
                 new Cell(Fault.OPERATOR_REDEFINE, Settings.DEFAULT),
                 new Cell(Fault.CHAIN_KILL, Settings.ITEM_WISE),
-                new Cell(Fault.CHAIN_SIGSTOP, Settings.DEFAULT)));
+                new Cell(Fault.CHAIN_SIGSTOP, Settings.DEFAULT),
+                new Cell(Fault.STAND_BY_ZOOKEEPER_RESTART, Settings.DEFAULT),
+                new Cell(Fault.STAND_BY_SESSION_LOST, Settings.FAILOVER_OFF)));
     }
 
     /**
      * The rest of the matrix: every fault under the other settings, {@code clock-behind}, and the cells that fail until
-     * the fixes of issue 22 are in (listed in {@code docs/testing.md}); and the stand-by faults, which fail until a
-     * standing-by instance stops reporting overruns of fires it owned no item of (see {@code docs/testing.md}).
+     * the fixes of issue 22 are in (listed in {@code docs/testing.md}).
      */
     static Stream<Cell> matrixOnly() {
         List<Cell> everyBuild = everyBuild().toList();

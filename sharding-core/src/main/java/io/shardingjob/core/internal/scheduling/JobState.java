@@ -54,8 +54,13 @@ public final class JobState implements JobView {
                 configuration(),
                 versioned,
                 ownedUnder(versioned.assignment()),
-                disabledInstances().contains(instanceId),
+                leftOut(),
                 Set.copyOf(disabledItems()));
+    }
+
+    /** Disabled by an operator or marked leaving: the instances every reshard leaves out, as the leader reads them. */
+    private boolean leftOut() {
+        return disabledInstances().contains(instanceId) || leavingInstances().contains(instanceId);
     }
 
     private Set<Integer> ownedUnder(Assignment assignment) {

@@ -196,7 +196,7 @@ public final class LedgerAudit {
             this.job = job;
             this.held = held;
             config = job.configuration();
-            runsItems = work.hasJob() && !config.disabled() && !job.instanceDisabled();
+            runsItems = work.hasJob() && !config.disabled() && !job.leftOut();
             session = job.sessionId();
             assignment = job.assignment().assignment();
             owned = new HashSet<>(job.owned());

@@ -89,7 +89,7 @@ public final class ClaimsAhead implements GroupCommit.Ahead {
     Verdicts verdicts(JobSnapshot job, Assignment assignment) {
         Set<Integer> owned = job.assignment().assignment() == assignment
                 ? job.runnable()
-                : job.instanceDisabled() ? Set.of() : Set.copyOf(assignment.itemsOf(view.instanceId()));
+                : job.leftOut() ? Set.of() : Set.copyOf(assignment.itemsOf(view.instanceId()));
         return new Verdicts(job, owned, dueFires.rule(), view.now());
     }
 
@@ -227,10 +227,7 @@ public final class ClaimsAhead implements GroupCommit.Ahead {
         ShardingService.Versioned versioned = job.assignment();
         Assignment assignment = versioned.assignment();
         // A job on demand has no next fire to claim ahead: its fires come when triggered.
-        if (config.disabled()
-                || config.isOnDemand()
-                || job.instanceDisabled()
-                || memory.auditedEpoch() != assignment.epoch()) {
+        if (config.disabled() || config.isOnDemand() || job.leftOut() || memory.auditedEpoch() != assignment.epoch()) {
             return Next.NONE;
         }
         Instant ended = lastEnds.stream()

@@ -118,9 +118,11 @@ public final class FirePlanner {
         if (now.configuration().disabled()) {
             return closed("the job is disabled", madeAhead, now);
         }
-        if (now.instanceDisabled()) {
-            // Also when it was the last enabled instance: with no leader left to reshard, it still owns items.
-            return closed("this instance is disabled for the job", madeAhead, now);
+        if (now.leftOut()) {
+            // Also when it was the last enabled instance: with no leader left to reshard, it still owns items. A
+            // leaving instance does not wait for an assignment that names it: none will until it takes items again.
+            return closed(
+                    "this instance is disabled for the job, or leaving it (not ready, or closing)", madeAhead, now);
         }
         FireOrigin origin = origin(source, fireTime);
         if (origin == null) {

@@ -12,7 +12,10 @@ import java.util.Set;
  * @param sessionId the client's session, the one claims name; 0 when there is none
  * @param available started, not stopping, connected and registered in {@code sessionId}
  * @param assignment the assignment in force, from the cache, with its node's version
- * @param owned the items this instance owns under {@code assignment}, whether or not it is disabled
+ * @param owned the items this instance owns under {@code assignment}, whether or not it is left out
+ * @param leftOut whether every reshard leaves this instance out: an operator disabled it, or it is leaving (its
+ *     application not ready, or a close begun); it then runs no item and its fires close at once, rather than wait for
+ *     an assignment that names it
  */
 public record JobSnapshot(
         long sessionId,
@@ -20,7 +23,7 @@ public record JobSnapshot(
         JobConfiguration configuration,
         ShardingService.Versioned assignment,
         Set<Integer> owned,
-        boolean instanceDisabled,
+        boolean leftOut,
         Set<Integer> disabledItems) {
 
     /** The same moment under another assignment: one read from ZooKeeper after a start was refused. */
@@ -31,12 +34,12 @@ public record JobSnapshot(
                 configuration,
                 other,
                 Set.copyOf(other.assignment().itemsOf(me)),
-                instanceDisabled,
+                leftOut,
                 disabledItems);
     }
 
-    /** The items this instance may run under the assignment: none while it is disabled. */
+    /** The items this instance may run under the assignment: none while it is left out. */
     public Set<Integer> runnable() {
-        return instanceDisabled ? Set.of() : owned;
+        return leftOut ? Set.of() : owned;
     }
 }

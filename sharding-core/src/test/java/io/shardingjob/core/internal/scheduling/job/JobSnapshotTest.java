@@ -21,8 +21,8 @@ class JobSnapshotTest {
     private static final ShardingService.Versioned NEXT =
             new ShardingService.Versioned(new Assignment(2, 4, Map.of("a", List.of(0, 1, 2, 3))), 6);
 
-    private static JobSnapshot of(boolean instanceDisabled) {
-        return new JobSnapshot(7, true, CONFIG, FIRST, Set.of(0, 1), instanceDisabled, Set.of(3));
+    private static JobSnapshot of(boolean leftOut) {
+        return new JobSnapshot(7, true, CONFIG, FIRST, Set.of(0, 1), leftOut, Set.of(3));
     }
 
     @Test
