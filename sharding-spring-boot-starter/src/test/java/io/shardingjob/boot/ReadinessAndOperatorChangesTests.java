@@ -4,56 +4,29 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.shardingjob.core.JobCoordinator;
-import io.shardingjob.core.execution.ShardingContext;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
-import java.util.Queue;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.TimeUnit;
-import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.SpringBootConfiguration;
-import org.springframework.boot.WebApplicationType;
-import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.availability.AvailabilityChangeEvent;
 import org.springframework.boot.availability.ReadinessState;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.context.annotation.Bean;
 
 /**
  * What an operator changes while one of two copies stands by (its readiness refused): the readiness and the operator
  * each keep their say, so that an instance takes items only when it is both ready and enabled, and the job's own state
  * (disabled, its item count) ends where the operator left it.
  */
-class ReadinessAndOperatorChangesTests {
+class ReadinessAndOperatorChangesTests extends ReadinessCopies {
 
     private static final Duration PATIENCE = Duration.ofSeconds(20);
 
     private static final Duration HELD = Duration.ofSeconds(3);
-
-    /** Every run of every copy, as each copy's listener reports it. */
-    private static final Queue<ExecutionRecord> RUNS = new ConcurrentLinkedQueue<>();
-
-    private final String namespace = TestZooKeeper.newNamespace();
-
-    private final List<ConfigurableApplicationContext> contexts = new ArrayList<>();
 
     private ConfigurableApplicationContext alpha;
 
     private JobCoordinator alphaJob;
 
     private JobCoordinator betaJob;
-
-    @AfterEach
-    void closeContexts() {
-        contexts.forEach(ConfigurableApplicationContext::close);
-        RUNS.clear();
-    }
 
     @Test
     void anInstanceAnOperatorDisabledStaysDisabledAfterItResumes() {
@@ -136,8 +109,8 @@ class ReadinessAndOperatorChangesTests {
         assertThat(alphaJob.assignment().shardingTotalCount()).isEqualTo(6);
         Instant back = Instant.now();
         await().atMost(PATIENCE).until(() -> firesRunBy("alpha", back.plusSeconds(1)) >= 3);
-        assertEveryItemOfSixRanOnceAndNeverTwiceAtOnce(
-                resized.plusSeconds(2), Instant.now().minusSeconds(2));
+        assertEveryItemRanOnceAndNeverTwiceAtOnce(
+                resized.plusSeconds(2), Instant.now().minusSeconds(2), 6, 4);
     }
 
     private void startTwoCopies() {
@@ -165,85 +138,11 @@ class ReadinessAndOperatorChangesTests {
         });
     }
 
-    /**
-     * Each fire from {@code from} to {@code to} ran every item of six exactly once, wherever; no item ran on two
-     * instances at overlapping times.
-     */
-    private static void assertEveryItemOfSixRanOnceAndNeverTwiceAtOnce(Instant from, Instant to) {
-        List<ExecutionRecord> runs = List.copyOf(RUNS);
-        Map<Instant, List<ExecutionRecord>> byFire = runs.stream()
-                .filter(run -> !run.fireTime().isBefore(from) && !run.fireTime().isAfter(to))
-                .collect(Collectors.groupingBy(ExecutionRecord::fireTime));
-        assertThat(byFire.keySet()).as("fires judged from %s to %s", from, to).hasSizeGreaterThanOrEqualTo(4);
-        byFire.forEach((fire, ofFire) -> assertThat(ofFire.stream().map(ExecutionRecord::item))
-                .as("the items run of the fire at %s: %s", fire, ofFire)
-                .containsExactlyInAnyOrder(0, 1, 2, 3, 4, 5));
-        for (ExecutionRecord run : runs) {
-            for (ExecutionRecord other : runs) {
-                if (run != other && run.item() == other.item()) {
-                    assertThat(run.start().isBefore(other.end())
-                                    && other.start().isBefore(run.end()))
-                            .as("item %d twice at once: %s and %s", run.item(), run, other)
-                            .isFalse();
-                }
-            }
-        }
-    }
-
-    private static long firesRunBy(String instance, Instant from) {
-        return runsOf(instance).stream()
-                .filter(run -> run.fireTime().isAfter(from))
-                .map(ExecutionRecord::fireTime)
-                .distinct()
-                .count();
-    }
-
-    private static List<ExecutionRecord> runsOf(String instance) {
-        return RUNS.stream().filter(run -> run.instance().equals(instance)).toList();
-    }
-
     private ConfigurableApplicationContext start(String instanceId) {
-        ConfigurableApplicationContext context = new SpringApplicationBuilder(Service.class)
-                .web(WebApplicationType.NONE)
-                .properties(TestZooKeeper.properties(namespace, instanceId))
-                .run();
-        contexts.add(context);
-        return context;
+        return start(instanceId, PacedService.class);
     }
 
     private static JobCoordinator job(ConfigurableApplicationContext context) {
         return context.getBean(ShardingOperations.class).job(PacedJob.NAME).orElseThrow();
-    }
-
-    @SpringBootConfiguration
-    @EnableAutoConfiguration
-    static class Service {
-
-        @Bean
-        PacedJob pacedJob() {
-            return new PacedJob();
-        }
-
-        @Bean
-        ShardedJobListener everyRun() {
-            return new ShardedJobListener() {
-                @Override
-                public void executed(ExecutionRecord execution) {
-                    RUNS.add(execution);
-                }
-            };
-        }
-    }
-
-    /** A job whose items take a while, so that two runs of one item at once would overlap. */
-    static class PacedJob {
-
-        static final String NAME = "paced";
-
-        @ShardedJob(name = NAME, cron = "* * * * * *", shardingTotalCount = 4)
-        void run(ShardingContext context) throws InterruptedException {
-            // Stands for work; the tests wait with Awaitility.
-            TimeUnit.MILLISECONDS.sleep(300);
-        }
     }
 }

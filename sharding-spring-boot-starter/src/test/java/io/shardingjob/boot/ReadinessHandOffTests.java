@@ -7,29 +7,19 @@ import io.shardingjob.boot.actuate.InstanceDescriptor;
 import io.shardingjob.boot.actuate.JobDescriptor;
 import io.shardingjob.boot.actuate.ShardingEndpoint;
 import io.shardingjob.core.JobCoordinator;
-import io.shardingjob.core.execution.ShardingContext;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Queue;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.ApplicationRunner;
-import org.springframework.boot.SpringBootConfiguration;
-import org.springframework.boot.WebApplicationType;
-import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.availability.AvailabilityChangeEvent;
 import org.springframework.boot.availability.ReadinessState;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ApplicationContext;
@@ -41,22 +31,9 @@ import org.springframework.context.annotation.Bean;
  * whose readiness probe fails for a while does: its items move to the other copy and come back, none lost, none run
  * twice, none on two copies at once.
  */
-class ReadinessHandOffTests {
+class ReadinessHandOffTests extends ReadinessCopies {
 
     private static final Duration PATIENCE = Duration.ofSeconds(20);
-
-    /** Every run of every copy, as each copy's listener reports it. */
-    private static final Queue<ExecutionRecord> RUNS = new ConcurrentLinkedQueue<>();
-
-    private final String namespace = TestZooKeeper.newNamespace();
-
-    private final List<ConfigurableApplicationContext> contexts = new ArrayList<>();
-
-    @AfterEach
-    void closeContexts() {
-        contexts.forEach(ConfigurableApplicationContext::close);
-        RUNS.clear();
-    }
 
     @Test
     void handsTheItemsOfAnInstanceThatIsNotReadyToTheOtherWithinOneReshardAndTakesThemBack() {
@@ -96,7 +73,7 @@ class ReadinessHandOffTests {
         Instant back = Instant.now();
         await().atMost(PATIENCE).until(() -> firesRunBy("alpha", back.plusSeconds(1)) >= 3);
         Instant lastJudged = Instant.now().minusSeconds(2);
-        assertEveryItemRanOnceAndNeverOnTwoInstancesAtOnce(firstJudged, lastJudged);
+        assertEveryItemRanOnceAndNeverTwiceAtOnce(firstJudged, lastJudged, 4, 5);
     }
 
     @Test
@@ -117,7 +94,7 @@ class ReadinessHandOffTests {
 
     @Test
     void runsNoItemBeforeTheApplicationIsReady() {
-        ConfigurableApplicationContext alpha = start("alpha", Service.class, WaitsBeforeReady.class);
+        ConfigurableApplicationContext alpha = start("alpha", PacedService.class, WaitsBeforeReady.class);
         WaitsBeforeReady beforeReady = alpha.getBean(WaitsBeforeReady.class);
 
         assertThat(beforeReady.standingBy).isTrue();
@@ -134,8 +111,9 @@ class ReadinessHandOffTests {
 
     @Test
     void keepsTheItemsOfAnInstanceThatIsNotReadyWhenAvailabilityIsOff() {
-        ConfigurableApplicationContext alpha = start("alpha", Service.class, "sharding.availability.enabled=false");
-        ConfigurableApplicationContext beta = start("beta", Service.class, "sharding.availability.enabled=false");
+        ConfigurableApplicationContext alpha =
+                start("alpha", PacedService.class, "sharding.availability.enabled=false");
+        ConfigurableApplicationContext beta = start("beta", PacedService.class, "sharding.availability.enabled=false");
         JobCoordinator alphaJob = job(alpha);
         JobCoordinator betaJob = job(beta);
         awaitSplit(alphaJob, betaJob);
@@ -169,102 +147,12 @@ class ReadinessHandOffTests {
         });
     }
 
-    /**
-     * Each fire from {@code from} to {@code to} ran every item exactly once, wherever; no item ran on two instances at
-     * overlapping times.
-     */
-    private static void assertEveryItemRanOnceAndNeverOnTwoInstancesAtOnce(Instant from, Instant to) {
-        List<ExecutionRecord> runs = List.copyOf(RUNS);
-        Map<Instant, List<ExecutionRecord>> byFire = runs.stream()
-                .filter(run -> !run.fireTime().isBefore(from) && !run.fireTime().isAfter(to))
-                .collect(Collectors.groupingBy(ExecutionRecord::fireTime));
-        assertThat(byFire.keySet())
-                .as("fires judged from %s to %s, of the runs %s", from, to, runs)
-                .hasSizeGreaterThanOrEqualTo(5);
-        byFire.forEach((fire, ofFire) -> assertThat(ofFire.stream().map(ExecutionRecord::item))
-                .as("the items run of the fire at %s: %s", fire, ofFire)
-                .containsExactlyInAnyOrder(0, 1, 2, 3));
-        for (ExecutionRecord run : runs) {
-            for (ExecutionRecord other : runs) {
-                if (run.item() == other.item() && !run.instance().equals(other.instance())) {
-                    assertThat(run.start().isBefore(other.end())
-                                    && other.start().isBefore(run.end()))
-                            .as("item %d on %s and on %s at once", run.item(), run, other)
-                            .isFalse();
-                }
-            }
-        }
-    }
-
-    private static long firesRunBy(String instance, Instant from) {
-        return runsOf(instance).stream()
-                .filter(run -> run.fireTime().isAfter(from))
-                .map(ExecutionRecord::fireTime)
-                .distinct()
-                .count();
-    }
-
-    private static List<ExecutionRecord> runsOf(String instance) {
-        return RUNS.stream().filter(run -> run.instance().equals(instance)).toList();
-    }
-
     private ConfigurableApplicationContext start(String instanceId) {
-        return start(instanceId, Service.class);
-    }
-
-    private ConfigurableApplicationContext start(String instanceId, Class<?> service, Object... more) {
-        List<Class<?>> sources = new ArrayList<>(List.of(service));
-        List<String> properties = new ArrayList<>();
-        for (Object added : more) {
-            if (added instanceof Class<?> source) {
-                sources.add(source);
-            } else {
-                properties.add((String) added);
-            }
-        }
-        ConfigurableApplicationContext context = new SpringApplicationBuilder(sources.toArray(Class<?>[]::new))
-                .web(WebApplicationType.NONE)
-                .properties(TestZooKeeper.properties(namespace, instanceId))
-                .properties(properties.toArray(String[]::new))
-                .run();
-        contexts.add(context);
-        return context;
+        return start(instanceId, PacedService.class);
     }
 
     private static JobCoordinator job(ApplicationContext context) {
         return context.getBean(ShardingOperations.class).job(PacedJob.NAME).orElseThrow();
-    }
-
-    @SpringBootConfiguration
-    @EnableAutoConfiguration
-    static class Service {
-
-        @Bean
-        PacedJob pacedJob() {
-            return new PacedJob();
-        }
-
-        @Bean
-        ShardedJobListener everyRun() {
-            return new ShardedJobListener() {
-                @Override
-                public void executed(ExecutionRecord execution) {
-                    RUNS.add(execution);
-                }
-            };
-        }
-    }
-
-    /** A job whose items take a while, so that two runs of one item at once would overlap. */
-    static class PacedJob {
-
-        static final String NAME = "paced";
-
-        @ShardedJob(name = NAME, cron = "* * * * * *", shardingTotalCount = 4, failover = true)
-        void run(ShardingContext context) throws InterruptedException {
-            // Stands for work; the tests wait with Awaitility.
-            TimeUnit.MILLISECONDS.sleep(300);
-        }
     }
 
     /**

@@ -218,8 +218,10 @@ final class SampleApp {
     }
 
     private <T> T get(String path, Class<T> type) {
+        // Long: a copy under faketime writes a job's recent runs slowly, and a client that gave up while it wrote
+        // would never read them; callers poll with deadlines of their own.
         HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                .timeout(Duration.ofSeconds(5))
+                .timeout(Duration.ofSeconds(30))
                 .GET()
                 .build();
         try {
