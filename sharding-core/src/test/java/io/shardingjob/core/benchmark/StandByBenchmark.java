@@ -92,7 +92,7 @@ class StandByBenchmark {
             List<JobCoordinator> all = new ArrayList<>(jobs.all());
             jobs.startAll();
             awaitEvery(all, StandByBenchmark::owned);
-            awaitQuiet(requests);
+            requests.awaitQuiet(Duration.ofMillis(300));
 
             Counts beforeStandBy = requests.counts();
             long standingBy = System.nanoTime();
@@ -102,7 +102,7 @@ class StandByBenchmark {
             long marked = System.nanoTime();
             awaitEvery(all, job -> job.assignment().itemsOf(SOLO).isEmpty());
             long handedOver = System.nanoTime();
-            awaitQuiet(requests);
+            requests.awaitQuiet(Duration.ofMillis(300));
             Counts standBy = requests.counts().since(beforeStandBy);
 
             Counts beforeResume = requests.counts();
@@ -113,7 +113,7 @@ class StandByBenchmark {
             long unmarked = System.nanoTime();
             awaitEvery(all, StandByBenchmark::owned);
             long ownedAgain = System.nanoTime();
-            awaitQuiet(requests);
+            requests.awaitQuiet(Duration.ofMillis(300));
             Counts resume = requests.counts().since(beforeResume);
 
             printByOperation(count, "stand by", standBy);
@@ -165,23 +165,6 @@ class StandByBenchmark {
                         next[0]++;
                     }
                     return true;
-                });
-    }
-
-    /** Until no request was sent for 300 ms: what the calls set off (the leader's reshard, cache refreshes) counts. */
-    private static void awaitQuiet(RequestCounter requests) {
-        long[] last = {-1};
-        long[] since = {System.nanoTime()};
-        await().atMost(Duration.ofMinutes(2))
-                .pollInterval(Duration.ofMillis(50))
-                .until(() -> {
-                    long total = requests.counts().total();
-                    if (total != last[0]) {
-                        last[0] = total;
-                        since[0] = System.nanoTime();
-                        return false;
-                    }
-                    return System.nanoTime() - since[0] > Duration.ofMillis(300).toNanos();
                 });
     }
 }

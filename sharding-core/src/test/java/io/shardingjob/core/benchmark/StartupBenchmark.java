@@ -110,7 +110,7 @@ class StartupBenchmark {
             long returned = System.nanoTime();
             awaitOwned(all);
             long owned = System.nanoTime();
-            awaitQuiet(requests);
+            requests.awaitQuiet(Duration.ofMillis(300));
             Counts cost = requests.counts().since(before);
             requests.mostFrequentPaths(40)
                     .forEach((path, sent) -> System.out.printf(
@@ -162,23 +162,6 @@ class StartupBenchmark {
                         next[0]++;
                     }
                     return true;
-                });
-    }
-
-    /** Until no request was sent for 300 ms: what the start set off (the leader's reshard, cache refreshes) counts. */
-    private static void awaitQuiet(RequestCounter requests) {
-        long[] last = {-1};
-        long[] since = {System.nanoTime()};
-        await().atMost(Duration.ofMinutes(2))
-                .pollInterval(Duration.ofMillis(50))
-                .until(() -> {
-                    long total = requests.counts().total();
-                    if (total != last[0]) {
-                        last[0] = total;
-                        since[0] = System.nanoTime();
-                        return false;
-                    }
-                    return System.nanoTime() - since[0] > Duration.ofMillis(300).toNanos();
                 });
     }
 

@@ -1,5 +1,8 @@
 package io.shardingjob.core.testing;
 
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -67,6 +70,26 @@ public final class RequestCounter extends AdvancedTracerDriver {
     @Override
     public void addEvent(EventTrace trace) {
         // Connection events are not requests.
+    }
+
+    /**
+     * Waits until no request was sent for {@code quiet}, at most two minutes: what a step set off (a leader's reshard,
+     * the caches' refreshes) is then counted with it.
+     */
+    public void awaitQuiet(Duration quiet) {
+        long[] last = {-1};
+        long[] since = {System.nanoTime()};
+        await().atMost(Duration.ofMinutes(2))
+                .pollInterval(Duration.ofMillis(50))
+                .until(() -> {
+                    long total = counts().total();
+                    if (total != last[0]) {
+                        last[0] = total;
+                        since[0] = System.nanoTime();
+                        return false;
+                    }
+                    return System.nanoTime() - since[0] > quiet.toNanos();
+                });
     }
 
     /** What was counted so far. */
