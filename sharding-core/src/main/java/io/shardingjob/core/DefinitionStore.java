@@ -149,7 +149,6 @@ final class DefinitionStore {
     JobConfiguration update(String jobName, UnaryOperator<JobConfiguration> change) throws Exception {
         UnaryOperator<JobConfiguration> checked = current -> {
             JobConfiguration next = change.apply(current);
-            budget.refuseChange(current, next);
             // Only what the job follows, or its items, can change what the graph says.
             if (!JobGraph.Node.of(current).equals(JobGraph.Node.of(next))) {
                 StoredJobs.refuseProblemsJoiningUnchecked(client, next);
@@ -159,7 +158,7 @@ final class DefinitionStore {
         // The job's catch-up horizon is its coordinators' setting, not known here: no entry is dropped by age.
         return storedOrNone(
                 jobName,
-                () -> StoredConfiguration.update(client, jobName, checked, schedule, clock, null)
+                () -> StoredConfiguration.update(client, jobName, checked, schedule, clock, null, budget::refuseChange)
                         .configuration());
     }
 

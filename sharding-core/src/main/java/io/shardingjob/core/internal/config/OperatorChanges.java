@@ -83,12 +83,7 @@ public final class OperatorChanges {
     }
 
     private StoredConfiguration.Update update(UnaryOperator<JobConfiguration> change) throws Exception {
-        UnaryOperator<JobConfiguration> withinLimits = current -> {
-            JobConfiguration next = change.apply(current);
-            limits.accept(current, next);
-            return next;
-        };
-        return StoredConfiguration.update(client, jobName, withinLimits, FireSchedule.NONE, clock, horizon);
+        return StoredConfiguration.update(client, jobName, change, FireSchedule.NONE, clock, horizon, limits);
     }
 
     /**

@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BiConsumer;
 import java.util.function.UnaryOperator;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.transaction.CuratorOp;
@@ -21,7 +22,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * Changes a job's stored configuration, the one every instance applies: read, change, write at the version read, and
  * again on top of a concurrent change, so that a change of one setting never loses another's. Every change of a stored
- * configuration goes through here, is checked by {@link OperatorInputs#configurationChange} before it is written, and
+ * configuration goes through here, is checked by {@link OperatorInputs#configurationChange} and by the writer's
+ * limits (its coordination budget) before it is written, and
  * records what it changed of the job's schedule (its cron, whether it is enabled, its count) in the job's
  * {@link ScheduleHistory}, in the same multi-operation.
  */
@@ -46,10 +48,12 @@ public final class StoredConfiguration {
      * @param horizon history entries superseded longer ago than this are dropped: the job's catch-up horizon, or null
      *     for a writer that does not know it (it is each coordinator's setting), which then drops none by age, as the
      *     default could be shorter than the job's and leave its older fires to be judged by a later cron
+     * @param limits refuses, by throwing, a change (from the stored configuration to the next) that would take the job
+     *     past one of ZooKeeper's limits as the writer's figures judge them: its coordination budget
      * @throws io.shardingjob.core.config.JobConfigurationException when the changed configuration is invalid: nothing
      *     is stored
      * @throws io.shardingjob.core.operation.InvalidOperationException when what changed breaks a limit of
-     *     {@link OperatorInputs}, or the cron cannot be read: nothing is stored
+     *     {@link OperatorInputs} or of {@code limits}, or the cron cannot be read: nothing is stored
      * @throws KeeperException.NoNodeException when the job has no stored configuration
      * @throws IllegalStateException when the stored configuration kept changing under the change
      */
@@ -59,7 +63,8 @@ public final class StoredConfiguration {
             UnaryOperator<JobConfiguration> change,
             FireSchedule schedule,
             Clock clock,
-            @Nullable Duration horizon)
+            @Nullable Duration horizon,
+            BiConsumer<JobConfiguration, JobConfiguration> limits)
             throws Exception {
         JobNodes nodes = new JobNodes(jobName);
         String path = nodes.config();
@@ -72,6 +77,7 @@ public final class StoredConfiguration {
                 return new Update(current, false);
             }
             byte[] encoded = OperatorInputs.configurationChange(current, next, schedule);
+            limits.accept(current, next);
             ScheduleHistoryWrites.Read history = ScheduleHistoryWrites.read(client, nodes);
             List<Integer> disabledItems = ScheduleHistoryWrites.disabledItems(client, nodes);
             Instant now = clock.instant();
