@@ -1,11 +1,9 @@
 package io.shardingjob.core.benchmark;
 
 import static io.shardingjob.core.benchmark.BenchmarkCluster.millisSince;
-import static org.awaitility.Awaitility.await;
 
 import io.shardingjob.core.JobCoordinator;
 import io.shardingjob.core.ShardedJobs;
-import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.testing.BenchmarkReport;
 import io.shardingjob.core.testing.RequestCounter;
 import io.shardingjob.core.testing.RequestCounter.Counts;
@@ -17,7 +15,6 @@ import java.util.Locale;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.function.Predicate;
 import org.apache.curator.framework.CuratorFramework;
 import org.junit.jupiter.api.Test;
 
@@ -32,7 +29,7 @@ import org.junit.jupiter.api.Test;
  */
 class StandByBenchmark {
 
-    private static final String SOLO = "solo";
+    private static final String SOLO = SoloJobs.INSTANCE;
 
     @Test
     void measuresStandingByAndResumingManyJobsOnOneClient() throws Exception {
@@ -74,33 +71,20 @@ class StandByBenchmark {
         RequestCounter requests = RequestCounter.attachTo(client);
         ScheduledExecutorService coordination = Executors.newScheduledThreadPool(4);
         ExecutorService items = Executors.newFixedThreadPool(4);
-        ShardedJobs jobs = new ShardedJobs();
+        ShardedJobs jobs = SoloJobs.of(client, count, coordination, items);
         try {
-            for (int i = 0; i < count; i++) {
-                jobs.add(JobCoordinator.builder(
-                                client,
-                                JobConfiguration.builder("job-" + i)
-                                        .cron("0 0 0 1 1 ?")
-                                        .shardingTotalCount(1)
-                                        .build())
-                        .instanceId(SOLO)
-                        .scheduler(coordination)
-                        .startTimeout(Duration.ofSeconds(120))
-                        .job(context -> {}, items)
-                        .build());
-            }
             List<JobCoordinator> all = new ArrayList<>(jobs.all());
             jobs.startAll();
-            awaitEvery(all, StandByBenchmark::owned);
+            SoloJobs.awaitEvery(all, StandByBenchmark::owned, Duration.ofMinutes(5));
             requests.awaitQuiet(Duration.ofMillis(300));
 
             Counts beforeStandBy = requests.counts();
             long standingBy = System.nanoTime();
             all.forEach(JobCoordinator::standBy);
             long standByReturned = System.nanoTime();
-            awaitEvery(all, job -> job.leavingInstances().contains(SOLO));
+            SoloJobs.awaitEvery(all, job -> job.leavingInstances().contains(SOLO), Duration.ofMinutes(5));
             long marked = System.nanoTime();
-            awaitEvery(all, job -> job.assignment().itemsOf(SOLO).isEmpty());
+            SoloJobs.awaitEvery(all, job -> job.assignment().itemsOf(SOLO).isEmpty(), Duration.ofMinutes(5));
             long handedOver = System.nanoTime();
             requests.awaitQuiet(Duration.ofMillis(300));
             Counts standBy = requests.counts().since(beforeStandBy);
@@ -109,9 +93,9 @@ class StandByBenchmark {
             long resuming = System.nanoTime();
             all.forEach(JobCoordinator::resume);
             long resumeReturned = System.nanoTime();
-            awaitEvery(all, job -> job.leavingInstances().isEmpty());
+            SoloJobs.awaitEvery(all, job -> job.leavingInstances().isEmpty(), Duration.ofMinutes(5));
             long unmarked = System.nanoTime();
-            awaitEvery(all, StandByBenchmark::owned);
+            SoloJobs.awaitEvery(all, StandByBenchmark::owned, Duration.ofMinutes(5));
             long ownedAgain = System.nanoTime();
             requests.awaitQuiet(Duration.ofMillis(300));
             Counts resume = requests.counts().since(beforeResume);
@@ -150,21 +134,5 @@ class StandByBenchmark {
 
     private static boolean owned(JobCoordinator job) {
         return !job.isReshardPending() && job.assignment().itemsOf(SOLO).size() == 1;
-    }
-
-    /** Every job matching, scanned from the first not yet seen matching, every 20 ms (as StartupBenchmark does). */
-    private static void awaitEvery(List<JobCoordinator> jobs, Predicate<JobCoordinator> condition) {
-        int[] next = {0};
-        await().atMost(Duration.ofMinutes(5))
-                .pollInterval(Duration.ofMillis(20))
-                .until(() -> {
-                    while (next[0] < jobs.size()) {
-                        if (!condition.test(jobs.get(next[0]))) {
-                            return false;
-                        }
-                        next[0]++;
-                    }
-                    return true;
-                });
     }
 }

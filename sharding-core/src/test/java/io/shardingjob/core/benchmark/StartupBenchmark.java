@@ -1,10 +1,7 @@
 package io.shardingjob.core.benchmark;
 
-import static org.awaitility.Awaitility.await;
-
 import io.shardingjob.core.JobCoordinator;
 import io.shardingjob.core.ShardedJobs;
-import io.shardingjob.core.config.JobConfiguration;
 import io.shardingjob.core.sharding.Assignment;
 import io.shardingjob.core.testing.BenchmarkReport;
 import io.shardingjob.core.testing.RequestCounter;
@@ -87,21 +84,8 @@ class StartupBenchmark {
         RequestCounter requests = RequestCounter.attachTo(client);
         ScheduledExecutorService coordination = Executors.newScheduledThreadPool(4);
         ExecutorService items = Executors.newFixedThreadPool(4);
-        ShardedJobs jobs = new ShardedJobs();
+        ShardedJobs jobs = SoloJobs.of(client, count, coordination, items);
         try {
-            for (int i = 0; i < count; i++) {
-                jobs.add(JobCoordinator.builder(
-                                client,
-                                JobConfiguration.builder("job-" + i)
-                                        .cron("0 0 0 1 1 ?")
-                                        .shardingTotalCount(1)
-                                        .build())
-                        .instanceId("solo")
-                        .scheduler(coordination)
-                        .startTimeout(Duration.ofSeconds(120))
-                        .job(context -> {}, items)
-                        .build());
-            }
             List<JobCoordinator> all = new ArrayList<>(jobs.all());
             Counts before = requests.counts();
             long packetsBefore = serverPacketsReceived(cluster);
@@ -144,25 +128,16 @@ class StartupBenchmark {
         }
     }
 
-    /**
-     * Every job's one item assigned to this instance; scanned from the first job not yet seen owned, every 20 ms (every
-     * 5 ms, the polling thread took a tenth of the benchmark's CPU on two cores, the CPU the start it times needs).
-     */
+    /** Every job's one item assigned to this instance. */
     private static void awaitOwned(List<JobCoordinator> jobs) {
-        int[] next = {0};
-        await().atMost(Duration.ofMinutes(10))
-                .pollInterval(Duration.ofMillis(20))
-                .until(() -> {
-                    while (next[0] < jobs.size()) {
-                        Assignment assignment = jobs.get(next[0]).assignment();
-                        if (assignment.ownersByItem().size() != 1
-                                || !assignment.itemsByInstance().containsKey("solo")) {
-                            return false;
-                        }
-                        next[0]++;
-                    }
-                    return true;
-                });
+        SoloJobs.awaitEvery(
+                jobs,
+                job -> {
+                    Assignment assignment = job.assignment();
+                    return assignment.ownersByItem().size() == 1
+                            && assignment.itemsByInstance().containsKey(SoloJobs.INSTANCE);
+                },
+                Duration.ofMinutes(10));
     }
 
     private static String perJob(Counts cost, int count) {
